@@ -1,0 +1,258 @@
+/**
+ * The one catalogue of API errors. Every error that reaches a client is a
+ * meta.k8s.io/v1 Status built here, with the Kubernetes reason, code and
+ * message template (see k8s.io/apimachinery/pkg/api/errors).
+ */
+
+export type StatusReason =
+  | "NotFound"
+  | "AlreadyExists"
+  | "Conflict"
+  | "Invalid"
+  | "BadRequest"
+  | "MethodNotAllowed"
+  | "UnsupportedMediaType"
+  | "NotAcceptable"
+  | "RequestEntityTooLarge"
+  | "Unauthorized"
+  | "Forbidden"
+  | "Gone"
+  | "Expired"
+  | "InternalError"
+  | "TooManyRequests"
+  | "Timeout"
+  | "ServiceUnavailable";
+
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+export interface Status {
+  kind: "Status";
+  apiVersion: "v1";
+  metadata: Record<string, never>;
+  status: "Failure" | "Success";
+  message: string;
+  reason: StatusReason | "";
+  details?: StatusDetails;
+  code: number;
+}
+
+/** A field-level validation error, as Kubernetes' field.Error. */
+export interface FieldError {
+  /** FieldValueRequired, FieldValueInvalid, FieldValueNotSupported, FieldValueForbidden, FieldValueDuplicate, FieldValueTooLong, FieldValueTypeInvalid */
+  type: FieldErrorType;
+  /** Dotted path such as `spec.data[foo]` or `metadata.name`. */
+  field: string;
+  /** Human detail, e.g. "a lowercase RFC 1123 subdomain must consist of ...". */
+  detail: string;
+  /** The offending value, when it helps (printed as Kubernetes does). */
+  value?: unknown;
+}
+
+export type FieldErrorType =
+  | "FieldValueRequired"
+  | "FieldValueInvalid"
+  | "FieldValueNotSupported"
+  | "FieldValueForbidden"
+  | "FieldValueDuplicate"
+  | "FieldValueTooLong"
+  | "FieldValueTypeInvalid"
+  | "FieldValueTooMany";
+
+const fieldErrorWording: Record<FieldErrorType, string> = {
+  FieldValueRequired: "Required value",
+  FieldValueInvalid: "Invalid value",
+  FieldValueNotSupported: "Unsupported value",
+  FieldValueForbidden: "Forbidden",
+  FieldValueDuplicate: "Duplicate value",
+  FieldValueTooLong: "Too long",
+  FieldValueTypeInvalid: "Invalid value",
+  FieldValueTooMany: "Too many",
+};
+
+/** Renders one field error as Kubernetes does: `spec.x: Invalid value: "v": detail`. */
+export function fieldErrorMessage(e: FieldError): string {
+  const wording = fieldErrorWording[e.type];
+  const showValue =
+    e.value !== undefined &&
+    (e.type === "FieldValueInvalid" ||
+      e.type === "FieldValueNotSupported" ||
+      e.type === "FieldValueDuplicate" ||
+      e.type === "FieldValueTypeInvalid");
+  const value = showValue ? `: ${typeof e.value === "string" ? JSON.stringify(e.value) : safeJson(e.value)}` : "";
+  return `${e.field}: ${wording}${value}${e.detail ? `: ${e.detail}` : ""}`;
+}
+
+function safeJson(v: unknown): string {
+  try {
+    const s = JSON.stringify(v);
+    return s && s.length > 200 ? `${s.slice(0, 200)}...` : (s ?? String(v));
+  } catch {
+    return String(v);
+  }
+}
+
+export function fieldError(type: FieldErrorType, field: string, detail: string, value?: unknown): FieldError {
+  return { type, field, detail, value };
+}
+
+/** An error carrying a Status, thrown anywhere and turned into a response by the HTTP layer. */
+export class ApiError extends Error {
+  /** Extra response headers, e.g. Retry-After. */
+  headers: Record<string, string> = {};
+  constructor(readonly status: Status) {
+    super(status.message);
+    this.name = "ApiError";
+  }
+  get code(): number {
+    return this.status.code;
+  }
+  get reason(): string {
+    return this.status.reason;
+  }
+}
+
+export function isApiError(err: unknown, reason?: StatusReason): err is ApiError {
+  return err instanceof ApiError && (reason === undefined || err.status.reason === reason);
+}
+
+function status(code: number, reason: StatusReason | "", message: string, details?: StatusDetails): ApiError {
+  const s: Status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason, code };
+  if (details) s.details = details;
+  return new ApiError(s);
+}
+
+/** A qualified resource, as Kubernetes prints it: `users.management.platform`. */
+export interface GroupResource {
+  group: string;
+  resource: string;
+}
+
+function qualified(gr: GroupResource): string {
+  return gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
+}
+
+export const errors = {
+  notFound(gr: GroupResource, name: string): ApiError {
+    return status(404, "NotFound", `${qualified(gr)} "${name}" not found`, {
+      name,
+      group: gr.group,
+      kind: gr.resource,
+    });
+  },
+  alreadyExists(gr: GroupResource, name: string): ApiError {
+    return status(409, "AlreadyExists", `${qualified(gr)} "${name}" already exists`, {
+      name,
+      group: gr.group,
+      kind: gr.resource,
+    });
+  },
+  /** The optimistic-concurrency conflict, worded as kube-apiserver words it. */
+  conflict(gr: GroupResource, name: string, detail: string): ApiError {
+    return status(409, "Conflict", `Operation cannot be fulfilled on ${qualified(gr)} "${name}": ${detail}`, {
+      name,
+      group: gr.group,
+      kind: gr.resource,
+    });
+  },
+  staleObject(gr: GroupResource, name: string): ApiError {
+    return errors.conflict(
+      gr,
+      name,
+      "the object has been modified; please apply your changes to the latest version and try again",
+    );
+  },
+  /** 409 with a free message (server-side apply conflicts and the like). */
+  conflictWithCauses(gr: GroupResource, name: string, message: string, causes: StatusCause[]): ApiError {
+    return status(409, "Conflict", message, { name, group: gr.group, kind: gr.resource, causes });
+  },
+  invalid(kind: string, group: string, name: string, fieldErrors: FieldError[]): ApiError {
+    const messages = fieldErrors.map(fieldErrorMessage);
+    const summary = messages.length === 1 ? messages[0] : `[${messages.join(", ")}]`;
+    return status(422, "Invalid", `${kind}${group ? `.${group}` : ""} "${name}" is invalid: ${summary}`, {
+      name,
+      group,
+      kind,
+      causes: fieldErrors.map((e) => ({ reason: e.type, message: fieldErrorMessage(e), field: e.field })),
+    });
+  },
+  badRequest(message: string): ApiError {
+    return status(400, "BadRequest", message);
+  },
+  methodNotAllowed(message = "the server does not allow this method on the requested resource"): ApiError {
+    return status(405, "MethodNotAllowed", message);
+  },
+  unsupportedMediaType(contentType: string, supported: readonly string[]): ApiError {
+    return status(
+      415,
+      "UnsupportedMediaType",
+      `the body of the request was in an unknown format - accepted media types include: ${supported.join(", ")}`,
+      { causes: [{ reason: "UnsupportedMediaType", message: `unsupported media type: ${contentType || "(none)"}` }] },
+    );
+  },
+  notAcceptable(supported: readonly string[]): ApiError {
+    return status(
+      406,
+      "NotAcceptable",
+      `only the following media types are accepted: ${supported.join(", ")}`,
+    );
+  },
+  tooLarge(limitBytes: number): ApiError {
+    return status(413, "RequestEntityTooLarge", `Request entity too large: limit is ${limitBytes}`);
+  },
+  unauthorized(message = "Unauthorized"): ApiError {
+    return status(401, "Unauthorized", message);
+  },
+  forbidden(gr: GroupResource, name: string, detail: string): ApiError {
+    const subject = name ? `${qualified(gr)} "${name}"` : qualified(gr);
+    return status(403, "Forbidden", `${subject} is forbidden: ${detail}`, {
+      name: name || undefined,
+      group: gr.group,
+      kind: gr.resource,
+    });
+  },
+  forbiddenMessage(message: string): ApiError {
+    return status(403, "Forbidden", message);
+  },
+  gone(message: string): ApiError {
+    return status(410, "Gone", message);
+  },
+  /** What a list or watch from a compacted revision gets. */
+  expired(message: string): ApiError {
+    return status(410, "Expired", message);
+  },
+  resourceVersionTooOld(): ApiError {
+    return errors.expired("too old resource version");
+  },
+  tooManyRequests(message: string, retryAfterSeconds: number): ApiError {
+    const e = status(429, "TooManyRequests", message, { retryAfterSeconds });
+    e.headers["retry-after"] = String(retryAfterSeconds);
+    return e;
+  },
+  timeout(message: string): ApiError {
+    return status(504, "Timeout", message);
+  },
+  unavailable(message: string): ApiError {
+    return status(503, "ServiceUnavailable", message);
+  },
+  internal(message = "an internal error occurred"): ApiError {
+    return status(500, "InternalError", `Internal error occurred: ${message}`);
+  },
+};
+
+/** A Status with status Success, as DELETE of a collection and similar return. */
+export function successStatus(details?: StatusDetails): Record<string, unknown> {
+  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details };
+}

@@ -1,0 +1,77 @@
+/** The shapes every API object shares (k8s.io/apimachinery ObjectMeta and friends). */
+
+export const GROUP = "management.platform";
+export const VERSION = "v1";
+export const API_VERSION = `${GROUP}/${VERSION}`;
+/** The path prefix of the whole management API. */
+export const API_PREFIX = "/kubernetes/management";
+/** The label/annotation prefix the product owns. */
+export const PRODUCT_PREFIX = "management.platform/";
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: "Apply" | "Update";
+  apiVersion?: string;
+  time?: string;
+  fieldsType?: "FieldsV1";
+  fieldsV1?: Record<string, unknown>;
+  subresource?: string;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  selfLink?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string | null;
+  deletionTimestamp?: string | null;
+  deletionGracePeriodSeconds?: number | null;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  finalizers?: string[];
+  managedFields?: ManagedFieldsEntry[];
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface ListMeta {
+  resourceVersion?: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface KubeList<T extends KubeObject = KubeObject> {
+  apiVersion: string;
+  kind: string;
+  metadata: ListMeta;
+  items: T[];
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** RFC 3339 in UTC with second precision, as Kubernetes serialises metav1.Time. */
+export function nowTimestamp(now: Date = new Date()): string {
+  return `${now.toISOString().slice(0, 19)}Z`;
+}

@@ -1,0 +1,124 @@
+/**
+ * The storage interface: keys, serialized objects and revisions, nothing more.
+ *
+ * It is shaped after etcd v3 so that the etcd backend implements it as it is:
+ * - every write bumps one global, monotonically increasing revision;
+ * - a key's `modRevision` is the revision of its last write, `createRevision` the
+ *   revision that created it (both as etcd reports them);
+ * - the registry uses `modRevision` as the object's resourceVersion.
+ *
+ * The storage knows nothing about Kubernetes objects: values are opaque bytes
+ * (the registry stores JSON).
+ */
+
+export interface KeyValue {
+  readonly key: string;
+  readonly value: Buffer;
+  readonly createRevision: number;
+  readonly modRevision: number;
+}
+
+export interface ListOptions {
+  /** Read the state as of this revision (0/undefined: current). Older than the compacted revision: StorageError "Compacted". */
+  readonly revision?: number;
+  /** Return only keys strictly greater than this one (for pagination). */
+  readonly after?: string;
+  /** At most this many items (0/undefined: no limit). */
+  readonly limit?: number;
+}
+
+export interface ListResult {
+  readonly items: KeyValue[];
+  /** The revision the list was read at (the store's current revision when none was asked for). */
+  readonly revision: number;
+  /** True when `limit` cut the list short. */
+  readonly more: boolean;
+  /** How many keys remain after the last returned one (only meaningful when `more`). */
+  readonly remaining: number;
+}
+
+export interface DeleteResult {
+  /** The revision of the deletion. */
+  readonly revision: number;
+  /** The key as it was just before the deletion. */
+  readonly prev: KeyValue;
+}
+
+/** One operation of a multi-key transaction. All of them apply, or none does. */
+export type TxnOp =
+  | { readonly type: "create"; readonly key: string; readonly value: Buffer }
+  | {
+      readonly type: "update";
+      readonly key: string;
+      readonly value: Buffer;
+      readonly expectedModRevision: number;
+    }
+  | { readonly type: "delete"; readonly key: string; readonly expectedModRevision?: number };
+
+export interface TxnResult {
+  /** The revision at which every operation of the transaction became visible. */
+  readonly revision: number;
+}
+
+export type WatchEventType = "put" | "delete";
+
+export interface WatchEvent {
+  readonly type: WatchEventType;
+  /**
+   * For "put": the key as written (modRevision = event revision; createRevision === modRevision on creation).
+   * For "delete": the key's value just before the deletion, with modRevision set to the deletion revision.
+   */
+  readonly kv: KeyValue;
+  /** The value before this write (absent for a creation). */
+  readonly prevKv?: KeyValue;
+  /** The revision of this event. Events of one watch are delivered in strictly increasing revision order. */
+  readonly revision: number;
+}
+
+export interface WatchOptions {
+  /** Deliver every event with revision > afterRevision. Older than the compacted revision: onError(Compacted). */
+  readonly afterRevision: number;
+}
+
+export interface Watcher {
+  /** Stop delivering events. Idempotent. */
+  close(): void;
+}
+
+export interface WatchCallbacks {
+  /** Events in revision order, possibly several per call (one transaction, or a catch-up batch). */
+  onEvents(events: readonly WatchEvent[]): void;
+  /** The watch ended with an error (for example Compacted); no more events follow. */
+  onError(err: Error): void;
+}
+
+export interface Storage {
+  /** Create a key. It must not exist: StorageError "KeyExists". Returns the new revision. */
+  create(key: string, value: Buffer): Promise<number>;
+  /** The current value of a key, or undefined. */
+  get(key: string): Promise<KeyValue | undefined>;
+  /** Keys starting with `prefix`, in key order. */
+  list(prefix: string, options?: ListOptions): Promise<ListResult>;
+  /**
+   * Replace the value of an existing key whose modRevision is `expectedModRevision`.
+   * Missing: "NotFound". Other modRevision: "Conflict". Returns the new revision.
+   */
+  update(key: string, value: Buffer, expectedModRevision: number): Promise<number>;
+  /**
+   * Delete a key; when `expectedModRevision` is given it must match ("Conflict").
+   * Missing: "NotFound".
+   */
+  delete(key: string, expectedModRevision?: number): Promise<DeleteResult>;
+  /** Apply all operations atomically at one revision, or none (the first failing op's StorageError is thrown). */
+  txn(ops: readonly TxnOp[]): Promise<TxnResult>;
+  /** Stream changes under `prefix` after a revision. */
+  watch(prefix: string, options: WatchOptions, callbacks: WatchCallbacks): Watcher;
+  /** The store's current revision (the revision of the last write). */
+  currentRevision(): Promise<number>;
+  /** The oldest revision still readable (0 when nothing was compacted). */
+  compactedRevision(): Promise<number>;
+  /** Drop history older than `revision`: lists and watches from before it become "Compacted". */
+  compact(revision: number): Promise<void>;
+  /** Flush and release everything. Pending watches end without error. */
+  close(): Promise<void>;
+}
