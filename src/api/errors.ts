@@ -152,6 +152,10 @@ export const errors = {
       kind: gr.resource,
     });
   },
+  /** An unknown path or resource: kube-apiserver's generic 404. */
+  notFoundPath(): ApiError {
+    return status(404, "NotFound", "the server could not find the requested resource", {});
+  },
   alreadyExists(gr: GroupResource, name: string): ApiError {
     return status(409, "AlreadyExists", `${qualified(gr)} "${name}" already exists`, {
       name,

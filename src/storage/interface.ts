@@ -90,6 +90,12 @@ export interface WatchCallbacks {
   onEvents(events: readonly WatchEvent[]): void;
   /** The watch ended with an error (for example Compacted); no more events follow. */
   onError(err: Error): void;
+  /**
+   * Progress: every event under the prefix with revision <= `revision` has been delivered,
+   * even when the writes at those revisions were elsewhere. Lets caches answer "have I seen
+   * everything up to the store's current revision?" (etcd's progress notifications).
+   */
+  onProgress?(revision: number): void;
 }
 
 export interface Storage {

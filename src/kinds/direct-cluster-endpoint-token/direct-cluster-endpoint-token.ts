@@ -1,0 +1,65 @@
+import { Type } from "@sinclair/typebox";
+import { errors } from "../../api/errors.js";
+import { nowTimestamp } from "../../api/object.js";
+import { ScopeSchema } from "../../api/schema/common.js";
+import { objectSchema } from "../../api/schema/meta.js";
+import type { RequestContext } from "../../registry/request-context.js";
+import type { ResourceType } from "../../registry/resource-type.js";
+import { defineKind, nameColumn } from "../define.js";
+import { validateScope } from "../validation.js";
+
+export const DEFAULT_TOKEN_TTL_SECONDS = 1800;
+
+/** Signs the token; the server's ES256 key lives behind it. */
+export interface TokenIssuer {
+  issue(claims: { sub: string; subjectKind: string; scope?: Record<string, unknown> }, ttlSeconds: number): Promise<string>;
+  /** The longest lifetime the server grants. */
+  maxTtlSeconds: number;
+}
+
+export function directClusterEndpointTokenResource(issuer: TokenIssuer): ResourceType {
+  return defineKind({
+    kind: "DirectClusterEndpointToken",
+    plural: "directclusterendpointtokens",
+    singular: "directclusterendpointtoken",
+    shortNames: [],
+    namespaced: false,
+    hasStatus: false,
+    verbs: ["create"],
+    description: "Creating a DirectClusterEndpointToken issues a signed token for connecting to a cluster directly.",
+    schema: objectSchema(
+      "DirectClusterEndpointToken",
+      "Creating a DirectClusterEndpointToken issues a signed token for connecting to a cluster directly.",
+      Type.Object(
+        {
+          ttl: Type.Optional(Type.Integer({ description: "Lifetime of the token in seconds (default 1800)." })),
+          scope: Type.Optional(ScopeSchema),
+        },
+        { description: "What token to issue." },
+      ),
+      Type.Object({ token: Type.Optional(Type.String({ description: "The issued token (a JWT)." })) }),
+    ),
+    columns: [nameColumn()],
+    async virtualCreate(body, ctx: RequestContext) {
+      const spec = body.spec ?? {};
+      const requested = spec.ttl === undefined ? DEFAULT_TOKEN_TTL_SECONDS : Number(spec.ttl);
+      const scopeErrors = validateScope(spec.scope, "spec.scope");
+      if (!Number.isInteger(requested) || requested <= 0) {
+        scopeErrors.push({ type: "FieldValueInvalid", field: "spec.ttl", detail: "must be a positive number of seconds", value: spec.ttl });
+      }
+      if (scopeErrors.length) throw errors.invalid("DirectClusterEndpointToken", body.apiVersion?.split("/")[0] ?? "", body.metadata.name ?? "", scopeErrors);
+      const ttl = Math.min(requested, issuer.maxTtlSeconds);
+      const token = await issuer.issue(
+        { sub: ctx.user.name, subjectKind: ctx.user.subjectKind, scope: spec.scope as Record<string, unknown> | undefined },
+        ttl,
+      );
+      return {
+        apiVersion: body.apiVersion,
+        kind: "DirectClusterEndpointToken",
+        metadata: { name: body.metadata.name, creationTimestamp: nowTimestamp() },
+        spec: { ...spec, ttl },
+        status: { token },
+      };
+    },
+  });
+}

@@ -1,0 +1,30 @@
+import type { ResourceType } from "../registry/resource-type.js";
+import { clusterResource } from "./cluster/cluster.js";
+import { type TokenIssuer, directClusterEndpointTokenResource } from "./direct-cluster-endpoint-token/direct-cluster-endpoint-token.js";
+import { ownedAccessKeyResource } from "./owned-access-key/owned-access-key.js";
+import { projectResource } from "./project/project.js";
+import { selfResource } from "./self/self.js";
+import { type SecretDataCipher, sharedSecretResource } from "./shared-secret/shared-secret.js";
+import { teamResource } from "./team/team.js";
+import { userResource } from "./user/user.js";
+import { virtualClusterInstanceResource } from "./virtual-cluster-instance/virtual-cluster-instance.js";
+
+export interface KindDeps {
+  cipher?: SecretDataCipher;
+  tokenIssuer: TokenIssuer;
+}
+
+/** The registration list: adding a kind is a folder and one line here. */
+export function allResourceTypes(deps: KindDeps): ResourceType[] {
+  return [
+    teamResource,
+    userResource,
+    clusterResource,
+    sharedSecretResource(deps.cipher),
+    ownedAccessKeyResource(),
+    projectResource,
+    virtualClusterInstanceResource,
+    directClusterEndpointTokenResource(deps.tokenIssuer),
+    selfResource,
+  ];
+}

@@ -1,0 +1,224 @@
+import { Type } from "@sinclair/typebox";
+import { type FieldError, fieldError } from "../../api/errors.js";
+import type { KubeObject } from "../../api/object.js";
+import { ScopeSchema } from "../../api/schema/common.js";
+import { objectSchema } from "../../api/schema/meta.js";
+import { generateAccessKey, hashAccessKey } from "../../crypto/access-keys.js";
+import type { RequestContext } from "../../registry/request-context.js";
+import type { ResourceType } from "../../registry/resource-type.js";
+import { ageColumn, defineKind, nameColumn, specString } from "../define.js";
+import { validateScope } from "../validation.js";
+
+/** Stored keys carry only this marker plus the SHA-256 of the key; reads never show it. */
+export const KEY_HASH_PREFIX = "sha256:";
+export const MIN_GIVEN_KEY_LENGTH = 32;
+export const ACCESS_KEY_TYPES = ["User", "Login", "Other"] as const;
+
+const IdentitySchema = Type.Object(
+  {
+    userId: Type.Optional(Type.String({ description: "Subject of the user." })),
+    username: Type.Optional(Type.String({ description: "The username." })),
+    preferredUsername: Type.Optional(Type.String({ description: "Preferred username or display name." })),
+    email: Type.Optional(Type.String({ description: "The user's e-mail." })),
+    emailVerified: Type.Optional(Type.Boolean({ description: "Whether the e-mail was verified." })),
+    groups: Type.Optional(Type.Array(Type.String(), { description: "Groups from the identity provider." })),
+    connector: Type.Optional(Type.String({ description: "Connector the key was created from." })),
+    connectorData: Type.Optional(Type.String({ description: "Connector data; never shown by the API." })),
+    identityRefresh: Type.Optional(Type.String({ format: "date-time", description: "Last refresh of the identity." })),
+  },
+  { description: "SSO login data, when available." },
+);
+
+const OwnedAccessKeySpec = Type.Object(
+  {
+    displayName: Type.Optional(Type.String({ description: "Name shown in the UI." })),
+    description: Type.Optional(Type.String({ description: "Free text." })),
+    user: Type.Optional(Type.String({ description: "The user the key belongs to." })),
+    team: Type.Optional(Type.String({ description: "The team the key belongs to." })),
+    subject: Type.Optional(Type.String({ description: "A generic subject, instead of user or team." })),
+    groups: Type.Optional(Type.Array(Type.String(), { description: "Extra groups applied when the key is used." })),
+    key: Type.Optional(
+      Type.String({
+        description:
+          "The secret bearer token. Generated when omitted (or give at least 32 characters); returned only by the create response.",
+      }),
+    ),
+    disabled: Type.Optional(Type.Boolean({ description: "A disabled key exists but does not authenticate." })),
+    ttl: Type.Optional(Type.Integer({ description: "Time to live in seconds; 0 or absent means no expiry." })),
+    ttlAfterLastActivity: Type.Optional(
+      Type.Boolean({ description: "Count the lifetime from the last activity instead of creation." }),
+    ),
+    scope: Type.Optional(ScopeSchema),
+    type: Type.Optional(Type.String({ description: "User (default), Login or Other." })),
+    identity: Type.Optional(IdentitySchema),
+    oidcProvider: Type.Optional(
+      Type.Object(
+        {
+          clientId: Type.Optional(Type.String()),
+          nonce: Type.Optional(Type.String()),
+          redirectUri: Type.Optional(Type.String()),
+          scopes: Type.Optional(Type.String()),
+        },
+        { description: "Present when the token is a refresh token." },
+      ),
+    ),
+    parent: Type.Optional(Type.String({ description: "Deprecated." })),
+    oidcLogin: Type.Optional(
+      Type.Object(
+        {
+          idToken: Type.Optional(Type.String()),
+          accessToken: Type.Optional(Type.String()),
+          refreshToken: Type.Optional(Type.String()),
+          lastRefresh: Type.Optional(Type.String({ format: "date-time" })),
+        },
+        { description: "Deprecated; use identity." },
+      ),
+    ),
+  },
+  { description: "OwnedAccessKeySpec describes an access key." },
+);
+
+const OwnedAccessKeyStatus = Type.Object(
+  { lastActivity: Type.Optional(Type.String({ format: "date-time", description: "Last time the key was used." })) },
+  { description: "OwnedAccessKeyStatus is maintained by the server." },
+);
+
+/** The plaintext of a key just created, handed from prepareForCreate to afterCreate of the same request. */
+const createdKeys = new WeakMap<RequestContext, string>();
+
+function subjectOf(obj: KubeObject): string {
+  const s = obj.spec ?? {};
+  if (s.user) return `user:${s.user}`;
+  if (s.team) return `team:${s.team}`;
+  return String(s.subject ?? "");
+}
+
+/** Expiry time of a key (ISO), or "" when it never expires. */
+export function keyExpiry(obj: KubeObject): string {
+  const ttl = Number(obj.spec?.ttl ?? 0);
+  if (!ttl) return "";
+  const from =
+    obj.spec?.ttlAfterLastActivity && obj.status?.lastActivity
+      ? String(obj.status.lastActivity)
+      : String(obj.metadata.creationTimestamp ?? "");
+  const start = Date.parse(from);
+  return Number.isNaN(start) ? "" : `${new Date(start + ttl * 1000).toISOString().slice(0, 19)}Z`;
+}
+
+function validateKey(obj: KubeObject): FieldError[] {
+  const s = obj.spec ?? {};
+  const errs: FieldError[] = [];
+  const subjects = ["user", "team", "subject"].filter((f) => s[f] !== undefined && s[f] !== "");
+  if (subjects.length !== 1) {
+    errs.push(fieldError("FieldValueInvalid", "spec", "exactly one of spec.user, spec.team or spec.subject must be set", subjects));
+  }
+  if (s.type !== undefined && !(ACCESS_KEY_TYPES as readonly unknown[]).includes(s.type)) {
+    errs.push(fieldError("FieldValueNotSupported", "spec.type", `supported values: "User", "Login", "Other"`, s.type));
+  }
+  if (typeof s.ttl === "number" && s.ttl < 0) errs.push(fieldError("FieldValueInvalid", "spec.ttl", "must be 0 or more", s.ttl));
+  errs.push(...validateScope(s.scope, "spec.scope"));
+  return errs;
+}
+
+/** Hashes a key the client gave (checking its length) or generates one; returns the plaintext. */
+function takeKey(obj: KubeObject, given: unknown): { plaintext?: string; error?: FieldError } {
+  const spec = obj.spec!;
+  if (given === undefined || given === "") {
+    const plaintext = generateAccessKey();
+    spec.key = KEY_HASH_PREFIX + hashAccessKey(plaintext);
+    return { plaintext };
+  }
+  if (typeof given !== "string" || given.length < MIN_GIVEN_KEY_LENGTH) {
+    delete spec.key;
+    return { error: fieldError("FieldValueInvalid", "spec.key", `must be at least ${MIN_GIVEN_KEY_LENGTH} characters`, "<value omitted>") };
+  }
+  spec.key = KEY_HASH_PREFIX + hashAccessKey(given);
+  return { plaintext: given };
+}
+
+/** Errors found while preparing (a too-short key) are reported by validate of the same request. */
+const prepareErrors = new WeakMap<KubeObject, FieldError[]>();
+
+export function ownedAccessKeyResource(): ResourceType {
+  return defineKind({
+    kind: "OwnedAccessKey",
+    plural: "ownedaccesskeys",
+    singular: "ownedaccesskey",
+    shortNames: ["oak", "accesskey"],
+    namespaced: false,
+    hasStatus: false,
+    description: "An OwnedAccessKey authenticates API and CLI requests as its user, team or subject.",
+    schema: objectSchema(
+      "OwnedAccessKey",
+      "An OwnedAccessKey authenticates API and CLI requests as its user, team or subject.",
+      OwnedAccessKeySpec,
+      OwnedAccessKeyStatus,
+    ),
+    fieldSelectors: {
+      "spec.user": (o) => specString(o, "user"),
+      "spec.team": (o) => specString(o, "team"),
+      "spec.subject": (o) => specString(o, "subject"),
+    },
+    strategy: {
+      prepareForCreate(obj, ctx) {
+        obj.spec ??= {};
+        const s = obj.spec;
+        if (!s.user && !s.team && !s.subject) {
+          if (ctx.user.subjectKind === "User") s.user = ctx.user.name;
+          else if (ctx.user.subjectKind === "Team") s.team = ctx.user.name;
+          else s.subject = ctx.user.name;
+        }
+        s.type ??= "User";
+        obj.status = {};
+        const { plaintext, error } = takeKey(obj, s.key);
+        if (error) prepareErrors.set(obj, [error]);
+        if (plaintext) createdKeys.set(ctx, plaintext);
+      },
+      prepareForUpdate(obj, old) {
+        obj.spec ??= {};
+        const given = obj.spec.key;
+        const oldHash = old.spec?.key;
+        if (given === undefined || given === "" || given === oldHash) {
+          obj.spec.key = oldHash;
+        } else {
+          const { error } = takeKey(obj, given);
+          if (error) prepareErrors.set(obj, [error]);
+        }
+        // lastActivity is the server's to write.
+        obj.status = old.status ?? {};
+      },
+      validate: (obj) => [...(prepareErrors.get(obj) ?? []), ...validateKey(obj)],
+      present(obj) {
+        const spec = obj.spec;
+        if (!spec?.key && !(spec?.identity as { connectorData?: string } | undefined)?.connectorData) return obj;
+        const { key: _hidden, ...rest } = spec;
+        const identity = rest.identity as Record<string, unknown> | undefined;
+        if (identity?.connectorData !== undefined) {
+          const { connectorData: _cd, ...visible } = identity;
+          rest.identity = visible;
+        }
+        return { ...obj, spec: rest };
+      },
+      afterCreate(created, ctx) {
+        const plaintext = createdKeys.get(ctx);
+        return plaintext ? { ...created, spec: { ...created.spec, key: plaintext } } : created;
+      },
+    },
+    columns: [
+      nameColumn(),
+      { name: "Subject", type: "string", description: "User, team or subject of the key.", priority: 0, cell: subjectOf },
+      { name: "Type", type: "string", description: "User, Login or Other.", priority: 0, cell: (o) => specString(o, "type") || "User" },
+      { name: "Disabled", type: "boolean", description: "Whether the key is disabled.", priority: 0, cell: (o) => o.spec?.disabled === true },
+      { name: "Expires", type: "string", description: "When the key expires.", priority: 0, cell: (o) => keyExpiry(o) || "<never>" },
+      {
+        name: "Last Activity",
+        type: "string",
+        description: "Last time the key was used.",
+        priority: 0,
+        cell: (o) => (o.status?.lastActivity as string | undefined) ?? "<never>",
+      },
+      { name: "Display Name", type: "string", description: "Name shown in the UI.", priority: 1, cell: (o) => specString(o, "displayName") },
+      ageColumn(),
+    ],
+  });
+}

@@ -1,0 +1,102 @@
+import { Type } from "@sinclair/typebox";
+import { type FieldError, fieldError } from "../../api/errors.js";
+import type { KubeObject } from "../../api/object.js";
+import { AccessRulesSchema, ConditionsSchema, OwnerSchema } from "../../api/schema/common.js";
+import { objectSchema } from "../../api/schema/meta.js";
+import type { ResourceType } from "../../registry/resource-type.js";
+import { ageColumn, defineKind, nameColumn, specString } from "../define.js";
+import { validateAccessRules } from "../validation.js";
+
+const SharedSecretSpec = Type.Object(
+  {
+    displayName: Type.Optional(Type.String({ description: "Name shown in the UI." })),
+    description: Type.Optional(Type.String({ description: "Describes the shared secret." })),
+    owner: Type.Optional(OwnerSchema),
+    data: Type.Optional(
+      Type.Record(Type.String(), Type.String(), {
+        description:
+          "The secret data. Keys consist of alphanumerics, '-', '_' or '.'; values are base64 (RFC 4648 section 4).",
+      }),
+    ),
+    access: Type.Optional(AccessRulesSchema),
+  },
+  { description: "SharedSecretSpec holds the secret data and who may use it." },
+);
+
+const SharedSecretStatus = Type.Object(
+  { conditions: Type.Optional(ConditionsSchema) },
+  { description: "SharedSecretStatus is the observed state of a shared secret." },
+);
+
+const DATA_KEY = /^[-._a-zA-Z0-9]+$/;
+/** RFC 4648 §4 base64 with padding (what Kubernetes Secrets accept). */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+export function validateSecretData(data: unknown, path: string): FieldError[] {
+  if (!data || typeof data !== "object") return [];
+  const errs: FieldError[] = [];
+  for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
+    if (!DATA_KEY.test(key) || key.length > 253) {
+      errs.push(
+        fieldError("FieldValueInvalid", `${path}[${key}]`, "a valid data key must consist of alphanumeric characters, '-', '_' or '.' (regex used for validation is '[-._a-zA-Z0-9]+')", key),
+      );
+    }
+    if (typeof value !== "string" || !BASE64.test(value)) {
+      errs.push(fieldError("FieldValueInvalid", `${path}[${key}]`, "must be base64 encoded (RFC 4648 section 4)", "<value omitted>"));
+    }
+  }
+  return errs;
+}
+
+/** Encrypts and decrypts the data map at rest. Absent: data is stored as given (tests of the store alone). */
+export interface SecretDataCipher {
+  encrypt(plaintext: string): string;
+  decrypt(stored: string): string;
+}
+
+function mapData(obj: KubeObject, fn: (v: string) => string): KubeObject {
+  const data = obj.spec?.data as Record<string, string> | undefined;
+  if (!data) return obj;
+  const mapped: Record<string, string> = {};
+  for (const [k, v] of Object.entries(data)) mapped[k] = fn(v);
+  return { ...obj, spec: { ...obj.spec, data: mapped } };
+}
+
+export function sharedSecretResource(cipher?: SecretDataCipher): ResourceType {
+  return defineKind({
+    kind: "SharedSecret",
+    plural: "sharedsecrets",
+    singular: "sharedsecret",
+    shortNames: ["gs", "globalsecret"],
+    namespaced: true,
+    hasStatus: false,
+    description: "A SharedSecret (Global Secret) holds sensitive data shared across users, teams and clusters.",
+    schema: objectSchema(
+      "SharedSecret",
+      "A SharedSecret (Global Secret) holds sensitive data shared across users, teams and clusters.",
+      SharedSecretSpec,
+      SharedSecretStatus,
+    ),
+    strategy: {
+      validate: (obj) => [
+        ...validateSecretData(obj.spec?.data, "spec.data"),
+        ...validateAccessRules(obj.spec?.access, "spec.access"),
+      ],
+      toStorage: cipher ? (obj) => mapData(obj, (v) => cipher.encrypt(v)) : undefined,
+      fromStorage: cipher ? (obj) => mapData(obj, (v) => cipher.decrypt(v)) : undefined,
+    },
+    columns: [
+      nameColumn(),
+      { name: "Display Name", type: "string", description: "Name shown in the UI.", priority: 0, cell: (o) => specString(o, "displayName") },
+      {
+        name: "Keys",
+        type: "integer",
+        description: "Number of data keys.",
+        priority: 0,
+        cell: (o) => Object.keys((o.spec?.data as object | undefined) ?? {}).length,
+      },
+      { name: "Description", type: "string", description: "Description.", priority: 1, cell: (o) => specString(o, "description") },
+      ageColumn(),
+    ],
+  });
+}

@@ -1,0 +1,63 @@
+import { Type } from "@sinclair/typebox";
+import { AccessRulesSchema, ClusterRolesSchema } from "../../api/schema/common.js";
+import { objectSchema } from "../../api/schema/meta.js";
+import { ageColumn, defineKind, nameColumn, specString } from "../define.js";
+import { validateAccessRules, validateClusterRoles } from "../validation.js";
+
+const TeamSpec = Type.Object(
+  {
+    displayName: Type.Optional(Type.String({ description: "Name shown in the UI." })),
+    description: Type.Optional(Type.String({ description: "Free text describing the team." })),
+    username: Type.Optional(Type.String({ description: "A username for the team." })),
+    users: Type.Optional(Type.Array(Type.String(), { description: "Names of the users who are members." })),
+    groups: Type.Optional(
+      Type.Array(Type.String(), {
+        description: "Identity-provider groups whose users belong to the team automatically.",
+      }),
+    ),
+    clusterRoles: Type.Optional(ClusterRolesSchema),
+    access: Type.Optional(AccessRulesSchema),
+  },
+  { description: "TeamSpec is the desired state of a team." },
+);
+
+export const teamResource = defineKind({
+  kind: "Team",
+  plural: "teams",
+  singular: "team",
+  shortNames: ["tm"],
+  namespaced: false,
+  hasStatus: false,
+  description: "A Team is a group of users; its cluster roles and access rules apply to every member.",
+  schema: objectSchema(
+    "Team",
+    "A Team is a group of users; its cluster roles and access rules apply to every member.",
+    TeamSpec,
+    Type.Object({}, { description: "Observed state of the team.", additionalProperties: true }),
+  ),
+  strategy: {
+    validate: (obj) => [
+      ...validateClusterRoles(obj.spec?.clusterRoles, "spec.clusterRoles"),
+      ...validateAccessRules(obj.spec?.access, "spec.access"),
+    ],
+  },
+  columns: [
+    nameColumn(),
+    { name: "Display Name", type: "string", description: "Name shown in the UI.", priority: 0, cell: (o) => specString(o, "displayName") },
+    {
+      name: "Users",
+      type: "string",
+      description: "Member users.",
+      priority: 0,
+      cell: (o) => ((o.spec?.users as string[] | undefined) ?? []).join(","),
+    },
+    {
+      name: "Groups",
+      type: "string",
+      description: "Identity-provider groups.",
+      priority: 1,
+      cell: (o) => ((o.spec?.groups as string[] | undefined) ?? []).join(","),
+    },
+    ageColumn(),
+  ],
+});

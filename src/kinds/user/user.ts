@@ -1,0 +1,70 @@
+import { Type } from "@sinclair/typebox";
+import { ClusterRolesSchema } from "../../api/schema/common.js";
+import { objectSchema } from "../../api/schema/meta.js";
+import { SYSTEM_USER } from "../../registry/request-context.js";
+import { ageColumn, defineKind, nameColumn, specString } from "../define.js";
+import { validateClusterRoles, validateEmail } from "../validation.js";
+
+const UserSpec = Type.Object(
+  {
+    displayName: Type.Optional(Type.String({ description: "Name shown in the UI." })),
+    description: Type.Optional(Type.String({ description: "Free text describing the user." })),
+    username: Type.Optional(Type.String({ description: "The login name." })),
+    email: Type.Optional(Type.String({ description: "The user's e-mail address." })),
+    subject: Type.Optional(Type.String({ description: "The subject of the user in the identity provider." })),
+    groups: Type.Optional(Type.Array(Type.String(), { description: "Identity-provider groups of the user." })),
+    clusterRoles: Type.Optional(ClusterRolesSchema),
+    disabled: Type.Optional(Type.Boolean({ description: "A disabled user cannot authenticate." })),
+  },
+  { description: "UserSpec is the desired state of a user." },
+);
+
+const UserStatus = Type.Object(
+  { teams: Type.Optional(Type.Array(Type.String(), { description: "Teams the user belongs to (computed)." })) },
+  { description: "UserStatus is computed by the server." },
+);
+
+export const userResource = defineKind({
+  kind: "User",
+  plural: "users",
+  singular: "user",
+  shortNames: ["usr"],
+  namespaced: false,
+  hasStatus: false,
+  description: "A User is an identity that can access the platform.",
+  schema: objectSchema("User", "A User is an identity that can access the platform.", UserSpec, UserStatus),
+  strategy: {
+    // status.teams is computed by the server; clients cannot write it.
+    prepareForCreate(obj, ctx) {
+      if (ctx.user !== SYSTEM_USER) obj.status = {};
+    },
+    prepareForUpdate(obj, old, ctx) {
+      if (ctx.user !== SYSTEM_USER) obj.status = old.status ?? {};
+    },
+    validate: (obj) => [
+      ...validateClusterRoles(obj.spec?.clusterRoles, "spec.clusterRoles"),
+      ...validateEmail(obj.spec?.email, "spec.email"),
+    ],
+  },
+  columns: [
+    nameColumn(),
+    { name: "Display Name", type: "string", description: "Name shown in the UI.", priority: 0, cell: (o) => specString(o, "displayName") },
+    { name: "Email", type: "string", description: "E-mail address.", priority: 0, cell: (o) => specString(o, "email") },
+    {
+      name: "Teams",
+      type: "string",
+      description: "Teams the user belongs to.",
+      priority: 0,
+      cell: (o) => ((o.status?.teams as string[] | undefined) ?? []).join(","),
+    },
+    {
+      name: "Cluster Roles",
+      type: "string",
+      description: "Cluster roles of the user.",
+      priority: 1,
+      cell: (o) => ((o.spec?.clusterRoles as Array<{ name: string }> | undefined) ?? []).map((r) => r.name).join(","),
+    },
+    { name: "Disabled", type: "boolean", description: "Whether the user is disabled.", priority: 1, cell: (o) => o.spec?.disabled === true },
+    ageColumn(),
+  ],
+});

@@ -1,0 +1,81 @@
+import { Type } from "@sinclair/typebox";
+import { fieldError } from "../../api/errors.js";
+import { AccessRulesSchema, OwnerSchema } from "../../api/schema/common.js";
+import { objectSchema } from "../../api/schema/meta.js";
+import { ageColumn, defineKind, nameColumn, specString, statusField } from "../define.js";
+import { PROJECT_NAMESPACE_PREFIX } from "../project/project.js";
+import { validateAccessRules } from "../validation.js";
+
+const VirtualClusterInstanceSpec = Type.Object(
+  {
+    displayName: Type.Optional(Type.String({ description: "Name shown in the UI." })),
+    description: Type.Optional(Type.String({ description: "Describes the instance." })),
+    owner: Type.Optional(OwnerSchema),
+    clusterRef: Type.Optional(
+      Type.Object(
+        {
+          cluster: Type.Optional(Type.String({ description: "The connected cluster the virtual cluster runs on." })),
+          namespace: Type.Optional(Type.String({ description: "Its namespace on that cluster." })),
+          virtualCluster: Type.Optional(Type.String({ description: "Its name on that cluster." })),
+        },
+        { description: "Where the virtual cluster runs." },
+      ),
+    ),
+    external: Type.Optional(Type.Boolean({ description: "True when the virtual cluster was imported, not created." })),
+    access: Type.Optional(AccessRulesSchema),
+  },
+  { description: "VirtualClusterInstanceSpec is the desired state of a virtual cluster instance." },
+);
+
+const VirtualClusterInstanceStatus = Type.Object(
+  {
+    phase: Type.Optional(Type.String({ description: "Pending, Ready, Sleeping or Failed." })),
+    reason: Type.Optional(Type.String()),
+    message: Type.Optional(Type.String()),
+    serviceUID: Type.Optional(Type.String({ description: "UID of the virtual cluster's service on its cluster." })),
+  },
+  { description: "Observed state of the instance." },
+);
+
+export const virtualClusterInstanceResource = defineKind({
+  kind: "VirtualClusterInstance",
+  plural: "virtualclusterinstances",
+  singular: "virtualclusterinstance",
+  shortNames: ["vci", "vcluster"],
+  namespaced: true,
+  hasStatus: true,
+  description: "A VirtualClusterInstance is a virtual cluster that belongs to a project (namespace p-<project>).",
+  schema: objectSchema(
+    "VirtualClusterInstance",
+    "A VirtualClusterInstance is a virtual cluster that belongs to a project (namespace p-<project>).",
+    VirtualClusterInstanceSpec,
+    VirtualClusterInstanceStatus,
+  ),
+  fieldSelectors: {
+    "spec.clusterRef.cluster": (o) => (o.spec?.clusterRef as { cluster?: string } | undefined)?.cluster,
+  },
+  strategy: {
+    validate(obj) {
+      const errs = validateAccessRules(obj.spec?.access, "spec.access");
+      const ns = obj.metadata.namespace ?? "";
+      if (!ns.startsWith(PROJECT_NAMESPACE_PREFIX) || ns.length === PROJECT_NAMESPACE_PREFIX.length) {
+        errs.push(fieldError("FieldValueInvalid", "metadata.namespace", "must be a project namespace p-<project>", ns));
+      }
+      return errs;
+    },
+  },
+  columns: [
+    nameColumn(),
+    {
+      name: "Cluster",
+      type: "string",
+      description: "Connected cluster.",
+      priority: 0,
+      cell: (o) => (o.spec?.clusterRef as { cluster?: string } | undefined)?.cluster ?? "",
+    },
+    { name: "Phase", type: "string", description: "Phase of the instance.", priority: 0, cell: (o) => statusField(o, "phase") ?? "" },
+    { name: "Display Name", type: "string", description: "Name shown in the UI.", priority: 1, cell: (o) => specString(o, "displayName") },
+    { name: "External", type: "boolean", description: "Imported rather than created.", priority: 1, cell: (o) => o.spec?.external === true },
+    ageColumn(),
+  ],
+});

@@ -1,0 +1,24 @@
+import type { KubeObject } from "../api/object.js";
+import type { KeyValue } from "../storage/interface.js";
+
+/**
+ * Objects are stored as JSON without metadata.resourceVersion: the store's
+ * modRevision is the resourceVersion, filled in on every read (as kube-apiserver does).
+ */
+export function encodeObject(obj: KubeObject): Buffer {
+  const { resourceVersion: _drop, ...metadata } = obj.metadata;
+  return Buffer.from(JSON.stringify({ ...obj, metadata }));
+}
+
+export function decodeObject(kv: Pick<KeyValue, "value" | "modRevision">): KubeObject {
+  const obj = JSON.parse(kv.value.toString("utf8")) as KubeObject;
+  obj.metadata.resourceVersion = String(kv.modRevision);
+  return obj;
+}
+
+/** Parses a client-supplied resourceVersion; undefined when absent or empty. NaN-safe: throws on garbage. */
+export function parseResourceVersion(rv: string | undefined): number | undefined {
+  if (rv === undefined || rv === "") return undefined;
+  if (!/^\d+$/.test(rv)) throw new Error(`invalid resource version "${rv}"`);
+  return Number(rv);
+}

@@ -1,0 +1,115 @@
+import type { KubeObject } from "../api/object.js";
+import { isStorageError } from "../storage/errors.js";
+import type { WatchEvent, Watcher } from "../storage/interface.js";
+import { resourcePrefix } from "./keys.js";
+import type { Store } from "./store.js";
+
+export type InformerEvent = { type: "upsert"; object: KubeObject; old?: KubeObject } | { type: "delete"; object: KubeObject };
+
+/**
+ * An in-memory copy of every object of one kind, kept current from the store's watch
+ * (client-go's informer, inside the server). Used where a lookup per request must not
+ * touch the database: access keys by hash, users and teams for identity.
+ */
+export class Informer {
+  private readonly objects = new Map<string, KubeObject>();
+  private readonly listeners = new Set<(e: InformerEvent) => void>();
+  private readonly waiters: Array<{ revision: number; resolve: () => void }> = [];
+  private watcher?: Watcher;
+  private revision = 0;
+  private stopped = false;
+
+  constructor(private readonly store: Store) {}
+
+  /** Lists and starts watching; resolves when the copy is complete. */
+  async start(): Promise<void> {
+    const prefix = resourcePrefix(this.store.rt);
+    const list = await this.store.storage.list(prefix);
+    this.objects.clear();
+    for (const kv of list.items) this.objects.set(kv.key, this.store.decodeForWatch(kv));
+    this.revision = list.revision;
+    this.watcher = this.store.storage.watch(prefix, { afterRevision: list.revision }, {
+      onEvents: (events) => this.apply(events),
+      onProgress: (revision) => {
+        if (revision > this.revision) this.revision = revision;
+        this.release();
+      },
+      onError: (err) => {
+        if (this.stopped) return;
+        // History was compacted under us: start over from a fresh list.
+        if (isStorageError(err, "Compacted")) void this.start();
+      },
+    });
+    this.release();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.watcher?.close();
+    for (const w of this.waiters.splice(0)) w.resolve();
+  }
+
+  get currentRevision(): number {
+    return this.revision;
+  }
+
+  list(): KubeObject[] {
+    return [...this.objects.values()];
+  }
+
+  get(namespace: string | undefined, name: string): KubeObject | undefined {
+    return this.objects.get(this.store.key(namespace, name));
+  }
+
+  onChange(listener: (e: InformerEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Resolves once every write up to `revision` has been applied to this copy. */
+  waitForRevision(revision: number): Promise<void> {
+    if (this.revision >= revision || this.stopped) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ revision, resolve }));
+  }
+
+  /** Waits until this copy has caught up with the store's current revision (a consistent read). */
+  async sync(): Promise<void> {
+    await this.waitForRevision(await this.store.storage.currentRevision());
+  }
+
+  private apply(events: readonly WatchEvent[]): void {
+    for (const ev of events) {
+      const obj = this.store.decodeForWatch(ev.kv);
+      if (ev.type === "delete") {
+        this.objects.delete(ev.kv.key);
+        this.emit({ type: "delete", object: obj });
+      } else {
+        const old = this.objects.get(ev.kv.key);
+        this.objects.set(ev.kv.key, obj);
+        this.emit({ type: "upsert", object: obj, old });
+      }
+      this.revision = ev.revision;
+    }
+    this.release();
+  }
+
+  private emit(e: InformerEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch {
+        // A listener's failure must not stop the copy from staying current.
+      }
+    }
+  }
+
+  private release(): void {
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      const w = this.waiters[i]!;
+      if (this.revision >= w.revision) {
+        this.waiters.splice(i, 1);
+        w.resolve();
+      }
+    }
+  }
+}

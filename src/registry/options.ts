@@ -1,0 +1,46 @@
+/** Options of the registry's verbs, already parsed from query strings and bodies by the HTTP layer. */
+
+export type FieldValidation = "Strict" | "Warn" | "Ignore";
+
+export interface WriteOptions {
+  dryRun: boolean;
+  /** The manager recorded in managedFields (fieldManager, or the User-Agent's product token). */
+  fieldManager: string;
+  fieldValidation: FieldValidation;
+  /** Fields the decoder found twice in the body (reported per fieldValidation). */
+  duplicateFields?: string[];
+}
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+}
+
+export interface WatchOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+  allowWatchBookmarks: boolean;
+  sendInitialEvents?: boolean;
+  timeoutSeconds?: number;
+}
+
+export type PropagationPolicy = "Orphan" | "Background" | "Foreground";
+
+export interface DeleteOptions {
+  dryRun: boolean;
+  gracePeriodSeconds?: number;
+  propagationPolicy?: PropagationPolicy;
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export type PatchType = "json" | "merge" | "apply";
+
+export function defaultWriteOptions(fieldManager = "platform"): WriteOptions {
+  return { dryRun: false, fieldManager, fieldValidation: "Ignore" };
+}

@@ -1,0 +1,41 @@
+import type { Storage } from "../storage/interface.js";
+import type { ResourceType } from "./resource-type.js";
+import { Store, type StoreHooks } from "./store.js";
+
+/** All kinds served, each with its generic store, found by plural name. */
+export class Registry {
+  private readonly byPlural = new Map<string, { rt: ResourceType; store: Store }>();
+  private readonly byKind = new Map<string, { rt: ResourceType; store: Store }>();
+
+  constructor(
+    readonly storage: Storage,
+    resourceTypes: readonly ResourceType[],
+    hooks: StoreHooks = {},
+    now?: () => Date,
+  ) {
+    for (const rt of resourceTypes) {
+      const entry = { rt, store: new Store(rt, { storage, now }, hooks) };
+      this.byPlural.set(rt.plural, entry);
+      this.byKind.set(rt.kind, entry);
+    }
+  }
+
+  resourceTypes(): ResourceType[] {
+    return [...this.byPlural.values()].map((e) => e.rt);
+  }
+
+  find(plural: string): { rt: ResourceType; store: Store } | undefined {
+    return this.byPlural.get(plural);
+  }
+
+  /** The store of a kind; throws when the kind is not registered (a programming error). */
+  store(plural: string): Store {
+    const e = this.byPlural.get(plural);
+    if (!e) throw new Error(`no resource ${plural}`);
+    return e.store;
+  }
+
+  storeOfKind(kind: string): Store | undefined {
+    return this.byKind.get(kind)?.store;
+  }
+}

@@ -1,0 +1,90 @@
+import type { TObject } from "@sinclair/typebox";
+import type { FieldError } from "../api/errors.js";
+import type { KubeObject } from "../api/object.js";
+import type { RequestContext } from "./request-context.js";
+
+export type Verb = "create" | "get" | "list" | "watch" | "update" | "patch" | "delete" | "deletecollection";
+
+export const ALL_VERBS: readonly Verb[] = [
+  "create",
+  "delete",
+  "deletecollection",
+  "get",
+  "list",
+  "patch",
+  "update",
+  "watch",
+];
+
+/** One column of `kubectl get` output (meta.k8s.io/v1 TableColumnDefinition plus how to compute the cell). */
+export interface TableColumn {
+  name: string;
+  type: "string" | "integer" | "number" | "boolean" | "date";
+  format?: string;
+  description: string;
+  /** 0: always shown; 1: only with `-o wide`. */
+  priority: 0 | 1;
+  cell(obj: KubeObject): unknown;
+}
+
+/**
+ * The per-kind policy the generic store calls in a fixed order:
+ * prepareForCreate/prepareForUpdate (mutate: clear status, normalise) → validate (never mutates)
+ * → warnings. toStorage/fromStorage translate between the API form and the stored form
+ * (encryption at rest, key hashing); present() hides fields from a reader.
+ */
+export interface Strategy {
+  /** Called on create after metadata is set by the store. May mutate. */
+  prepareForCreate?(obj: KubeObject, ctx: RequestContext): void | Promise<void>;
+  /** Called on update (PUT/PATCH of the main resource). May mutate `obj`. */
+  prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext): void | Promise<void>;
+  /** Field errors of a new object. Never mutates. */
+  validate?(obj: KubeObject, ctx: RequestContext): FieldError[] | Promise<FieldError[]>;
+  /** Field errors of an update. Never mutates. Defaults to validate(obj). */
+  validateUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext): FieldError[] | Promise<FieldError[]>;
+  /** Warnings to send as `Warning: 299` headers. */
+  warnings?(obj: KubeObject, old: KubeObject | undefined): string[];
+  /** API form → stored form (e.g. encrypt secret data). Must not mutate its argument. */
+  toStorage?(obj: KubeObject): KubeObject;
+  /** Stored form → API form (e.g. decrypt). Must not mutate its argument. */
+  fromStorage?(obj: KubeObject): KubeObject;
+  /** What a particular reader may see of an object (e.g. hide secret data from viewers). May return the same object. */
+  present?(obj: KubeObject, ctx: RequestContext): KubeObject;
+  /** Called after a successful create (not dry-run), with the object as it is returned; may add one-time fields (a generated key). */
+  afterCreate?(created: KubeObject, ctx: RequestContext): KubeObject;
+}
+
+/** How a list field merges: keyed by some fields, a set of scalars, or replaced whole. */
+export type ListType = { type: "map"; keys: string[] } | { type: "set" } | { type: "atomic" };
+
+export interface ResourceType {
+  group: string;
+  version: string;
+  kind: string;
+  listKind: string;
+  plural: string;
+  singular: string;
+  shortNames: string[];
+  categories: string[];
+  namespaced: boolean;
+  verbs: readonly Verb[];
+  /** Whether `/status` is served (the main endpoint then keeps status as it was). */
+  hasStatus: boolean;
+  /** The full object schema (apiVersion, kind, metadata, spec, status…). */
+  schema: TObject;
+  /** Field descriptions for `kubectl explain` live in the schema; this is its short description. */
+  description: string;
+  strategy: Strategy;
+  columns: TableColumn[];
+  /** Extra field selectors beyond metadata.name / metadata.namespace. */
+  fieldSelectors?: Record<string, (obj: KubeObject) => string | undefined>;
+  /**
+   * Kinds whose objects are not stored (selves, tokens): POST is answered by this handler
+   * with the body already admitted (kind, apiVersion, schema), and no other verb is served.
+   */
+  virtualCreate?: (body: KubeObject, ctx: RequestContext) => Promise<KubeObject>;
+}
+
+export function groupResource(rt: Pick<ResourceType, "group" | "plural">): { group: string; resource: string } {
+  return { group: rt.group, resource: rt.plural };
+}

@@ -1,0 +1,108 @@
+import type { TSchema } from "@sinclair/typebox";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { type FieldError, fieldError } from "../api/errors.js";
+import { isPlainObject } from "../api/object.js";
+
+/**
+ * Checks a decoded body against its kind's schema, the same definition OpenAPI publishes:
+ * - prune(): removes fields the schema does not declare and reports their paths
+ *   (what kube-apiserver does for unknown fields, reported per fieldValidation);
+ * - check(): type and shape errors as FieldErrors with Kubernetes-style paths.
+ */
+export class SchemaChecker {
+  private readonly validateFn: ValidateFunction;
+
+  constructor(private readonly schema: TSchema) {
+    const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+    this.validateFn = ajv.compile(schema);
+  }
+
+  /** Removes undeclared fields in place; returns their paths (`spec.foo`, `metadata.labels` never). */
+  prune(obj: Record<string, unknown>): string[] {
+    const unknown: string[] = [];
+    pruneValue(obj, this.schema, "", unknown);
+    return unknown;
+  }
+
+  check(obj: unknown): FieldError[] {
+    if (this.validateFn(obj)) return [];
+    return dedupe((this.validateFn.errors ?? []).map(toFieldError));
+  }
+}
+
+function pruneValue(value: unknown, schema: TSchema, path: string, unknown: string[]): void {
+  if (schema.anyOf) {
+    // Nullable wrappers: prune against the object alternative, if any.
+    const objectAlt = (schema.anyOf as TSchema[]).find((s) => s.type === "object");
+    if (objectAlt) pruneValue(value, objectAlt, path, unknown);
+    return;
+  }
+  if (schema.type === "array" && Array.isArray(value) && schema.items) {
+    value.forEach((item, i) => pruneValue(item, schema.items as TSchema, `${path}[${i}]`, unknown));
+    return;
+  }
+  if (schema.type !== "object" || !isPlainObject(value)) return;
+  const properties = schema.properties as Record<string, TSchema> | undefined;
+  const patternProperties = schema.patternProperties as Record<string, TSchema> | undefined;
+  if (schema.additionalProperties === true) return;
+  for (const key of Object.keys(value)) {
+    const child = properties?.[key];
+    const childPath = path ? `${path}.${key}` : key;
+    if (child) {
+      pruneValue(value[key], child, childPath, unknown);
+    } else if (patternProperties) {
+      const valueSchema = Object.values(patternProperties)[0];
+      if (valueSchema) pruneValue(value[key], valueSchema, childPath, unknown);
+    } else if (isPlainObject(schema.additionalProperties)) {
+      pruneValue(value[key], schema.additionalProperties as TSchema, childPath, unknown);
+    } else {
+      unknown.push(childPath);
+      delete value[key];
+    }
+  }
+}
+
+/** `/spec/clusterRoles/0/name` → `spec.clusterRoles[0].name`. */
+export function instancePathToField(instancePath: string): string {
+  let out = "";
+  for (const raw of instancePath.split("/").slice(1)) {
+    const part = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (/^\d+$/.test(part)) out += `[${part}]`;
+    else out += out ? `.${part}` : part;
+  }
+  return out;
+}
+
+function toFieldError(e: ErrorObject): FieldError {
+  const field = instancePathToField(e.instancePath);
+  switch (e.keyword) {
+    case "required": {
+      const missing = (e.params as { missingProperty: string }).missingProperty;
+      return fieldError("FieldValueRequired", field ? `${field}.${missing}` : missing, "");
+    }
+    case "type": {
+      const expected = (e.params as { type: string }).type;
+      return fieldError("FieldValueTypeInvalid", field || "<root>", `must be of type ${expected}`);
+    }
+    case "enum": {
+      const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
+      return fieldError(
+        "FieldValueNotSupported",
+        field,
+        `supported values: ${allowed.map((v) => JSON.stringify(v)).join(", ")}`,
+      );
+    }
+    default:
+      return fieldError("FieldValueInvalid", field || "<root>", e.message ?? "is invalid");
+  }
+}
+
+function dedupe(errs: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errs.filter((e) => {
+    const k = `${e.type}|${e.field}|${e.detail}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}

@@ -1,0 +1,114 @@
+import { errors } from "../api/errors.js";
+import type { KubeObject, ListMeta } from "../api/object.js";
+import { isStorageError } from "../storage/errors.js";
+import type { KeyValue, Storage } from "../storage/interface.js";
+import { parseResourceVersion } from "./codec.js";
+import { continueTokenExpired, decodeContinue, encodeContinue } from "./continue-token.js";
+import type { ObjectFilter } from "./filter.js";
+import type { ListOptions } from "./options.js";
+
+/**
+ * A list as kube-apiserver serves it: at a revision chosen from resourceVersion and
+ * resourceVersionMatch, filtered, paginated with limit/continue at one snapshot.
+ */
+export async function listObjects(
+  storage: Storage,
+  prefix: string,
+  options: ListOptions,
+  filter: ObjectFilter,
+  decode: (kv: KeyValue) => KubeObject,
+): Promise<{ items: KubeObject[]; metadata: ListMeta }> {
+  const { revision: requested, after: startAfter } = await chooseListRevision(storage, options);
+  const limit = options.limit && options.limit > 0 ? options.limit : 0;
+  const items: KubeObject[] = [];
+  let after = startAfter;
+  let revision = requested;
+  let more = false;
+  let remaining = 0;
+  let lastKey: string | undefined;
+  try {
+    if (filter.exactName !== undefined) {
+      // A name selector needs one key; read it at the same revision.
+      const page = await storage.list(prefix, { revision: requested || undefined });
+      revision = page.revision;
+      for (const kv of page.items) {
+        if (!kv.key.endsWith(`/${filter.exactName}`)) continue;
+        const obj = decode(kv);
+        if (filter.matches(obj)) items.push(obj);
+      }
+      return { items, metadata: { resourceVersion: String(revision) } };
+    }
+    for (;;) {
+      const want = limit ? Math.max(limit - items.length, 1) : 0;
+      const page = await storage.list(prefix, { revision: revision || undefined, after, limit: want });
+      revision = page.revision;
+      for (const kv of page.items) {
+        lastKey = kv.key;
+        const obj = decode(kv);
+        if (filter.matches(obj)) items.push(obj);
+        if (limit && items.length >= limit) break;
+      }
+      const cutShort = limit > 0 && items.length >= limit && lastKey !== page.items.at(-1)?.key;
+      if (limit && items.length >= limit) {
+        more = page.more || cutShort;
+        remaining = page.remaining + (cutShort ? page.items.length - page.items.findIndex((kv) => kv.key === lastKey) - 1 : 0);
+        break;
+      }
+      if (!page.more) break;
+      after = page.items.at(-1)?.key;
+    }
+  } catch (err) {
+    if (isStorageError(err, "Compacted")) {
+      throw options.continue ? continueTokenExpired() : errors.resourceVersionTooOld();
+    }
+    throw err;
+  }
+  const metadata: ListMeta = { resourceVersion: String(revision) };
+  if (more && lastKey !== undefined) {
+    metadata.continue = encodeContinue({ revision, after: lastKey });
+    if (filter.matchesEverything) metadata.remainingItemCount = remaining;
+  }
+  return { items, metadata };
+}
+
+/** The resourceVersion/resourceVersionMatch table of the Kubernetes API concepts page. */
+async function chooseListRevision(
+  storage: Storage,
+  options: ListOptions,
+): Promise<{ revision: number; after?: string }> {
+  const match = options.resourceVersionMatch;
+  if (match !== undefined && match !== "" && match !== "Exact" && match !== "NotOlderThan") {
+    throw errors.badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
+  }
+  let rv: number | undefined;
+  try {
+    rv = parseResourceVersion(options.resourceVersion);
+  } catch {
+    throw errors.badRequest(`invalid resourceVersion "${options.resourceVersion}"`);
+  }
+  if (options.continue) {
+    if (options.resourceVersion && options.resourceVersion !== "0") {
+      throw errors.badRequest("specifying resource version is not allowed when using continue");
+    }
+    if (match) throw errors.badRequest("resourceVersionMatch is forbidden when continue is provided");
+    const token = decodeContinue(options.continue);
+    const compacted = await storage.compactedRevision();
+    if (token.revision < compacted) throw continueTokenExpired();
+    return { revision: token.revision, after: token.after };
+  }
+  if (match && rv === undefined) {
+    throw errors.badRequest("resourceVersionMatch is forbidden unless resourceVersion is provided");
+  }
+  if (match === "Exact") {
+    if (rv === 0) throw errors.badRequest('resourceVersionMatch "Exact" is forbidden for resourceVersion "0"');
+    const current = await storage.currentRevision();
+    if (rv! > current) throw errors.timeout(`Too large resource version: ${rv}, current: ${current}`);
+    return { revision: rv! };
+  }
+  if (rv !== undefined && rv > 0) {
+    // NotOlderThan (explicit or the legacy default): any state at least as new as rv; the current one is.
+    const current = await storage.currentRevision();
+    if (rv > current) throw errors.timeout(`Too large resource version: ${rv}, current: ${current}`);
+  }
+  return { revision: 0 };
+}

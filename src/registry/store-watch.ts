@@ -1,0 +1,181 @@
+import { ApiError, type Status, errors } from "../api/errors.js";
+import type { KubeObject } from "../api/object.js";
+import { isStorageError } from "../storage/errors.js";
+import type { WatchEvent } from "../storage/interface.js";
+import { parseResourceVersion } from "./codec.js";
+import { collectionPrefix } from "./keys.js";
+import type { WatchOptions } from "./options.js";
+import type { RequestContext } from "./request-context.js";
+import type { Store } from "./store.js";
+
+export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
+
+export interface ApiWatchEvent {
+  type: WatchEventType;
+  object: KubeObject | Status;
+}
+
+export interface WatchSink {
+  send(event: ApiWatchEvent): void;
+  /** The watch is over (an ERROR event was already sent when it failed). */
+  end(): void;
+}
+
+/** The annotation on the bookmark that ends the initial events of sendInitialEvents=true. */
+export const INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end";
+
+export interface WatchHandle {
+  close(): void;
+}
+
+export interface WatchSettings {
+  /** How often a bookmark is sent to watchers that asked for them. */
+  bookmarkIntervalMs: number;
+}
+
+/** Rejects watch parameter combinations kube-apiserver rejects (400). */
+export function checkWatchOptions(options: WatchOptions): void {
+  const match = options.resourceVersionMatch;
+  if (options.sendInitialEvents !== undefined) {
+    if (match !== "NotOlderThan") {
+      throw errors.invalid("ListOptions", "meta.k8s.io", "", [
+        {
+          type: "FieldValueForbidden",
+          field: "resourceVersionMatch",
+          detail: "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+        },
+      ]);
+    }
+    if (options.sendInitialEvents && !options.allowWatchBookmarks) {
+      throw errors.invalid("ListOptions", "meta.k8s.io", "", [
+        {
+          type: "FieldValueForbidden",
+          field: "allowWatchBookmarks",
+          detail: "allowWatchBookmarks required when sendInitialEvents is true",
+        },
+      ]);
+    }
+  } else if (match) {
+    throw errors.invalid("ListOptions", "meta.k8s.io", "", [
+      {
+        type: "FieldValueForbidden",
+        field: "resourceVersionMatch",
+        detail: "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+      },
+    ]);
+  }
+  try {
+    parseResourceVersion(options.resourceVersion);
+  } catch {
+    throw errors.badRequest(`invalid resourceVersion "${options.resourceVersion}"`);
+  }
+}
+
+/**
+ * A watch as kube-apiserver serves it: optional initial ADDED events, then changes
+ * after a revision, filtered by selectors and visibility (an object leaving the
+ * filter is a DELETED event, one entering it ADDED), bookmarks, and an ERROR
+ * event with 410 Expired when the revision is too old.
+ */
+export async function watchStore(
+  store: Store,
+  ctx: RequestContext,
+  namespace: string | undefined,
+  options: WatchOptions,
+  sink: WatchSink,
+  settings: WatchSettings,
+): Promise<WatchHandle> {
+  checkWatchOptions(options);
+  const filter = store.filter(ctx, options.labelSelector, options.fieldSelector);
+  const rv = parseResourceVersion(options.resourceVersion);
+  const wantsInitial =
+    options.sendInitialEvents === true || (options.sendInitialEvents === undefined && (rv === undefined || rv === 0));
+  let closed = false;
+  let lastRevision = 0;
+
+  const stop = () => {
+    if (closed) return;
+    closed = true;
+    clearInterval(bookmarkTimer);
+    storageWatch?.close();
+    sink.end();
+  };
+  let bookmarkTimer: NodeJS.Timeout | undefined;
+  let storageWatch: { close(): void } | undefined;
+
+  const bookmark = (annotations?: Record<string, string>) =>
+    sink.send({
+      type: "BOOKMARK",
+      object: {
+        apiVersion: `${store.rt.group}/${store.rt.version}`,
+        kind: store.rt.kind,
+        metadata: { resourceVersion: String(lastRevision), ...(annotations ? { annotations } : {}) },
+      },
+    });
+
+  if (wantsInitial) {
+    const list = await store.list(ctx, namespace, {
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+    });
+    lastRevision = Number(list.metadata.resourceVersion);
+    for (const item of list.items) sink.send({ type: "ADDED", object: item });
+    if (options.sendInitialEvents) bookmark({ [INITIAL_EVENTS_END_ANNOTATION]: "true" });
+  } else {
+    lastRevision = rv ?? 0;
+  }
+
+  const decodeEventObject = (kv: { value: Buffer; modRevision: number }) => {
+    try {
+      return store.decodeForWatch(kv);
+    } catch {
+      return undefined;
+    }
+  };
+
+  const handle = (ev: WatchEvent) => {
+    if (ev.revision <= lastRevision) return; // already covered by the initial list
+    lastRevision = ev.revision;
+    const obj = decodeEventObject(ev.kv);
+    if (!obj) return;
+    if (ev.type === "delete") {
+      if (filter.matches(obj)) sink.send({ type: "DELETED", object: store.present(obj, ctx) });
+      return;
+    }
+    const nowMatches = filter.matches(obj);
+    const isNew = ev.kv.createRevision === ev.kv.modRevision || !ev.prevKv;
+    const prev = isNew ? undefined : decodeEventObject(ev.prevKv!);
+    const wasMatching = prev ? filter.matches(prev) : false;
+    if (nowMatches && wasMatching) sink.send({ type: "MODIFIED", object: store.present(obj, ctx) });
+    else if (nowMatches) sink.send({ type: "ADDED", object: store.present(obj, ctx) });
+    else if (wasMatching) sink.send({ type: "DELETED", object: store.present(obj, ctx) });
+  };
+
+  storageWatch = store.storage.watch(
+    collectionPrefix(store.rt, namespace),
+    { afterRevision: lastRevision },
+    {
+      onEvents(events) {
+        if (closed) return;
+        for (const ev of events) handle(ev);
+      },
+      onError(err) {
+        if (closed) return;
+        const apiErr = isStorageError(err, "Compacted")
+          ? errors.resourceVersionTooOld()
+          : err instanceof ApiError
+            ? err
+            : errors.internal("watch ended unexpectedly");
+        sink.send({ type: "ERROR", object: apiErr.status });
+        stop();
+      },
+    },
+  );
+  if (options.allowWatchBookmarks) {
+    bookmarkTimer = setInterval(() => {
+      if (!closed && lastRevision > 0) bookmark();
+    }, settings.bookmarkIntervalMs);
+    bookmarkTimer.unref();
+  }
+  return { close: stop };
+}

@@ -1,0 +1,527 @@
+import { isDeepStrictEqual } from "node:util";
+import { ApiError, type FieldError, errors, fieldError } from "../api/errors.js";
+import { generateName } from "../api/generate-name.js";
+import { type KubeObject, type KubeList, nowTimestamp } from "../api/object.js";
+import { applyJsonPatch, applyMergePatch } from "../api/patch.js";
+import { isStorageError } from "../storage/errors.js";
+import type { Storage } from "../storage/interface.js";
+import { decodeObject, encodeObject, parseResourceVersion } from "./codec.js";
+import { type ObjectFilter, compileFilter } from "./filter.js";
+import { collectionPrefix, objectKey } from "./keys.js";
+import { recordUpdateManager } from "./managed-fields.js";
+import {
+  type NameRule,
+  desiredStateOf,
+  mergeUpdateMetadata,
+  prepareCreateMetadata,
+  validateObjectMetadata,
+  validateTerminatingFinalizers,
+} from "./metadata.js";
+import type { DeleteOptions, ListOptions, PatchType, WriteOptions } from "./options.js";
+import type { RequestContext } from "./request-context.js";
+import { type ResourceType, groupResource } from "./resource-type.js";
+import { SchemaChecker } from "./schema-check.js";
+import { listObjects } from "./store-list.js";
+
+/** How often a patch or an internal update is retried on a write conflict before giving up. */
+const MAX_CONFLICT_RETRIES = 8;
+/** How many generated names are tried before answering 409 AlreadyExists. */
+const GENERATE_NAME_ATTEMPTS = 8;
+
+export interface StoreHooks {
+  /**
+   * Decides what happens when an object is deleted while it has no finalizers
+   * left; the lifecycle module (garbage collection, propagation) plugs in here.
+   */
+  beforeDelete?(rt: ResourceType, obj: KubeObject, options: DeleteOptions, ctx: RequestContext): Promise<void>;
+}
+
+export interface StoreDeps {
+  storage: Storage;
+  now?: () => Date;
+}
+
+export interface WriteResult {
+  object: KubeObject;
+  /** True when a create happened (201) rather than an update (200). */
+  created: boolean;
+}
+
+/**
+ * The generic registry of one kind: create, get, list, update, patch and delete,
+ * implemented once and steered by the kind's Strategy (k8s.io/apiserver's generic Store).
+ */
+export class Store {
+  readonly gr: { group: string; resource: string };
+  readonly checker: SchemaChecker;
+  private readonly now: () => Date;
+
+  constructor(
+    readonly rt: ResourceType,
+    private readonly deps: StoreDeps,
+    private readonly hooks: StoreHooks = {},
+  ) {
+    this.gr = groupResource(rt);
+    this.checker = new SchemaChecker(rt.schema);
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  get storage(): Storage {
+    return this.deps.storage;
+  }
+
+  key(namespace: string | undefined, name: string): string {
+    return objectKey(this.rt, namespace, name);
+  }
+
+  private nameRule(): NameRule {
+    return this.rt.kind === "Project" ? "label" : "subdomain";
+  }
+
+  /** Stored bytes → API object (used by lists, watches and caches). */
+  decodeForWatch(kv: { value: Buffer; modRevision: number }): KubeObject {
+    return this.decode(kv);
+  }
+
+  private decode(kv: { value: Buffer; modRevision: number }): KubeObject {
+    const obj = decodeObject(kv);
+    return this.rt.strategy.fromStorage ? this.rt.strategy.fromStorage(obj) : obj;
+  }
+
+  private encode(obj: KubeObject): Buffer {
+    return encodeObject(this.rt.strategy.toStorage ? this.rt.strategy.toStorage(obj) : obj);
+  }
+
+  /** What the caller is shown of an object. */
+  present(obj: KubeObject, ctx: RequestContext): KubeObject {
+    return this.rt.strategy.present ? this.rt.strategy.present(obj, ctx) : obj;
+  }
+
+  /** Reads an object as stored (API form), or undefined. */
+  async read(namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
+    const kv = await this.deps.storage.get(this.key(namespace, name));
+    return kv ? this.decode(kv) : undefined;
+  }
+
+  async get(ctx: RequestContext, namespace: string | undefined, name: string): Promise<KubeObject> {
+    const obj = await this.read(namespace, name);
+    if (!obj) throw errors.notFound(this.gr, name);
+    return this.present(obj, ctx);
+  }
+
+  async list(ctx: RequestContext, namespace: string | undefined, options: ListOptions): Promise<KubeList> {
+    const filter = compileFilter(this.rt, options.labelSelector, options.fieldSelector, ctx);
+    const result = await listObjects(this.deps.storage, collectionPrefix(this.rt, namespace), options, filter, (kv) =>
+      this.decode(kv),
+    );
+    return {
+      apiVersion: `${this.rt.group}/${this.rt.version}`,
+      kind: this.rt.listKind,
+      metadata: result.metadata,
+      items: result.items.map((o) => this.present(o, ctx)),
+    };
+  }
+
+  /** The compiled selector/visibility filter a watch of this kind applies. */
+  filter(ctx: RequestContext, labelSelector?: string, fieldSelector?: string): ObjectFilter {
+    return compileFilter(this.rt, labelSelector, fieldSelector, ctx);
+  }
+
+  // ---- create -------------------------------------------------------------------------------
+
+  async create(
+    ctx: RequestContext,
+    namespace: string | undefined,
+    body: KubeObject,
+    options: WriteOptions,
+  ): Promise<KubeObject> {
+    const obj = this.admitBody(body, namespace, undefined, options, ctx);
+    prepareCreateMetadata(obj, this.now());
+    if (this.rt.hasStatus) obj.status = {};
+    await this.rt.strategy.prepareForCreate?.(obj, ctx);
+    recordUpdateManager(obj, undefined, options.fieldManager, "", this.now(), this.rt);
+    this.collectWarnings(obj, undefined, ctx);
+
+    const wantsGeneratedName = !obj.metadata.name && !!obj.metadata.generateName;
+    for (let attempt = 0; ; attempt++) {
+      if (wantsGeneratedName) obj.metadata.name = generateName(obj.metadata.generateName!);
+      await this.validateOrThrow(obj, await this.rt.strategy.validate?.(obj, ctx));
+      if (options.dryRun) return this.present(obj, ctx);
+      try {
+        const revision = await this.deps.storage.create(this.key(obj.metadata.namespace, obj.metadata.name!), this.encode(obj));
+        obj.metadata.resourceVersion = String(revision);
+        const shown = this.present(obj, ctx);
+        return this.rt.strategy.afterCreate ? this.rt.strategy.afterCreate(shown, ctx) : shown;
+      } catch (err) {
+        if (!isStorageError(err, "KeyExists")) throw this.storageToApi(err, obj.metadata.name!);
+        if (!wantsGeneratedName || attempt + 1 >= GENERATE_NAME_ATTEMPTS) {
+          throw errors.alreadyExists(this.gr, obj.metadata.name!);
+        }
+      }
+    }
+  }
+
+  // ---- update (PUT) -------------------------------------------------------------------------
+
+  async update(
+    ctx: RequestContext,
+    namespace: string | undefined,
+    name: string,
+    body: KubeObject,
+    options: WriteOptions,
+    subresource: "" | "status" = "",
+  ): Promise<KubeObject> {
+    const obj = this.admitBody(body, namespace, name, options, ctx);
+    const rv = obj.metadata.resourceVersion;
+    if (!rv) {
+      throw errors.invalid(this.rt.kind, this.rt.group, name, [
+        fieldError("FieldValueInvalid", "metadata.resourceVersion", "must be specified for an update", 0),
+      ]);
+    }
+    const expected = this.parseRv(rv);
+    const old = await this.read(namespace, name);
+    if (!old) throw errors.notFound(this.gr, name);
+    if (Number(old.metadata.resourceVersion) !== expected) throw errors.staleObject(this.gr, name);
+    return this.writeUpdate(ctx, old, obj, options, subresource);
+  }
+
+  /**
+   * Turns a proposed new state into a stored one: carries server-owned fields, bumps
+   * generation, validates, and writes with the old revision as precondition.
+   */
+  private async writeUpdate(
+    ctx: RequestContext,
+    old: KubeObject,
+    proposed: KubeObject,
+    options: WriteOptions,
+    subresource: "" | "status",
+  ): Promise<KubeObject> {
+    const name = old.metadata.name!;
+    let obj: KubeObject;
+    const fieldErrs: FieldError[] = [];
+    if (subresource === "status") {
+      // The status endpoint changes status only; everything else stays as stored.
+      obj = structuredClone(old);
+      obj.status = proposed.status ?? {};
+    } else {
+      obj = proposed;
+      fieldErrs.push(...mergeUpdateMetadata(obj, old));
+      if (this.rt.hasStatus) obj.status = old.status;
+      fieldErrs.push(...validateTerminatingFinalizers(obj, old));
+    }
+    obj.metadata.namespace = old.metadata.namespace;
+    if (!this.rt.namespaced) delete obj.metadata.namespace;
+    if (subresource === "") await this.rt.strategy.prepareForUpdate?.(obj, old, ctx);
+    if (!isDeepStrictEqual(desiredStateOf(obj), desiredStateOf(old))) {
+      obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
+    }
+    recordUpdateManager(obj, old, options.fieldManager, subresource, this.now(), this.rt);
+    this.collectWarnings(obj, old, ctx);
+    const strategyErrs = this.rt.strategy.validateUpdate
+      ? await this.rt.strategy.validateUpdate(obj, old, ctx)
+      : await this.rt.strategy.validate?.(obj, ctx);
+    await this.validateOrThrow(obj, [...fieldErrs, ...(strategyErrs ?? [])]);
+
+    obj.metadata.resourceVersion = old.metadata.resourceVersion;
+    if (isDeepStrictEqual(obj, old)) return this.present(old, ctx); // no-op: no write, no new revision
+    if (options.dryRun) return this.present(obj, ctx);
+
+    const key = this.key(old.metadata.namespace, name);
+    // A terminating object whose last finalizer was just removed goes away now.
+    if (obj.metadata.deletionTimestamp && (obj.metadata.finalizers ?? []).length === 0) {
+      try {
+        const res = await this.deps.storage.delete(key, Number(old.metadata.resourceVersion));
+        obj.metadata.resourceVersion = String(res.revision);
+        return this.present(obj, ctx);
+      } catch (err) {
+        throw this.storageToApi(err, name);
+      }
+    }
+    try {
+      const revision = await this.deps.storage.update(key, this.encode(obj), Number(old.metadata.resourceVersion));
+      obj.metadata.resourceVersion = String(revision);
+      return this.present(obj, ctx);
+    } catch (err) {
+      throw this.storageToApi(err, name);
+    }
+  }
+
+  // ---- patch --------------------------------------------------------------------------------
+
+  async patch(
+    ctx: RequestContext,
+    namespace: string | undefined,
+    name: string,
+    type: PatchType,
+    patch: unknown,
+    options: WriteOptions,
+    subresource: "" | "status" = "",
+  ): Promise<KubeObject> {
+    if (type === "apply") throw errors.unsupportedMediaType("application/apply-patch+yaml", PATCH_TYPES);
+    for (let attempt = 0; ; attempt++) {
+      const old = await this.read(namespace, name);
+      if (!old) throw errors.notFound(this.gr, name);
+      const patched = type === "json" ? applyJsonPatch(old, patch) : applyMergePatch(old, patch);
+      const proposed = patched as KubeObject;
+      if (!proposed || typeof proposed !== "object" || Array.isArray(proposed)) {
+        throw errors.badRequest("the patch did not produce an object");
+      }
+      proposed.metadata ??= {};
+      const asked = proposed.metadata.resourceVersion;
+      const conditional = asked !== undefined && asked !== old.metadata.resourceVersion;
+      if (conditional) throw errors.staleObject(this.gr, name);
+      const admitted = this.admitBody(proposed, namespace, name, options, ctx);
+      admitted.metadata.resourceVersion = old.metadata.resourceVersion;
+      try {
+        return await this.writeUpdate(ctx, old, admitted, options, subresource);
+      } catch (err) {
+        const retriable = err instanceof ApiError && err.reason === "Conflict" && !patchCarriesVersion(patch, type);
+        if (!retriable || attempt + 1 >= MAX_CONFLICT_RETRIES) throw err;
+      }
+    }
+  }
+
+  /**
+   * Read-modify-write for the server's own controllers: applies `mutate` to the latest
+   * object and retries on conflict (k8s GuaranteedUpdate). Returns undefined when the object is gone.
+   */
+  async guaranteedUpdate(
+    ctx: RequestContext,
+    namespace: string | undefined,
+    name: string,
+    mutate: (obj: KubeObject) => KubeObject | undefined,
+    subresource: "" | "status" = "",
+    fieldManager = "platform",
+  ): Promise<KubeObject | undefined> {
+    for (let attempt = 0; ; attempt++) {
+      const old = await this.read(namespace, name);
+      if (!old) return undefined;
+      const next = mutate(structuredClone(old));
+      if (!next) return old;
+      try {
+        return await this.writeUpdate(
+          ctx,
+          old,
+          next,
+          { dryRun: false, fieldManager, fieldValidation: "Ignore" },
+          subresource,
+        );
+      } catch (err) {
+        if (isApiError409(err) && attempt + 1 < MAX_CONFLICT_RETRIES) continue;
+        if (err instanceof ApiError && err.reason === "NotFound") return undefined;
+        throw err;
+      }
+    }
+  }
+
+  // ---- delete -------------------------------------------------------------------------------
+
+  async delete(
+    ctx: RequestContext,
+    namespace: string | undefined,
+    name: string,
+    options: DeleteOptions,
+  ): Promise<{ object: KubeObject; removed: boolean }> {
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.read(namespace, name);
+      if (!current) throw errors.notFound(this.gr, name);
+      this.checkPreconditions(current, options);
+      await this.hooks.beforeDelete?.(this.rt, current, options, ctx);
+      const obj = structuredClone(current);
+      const finalizers = obj.metadata.finalizers ?? [];
+      if (finalizers.length > 0) {
+        // Graceful path: mark terminating; controllers remove finalizers, then the object goes.
+        if (!obj.metadata.deletionTimestamp) {
+          obj.metadata.deletionTimestamp = nowTimestamp(this.now());
+          obj.metadata.deletionGracePeriodSeconds = options.gracePeriodSeconds ?? 0;
+          obj.metadata.generation = (obj.metadata.generation ?? 0) + 1;
+        } else if (
+          options.gracePeriodSeconds !== undefined &&
+          options.gracePeriodSeconds < (obj.metadata.deletionGracePeriodSeconds ?? 0)
+        ) {
+          obj.metadata.deletionGracePeriodSeconds = options.gracePeriodSeconds; // may only shorten
+        } else {
+          return { object: this.present(current, ctx), removed: false };
+        }
+        if (options.dryRun) return { object: this.present(obj, ctx), removed: false };
+        try {
+          const revision = await this.deps.storage.update(
+            this.key(namespace, name),
+            this.encode(obj),
+            Number(current.metadata.resourceVersion),
+          );
+          obj.metadata.resourceVersion = String(revision);
+          return { object: this.present(obj, ctx), removed: false };
+        } catch (err) {
+          if (isStorageError(err, "Conflict") && attempt + 1 < MAX_CONFLICT_RETRIES) continue;
+          throw this.storageToApi(err, name);
+        }
+      }
+      if (options.dryRun) return { object: this.present(current, ctx), removed: true };
+      try {
+        const res = await this.deps.storage.delete(this.key(namespace, name), Number(current.metadata.resourceVersion));
+        const deleted = structuredClone(current);
+        deleted.metadata.resourceVersion = String(res.revision);
+        return { object: this.present(deleted, ctx), removed: true };
+      } catch (err) {
+        if (isStorageError(err, "Conflict") && attempt + 1 < MAX_CONFLICT_RETRIES) continue;
+        throw this.storageToApi(err, name);
+      }
+    }
+  }
+
+  private checkPreconditions(obj: KubeObject, options: DeleteOptions): void {
+    const p = options.preconditions;
+    if (!p) return;
+    if (p.uid && p.uid !== obj.metadata.uid) {
+      throw errors.conflict(
+        this.gr,
+        obj.metadata.name!,
+        `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${obj.metadata.uid}`,
+      );
+    }
+    if (p.resourceVersion && p.resourceVersion !== obj.metadata.resourceVersion) {
+      throw errors.conflict(
+        this.gr,
+        obj.metadata.name!,
+        `Precondition failed: ResourceVersion in precondition: ${p.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`,
+      );
+    }
+  }
+
+  // ---- shared checks ------------------------------------------------------------------------
+
+  /**
+   * Checks a body against the endpoint (kind, apiVersion, name, namespace) and the
+   * schema, applying fieldValidation to unknown and duplicate fields. Returns a fresh copy.
+   */
+  admitBody(
+    body: KubeObject,
+    namespace: string | undefined,
+    name: string | undefined,
+    options: WriteOptions,
+    ctx: RequestContext,
+    nameOptional = false,
+  ): KubeObject {
+    if (!body || typeof body !== "object" || Array.isArray(body)) {
+      throw errors.badRequest("the request body must be an object");
+    }
+    const apiVersion = `${this.rt.group}/${this.rt.version}`;
+    if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
+      throw errors.badRequest(
+        `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`,
+      );
+    }
+    if (body.kind !== undefined && body.kind !== this.rt.kind) {
+      throw errors.badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${this.rt.kind})`);
+    }
+    const obj = structuredClone(body);
+    obj.apiVersion = apiVersion;
+    obj.kind = this.rt.kind;
+    if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
+    if (typeof obj.metadata !== "object" || Array.isArray(obj.metadata)) {
+      throw errors.badRequest("metadata must be an object");
+    }
+    const unknown = this.checker.prune(obj);
+    const problems = [
+      ...unknown.map((p) => `unknown field "${p}"`),
+      ...(options.duplicateFields ?? []).map((p) => `duplicate field "${p}"`),
+    ];
+    if (problems.length > 0) {
+      if (options.fieldValidation === "Strict") {
+        throw errors.badRequest(`strict decoding error: ${problems.join(", ")}`);
+      }
+      if (options.fieldValidation === "Warn") ctx.warnings.push(...problems);
+    }
+    const typeErrors = this.checker.check(obj);
+    if (typeErrors.length) throw errors.invalid(this.rt.kind, this.rt.group, obj.metadata.name ?? name ?? "", typeErrors);
+
+    if (this.rt.namespaced) {
+      if (obj.metadata.namespace && namespace && obj.metadata.namespace !== namespace) {
+        throw errors.badRequest("the namespace of the provided object does not match the namespace sent on the request");
+      }
+      obj.metadata.namespace = namespace ?? obj.metadata.namespace;
+      if (!obj.metadata.namespace) throw errors.badRequest("a namespace is required for a namespaced resource");
+    } else {
+      delete obj.metadata.namespace;
+    }
+    if (name !== undefined) {
+      if (obj.metadata.name === undefined || obj.metadata.name === "") obj.metadata.name = name;
+      if (obj.metadata.name !== name) {
+        throw errors.badRequest(
+          `the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`,
+        );
+      }
+    } else if (!obj.metadata.name && !obj.metadata.generateName && !nameOptional) {
+      throw errors.invalid(this.rt.kind, this.rt.group, "", [
+        fieldError("FieldValueRequired", "metadata.name", "name or generateName is required"),
+      ]);
+    }
+    return obj;
+  }
+
+  private async validateOrThrow(obj: KubeObject, strategyErrors: FieldError[] | undefined): Promise<void> {
+    const errs = [
+      ...validateObjectMetadata(obj, this.nameRule(), this.rt.kind === "Project" ? 61 : undefined),
+      ...(strategyErrors ?? []),
+    ];
+    if (errs.length) throw errors.invalid(this.rt.kind, this.rt.group, obj.metadata.name ?? "", errs);
+  }
+
+  private collectWarnings(obj: KubeObject, old: KubeObject | undefined, ctx: RequestContext): void {
+    const w = this.rt.strategy.warnings?.(obj, old);
+    if (w?.length) ctx.warnings.push(...w);
+  }
+
+  private parseRv(rv: string): number {
+    try {
+      return parseResourceVersion(rv)!;
+    } catch {
+      throw errors.badRequest(`invalid resourceVersion "${rv}"`);
+    }
+  }
+
+  /** Storage errors become API errors here, at the registry boundary, and nowhere else. */
+  storageToApi(err: unknown, name: string): Error {
+    if (!isStorageError(err)) return err as Error;
+    switch (err.code) {
+      case "KeyExists":
+        return errors.alreadyExists(this.gr, name);
+      case "NotFound":
+        return errors.notFound(this.gr, name);
+      case "Conflict":
+        return errors.staleObject(this.gr, name);
+      case "Compacted":
+        return errors.resourceVersionTooOld();
+      default:
+        return errors.unavailable(err.message);
+    }
+  }
+}
+
+export const PATCH_TYPES = [
+  "application/json-patch+json",
+  "application/merge-patch+json",
+  "application/apply-patch+yaml",
+] as const;
+
+function isApiError409(err: unknown): boolean {
+  return err instanceof ApiError && err.code === 409;
+}
+
+function patchCarriesVersion(patch: unknown, type: PatchType): boolean {
+  if (type === "merge" && patch && typeof patch === "object") {
+    const m = (patch as { metadata?: { resourceVersion?: unknown } }).metadata;
+    return m?.resourceVersion !== undefined;
+  }
+  if (type === "json" && Array.isArray(patch)) {
+    return patch.some(
+      (op) =>
+        op &&
+        typeof op === "object" &&
+        typeof (op as { path?: unknown }).path === "string" &&
+        (op as { path: string }).path.startsWith("/metadata/resourceVersion"),
+    );
+  }
+  return false;
+}

@@ -1,0 +1,45 @@
+import { errors } from "../api/errors.js";
+import type { Registry } from "../registry/registry.js";
+import type { ResourceType } from "../registry/resource-type.js";
+import type { Store } from "../registry/store.js";
+
+/** A request path under `{prefix}/apis/<group>/<version>/`, resolved to what it addresses. */
+export interface ResourcePath {
+  rt: ResourceType;
+  store: Store;
+  /** The path's namespace (namespaced kinds; undefined for a cluster-wide list of a namespaced kind). */
+  namespace?: string;
+  name?: string;
+  subresource: string;
+}
+
+/**
+ * Parses `[namespaces/{ns}/]{plural}[/{name}[/{subresource}]]`. A namespaced path for a
+ * cluster-scoped kind, or an unknown plural, is 404 as in Kubernetes.
+ */
+export function resolveResourcePath(registry: Registry, rest: string): ResourcePath {
+  const segments = rest.split("/").filter((s) => s !== "").map(decodeSegment);
+  let namespace: string | undefined;
+  if (segments[0] === "namespaces" && segments.length >= 3) {
+    namespace = segments[1];
+    segments.splice(0, 2);
+  }
+  const [plural, name, subresource, ...extra] = segments;
+  const found = plural ? registry.find(plural) : undefined;
+  if (!found || extra.length > 0) throw notFound();
+  if (namespace !== undefined && !found.rt.namespaced) throw notFound();
+  if (found.rt.namespaced && namespace === undefined && name !== undefined) throw notFound();
+  return { rt: found.rt, store: found.store, namespace, name, subresource: subresource ?? "" };
+}
+
+function notFound() {
+  return errors.notFoundPath();
+}
+
+function decodeSegment(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    throw errors.badRequest(`invalid path segment "${s}"`);
+  }
+}
