@@ -12,7 +12,7 @@ import { type Query, deleteOptions, isWatch, listOptions, watchOptions, writeOpt
 import { type ResourcePath, resolveResourcePath } from "./resource-path.js";
 import { send } from "./respond.js";
 import { parseIncludeObject, toTable } from "./table.js";
-import { streamWatch } from "./watch-stream.js";
+import { type WatchStreams, streamWatch } from "./watch-stream.js";
 
 /** A handler for a custom subresource (kubeconfig, importvirtualcluster, accesskeys…). */
 export type SubresourceHandler = (args: {
@@ -31,6 +31,7 @@ export interface ResourceHandlerDeps {
   /** Keyed `plural/subresource`; the method is checked by the handler itself. */
   subresources: Map<string, SubresourceHandler>;
   bookmarkIntervalMs: number;
+  watchStreams: WatchStreams;
 }
 
 /** The subresources the generic registry serves itself. */
@@ -102,7 +103,7 @@ export async function handleResourceRequest(
         ctx.canSee = deps.authorizer.visibleTo?.(ctx.user, attrsFor(rt.plural, rt.group, namespace, "watch"));
         return streamWatch(request, reply, format, options.timeoutSeconds, (sink) =>
           watchStore(store, ctx, namespace, options, sink, { bookmarkIntervalMs: deps.bookmarkIntervalMs }),
-        { rt, table });
+        { rt, table }, deps.watchStreams);
       }
       requireVerb("list");
       await authorize({ verb: "list" });

@@ -6,11 +6,12 @@ import type { ResponseFormat } from "./negotiation.js";
 import { sendError } from "./respond.js";
 import { type IncludeObject, toTable } from "./table.js";
 
-/** Open watch streams, so that shutdown can end them (they would otherwise keep the server up). */
-const openStreams = new Set<() => void>();
-
-export function closeAllWatchStreams(): void {
-  for (const close of [...openStreams]) close();
+/** A server's open watch streams, so that shutdown can end them (they would otherwise keep it up). */
+export class WatchStreams {
+  readonly open = new Set<() => void>();
+  closeAll(): void {
+    for (const close of [...this.open]) close();
+  }
 }
 
 /**
@@ -24,7 +25,9 @@ export async function streamWatch(
   timeoutSeconds: number | undefined,
   start: (sink: WatchSink) => Promise<WatchHandle>,
   tableOf: { rt: ResourceType; table?: IncludeObject },
+  streams: WatchStreams,
 ): Promise<FastifyReply> {
+  const openStreams = streams.open;
   const res = reply.raw;
   let started = false;
   let ended = false;

@@ -1,0 +1,80 @@
+import { errors } from "../api/errors.js";
+import type { KubeObject } from "../api/object.js";
+import { hashAccessKey } from "../crypto/access-keys.js";
+import { keyExpiry } from "../kinds/owned-access-key/owned-access-key.js";
+import type { UserInfo } from "../registry/request-context.js";
+import type { IdentityIndex } from "./identity-index.js";
+
+/** Turns a bearer token into an identity, or a 401. */
+export interface Authenticator {
+  authenticate(token: string | undefined): Promise<UserInfo>;
+}
+
+/** Reads `Authorization: Bearer <token>`; anything else is no credential. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m?.[1];
+}
+
+export interface AccessKeyAuthenticatorOptions {
+  now?: () => number;
+  /** Tries other credential kinds (direct cluster endpoint tokens) when no access key matches. */
+  fallback?: (token: string) => Promise<UserInfo | undefined>;
+}
+
+/**
+ * Access keys are found by the SHA-256 of the presented value (keys are stored only as
+ * hashes); a key that is disabled, expired, or whose user is disabled or gone is refused.
+ */
+export class AccessKeyAuthenticator implements Authenticator {
+  constructor(
+    private readonly index: IdentityIndex,
+    private readonly options: AccessKeyAuthenticatorOptions = {},
+  ) {}
+
+  async authenticate(token: string | undefined): Promise<UserInfo> {
+    if (!token) throw errors.unauthorized();
+    const hash = hashAccessKey(token);
+    let key = this.index.keyByHash(hash);
+    if (!key) {
+      // Maybe created a moment ago and not yet in the in-memory index: catch up once.
+      await this.index.sync();
+      key = this.index.keyByHash(hash);
+    }
+    if (!key) {
+      const other = await this.options.fallback?.(token);
+      if (other) return other;
+      throw errors.unauthorized();
+    }
+    return this.identityOfKey(key);
+  }
+
+  identityOfKey(key: KubeObject): UserInfo {
+    const spec = key.spec ?? {};
+    if (spec.disabled === true) throw errors.unauthorized();
+    const expiry = keyExpiry(key);
+    const now = this.options.now?.() ?? Date.now();
+    if (expiry && Date.parse(expiry) <= now) throw errors.unauthorized();
+    const keyGroups = (spec.groups as string[] | undefined) ?? [];
+    const credential = {
+      type: "AccessKey" as const,
+      name: key.metadata.name,
+      keyType: (spec.type as string | undefined) ?? "User",
+      scope: spec.scope as Record<string, unknown> | undefined,
+    };
+    if (typeof spec.user === "string" && spec.user) {
+      const user = this.index.user(spec.user);
+      if (!user || user.spec?.disabled === true) throw errors.unauthorized();
+      const groups = [...new Set([...((user.spec?.groups as string[] | undefined) ?? []), ...keyGroups])];
+      const teams = this.index.teamsOfUser(spec.user, groups).map((t) => t.metadata.name!);
+      return { name: spec.user, subjectKind: "User", uid: user.metadata.uid, groups, teams, credential };
+    }
+    if (typeof spec.team === "string" && spec.team) {
+      const team = this.index.team(spec.team);
+      if (!team) throw errors.unauthorized();
+      return { name: spec.team, subjectKind: "Team", uid: team.metadata.uid, groups: keyGroups, teams: [], credential };
+    }
+    return { name: String(spec.subject ?? ""), subjectKind: "Subject", groups: keyGroups, teams: [], credential };
+  }
+}

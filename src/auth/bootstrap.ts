@@ -1,0 +1,66 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { API_PREFIX, API_VERSION } from "../api/object.js";
+import { writeFileAtomic } from "../crypto/files.js";
+import type { Registry } from "../registry/registry.js";
+import { systemContext } from "../registry/request-context.js";
+
+export const ADMIN_USER = "admin";
+export const ADMIN_KEY_FILE = "admin-access-key";
+export const ADMIN_KUBECONFIG_FILE = "admin.kubeconfig";
+
+/**
+ * First start with an empty store: user `admin` with the admin cluster role and an access
+ * key (PLATFORM_BOOTSTRAP_KEY, or generated), written to <data-dir>/admin-access-key.
+ * Returns the key when it is known (created now, or kept in the data dir).
+ */
+export async function bootstrapAdmin(registry: Registry, dataDir: string, bootstrapKey?: string): Promise<string | undefined> {
+  const keyFile = join(dataDir, ADMIN_KEY_FILE);
+  if ((await registry.storage.currentRevision()) > 0) {
+    return existsSync(keyFile) ? readFileSync(keyFile, "utf8").trim() : undefined;
+  }
+  const ctx = systemContext();
+  const options = { dryRun: false, fieldManager: "platform-bootstrap", fieldValidation: "Strict" as const };
+  const user = await registry.store("users").create(ctx, undefined, {
+    apiVersion: API_VERSION,
+    kind: "User",
+    metadata: { name: ADMIN_USER },
+    spec: { displayName: "Administrator", username: ADMIN_USER, clusterRoles: [{ name: "platform-management-admin" }] },
+  }, options);
+  const key = await registry.store("ownedaccesskeys").create(ctx, undefined, {
+    apiVersion: API_VERSION,
+    kind: "OwnedAccessKey",
+    metadata: {
+      name: "admin-bootstrap",
+      ownerReferences: [{ apiVersion: API_VERSION, kind: "User", name: ADMIN_USER, uid: user.metadata.uid! }],
+    },
+    spec: { user: ADMIN_USER, displayName: "Bootstrap key of the admin user", type: "User", ...(bootstrapKey ? { key: bootstrapKey } : {}) },
+  }, options);
+  const value = String(key.spec?.key);
+  writeFileAtomic(keyFile, `${value}\n`, 0o600);
+  return value;
+}
+
+/** A kubeconfig for kubectl: the management API, the generated CA, the admin key as token. */
+export function writeAdminKubeconfig(dataDir: string, serverUrl: string, caPem: string | undefined, token: string): string {
+  const file = join(dataDir, ADMIN_KUBECONFIG_FILE);
+  const config = {
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [
+      {
+        name: "platform",
+        cluster: {
+          server: `${serverUrl}${API_PREFIX}`,
+          ...(caPem ? { "certificate-authority-data": Buffer.from(caPem).toString("base64") } : {}),
+        },
+      },
+    ],
+    users: [{ name: "platform-admin", user: { token } }],
+    contexts: [{ name: "platform-admin", context: { cluster: "platform", user: "platform-admin" } }],
+    "current-context": "platform-admin",
+  };
+  writeFileAtomic(file, stringify(config), 0o600);
+  return file;
+}
