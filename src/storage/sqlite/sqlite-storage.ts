@@ -397,25 +397,28 @@ export class SqliteStorage implements Storage {
 type Statements = ReturnType<typeof prepareStatements>;
 
 function prepareStatements(db: Database.Database) {
-  // Latest version of every key in [start, end) after `after`, as of revision `rev`.
+  // Latest version of every key in [start, end) after `after`, as of revision `rev`. The grouped
+  // subquery walks the (name, revision) index in name order and drives the join (CROSS JOIN fixes
+  // the order), so a LIMITed page stops early instead of sorting the whole range.
   const latestIn = (bounded: boolean) => `
-    SELECT kv.name, kv.value, kv.create_revision, kv.revision FROM kv
-    JOIN (
+    SELECT kv.name, kv.value, kv.create_revision, kv.revision FROM (
       SELECT name, MAX(revision) AS rev FROM kv
       WHERE name >= @start ${bounded ? "AND name < @end" : ""} AND name > @after AND revision <= @rev
-      GROUP BY name
-    ) AS latest ON kv.name = latest.name AND kv.revision = latest.rev
+      GROUP BY name ORDER BY name
+    ) AS latest CROSS JOIN kv ON kv.name = latest.name AND kv.revision = latest.rev
     WHERE kv.deleted = 0`;
   const listStatements = (bounded: boolean) => ({
-    items: db.prepare(`${latestIn(bounded)} ORDER BY kv.name LIMIT @limit`),
+    items: db.prepare(`${latestIn(bounded)} ORDER BY latest.name LIMIT @limit`),
     count: db.prepare(`SELECT COUNT(*) AS n FROM (${latestIn(bounded)})`),
   });
-  // Log rows after a revision, with the previous version's value for updates (prevKv).
+  // Log rows after a revision, with the previous version's value for updates (prevKv). Watches
+  // resume from recent revisions, so the scan goes by the revision index: the unary '+' keeps
+  // SQLite from choosing the name range instead (which would read the prefix's whole history).
   const history = (bounded: boolean) =>
     db.prepare(`
       SELECT k.*, p.value AS prev_value, p.create_revision AS prev_create_revision FROM kv AS k
       LEFT JOIN kv AS p ON k.created = 0 AND k.deleted = 0 AND p.name = k.name AND p.revision = k.prev_revision
-      WHERE k.revision > @after AND k.name >= @start ${bounded ? "AND k.name < @end" : ""}
+      WHERE k.revision > @after AND +k.name >= @start ${bounded ? "AND +k.name < @end" : ""}
       ORDER BY k.revision, k.id`);
   return {
     begin: db.prepare("BEGIN IMMEDIATE"),
