@@ -171,7 +171,11 @@ export class SqliteStorage implements Storage {
       }
       this.stmt.commit.run();
     } catch (error) {
-      if (this.db.inTransaction) this.db.exec("ROLLBACK");
+      try {
+        if (this.db.inTransaction) this.db.exec("ROLLBACK");
+      } catch {
+        // Nothing more to undo: the batch is rejected either way.
+      }
       this.lastId = startId;
       const failure = unavailable(`storage write failed: ${error instanceof Error ? error.message : String(error)}`);
       for (const write of batch) write.reject(failure);
@@ -360,7 +364,12 @@ export class SqliteStorage implements Storage {
       const now = Date.now();
       samples.push({ at: now, revision: this.revision });
       const target = compactionTarget(samples, now, this.revision, minRevisions, minAgeMs);
-      if (target > this.compacted) this.compactSync(target);
+      try {
+        if (target > this.compacted) this.compactSync(target);
+      } catch (err) {
+        // A failed compaction only delays the next one; it must not crash the server from a timer.
+        process.emitWarning(`storage auto-compaction failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
     };
     tick();
     const timer = setInterval(tick, intervalMs);
