@@ -157,6 +157,42 @@ describe("sqlite storage", () => {
     }
   });
 
+  test("a watch whose callback throws ends with onError; other watches go on", async () => {
+    const storage = openSqliteStorage(":memory:");
+    try {
+      const errors: Error[] = [];
+      let calls = 0;
+      storage.watch(
+        "/k/",
+        { afterRevision: 0 },
+        {
+          onEvents: () => {
+            calls++;
+            throw new Error("consumer bug");
+          },
+          onError: (err) => errors.push(err),
+        },
+      );
+      const seen: string[] = [];
+      storage.watch(
+        "/k/",
+        { afterRevision: 0 },
+        { onEvents: (e) => seen.push(...e.map((x) => x.kv.key)), onError: () => {} },
+      );
+      await storage.create("/k/a", bytes("a"));
+      await storage.create("/k/b", bytes("b"));
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(calls, 1);
+      assert.deepEqual(
+        errors.map((e) => e.message),
+        ["consumer bug"],
+      );
+      assert.deepEqual(seen, ["/k/a", "/k/b"]);
+    } finally {
+      await storage.close();
+    }
+  });
+
   test("compactionTarget honours both the revision count and the age", () => {
     const samples: RevisionSample[] = [
       { at: 0, revision: 100 },
