@@ -1,0 +1,28 @@
+/**
+ * Picks a storage backend from a URL, as given to `--storage`:
+ * - `sqlite:PATH`, `sqlite://PATH` or a bare path: the embedded SQLite store
+ *   (`sqlite::memory:` for a throwaway in-memory store);
+ * - `etcd://host:2379[,host:2379...]`: the etcd store (not built yet).
+ */
+import type { Storage } from "./interface.js";
+import { openSqliteStorage } from "./sqlite/sqlite-storage.js";
+
+/**
+ * Automatic compaction runs for every store opened here (every minute, keeping at least
+ * 10,000 revisions and 5 minutes of history), so a long-running server's log stays bounded.
+ */
+const AUTO_COMPACT_INTERVAL_MS = 60_000;
+
+export async function openStorage(url: string): Promise<Storage> {
+  const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(url)?.[1]?.toLowerCase();
+  if (scheme === "etcd" || scheme === "etcds") {
+    throw new Error(`etcd backend not built yet: cannot open ${url}`);
+  }
+  // A one-letter "scheme" is a Windows drive (C:\data\db.sqlite), i.e. a bare path.
+  if (scheme !== undefined && scheme !== "sqlite") {
+    throw new Error(`unknown storage URL scheme "${scheme}:" in ${url} (expected sqlite: or etcd://)`);
+  }
+  const path = scheme === "sqlite" ? url.slice("sqlite:".length).replace(/^\/\//, "") : url;
+  if (path === "") throw new Error(`no database path in storage URL ${url}`);
+  return openSqliteStorage(path, { compactIntervalMs: AUTO_COMPACT_INTERVAL_MS });
+}

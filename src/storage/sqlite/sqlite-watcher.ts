@@ -1,0 +1,88 @@
+/**
+ * One watch on the SQLite store: a per-watcher queue of event batches delivered on the
+ * microtask queue, so callbacks never run inside a SQLite transaction and a slow or throwing
+ * consumer cannot disturb the writer or other watchers.
+ */
+import type { WatchCallbacks, WatchEvent, Watcher } from "../interface.js";
+
+export class SqliteWatcher implements Watcher {
+  /** Highest revision already queued: the guard that makes replay→live free of duplicates. */
+  private lastRevision: number;
+  private readonly pending: (readonly WatchEvent[])[] = [];
+  private error: Error | undefined;
+  private scheduled = false;
+  /** No more events are accepted; what is queued is still delivered (graceful end). */
+  private ending = false;
+  /** Nothing more is delivered. */
+  private closed = false;
+
+  constructor(
+    private readonly prefix: string,
+    afterRevision: number,
+    private readonly callbacks: WatchCallbacks,
+    private readonly onClosed: (watcher: SqliteWatcher) => void,
+  ) {
+    this.lastRevision = afterRevision;
+  }
+
+  /**
+   * Offer events in revision order (a transaction's events share one revision). Events at or
+   * below what this watcher already has, or outside its prefix, are dropped.
+   */
+  offer(events: readonly WatchEvent[]): void {
+    if (this.ending) return;
+    const fresh = events.filter((e) => e.revision > this.lastRevision && e.kv.key.startsWith(this.prefix));
+    if (fresh.length === 0) return;
+    this.lastRevision = fresh[fresh.length - 1]!.revision;
+    this.pending.push(fresh);
+    this.schedule();
+  }
+
+  /** End with an error after the events already queued. */
+  fail(err: Error): void {
+    if (this.ending) return;
+    this.ending = true;
+    this.error = err;
+    this.schedule();
+  }
+
+  /** End without error after the events already queued (the store is closing). */
+  end(): void {
+    if (this.ending) return;
+    this.ending = true;
+    this.schedule();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.ending = true;
+    this.pending.length = 0;
+    this.onClosed(this);
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.closed) return;
+    this.scheduled = true;
+    queueMicrotask(() => this.drain());
+  }
+
+  private drain(): void {
+    this.scheduled = false;
+    while (!this.closed && this.pending.length > 0) {
+      const batch = this.pending.shift()!;
+      try {
+        this.callbacks.onEvents(batch);
+      } catch (err) {
+        // A consumer that throws has lost events; ending its watch is the only honest answer.
+        this.pending.length = 0;
+        this.error = err instanceof Error ? err : new Error(String(err));
+        this.ending = true;
+      }
+    }
+    if (this.closed || !this.ending) return;
+    const error = this.error;
+    this.close();
+    if (error !== undefined) this.callbacks.onError(error);
+  }
+}
