@@ -203,11 +203,7 @@ export const errors = {
     );
   },
   notAcceptable(supported: readonly string[]): ApiError {
-    return status(
-      406,
-      "NotAcceptable",
-      `only the following media types are accepted: ${supported.join(", ")}`,
-    );
+    return status(406, "NotAcceptable", `only the following media types are accepted: ${supported.join(", ")}`);
   },
   tooLarge(limitBytes: number): ApiError {
     return status(413, "RequestEntityTooLarge", `Request entity too large: limit is ${limitBytes}`);
