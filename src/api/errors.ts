@@ -207,14 +207,24 @@ export const errors = {
     );
   },
   notAcceptable(supported: readonly string[]): ApiError {
-    return status(
-      406,
-      "NotAcceptable",
-      `only the following media types are accepted: ${supported.join(", ")}`,
-    );
+    return status(406, "NotAcceptable", `only the following media types are accepted: ${supported.join(", ")}`);
   },
   tooLarge(limitBytes: number): ApiError {
     return status(413, "RequestEntityTooLarge", `Request entity too large: limit is ${limitBytes}`);
+  },
+  /** 413 with a free detail, as NewRequestEntityTooLargeError words it: `Request entity too large: <detail>`. */
+  entityTooLarge(detail: string): ApiError {
+    return status(413, "RequestEntityTooLarge", `Request entity too large: ${detail}`);
+  },
+  /**
+   * 422 Invalid about the request rather than an object, as kube-apiserver
+   * answers a JSON patch that does not apply (NewGenericServerResponse 422).
+   */
+  unprocessable(
+    message = "the server rejected our request due to an error in our request",
+    causes?: StatusCause[],
+  ): ApiError {
+    return status(422, "Invalid", message, causes && causes.length > 0 ? { causes } : undefined);
   },
   unauthorized(message = "Unauthorized"): ApiError {
     return status(401, "Unauthorized", message);
