@@ -32,12 +32,12 @@ export function compileFilter(
   const canSee = ctx.canSee;
   return {
     matches(obj) {
-      if (labels && !labels.matches(obj.metadata.labels ?? {})) return false;
-      if (fields && !fields.matches(fieldValue(obj))) return false;
+      if (labels && !labels.empty && !labels(obj.metadata.labels ?? {})) return false;
+      if (fields && !fields.empty && !fields(fieldValue(obj))) return false;
       if (canSee && !canSee(obj)) return false;
       return true;
     },
     exactName: fields?.exactName,
-    matchesEverything: !labels && !fields && !canSee,
+    matchesEverything: (!labels || labels.empty) && (!fields || fields.empty) && !canSee,
   };
 }

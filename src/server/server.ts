@@ -110,7 +110,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     const code = (err as { code?: string }).code;
     if (code === "FST_ERR_CTP_BODY_TOO_LARGE") return sendError(reply, errors.tooLarge(MAX_BODY_BYTES));
     if (code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return sendError(reply, errors.unsupportedMediaType(request.headers["content-type"] ?? "", ["application/json", "application/yaml"]));
-    if (code === "FST_ERR_CTP_EMPTY_JSON_BODY" || code === "FST_ERR_CTP_INVALID_CONTENT_LENGTH") return sendError(reply, errors.badRequest(err.message));
+    if (code === "FST_ERR_CTP_EMPTY_JSON_BODY" || code === "FST_ERR_CTP_INVALID_CONTENT_LENGTH") return sendError(reply, errors.badRequest((err as Error).message));
     return sendError(reply, err);
   });
   app.setNotFoundHandler((_request, reply) => sendError(reply, errors.notFoundPath()));

@@ -190,7 +190,8 @@ export function ownedAccessKeyResource(): ResourceType {
       validate: (obj) => [...(prepareErrors.get(obj) ?? []), ...validateKey(obj)],
       present(obj) {
         const spec = obj.spec;
-        if (!spec?.key && !(spec?.identity as { connectorData?: string } | undefined)?.connectorData) return obj;
+        if (!spec) return obj;
+        if (!spec.key && !(spec?.identity as { connectorData?: string } | undefined)?.connectorData) return obj;
         const { key: _hidden, ...rest } = spec;
         const identity = rest.identity as Record<string, unknown> | undefined;
         if (identity?.connectorData !== undefined) {

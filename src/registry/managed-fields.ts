@@ -1,0 +1,112 @@
+import {
+  type FieldsV1,
+  diffFieldsV1,
+  differenceFieldsV1,
+  fieldsV1Of,
+  isEmptyFieldsV1,
+  unionFieldsV1,
+} from "../api/fields-v1.js";
+import { type KubeObject, type ManagedFieldsEntry, nowTimestamp } from "../api/object.js";
+import { listTypeAt } from "./list-types.js";
+import type { ResourceType } from "./resource-type.js";
+
+/** Kubernetes keeps at most this many Update managers; older ones are merged into one entry. */
+export const MAX_UPDATE_MANAGERS = 10;
+export const ANCIENT_CHANGES_MANAGER = "ancient-changes";
+
+/**
+ * The part of an object whose fields managers own: server-owned metadata is never
+ * owned, and status belongs to the status subresource's managers only.
+ */
+export function ownedPart(obj: KubeObject | undefined, rt: Pick<ResourceType, "hasStatus">, subresource: string): Record<string, unknown> {
+  if (!obj) return {};
+  if (subresource === "status") return obj.status === undefined ? {} : { status: obj.status };
+  const {
+    name: _n,
+    namespace: _ns,
+    uid: _u,
+    resourceVersion: _rv,
+    generation: _g,
+    creationTimestamp: _c,
+    managedFields: _mf,
+    selfLink: _sl,
+    deletionTimestamp: _dt,
+    deletionGracePeriodSeconds: _dg,
+    generateName: _gn,
+    ...metadata
+  } = obj.metadata ?? {};
+  const { apiVersion: _a, kind: _k, metadata: _m, status, ...rest } = obj;
+  const out: Record<string, unknown> = { ...rest };
+  if (Object.keys(metadata).length) out.metadata = metadata;
+  if (!rt.hasStatus && status !== undefined) out.status = status;
+  return out;
+}
+
+/**
+ * Records an Update operation in managedFields: the fields this request added or
+ * changed move to `manager` (taken from whoever owned them), as kube-apiserver's
+ * field manager does for non-apply writes.
+ */
+export function recordUpdateManager(
+  obj: KubeObject,
+  old: KubeObject | undefined,
+  manager: string,
+  subresource: string,
+  now: Date,
+  rt: Pick<ResourceType, "hasStatus" | "schema" | "group" | "version">,
+): void {
+  const listType = (path: readonly string[]) => listTypeAt(rt, path);
+  const before = ownedPart(old, rt, subresource);
+  const after = ownedPart(obj, rt, subresource);
+  const changed: FieldsV1 = old ? diffFieldsV1(before, after, listType) : fieldsV1Of(after, listType);
+
+  // A client may reset managedFields by sending an empty list; otherwise the stored ones stand.
+  const sent = obj.metadata.managedFields;
+  let entries: ManagedFieldsEntry[] =
+    sent !== undefined && (sent.length === 0 || !old) ? [...sent] : [...(old?.metadata.managedFields ?? sent ?? [])];
+  if (isEmptyFieldsV1(changed)) {
+    if (entries.length) obj.metadata.managedFields = entries;
+    else delete obj.metadata.managedFields;
+    return;
+  }
+  entries = entries
+    .map((e) => ({ ...e, fieldsV1: differenceFieldsV1((e.fieldsV1 ?? {}) as FieldsV1, changed) as Record<string, unknown> }))
+    .filter((e) => !isEmptyFieldsV1(e.fieldsV1 as FieldsV1));
+  const sub = subresource || undefined;
+  const mine = entries.find((e) => e.manager === manager && e.operation === "Update" && (e.subresource || undefined) === sub);
+  const time = nowTimestamp(now);
+  if (mine) {
+    mine.fieldsV1 = unionFieldsV1((mine.fieldsV1 ?? {}) as FieldsV1, changed) as Record<string, unknown>;
+    mine.time = time;
+  } else {
+    entries.push({
+      manager,
+      operation: "Update",
+      apiVersion: `${rt.group}/${rt.version}`,
+      time,
+      fieldsType: "FieldsV1",
+      fieldsV1: changed as Record<string, unknown>,
+      ...(sub ? { subresource: sub } : {}),
+    });
+  }
+  obj.metadata.managedFields = capUpdateManagers(entries);
+}
+
+/** Merges the oldest Update entries into one `ancient-changes` entry beyond the limit. */
+export function capUpdateManagers(entries: ManagedFieldsEntry[]): ManagedFieldsEntry[] {
+  const updates = entries.filter((e) => e.operation === "Update");
+  if (updates.length <= MAX_UPDATE_MANAGERS) return entries;
+  const byAge = [...updates].sort((a, b) => (a.time ?? "").localeCompare(b.time ?? ""));
+  const excess = byAge.slice(0, updates.length - MAX_UPDATE_MANAGERS + 1);
+  const merged = excess.reduce<FieldsV1>((acc, e) => unionFieldsV1(acc, (e.fieldsV1 ?? {}) as FieldsV1), {} as FieldsV1);
+  const kept = entries.filter((e) => !excess.includes(e));
+  kept.push({
+    manager: ANCIENT_CHANGES_MANAGER,
+    operation: "Update",
+    apiVersion: excess[0]?.apiVersion,
+    time: excess.at(-1)?.time,
+    fieldsType: "FieldsV1",
+    fieldsV1: merged as Record<string, unknown>,
+  });
+  return kept;
+}
