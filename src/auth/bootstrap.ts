@@ -15,35 +15,63 @@ export const ADMIN_KUBECONFIG_FILE = "admin.kubeconfig";
  * key (PLATFORM_BOOTSTRAP_KEY, or generated), written to <data-dir>/admin-access-key.
  * Returns the key when it is known (created now, or kept in the data dir).
  */
-export async function bootstrapAdmin(registry: Registry, dataDir: string, bootstrapKey?: string): Promise<string | undefined> {
+export async function bootstrapAdmin(
+  registry: Registry,
+  dataDir: string,
+  bootstrapKey?: string,
+): Promise<string | undefined> {
   const keyFile = join(dataDir, ADMIN_KEY_FILE);
   if ((await registry.storage.currentRevision()) > 0) {
     return existsSync(keyFile) ? readFileSync(keyFile, "utf8").trim() : undefined;
   }
   const ctx = systemContext();
   const options = { dryRun: false, fieldManager: "platform-bootstrap", fieldValidation: "Strict" as const };
-  const user = await registry.store("users").create(ctx, undefined, {
-    apiVersion: API_VERSION,
-    kind: "User",
-    metadata: { name: ADMIN_USER },
-    spec: { displayName: "Administrator", username: ADMIN_USER, clusterRoles: [{ name: "platform-management-admin" }] },
-  }, options);
-  const key = await registry.store("ownedaccesskeys").create(ctx, undefined, {
-    apiVersion: API_VERSION,
-    kind: "OwnedAccessKey",
-    metadata: {
-      name: "admin-bootstrap",
-      ownerReferences: [{ apiVersion: API_VERSION, kind: "User", name: ADMIN_USER, uid: user.metadata.uid! }],
+  const user = await registry.store("users").create(
+    ctx,
+    undefined,
+    {
+      apiVersion: API_VERSION,
+      kind: "User",
+      metadata: { name: ADMIN_USER },
+      spec: {
+        displayName: "Administrator",
+        username: ADMIN_USER,
+        clusterRoles: [{ name: "platform-management-admin" }],
+      },
     },
-    spec: { user: ADMIN_USER, displayName: "Bootstrap key of the admin user", type: "User", ...(bootstrapKey ? { key: bootstrapKey } : {}) },
-  }, options);
+    options,
+  );
+  const key = await registry.store("ownedaccesskeys").create(
+    ctx,
+    undefined,
+    {
+      apiVersion: API_VERSION,
+      kind: "OwnedAccessKey",
+      metadata: {
+        name: "admin-bootstrap",
+        ownerReferences: [{ apiVersion: API_VERSION, kind: "User", name: ADMIN_USER, uid: user.metadata.uid! }],
+      },
+      spec: {
+        user: ADMIN_USER,
+        displayName: "Bootstrap key of the admin user",
+        type: "User",
+        ...(bootstrapKey ? { key: bootstrapKey } : {}),
+      },
+    },
+    options,
+  );
   const value = String(key.spec?.key);
   writeFileAtomic(keyFile, `${value}\n`, 0o600);
   return value;
 }
 
 /** A kubeconfig for kubectl: the management API, the generated CA, the admin key as token. */
-export function writeAdminKubeconfig(dataDir: string, serverUrl: string, caPem: string | undefined, token: string): string {
+export function writeAdminKubeconfig(
+  dataDir: string,
+  serverUrl: string,
+  caPem: string | undefined,
+  token: string,
+): string {
   const file = join(dataDir, ADMIN_KUBECONFIG_FILE);
   const config = {
     apiVersion: "v1",

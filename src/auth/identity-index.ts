@@ -1,6 +1,6 @@
 import type { KubeObject } from "../api/object.js";
-import type { Informer } from "../registry/informer.js";
 import { KEY_HASH_PREFIX } from "../kinds/owned-access-key/owned-access-key.js";
+import type { Informer } from "../registry/informer.js";
 
 /**
  * In-memory indexes over access keys, users and teams, fed by informers: what each

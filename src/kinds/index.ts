@@ -1,6 +1,9 @@
 import type { ResourceType } from "../registry/resource-type.js";
 import { clusterResource } from "./cluster/cluster.js";
-import { type TokenIssuer, directClusterEndpointTokenResource } from "./direct-cluster-endpoint-token/direct-cluster-endpoint-token.js";
+import {
+  directClusterEndpointTokenResource,
+  type TokenIssuer,
+} from "./direct-cluster-endpoint-token/direct-cluster-endpoint-token.js";
 import { ownedAccessKeyResource } from "./owned-access-key/owned-access-key.js";
 import { projectResource } from "./project/project.js";
 import { selfResource } from "./self/self.js";

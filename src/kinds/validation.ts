@@ -75,29 +75,60 @@ export function validateScope(scope: unknown, path: string): FieldError[] {
       entries.forEach((entry, k) => {
         if (!SCOPE_RESOURCE_ENTRY.test(entry)) {
           errs.push(
-            fieldError("FieldValueInvalid", `${rp}.resources[${j}].resources[${k}]`, "must be name, name/sub, *, name/* or */sub", entry),
+            fieldError(
+              "FieldValueInvalid",
+              `${rp}.resources[${j}].resources[${k}]`,
+              "must be name, name/sub, *, name/* or */sub",
+              entry,
+            ),
           );
         }
       });
       // Wildcard entries must not overlap with others: "*" alone, "x/*" not beside "x/y".
       if (entries.includes("*") && entries.length > 1) {
-        errs.push(fieldError("FieldValueInvalid", `${rp}.resources[${j}].resources`, "'*' must not be combined with other entries", entries));
+        errs.push(
+          fieldError(
+            "FieldValueInvalid",
+            `${rp}.resources[${j}].resources`,
+            "'*' must not be combined with other entries",
+            entries,
+          ),
+        );
       }
       for (const e of entries) {
         const [base, sub] = e.split("/");
         if (sub === "*" && entries.some((o) => o !== e && o.startsWith(`${base}/`))) {
-          errs.push(fieldError("FieldValueInvalid", `${rp}.resources[${j}].resources`, `'${e}' overlaps with other entries`, entries));
+          errs.push(
+            fieldError(
+              "FieldValueInvalid",
+              `${rp}.resources[${j}].resources`,
+              `'${e}' overlaps with other entries`,
+              entries,
+            ),
+          );
         }
       }
     });
     if ((rule.resourceNames ?? []).length > 0 && (rule.resources ?? []).length === 0) {
-      errs.push(fieldError("FieldValueInvalid", `${rp}.resourceNames`, "resourceNames needs resources to be given", rule.resourceNames));
+      errs.push(
+        fieldError(
+          "FieldValueInvalid",
+          `${rp}.resourceNames`,
+          "resourceNames needs resources to be given",
+          rule.resourceNames,
+        ),
+      );
     }
     (rule.nonResourceURLs ?? []).forEach((url, k) => {
       const star = url.indexOf("*");
       if (star !== -1 && (star !== url.length - 1 || !(url.endsWith("/*") || url === "*"))) {
         errs.push(
-          fieldError("FieldValueInvalid", `${rp}.nonResourceURLs[${k}]`, "a wildcard is allowed only as the whole final path step", url),
+          fieldError(
+            "FieldValueInvalid",
+            `${rp}.nonResourceURLs[${k}]`,
+            "a wildcard is allowed only as the whole final path step",
+            url,
+          ),
         );
       }
     });

@@ -24,11 +24,13 @@ export function compileFilter(
   const fields = fieldSelector
     ? parseFieldSelector(fieldSelector, ["metadata.name", "metadata.namespace", ...Object.keys(extra)])
     : undefined;
-  const fieldValue = (obj: KubeObject) => (field: string): string | undefined => {
-    if (field === "metadata.name") return obj.metadata.name;
-    if (field === "metadata.namespace") return obj.metadata.namespace ?? "";
-    return extra[field]?.(obj);
-  };
+  const fieldValue =
+    (obj: KubeObject) =>
+    (field: string): string | undefined => {
+      if (field === "metadata.name") return obj.metadata.name;
+      if (field === "metadata.namespace") return obj.metadata.namespace ?? "";
+      return extra[field]?.(obj);
+    };
   const canSee = ctx.canSee;
   return {
     matches(obj) {

@@ -4,7 +4,9 @@ import type { WatchEvent, Watcher } from "../storage/interface.js";
 import { resourcePrefix } from "./keys.js";
 import type { Store } from "./store.js";
 
-export type InformerEvent = { type: "upsert"; object: KubeObject; old?: KubeObject } | { type: "delete"; object: KubeObject };
+export type InformerEvent =
+  | { type: "upsert"; object: KubeObject; old?: KubeObject }
+  | { type: "delete"; object: KubeObject };
 
 /**
  * An in-memory copy of every object of one kind, kept current from the store's watch
@@ -28,18 +30,22 @@ export class Informer {
     this.objects.clear();
     for (const kv of list.items) this.objects.set(kv.key, this.store.decodeForWatch(kv));
     this.revision = list.revision;
-    this.watcher = this.store.storage.watch(prefix, { afterRevision: list.revision }, {
-      onEvents: (events) => this.apply(events),
-      onProgress: (revision) => {
-        if (revision > this.revision) this.revision = revision;
-        this.release();
+    this.watcher = this.store.storage.watch(
+      prefix,
+      { afterRevision: list.revision },
+      {
+        onEvents: (events) => this.apply(events),
+        onProgress: (revision) => {
+          if (revision > this.revision) this.revision = revision;
+          this.release();
+        },
+        onError: (err) => {
+          if (this.stopped) return;
+          // History was compacted under us: start over from a fresh list.
+          if (isStorageError(err, "Compacted")) void this.start();
+        },
       },
-      onError: (err) => {
-        if (this.stopped) return;
-        // History was compacted under us: start over from a fresh list.
-        if (isStorageError(err, "Compacted")) void this.start();
-      },
-    });
+    );
     this.release();
   }
 

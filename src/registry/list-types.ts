@@ -10,7 +10,8 @@ import type { ListType, ResourceType } from "./resource-type.js";
 export function listTypeOfSchema(arraySchema: TSchema): ListType {
   const items = arraySchema.items as TSchema | undefined;
   const declared = arraySchema["x-kubernetes-list-type"] as string | undefined;
-  if (declared === "map") return { type: "map", keys: (arraySchema["x-kubernetes-list-map-keys"] as string[]) ?? ["name"] };
+  if (declared === "map")
+    return { type: "map", keys: (arraySchema["x-kubernetes-list-map-keys"] as string[]) ?? ["name"] };
   if (declared === "set") return { type: "set" };
   if (declared === "atomic") return { type: "atomic" };
   if (items?.type === "object" && (items.properties as Record<string, TSchema> | undefined)?.name) {
@@ -31,7 +32,11 @@ export function listTypeAt(rt: Pick<ResourceType, "schema">, path: readonly stri
 
 function childSchema(schema: TSchema | undefined, step: string): TSchema | undefined {
   if (!schema) return undefined;
-  if (schema.anyOf) return childSchema((schema.anyOf as TSchema[]).find((s) => s.type === "object"), step);
+  if (schema.anyOf)
+    return childSchema(
+      (schema.anyOf as TSchema[]).find((s) => s.type === "object"),
+      step,
+    );
   if (schema.type === "array") return childSchema(schema.items as TSchema, step);
   const props = schema.properties as Record<string, TSchema> | undefined;
   if (props?.[step]) return props[step];

@@ -1,7 +1,7 @@
 import {
-  type FieldsV1,
-  diffFieldsV1,
   differenceFieldsV1,
+  diffFieldsV1,
+  type FieldsV1,
   fieldsV1Of,
   isEmptyFieldsV1,
   unionFieldsV1,
@@ -18,7 +18,11 @@ export const ANCIENT_CHANGES_MANAGER = "ancient-changes";
  * The part of an object whose fields managers own: server-owned metadata is never
  * owned, and status belongs to the status subresource's managers only.
  */
-export function ownedPart(obj: KubeObject | undefined, rt: Pick<ResourceType, "hasStatus">, subresource: string): Record<string, unknown> {
+export function ownedPart(
+  obj: KubeObject | undefined,
+  rt: Pick<ResourceType, "hasStatus">,
+  subresource: string,
+): Record<string, unknown> {
   if (!obj) return {};
   if (subresource === "status") return obj.status === undefined ? {} : { status: obj.status };
   const {
@@ -70,10 +74,15 @@ export function recordUpdateManager(
     return;
   }
   entries = entries
-    .map((e) => ({ ...e, fieldsV1: differenceFieldsV1((e.fieldsV1 ?? {}) as FieldsV1, changed) as Record<string, unknown> }))
+    .map((e) => ({
+      ...e,
+      fieldsV1: differenceFieldsV1((e.fieldsV1 ?? {}) as FieldsV1, changed) as Record<string, unknown>,
+    }))
     .filter((e) => !isEmptyFieldsV1(e.fieldsV1 as FieldsV1));
   const sub = subresource || undefined;
-  const mine = entries.find((e) => e.manager === manager && e.operation === "Update" && (e.subresource || undefined) === sub);
+  const mine = entries.find(
+    (e) => e.manager === manager && e.operation === "Update" && (e.subresource || undefined) === sub,
+  );
   const time = nowTimestamp(now);
   if (mine) {
     mine.fieldsV1 = unionFieldsV1((mine.fieldsV1 ?? {}) as FieldsV1, changed) as Record<string, unknown>;
@@ -98,7 +107,10 @@ export function capUpdateManagers(entries: ManagedFieldsEntry[]): ManagedFieldsE
   if (updates.length <= MAX_UPDATE_MANAGERS) return entries;
   const byAge = [...updates].sort((a, b) => (a.time ?? "").localeCompare(b.time ?? ""));
   const excess = byAge.slice(0, updates.length - MAX_UPDATE_MANAGERS + 1);
-  const merged = excess.reduce<FieldsV1>((acc, e) => unionFieldsV1(acc, (e.fieldsV1 ?? {}) as FieldsV1), {} as FieldsV1);
+  const merged = excess.reduce<FieldsV1>(
+    (acc, e) => unionFieldsV1(acc, (e.fieldsV1 ?? {}) as FieldsV1),
+    {} as FieldsV1,
+  );
   const kept = entries.filter((e) => !excess.includes(e));
   kept.push({
     manager: ANCIENT_CHANGES_MANAGER,

@@ -38,7 +38,9 @@ function pruneValue(value: unknown, schema: TSchema, path: string, unknown: stri
     return;
   }
   if (schema.type === "array" && Array.isArray(value) && schema.items) {
-    value.forEach((item, i) => pruneValue(item, schema.items as TSchema, `${path}[${i}]`, unknown));
+    value.forEach((item, i) => {
+      pruneValue(item, schema.items as TSchema, `${path}[${i}]`, unknown);
+    });
     return;
   }
   if (schema.type !== "object" || !isPlainObject(value)) return;

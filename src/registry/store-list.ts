@@ -51,7 +51,8 @@ export async function listObjects(
       const cutShort = limit > 0 && items.length >= limit && lastKey !== page.items.at(-1)?.key;
       if (limit && items.length >= limit) {
         more = page.more || cutShort;
-        remaining = page.remaining + (cutShort ? page.items.length - page.items.findIndex((kv) => kv.key === lastKey) - 1 : 0);
+        remaining =
+          page.remaining + (cutShort ? page.items.length - page.items.findIndex((kv) => kv.key === lastKey) - 1 : 0);
         break;
       }
       if (!page.more) break;
@@ -78,7 +79,9 @@ async function chooseListRevision(
 ): Promise<{ revision: number; after?: string }> {
   const match = options.resourceVersionMatch;
   if (match !== undefined && match !== "" && match !== "Exact" && match !== "NotOlderThan") {
-    throw errors.badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
+    throw errors.badRequest(
+      `resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`,
+    );
   }
   let rv: number | undefined;
   try {

@@ -1,4 +1,4 @@
-import { ApiError, type Status, errors } from "../api/errors.js";
+import { ApiError, errors, type Status } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import { isStorageError } from "../storage/errors.js";
 import type { WatchEvent } from "../storage/interface.js";

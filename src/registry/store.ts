@@ -1,25 +1,25 @@
 import { isDeepStrictEqual } from "node:util";
-import { ApiError, type FieldError, errors, fieldError } from "../api/errors.js";
+import { ApiError, errors, type FieldError, fieldError } from "../api/errors.js";
 import { generateName } from "../api/generate-name.js";
-import { type KubeObject, type KubeList, nowTimestamp } from "../api/object.js";
+import { type KubeList, type KubeObject, nowTimestamp } from "../api/object.js";
 import { applyJsonPatch, applyMergePatch } from "../api/patch.js";
 import { isStorageError } from "../storage/errors.js";
 import type { Storage } from "../storage/interface.js";
 import { decodeObject, encodeObject, parseResourceVersion } from "./codec.js";
-import { type ObjectFilter, compileFilter } from "./filter.js";
+import { compileFilter, type ObjectFilter } from "./filter.js";
 import { collectionPrefix, objectKey } from "./keys.js";
 import { recordUpdateManager } from "./managed-fields.js";
 import {
-  type NameRule,
   desiredStateOf,
   mergeUpdateMetadata,
+  type NameRule,
   prepareCreateMetadata,
   validateObjectMetadata,
   validateTerminatingFinalizers,
 } from "./metadata.js";
 import type { DeleteOptions, ListOptions, PatchType, WriteOptions } from "./options.js";
 import type { RequestContext } from "./request-context.js";
-import { type ResourceType, groupResource } from "./resource-type.js";
+import { groupResource, type ResourceType } from "./resource-type.js";
 import { SchemaChecker } from "./schema-check.js";
 import { listObjects } from "./store-list.js";
 
@@ -148,7 +148,10 @@ export class Store {
       await this.validateOrThrow(obj, await this.rt.strategy.validate?.(obj, ctx));
       if (options.dryRun) return this.present(obj, ctx);
       try {
-        const revision = await this.deps.storage.create(this.key(obj.metadata.namespace, obj.metadata.name!), this.encode(obj));
+        const revision = await this.deps.storage.create(
+          this.key(obj.metadata.namespace, obj.metadata.name!),
+          this.encode(obj),
+        );
         obj.metadata.resourceVersion = String(revision);
         const shown = this.present(obj, ctx);
         return this.rt.strategy.afterCreate ? this.rt.strategy.afterCreate(shown, ctx) : shown;
@@ -413,7 +416,9 @@ export class Store {
       );
     }
     if (body.kind !== undefined && body.kind !== this.rt.kind) {
-      throw errors.badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${this.rt.kind})`);
+      throw errors.badRequest(
+        `the kind in the data (${String(body.kind)}) does not match the expected kind (${this.rt.kind})`,
+      );
     }
     const obj = structuredClone(body);
     obj.apiVersion = apiVersion;
@@ -434,11 +439,14 @@ export class Store {
       if (options.fieldValidation === "Warn") ctx.warnings.push(...problems);
     }
     const typeErrors = this.checker.check(obj);
-    if (typeErrors.length) throw errors.invalid(this.rt.kind, this.rt.group, obj.metadata.name ?? name ?? "", typeErrors);
+    if (typeErrors.length)
+      throw errors.invalid(this.rt.kind, this.rt.group, obj.metadata.name ?? name ?? "", typeErrors);
 
     if (this.rt.namespaced) {
       if (obj.metadata.namespace && namespace && obj.metadata.namespace !== namespace) {
-        throw errors.badRequest("the namespace of the provided object does not match the namespace sent on the request");
+        throw errors.badRequest(
+          "the namespace of the provided object does not match the namespace sent on the request",
+        );
       }
       obj.metadata.namespace = namespace ?? obj.metadata.namespace;
       if (!obj.metadata.namespace) throw errors.badRequest("a namespace is required for a namespaced resource");

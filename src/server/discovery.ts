@@ -39,12 +39,23 @@ export function apiResourceEntries(rt: ResourceType) {
   };
   const subs = [];
   if (rt.hasStatus) {
-    subs.push({ name: `${rt.plural}/status`, singularName: "", namespaced: rt.namespaced, kind: rt.kind, verbs: ["get", "patch", "update"] });
+    subs.push({
+      name: `${rt.plural}/status`,
+      singularName: "",
+      namespaced: rt.namespaced,
+      kind: rt.kind,
+      verbs: ["get", "patch", "update"],
+    });
   }
   return [main, ...subs];
 }
 
-export function apiResourceList(registry: Registry, group: string, version: string, extra: Array<Record<string, unknown>> = []) {
+export function apiResourceList(
+  registry: Registry,
+  group: string,
+  version: string,
+  extra: Array<Record<string, unknown>> = [],
+) {
   return {
     kind: "APIResourceList",
     apiVersion: "v1",

@@ -62,7 +62,10 @@ export function findDuplicateJsonKeys(text: string): string[] {
   return found;
 }
 
-function childPath(parent: { keys: Set<string> | undefined; path: string; index: number } | undefined, key: string | undefined): string {
+function childPath(
+  parent: { keys: Set<string> | undefined; path: string; index: number } | undefined,
+  key: string | undefined,
+): string {
   if (!parent) return "";
   if (parent.keys) return parent.path ? `${parent.path}.${key ?? ""}` : (key ?? "");
   return `${parent.path}[${parent.index}]`;

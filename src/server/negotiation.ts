@@ -11,14 +11,22 @@ interface MediaRange {
   params: Record<string, string>;
 }
 
-export const SERVED_MEDIA_TYPES = ["application/json", "application/yaml", "application/json;as=Table;v=v1;g=meta.k8s.io"];
+export const SERVED_MEDIA_TYPES = [
+  "application/json",
+  "application/yaml",
+  "application/json;as=Table;v=v1;g=meta.k8s.io",
+];
 
 export function parseMediaRange(value: string): MediaRange {
   const [type, ...rest] = value.split(";");
   const params: Record<string, string> = {};
   for (const p of rest) {
     const eq = p.indexOf("=");
-    if (eq > 0) params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim().replace(/^"|"$/g, "");
+    if (eq > 0)
+      params[p.slice(0, eq).trim().toLowerCase()] = p
+        .slice(eq + 1)
+        .trim()
+        .replace(/^"|"$/g, "");
   }
   return { type: (type ?? "").trim().toLowerCase(), params };
 }
@@ -32,7 +40,12 @@ export function negotiateResponse(accept: string | undefined, tableAllowed: bool
   for (const part of accept.split(",")) {
     const { type, params } = parseMediaRange(part);
     if (params.as) {
-      if (params.as === "Table" && params.g === "meta.k8s.io" && (params.v === "v1" || params.v === "v1beta1") && type === "application/json") {
+      if (
+        params.as === "Table" &&
+        params.g === "meta.k8s.io" &&
+        (params.v === "v1" || params.v === "v1beta1") &&
+        type === "application/json"
+      ) {
         if (tableAllowed) return { encoding: "json", table: true };
       }
       continue; // PartialObjectMetadata and other conversions are not served

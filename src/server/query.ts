@@ -1,5 +1,12 @@
 import { errors } from "../api/errors.js";
-import type { DeleteOptions, FieldValidation, ListOptions, PropagationPolicy, WatchOptions, WriteOptions } from "../registry/options.js";
+import type {
+  DeleteOptions,
+  FieldValidation,
+  ListOptions,
+  PropagationPolicy,
+  WatchOptions,
+  WriteOptions,
+} from "../registry/options.js";
 
 /** Query parameters as fastify hands them: a value or, when repeated, an array of values. */
 export type Query = Record<string, string | string[] | undefined>;
@@ -35,12 +42,18 @@ export function writeOptions(q: Query, userAgent: string | undefined): WriteOpti
   const manager = one(q, "fieldManager");
   if (manager !== undefined && manager.length > MAX_FIELD_MANAGER_LENGTH) {
     throw errors.invalid("PatchOptions", "meta.k8s.io", "", [
-      { type: "FieldValueTooLong", field: "fieldManager", detail: `may not be more than ${MAX_FIELD_MANAGER_LENGTH} bytes` },
+      {
+        type: "FieldValueTooLong",
+        field: "fieldManager",
+        detail: `may not be more than ${MAX_FIELD_MANAGER_LENGTH} bytes`,
+      },
     ]);
   }
   const fv = one(q, "fieldValidation") ?? "Warn";
   if (fv !== "Strict" && fv !== "Warn" && fv !== "Ignore") {
-    throw errors.badRequest(`fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Warn", "Strict"`);
+    throw errors.badRequest(
+      `fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Warn", "Strict"`,
+    );
   }
   return {
     dryRun: dryRunValues.length > 0,
@@ -97,12 +110,22 @@ export function deleteOptions(q: Query, body: unknown): DeleteOptions {
   const orphanDependents = b.orphanDependents ?? bool(q, "orphanDependents");
   if (policy !== undefined && !PROPAGATION.includes(policy)) {
     throw errors.invalid("DeleteOptions", "meta.k8s.io", "", [
-      { type: "FieldValueNotSupported", field: "propagationPolicy", detail: 'supported values: "Foreground", "Background", "Orphan"', value: policy },
+      {
+        type: "FieldValueNotSupported",
+        field: "propagationPolicy",
+        detail: 'supported values: "Foreground", "Background", "Orphan"',
+        value: policy,
+      },
     ]);
   }
   if (policy !== undefined && orphanDependents !== undefined) {
     throw errors.invalid("DeleteOptions", "meta.k8s.io", "", [
-      { type: "FieldValueInvalid", field: "propagationPolicy", detail: "orphanDependents and deletionPropagation cannot be both set", value: policy },
+      {
+        type: "FieldValueInvalid",
+        field: "propagationPolicy",
+        detail: "orphanDependents and deletionPropagation cannot be both set",
+        value: policy,
+      },
     ]);
   }
   const grace = b.gracePeriodSeconds ?? int(q, "gracePeriodSeconds");
@@ -110,17 +133,21 @@ export function deleteOptions(q: Query, body: unknown): DeleteOptions {
     throw errors.badRequest("gracePeriodSeconds must be a non-negative integer");
   }
   const dryRun = ([] as unknown[]).concat(b.dryRun ?? [], q.dryRun ?? []);
-  for (const v of dryRun) if (v !== "All") throw errors.badRequest(`dryRun: Unsupported value: "${String(v)}": supported values: "All"`);
+  for (const v of dryRun)
+    if (v !== "All") throw errors.badRequest(`dryRun: Unsupported value: "${String(v)}": supported values: "All"`);
   const preconditions = b.preconditions
     ? {
         uid: typeof b.preconditions.uid === "string" ? b.preconditions.uid : undefined,
-        resourceVersion: typeof b.preconditions.resourceVersion === "string" ? b.preconditions.resourceVersion : undefined,
+        resourceVersion:
+          typeof b.preconditions.resourceVersion === "string" ? b.preconditions.resourceVersion : undefined,
       }
     : undefined;
   return {
     dryRun: dryRun.length > 0,
     gracePeriodSeconds: grace as number | undefined,
-    propagationPolicy: (policy as PropagationPolicy | undefined) ?? (orphanDependents === true ? "Orphan" : orphanDependents === false ? "Background" : undefined),
+    propagationPolicy:
+      (policy as PropagationPolicy | undefined) ??
+      (orphanDependents === true ? "Orphan" : orphanDependents === false ? "Background" : undefined),
     preconditions,
   };
 }

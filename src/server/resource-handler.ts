@@ -7,12 +7,12 @@ import type { Verb } from "../registry/resource-type.js";
 import { watchStore } from "../registry/store-watch.js";
 import type { Authorizer, RequestAttributes } from "./authorizer.js";
 import { decodeObjectBody, decodePatchBody } from "./body.js";
-import { type ResponseFormat, negotiateResponse } from "./negotiation.js";
-import { type Query, deleteOptions, isWatch, listOptions, watchOptions, writeOptions } from "./query.js";
+import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
+import { deleteOptions, isWatch, listOptions, type Query, watchOptions, writeOptions } from "./query.js";
 import { type ResourcePath, resolveResourcePath } from "./resource-path.js";
 import { send } from "./respond.js";
 import { parseIncludeObject, toTable } from "./table.js";
-import { type WatchStreams, streamWatch } from "./watch-stream.js";
+import { streamWatch, type WatchStreams } from "./watch-stream.js";
 
 /** A handler for a custom subresource (kubeconfig, importvirtualcluster, accesskeys…). */
 export type SubresourceHandler = (args: {
@@ -101,16 +101,28 @@ export async function handleResourceRequest(
         await authorize({ verb: "watch" });
         const options = watchOptions(q);
         ctx.canSee = deps.authorizer.visibleTo?.(ctx.user, attrsFor(rt.plural, rt.group, namespace, "watch"));
-        return streamWatch(request, reply, format, options.timeoutSeconds, (sink) =>
-          watchStore(store, ctx, namespace, options, sink, { bookmarkIntervalMs: deps.bookmarkIntervalMs }),
-        { rt, table }, deps.watchStreams);
+        return streamWatch(
+          request,
+          reply,
+          format,
+          options.timeoutSeconds,
+          (sink) => watchStore(store, ctx, namespace, options, sink, { bookmarkIntervalMs: deps.bookmarkIntervalMs }),
+          { rt, table },
+          deps.watchStreams,
+        );
       }
       requireVerb("list");
       await authorize({ verb: "list" });
       ctx.canSee = deps.authorizer.visibleTo?.(ctx.user, attrsFor(rt.plural, rt.group, namespace, "list"));
       const list = await store.list(ctx, namespace, listOptions(q));
       if (table) {
-        return send(reply, 200, toTable(rt, list.items, table, list.metadata as Record<string, unknown>), format, ctx.warnings);
+        return send(
+          reply,
+          200,
+          toTable(rt, list.items, table, list.metadata as Record<string, unknown>),
+          format,
+          ctx.warnings,
+        );
       }
       return send(reply, 200, list, format, ctx.warnings);
     }
@@ -134,7 +146,10 @@ export async function handleResourceRequest(
       await authorize({ verb: "update" });
       const body = decodeObjectBody(request.headers["content-type"], raw);
       const options = { ...writeOptions(q, request.headers["user-agent"]), duplicateFields: body.duplicates };
-      return reply200(200, await store.update(ctx, namespace, path.name, body.value as KubeObject, options, subresource));
+      return reply200(
+        200,
+        await store.update(ctx, namespace, path.name, body.value as KubeObject, options, subresource),
+      );
     }
     case "PATCH": {
       if (!path.name) throw errors.methodNotAllowed();
@@ -147,7 +162,9 @@ export async function handleResourceRequest(
     }
     case "DELETE": {
       if (subresource) throw errors.methodNotAllowed();
-      const body = raw.length ? decodeObjectBody(request.headers["content-type"] ?? "application/json", raw).value : undefined;
+      const body = raw.length
+        ? decodeObjectBody(request.headers["content-type"] ?? "application/json", raw).value
+        : undefined;
       const options = deleteOptions(q, body);
       if (path.name) {
         requireVerb("delete");

@@ -18,7 +18,10 @@ export interface ResourcePath {
  * cluster-scoped kind, or an unknown plural, is 404 as in Kubernetes.
  */
 export function resolveResourcePath(registry: Registry, rest: string): ResourcePath {
-  const segments = rest.split("/").filter((s) => s !== "").map(decodeSegment);
+  const segments = rest
+    .split("/")
+    .filter((s) => s !== "")
+    .map(decodeSegment);
   let namespace: string | undefined;
   if (segments[0] === "namespaces" && segments.length >= 3) {
     namespace = segments[1];

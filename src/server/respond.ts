@@ -4,8 +4,12 @@ import { ApiError, errors } from "../api/errors.js";
 import type { ResponseFormat } from "./negotiation.js";
 
 /** Serialises a body as the negotiated format asks. */
-export function serialize(body: unknown, format: Pick<ResponseFormat, "encoding">): { payload: string; contentType: string } {
-  if (format.encoding === "yaml") return { payload: stringify(body, { aliasDuplicateObjects: false }), contentType: "application/yaml" };
+export function serialize(
+  body: unknown,
+  format: Pick<ResponseFormat, "encoding">,
+): { payload: string; contentType: string } {
+  if (format.encoding === "yaml")
+    return { payload: stringify(body, { aliasDuplicateObjects: false }), contentType: "application/yaml" };
   return { payload: JSON.stringify(body), contentType: "application/json" };
 }
 
@@ -14,7 +18,13 @@ export function warningHeaders(warnings: readonly string[]): string[] {
   return [...new Set(warnings)].map((w) => `299 - ${JSON.stringify(w.replace(/[\r\n]+/g, " "))}`);
 }
 
-export function send(reply: FastifyReply, code: number, body: unknown, format: Pick<ResponseFormat, "encoding">, warnings: readonly string[] = []): FastifyReply {
+export function send(
+  reply: FastifyReply,
+  code: number,
+  body: unknown,
+  format: Pick<ResponseFormat, "encoding">,
+  warnings: readonly string[] = [],
+): FastifyReply {
   const { payload, contentType } = serialize(body, format);
   if (warnings.length) reply.header("warning", warningHeaders(warnings));
   return reply.code(code).type(contentType).send(payload);
@@ -27,7 +37,11 @@ export function toApiError(err: unknown, log?: { error(obj: unknown, msg: string
   return errors.internal("an unexpected error occurred; see the server log");
 }
 
-export function sendError(reply: FastifyReply, err: unknown, format: Pick<ResponseFormat, "encoding"> = { encoding: "json" }): FastifyReply {
+export function sendError(
+  reply: FastifyReply,
+  err: unknown,
+  format: Pick<ResponseFormat, "encoding"> = { encoding: "json" },
+): FastifyReply {
   const apiErr = toApiError(err, reply.log);
   for (const [k, v] of Object.entries(apiErr.headers)) reply.header(k, v);
   return send(reply, apiErr.status.code, apiErr.status, format);

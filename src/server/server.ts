@@ -8,8 +8,8 @@ import { bootstrapAdmin, writeAdminKubeconfig } from "../auth/bootstrap.js";
 import { IdentityIndex } from "../auth/identity-index.js";
 import { loadOrCreateServerTls } from "../crypto/certificates.js";
 import "../crypto/reflect-metadata.js";
-import { type TokenSigner, loadOrCreateSigningKey } from "../crypto/jwt.js";
-import { type SecretBox, loadOrCreateEncryptionKeys } from "../crypto/secret-box.js";
+import { loadOrCreateSigningKey, type TokenSigner } from "../crypto/jwt.js";
+import { loadOrCreateEncryptionKeys, type SecretBox } from "../crypto/secret-box.js";
 import { allResourceTypes } from "../kinds/index.js";
 import { Informer } from "../registry/informer.js";
 import { Registry } from "../registry/registry.js";
@@ -17,9 +17,9 @@ import type { RequestContext } from "../registry/request-context.js";
 import { openStorage } from "../storage/factory.js";
 import type { Storage } from "../storage/interface.js";
 import { type Authorizer, allowAllAuthorizer } from "./authorizer.js";
-import { SERVER_VERSION, apiGroupList, apiResourceList } from "./discovery.js";
-import { type ResponseFormat, negotiateResponse } from "./negotiation.js";
-import { type ResourceHandlerDeps, type SubresourceHandler, handleResourceRequest } from "./resource-handler.js";
+import { apiGroupList, apiResourceList, SERVER_VERSION } from "./discovery.js";
+import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
+import { handleResourceRequest, type ResourceHandlerDeps, type SubresourceHandler } from "./resource-handler.js";
 import { send, sendError } from "./respond.js";
 import { WatchStreams } from "./watch-stream.js";
 
@@ -63,9 +63,15 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const dataDir = resolve(config.dataDir);
   const tls =
     config.tlsCertFile && config.tlsKeyFile
-      ? { certPem: readFileSync(config.tlsCertFile, "utf8"), keyPem: readFileSync(config.tlsKeyFile, "utf8"), caPem: undefined }
+      ? {
+          certPem: readFileSync(config.tlsCertFile, "utf8"),
+          keyPem: readFileSync(config.tlsKeyFile, "utf8"),
+          caPem: undefined,
+        }
       : await loadOrCreateServerTls(dataDir);
-  const secretBox: SecretBox = loadOrCreateEncryptionKeys(config.encryptionKeyFile ? { keyFile: config.encryptionKeyFile } : { dataDir });
+  const secretBox: SecretBox = loadOrCreateEncryptionKeys(
+    config.encryptionKeyFile ? { keyFile: config.encryptionKeyFile } : { dataDir },
+  );
   const signer: TokenSigner = await loadOrCreateSigningKey(dataDir);
   const storage = await openStorage(config.storage ?? `sqlite:${resolve(dataDir, "platform.db")}`);
 
@@ -77,7 +83,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
         decrypt: (v) => secretBox.decrypt(v).toString("utf8"),
       },
       tokenIssuer: {
-        issue: (claims, ttl) => signer.signToken({ sub: claims.sub, subjectKind: claims.subjectKind, scope: claims.scope }, ttl),
+        issue: (claims, ttl) =>
+          signer.signToken({ sub: claims.sub, subjectKind: claims.subjectKind, scope: claims.scope }, ttl),
         maxTtlSeconds: config.maxTokenTtlSeconds ?? 86400,
       },
     }),
@@ -105,12 +112,19 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     forceCloseConnections: "idle",
   });
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: MAX_BODY_BYTES }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: MAX_BODY_BYTES }, (_req, body, done) =>
+    done(null, body),
+  );
   app.setErrorHandler((err, request, reply) => {
     const code = (err as { code?: string }).code;
     if (code === "FST_ERR_CTP_BODY_TOO_LARGE") return sendError(reply, errors.tooLarge(MAX_BODY_BYTES));
-    if (code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return sendError(reply, errors.unsupportedMediaType(request.headers["content-type"] ?? "", ["application/json", "application/yaml"]));
-    if (code === "FST_ERR_CTP_EMPTY_JSON_BODY" || code === "FST_ERR_CTP_INVALID_CONTENT_LENGTH") return sendError(reply, errors.badRequest((err as Error).message));
+    if (code === "FST_ERR_CTP_INVALID_MEDIA_TYPE")
+      return sendError(
+        reply,
+        errors.unsupportedMediaType(request.headers["content-type"] ?? "", ["application/json", "application/yaml"]),
+      );
+    if (code === "FST_ERR_CTP_EMPTY_JSON_BODY" || code === "FST_ERR_CTP_INVALID_CONTENT_LENGTH")
+      return sendError(reply, errors.badRequest((err as Error).message));
     return sendError(reply, err);
   });
   app.setNotFoundHandler((_request, reply) => sendError(reply, errors.notFoundPath()));
@@ -148,18 +162,37 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       }
     };
 
-  app.get(`${API_PREFIX}/api`, guarded(async (_req, reply) => sendError(reply, errors.notFoundPath())));
+  app.get(
+    `${API_PREFIX}/api`,
+    guarded(async (_req, reply) => sendError(reply, errors.notFoundPath())),
+  );
   app.get(
     `${API_PREFIX}/apis`,
-    guarded(async (req, reply) => send(reply, 200, apiGroupList([{ group: GROUP, version: VERSION }]), negotiateResponse(req.headers.accept, false))),
+    guarded(async (req, reply) =>
+      send(
+        reply,
+        200,
+        apiGroupList([{ group: GROUP, version: VERSION }]),
+        negotiateResponse(req.headers.accept, false),
+      ),
+    ),
   );
   app.get(
     `${API_PREFIX}/apis/${GROUP}`,
-    guarded(async (req, reply) => send(reply, 200, apiGroupList([{ group: GROUP, version: VERSION }]).groups[0], negotiateResponse(req.headers.accept, false))),
+    guarded(async (req, reply) =>
+      send(
+        reply,
+        200,
+        apiGroupList([{ group: GROUP, version: VERSION }]).groups[0],
+        negotiateResponse(req.headers.accept, false),
+      ),
+    ),
   );
   app.get(
     `${API_PREFIX}/apis/${GROUP}/${VERSION}`,
-    guarded(async (req, reply) => send(reply, 200, apiResourceList(registry, GROUP, VERSION), negotiateResponse(req.headers.accept, false))),
+    guarded(async (req, reply) =>
+      send(reply, 200, apiResourceList(registry, GROUP, VERSION), negotiateResponse(req.headers.accept, false)),
+    ),
   );
   const deps: ResourceHandlerDeps = {
     registry,

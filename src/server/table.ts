@@ -7,7 +7,9 @@ export type IncludeObject = "None" | "Metadata" | "Object";
 export function parseIncludeObject(value: string | undefined): IncludeObject {
   if (value === undefined || value === "") return "Metadata";
   if (value === "None" || value === "Metadata" || value === "Object") return value;
-  throw errors.badRequest(`includeObject: Unsupported value: "${value}": supported values: "None", "Metadata", "Object"`);
+  throw errors.badRequest(
+    `includeObject: Unsupported value: "${value}": supported values: "None", "Metadata", "Object"`,
+  );
 }
 
 /** kubectl's short age form: 45s, 12m, 5h, 3d, 2y (k8s.io/apimachinery duration.HumanDuration, simplified). */

@@ -58,7 +58,13 @@ export async function streamWatch(
   const encode = (event: ApiWatchEvent): string => {
     let object: unknown = event.object;
     if (tableOf.table && (event.type === "ADDED" || event.type === "MODIFIED" || event.type === "DELETED")) {
-      object = toTable(tableOf.rt, [event.object as KubeObject], tableOf.table, { resourceVersion: (event.object as KubeObject).metadata.resourceVersion }, !columnsSent);
+      object = toTable(
+        tableOf.rt,
+        [event.object as KubeObject],
+        tableOf.table,
+        { resourceVersion: (event.object as KubeObject).metadata.resourceVersion },
+        !columnsSent,
+      );
       columnsSent = true;
     }
     return `${JSON.stringify({ type: event.type, object })}\n`;

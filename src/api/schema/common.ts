@@ -109,7 +109,9 @@ export const ScopeSchema = Type.Object(
         { description: "Virtual clusters the key may act on." },
       ),
     ),
-    rules: Type.Optional(Type.Array(ScopeRuleSchema, { description: "Deprecated; use projects, spaces, virtualClusters." })),
+    rules: Type.Optional(
+      Type.Array(ScopeRuleSchema, { description: "Deprecated; use projects, spaces, virtualClusters." }),
+    ),
   },
   { description: "Narrows what a key or token may do." },
 );

@@ -46,7 +46,9 @@ const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union(
 
 export const ObjectMetaSchema = Type.Object(
   {
-    name: Type.Optional(Type.String({ description: "Unique name within the namespace (or cluster). Cannot be updated." })),
+    name: Type.Optional(
+      Type.String({ description: "Unique name within the namespace (or cluster). Cannot be updated." }),
+    ),
     generateName: Type.Optional(
       Type.String({ description: "Prefix for a server-generated name, used only when name is empty." }),
     ),
@@ -64,7 +66,9 @@ export const ObjectMetaSchema = Type.Object(
       Nullable(Type.String({ format: "date-time", description: "When graceful deletion was requested. Read-only." })),
     ),
     deletionGracePeriodSeconds: Type.Optional(
-      Type.Union([Type.Integer(), Type.Null()], { description: "Seconds allowed for graceful termination. Read-only." }),
+      Type.Union([Type.Integer(), Type.Null()], {
+        description: "Seconds allowed for graceful termination. Read-only.",
+      }),
     ),
     labels: Type.Optional(StringMap("Key/value pairs for organising and selecting objects.")),
     annotations: Type.Optional(StringMap("Unstructured key/value metadata; not queryable.")),

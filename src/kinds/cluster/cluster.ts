@@ -60,17 +60,47 @@ export const clusterResource = defineKind({
       const errs = validateAccessRules(spec.access, "spec.access");
       const config = spec.config as { secretName?: string } | undefined;
       if (spec.local !== true && !config?.secretName) {
-        errs.push(fieldError("FieldValueRequired", "spec.config.secretName", "a config secret is required unless spec.local is true"));
+        errs.push(
+          fieldError(
+            "FieldValueRequired",
+            "spec.config.secretName",
+            "a config secret is required unless spec.local is true",
+          ),
+        );
       }
       return errs;
     },
   },
   columns: [
     nameColumn(),
-    { name: "Display Name", type: "string", description: "Name shown in the UI.", priority: 0, cell: (o) => specString(o, "displayName") },
-    { name: "Phase", type: "string", description: "Connection phase.", priority: 0, cell: (o) => statusField(o, "phase") ?? "" },
-    { name: "Online", type: "boolean", description: "Whether the cluster answered.", priority: 0, cell: (o) => statusField(o, "online") === true },
-    { name: "Reason", type: "string", description: "Reason of the phase.", priority: 1, cell: (o) => statusField(o, "reason") ?? "" },
+    {
+      name: "Display Name",
+      type: "string",
+      description: "Name shown in the UI.",
+      priority: 0,
+      cell: (o) => specString(o, "displayName"),
+    },
+    {
+      name: "Phase",
+      type: "string",
+      description: "Connection phase.",
+      priority: 0,
+      cell: (o) => statusField(o, "phase") ?? "",
+    },
+    {
+      name: "Online",
+      type: "boolean",
+      description: "Whether the cluster answered.",
+      priority: 0,
+      cell: (o) => statusField(o, "online") === true,
+    },
+    {
+      name: "Reason",
+      type: "string",
+      description: "Reason of the phase.",
+      priority: 1,
+      cell: (o) => statusField(o, "reason") ?? "",
+    },
     ageColumn(),
   ],
 });

@@ -12,7 +12,10 @@ export const DEFAULT_TOKEN_TTL_SECONDS = 1800;
 
 /** Signs the token; the server's ES256 key lives behind it. */
 export interface TokenIssuer {
-  issue(claims: { sub: string; subjectKind: string; scope?: Record<string, unknown> }, ttlSeconds: number): Promise<string>;
+  issue(
+    claims: { sub: string; subjectKind: string; scope?: Record<string, unknown> },
+    ttlSeconds: number,
+  ): Promise<string>;
   /** The longest lifetime the server grants. */
   maxTtlSeconds: number;
 }
@@ -45,12 +48,27 @@ export function directClusterEndpointTokenResource(issuer: TokenIssuer): Resourc
       const requested = spec.ttl === undefined ? DEFAULT_TOKEN_TTL_SECONDS : Number(spec.ttl);
       const scopeErrors = validateScope(spec.scope, "spec.scope");
       if (!Number.isInteger(requested) || requested <= 0) {
-        scopeErrors.push({ type: "FieldValueInvalid", field: "spec.ttl", detail: "must be a positive number of seconds", value: spec.ttl });
+        scopeErrors.push({
+          type: "FieldValueInvalid",
+          field: "spec.ttl",
+          detail: "must be a positive number of seconds",
+          value: spec.ttl,
+        });
       }
-      if (scopeErrors.length) throw errors.invalid("DirectClusterEndpointToken", body.apiVersion?.split("/")[0] ?? "", body.metadata.name ?? "", scopeErrors);
+      if (scopeErrors.length)
+        throw errors.invalid(
+          "DirectClusterEndpointToken",
+          body.apiVersion?.split("/")[0] ?? "",
+          body.metadata.name ?? "",
+          scopeErrors,
+        );
       const ttl = Math.min(requested, issuer.maxTtlSeconds);
       const token = await issuer.issue(
-        { sub: ctx.user.name, subjectKind: ctx.user.subjectKind, scope: spec.scope as Record<string, unknown> | undefined },
+        {
+          sub: ctx.user.name,
+          subjectKind: ctx.user.subjectKind,
+          scope: spec.scope as Record<string, unknown> | undefined,
+        },
         ttl,
       );
       return {

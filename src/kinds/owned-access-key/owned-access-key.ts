@@ -110,12 +110,20 @@ function validateKey(obj: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
   const subjects = ["user", "team", "subject"].filter((f) => s[f] !== undefined && s[f] !== "");
   if (subjects.length !== 1) {
-    errs.push(fieldError("FieldValueInvalid", "spec", "exactly one of spec.user, spec.team or spec.subject must be set", subjects));
+    errs.push(
+      fieldError(
+        "FieldValueInvalid",
+        "spec",
+        "exactly one of spec.user, spec.team or spec.subject must be set",
+        subjects,
+      ),
+    );
   }
   if (s.type !== undefined && !(ACCESS_KEY_TYPES as readonly unknown[]).includes(s.type)) {
     errs.push(fieldError("FieldValueNotSupported", "spec.type", `supported values: "User", "Login", "Other"`, s.type));
   }
-  if (typeof s.ttl === "number" && s.ttl < 0) errs.push(fieldError("FieldValueInvalid", "spec.ttl", "must be 0 or more", s.ttl));
+  if (typeof s.ttl === "number" && s.ttl < 0)
+    errs.push(fieldError("FieldValueInvalid", "spec.ttl", "must be 0 or more", s.ttl));
   errs.push(...validateScope(s.scope, "spec.scope"));
   return errs;
 }
@@ -130,7 +138,14 @@ function takeKey(obj: KubeObject, given: unknown): { plaintext?: string; error?:
   }
   if (typeof given !== "string" || given.length < MIN_GIVEN_KEY_LENGTH) {
     delete spec.key;
-    return { error: fieldError("FieldValueInvalid", "spec.key", `must be at least ${MIN_GIVEN_KEY_LENGTH} characters`, "<value omitted>") };
+    return {
+      error: fieldError(
+        "FieldValueInvalid",
+        "spec.key",
+        `must be at least ${MIN_GIVEN_KEY_LENGTH} characters`,
+        "<value omitted>",
+      ),
+    };
   }
   spec.key = KEY_HASH_PREFIX + hashAccessKey(given);
   return { plaintext: given };
@@ -207,10 +222,34 @@ export function ownedAccessKeyResource(): ResourceType {
     },
     columns: [
       nameColumn(),
-      { name: "Subject", type: "string", description: "User, team or subject of the key.", priority: 0, cell: subjectOf },
-      { name: "Type", type: "string", description: "User, Login or Other.", priority: 0, cell: (o) => specString(o, "type") || "User" },
-      { name: "Disabled", type: "boolean", description: "Whether the key is disabled.", priority: 0, cell: (o) => o.spec?.disabled === true },
-      { name: "Expires", type: "string", description: "When the key expires.", priority: 0, cell: (o) => keyExpiry(o) || "<never>" },
+      {
+        name: "Subject",
+        type: "string",
+        description: "User, team or subject of the key.",
+        priority: 0,
+        cell: subjectOf,
+      },
+      {
+        name: "Type",
+        type: "string",
+        description: "User, Login or Other.",
+        priority: 0,
+        cell: (o) => specString(o, "type") || "User",
+      },
+      {
+        name: "Disabled",
+        type: "boolean",
+        description: "Whether the key is disabled.",
+        priority: 0,
+        cell: (o) => o.spec?.disabled === true,
+      },
+      {
+        name: "Expires",
+        type: "string",
+        description: "When the key expires.",
+        priority: 0,
+        cell: (o) => keyExpiry(o) || "<never>",
+      },
       {
         name: "Last Activity",
         type: "string",
@@ -218,7 +257,13 @@ export function ownedAccessKeyResource(): ResourceType {
         priority: 0,
         cell: (o) => (o.status?.lastActivity as string | undefined) ?? "<never>",
       },
-      { name: "Display Name", type: "string", description: "Name shown in the UI.", priority: 1, cell: (o) => specString(o, "displayName") },
+      {
+        name: "Display Name",
+        type: "string",
+        description: "Name shown in the UI.",
+        priority: 1,
+        cell: (o) => specString(o, "displayName"),
+      },
       ageColumn(),
     ],
   });

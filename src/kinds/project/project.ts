@@ -44,7 +44,9 @@ function validateProject(spec: Record<string, unknown> | undefined): FieldError[
   const members = (spec?.members as Array<{ kind: string; clusterRole?: string }> | undefined) ?? [];
   members.forEach((m, i) => {
     if (m.kind !== "User" && m.kind !== "Team") {
-      errs.push(fieldError("FieldValueNotSupported", `spec.members[${i}].kind`, `supported values: "User", "Team"`, m.kind));
+      errs.push(
+        fieldError("FieldValueNotSupported", `spec.members[${i}].kind`, `supported values: "User", "Team"`, m.kind),
+      );
     }
     if (m.clusterRole && !(BUILT_IN_CLUSTER_ROLES as readonly string[]).includes(m.clusterRole)) {
       errs.push(
@@ -77,8 +79,20 @@ export const projectResource = defineKind({
   strategy: { validate: (obj) => validateProject(obj.spec) },
   columns: [
     nameColumn(),
-    { name: "Display Name", type: "string", description: "Name shown in the UI.", priority: 0, cell: (o) => specString(o, "displayName") },
-    { name: "Namespace", type: "string", description: "The project's namespace.", priority: 0, cell: (o) => projectNamespace(o.metadata.name ?? "") },
+    {
+      name: "Display Name",
+      type: "string",
+      description: "Name shown in the UI.",
+      priority: 0,
+      cell: (o) => specString(o, "displayName"),
+    },
+    {
+      name: "Namespace",
+      type: "string",
+      description: "The project's namespace.",
+      priority: 0,
+      cell: (o) => projectNamespace(o.metadata.name ?? ""),
+    },
     {
       name: "Members",
       type: "string",

@@ -42,7 +42,11 @@ export const selfResource = defineKind({
       metadata: { name: body.metadata.name || "self", creationTimestamp: nowTimestamp() },
       spec: {},
       status: {
-        ...(u.subjectKind === "User" ? { user: u.name } : u.subjectKind === "Team" ? { team: u.name } : { subject: u.name }),
+        ...(u.subjectKind === "User"
+          ? { user: u.name }
+          : u.subjectKind === "Team"
+            ? { team: u.name }
+            : { subject: u.name }),
         groups: u.groups,
         teams: u.teams,
         accessKey: u.credential?.name,

@@ -38,11 +38,23 @@ export function validateSecretData(data: unknown, path: string): FieldError[] {
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
     if (!DATA_KEY.test(key) || key.length > 253) {
       errs.push(
-        fieldError("FieldValueInvalid", `${path}[${key}]`, "a valid data key must consist of alphanumeric characters, '-', '_' or '.' (regex used for validation is '[-._a-zA-Z0-9]+')", key),
+        fieldError(
+          "FieldValueInvalid",
+          `${path}[${key}]`,
+          "a valid data key must consist of alphanumeric characters, '-', '_' or '.' (regex used for validation is '[-._a-zA-Z0-9]+')",
+          key,
+        ),
       );
     }
     if (typeof value !== "string" || !BASE64.test(value)) {
-      errs.push(fieldError("FieldValueInvalid", `${path}[${key}]`, "must be base64 encoded (RFC 4648 section 4)", "<value omitted>"));
+      errs.push(
+        fieldError(
+          "FieldValueInvalid",
+          `${path}[${key}]`,
+          "must be base64 encoded (RFC 4648 section 4)",
+          "<value omitted>",
+        ),
+      );
     }
   }
   return errs;
@@ -87,7 +99,13 @@ export function sharedSecretResource(cipher?: SecretDataCipher): ResourceType {
     },
     columns: [
       nameColumn(),
-      { name: "Display Name", type: "string", description: "Name shown in the UI.", priority: 0, cell: (o) => specString(o, "displayName") },
+      {
+        name: "Display Name",
+        type: "string",
+        description: "Name shown in the UI.",
+        priority: 0,
+        cell: (o) => specString(o, "displayName"),
+      },
       {
         name: "Keys",
         type: "integer",
@@ -95,7 +113,13 @@ export function sharedSecretResource(cipher?: SecretDataCipher): ResourceType {
         priority: 0,
         cell: (o) => Object.keys((o.spec?.data as object | undefined) ?? {}).length,
       },
-      { name: "Description", type: "string", description: "Description.", priority: 1, cell: (o) => specString(o, "description") },
+      {
+        name: "Description",
+        type: "string",
+        description: "Description.",
+        priority: 1,
+        cell: (o) => specString(o, "description"),
+      },
       ageColumn(),
     ],
   });

@@ -43,7 +43,13 @@ export const teamResource = defineKind({
   },
   columns: [
     nameColumn(),
-    { name: "Display Name", type: "string", description: "Name shown in the UI.", priority: 0, cell: (o) => specString(o, "displayName") },
+    {
+      name: "Display Name",
+      type: "string",
+      description: "Name shown in the UI.",
+      priority: 0,
+      cell: (o) => specString(o, "displayName"),
+    },
     {
       name: "Users",
       type: "string",

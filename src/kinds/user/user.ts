@@ -48,7 +48,13 @@ export const userResource = defineKind({
   },
   columns: [
     nameColumn(),
-    { name: "Display Name", type: "string", description: "Name shown in the UI.", priority: 0, cell: (o) => specString(o, "displayName") },
+    {
+      name: "Display Name",
+      type: "string",
+      description: "Name shown in the UI.",
+      priority: 0,
+      cell: (o) => specString(o, "displayName"),
+    },
     { name: "Email", type: "string", description: "E-mail address.", priority: 0, cell: (o) => specString(o, "email") },
     {
       name: "Teams",
@@ -64,7 +70,13 @@ export const userResource = defineKind({
       priority: 1,
       cell: (o) => ((o.spec?.clusterRoles as Array<{ name: string }> | undefined) ?? []).map((r) => r.name).join(","),
     },
-    { name: "Disabled", type: "boolean", description: "Whether the user is disabled.", priority: 1, cell: (o) => o.spec?.disabled === true },
+    {
+      name: "Disabled",
+      type: "boolean",
+      description: "Whether the user is disabled.",
+      priority: 1,
+      cell: (o) => o.spec?.disabled === true,
+    },
     ageColumn(),
   ],
 });

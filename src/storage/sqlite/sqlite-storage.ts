@@ -189,6 +189,7 @@ export class SqliteStorage implements Storage {
       if (!outcome.ok) continue;
       for (const watcher of this.watchers) watcher.offer(outcome.applied.events);
     }
+    for (const watcher of this.watchers) watcher.progress(this.revision);
     batch.forEach((write, i) => {
       const outcome = outcomes[i]!;
       if (outcome.ok) write.resolve(outcome.applied);

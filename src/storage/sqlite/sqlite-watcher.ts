@@ -8,7 +8,8 @@ import type { WatchCallbacks, WatchEvent, Watcher } from "../interface.js";
 export class SqliteWatcher implements Watcher {
   /** Highest revision already queued: the guard that makes replay→live free of duplicates. */
   private lastRevision: number;
-  private readonly pending: (readonly WatchEvent[])[] = [];
+  /** Event batches, and progress marks (a revision number) delivered in the same order. */
+  private readonly pending: (readonly WatchEvent[] | number)[] = [];
   private error: Error | undefined;
   private scheduled = false;
   /** No more events are accepted; what is queued is still delivered (graceful end). */
@@ -35,6 +36,13 @@ export class SqliteWatcher implements Watcher {
     if (fresh.length === 0) return;
     this.lastRevision = fresh[fresh.length - 1]!.revision;
     this.pending.push(fresh);
+    this.schedule();
+  }
+
+  /** Every event up to `revision` has been offered: tell the consumer, after the queued events. */
+  progress(revision: number): void {
+    if (this.ending || !this.callbacks.onProgress) return;
+    this.pending.push(revision);
     this.schedule();
   }
 
@@ -72,7 +80,8 @@ export class SqliteWatcher implements Watcher {
     while (!this.closed && this.pending.length > 0) {
       const batch = this.pending.shift()!;
       try {
-        this.callbacks.onEvents(batch);
+        if (typeof batch === "number") this.callbacks.onProgress?.(batch);
+        else this.callbacks.onEvents(batch);
       } catch (err) {
         // A consumer that throws has lost events; ending its watch is the only honest answer.
         this.pending.length = 0;

@@ -1,0 +1,71 @@
+import type { Command } from "commander";
+import { startServer } from "../server/server.js";
+
+/** Parses `HOST:PORT` (IPv6 as `[::1]:8443`). */
+export function parseListen(value: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value);
+  if (!m) throw new Error(`--listen must be HOST:PORT, got "${value}"`);
+  const port = Number(m[3]);
+  if (port > 65535) throw new Error(`--listen port out of range: ${port}`);
+  return { host: m[1] ?? m[2] ?? "0.0.0.0", port };
+}
+
+export function registerStartCommand(program: Command): void {
+  program
+    .command("start")
+    .description("Run the platform API server (embedded SQLite storage by default)")
+    .option("--data-dir <dir>", "where the database, certificates and keys live", "./data")
+    .option("--listen <host:port>", "address to listen on", "0.0.0.0:8443")
+    .option("--storage <url>", "storage: sqlite:PATH (default <data-dir>/platform.db) or etcd://host:2379[,host:2379]")
+    .option("--tls-cert-file <file>", "serving certificate (PEM); generated in the data dir when absent")
+    .option("--tls-private-key-file <file>", "private key of --tls-cert-file (PEM)")
+    .option(
+      "--encryption-key-file <file>",
+      "keys encrypting shared secret data at rest (default <data-dir>/encryption-keys.json)",
+    )
+    .option("--log-level <level>", "fatal, error, warn, info, debug", "info")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  platform start
+  platform start --data-dir /var/lib/platform --listen 127.0.0.1:9443
+  PLATFORM_BOOTSTRAP_KEY=$(openssl rand -hex 24) platform start`,
+    )
+    .action(async (opts: Record<string, string | undefined>) => {
+      const { host, port } = parseListen(opts.listen ?? "0.0.0.0:8443");
+      if (!!opts.tlsCertFile !== !!opts.tlsPrivateKeyFile) {
+        throw new Error("--tls-cert-file and --tls-private-key-file go together");
+      }
+      const server = await startServer({
+        dataDir: opts.dataDir ?? "./data",
+        host,
+        port,
+        storage: opts.storage,
+        tlsCertFile: opts.tlsCertFile,
+        tlsKeyFile: opts.tlsPrivateKeyFile,
+        encryptionKeyFile: opts.encryptionKeyFile,
+        logLevel: opts.logLevel,
+      });
+      const out = process.stdout;
+      out.write(`platform is serving on ${server.url}/kubernetes/management\n`);
+      if (server.adminKubeconfig) out.write(`admin kubeconfig:  ${server.adminKubeconfig}\n`);
+      out.write(`admin access key:  ${opts.dataDir ?? "./data"}/admin-access-key\n`);
+      if (server.adminKubeconfig) out.write(`try:  kubectl --kubeconfig ${server.adminKubeconfig} get users\n`);
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        out.write(`${signal}: finishing in-flight requests and closing the store\n`);
+        server.close().then(
+          () => process.exit(0),
+          (err: unknown) => {
+            console.error(err);
+            process.exit(1);
+          },
+        );
+      };
+      process.on("SIGTERM", () => stop("SIGTERM"));
+      process.on("SIGINT", () => stop("SIGINT"));
+    });
+}
