@@ -23,7 +23,7 @@ export function registerStartCommand(program: Command): void {
       "--encryption-key-file <file>",
       "keys encrypting shared secret data at rest (default <data-dir>/encryption-keys.json)",
     )
-    .option("--log-level <level>", "fatal, error, warn, info, debug", "info")
+    .option("--log-level <level>", "fatal, error, warn, info, debug", "warn")
     .addHelpText(
       "after",
       `

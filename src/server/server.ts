@@ -105,7 +105,6 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     https: { key: tls.keyPem, cert: tls.certPem },
     bodyLimit: MAX_BODY_BYTES,
     logger: { level: config.logLevel ?? "warn" },
-    disableRequestLogging: true,
     // Kubernetes paths are case-sensitive and never have trailing-slash aliases.
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1000 },
     return503OnClosing: true,
