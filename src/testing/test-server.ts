@@ -110,6 +110,7 @@ function doRequest(
   } else if (options.raw !== undefined && options.contentType) {
     headers["content-type"] = options.contentType;
   }
+  if (payload !== undefined) headers["content-length"] = String(Buffer.byteLength(payload));
   const url = new URL(path, server.url);
   return new Promise((resolve, reject) => {
     const req = httpsRequest(url, { method, headers, ca: server.caPem }, (res) => {

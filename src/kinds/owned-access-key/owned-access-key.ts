@@ -184,7 +184,7 @@ export function ownedAccessKeyResource(): ResourceType {
           else s.subject = ctx.user.name;
         }
         s.type ??= "User";
-        obj.status = {};
+        delete obj.status; // lastActivity is the server's to write
         const { plaintext, error } = takeKey(obj, s.key);
         if (error) prepareErrors.set(obj, [error]);
         if (plaintext) createdKeys.set(ctx, plaintext);
@@ -200,7 +200,8 @@ export function ownedAccessKeyResource(): ResourceType {
           if (error) prepareErrors.set(obj, [error]);
         }
         // lastActivity is the server's to write.
-        obj.status = old.status ?? {};
+        if (old.status === undefined) delete obj.status;
+        else obj.status = old.status;
       },
       validate: (obj) => [...(prepareErrors.get(obj) ?? []), ...validateKey(obj)],
       present(obj) {

@@ -36,10 +36,12 @@ export const userResource = defineKind({
   strategy: {
     // status.teams is computed by the server; clients cannot write it.
     prepareForCreate(obj, ctx) {
-      if (ctx.user !== SYSTEM_USER) obj.status = {};
+      if (ctx.user !== SYSTEM_USER) delete obj.status;
     },
     prepareForUpdate(obj, old, ctx) {
-      if (ctx.user !== SYSTEM_USER) obj.status = old.status ?? {};
+      if (ctx.user === SYSTEM_USER) return;
+      if (old.status === undefined) delete obj.status;
+      else obj.status = old.status;
     },
     validate: (obj) => [
       ...validateClusterRoles(obj.spec?.clusterRoles, "spec.clusterRoles"),
