@@ -52,7 +52,11 @@ export async function streamWatch(
     openStreams.delete(finish);
     clearTimeout(timer);
     handle?.close();
-    if (!started) writeHead();
+    if (!started) {
+      writeHead();
+      for (const chunk of pending) res.write(chunk);
+      pending.length = 0;
+    }
     res.end();
   };
   const encode = (event: ApiWatchEvent): string => {
