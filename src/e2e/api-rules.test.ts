@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { GROUP_PATH, type TestServer, startTestServer } from "../testing/test-server.js";
+import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
 /** The object rules of the foundation issue, each checked over HTTPS against a real server. */
 describe("API object rules", () => {
@@ -23,7 +23,11 @@ describe("API object rules", () => {
   describe("metadata", () => {
     it("sets uid, creationTimestamp, generation 1; clears client-set deletion fields", async () => {
       const res = await server.request("POST", users, {
-        body: user("meta-1", {}, { deletionTimestamp: "2020-01-01T00:00:00Z", deletionGracePeriodSeconds: 5, uid: "x" }),
+        body: user(
+          "meta-1",
+          {},
+          { deletionTimestamp: "2020-01-01T00:00:00Z", deletionGracePeriodSeconds: 5, uid: "x" },
+        ),
       });
       assert.equal(res.status, 201, res.text);
       const m = res.json.metadata;
@@ -94,7 +98,9 @@ describe("API object rules", () => {
     });
 
     it("validates labels and annotations (annotations at most 256 KiB)", async () => {
-      const badLabel = await server.request("POST", users, { body: user("lbl-1", {}, { labels: { "bad key!": "v" } }) });
+      const badLabel = await server.request("POST", users, {
+        body: user("lbl-1", {}, { labels: { "bad key!": "v" } }),
+      });
       assert.equal(badLabel.status, 422);
       assert.match(badLabel.json.details.causes[0].field, /^metadata\.labels/);
       const big = await server.request("POST", users, {
@@ -106,14 +112,20 @@ describe("API object rules", () => {
 
     it("namespace in the body must match the path", async () => {
       const res = await server.request("POST", `${GROUP_PATH}/namespaces/platform/sharedsecrets`, {
-        body: { apiVersion: "management.platform/v1", kind: "SharedSecret", metadata: { name: "s", namespace: "other" } },
+        body: {
+          apiVersion: "management.platform/v1",
+          kind: "SharedSecret",
+          metadata: { name: "s", namespace: "other" },
+        },
       });
       assert.equal(res.status, 400);
       assert.match(res.json.message, /does not match the namespace/);
     });
 
     it("apiVersion and kind must match the endpoint", async () => {
-      const wrongVersion = await server.request("POST", users, { body: { ...user("v-1"), apiVersion: "management.platform/v2" } });
+      const wrongVersion = await server.request("POST", users, {
+        body: { ...user("v-1"), apiVersion: "management.platform/v2" },
+      });
       assert.equal(wrongVersion.status, 400);
       const wrongKind = await server.request("POST", users, { body: { ...user("v-2"), kind: "Team" } });
       assert.equal(wrongKind.status, 400);
@@ -154,7 +166,11 @@ describe("API object rules", () => {
       assert.equal(created.status, 201, created.text);
       assert.deepEqual(created.json.status, {});
       const statusPut = await server.request("PUT", `${clusters}/st-1/status`, {
-        body: { ...created.json, spec: { local: true, displayName: "ignored" }, status: { phase: "Failed", reason: "X" } },
+        body: {
+          ...created.json,
+          spec: { local: true, displayName: "ignored" },
+          status: { phase: "Failed", reason: "X" },
+        },
       });
       assert.equal(statusPut.status, 200, statusPut.text);
       assert.equal(statusPut.json.status.phase, "Failed");
@@ -201,7 +217,12 @@ describe("API object rules", () => {
     it("access rule verbs", async () => {
       await expectInvalid(
         `${GROUP_PATH}/clusters`,
-        { apiVersion: "management.platform/v1", kind: "Cluster", metadata: { name: "c" }, spec: { local: true, access: [{ verbs: ["fly"], users: ["*"] }] } },
+        {
+          apiVersion: "management.platform/v1",
+          kind: "Cluster",
+          metadata: { name: "c" },
+          spec: { local: true, access: [{ verbs: ["fly"], users: ["*"] }] },
+        },
         /^spec\.access\[0\]\.verbs\[0\]$/,
       );
     });
@@ -210,10 +231,23 @@ describe("API object rules", () => {
     });
     it("access keys: exactly one of user, team, subject; deprecated scope rules", async () => {
       const keys = `${GROUP_PATH}/ownedaccesskeys`;
-      const key = (spec: Record<string, unknown>) => ({ apiVersion: "management.platform/v1", kind: "OwnedAccessKey", metadata: { name: "k" }, spec });
+      const key = (spec: Record<string, unknown>) => ({
+        apiVersion: "management.platform/v1",
+        kind: "OwnedAccessKey",
+        metadata: { name: "k" },
+        spec,
+      });
       await expectInvalid(keys, key({ user: "admin", team: "t" }), /^spec$/);
-      await expectInvalid(keys, key({ user: "admin", scope: { rules: [{ resources: [{ resources: ["*", "users"] }] }] } }), /resources/);
-      await expectInvalid(keys, key({ user: "admin", scope: { rules: [{ nonResourceURLs: ["/api/*/x"] }] } }), /nonResourceURLs/);
+      await expectInvalid(
+        keys,
+        key({ user: "admin", scope: { rules: [{ resources: [{ resources: ["*", "users"] }] }] } }),
+        /resources/,
+      );
+      await expectInvalid(
+        keys,
+        key({ user: "admin", scope: { rules: [{ nonResourceURLs: ["/api/*/x"] }] } }),
+        /nonResourceURLs/,
+      );
       await expectInvalid(keys, key({ user: "admin", key: "too-short" }), /^spec\.key$/);
     });
     it("type errors name the field", async () => {
@@ -229,7 +263,9 @@ describe("API object rules", () => {
       assert.match(String(res.headers.warning), /299 - "unknown field \\"spec.bogus\\""/);
     });
     it("Strict refuses unknown and duplicate fields; Ignore is silent", async () => {
-      const strict = await server.request("POST", `${users}?fieldValidation=Strict`, { body: { ...user("fv-2"), spec: { bogus: 1 } } });
+      const strict = await server.request("POST", `${users}?fieldValidation=Strict`, {
+        body: { ...user("fv-2"), spec: { bogus: 1 } },
+      });
       assert.equal(strict.status, 400);
       assert.match(strict.json.message, /strict decoding error: unknown field "spec.bogus"/);
       const dup = await server.request("POST", `${users}?fieldValidation=Strict`, {
@@ -238,7 +274,9 @@ describe("API object rules", () => {
       });
       assert.equal(dup.status, 400);
       assert.match(dup.json.message, /duplicate field "metadata.name"/);
-      const ignore = await server.request("POST", `${users}?fieldValidation=Ignore`, { body: { ...user("fv-4"), spec: { bogus: 1 } } });
+      const ignore = await server.request("POST", `${users}?fieldValidation=Ignore`, {
+        body: { ...user("fv-4"), spec: { bogus: 1 } },
+      });
       assert.equal(ignore.status, 201);
       assert.equal(ignore.headers.warning, undefined);
       const bad = await server.request("POST", `${users}?fieldValidation=Loud`, { body: user("fv-5") });
@@ -258,7 +296,10 @@ describe("API object rules", () => {
       assert.match(res.text, /name: yaml-1/);
     });
     it("413 above 3 MiB, 400 on malformed JSON and YAML, 415, 406", async () => {
-      const huge = await server.request("POST", users, { raw: `{"x":"${"a".repeat(3 * 1024 * 1024)}"}`, contentType: "application/json" });
+      const huge = await server.request("POST", users, {
+        raw: `{"x":"${"a".repeat(3 * 1024 * 1024)}"}`,
+        contentType: "application/json",
+      });
       assert.equal(huge.status, 413);
       assert.equal(huge.json.reason, "RequestEntityTooLarge");
       const badJson = await server.request("POST", users, { raw: "{not json", contentType: "application/json" });
@@ -269,7 +310,9 @@ describe("API object rules", () => {
       const unknownType = await server.request("POST", users, { raw: "x", contentType: "text/plain" });
       assert.equal(unknownType.status, 415);
       assert.equal(unknownType.json.reason, "UnsupportedMediaType");
-      const notAcceptable = await server.request("GET", users, { headers: { accept: "application/vnd.kubernetes.protobuf" } });
+      const notAcceptable = await server.request("GET", users, {
+        headers: { accept: "application/vnd.kubernetes.protobuf" },
+      });
       assert.equal(notAcceptable.status, 406);
       assert.equal(notAcceptable.json.reason, "NotAcceptable");
     });
@@ -278,15 +321,22 @@ describe("API object rules", () => {
   describe("replace, patch, delete", () => {
     it("replace needs a resourceVersion, answers 409 on a stale one and 404 when missing", async () => {
       const created = (await server.request("POST", users, { body: user("rp-1") })).json;
-      const noRv = await server.request("PUT", `${users}/rp-1`, { body: { ...created, metadata: { ...created.metadata, resourceVersion: undefined } } });
+      const noRv = await server.request("PUT", `${users}/rp-1`, {
+        body: { ...created, metadata: { ...created.metadata, resourceVersion: undefined } },
+      });
       assert.equal(noRv.status, 422);
       const ok = await server.request("PUT", `${users}/rp-1`, { body: { ...created, spec: { displayName: "1" } } });
       assert.equal(ok.status, 200);
       const stale = await server.request("PUT", `${users}/rp-1`, { body: { ...created, spec: { displayName: "2" } } });
       assert.equal(stale.status, 409);
       assert.equal(stale.json.reason, "Conflict");
-      assert.match(stale.json.message, /the object has been modified; please apply your changes to the latest version and try again/);
-      const missing = await server.request("PUT", `${users}/nobody`, { body: { ...created, metadata: { ...created.metadata, name: "nobody" } } });
+      assert.match(
+        stale.json.message,
+        /the object has been modified; please apply your changes to the latest version and try again/,
+      );
+      const missing = await server.request("PUT", `${users}/nobody`, {
+        body: { ...created, metadata: { ...created.metadata, name: "nobody" } },
+      });
       assert.equal(missing.status, 404);
     });
     it("json patch test, merge patch, conditional patch, unsupported types", async () => {
@@ -307,7 +357,10 @@ describe("API object rules", () => {
         contentType: "application/merge-patch+json",
       });
       assert.equal(conditional.status, 409);
-      const strategic = await server.request("PATCH", `${users}/pt-1`, { body: {}, contentType: "application/strategic-merge-patch+json" });
+      const strategic = await server.request("PATCH", `${users}/pt-1`, {
+        body: {},
+        contentType: "application/strategic-merge-patch+json",
+      });
       assert.equal(strategic.status, 415);
       assert.match(strategic.json.message, /application\/json-patch\+json/);
       const tooMany = await server.request("PATCH", `${users}/pt-1`, {

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { GROUP_PATH, type TestServer, startTestServer } from "../testing/test-server.js";
+import { promisify } from "node:util";
+import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
 describe("authentication", () => {
   let server: TestServer;
@@ -23,7 +23,14 @@ describe("authentication", () => {
     assert.equal(readFileSync(keyFile, "utf8").trim(), bootstrapKey);
     assert.equal(statSync(keyFile).mode & 0o777, 0o600);
     // Async: the server runs in this process and must keep serving while kubectl waits.
-    const { stdout: out } = await promisify(execFile)("kubectl", ["--kubeconfig", join(server.dataDir, "admin.kubeconfig"), "get", "users", "-o", "name"]);
+    const { stdout: out } = await promisify(execFile)("kubectl", [
+      "--kubeconfig",
+      join(server.dataDir, "admin.kubeconfig"),
+      "get",
+      "users",
+      "-o",
+      "name",
+    ]);
     assert.match(out, /user.management.platform\/admin/);
   });
 
@@ -42,7 +49,12 @@ describe("authentication", () => {
 
   it("a created key is returned once, stored as a hash, and works at once", async () => {
     const created = await server.request("POST", keys, {
-      body: { apiVersion: "management.platform/v1", kind: "OwnedAccessKey", metadata: { name: "k1" }, spec: { user: "admin" } },
+      body: {
+        apiVersion: "management.platform/v1",
+        kind: "OwnedAccessKey",
+        metadata: { name: "k1" },
+        spec: { user: "admin" },
+      },
     });
     assert.equal(created.status, 201, created.text);
     const key = created.json.spec.key as string;
@@ -51,7 +63,10 @@ describe("authentication", () => {
     assert.equal(read.json.spec.key, undefined);
     const listed = await server.request("GET", keys);
     assert.ok(listed.json.items.every((k: { spec: { key?: string } }) => k.spec.key === undefined));
-    const use = await server.request("POST", `${GROUP_PATH}/selves`, { token: key, body: { apiVersion: "management.platform/v1", kind: "Self" } });
+    const use = await server.request("POST", `${GROUP_PATH}/selves`, {
+      token: key,
+      body: { apiVersion: "management.platform/v1", kind: "Self" },
+    });
     assert.equal(use.status, 201, use.text);
     assert.equal(use.json.status.user, "admin");
     assert.equal(use.json.status.accessKey, "k1");
@@ -60,7 +75,12 @@ describe("authentication", () => {
   it("a key given by the creator needs 32 characters", async () => {
     const given = "g".repeat(32);
     const created = await server.request("POST", keys, {
-      body: { apiVersion: "management.platform/v1", kind: "OwnedAccessKey", metadata: { name: "k-given" }, spec: { user: "admin", key: given } },
+      body: {
+        apiVersion: "management.platform/v1",
+        kind: "OwnedAccessKey",
+        metadata: { name: "k-given" },
+        spec: { user: "admin", key: given },
+      },
     });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.json.spec.key, given);
@@ -88,7 +108,10 @@ describe("authentication", () => {
     });
     const bobs = await make("k-bob", { user: "bob" });
     assert.equal((await server.request("GET", `${GROUP_PATH}/users/bob`, { token: bobs })).status, 200);
-    await server.request("PATCH", `${GROUP_PATH}/users/bob`, { body: { spec: { disabled: true } }, contentType: "application/merge-patch+json" });
+    await server.request("PATCH", `${GROUP_PATH}/users/bob`, {
+      body: { spec: { disabled: true } },
+      contentType: "application/merge-patch+json",
+    });
     assert.equal((await server.request("GET", `${GROUP_PATH}/users/bob`, { token: bobs })).status, 401);
   });
 });

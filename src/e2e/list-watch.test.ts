@@ -1,15 +1,23 @@
 import assert from "node:assert/strict";
 import { request as httpsRequest } from "node:https";
 import { after, before, describe, it } from "node:test";
-import { GROUP_PATH, type TestServer, startTestServer } from "../testing/test-server.js";
+import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
 interface WatchLine {
   type: string;
-  object: { metadata: { name?: string; resourceVersion?: string; annotations?: Record<string, string> }; code?: number; reason?: string };
+  object: {
+    metadata: { name?: string; resourceVersion?: string; annotations?: Record<string, string> };
+    code?: number;
+    reason?: string;
+  };
 }
 
 /** Opens a watch and collects events until `until` says stop or the stream ends. */
-function watch(server: TestServer, path: string, until: (events: WatchLine[]) => boolean): Promise<{ status: number; events: WatchLine[]; ended: boolean }> {
+function watch(
+  server: TestServer,
+  path: string,
+  until: (events: WatchLine[]) => boolean,
+): Promise<{ status: number; events: WatchLine[]; ended: boolean }> {
   return new Promise((resolve, reject) => {
     const events: WatchLine[] = [];
     const req = httpsRequest(
@@ -127,7 +135,10 @@ describe("list and watch", () => {
     assert.equal(matchWithoutRv.status, 400);
     const badMatch = await server.request("GET", `${teams}?resourceVersion=1&resourceVersionMatch=Sometimes`);
     assert.equal(badMatch.status, 400);
-    const future = await server.request("GET", `${teams}?resourceVersion=${rv + 100000}&resourceVersionMatch=NotOlderThan`);
+    const future = await server.request(
+      "GET",
+      `${teams}?resourceVersion=${rv + 100000}&resourceVersionMatch=NotOlderThan`,
+    );
     assert.equal(future.status, 504);
   });
 
@@ -145,10 +156,15 @@ describe("list and watch", () => {
   });
 
   it("watch without resourceVersion starts with ADDED events for what exists, then changes", async () => {
-    const pending = watch(server, `${teams}?watch=true&labelSelector=tier%3Dgold`, (ev) => ev.some((e) => e.type === "DELETED"));
+    const pending = watch(server, `${teams}?watch=true&labelSelector=tier%3Dgold`, (ev) =>
+      ev.some((e) => e.type === "DELETED"),
+    );
     await new Promise((r) => setTimeout(r, 200));
     await server.request("POST", teams, { body: team("w-gold", { tier: "gold" }) });
-    await server.request("PATCH", `${teams}/w-gold`, { body: { spec: { displayName: "x" } }, contentType: "application/merge-patch+json" });
+    await server.request("PATCH", `${teams}/w-gold`, {
+      body: { spec: { displayName: "x" } },
+      contentType: "application/merge-patch+json",
+    });
     await server.request("DELETE", `${teams}/w-gold`);
     const { status, events } = await pending;
     assert.equal(status, 200);
@@ -165,8 +181,15 @@ describe("list and watch", () => {
     const list = await server.request("GET", teams);
     const rv = list.json.metadata.resourceVersion;
     await server.request("POST", teams, { body: team("w-move", { tier: "gold" }) });
-    await server.request("PATCH", `${teams}/w-move`, { body: { metadata: { labels: { tier: "bronze" } } }, contentType: "application/merge-patch+json" });
-    const { events } = await watch(server, `${teams}?watch=true&resourceVersion=${rv}&labelSelector=tier%3Dgold`, (ev) => ev.length >= 2);
+    await server.request("PATCH", `${teams}/w-move`, {
+      body: { metadata: { labels: { tier: "bronze" } } },
+      contentType: "application/merge-patch+json",
+    });
+    const { events } = await watch(
+      server,
+      `${teams}?watch=true&resourceVersion=${rv}&labelSelector=tier%3Dgold`,
+      (ev) => ev.length >= 2,
+    );
     assert.deepEqual(
       events.map((e) => [e.type, e.object.metadata.name]),
       [
@@ -184,7 +207,11 @@ describe("list and watch", () => {
   });
 
   it("timeoutSeconds ends the stream; bookmarks carry the revision; sendInitialEvents ends with the annotated bookmark", async () => {
-    const timed = await watch(server, `${teams}?watch=true&resourceVersion=${(await server.request("GET", teams)).json.metadata.resourceVersion}&timeoutSeconds=1`, () => false);
+    const timed = await watch(
+      server,
+      `${teams}?watch=true&resourceVersion=${(await server.request("GET", teams)).json.metadata.resourceVersion}&timeoutSeconds=1`,
+      () => false,
+    );
     assert.equal(timed.ended, true);
     const initial = await watch(
       server,
@@ -195,8 +222,10 @@ describe("list and watch", () => {
     assert.equal(bookmark.type, "BOOKMARK");
     assert.equal(bookmark.object.metadata.annotations?.["k8s.io/initial-events-end"], "true");
     assert.ok(initial.events.filter((e) => e.type === "ADDED").length >= 12);
-    const periodic = await watch(server, `${teams}?watch=true&resourceVersion=${bookmark.object.metadata.resourceVersion}&allowWatchBookmarks=true`, (ev) =>
-      ev.some((e) => e.type === "BOOKMARK"),
+    const periodic = await watch(
+      server,
+      `${teams}?watch=true&resourceVersion=${bookmark.object.metadata.resourceVersion}&allowWatchBookmarks=true`,
+      (ev) => ev.some((e) => e.type === "BOOKMARK"),
     );
     assert.equal(periodic.events[0]?.type, "BOOKMARK");
     const forbidden = await server.request("GET", `${teams}?watch=true&sendInitialEvents=true`);

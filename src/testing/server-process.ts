@@ -1,0 +1,68 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+
+/** A `platform start` child process, for tests that kill or signal the server. */
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  caPem: string;
+  adminKey: string;
+  output(): string;
+  /** Resolves with the exit code (or signal) once the process has ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+/** Starts `node bin/platform.js start` on a data dir and waits until it serves. */
+export async function startServerProcess(
+  dataDir: string,
+  port?: number,
+  extraArgs: string[] = [],
+): Promise<ServerProcess> {
+  const p = port ?? (await freePort());
+  const child = spawn(
+    process.execPath,
+    ["bin/platform.js", "start", "--data-dir", dataDir, "--listen", `127.0.0.1:${p}`, ...extraArgs],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let out = "";
+  child.stdout?.on("data", (c: Buffer) => {
+    out += c.toString();
+  });
+  child.stderr?.on("data", (c: Buffer) => {
+    out += c.toString();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
+  const deadline = Date.now() + 30_000;
+  while (!out.includes("platform is serving on")) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    child,
+    url: `https://127.0.0.1:${p}`,
+    port: p,
+    caPem: readFileSync(join(dataDir, "ca.crt"), "utf8"),
+    adminKey: readFileSync(join(dataDir, "admin-access-key"), "utf8").trim(),
+    output: () => out,
+    exited,
+  };
+}
