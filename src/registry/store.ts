@@ -5,6 +5,7 @@ import type { KubeList, KubeObject } from "../api/object.js";
 import { applyJsonPatch, applyMergePatch } from "../api/patch.js";
 import { isStorageError } from "../storage/errors.js";
 import type { Storage } from "../storage/interface.js";
+import { serverSideApply } from "./apply/apply.js";
 import { decodeObject, encodeObject, parseResourceVersion } from "./codec.js";
 import { planDeletion, readyToRemove } from "./deletion.js";
 import { compileFilter, type ObjectFilter } from "./filter.js";
@@ -206,7 +207,7 @@ export class Store {
    * Turns a proposed new state into a stored one: carries server-owned fields, bumps
    * generation, validates, and writes with the old revision as precondition.
    */
-  private async writeUpdate(
+  async writeUpdate(
     ctx: RequestContext,
     old: KubeObject,
     proposed: KubeObject,
@@ -220,6 +221,7 @@ export class Store {
       // The status endpoint changes status only; everything else stays as stored.
       obj = structuredClone(old);
       obj.status = proposed.status ?? {};
+      if (options.managedFieldsPrepared) obj.metadata.managedFields = proposed.metadata.managedFields;
     } else {
       obj = proposed;
       fieldErrs.push(...mergeUpdateMetadata(obj, old));
@@ -280,7 +282,12 @@ export class Store {
     options: WriteOptions,
     subresource: "" | "status" = "",
   ): Promise<KubeObject> {
-    if (type === "apply") throw errors.unsupportedMediaType("application/apply-patch+yaml", PATCH_TYPES);
+    if (type === "apply") return (await this.apply(ctx, namespace, name, patch, options, subresource)).object;
+    if (options.force !== undefined) {
+      throw errors.invalid("PatchOptions", "meta.k8s.io", "", [
+        fieldError("FieldValueForbidden", "force", "may not be specified for non-apply patch"),
+      ]);
+    }
     for (let attempt = 0; ; attempt++) {
       const old = await this.read(namespace, name);
       if (!old) throw errors.notFound(this.gr, name);
@@ -302,6 +309,18 @@ export class Store {
         if (!retriable || attempt + 1 >= MAX_CONFLICT_RETRIES) throw err;
       }
     }
+  }
+
+  /** Server-side apply (see apply/apply.ts); `created` says whether the object was created (201). */
+  apply(
+    ctx: RequestContext,
+    namespace: string | undefined,
+    name: string,
+    patch: unknown,
+    options: WriteOptions,
+    subresource: "" | "status" = "",
+  ): Promise<WriteResult> {
+    return serverSideApply(this, ctx, namespace, name, patch, options, subresource);
   }
 
   /**
