@@ -5,6 +5,7 @@ import {
   type TokenIssuer,
 } from "./direct-cluster-endpoint-token/direct-cluster-endpoint-token.js";
 import { ownedAccessKeyResource } from "./owned-access-key/owned-access-key.js";
+import { accessKeyOwner, type UidLookup, virtualClusterInstanceOwner, withOwnerLink } from "./owner-links.js";
 import { projectResource } from "./project/project.js";
 import { selfResource } from "./self/self.js";
 import { type SecretDataCipher, sharedSecretResource } from "./shared-secret/shared-secret.js";
@@ -15,6 +16,8 @@ import { virtualClusterInstanceResource } from "./virtual-cluster-instance/virtu
 export interface KindDeps {
   cipher?: SecretDataCipher;
   tokenIssuer: TokenIssuer;
+  /** Looks up owners' uids so keys and instances get ownerReferences (absent: none are added). */
+  uidLookup?: UidLookup;
 }
 
 /** The registration list: adding a kind is a folder and one line here. */
@@ -24,9 +27,11 @@ export function allResourceTypes(deps: KindDeps): ResourceType[] {
     userResource,
     clusterResource,
     sharedSecretResource(deps.cipher),
-    ownedAccessKeyResource(),
+    deps.uidLookup ? withOwnerLink(ownedAccessKeyResource(), accessKeyOwner, deps.uidLookup) : ownedAccessKeyResource(),
     projectResource,
-    virtualClusterInstanceResource,
+    deps.uidLookup
+      ? withOwnerLink(virtualClusterInstanceResource, virtualClusterInstanceOwner, deps.uidLookup)
+      : virtualClusterInstanceResource,
     directClusterEndpointTokenResource(deps.tokenIssuer),
     selfResource,
   ];

@@ -64,10 +64,16 @@ export function recordUpdateManager(
   const after = ownedPart(obj, rt, subresource);
   const changed: FieldsV1 = old ? diffFieldsV1(before, after, listType) : fieldsV1Of(after, listType);
 
-  // A client may reset managedFields by sending an empty list; otherwise the stored ones stand.
+  // As in Kubernetes: managedFields a client sends replace the stored ones (kubectl's move from
+  // client-side to server-side apply relies on it); an absent or empty list keeps them, so
+  // clients unaware of the field never strip it; `[{}]` resets them to nothing.
   const sent = obj.metadata.managedFields;
+  if (sent?.length === 1 && Object.keys(sent[0] ?? {}).length === 0) {
+    delete obj.metadata.managedFields;
+    return;
+  }
   let entries: ManagedFieldsEntry[] =
-    sent !== undefined && (sent.length === 0 || !old) ? [...sent] : [...(old?.metadata.managedFields ?? sent ?? [])];
+    sent !== undefined && sent.length > 0 ? [...sent] : [...(old?.metadata.managedFields ?? [])];
   if (isEmptyFieldsV1(changed)) {
     if (entries.length) obj.metadata.managedFields = entries;
     else delete obj.metadata.managedFields;

@@ -9,6 +9,12 @@ export interface WriteOptions {
   fieldValidation: FieldValidation;
   /** Fields the decoder found twice in the body (reported per fieldValidation). */
   duplicateFields?: string[];
+  /** Whether the client named the field manager (server-side apply requires it). */
+  fieldManagerGiven?: boolean;
+  /** Server-side apply: take ownership of conflicting fields. */
+  force?: boolean;
+  /** Set by server-side apply, which computes managedFields itself: the store records no Update entry. */
+  managedFieldsPrepared?: boolean;
 }
 
 export interface ListOptions {

@@ -1,11 +1,13 @@
 import { isDeepStrictEqual } from "node:util";
 import { ApiError, errors, type FieldError, fieldError } from "../api/errors.js";
 import { generateName } from "../api/generate-name.js";
-import { type KubeList, type KubeObject, nowTimestamp } from "../api/object.js";
+import type { KubeList, KubeObject } from "../api/object.js";
 import { applyJsonPatch, applyMergePatch } from "../api/patch.js";
 import { isStorageError } from "../storage/errors.js";
 import type { Storage } from "../storage/interface.js";
+import { serverSideApply } from "./apply/apply.js";
 import { decodeObject, encodeObject, parseResourceVersion } from "./codec.js";
+import { planDeletion, readyToRemove } from "./deletion.js";
 import { compileFilter, type ObjectFilter } from "./filter.js";
 import { collectionPrefix, objectKey } from "./keys.js";
 import { recordUpdateManager } from "./managed-fields.js";
@@ -34,6 +36,16 @@ export interface StoreHooks {
    * left; the lifecycle module (garbage collection, propagation) plugs in here.
    */
   beforeDelete?(rt: ResourceType, obj: KubeObject, options: DeleteOptions, ctx: RequestContext): Promise<void>;
+  /**
+   * Extra checks of a write as the client sent it (before the kind's strategy adds its own
+   * fields): the lifecycle module checks ownerReferences' blockOwnerDeletion here.
+   */
+  admit?(
+    rt: ResourceType,
+    obj: KubeObject,
+    old: KubeObject | undefined,
+    ctx: RequestContext,
+  ): Promise<FieldError[]> | FieldError[];
 }
 
 export interface StoreDeps {
@@ -138,14 +150,17 @@ export class Store {
     const obj = this.admitBody(body, namespace, undefined, options, ctx);
     prepareCreateMetadata(obj, this.now());
     if (this.rt.hasStatus) obj.status = {};
+    const admitErrs = (await this.hooks.admit?.(this.rt, obj, undefined, ctx)) ?? [];
     await this.rt.strategy.prepareForCreate?.(obj, ctx);
-    recordUpdateManager(obj, undefined, options.fieldManager, "", this.now(), this.rt);
+    if (!options.managedFieldsPrepared) {
+      recordUpdateManager(obj, undefined, options.fieldManager, "", this.now(), this.rt);
+    }
     this.collectWarnings(obj, undefined, ctx);
 
     const wantsGeneratedName = !obj.metadata.name && !!obj.metadata.generateName;
     for (let attempt = 0; ; attempt++) {
       if (wantsGeneratedName) obj.metadata.name = generateName(obj.metadata.generateName!);
-      await this.validateOrThrow(obj, await this.rt.strategy.validate?.(obj, ctx));
+      await this.validateOrThrow(obj, [...admitErrs, ...((await this.rt.strategy.validate?.(obj, ctx)) ?? [])]);
       if (options.dryRun) return this.present(obj, ctx);
       try {
         const revision = await this.deps.storage.create(
@@ -192,7 +207,7 @@ export class Store {
    * Turns a proposed new state into a stored one: carries server-owned fields, bumps
    * generation, validates, and writes with the old revision as precondition.
    */
-  private async writeUpdate(
+  async writeUpdate(
     ctx: RequestContext,
     old: KubeObject,
     proposed: KubeObject,
@@ -206,6 +221,7 @@ export class Store {
       // The status endpoint changes status only; everything else stays as stored.
       obj = structuredClone(old);
       obj.status = proposed.status ?? {};
+      if (options.managedFieldsPrepared) obj.metadata.managedFields = proposed.metadata.managedFields;
     } else {
       obj = proposed;
       fieldErrs.push(...mergeUpdateMetadata(obj, old));
@@ -214,11 +230,16 @@ export class Store {
     }
     obj.metadata.namespace = old.metadata.namespace;
     if (!this.rt.namespaced) delete obj.metadata.namespace;
-    if (subresource === "") await this.rt.strategy.prepareForUpdate?.(obj, old, ctx);
+    if (subresource === "") {
+      fieldErrs.push(...((await this.hooks.admit?.(this.rt, obj, old, ctx)) ?? []));
+      await this.rt.strategy.prepareForUpdate?.(obj, old, ctx);
+    }
     if (!isDeepStrictEqual(desiredStateOf(obj), desiredStateOf(old))) {
       obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
     }
-    recordUpdateManager(obj, old, options.fieldManager, subresource, this.now(), this.rt);
+    if (!options.managedFieldsPrepared) {
+      recordUpdateManager(obj, old, options.fieldManager, subresource, this.now(), this.rt);
+    }
     this.collectWarnings(obj, old, ctx);
     const strategyErrs = this.rt.strategy.validateUpdate
       ? await this.rt.strategy.validateUpdate(obj, old, ctx)
@@ -230,8 +251,9 @@ export class Store {
     if (options.dryRun) return this.present(obj, ctx);
 
     const key = this.key(old.metadata.namespace, name);
-    // A terminating object whose last finalizer was just removed goes away now.
-    if (obj.metadata.deletionTimestamp && (obj.metadata.finalizers ?? []).length === 0) {
+    // A terminating object whose last finalizer was just removed goes away now, unless its
+    // grace period is still running (then the garbage collector removes it at the deadline).
+    if (readyToRemove(obj, this.now())) {
       try {
         const res = await this.deps.storage.delete(key, Number(old.metadata.resourceVersion));
         obj.metadata.resourceVersion = String(res.revision);
@@ -260,7 +282,12 @@ export class Store {
     options: WriteOptions,
     subresource: "" | "status" = "",
   ): Promise<KubeObject> {
-    if (type === "apply") throw errors.unsupportedMediaType("application/apply-patch+yaml", PATCH_TYPES);
+    if (type === "apply") return (await this.apply(ctx, namespace, name, patch, options, subresource)).object;
+    if (options.force !== undefined) {
+      throw errors.invalid("PatchOptions", "meta.k8s.io", "", [
+        fieldError("FieldValueForbidden", "force", "may not be specified for non-apply patch"),
+      ]);
+    }
     for (let attempt = 0; ; attempt++) {
       const old = await this.read(namespace, name);
       if (!old) throw errors.notFound(this.gr, name);
@@ -282,6 +309,18 @@ export class Store {
         if (!retriable || attempt + 1 >= MAX_CONFLICT_RETRIES) throw err;
       }
     }
+  }
+
+  /** Server-side apply (see apply/apply.ts); `created` says whether the object was created (201). */
+  apply(
+    ctx: RequestContext,
+    namespace: string | undefined,
+    name: string,
+    patch: unknown,
+    options: WriteOptions,
+    subresource: "" | "status" = "",
+  ): Promise<WriteResult> {
+    return serverSideApply(this, ctx, namespace, name, patch, options, subresource);
   }
 
   /**
@@ -330,42 +369,34 @@ export class Store {
       if (!current) throw errors.notFound(this.gr, name);
       this.checkPreconditions(current, options);
       await this.hooks.beforeDelete?.(this.rt, current, options, ctx);
-      const obj = structuredClone(current);
-      const finalizers = obj.metadata.finalizers ?? [];
-      if (finalizers.length > 0) {
-        // Graceful path: mark terminating; controllers remove finalizers, then the object goes.
-        if (!obj.metadata.deletionTimestamp) {
-          obj.metadata.deletionTimestamp = nowTimestamp(this.now());
-          obj.metadata.deletionGracePeriodSeconds = options.gracePeriodSeconds ?? 0;
-          obj.metadata.generation = (obj.metadata.generation ?? 0) + 1;
-        } else if (
-          options.gracePeriodSeconds !== undefined &&
-          options.gracePeriodSeconds < (obj.metadata.deletionGracePeriodSeconds ?? 0)
-        ) {
-          obj.metadata.deletionGracePeriodSeconds = options.gracePeriodSeconds; // may only shorten
-        } else {
-          return { object: this.present(current, ctx), removed: false };
-        }
-        if (options.dryRun) return { object: this.present(obj, ctx), removed: false };
+      const now = this.now();
+      const next = planDeletion(current, options, now);
+      if (next === "remove") {
+        if (options.dryRun) return { object: this.present(current, ctx), removed: true };
         try {
-          const revision = await this.deps.storage.update(
+          const res = await this.deps.storage.delete(
             this.key(namespace, name),
-            this.encode(obj),
             Number(current.metadata.resourceVersion),
           );
-          obj.metadata.resourceVersion = String(revision);
-          return { object: this.present(obj, ctx), removed: false };
+          const deleted = structuredClone(current);
+          deleted.metadata.resourceVersion = String(res.revision);
+          return { object: this.present(deleted, ctx), removed: true };
         } catch (err) {
           if (isStorageError(err, "Conflict") && attempt + 1 < MAX_CONFLICT_RETRIES) continue;
           throw this.storageToApi(err, name);
         }
       }
-      if (options.dryRun) return { object: this.present(current, ctx), removed: true };
+      if (next === "unchanged") return { object: this.present(current, ctx), removed: false };
+      // Graceful path: mark terminating; controllers remove finalizers, then the object goes.
+      if (options.dryRun) return { object: this.present(next, ctx), removed: false };
       try {
-        const res = await this.deps.storage.delete(this.key(namespace, name), Number(current.metadata.resourceVersion));
-        const deleted = structuredClone(current);
-        deleted.metadata.resourceVersion = String(res.revision);
-        return { object: this.present(deleted, ctx), removed: true };
+        const revision = await this.deps.storage.update(
+          this.key(namespace, name),
+          this.encode(next),
+          Number(current.metadata.resourceVersion),
+        );
+        next.metadata.resourceVersion = String(revision);
+        return { object: this.present(next, ctx), removed: false };
       } catch (err) {
         if (isStorageError(err, "Conflict") && attempt + 1 < MAX_CONFLICT_RETRIES) continue;
         throw this.storageToApi(err, name);

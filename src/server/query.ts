@@ -55,10 +55,13 @@ export function writeOptions(q: Query, userAgent: string | undefined): WriteOpti
       `fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Warn", "Strict"`,
     );
   }
+  const force = bool(q, "force");
   return {
     dryRun: dryRunValues.length > 0,
     fieldManager: manager || productToken(userAgent),
     fieldValidation: fv as FieldValidation,
+    fieldManagerGiven: !!manager,
+    ...(force !== undefined ? { force } : {}),
   };
 }
 

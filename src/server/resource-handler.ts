@@ -157,6 +157,10 @@ export async function handleResourceRequest(
       await authorize({ verb: "patch" });
       const body = decodePatchBody(request.headers["content-type"], raw);
       const options = { ...writeOptions(q, request.headers["user-agent"]), duplicateFields: body.duplicates };
+      if (body.type === "apply") {
+        const applied = await store.apply(ctx, namespace, path.name, body.value, options, subresource);
+        return reply200(applied.created && !options.dryRun ? 201 : 200, applied.object);
+      }
       const result = await store.patch(ctx, namespace, path.name, body.type, body.value, options, subresource);
       return reply200(200, result);
     }

@@ -6,6 +6,8 @@ import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
 import { AccessKeyAuthenticator, type Authenticator, bearerToken } from "../auth/authenticator.js";
 import { bootstrapAdmin, writeAdminKubeconfig } from "../auth/bootstrap.js";
 import { IdentityIndex } from "../auth/identity-index.js";
+import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
+import { OwnerReferencesAdmission } from "../controllers/garbage-collector/owner-references-admission.js";
 import { loadOrCreateServerTls } from "../crypto/certificates.js";
 import "../crypto/reflect-metadata.js";
 import { loadOrCreateSigningKey, type TokenSigner } from "../crypto/jwt.js";
@@ -75,7 +77,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const signer: TokenSigner = await loadOrCreateSigningKey(dataDir);
   const storage = await openStorage(config.storage ?? `sqlite:${resolve(dataDir, "platform.db")}`);
 
-  const registry = new Registry(
+  const ownerRefs = new OwnerReferencesAdmission();
+  const registry: Registry = new Registry(
     storage,
     allResourceTypes({
       cipher: {
@@ -87,8 +90,11 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
           signer.signToken({ sub: claims.sub, subjectKind: claims.subjectKind, scope: claims.scope }, ttl),
         maxTtlSeconds: config.maxTokenTtlSeconds ?? 86400,
       },
+      uidLookup: async (kind, ns, name) => (await registry.storeOfKind(kind)?.read(ns, name))?.metadata.uid,
     }),
+    ownerRefs.hooks,
   );
+  ownerRefs.registry = registry;
   const identity = new IdentityIndex(
     new Informer(registry.store("ownedaccesskeys")),
     new Informer(registry.store("users")),
@@ -98,6 +104,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   await identity.start();
   const authenticator: Authenticator = new AccessKeyAuthenticator(identity);
   const authorizer: Authorizer = allowAllAuthorizer;
+  ownerRefs.authorizer = authorizer;
+  const garbageCollector = new GarbageCollector(registry);
+  await garbageCollector.start();
   const subresources = new Map<string, SubresourceHandler>();
   const watchStreams = new WatchStreams();
 
@@ -232,6 +241,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
         watchStreams.closeAll();
         await app.close();
         identity.stop();
+        await garbageCollector.stop();
         await storage.close();
       })();
       return closing;

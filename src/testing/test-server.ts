@@ -110,6 +110,7 @@ function doRequest(
   } else if (options.raw !== undefined && options.contentType) {
     headers["content-type"] = options.contentType;
   }
+  // Node sends DELETE bodies neither chunked nor with a length unless told: say how long it is.
   if (payload !== undefined) headers["content-length"] = String(Buffer.byteLength(payload));
   const url = new URL(path, server.url);
   return new Promise((resolve, reject) => {

@@ -73,10 +73,17 @@ export const ObjectMetaSchema = Type.Object(
     labels: Type.Optional(StringMap("Key/value pairs for organising and selecting objects.")),
     annotations: Type.Optional(StringMap("Unstructured key/value metadata; not queryable.")),
     ownerReferences: Type.Optional(
-      Type.Array(OwnerReferenceSchema, { description: "Objects this one depends on (keyed by uid)." }),
+      Type.Array(OwnerReferenceSchema, {
+        description: "Objects this one depends on (keyed by uid).",
+        "x-kubernetes-list-type": "map",
+        "x-kubernetes-list-map-keys": ["uid"],
+      }),
     ),
     finalizers: Type.Optional(
-      Type.Array(Type.String(), { description: "Must be empty before the object is removed from the store." }),
+      Type.Array(Type.String(), {
+        description: "Must be empty before the object is removed from the store.",
+        "x-kubernetes-list-type": "set",
+      }),
     ),
     managedFields: Type.Optional(
       Type.Array(ManagedFieldsEntrySchema, { description: "Which manager owns which fields (internal housekeeping)." }),

@@ -1,0 +1,341 @@
+import { ApiError } from "../../api/errors.js";
+import type { KubeObject, OwnerReference } from "../../api/object.js";
+import { deletionDeadline, FOREGROUND_FINALIZER, ORPHAN_FINALIZER, readyToRemove } from "../../registry/deletion.js";
+import { Informer, type InformerEvent } from "../../registry/informer.js";
+import type { PropagationPolicy } from "../../registry/options.js";
+import type { Registry } from "../../registry/registry.js";
+import { systemContext } from "../../registry/request-context.js";
+import type { ResourceType } from "../../registry/resource-type.js";
+import type { Store } from "../../registry/store.js";
+
+export interface GarbageCollectorOptions {
+  now?: () => Date;
+  /** Delay before an item that failed is tried again. */
+  retryDelayMs?: number;
+  onError?: (err: unknown, item: string) => void;
+}
+
+/** An object's identity in the collector: `Kind/namespace/name`. */
+type ItemKey = string;
+
+interface Kind {
+  rt: ResourceType;
+  store: Store;
+  informer: Informer;
+}
+
+/** Node's setTimeout overflows beyond ~24.8 days; longer deadlines are re-armed. */
+const MAX_TIMER_MS = 60 * 60 * 1000;
+
+/**
+ * The garbage collector (kube-controller-manager's, inside the server). It watches every
+ * stored kind, keeps an owner-uid → dependents index, and:
+ *  - deletes an object all of whose owners are gone (by uid: a new object with the owner's
+ *    name does not count), and drops references to gone owners when other owners remain;
+ *  - finishes Foreground deletions: deletes the owner's dependents and removes the
+ *    `foregroundDeletion` finalizer once no dependent with blockOwnerDeletion is left;
+ *  - finishes Orphan deletions: strips the ownerReference from every dependent, then
+ *    removes the `orphan` finalizer;
+ *  - removes terminating objects without finalizers when their grace period ends.
+ * Its state is rebuilt from the store on start, so a restart mid-deletion finishes the work.
+ * Owner existence is always checked against the store itself, never only the cache.
+ */
+export class GarbageCollector {
+  private readonly kinds = new Map<string, Kind>();
+  /** owner uid → dependents' keys. */
+  private readonly dependents = new Map<string, Set<ItemKey>>();
+  /** dependent key → the owner uids it was indexed under. */
+  private readonly ownersOf = new Map<ItemKey, string[]>();
+  /** uid → key of the object that has it, for re-checking owners when dependents change. */
+  private readonly byUid = new Map<string, ItemKey>();
+  private readonly queue = new Set<ItemKey>();
+  private readonly timers = new Map<ItemKey, NodeJS.Timeout>();
+  private readonly idleWaiters: Array<() => void> = [];
+  private running?: Promise<void>;
+  private stopped = true;
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly options: GarbageCollectorOptions = {},
+  ) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    for (const rt of this.registry.resourceTypes()) {
+      if (rt.virtualCreate) continue;
+      const store = this.registry.store(rt.plural);
+      const informer = new Informer(store);
+      informer.onChange((e) => this.observe(rt.kind, e));
+      this.kinds.set(rt.kind, { rt, store, informer });
+    }
+    await Promise.all([...this.kinds.values()].map((k) => k.informer.start()));
+    // Rebuild: index everything and look at every object once.
+    for (const { rt, informer } of this.kinds.values()) {
+      for (const obj of informer.list()) {
+        this.index(rt.kind, obj);
+        this.enqueue(keyOf(rt.kind, obj));
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const { informer } of this.kinds.values()) informer.stop();
+    this.kinds.clear();
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    this.queue.clear();
+    await this.running;
+    this.releaseIdle();
+  }
+
+  /** Resolves when nothing is queued or being processed (for tests and orderly shutdown). */
+  idle(): Promise<void> {
+    if (!this.running && this.queue.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Keys of the dependents indexed under an owner uid. */
+  dependentsOf(uid: string): string[] {
+    return [...(this.dependents.get(uid) ?? [])];
+  }
+
+  // ---- events and the index --------------------------------------------------------------
+
+  private observe(kind: string, e: InformerEvent): void {
+    const key = keyOf(kind, e.object);
+    if (e.type === "delete") {
+      this.unindex(key, e.object.metadata.uid);
+      const t = this.timers.get(key);
+      if (t) clearTimeout(t);
+      this.timers.delete(key);
+    } else {
+      this.index(kind, e.object);
+      this.enqueue(key);
+    }
+    // Whoever depends on this object, and whoever it depends on, may need another look.
+    for (const dep of this.dependents.get(e.object.metadata.uid ?? "") ?? []) this.enqueue(dep);
+    for (const ref of e.object.metadata.ownerReferences ?? []) {
+      const owner = this.byUid.get(ref.uid);
+      if (owner) this.enqueue(owner);
+    }
+  }
+
+  private index(kind: string, obj: KubeObject): void {
+    const key = keyOf(kind, obj);
+    if (obj.metadata.uid) this.byUid.set(obj.metadata.uid, key);
+    for (const uid of this.ownersOf.get(key) ?? []) this.dependents.get(uid)?.delete(key);
+    const uids = (obj.metadata.ownerReferences ?? []).map((r) => r.uid).filter(Boolean);
+    if (uids.length) this.ownersOf.set(key, uids);
+    else this.ownersOf.delete(key);
+    for (const uid of uids) {
+      const set = this.dependents.get(uid) ?? new Set<ItemKey>();
+      this.dependents.set(uid, set);
+      set.add(key);
+    }
+  }
+
+  private unindex(key: ItemKey, uid: string | undefined): void {
+    for (const owner of this.ownersOf.get(key) ?? []) {
+      const set = this.dependents.get(owner);
+      set?.delete(key);
+      if (set?.size === 0) this.dependents.delete(owner);
+    }
+    this.ownersOf.delete(key);
+    if (uid && this.byUid.get(uid) === key) this.byUid.delete(uid);
+  }
+
+  // ---- the work queue ----------------------------------------------------------------------
+
+  private enqueue(key: ItemKey): void {
+    if (this.stopped) return;
+    this.queue.add(key);
+    this.running ??= this.drain().finally(() => {
+      this.running = undefined;
+      if (this.queue.size > 0 && !this.stopped) this.enqueue([...this.queue][0]!);
+      else this.releaseIdle();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    // Let the current burst of events land before working through the queue.
+    await new Promise((r) => setImmediate(r));
+    while (!this.stopped && this.queue.size > 0) {
+      const key = [...this.queue][0]!;
+      this.queue.delete(key);
+      try {
+        await this.process(key);
+      } catch (err) {
+        this.options.onError?.(err, key);
+        this.retryLater(key);
+      }
+    }
+  }
+
+  private retryLater(key: ItemKey): void {
+    if (this.stopped) return;
+    const t = setTimeout(() => this.enqueue(key), this.options.retryDelayMs ?? 1000);
+    t.unref();
+  }
+
+  private releaseIdle(): void {
+    for (const w of this.idleWaiters.splice(0)) w();
+  }
+
+  // ---- one object ------------------------------------------------------------------------
+
+  private async process(key: ItemKey): Promise<void> {
+    const { kind, namespace, name } = parseKey(key);
+    const k = this.kinds.get(kind);
+    if (!k) return;
+    const obj = await k.store.read(namespace, name);
+    if (!obj) return;
+    if (obj.metadata.deletionTimestamp) {
+      await this.processTerminating(k, obj);
+      return;
+    }
+    if ((obj.metadata.ownerReferences ?? []).length) await this.processDependent(k, obj);
+  }
+
+  private async processTerminating(k: Kind, obj: KubeObject): Promise<void> {
+    const finalizers = obj.metadata.finalizers ?? [];
+    const uid = obj.metadata.uid!;
+    if (finalizers.includes(ORPHAN_FINALIZER)) {
+      for (const dep of this.dependentsOf(uid)) {
+        const d = this.kindAndName(dep);
+        if (!d) continue;
+        await d.kind.store.guaranteedUpdate(systemContext(), d.namespace, d.name, (o) => {
+          const refs = o.metadata.ownerReferences ?? [];
+          if (!refs.some((r) => r.uid === uid)) return undefined;
+          const kept = refs.filter((r) => r.uid !== uid);
+          if (kept.length) o.metadata.ownerReferences = kept;
+          else delete o.metadata.ownerReferences;
+          return o;
+        });
+      }
+      await this.removeFinalizer(k, obj, ORPHAN_FINALIZER);
+      return;
+    }
+    if (finalizers.includes(FOREGROUND_FINALIZER)) {
+      let blocking = 0;
+      for (const dep of this.dependentsOf(uid)) {
+        const d = this.kindAndName(dep);
+        if (!d) continue;
+        const live = await d.kind.store.read(d.namespace, d.name);
+        const ref = live?.metadata.ownerReferences?.find((r) => r.uid === uid);
+        if (!live || !ref) continue;
+        if (!live.metadata.deletionTimestamp) {
+          // A dependent that has dependents of its own is deleted in the foreground too.
+          const policy: PropagationPolicy = this.dependents.get(live.metadata.uid ?? "")?.size
+            ? "Foreground"
+            : "Background";
+          await this.deleteObject(d.kind, live, policy);
+        }
+        if (ref.blockOwnerDeletion === true && (await d.kind.store.read(d.namespace, d.name))) blocking++;
+      }
+      // Remaining blocking dependents will trigger another look when they go.
+      if (blocking === 0) await this.removeFinalizer(k, obj, FOREGROUND_FINALIZER);
+      return;
+    }
+    if (finalizers.length === 0) {
+      if (readyToRemove(obj, this.now())) await this.deleteObject(k, obj, "Background");
+      else this.armDeadline(keyOf(k.rt.kind, obj), obj);
+    }
+  }
+
+  private async processDependent(k: Kind, obj: KubeObject): Promise<void> {
+    const solid: OwnerReference[] = [];
+    const dangling: OwnerReference[] = [];
+    const waiting: OwnerReference[] = [];
+    for (const ref of obj.metadata.ownerReferences ?? []) {
+      const state = await this.ownerState(ref, obj.metadata.namespace);
+      if (state === "absent") dangling.push(ref);
+      else if (state === "waiting") waiting.push(ref);
+      else solid.push(ref);
+    }
+    if (solid.length > 0) {
+      if (dangling.length === 0 && waiting.length === 0) return;
+      // Other owners remain: only the references to gone (or foreground-deleting) owners go.
+      const drop = new Set([...dangling, ...waiting].map((r) => r.uid));
+      await k.store.guaranteedUpdate(systemContext(), obj.metadata.namespace, obj.metadata.name!, (o) => {
+        if (o.metadata.uid !== obj.metadata.uid) return undefined;
+        const kept = (o.metadata.ownerReferences ?? []).filter((r) => !drop.has(r.uid));
+        if (kept.length === (o.metadata.ownerReferences ?? []).length) return undefined;
+        o.metadata.ownerReferences = kept;
+        return o;
+      });
+      return;
+    }
+    await this.deleteObject(k, obj, waiting.length > 0 ? "Foreground" : "Background");
+  }
+
+  /** "absent": no object with that uid; "waiting": it is being deleted in the foreground. */
+  private async ownerState(
+    ref: OwnerReference,
+    namespace: string | undefined,
+  ): Promise<"absent" | "waiting" | "solid"> {
+    const k = this.kinds.get(ref.kind);
+    // An owner of a kind this server does not store cannot be checked: never collect on a guess.
+    if (!k || ref.apiVersion !== `${k.rt.group}/${k.rt.version}`) return "solid";
+    const owner = await k.store.read(k.rt.namespaced ? namespace : undefined, ref.name);
+    if (!owner || owner.metadata.uid !== ref.uid) return "absent";
+    if (owner.metadata.deletionTimestamp && (owner.metadata.finalizers ?? []).includes(FOREGROUND_FINALIZER)) {
+      return "waiting";
+    }
+    return "solid";
+  }
+
+  private async deleteObject(k: Kind, obj: KubeObject, policy: PropagationPolicy): Promise<void> {
+    try {
+      await k.store.delete(systemContext(), obj.metadata.namespace, obj.metadata.name!, {
+        dryRun: false,
+        propagationPolicy: policy,
+        preconditions: { uid: obj.metadata.uid },
+      });
+    } catch (err) {
+      // Gone already, or replaced by a new object of the same name: nothing to do.
+      if (err instanceof ApiError && (err.code === 404 || err.code === 409)) return;
+      throw err;
+    }
+  }
+
+  private async removeFinalizer(k: Kind, obj: KubeObject, finalizer: string): Promise<void> {
+    await k.store.guaranteedUpdate(systemContext(), obj.metadata.namespace, obj.metadata.name!, (o) => {
+      if (o.metadata.uid !== obj.metadata.uid || !o.metadata.finalizers?.includes(finalizer)) return undefined;
+      o.metadata.finalizers = o.metadata.finalizers.filter((f) => f !== finalizer);
+      return o;
+    });
+  }
+
+  private armDeadline(key: ItemKey, obj: KubeObject): void {
+    const deadline = deletionDeadline(obj);
+    if (deadline === undefined || this.stopped) return;
+    const existing = this.timers.get(key);
+    if (existing) clearTimeout(existing);
+    const wait = Math.min(Math.max(deadline - this.now().getTime(), 0) + 50, MAX_TIMER_MS);
+    const t = setTimeout(() => {
+      this.timers.delete(key);
+      this.enqueue(key);
+    }, wait);
+    t.unref();
+    this.timers.set(key, t);
+  }
+
+  private kindAndName(key: ItemKey): { kind: Kind; namespace: string | undefined; name: string } | undefined {
+    const { kind, namespace, name } = parseKey(key);
+    const k = this.kinds.get(kind);
+    return k ? { kind: k, namespace, name } : undefined;
+  }
+}
+
+function keyOf(kind: string, obj: KubeObject): ItemKey {
+  return `${kind}/${obj.metadata.namespace ?? ""}/${obj.metadata.name}`;
+}
+
+function parseKey(key: ItemKey): { kind: string; namespace: string | undefined; name: string } {
+  const [kind, namespace, ...rest] = key.split("/");
+  return { kind: kind!, namespace: namespace || undefined, name: rest.join("/") };
+}
