@@ -1,7 +1,8 @@
+import { timingSafeEqual } from "node:crypto";
 import { errors } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import { hashAccessKey } from "../crypto/access-keys.js";
-import { keyExpiry } from "../kinds/owned-access-key/owned-access-key.js";
+import { KEY_HASH_PREFIX, keyExpiry } from "../kinds/owned-access-key/owned-access-key.js";
 import type { UserInfo } from "../registry/request-context.js";
 import type { IdentityIndex } from "./identity-index.js";
 
@@ -47,6 +48,10 @@ export class AccessKeyAuthenticator implements Authenticator {
       if (other) return other;
       throw errors.unauthorized();
     }
+    // The map lookup found it by hash; compare the whole stored hash in constant time as well.
+    const stored = Buffer.from(String(key.spec?.key ?? "").slice(KEY_HASH_PREFIX.length));
+    const given = Buffer.from(hash);
+    if (stored.length !== given.length || !timingSafeEqual(stored, given)) throw errors.unauthorized();
     return this.identityOfKey(key);
   }
 

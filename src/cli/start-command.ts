@@ -10,6 +10,12 @@ export function parseListen(value: string): { host: string; port: number } {
   return { host: m[1] ?? m[2] ?? "0.0.0.0", port };
 }
 
+function positiveSeconds(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} must be a positive number of seconds, got "${value}"`);
+  return n;
+}
+
 export function registerStartCommand(program: Command): void {
   program
     .command("start")
@@ -24,6 +30,8 @@ export function registerStartCommand(program: Command): void {
       "keys encrypting shared secret data at rest (default <data-dir>/encryption-keys.json)",
     )
     .option("--log-level <level>", "fatal, error, warn, info, debug", "warn")
+    .option("--max-key-ttl <seconds>", "longest access key ttl anyone can create (default: no limit)")
+    .option("--audit-log <file>", "write an audit log (JSON lines) to this file, or - for stdout")
     .addHelpText(
       "after",
       `
@@ -46,6 +54,8 @@ Examples:
         tlsKeyFile: opts.tlsPrivateKeyFile,
         encryptionKeyFile: opts.encryptionKeyFile,
         logLevel: opts.logLevel,
+        maxKeyTtlSeconds: opts.maxKeyTtl ? positiveSeconds(opts.maxKeyTtl, "--max-key-ttl") : undefined,
+        auditLog: opts.auditLog,
       });
       const out = process.stdout;
       out.write(`platform is serving on ${server.url}/kubernetes/management\n`);

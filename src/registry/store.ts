@@ -161,6 +161,7 @@ export class Store {
     for (let attempt = 0; ; attempt++) {
       if (wantsGeneratedName) obj.metadata.name = generateName(obj.metadata.generateName!);
       await this.validateOrThrow(obj, [...admitErrs, ...((await this.rt.strategy.validate?.(obj, ctx)) ?? [])]);
+      await ctx.admit?.(this.rt.plural, obj, undefined);
       if (options.dryRun) return this.present(obj, ctx);
       try {
         const revision = await this.deps.storage.create(
@@ -245,6 +246,7 @@ export class Store {
       ? await this.rt.strategy.validateUpdate(obj, old, ctx)
       : await this.rt.strategy.validate?.(obj, ctx);
     await this.validateOrThrow(obj, [...fieldErrs, ...(strategyErrs ?? [])]);
+    await ctx.admit?.(this.rt.plural, obj, old);
 
     obj.metadata.resourceVersion = old.metadata.resourceVersion;
     if (isDeepStrictEqual(obj, old)) return this.present(old, ctx); // no-op: no write, no new revision

@@ -135,6 +135,7 @@ export async function handleResourceRequest(
       await authorize({ verb: "create", name: "" });
       if (rt.virtualCreate) {
         const admitted = store.admitBody(body.value as KubeObject, namespace, undefined, { ...options }, ctx, true);
+        await ctx.admit?.(rt.plural, admitted, undefined);
         return reply200(201, await rt.virtualCreate(admitted, ctx));
       }
       const created = await store.create(ctx, namespace, body.value as KubeObject, options);
@@ -201,11 +202,10 @@ function attrsFor(resource: string, apiGroup: string, namespace: string | undefi
 
 /** `users.management.platform "bob" is forbidden: User "alice" cannot get resource "users" in API group "management.platform"`. */
 export function forbidden(attrs: RequestAttributes, ctx: RequestContext, reason?: string) {
-  const kindWord = ctx.user.subjectKind === "Team" ? "Team" : "User";
+  // Kubernetes' wording (kubectl and clients match on it): always "User", the reason is not shown.
+  void reason;
   const resource = attrs.subresource ? `${attrs.resource}/${attrs.subresource}` : attrs.resource;
-  let detail = `${kindWord} "${ctx.user.name}" cannot ${attrs.verb} resource "${resource}" in API group "${attrs.apiGroup}"`;
+  let detail = `User "${ctx.user.name}" cannot ${attrs.verb} resource "${resource}" in API group "${attrs.apiGroup}"`;
   if (attrs.namespace) detail += ` in the namespace "${attrs.namespace}"`;
-  else if (!attrs.name) detail += " at the cluster scope";
-  if (reason) detail += `: ${reason}`;
   return errors.forbidden({ group: attrs.apiGroup, resource: attrs.resource }, attrs.name, detail);
 }

@@ -3,9 +3,9 @@ import { resolve } from "node:path";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
 import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
-import { AccessKeyAuthenticator, type Authenticator, bearerToken } from "../auth/authenticator.js";
 import { bootstrapAdmin, writeAdminKubeconfig } from "../auth/bootstrap.js";
 import { IdentityIndex } from "../auth/identity-index.js";
+import { AccessControl } from "../authz/access-control.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
 import { OwnerReferencesAdmission } from "../controllers/garbage-collector/owner-references-admission.js";
 import { loadOrCreateServerTls } from "../crypto/certificates.js";
@@ -18,7 +18,7 @@ import { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
 import { openStorage } from "../storage/factory.js";
 import type { Storage } from "../storage/interface.js";
-import { type Authorizer, allowAllAuthorizer } from "./authorizer.js";
+import type { Authorizer } from "./authorizer.js";
 import { apiGroupList, apiResourceList, SERVER_VERSION } from "./discovery.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
 import { handleResourceRequest, type ResourceHandlerDeps, type SubresourceHandler } from "./resource-handler.js";
@@ -43,6 +43,12 @@ export interface ServerConfig {
   bookmarkIntervalMs?: number;
   /** Longest lifetime of a direct cluster endpoint token. */
   maxTokenTtlSeconds?: number;
+  /** `--max-key-ttl`: longest access key ttl (seconds) anyone can create; undefined: no limit. */
+  maxKeyTtlSeconds?: number;
+  /** `--audit-log`: JSON lines to this file, or `-` for stdout. */
+  auditLog?: string;
+  /** Failed authentications per source address per minute before 429 (default 30). */
+  maxFailedAuthPerMinute?: number;
   logLevel?: string;
 }
 
@@ -102,12 +108,13 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   );
   const adminKey = await bootstrapAdmin(registry, dataDir, config.bootstrapKey ?? process.env.PLATFORM_BOOTSTRAP_KEY);
   await identity.start();
-  const authenticator: Authenticator = new AccessKeyAuthenticator(identity);
-  const authorizer: Authorizer = allowAllAuthorizer;
+  const access = new AccessControl(registry, identity, signer, config);
+  await access.start();
+  const authorizer: Authorizer = access.authorizer;
   ownerRefs.authorizer = authorizer;
   const garbageCollector = new GarbageCollector(registry);
   await garbageCollector.start();
-  const subresources = new Map<string, SubresourceHandler>();
+  const subresources = new Map<string, SubresourceHandler>(access.subresources);
   const watchStreams = new WatchStreams();
 
   const app = Fastify({
@@ -147,10 +154,13 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   app.get("/.well-known/jwks.json", async (_req, reply) => reply.send(signer.jwks()));
 
   // ---- authenticated API ----
-  const authenticate = async (request: FastifyRequest): Promise<RequestContext> => {
-    const user = await authenticator.authenticate(bearerToken(request.headers.authorization));
-    return { user, warnings: [] };
-  };
+  const authenticate = (request: FastifyRequest): Promise<RequestContext> => access.authenticate(request);
+  if (access.audit) {
+    const audit = access.audit;
+    app.addHook("onResponse", async (request, reply) => {
+      audit.record(request, request.method, request.url, reply.statusCode, request.ip);
+    });
+  }
   const formatOf = (request: FastifyRequest): ResponseFormat => {
     try {
       return negotiateResponse(request.headers.accept, false);
@@ -240,6 +250,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       closing ??= (async () => {
         watchStreams.closeAll();
         await app.close();
+        await access.stop();
         identity.stop();
         await garbageCollector.stop();
         await storage.close();

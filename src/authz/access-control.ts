@@ -1,0 +1,99 @@
+import type { FastifyRequest } from "fastify";
+import { ApiError } from "../api/errors.js";
+import { AuditLog } from "../audit/audit-log.js";
+import { AccessKeyAuthenticator, bearerToken } from "../auth/authenticator.js";
+import { directTokenFallback } from "../auth/direct-token.js";
+import { FailedAuthLimiter } from "../auth/failed-auth-limiter.js";
+import type { IdentityIndex } from "../auth/identity-index.js";
+import { KeyActivityRecorder } from "../auth/key-activity.js";
+import { UserTeamsController } from "../controllers/user-teams/controller.js";
+import type { TokenSigner } from "../crypto/jwt.js";
+import { Informer } from "../registry/informer.js";
+import type { Registry } from "../registry/registry.js";
+import type { RequestContext } from "../registry/request-context.js";
+import type { SubresourceHandler } from "../server/resource-handler.js";
+import { accessKeySubresources } from "./access-key-subresources.js";
+import { EscalationAdmission } from "./admission.js";
+import { PlatformAuthorizer } from "./authorizer.js";
+import { impersonate } from "./impersonation.js";
+import { installSecretPresentation } from "./presentation.js";
+
+/** Default failed authentications per address per minute before 429. */
+export const DEFAULT_MAX_FAILED_AUTH_PER_MINUTE = 30;
+
+export interface AccessControlConfig {
+  maxKeyTtlSeconds?: number;
+  /** `--audit-log`: a file path, or `-` for stdout. */
+  auditLog?: string;
+  maxFailedAuthPerMinute?: number;
+}
+
+/**
+ * Everything between a request and the registry that decides who is calling and what they
+ * may do: authentication (keys, direct tokens, impersonation, failed-attempt limits), the
+ * authorizer, admission against escalation, the view role's presentation, key activity,
+ * the audit log, the accesskeys subresources and the user-teams controller.
+ */
+export class AccessControl {
+  readonly authorizer: PlatformAuthorizer;
+  readonly admission: EscalationAdmission;
+  readonly audit?: AuditLog;
+  readonly subresources: Array<[string, SubresourceHandler]>;
+  private readonly projects: Informer;
+  private readonly authenticator: AccessKeyAuthenticator;
+  private readonly limiter: FailedAuthLimiter;
+  private readonly activity: KeyActivityRecorder;
+  private readonly userTeams: UserTeamsController;
+
+  constructor(
+    registry: Registry,
+    private readonly identity: IdentityIndex,
+    signer: Pick<TokenSigner, "verifyToken">,
+    config: AccessControlConfig,
+    log: { error(obj: unknown, msg: string): void } = { error: () => {} },
+  ) {
+    this.projects = new Informer(registry.store("projects"));
+    this.authorizer = new PlatformAuthorizer(identity, this.projects);
+    this.admission = new EscalationAdmission(this.authorizer, identity, { maxKeyTtlSeconds: config.maxKeyTtlSeconds });
+    this.authenticator = new AccessKeyAuthenticator(identity, { fallback: directTokenFallback(identity, signer) });
+    this.limiter = new FailedAuthLimiter(config.maxFailedAuthPerMinute ?? DEFAULT_MAX_FAILED_AUTH_PER_MINUTE);
+    this.activity = new KeyActivityRecorder(registry.store("ownedaccesskeys"), identity.keys, Date.now, (err) =>
+      log.error({ err }, "recording key activity failed"),
+    );
+    this.userTeams = new UserTeamsController(registry, identity, (err) => log.error({ err }, "user teams controller"));
+    this.audit = config.auditLog ? new AuditLog(config.auditLog) : undefined;
+    this.subresources = accessKeySubresources(registry, identity);
+    installSecretPresentation(registry, this.authorizer);
+  }
+
+  /** After the identity index started. */
+  async start(): Promise<void> {
+    await this.projects.start();
+    this.userTeams.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.userTeams.stop();
+    this.projects.stop();
+    await this.audit?.close();
+  }
+
+  /** The request's caller and context, or a 401/403/429 ApiError. */
+  async authenticate(request: FastifyRequest): Promise<RequestContext> {
+    const address = request.ip;
+    this.limiter.check(address);
+    let user: RequestContext["user"];
+    try {
+      user = await this.authenticator.authenticate(bearerToken(request.headers.authorization));
+    } catch (err) {
+      if (err instanceof ApiError && err.status.code === 401) this.limiter.fail(address);
+      throw err;
+    }
+    user = impersonate(request.headers, user, this.authorizer, this.identity);
+    this.activity.touch(user);
+    this.audit?.noteCaller(request, user);
+    const ctx: RequestContext = { user, warnings: [] };
+    ctx.admit = this.admission.hook(ctx);
+    return ctx;
+  }
+}

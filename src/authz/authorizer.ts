@@ -1,0 +1,239 @@
+import type { KubeObject } from "../api/object.js";
+import type { IdentityIndex } from "../auth/identity-index.js";
+import { projectOfNamespace } from "../kinds/project/project.js";
+import type { Informer } from "../registry/informer.js";
+import type { UserInfo } from "../registry/request-context.js";
+import type { Authorizer, Decision, RequestAttributes } from "../server/authorizer.js";
+import { isRestricting, type Scope, scopeAllows } from "./scope.js";
+
+export const ADMIN_ROLE = "platform-management-admin";
+export const VIEW_ROLE = "platform-management-view";
+
+/** Kinds whose objects carry access[] rules (decisions.md §5). */
+export const ACCESS_RULE_RESOURCES = new Set(["clusters", "sharedsecrets", "projects", "virtualclusterinstances"]);
+/** Every verb an access rule can name; `*` stands for all of them. */
+export const ACCESS_VERBS = ["get", "list", "watch", "update", "patch", "delete", "use", "bind"] as const;
+const READ_VERBS = new Set(["get", "list", "watch"]);
+/** What every authenticated caller may create: it only describes or narrows the caller. */
+const SELF_CREATES = new Set([
+  "selves",
+  "selfsubjectaccessreviews",
+  "selfsubjectreviews",
+  "directclusterendpointtokens",
+]);
+
+interface AccessRule {
+  verbs?: string[];
+  subresources?: string[];
+  users?: string[];
+  teams?: string[];
+}
+interface Member {
+  kind?: string;
+  name?: string;
+  clusterRole?: string;
+}
+
+const ALLOW: Decision = { allowed: true };
+const DENY: Decision = { allowed: false };
+
+/**
+ * The one authorizer (decisions.md §5): built-in roles through user and team clusterRoles,
+ * access[] rules on the object, project membership, the self rules — then narrowed by the
+ * credential's scope. Every decision here is synchronous over in-memory informers, so a
+ * list can ask it once per object.
+ */
+export class PlatformAuthorizer implements Authorizer {
+  constructor(
+    private readonly identity: IdentityIndex,
+    private readonly projects: Informer,
+  ) {}
+
+  async authorize(user: UserInfo, attrs: RequestAttributes): Promise<Decision> {
+    const first = this.decide(user, attrs);
+    if (first.allowed) return first;
+    // A role, team or membership granted a moment ago may not be in the informers yet.
+    await Promise.all([this.identity.sync(), this.projects.sync()]);
+    return this.decide(user, attrs);
+  }
+
+  needsObject(_user: UserInfo, attrs: RequestAttributes): boolean {
+    return !!attrs.name && (ACCESS_RULE_RESOURCES.has(attrs.resource) || attrs.resource === "ownedaccesskeys");
+  }
+
+  visibleTo(user: UserInfo, attrs: RequestAttributes): ((obj: KubeObject) => boolean) | undefined {
+    if (this.isAdmin(user) && !isRestricting(scopeOf(user))) return undefined;
+    const verb = attrs.verb === "delete" ? "delete" : "get";
+    return (obj) =>
+      this.decide(user, {
+        ...attrs,
+        verb,
+        subresource: "",
+        name: obj.metadata.name ?? "",
+        namespace: obj.metadata.namespace ?? "",
+        object: obj,
+      }).allowed;
+  }
+
+  decide(user: UserInfo, a: RequestAttributes): Decision {
+    const scope = scopeOf(user);
+    if (isRestricting(scope) && !scopeAllows(scope, user, a)) return DENY;
+    return this.grants(user, a, true) ? ALLOW : DENY;
+  }
+
+  /** Built-in roles reached through the user's (or team's) clusterRoles and the teams of the user. */
+  rolesOf(user: UserInfo): Set<string> {
+    const roles = new Set<string>();
+    if (user.credential?.type === "Internal") roles.add(ADMIN_ROLE);
+    const add = (obj: KubeObject | undefined) => {
+      for (const r of (obj?.spec?.clusterRoles as Array<{ name?: string }> | undefined) ?? []) {
+        if (r?.name) roles.add(r.name);
+      }
+    };
+    if (user.subjectKind === "User") add(this.identity.user(user.name));
+    if (user.subjectKind === "Team") add(this.identity.team(user.name));
+    for (const t of user.teams) add(this.identity.team(t));
+    return roles;
+  }
+
+  isAdmin(user: UserInfo): boolean {
+    return this.rolesOf(user).has(ADMIN_ROLE);
+  }
+
+  /**
+   * Whether a SharedSecret's data may be shown: admins, and whoever reads it through an access
+   * rule or project membership. The view role alone reads the object without its data.
+   */
+  canReadSecretData(user: UserInfo, obj: KubeObject): boolean {
+    const a: RequestAttributes = {
+      verb: "get",
+      apiGroup: "management.platform",
+      resource: "sharedsecrets",
+      subresource: "",
+      namespace: obj.metadata.namespace ?? "",
+      name: obj.metadata.name ?? "",
+      resourceRequest: true,
+      object: obj,
+    };
+    const scope = scopeOf(user);
+    if (isRestricting(scope) && !scopeAllows(scope, user, a)) return false;
+    return this.grants(user, a, false);
+  }
+
+  /** The unscoped grant. `viewRole: false` leaves the view role out (for data visibility). */
+  private grants(user: UserInfo, a: RequestAttributes, viewRole: boolean): boolean {
+    const roles = this.rolesOf(user);
+    if (roles.has(ADMIN_ROLE)) return true;
+    if (!a.resourceRequest) return true; // discovery, version, openapi: every authenticated caller
+    if (
+      viewRole &&
+      roles.has(VIEW_ROLE) &&
+      READ_VERBS.has(a.verb) &&
+      a.resource !== "ownedaccesskeys" &&
+      a.subresource !== "accesskeys"
+    )
+      return true;
+    if (SELF_CREATES.has(a.resource)) return a.verb === "create";
+    if (this.selfRule(user, a)) return true;
+    // Lists and watches are answered for everyone and filtered to what the caller may get.
+    if ((a.verb === "list" || a.verb === "watch") && !a.name && !a.subresource) return true;
+    if (a.object && ACCESS_RULE_RESOURCES.has(a.resource) && this.accessRuleGrants(user, a.object, a)) return true;
+    return this.membershipGrants(user, a);
+  }
+
+  /** Own user, own teams, own keys (decisions.md §5). */
+  private selfRule(user: UserInfo, a: RequestAttributes): boolean {
+    switch (a.resource) {
+      case "users":
+        return (
+          user.subjectKind === "User" &&
+          a.name === user.name &&
+          a.verb === "get" &&
+          (a.subresource === "" || a.subresource === "accesskeys")
+        );
+      case "teams":
+        return (
+          a.verb === "get" &&
+          (a.subresource === "" || a.subresource === "accesskeys") &&
+          (user.subjectKind === "Team" ? a.name === user.name : user.teams.includes(a.name))
+        );
+      case "ownedaccesskeys":
+        if (a.verb === "create") return true; // whose key it may be is admission's question
+        return !!a.object && ownsKey(user, a.object) && a.verb !== "deletecollection";
+      default:
+        return false;
+    }
+  }
+
+  private accessRuleGrants(user: UserInfo, obj: KubeObject, a: RequestAttributes): boolean {
+    const rules = (obj.spec?.access as AccessRule[] | undefined) ?? [];
+    return rules.some((rule) => {
+      const verbs = rule.verbs ?? [];
+      if (!verbs.includes("*") && !verbs.includes(a.verb)) return false;
+      if (a.subresource) {
+        const subs = rule.subresources ?? [];
+        if (!subs.includes("*") && !subs.includes(a.subresource)) return false;
+      }
+      return ruleNamesCaller(rule, user);
+    });
+  }
+
+  /**
+   * Project members read their project and manage the instances in its namespace; a member
+   * with `platform-management-admin` also manages the project, one with `-view` only reads.
+   */
+  private membershipGrants(user: UserInfo, a: RequestAttributes): boolean {
+    let projectName: string | undefined;
+    let onProject = false;
+    if (a.resource === "projects" && a.name) {
+      projectName = a.name;
+      onProject = true;
+    } else if (a.resource === "virtualclusterinstances") {
+      projectName = projectOfNamespace(a.namespace);
+    }
+    if (!projectName) return false;
+    const project = (onProject && a.object) || this.projects.get(undefined, projectName);
+    const role = memberRole(user, project);
+    if (role === undefined) return false;
+    if (role === ADMIN_ROLE) return true;
+    if (role === VIEW_ROLE || onProject) return READ_VERBS.has(a.verb);
+    return true;
+  }
+}
+
+function scopeOf(user: UserInfo): Scope | undefined {
+  return user.credential?.scope as Scope | undefined;
+}
+
+export function ownsKey(user: UserInfo, key: KubeObject): boolean {
+  const s = key.spec ?? {};
+  if (user.subjectKind === "User") return s.user === user.name;
+  if (user.subjectKind === "Team") return s.team === user.name;
+  return !!s.subject && s.subject === user.name;
+}
+
+export function ruleNamesCaller(rule: AccessRule, user: UserInfo): boolean {
+  const users = rule.users ?? [];
+  if (users.includes("*")) return true;
+  if (user.subjectKind === "User" && users.includes(user.name)) return true;
+  const teams = rule.teams ?? [];
+  if (user.subjectKind === "Team") return teams.includes(user.name);
+  return user.teams.some((t) => teams.includes(t));
+}
+
+/** The strongest project role of the caller: "" (plain member), a built-in role, or undefined (no member). */
+export function memberRole(user: UserInfo, project: KubeObject | undefined): string | undefined {
+  if (!project) return undefined;
+  let best: string | undefined;
+  for (const m of (project.spec?.members as Member[] | undefined) ?? []) {
+    const hit =
+      (m.kind === "User" && user.subjectKind === "User" && m.name === user.name) ||
+      (m.kind === "Team" && (user.subjectKind === "Team" ? m.name === user.name : user.teams.includes(m.name ?? "")));
+    if (!hit) continue;
+    const role = m.clusterRole ?? "";
+    if (role === ADMIN_ROLE) return ADMIN_ROLE;
+    // A plain membership ("") outranks view; admin returned above.
+    if (best === undefined || (best === VIEW_ROLE && role === "")) best = role;
+  }
+  return best;
+}

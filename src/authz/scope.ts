@@ -1,0 +1,183 @@
+import { isDeepStrictEqual } from "node:util";
+import { GROUP } from "../api/object.js";
+import { projectOfNamespace } from "../kinds/project/project.js";
+import type { RequestAttributes } from "../server/authorizer.js";
+
+/** A key's or token's scope (decisions.md §5, the seed's Scope). */
+export interface Scope {
+  allowPlatformCli?: boolean;
+  projects?: Array<{ project: string }>;
+  spaces?: Array<{ project: string; space: string }>;
+  virtualClusters?: Array<{ project: string; virtualCluster: string }>;
+  rules?: ScopeRule[];
+}
+
+export interface ScopeRule {
+  verbs?: string[];
+  resources?: Array<{ group?: string; resources?: string[] }>;
+  resourceNames?: string[];
+  namespaces?: string[];
+  nonResourceURLs?: string[];
+  requestTargets?: string[];
+  cluster?: string;
+  virtualClusters?: Array<{ name?: string; namespace?: string }>;
+}
+
+/** What the caller is, as far as the CLI exception needs to know. */
+export interface ScopeSubject {
+  name: string;
+  subjectKind: string;
+  teams: readonly string[];
+}
+
+/** A scope that names nothing does not narrow (as an absent one). */
+export function isRestricting(scope: Scope | undefined): scope is Scope {
+  if (!scope) return false;
+  return (
+    scope.allowPlatformCli === true ||
+    (scope.projects?.length ?? 0) > 0 ||
+    (scope.spaces?.length ?? 0) > 0 ||
+    (scope.virtualClusters?.length ?? 0) > 0 ||
+    (scope.rules?.length ?? 0) > 0
+  );
+}
+
+const READ_VERBS = new Set(["get", "list", "watch"]);
+
+/** Whether the request lies inside the scope. Lists of projects/instances pass here and are filtered per object. */
+export function scopeAllows(scope: Scope, who: ScopeSubject, a: RequestAttributes): boolean {
+  if (!a.resourceRequest) {
+    // Discovery, version, openapi: what every client (kubectl included) needs to talk at all.
+    return true;
+  }
+  if (scope.allowPlatformCli && cliAllows(who, a)) return true;
+  if (projectScopeAllows(scope, a)) return true;
+  for (const rule of scope.rules ?? []) if (ruleAllows(rule, a)) return true;
+  return false;
+}
+
+/** The read-only requests the CLI needs: selves, own user, own teams. */
+function cliAllows(who: ScopeSubject, a: RequestAttributes): boolean {
+  if (a.resource === "selves" && a.verb === "create") return true;
+  if (a.resource === "selfsubjectaccessreviews" || a.resource === "selfsubjectreviews") return a.verb === "create";
+  if (a.subresource) return false;
+  if (a.resource === "users" && a.verb === "get") return who.subjectKind === "User" && a.name === who.name;
+  if (a.resource === "teams" && a.verb === "get") {
+    return who.subjectKind === "Team" ? a.name === who.name : who.teams.includes(a.name);
+  }
+  return false;
+}
+
+function matchesProject(list: Array<{ project: string }> | undefined, project: string): boolean {
+  return (list ?? []).some((p) => p.project === "*" || p.project === project);
+}
+
+function projectScopeAllows(scope: Scope, a: RequestAttributes): boolean {
+  const hasProjects = (scope.projects?.length ?? 0) > 0;
+  const hasVcs = (scope.virtualClusters?.length ?? 0) > 0;
+  const hasSpaces = (scope.spaces?.length ?? 0) > 0;
+  if (a.resource === "projects") {
+    // A list is filtered per object to the projects the scope names.
+    if (!a.name) return (hasProjects || hasVcs || hasSpaces) && READ_VERBS.has(a.verb);
+    if (matchesProject(scope.projects, a.name)) return true;
+    // Instances and spaces need their project readable.
+    return (
+      a.verb === "get" &&
+      !a.subresource &&
+      (matchesProject(scope.virtualClusters, a.name) || matchesProject(scope.spaces, a.name))
+    );
+  }
+  if (a.resource === "virtualclusterinstances" || a.resource === "sharedsecrets") {
+    const project = projectOfNamespace(a.namespace);
+    if (!project) {
+      // A cluster-wide list or watch: allowed, and filtered to what the scope covers.
+      return !a.namespace && !a.name && READ_VERBS.has(a.verb) && (hasProjects || hasVcs);
+    }
+    if (matchesProject(scope.projects, project)) return true;
+    if (a.resource !== "virtualclusterinstances") return false;
+    if (!a.name) return READ_VERBS.has(a.verb) && hasVcs && matchesProject(scope.virtualClusters, project);
+    return (scope.virtualClusters ?? []).some(
+      (v) => (v.project === "*" || v.project === project) && (v.virtualCluster === "*" || v.virtualCluster === a.name),
+    );
+  }
+  return false;
+}
+
+function ruleAllows(rule: ScopeRule, a: RequestAttributes): boolean {
+  if (rule.cluster) return false; // cluster rules cover connected-cluster requests only, never the management API
+  if ((rule.requestTargets?.length ?? 0) > 0 && !rule.requestTargets!.includes("Management")) return false;
+  if ((rule.verbs?.length ?? 0) > 0 && !rule.verbs!.includes(a.verb) && !rule.verbs!.includes("*")) return false;
+  if (!a.resourceRequest) return pathMatches(rule.nonResourceURLs ?? [], a.path ?? "");
+  if ((rule.namespaces?.length ?? 0) > 0 && !rule.namespaces!.includes(a.namespace)) return false;
+  const groups = rule.resources ?? [];
+  if (groups.length > 0) {
+    const target = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+    const hit = groups.some(
+      (g) =>
+        (g.group ?? "") === a.apiGroup &&
+        ((g.resources?.length ?? 0) === 0 || g.resources!.some((r) => resourceEntryMatches(r, target))),
+    );
+    if (!hit) return false;
+  }
+  if ((rule.resourceNames?.length ?? 0) > 0 && !rule.resourceNames!.includes(a.name)) return false;
+  if ((rule.virtualClusters?.length ?? 0) > 0 && a.resource === "virtualclusterinstances") {
+    if (!a.name) return false;
+    if (
+      !rule.virtualClusters!.some(
+        (v) => (!v.name || v.name === a.name) && (!v.namespace || v.namespace === a.namespace),
+      )
+    )
+      return false;
+  }
+  return true;
+}
+
+function resourceEntryMatches(entry: string, target: string): boolean {
+  if (entry === "*") return true;
+  const [base, sub] = entry.split("/");
+  const [tBase, tSub] = target.split("/");
+  if (sub === undefined) return tSub === undefined && base === tBase;
+  if (base === "*") return tSub === sub;
+  if (sub === "*") return base === tBase && tSub !== undefined;
+  return base === tBase && sub === tSub;
+}
+
+function pathMatches(urls: readonly string[], path: string): boolean {
+  return urls.some((u) => u === "*" || u === path || (u.endsWith("/*") && path.startsWith(u.slice(0, -1))));
+}
+
+/**
+ * Whether `inner` is no wider than `outer` (escalation check for new keys and tokens).
+ * Conservative: a deprecated rule counts as covered only by an identical rule.
+ */
+export function scopeWithin(inner: Scope | undefined, outer: Scope | undefined): boolean {
+  if (!isRestricting(outer)) return true;
+  if (!isRestricting(inner)) return false;
+  if (inner.allowPlatformCli && !outer.allowPlatformCli) return false;
+  for (const p of inner.projects ?? [])
+    if (!matchesProject(outer.projects, p.project) || (p.project === "*" && !matchesProject(outer.projects, "*")))
+      return false;
+  for (const v of inner.virtualClusters ?? []) {
+    const covered =
+      (matchesProject(outer.projects, v.project) && (v.project !== "*" || matchesProject(outer.projects, "*"))) ||
+      (outer.virtualClusters ?? []).some(
+        (o) =>
+          (o.project === "*" || o.project === v.project) &&
+          (o.virtualCluster === "*" || o.virtualCluster === v.virtualCluster),
+      );
+    if (!covered) return false;
+  }
+  for (const s of inner.spaces ?? []) {
+    const covered =
+      (matchesProject(outer.projects, s.project) && (s.project !== "*" || matchesProject(outer.projects, "*"))) ||
+      (outer.spaces ?? []).some(
+        (o) => (o.project === "*" || o.project === s.project) && (o.space === "*" || o.space === s.space),
+      );
+    if (!covered) return false;
+  }
+  for (const r of inner.rules ?? []) if (!(outer.rules ?? []).some((o) => isDeepStrictEqual(o, r))) return false;
+  return true;
+}
+
+/** The API group of this server, for rules that name it. */
+export const MANAGEMENT_GROUP = GROUP;
