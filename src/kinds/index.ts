@@ -1,3 +1,4 @@
+import { type ProjectLookup, withProjectAdmission } from "../projects/instance-admission.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import { clusterResource } from "./cluster/cluster.js";
 import {
@@ -15,6 +16,8 @@ import { virtualClusterInstanceResource } from "./virtual-cluster-instance/virtu
 export interface KindDeps {
   cipher?: SecretDataCipher;
   tokenIssuer: TokenIssuer;
+  /** Reads Projects, for the checks on instances in project namespaces (absent: unchecked, as in store-only tests). */
+  projects?: ProjectLookup;
 }
 
 /** The registration list: adding a kind is a folder and one line here. */
@@ -26,7 +29,9 @@ export function allResourceTypes(deps: KindDeps): ResourceType[] {
     sharedSecretResource(deps.cipher),
     ownedAccessKeyResource(),
     projectResource,
-    virtualClusterInstanceResource,
+    deps.projects
+      ? withProjectAdmission(virtualClusterInstanceResource, deps.projects)
+      : virtualClusterInstanceResource,
     directClusterEndpointTokenResource(deps.tokenIssuer),
     selfResource,
   ];
