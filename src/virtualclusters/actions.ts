@@ -56,7 +56,7 @@ function kubeconfigAction(registry: Registry, cas: VirtualClusterCaStore): Subre
     } else {
       throw errors.methodNotAllowed();
     }
-    const ttl = parseCertificateTtl(ttlGiven, name);
+    const ttl = parseCertificateTtl(ttlGiven, name, request.method === "GET");
 
     const instance = await findInstance(registry, path.namespace, name);
     if (!instance) {
@@ -130,10 +130,10 @@ function kubeconfigAction(registry: Registry, cas: VirtualClusterCaStore): Subre
   };
 }
 
-/** absent: one day; a non-negative integer (JSON number, or query digits); anything else 422. */
-function parseCertificateTtl(value: unknown, name: string): number {
+/** absent: one day; a non-negative integer (a JSON number in a body, digits in a query); anything else 422. */
+function parseCertificateTtl(value: unknown, name: string, fromQuery: boolean): number {
   if (value === undefined) return DAY_SECONDS;
-  const n = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value;
+  const n = fromQuery && typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value;
   if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) {
     throw errors.invalid("VirtualClusterInstanceKubeConfig", GROUP, name, [
       fieldError(
