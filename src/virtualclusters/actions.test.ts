@@ -304,12 +304,22 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       const storage = server.storage;
       const writes: string[] = [];
       const original = { create: storage.create, update: storage.update, delete: storage.delete, txn: storage.txn };
-      storage.create = async (...a) => (writes.push("create"), original.create.apply(storage, a));
-      storage.update = async (...a) => (writes.push("update"), original.update.apply(storage, a));
-      storage.delete = async (...a) => (writes.push("delete"), original.delete.apply(storage, a));
-      storage.txn = async (ops) => (
-        writes.push(`txn:${ops.map((o) => o.type).join("+")}`), original.txn.call(storage, ops)
-      );
+      storage.create = async (...a) => {
+        writes.push("create");
+        return original.create.apply(storage, a);
+      };
+      storage.update = async (...a) => {
+        writes.push("update");
+        return original.update.apply(storage, a);
+      };
+      storage.delete = async (...a) => {
+        writes.push("delete");
+        return original.delete.apply(storage, a);
+      };
+      storage.txn = async (ops) => {
+        writes.push(`txn:${ops.map((o) => o.type).join("+")}`);
+        return original.txn.call(storage, ops);
+      };
       let res: Awaited<ReturnType<typeof migrate>>;
       try {
         res = await migrate("gamma", { name: "mover", namespace: "p-alpha" });
