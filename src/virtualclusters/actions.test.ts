@@ -2,8 +2,11 @@ import assert from "node:assert/strict";
 import { X509Certificate } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { parse } from "yaml";
+import { errors } from "../api/errors.js";
+import type { SubresourceHandler } from "../server/resource-handler.js";
 import { FakeKubeApiServer, type FakeVirtualCluster } from "../testing/fake-kube-apiserver.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { registerVirtualClusterActions } from "./actions.js";
 
 const SUFFIX = "vcluster.example.test";
 const API = "management.platform/v1";
@@ -369,6 +372,122 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       const disallowed = await migrate("beta", { name: "plain", namespace: "p-alpha" });
       assert.equal(disallowed.status, 422, disallowed.text);
       assert.equal((await getInstance("p-alpha", "plain")).status, 200);
+    });
+  });
+
+  describe("authorization (the handlers ask the server's authorize for each decision)", () => {
+    type Attrs = Parameters<Parameters<SubresourceHandler>[0]["authorize"]>[0];
+    /** Calls a handler directly with a recording authorize that refuses what `deny` matches. */
+    async function invoke(
+      key: string,
+      args: { method: string; namespace?: string; name: string; body: unknown },
+      deny: (a: Attrs) => boolean,
+    ) {
+      const handlers = new Map<string, SubresourceHandler>();
+      registerVirtualClusterActions(handlers, { registry: server.registry });
+      const asked: Attrs[] = [];
+      let code = 0;
+      const reply = {
+        code(c: number) {
+          code = c;
+          return reply;
+        },
+        type: () => reply,
+        header: () => reply,
+        send: () => reply,
+      };
+      const [plural] = key.split("/");
+      const found = server.registry.find(plural!)!;
+      await handlers.get(key)!({
+        request: { method: args.method, headers: { "content-type": "application/json" }, query: {} } as never,
+        reply: reply as never,
+        ctx: { user: { name: "bob", subjectKind: "User", groups: [], teams: [] }, warnings: [] },
+        path: {
+          rt: found.rt,
+          store: found.store,
+          namespace: args.namespace,
+          name: args.name,
+          subresource: key.split("/")[1]!,
+        },
+        format: { encoding: "json", table: false },
+        raw: Buffer.from(JSON.stringify(args.body)),
+        authorize: async (a) => {
+          asked.push(a);
+          if (deny(a)) throw errors.forbiddenMessage(`denied ${a.verb} ${a.resource ?? ""}`);
+        },
+      });
+      return { asked, code };
+    }
+
+    it("import asks use on the cluster and create in the project; a refusal is 403 and imports nothing", async () => {
+      const body = { sourceVirtualCluster: { name: "vc3", namespace: "team-a", cluster: "c1" } };
+      await assert.rejects(
+        invoke("projects/importvirtualcluster", { method: "POST", name: "alpha", body }, (a) => a.verb === "use"),
+        (err: { code?: number }) => err.code === 403,
+      );
+      await assert.rejects(
+        invoke("projects/importvirtualcluster", { method: "POST", name: "alpha", body }, (a) => a.verb === "create"),
+        (err: { code?: number }) => err.code === 403,
+      );
+      assert.equal((await getInstance("p-alpha", "vc3")).status, 404);
+      const ok = await invoke("projects/importvirtualcluster", { method: "POST", name: "alpha", body }, () => false);
+      assert.equal(ok.code, 201);
+      assert.deepEqual(
+        ok.asked.map((a) => [a.verb, a.resource, a.namespace, a.name]),
+        [
+          ["use", "clusters", "", "c1"],
+          ["create", "virtualclusterinstances", "p-alpha", ""],
+        ],
+      );
+      assert.equal(ok.asked[0]!.object?.metadata.name, "c1");
+    });
+
+    it("kubeconfig asks use on the instance (with the object, so access rules apply)", async () => {
+      const body = { spec: {} };
+      await assert.rejects(
+        invoke(
+          "virtualclusterinstances/kubeconfig",
+          { method: "POST", namespace: "p-alpha", name: "vc3", body },
+          () => true,
+        ),
+        (err: { code?: number }) => err.code === 403,
+      );
+      const ok = await invoke(
+        "virtualclusterinstances/kubeconfig",
+        { method: "POST", namespace: "p-alpha", name: "vc3", body },
+        () => false,
+      );
+      assert.equal(ok.code, 201);
+      assert.deepEqual(
+        ok.asked.map((a) => [a.verb, a.namespace, a.object?.metadata.name]),
+        [["use", "p-alpha", "vc3"]],
+      );
+    });
+
+    it("migrate asks delete on the source and create in the target; a refusal moves nothing", async () => {
+      const body = { sourceVirtualClusterInstance: { name: "vc3", namespace: "p-alpha" } };
+      await assert.rejects(
+        invoke(
+          "projects/migratevirtualclusterinstance",
+          { method: "POST", name: "gamma", body },
+          (a) => a.verb === "create",
+        ),
+        (err: { code?: number }) => err.code === 403,
+      );
+      assert.equal((await getInstance("p-alpha", "vc3")).status, 200);
+      const ok = await invoke(
+        "projects/migratevirtualclusterinstance",
+        { method: "POST", name: "gamma", body },
+        () => false,
+      );
+      assert.equal(ok.code, 201);
+      assert.deepEqual(
+        ok.asked.map((a) => [a.verb, a.resource, a.namespace, a.name]),
+        [
+          ["delete", "virtualclusterinstances", "p-alpha", "vc3"],
+          ["create", "virtualclusterinstances", "p-gamma", ""],
+        ],
+      );
     });
   });
 });
