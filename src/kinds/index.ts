@@ -1,3 +1,4 @@
+import { type ProjectLookup, withProjectAdmission } from "../projects/instance-admission.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import { clusterResource } from "./cluster/cluster.js";
 import {
@@ -18,6 +19,8 @@ export interface KindDeps {
   tokenIssuer: TokenIssuer;
   /** Looks up owners' uids so keys and instances get ownerReferences (absent: none are added). */
   uidLookup?: UidLookup;
+  /** Reads Projects, for the checks on instances in project namespaces (absent: unchecked, as in store-only tests). */
+  projects?: ProjectLookup;
 }
 
 /** The registration list: adding a kind is a folder and one line here. */
@@ -29,9 +32,12 @@ export function allResourceTypes(deps: KindDeps): ResourceType[] {
     sharedSecretResource(deps.cipher),
     deps.uidLookup ? withOwnerLink(ownedAccessKeyResource(), accessKeyOwner, deps.uidLookup) : ownedAccessKeyResource(),
     projectResource,
-    deps.uidLookup
-      ? withOwnerLink(virtualClusterInstanceResource, virtualClusterInstanceOwner, deps.uidLookup)
-      : virtualClusterInstanceResource,
+    // Project admission keeps the instance's ownerReference to its Project itself (also across moves).
+    deps.projects
+      ? withProjectAdmission(virtualClusterInstanceResource, deps.projects)
+      : deps.uidLookup
+        ? withOwnerLink(virtualClusterInstanceResource, virtualClusterInstanceOwner, deps.uidLookup)
+        : virtualClusterInstanceResource,
     directClusterEndpointTokenResource(deps.tokenIssuer),
     selfResource,
   ];

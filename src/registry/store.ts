@@ -180,6 +180,28 @@ export class Store {
     }
   }
 
+  /**
+   * Everything create does short of writing: admits, prepares and validates a new object
+   * and returns it with the key and bytes to store, for callers that write it in a
+   * multi-key storage transaction (moving an object between namespaces). `status`, when
+   * given, replaces the cleared status before encoding.
+   */
+  async prepareCreate(
+    ctx: RequestContext,
+    namespace: string | undefined,
+    body: KubeObject,
+    options: WriteOptions,
+    status?: Record<string, unknown>,
+  ): Promise<{ object: KubeObject; key: string; value: Buffer }> {
+    const obj = this.admitBody(body, namespace, undefined, options, ctx);
+    prepareCreateMetadata(obj, this.now());
+    if (this.rt.hasStatus) obj.status = status ?? {};
+    await this.rt.strategy.prepareForCreate?.(obj, ctx);
+    recordUpdateManager(obj, undefined, options.fieldManager, "", this.now(), this.rt);
+    await this.validateOrThrow(obj, await this.rt.strategy.validate?.(obj, ctx));
+    return { object: obj, key: this.key(obj.metadata.namespace, obj.metadata.name!), value: this.encode(obj) };
+  }
+
   // ---- update (PUT) -------------------------------------------------------------------------
 
   async update(

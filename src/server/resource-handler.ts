@@ -82,6 +82,7 @@ export async function handleResourceRequest(
     if (!custom || !path.name) throw errors.notFoundPath();
     return custom({ request, reply, ctx, path, format, raw, authorize });
   }
+  if (rt.namespaced && namespace === undefined && path.name) throw errors.notFoundPath();
   if (path.subresource === STATUS && !rt.hasStatus) throw errors.notFoundPath();
   const subresource = path.subresource === STATUS ? STATUS : "";
 

@@ -31,7 +31,10 @@ export function resolveResourcePath(registry: Registry, rest: string): ResourceP
   const found = plural ? registry.find(plural) : undefined;
   if (!found || extra.length > 0) throw notFound();
   if (namespace !== undefined && !found.rt.namespaced) throw notFound();
-  if (found.rt.namespaced && namespace === undefined && name !== undefined) throw notFound();
+  // A name on a cluster-wide path of a namespaced kind addresses nothing, except for custom
+  // subresources that look the object up across namespaces (the seed's GET
+  // virtualclusterinstances/{name}/kubeconfig); the handler 404s every other such path.
+  if (found.rt.namespaced && namespace === undefined && name !== undefined && !subresource) throw notFound();
   return { rt: found.rt, store: found.store, namespace, name, subresource: subresource ?? "" };
 }
 

@@ -10,6 +10,7 @@ import { GarbageCollector } from "../controllers/garbage-collector/garbage-colle
 import { OwnerReferencesAdmission } from "../controllers/garbage-collector/owner-references-admission.js";
 import { loadOrCreateServerTls } from "../crypto/certificates.js";
 import "../crypto/reflect-metadata.js";
+import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
 import { loadOrCreateSigningKey, type TokenSigner } from "../crypto/jwt.js";
 import { loadOrCreateEncryptionKeys, type SecretBox } from "../crypto/secret-box.js";
 import { allResourceTypes } from "../kinds/index.js";
@@ -18,6 +19,7 @@ import { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
 import { openStorage } from "../storage/factory.js";
 import type { Storage } from "../storage/interface.js";
+import { registerVirtualClusterActions } from "../virtualclusters/actions.js";
 import type { Authorizer } from "./authorizer.js";
 import { apiGroupList, apiResourceList, SERVER_VERSION } from "./discovery.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
@@ -50,6 +52,8 @@ export interface ServerConfig {
   /** Failed authentications per source address per minute before 429 (default 30). */
   maxFailedAuthPerMinute?: number;
   logLevel?: string;
+  /** How often connected clusters are checked again (default one minute). */
+  clusterCheckIntervalMs?: number;
 }
 
 export interface RunningServer {
@@ -84,13 +88,15 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const storage = await openStorage(config.storage ?? `sqlite:${resolve(dataDir, "platform.db")}`);
 
   const ownerRefs = new OwnerReferencesAdmission();
+  const cipher = {
+    encrypt: (v: string) => secretBox.encrypt(Buffer.from(v, "utf8")),
+    decrypt: (v: string) => secretBox.decrypt(v).toString("utf8"),
+  };
   const registry: Registry = new Registry(
     storage,
     allResourceTypes({
-      cipher: {
-        encrypt: (v) => secretBox.encrypt(Buffer.from(v, "utf8")),
-        decrypt: (v) => secretBox.decrypt(v).toString("utf8"),
-      },
+      cipher,
+      projects: (name) => registry.store("projects").read(undefined, name),
       tokenIssuer: {
         issue: (claims, ttl) =>
           signer.signToken({ sub: claims.sub, subjectKind: claims.subjectKind, scope: claims.scope }, ttl),
@@ -116,6 +122,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   await garbageCollector.start();
   const subresources = new Map<string, SubresourceHandler>(access.subresources);
   const watchStreams = new WatchStreams();
+  registerVirtualClusterActions(subresources, { registry, cipher });
+  const clusterHealth = new ClusterHealthController(registry, { intervalMs: config.clusterCheckIntervalMs });
 
   const app = Fastify({
     https: { key: tls.keyPem, cert: tls.certPem },
@@ -234,6 +242,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const port = typeof address === "object" && address ? address.port : (config.port ?? 8443);
   const host = !config.host || config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
   const url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  await clusterHealth.start(); // background work: to run under leader election with several replicas
   const adminKubeconfig = adminKey ? writeAdminKubeconfig(dataDir, url, tls.caPem, adminKey) : undefined;
 
   let closing: Promise<void> | undefined;
@@ -248,6 +257,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     app,
     close() {
       closing ??= (async () => {
+        await clusterHealth.stop();
         watchStreams.closeAll();
         await app.close();
         await access.stop();

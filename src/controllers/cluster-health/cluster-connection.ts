@@ -1,0 +1,204 @@
+import { existsSync } from "node:fs";
+import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
+import type { KubeObject } from "../../api/object.js";
+import type { Registry } from "../../registry/registry.js";
+
+/**
+ * How the platform reaches a connected cluster: the kubeconfig in the Cluster's config
+ * SharedSecret (data key `config`), or the in-cluster service account for `local: true`,
+ * used through the ordinary Kubernetes client. Shared by the health controller and the
+ * virtual cluster actions so both fail with the same readable reasons.
+ */
+
+/** The namespace of a Cluster's config secret when spec.config.secretNamespace is absent. */
+export const DEFAULT_SECRET_NAMESPACE = "platform";
+/** The secret data key holding the kubeconfig. */
+export const KUBECONFIG_DATA_KEY = "config";
+const SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+
+/** Why a cluster could not be used; `reason` is what Cluster.status.reason shows. */
+export type ConnectionReason =
+  | "ConfigSecretNotFound"
+  | "KubeConfigInvalid"
+  | "InClusterConfigNotFound"
+  | "ClusterUnreachable"
+  | "TLSVerificationFailed"
+  | "Unauthorized"
+  | "Forbidden"
+  | "ClusterError";
+
+export class ClusterConnectionError extends Error {
+  constructor(
+    readonly reason: ConnectionReason,
+    message: string,
+    /** The HTTP status the cluster answered with, when it answered. */
+    readonly httpStatus?: number,
+  ) {
+    super(message);
+    this.name = "ClusterConnectionError";
+  }
+}
+
+export interface ClusterClient {
+  kubeConfig: KubeConfig;
+  core: CoreV1Api;
+  version: VersionApi;
+  /** The server URL of the current context (for messages). */
+  server: string;
+}
+
+/** Builds a client for a Cluster object, or throws ClusterConnectionError (secret missing, bad kubeconfig, no in-cluster config). */
+export async function clusterClient(registry: Registry, cluster: KubeObject): Promise<ClusterClient> {
+  const spec = (cluster.spec ?? {}) as {
+    local?: boolean;
+    config?: { secretName?: string; secretNamespace?: string };
+  };
+  const kc = new KubeConfig();
+  if (spec.local === true && !spec.config?.secretName) {
+    // loadFromCluster does not check that it is inside a pod; it would build a client for
+    // "https://undefined:undefined". Check the two things it needs first.
+    if (!process.env.KUBERNETES_SERVICE_HOST || !existsSync(SERVICE_ACCOUNT_TOKEN)) {
+      throw new ClusterConnectionError(
+        "InClusterConfigNotFound",
+        "spec.local is true but the platform is not running inside a Kubernetes cluster (no KUBERNETES_SERVICE_HOST or service account token)",
+      );
+    }
+    kc.loadFromCluster();
+  } else {
+    const name = spec.config?.secretName ?? "";
+    const namespace = spec.config?.secretNamespace || DEFAULT_SECRET_NAMESPACE;
+    const secret = name ? await registry.store("sharedsecrets").read(namespace, name) : undefined;
+    if (!secret) {
+      throw new ClusterConnectionError(
+        "ConfigSecretNotFound",
+        `the config secret ${namespace}/${name} does not exist (sharedsecrets.management.platform)`,
+      );
+    }
+    const encoded = (secret.spec?.data as Record<string, string> | undefined)?.[KUBECONFIG_DATA_KEY];
+    if (!encoded) {
+      throw new ClusterConnectionError(
+        "KubeConfigInvalid",
+        `the config secret ${namespace}/${name} has no data key "${KUBECONFIG_DATA_KEY}"`,
+      );
+    }
+    loadKubeConfig(kc, Buffer.from(encoded, "base64").toString("utf8"), `${namespace}/${name}`);
+  }
+  const current = kc.getCurrentCluster();
+  return {
+    kubeConfig: kc,
+    core: kc.makeApiClient(CoreV1Api),
+    version: kc.makeApiClient(VersionApi),
+    server: current?.server ?? "",
+  };
+}
+
+function loadKubeConfig(kc: KubeConfig, text: string, where: string): void {
+  const invalid = (why: string) =>
+    new ClusterConnectionError("KubeConfigInvalid", `the kubeconfig in secret ${where} ${why}`);
+  try {
+    kc.loadFromString(text);
+  } catch (err) {
+    throw invalid(`cannot be read: ${(err as Error).message}`);
+  }
+  const cluster = kc.getCurrentCluster();
+  const user = kc.getCurrentUser();
+  if (!cluster?.server) throw invalid("has no current context with a cluster server");
+  try {
+    new URL(cluster.server);
+  } catch {
+    throw invalid(`has an invalid server URL ${JSON.stringify(cluster.server)}`);
+  }
+  // A kubeconfig is data anyone allowed to write shared secrets controls. Commands
+  // (exec, auth providers) would run on the platform server and file references would
+  // read its files, so only inline credentials are accepted.
+  if (user?.exec || user?.authProvider) throw invalid("uses an exec or auth-provider plugin; use inline credentials");
+  if (cluster.caFile || user?.certFile || user?.keyFile) {
+    throw invalid("refers to files on disk; use the *-data fields instead");
+  }
+}
+
+/** Turns a client error into a ClusterConnectionError with the reason a person can act on. */
+export function classifyError(err: unknown, server: string): ClusterConnectionError {
+  if (err instanceof ClusterConnectionError) return err;
+  const status = (err as { code?: unknown }).code;
+  if (typeof status === "number") {
+    const body = (err as { body?: unknown }).body;
+    const detail = statusMessage(body);
+    if (status === 401) {
+      return new ClusterConnectionError(
+        "Unauthorized",
+        `the cluster at ${server} rejected the kubeconfig's credentials (401 Unauthorized)${detail ? `: ${detail}` : ""}`,
+        401,
+      );
+    }
+    if (status === 403) {
+      return new ClusterConnectionError(
+        "Forbidden",
+        `the kubeconfig's credentials are not allowed to do this on the cluster at ${server} (403 Forbidden)${detail ? `: ${detail}` : ""}`,
+        403,
+      );
+    }
+    return new ClusterConnectionError(
+      "ClusterError",
+      `the cluster at ${server} answered ${status}${detail ? `: ${detail}` : ""}`,
+      status,
+    );
+  }
+  const code = errorCode(err);
+  if (code && TLS_CODES.test(code)) {
+    return new ClusterConnectionError(
+      "TLSVerificationFailed",
+      `cannot verify the TLS certificate of ${server}: ${code} (check certificate-authority-data in the kubeconfig)`,
+    );
+  }
+  return new ClusterConnectionError(
+    "ClusterUnreachable",
+    `cannot reach the cluster at ${server}: ${code ?? (err as Error)?.message ?? String(err)}`,
+  );
+}
+
+/** OpenSSL verification and TLS protocol errors as Node reports them. */
+const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS|ERR_SSL|EPROTO|HOSTNAME/;
+
+/** The system error code, wherever the fetch layer put it (err.code, err.cause.code, "reason: …" text). */
+function errorCode(err: unknown): string | undefined {
+  for (let e = err as { code?: unknown; cause?: unknown; errno?: unknown } | undefined, i = 0; e && i < 5; i++) {
+    if (typeof e.code === "string" && e.code !== "") return e.code;
+    if (typeof e.errno === "string" && e.errno !== "") return e.errno;
+    e = e.cause as typeof e;
+  }
+  return undefined;
+}
+
+function statusMessage(body: unknown): string | undefined {
+  if (typeof body === "string") {
+    try {
+      return statusMessage(JSON.parse(body));
+    } catch {
+      return body.slice(0, 200) || undefined;
+    }
+  }
+  if (body && typeof body === "object" && typeof (body as { message?: unknown }).message === "string") {
+    return (body as { message: string }).message;
+  }
+  return undefined;
+}
+
+/** Runs a client call with a deadline, so a cluster that accepts connections but never answers is "unreachable", not a hang. */
+export async function withDeadline<T>(promise: Promise<T>, ms: number, server: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new ClusterConnectionError("ClusterUnreachable", `the cluster at ${server} did not answer within ${ms} ms`),
+        ),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

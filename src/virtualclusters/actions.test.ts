@@ -1,0 +1,493 @@
+import assert from "node:assert/strict";
+import { X509Certificate } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import { parse } from "yaml";
+import { errors } from "../api/errors.js";
+import type { SubresourceHandler } from "../server/resource-handler.js";
+import { FakeKubeApiServer, type FakeVirtualCluster } from "../testing/fake-kube-apiserver.js";
+import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { registerVirtualClusterActions } from "./actions.js";
+
+const SUFFIX = "vcluster.example.test";
+const API = "management.platform/v1";
+
+describe("virtual cluster actions: import, kubeconfig, migrate", () => {
+  let server: TestServer;
+  let kube: FakeKubeApiServer;
+  let vc1: FakeVirtualCluster;
+  let vc2: FakeVirtualCluster;
+
+  const post = (path: string, body: unknown) => server.request("POST", `${GROUP_PATH}/${path}`, { body });
+  const importVc = (project: string, source: Record<string, unknown>) =>
+    server.request("POST", `${GROUP_PATH}/projects/${project}/importvirtualcluster`, {
+      raw: `apiVersion: ${API}\nkind: ProjectImportVirtualCluster\nmetadata:\n  name: ${project}\nsourceVirtualCluster: ${JSON.stringify(source)}\n`,
+      contentType: "application/yaml",
+    });
+  const migrate = (project: string, source: Record<string, unknown>) =>
+    post(`projects/${project}/migratevirtualclusterinstance`, {
+      apiVersion: API,
+      kind: "ProjectMigrateVirtualClusterInstance",
+      metadata: { name: project },
+      sourceVirtualClusterInstance: source,
+    });
+  const kubeconfig = (ns: string, name: string, spec: Record<string, unknown> = {}) =>
+    post(`namespaces/${ns}/virtualclusterinstances/${name}/kubeconfig`, {
+      apiVersion: API,
+      kind: "VirtualClusterInstanceKubeConfig",
+      spec,
+    });
+  const getInstance = (ns: string, name: string) =>
+    server.request("GET", `${GROUP_PATH}/namespaces/${ns}/virtualclusterinstances/${name}`);
+
+  before(async () => {
+    kube = await FakeKubeApiServer.start();
+    vc1 = await kube.addVirtualCluster("team-a", "vc1");
+    vc2 = await kube.addVirtualCluster("team-a", "vc2");
+    await kube.addVirtualCluster("team-a", "vc3");
+    kube.addService("team-a", "not-a-vcluster", { app: "nginx" });
+    server = await startTestServer();
+    const secret = await post("namespaces/platform/sharedsecrets", {
+      metadata: { name: "c1-kubeconfig" },
+      spec: { data: { config: Buffer.from(kube.kubeconfig()).toString("base64") } },
+    });
+    assert.equal(secret.status, 201, secret.text);
+    for (const [name, annotations] of [
+      ["c1", { "management.platform/ingress-suffix": SUFFIX }],
+      ["nosuffix", {}],
+    ] as const) {
+      const res = await post("clusters", {
+        metadata: { name, annotations },
+        spec: { config: { secretName: "c1-kubeconfig" } },
+      });
+      assert.equal(res.status, 201, res.text);
+    }
+    for (const [name, spec] of [
+      ["alpha", {}],
+      ["beta", { allowedClusters: [{ name: "elsewhere" }] }],
+      ["gamma", { allowedClusters: [{ name: "*" }] }],
+    ] as const) {
+      const res = await post("projects", { metadata: { name }, spec });
+      assert.equal(res.status, 201, res.text);
+    }
+  });
+  after(async () => {
+    await server.stop();
+    await kube.stop();
+  });
+
+  describe("projects and instances", () => {
+    it("an instance needs an existing project, and gets an ownerReference to it", async () => {
+      const missing = await post("namespaces/p-nowhere/virtualclusterinstances", { metadata: { name: "x" } });
+      assert.equal(missing.status, 404, missing.text);
+      assert.match(missing.json.message, /projects\.management\.platform "nowhere" not found/);
+
+      const created = await post("namespaces/p-alpha/virtualclusterinstances", { metadata: { name: "plain" } });
+      assert.equal(created.status, 201, created.text);
+      const project = await server.request("GET", `${GROUP_PATH}/projects/alpha`);
+      assert.deepEqual(created.json.metadata.ownerReferences, [
+        { apiVersion: API, kind: "Project", name: "alpha", uid: project.json.metadata.uid },
+      ]);
+    });
+
+    it("allowedClusters limits the clusters instances may run on (* allows all)", async () => {
+      const refused = await post("namespaces/p-beta/virtualclusterinstances", {
+        metadata: { name: "x" },
+        spec: { clusterRef: { cluster: "c1" } },
+      });
+      assert.equal(refused.status, 422, refused.text);
+      assert.match(refused.json.message, /spec\.clusterRef\.cluster.*not in the allowedClusters of project "beta"/);
+      const allowed = await post("namespaces/p-gamma/virtualclusterinstances", {
+        metadata: { name: "x" },
+        spec: { clusterRef: { cluster: "c1" } },
+      });
+      assert.equal(allowed.status, 201, allowed.text);
+      const moved = await server.request("PATCH", `${GROUP_PATH}/namespaces/p-alpha/virtualclusterinstances/plain`, {
+        body: { spec: { clusterRef: { cluster: "c1" } } },
+        contentType: "application/merge-patch+json",
+      });
+      assert.equal(moved.status, 200, moved.text);
+    });
+  });
+
+  describe("importvirtualcluster", () => {
+    it("imports a virtual cluster found on the connected cluster as a Ready external instance", async () => {
+      const res = await importVc("alpha", { name: "vc1", namespace: "team-a", cluster: "c1" });
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.json.kind, "ProjectImportVirtualCluster");
+      assert.equal(res.json.sourceVirtualCluster.name, "vc1");
+      const inst = await getInstance("p-alpha", "vc1");
+      assert.equal(inst.status, 200, inst.text);
+      assert.deepEqual(inst.json.spec.clusterRef, { cluster: "c1", namespace: "team-a", virtualCluster: "vc1" });
+      assert.equal(inst.json.spec.external, true);
+      assert.equal(inst.json.status.phase, "Ready");
+      assert.equal(inst.json.status.serviceUID, vc1.serviceUID);
+      assert.ok(
+        kube.requests.some((r) => r.startsWith("GET /api/v1/namespaces/team-a/services?labelSelector=app%3Dvcluster")),
+      );
+      // The CA key is kept, but never shown through the API.
+      assert.doesNotMatch(inst.text, /PRIVATE KEY/);
+    });
+
+    it("importName names the instance", async () => {
+      const res = await importVc("gamma", { name: "vc2", namespace: "team-a", cluster: "c1", importName: "renamed" });
+      assert.equal(res.status, 201, res.text);
+      assert.equal((await getInstance("p-gamma", "renamed")).json.status.serviceUID, vc2.serviceUID);
+    });
+
+    it("every error case: 422 missing fields, 404 project/cluster/virtual cluster, 409 name or service taken", async () => {
+      const cases: Array<[string, Record<string, unknown>, number, RegExp]> = [
+        ["alpha", { name: "vc3", namespace: "team-a" }, 422, /sourceVirtualCluster\.cluster: Required value/],
+        ["nope", { name: "vc3", namespace: "team-a", cluster: "c1" }, 404, /projects.* "nope" not found/],
+        ["alpha", { name: "vc3", namespace: "team-a", cluster: "nocluster" }, 404, /clusters.* "nocluster" not found/],
+        [
+          "alpha",
+          { name: "ghost", namespace: "team-a", cluster: "c1" },
+          404,
+          /virtual cluster team-a\/ghost was not found/,
+        ],
+        ["alpha", { name: "not-a-vcluster", namespace: "team-a", cluster: "c1" }, 404, /labelled app=vcluster/],
+        [
+          "alpha",
+          { name: "vc3", namespace: "team-a", cluster: "c1", importName: "plain" },
+          409,
+          /"plain" already exists/,
+        ],
+        [
+          "gamma",
+          { name: "vc1", namespace: "team-a", cluster: "c1", importName: "again" },
+          409,
+          /already imported as p-alpha\/vc1/,
+        ],
+        ["beta", { name: "vc3", namespace: "team-a", cluster: "c1" }, 422, /allowedClusters/],
+      ];
+      for (const [project, source, code, message] of cases) {
+        const res = await importVc(project, source);
+        assert.equal(res.status, code, `${JSON.stringify(source)} → ${res.text}`);
+        assert.equal(res.json.kind, "Status");
+        assert.match(res.json.message, message);
+      }
+      // The refused imports left nothing behind.
+      assert.equal((await getInstance("p-alpha", "vc3")).status, 404);
+      assert.equal((await getInstance("p-gamma", "again")).status, 404);
+    });
+
+    it("a connected cluster that cannot be reached is 503 with the health reason", async () => {
+      const saved = kube.token;
+      kube.token = "rotated";
+      try {
+        const res = await importVc("alpha", { name: "vc3", namespace: "team-a", cluster: "c1" });
+        assert.equal(res.status, 503, res.text);
+        assert.match(res.json.message, /Unauthorized/);
+      } finally {
+        kube.token = saved;
+      }
+    });
+  });
+
+  describe("kubeconfig", () => {
+    async function certOf(kubeConfigText: string) {
+      const doc = parse(kubeConfigText);
+      const cluster = doc.clusters[0].cluster;
+      const user = doc.users[0].user;
+      return {
+        server: cluster.server as string,
+        ca: Buffer.from(cluster["certificate-authority-data"], "base64").toString(),
+        cert: new X509Certificate(Buffer.from(user["client-certificate-data"], "base64")),
+        hasKey: Buffer.from(user["client-key-data"], "base64").toString().includes("PRIVATE KEY"),
+      };
+    }
+    const lifetime = (cert: X509Certificate) => (Date.parse(cert.validTo) - Date.now()) / 1000;
+
+    it("POST returns a kube config: ingress URL, the virtual cluster's CA, a client cert for the caller signed by it", async () => {
+      const res = await kubeconfig("p-alpha", "vc1", { certificateTTL: 3600 });
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.json.kind, "VirtualClusterInstanceKubeConfig");
+      assert.equal(res.json.spec.certificateTTL, 3600);
+      const k = await certOf(res.json.status.kubeConfig);
+      assert.equal(k.server, `https://vc1-alpha.${SUFFIX}`);
+      assert.equal(k.ca, vc1.ca.certPem);
+      assert.ok(k.cert.checkIssued(new X509Certificate(vc1.ca.certPem)));
+      assert.ok(k.cert.verify(new X509Certificate(vc1.ca.certPem).publicKey));
+      const self = await post("selves", { apiVersion: API, kind: "Self" });
+      const expectedSubject = [...(self.json.status.groups ?? []).map((g: string) => `O=${g}`), "CN=admin"].join("\n");
+      assert.equal(k.cert.subject, expectedSubject);
+      assert.ok(k.hasKey);
+      assert.ok(lifetime(k.cert) > 3500 && lifetime(k.cert) <= 3600, String(lifetime(k.cert)));
+    });
+
+    it("certificateTTL: absent is one day, 0 is 365 days; the seed's GET form takes it as a query parameter", async () => {
+      const absent = await certOf((await kubeconfig("p-alpha", "vc1")).json.status.kubeConfig);
+      assert.ok(lifetime(absent.cert) > 86_300 && lifetime(absent.cert) <= 86_400);
+      const zero = await certOf((await kubeconfig("p-alpha", "vc1", { certificateTTL: 0 })).json.status.kubeConfig);
+      assert.ok(lifetime(zero.cert) > 365 * 86_400 - 100 && lifetime(zero.cert) <= 365 * 86_400);
+      const got = await server.request(
+        "GET",
+        `${GROUP_PATH}/virtualclusterinstances/vc1/kubeconfig?certificateTTL=600`,
+      );
+      assert.equal(got.status, 200, got.text);
+      assert.equal(got.json.metadata.namespace, "p-alpha");
+      const viaGet = await certOf(got.json.status.kubeConfig);
+      assert.ok(lifetime(viaGet.cert) > 500 && lifetime(viaGet.cert) <= 600);
+    });
+
+    it("a bad certificateTTL is 422 (negative, fraction, text)", async () => {
+      for (const ttl of [-1, 1.5, "60"]) {
+        const res = await kubeconfig("p-alpha", "vc1", { certificateTTL: ttl });
+        assert.equal(res.status, 422, `${ttl}: ${res.text}`);
+        assert.match(res.json.message, /spec\.certificateTTL/);
+      }
+      for (const q of ["-5", "abc", "1.5"]) {
+        const res = await server.request(
+          "GET",
+          `${GROUP_PATH}/virtualclusterinstances/vc1/kubeconfig?certificateTTL=${q}`,
+        );
+        assert.equal(res.status, 422, `${q}: ${res.text}`);
+      }
+    });
+
+    it("a cluster without an ingress suffix is 422 saying so", async () => {
+      const created = await post("namespaces/p-alpha/virtualclusterinstances", {
+        metadata: { name: "onsuffixless" },
+        spec: { clusterRef: { cluster: "nosuffix", namespace: "team-a", virtualCluster: "vc3" } },
+      });
+      assert.equal(created.status, 201, created.text);
+      const res = await kubeconfig("p-alpha", "onsuffixless");
+      assert.equal(res.status, 422, res.text);
+      assert.match(
+        res.json.message,
+        /cluster "nosuffix" has no ingress suffix \(annotation management\.platform\/ingress-suffix\)/,
+      );
+    });
+
+    it("an instance created directly (not imported) gets its CA from the connected cluster", async () => {
+      const created = await post("namespaces/p-gamma/virtualclusterinstances", {
+        metadata: { name: "direct" },
+        spec: { clusterRef: { cluster: "c1", namespace: "team-a", virtualCluster: "vc3" } },
+      });
+      assert.equal(created.status, 201, created.text);
+      const res = await kubeconfig("p-gamma", "direct");
+      assert.equal(res.status, 201, res.text);
+      assert.ok(kube.requests.includes("GET /api/v1/namespaces/team-a/secrets/vc3-certs"));
+    });
+
+    it("the imported CA is kept: kube configs still work after the certs secret is gone from the cluster", async () => {
+      kube.removeSecret("team-a", "vc1-certs");
+      const res = await kubeconfig("p-alpha", "vc1");
+      assert.equal(res.status, 201, res.text);
+      assert.equal((await certOf(res.json.status.kubeConfig)).ca, vc1.ca.certPem);
+    });
+
+    it("unknown instance 404; a name in two projects is 409 on the GET form, which then asks for the namespaced form", async () => {
+      assert.equal((await kubeconfig("p-alpha", "nothing")).status, 404);
+      assert.equal(
+        (await server.request("GET", `${GROUP_PATH}/virtualclusterinstances/nothing/kubeconfig`)).status,
+        404,
+      );
+      // "x" exists in p-gamma; add one in p-alpha.
+      assert.equal((await post("namespaces/p-alpha/virtualclusterinstances", { metadata: { name: "x" } })).status, 201);
+      const res = await server.request("GET", `${GROUP_PATH}/virtualclusterinstances/x/kubeconfig`);
+      assert.equal(res.status, 409, res.text);
+      assert.match(res.json.message, /namespaces\/\{namespace\}\/virtualclusterinstances\/x\/kubeconfig/);
+    });
+
+    it("a name on a cluster-wide path is still 404 for everything but the kubeconfig action", async () => {
+      assert.equal((await server.request("GET", `${GROUP_PATH}/virtualclusterinstances/vc1`)).status, 404);
+      assert.equal((await server.request("GET", `${GROUP_PATH}/virtualclusterinstances/vc1/status`)).status, 404);
+    });
+  });
+
+  describe("migratevirtualclusterinstance", () => {
+    it("moves the instance in one transaction: same name, spec, labels, annotations; new uid; owned by the target", async () => {
+      const created = await post("namespaces/p-alpha/virtualclusterinstances", {
+        metadata: { name: "mover", labels: { tier: "dev" }, annotations: { "example.com/note": "hi" } },
+        spec: { displayName: "Mover", clusterRef: { cluster: "c1", namespace: "team-a", virtualCluster: "vc3" } },
+      });
+      assert.equal(created.status, 201, created.text);
+      // Only one storage write may happen: a transaction holding both the delete and the create.
+      const storage = server.storage;
+      const writes: string[] = [];
+      const original = { create: storage.create, update: storage.update, delete: storage.delete, txn: storage.txn };
+      storage.create = async (...a) => {
+        writes.push("create");
+        return original.create.apply(storage, a);
+      };
+      storage.update = async (...a) => {
+        writes.push("update");
+        return original.update.apply(storage, a);
+      };
+      storage.delete = async (...a) => {
+        writes.push("delete");
+        return original.delete.apply(storage, a);
+      };
+      storage.txn = async (ops) => {
+        writes.push(`txn:${ops.map((o) => o.type).join("+")}`);
+        return original.txn.call(storage, ops);
+      };
+      let res: Awaited<ReturnType<typeof migrate>>;
+      try {
+        res = await migrate("gamma", { name: "mover", namespace: "p-alpha" });
+      } finally {
+        Object.assign(storage, original);
+      }
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.json.kind, "ProjectMigrateVirtualClusterInstance");
+      assert.deepEqual(writes, ["txn:delete+create"]);
+      assert.equal((await getInstance("p-alpha", "mover")).status, 404);
+      const moved = await getInstance("p-gamma", "mover");
+      assert.equal(moved.status, 200, moved.text);
+      assert.deepEqual(moved.json.spec, created.json.spec);
+      assert.deepEqual(moved.json.metadata.labels, { tier: "dev" });
+      assert.deepEqual(moved.json.metadata.annotations, { "example.com/note": "hi" });
+      assert.notEqual(moved.json.metadata.uid, created.json.metadata.uid);
+      assert.equal(moved.json.metadata.ownerReferences[0].name, "gamma");
+    });
+
+    it("an imported instance keeps its status and its CA across a move", async () => {
+      const res = await migrate("gamma", { name: "vc1", namespace: "p-alpha" });
+      assert.equal(res.status, 201, res.text);
+      const moved = await getInstance("p-gamma", "vc1");
+      assert.equal(moved.json.status.serviceUID, vc1.serviceUID);
+      const kc = await kubeconfig("p-gamma", "vc1");
+      assert.equal(kc.status, 201, kc.text);
+      assert.match(kc.json.status.kubeConfig, /server: https:\/\/vc1-gamma\.vcluster\.example\.test/);
+    });
+
+    it("every error case: 422 missing fields, 404 source or project, 400 same project, 409 name taken (source kept)", async () => {
+      const res422 = await migrate("alpha", { name: "plain" });
+      assert.equal(res422.status, 422, res422.text);
+      assert.match(res422.json.message, /sourceVirtualClusterInstance\.namespace/);
+      const noSource = await migrate("gamma", { name: "ghost", namespace: "p-alpha" });
+      assert.equal(noSource.status, 404, noSource.text);
+      const noProject = await migrate("nope", { name: "plain", namespace: "p-alpha" });
+      assert.equal(noProject.status, 404, noProject.text);
+      assert.match(noProject.json.message, /projects.* "nope" not found/);
+      const same = await migrate("alpha", { name: "plain", namespace: "p-alpha" });
+      assert.equal(same.status, 400, same.text);
+      // "x" exists in both p-alpha and p-gamma.
+      const taken = await migrate("gamma", { name: "x", namespace: "p-alpha" });
+      assert.equal(taken.status, 409, taken.text);
+      assert.equal(taken.json.reason, "AlreadyExists");
+      assert.equal((await getInstance("p-alpha", "x")).status, 200);
+      // allowedClusters of the target apply to the moved instance too.
+      const disallowed = await migrate("beta", { name: "plain", namespace: "p-alpha" });
+      assert.equal(disallowed.status, 422, disallowed.text);
+      assert.equal((await getInstance("p-alpha", "plain")).status, 200);
+    });
+  });
+
+  describe("authorization (the handlers ask the server's authorize for each decision)", () => {
+    type Attrs = Parameters<Parameters<SubresourceHandler>[0]["authorize"]>[0];
+    /** Calls a handler directly with a recording authorize that refuses what `deny` matches. */
+    async function invoke(
+      key: string,
+      args: { method: string; namespace?: string; name: string; body: unknown },
+      deny: (a: Attrs) => boolean,
+    ) {
+      const handlers = new Map<string, SubresourceHandler>();
+      registerVirtualClusterActions(handlers, { registry: server.registry });
+      const asked: Attrs[] = [];
+      let code = 0;
+      const reply = {
+        code(c: number) {
+          code = c;
+          return reply;
+        },
+        type: () => reply,
+        header: () => reply,
+        send: () => reply,
+      };
+      const [plural] = key.split("/");
+      const found = server.registry.find(plural!)!;
+      await handlers.get(key)!({
+        request: { method: args.method, headers: { "content-type": "application/json" }, query: {} } as never,
+        reply: reply as never,
+        ctx: { user: { name: "bob", subjectKind: "User", groups: [], teams: [] }, warnings: [] },
+        path: {
+          rt: found.rt,
+          store: found.store,
+          namespace: args.namespace,
+          name: args.name,
+          subresource: key.split("/")[1]!,
+        },
+        format: { encoding: "json", table: false },
+        raw: Buffer.from(JSON.stringify(args.body)),
+        authorize: async (a) => {
+          asked.push(a);
+          if (deny(a)) throw errors.forbiddenMessage(`denied ${a.verb} ${a.resource ?? ""}`);
+        },
+      });
+      return { asked, code };
+    }
+
+    it("import asks use on the cluster and create in the project; a refusal is 403 and imports nothing", async () => {
+      const body = { sourceVirtualCluster: { name: "vc3", namespace: "team-a", cluster: "c1" } };
+      await assert.rejects(
+        invoke("projects/importvirtualcluster", { method: "POST", name: "alpha", body }, (a) => a.verb === "use"),
+        (err: { code?: number }) => err.code === 403,
+      );
+      await assert.rejects(
+        invoke("projects/importvirtualcluster", { method: "POST", name: "alpha", body }, (a) => a.verb === "create"),
+        (err: { code?: number }) => err.code === 403,
+      );
+      assert.equal((await getInstance("p-alpha", "vc3")).status, 404);
+      const ok = await invoke("projects/importvirtualcluster", { method: "POST", name: "alpha", body }, () => false);
+      assert.equal(ok.code, 201);
+      assert.deepEqual(
+        ok.asked.map((a) => [a.verb, a.resource, a.namespace, a.name]),
+        [
+          ["use", "clusters", "", "c1"],
+          ["create", "virtualclusterinstances", "p-alpha", ""],
+        ],
+      );
+      assert.equal(ok.asked[0]!.object?.metadata.name, "c1");
+    });
+
+    it("kubeconfig asks use on the instance (with the object, so access rules apply)", async () => {
+      const body = { spec: {} };
+      await assert.rejects(
+        invoke(
+          "virtualclusterinstances/kubeconfig",
+          { method: "POST", namespace: "p-alpha", name: "vc3", body },
+          () => true,
+        ),
+        (err: { code?: number }) => err.code === 403,
+      );
+      const ok = await invoke(
+        "virtualclusterinstances/kubeconfig",
+        { method: "POST", namespace: "p-alpha", name: "vc3", body },
+        () => false,
+      );
+      assert.equal(ok.code, 201);
+      assert.deepEqual(
+        ok.asked.map((a) => [a.verb, a.namespace, a.object?.metadata.name]),
+        [["use", "p-alpha", "vc3"]],
+      );
+    });
+
+    it("migrate asks delete on the source and create in the target; a refusal moves nothing", async () => {
+      const body = { sourceVirtualClusterInstance: { name: "vc3", namespace: "p-alpha" } };
+      await assert.rejects(
+        invoke(
+          "projects/migratevirtualclusterinstance",
+          { method: "POST", name: "gamma", body },
+          (a) => a.verb === "create",
+        ),
+        (err: { code?: number }) => err.code === 403,
+      );
+      assert.equal((await getInstance("p-alpha", "vc3")).status, 200);
+      const ok = await invoke(
+        "projects/migratevirtualclusterinstance",
+        { method: "POST", name: "gamma", body },
+        () => false,
+      );
+      assert.equal(ok.code, 201);
+      assert.deepEqual(
+        ok.asked.map((a) => [a.verb, a.resource, a.namespace, a.name]),
+        [
+          ["delete", "virtualclusterinstances", "p-alpha", "vc3"],
+          ["create", "virtualclusterinstances", "p-gamma", ""],
+        ],
+      );
+    });
+  });
+});

@@ -1,0 +1,350 @@
+import { stringify } from "yaml";
+import { errors, type FieldError, fieldError } from "../api/errors.js";
+import { API_VERSION, GROUP, isPlainObject, nowTimestamp } from "../api/object.js";
+import { createClientCertificate } from "../crypto/certificates.js";
+import { projectNamespace, projectOfNamespace } from "../kinds/project/project.js";
+import type { SecretDataCipher } from "../kinds/shared-secret/shared-secret.js";
+import type { Registry } from "../registry/registry.js";
+import { systemContext } from "../registry/request-context.js";
+import { decodeObjectBody } from "../server/body.js";
+import type { SubresourceHandler } from "../server/resource-handler.js";
+import { send } from "../server/respond.js";
+import { isStorageError } from "../storage/errors.js";
+import { VirtualClusterCaStore } from "./ca-store.js";
+import { connect, findVirtualClusterService, notFoundOnCluster, readVirtualClusterCa } from "./remote.js";
+
+/** Annotation on a Cluster: host suffix of virtual cluster ingress endpoints. */
+export const INGRESS_SUFFIX_ANNOTATION = "management.platform/ingress-suffix";
+const DAY_SECONDS = 86_400;
+const YEAR_SECONDS = 365 * DAY_SECONDS;
+const VCI = { group: GROUP, resource: "virtualclusterinstances" };
+const PROJECTS = { group: GROUP, resource: "projects" };
+const CLUSTERS = { group: GROUP, resource: "clusters" };
+/** How often a move is retried when the instance changed between read and transaction. */
+const MOVE_ATTEMPTS = 5;
+
+export interface VirtualClusterActionDeps {
+  registry: Registry;
+  cipher?: SecretDataCipher;
+}
+
+/** Registers the kubeconfig, import and migrate actions in the server's subresource map. */
+export function registerVirtualClusterActions(
+  subresources: Map<string, SubresourceHandler>,
+  deps: VirtualClusterActionDeps,
+): void {
+  const cas = new VirtualClusterCaStore(deps.registry.storage, deps.cipher);
+  subresources.set("virtualclusterinstances/kubeconfig", kubeconfigAction(deps.registry, cas));
+  subresources.set("projects/importvirtualcluster", importAction(deps.registry, cas));
+  subresources.set("projects/migratevirtualclusterinstance", migrateAction(deps.registry));
+}
+
+// ---- kubeconfig ------------------------------------------------------------------------------
+
+function kubeconfigAction(registry: Registry, cas: VirtualClusterCaStore): SubresourceHandler {
+  return async ({ request, reply, ctx, path, format, raw, authorize }) => {
+    const name = path.name!;
+    let ttlGiven: unknown;
+    if (request.method === "POST") {
+      const body = decodeObjectBody(request.headers["content-type"], raw).value;
+      if (!isPlainObject(body)) throw errors.badRequest("the request body must be an object");
+      checkKind(body, "VirtualClusterInstanceKubeConfig");
+      ttlGiven = isPlainObject(body.spec) ? body.spec.certificateTTL : undefined;
+    } else if (request.method === "GET") {
+      if (path.namespace !== undefined) throw errors.methodNotAllowed();
+      ttlGiven = (request.query as Record<string, unknown>).certificateTTL;
+    } else {
+      throw errors.methodNotAllowed();
+    }
+    const ttl = parseCertificateTtl(ttlGiven, name, request.method === "GET");
+
+    const instance = await findInstance(registry, path.namespace, name);
+    if (!instance) {
+      // Callers who may not use instances learn nothing about which exist.
+      await authorize({ verb: "use", namespace: path.namespace ?? "" });
+      throw errors.notFound(VCI, name);
+    }
+    const namespace = instance.metadata.namespace!;
+    await authorize({ verb: "use", namespace, object: instance });
+
+    const ref = (instance.spec?.clusterRef ?? {}) as { cluster?: string; namespace?: string; virtualCluster?: string };
+    if (!ref.cluster) {
+      throw errors.unprocessable(`virtual cluster instance ${namespace}/${name} has no spec.clusterRef.cluster`);
+    }
+    const cluster = await registry.store("clusters").read(undefined, ref.cluster);
+    if (!cluster) throw errors.notFound(CLUSTERS, ref.cluster);
+    const suffix = cluster.metadata.annotations?.[INGRESS_SUFFIX_ANNOTATION];
+    if (!suffix) {
+      throw errors.unprocessable(
+        `cluster "${ref.cluster}" has no ingress suffix (annotation ${INGRESS_SUFFIX_ANNOTATION}), so virtual cluster ${namespace}/${name} has no endpoint a kube config could point to`,
+      );
+    }
+    const serviceUID = instance.status?.serviceUID as string | undefined;
+    let ca = serviceUID ? await cas.get(serviceUID) : undefined;
+    if (!ca) {
+      // Not imported through the platform (or imported before CAs were kept): ask the cluster.
+      const client = await connect(registry, cluster);
+      ca = await readVirtualClusterCa(client, ref.cluster, ref.namespace ?? namespace, ref.virtualCluster ?? name);
+    }
+    const user = ctx.user;
+    const cert = await createClientCertificate(ca, {
+      commonName: user.name,
+      organizations: user.groups,
+      validitySeconds: ttl === 0 ? YEAR_SECONDS : ttl,
+    });
+    const project = projectOfNamespace(namespace) ?? namespace;
+    const contextName = `vcluster_${name}_${project}`;
+    const kubeConfig = stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [
+        {
+          name: contextName,
+          cluster: {
+            server: `https://${name}-${project}.${suffix}`,
+            "certificate-authority-data": Buffer.from(ca.certPem).toString("base64"),
+          },
+        },
+      ],
+      users: [
+        {
+          name: contextName,
+          user: {
+            "client-certificate-data": Buffer.from(cert.certPem).toString("base64"),
+            "client-key-data": Buffer.from(cert.keyPem).toString("base64"),
+          },
+        },
+      ],
+      contexts: [{ name: contextName, context: { cluster: contextName, user: contextName } }],
+      "current-context": contextName,
+      preferences: {},
+    });
+    const result = {
+      apiVersion: API_VERSION,
+      kind: "VirtualClusterInstanceKubeConfig",
+      metadata: { name, namespace, creationTimestamp: nowTimestamp() },
+      spec: ttlGiven === undefined ? {} : { certificateTTL: ttl },
+      status: { kubeConfig },
+    };
+    return send(reply, request.method === "POST" ? 201 : 200, result, format, ctx.warnings);
+  };
+}
+
+/** absent: one day; a non-negative integer (a JSON number in a body, digits in a query); anything else 422. */
+function parseCertificateTtl(value: unknown, name: string, fromQuery: boolean): number {
+  if (value === undefined) return DAY_SECONDS;
+  const n = fromQuery && typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) {
+    throw errors.invalid("VirtualClusterInstanceKubeConfig", GROUP, name, [
+      fieldError(
+        "FieldValueInvalid",
+        "spec.certificateTTL",
+        "must be a non-negative integer number of seconds",
+        Array.isArray(value) ? value.join(",") : value,
+      ),
+    ]);
+  }
+  return n;
+}
+
+/** The instance in `namespace`, or (cluster-wide GET form) the one instance of that name in any project namespace. */
+async function findInstance(registry: Registry, namespace: string | undefined, name: string) {
+  const store = registry.store("virtualclusterinstances");
+  if (namespace !== undefined) return store.read(namespace, name);
+  const all = await store.list(systemContext(), undefined, { fieldSelector: `metadata.name=${name}` });
+  const matches = all.items.filter((o) => projectOfNamespace(o.metadata.namespace) !== undefined);
+  if (matches.length > 1) {
+    throw errors.conflict(
+      VCI,
+      name,
+      `${matches.length} virtual cluster instances have this name (in ${matches.map((m) => m.metadata.namespace).join(", ")}); use POST .../namespaces/{namespace}/virtualclusterinstances/${name}/kubeconfig`,
+    );
+  }
+  return matches[0];
+}
+
+// ---- import ----------------------------------------------------------------------------------
+
+function importAction(registry: Registry, cas: VirtualClusterCaStore): SubresourceHandler {
+  return async ({ request, reply, ctx, path, format, raw, authorize }) => {
+    if (request.method !== "POST") throw errors.methodNotAllowed();
+    const projectName = path.name!;
+    const body = decodeBody(request.headers["content-type"], raw, "ProjectImportVirtualCluster");
+    const source = isPlainObject(body.sourceVirtualCluster) ? body.sourceVirtualCluster : {};
+    const errs: FieldError[] = [];
+    for (const field of ["name", "namespace", "cluster"] as const) {
+      if (typeof source[field] !== "string" || source[field] === "") {
+        errs.push(fieldError("FieldValueRequired", `sourceVirtualCluster.${field}`, "must be specified"));
+      }
+    }
+    if (source.importName !== undefined && typeof source.importName !== "string") {
+      errs.push(
+        fieldError("FieldValueInvalid", "sourceVirtualCluster.importName", "must be a string", source.importName),
+      );
+    }
+    if (errs.length) throw errors.invalid("ProjectImportVirtualCluster", GROUP, projectName, errs);
+    const vcName = source.name as string;
+    const vcNamespace = source.namespace as string;
+    const clusterName = source.cluster as string;
+    const instanceName = (source.importName as string | undefined) || vcName;
+    const namespace = projectNamespace(projectName);
+
+    const project = await registry.store("projects").read(undefined, projectName);
+    if (!project) throw errors.notFound(PROJECTS, projectName);
+    const cluster = await registry.store("clusters").read(undefined, clusterName);
+    if (!cluster) throw errors.notFound(CLUSTERS, clusterName);
+    await authorize({
+      verb: "use",
+      apiGroup: GROUP,
+      resource: "clusters",
+      subresource: "",
+      namespace: "",
+      name: clusterName,
+      object: cluster,
+    });
+    await authorize({ verb: "create", resource: "virtualclusterinstances", subresource: "", namespace, name: "" });
+
+    const client = await connect(registry, cluster);
+    const service = await findVirtualClusterService(client, clusterName, vcNamespace, vcName);
+    if (!service) {
+      throw notFoundOnCluster(
+        `virtual cluster ${vcNamespace}/${vcName} was not found on cluster "${clusterName}" (no service ${vcName} labelled app=vcluster in namespace ${vcNamespace})`,
+        vcName,
+        "virtualclusters",
+      );
+    }
+    const instances = registry.store("virtualclusterinstances");
+    const all = await instances.list(systemContext(), undefined, {});
+    const already = all.items.find((o) => o.status?.serviceUID === service.uid);
+    if (already) {
+      throw errors.conflict(
+        VCI,
+        instanceName,
+        `virtual cluster ${vcNamespace}/${vcName} on cluster "${clusterName}" (service UID ${service.uid}) is already imported as ${already.metadata.namespace}/${already.metadata.name}`,
+      );
+    }
+    const ca = await readVirtualClusterCa(client, clusterName, vcNamespace, vcName);
+    const prepared = await instances.prepareCreate(
+      ctx,
+      namespace,
+      {
+        apiVersion: API_VERSION,
+        kind: "VirtualClusterInstance",
+        metadata: { name: instanceName },
+        spec: { clusterRef: { cluster: clusterName, namespace: vcNamespace, virtualCluster: vcName }, external: true },
+      },
+      { dryRun: false, fieldManager: "platform-import", fieldValidation: "Ignore" },
+      { phase: "Ready", serviceUID: service.uid },
+    );
+    // The instance and its CA are written together: never an instance whose CA was lost.
+    try {
+      await registry.storage.txn([
+        { type: "create", key: prepared.key, value: prepared.value },
+        await cas.putOp(service.uid, ca),
+      ]);
+    } catch (err) {
+      if (isStorageError(err, "KeyExists")) throw errors.alreadyExists(VCI, instanceName);
+      if (isStorageError(err, "Conflict")) throw errors.conflict(VCI, instanceName, "a concurrent import; try again");
+      throw instances.storageToApi(err, instanceName);
+    }
+    return send(reply, 201, body, format, ctx.warnings);
+  };
+}
+
+// ---- migrate ---------------------------------------------------------------------------------
+
+function migrateAction(registry: Registry): SubresourceHandler {
+  return async ({ request, reply, ctx, path, format, raw, authorize }) => {
+    if (request.method !== "POST") throw errors.methodNotAllowed();
+    const target = path.name!;
+    const body = decodeBody(request.headers["content-type"], raw, "ProjectMigrateVirtualClusterInstance");
+    const source = isPlainObject(body.sourceVirtualClusterInstance) ? body.sourceVirtualClusterInstance : {};
+    const errs: FieldError[] = [];
+    for (const field of ["name", "namespace"] as const) {
+      if (typeof source[field] !== "string" || source[field] === "") {
+        errs.push(fieldError("FieldValueRequired", `sourceVirtualClusterInstance.${field}`, "must be specified"));
+      }
+    }
+    if (errs.length) throw errors.invalid("ProjectMigrateVirtualClusterInstance", GROUP, target, errs);
+    const name = source.name as string;
+    const fromNamespace = source.namespace as string;
+    const toNamespace = projectNamespace(target);
+
+    const project = await registry.store("projects").read(undefined, target);
+    if (!project) throw errors.notFound(PROJECTS, target);
+    const instances = registry.store("virtualclusterinstances");
+    const deleteAttrs = { resource: "virtualclusterinstances", subresource: "", namespace: fromNamespace, name };
+    for (let attempt = 0; ; attempt++) {
+      const current = await instances.read(fromNamespace, name);
+      if (!current) {
+        await authorize({ verb: "delete", ...deleteAttrs });
+        throw errors.notFound(VCI, name);
+      }
+      if (fromNamespace === toNamespace) {
+        throw errors.badRequest(`virtual cluster instance ${fromNamespace}/${name} is already in project "${target}"`);
+      }
+      await authorize({ verb: "delete", ...deleteAttrs, object: current });
+      await authorize({
+        verb: "create",
+        resource: "virtualclusterinstances",
+        subresource: "",
+        namespace: toNamespace,
+        name: "",
+      });
+
+      const m = current.metadata;
+      const prepared = await instances.prepareCreate(
+        ctx,
+        toNamespace,
+        {
+          apiVersion: API_VERSION,
+          kind: "VirtualClusterInstance",
+          metadata: {
+            name,
+            ...(m.labels ? { labels: m.labels } : {}),
+            ...(m.annotations ? { annotations: m.annotations } : {}),
+            // Owners other than the old project stay; prepareCreate points the project owner at the target.
+            ...(m.ownerReferences ? { ownerReferences: m.ownerReferences } : {}),
+          },
+          spec: current.spec,
+        },
+        { dryRun: false, fieldManager: "platform-migrate", fieldValidation: "Ignore" },
+        (current.status ?? {}) as Record<string, unknown>,
+      );
+      // One transaction: the source goes and the target appears at one revision, or neither.
+      try {
+        await registry.storage.txn([
+          { type: "delete", key: instances.key(fromNamespace, name), expectedModRevision: Number(m.resourceVersion) },
+          { type: "create", key: prepared.key, value: prepared.value },
+        ]);
+        return send(reply, 201, body, format, ctx.warnings);
+      } catch (err) {
+        if (isStorageError(err, "KeyExists")) throw errors.alreadyExists(VCI, name);
+        // Changed or deleted since it was read: read it again.
+        if ((isStorageError(err, "Conflict") || isStorageError(err, "NotFound")) && attempt + 1 < MOVE_ATTEMPTS)
+          continue;
+        throw instances.storageToApi(err, name);
+      }
+    }
+  };
+}
+
+// ---- shared ----------------------------------------------------------------------------------
+
+function decodeBody(contentType: string | undefined, raw: Buffer, kind: string): Record<string, unknown> {
+  const value = decodeObjectBody(contentType, raw).value;
+  if (!isPlainObject(value)) throw errors.badRequest("the request body must be an object");
+  checkKind(value, kind);
+  return { ...value, apiVersion: API_VERSION, kind };
+}
+
+function checkKind(body: Record<string, unknown>, kind: string): void {
+  if (body.apiVersion !== undefined && body.apiVersion !== API_VERSION) {
+    throw errors.badRequest(
+      `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${API_VERSION})`,
+    );
+  }
+  if (body.kind !== undefined && body.kind !== kind) {
+    throw errors.badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${kind})`);
+  }
+}
