@@ -6,6 +6,8 @@ import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
 import { AccessKeyAuthenticator, type Authenticator, bearerToken } from "../auth/authenticator.js";
 import { bootstrapAdmin, writeAdminKubeconfig } from "../auth/bootstrap.js";
 import { IdentityIndex } from "../auth/identity-index.js";
+import { ControllerManager } from "../controllers/controller-manager.js";
+import { EtcdLeaderElector, SingleReplicaElector } from "../controllers/leader-election.js";
 import { loadOrCreateServerTls } from "../crypto/certificates.js";
 import "../crypto/reflect-metadata.js";
 import { loadOrCreateSigningKey, type TokenSigner } from "../crypto/jwt.js";
@@ -14,6 +16,7 @@ import { allResourceTypes } from "../kinds/index.js";
 import { Informer } from "../registry/informer.js";
 import { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
+import { EtcdStorage } from "../storage/etcd/etcd-storage.js";
 import { openStorage } from "../storage/factory.js";
 import type { Storage } from "../storage/interface.js";
 import { type Authorizer, allowAllAuthorizer } from "./authorizer.js";
@@ -42,6 +45,8 @@ export interface ServerConfig {
   /** Longest lifetime of a direct cluster endpoint token. */
   maxTokenTtlSeconds?: number;
   logLevel?: string;
+  /** etcd leader election of the controllers: lease TTL (default 5 s) and retry period (default 500 ms). */
+  leaderElection?: { ttlSeconds?: number; retryMs?: number };
 }
 
 export interface RunningServer {
@@ -54,6 +59,8 @@ export interface RunningServer {
   adminKubeconfig?: string;
   registry: Registry;
   storage: Storage;
+  /** Background controllers; they run only while this replica is the elected leader. */
+  controllers: ControllerManager;
   app: FastifyInstance;
   close(): Promise<void>;
 }
@@ -97,6 +104,12 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const adminKey = await bootstrapAdmin(registry, dataDir, config.bootstrapKey ?? process.env.PLATFORM_BOOTSTRAP_KEY);
   await identity.start();
   const authenticator: Authenticator = new AccessKeyAuthenticator(identity);
+  // Several replicas may share one etcd: controllers run on the elected one only.
+  const controllers = new ControllerManager(
+    storage instanceof EtcdStorage
+      ? new EtcdLeaderElector(storage.client, config.leaderElection ?? {})
+      : new SingleReplicaElector(),
+  );
   const authorizer: Authorizer = allowAllAuthorizer;
   const subresources = new Map<string, SubresourceHandler>();
   const watchStreams = new WatchStreams();
@@ -216,6 +229,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const host = !config.host || config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
   const url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
   const adminKubeconfig = adminKey ? writeAdminKubeconfig(dataDir, url, tls.caPem, adminKey) : undefined;
+  controllers.start();
 
   let closing: Promise<void> | undefined;
   return {
@@ -226,9 +240,11 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     adminKubeconfig,
     registry,
     storage,
+    controllers,
     app,
     close() {
       closing ??= (async () => {
+        await controllers.stop();
         watchStreams.closeAll();
         await app.close();
         identity.stop();
