@@ -47,7 +47,16 @@ test("controllers run only while the replica leads", async () => {
   await manager.settled();
   assert.deepEqual(manager.runningControllers().sort(), ["expiry", "gc"]);
   await manager.stop();
-  assert.deepEqual(log, ["start gc", "start expiry", "stop expiry", "stop gc", "start gc", "start expiry", "stop expiry", "stop gc"]);
+  assert.deepEqual(log, [
+    "start gc",
+    "start expiry",
+    "stop expiry",
+    "stop gc",
+    "start gc",
+    "start expiry",
+    "stop expiry",
+    "stop gc",
+  ]);
 });
 
 test("a controller that fails to start is reported and the others still run", async () => {

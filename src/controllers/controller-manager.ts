@@ -46,9 +46,10 @@ export class ControllerManager {
     if (this.started) return;
     this.started = true;
     this.elector.start({
-      onElected: () => this.enqueue(async () => {
-        for (const c of this.controllers) await this.startOne(c);
-      }),
+      onElected: () =>
+        this.enqueue(async () => {
+          for (const c of this.controllers) await this.startOne(c);
+        }),
       onLost: () => this.enqueue(() => this.stopAll()),
     });
   }
