@@ -134,7 +134,7 @@ describe("replicas on one etcd", { timeout: 120_000 }, () => {
   test("controllers run on exactly one replica and move when the leader stops", async () => {
     const servers = [await start(), await start()];
     const flags = [new FlagController(), new FlagController()];
-    servers.forEach((s, i) => s.controllers.register(flags[i]!));
+    for (let i = 0; i < servers.length; i++) servers[i]!.controllers.register(flags[i]!);
     const stopped = new Set<number>();
     try {
       await waitFor("a leader", () => flags.filter((f) => f.running).length === 1);
