@@ -1,8 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
+import { ApiError } from "../api/errors.js";
 import { API_PREFIX, API_VERSION } from "../api/object.js";
 import { writeFileAtomic } from "../crypto/files.js";
+import { REGISTRY_PREFIX } from "../registry/keys.js";
 import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
 
@@ -21,9 +23,21 @@ export async function bootstrapAdmin(
   bootstrapKey?: string,
 ): Promise<string | undefined> {
   const keyFile = join(dataDir, ADMIN_KEY_FILE);
-  if ((await registry.storage.currentRevision()) > 0) {
-    return existsSync(keyFile) ? readFileSync(keyFile, "utf8").trim() : undefined;
+  const known = (): string | undefined => (existsSync(keyFile) ? readFileSync(keyFile, "utf8").trim() : undefined);
+  // "Empty" means no object at all: an etcd store's revision is never 0 (and leader election
+  // writes keys of its own), so the revision cannot tell.
+  // Another replica's data dir has the generated key; a PLATFORM_BOOTSTRAP_KEY is known to all.
+  if ((await registry.storage.list(REGISTRY_PREFIX, { limit: 1 })).items.length > 0) return known() ?? bootstrapKey;
+  try {
+    return await createAdmin(registry, keyFile, bootstrapKey);
+  } catch (err) {
+    // Another replica on the same store bootstrapped at the same moment: its admin stands.
+    if (err instanceof ApiError && err.code === 409) return known() ?? bootstrapKey;
+    throw err;
   }
+}
+
+async function createAdmin(registry: Registry, keyFile: string, bootstrapKey: string | undefined): Promise<string> {
   const ctx = systemContext();
   const options = { dryRun: false, fieldManager: "platform-bootstrap", fieldValidation: "Strict" as const };
   const user = await registry.store("users").create(

@@ -6,8 +6,10 @@ import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
 import { bootstrapAdmin, writeAdminKubeconfig } from "../auth/bootstrap.js";
 import { IdentityIndex } from "../auth/identity-index.js";
 import { AccessControl } from "../authz/access-control.js";
+import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
 import { OwnerReferencesAdmission } from "../controllers/garbage-collector/owner-references-admission.js";
+import { EtcdLeaderElector, SingleReplicaElector } from "../controllers/leader-election.js";
 import { loadOrCreateServerTls } from "../crypto/certificates.js";
 import "../crypto/reflect-metadata.js";
 import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
@@ -17,6 +19,7 @@ import { allResourceTypes } from "../kinds/index.js";
 import { Informer } from "../registry/informer.js";
 import { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
+import { EtcdStorage } from "../storage/etcd/etcd-storage.js";
 import { openStorage } from "../storage/factory.js";
 import type { Storage } from "../storage/interface.js";
 import { registerVirtualClusterActions } from "../virtualclusters/actions.js";
@@ -54,6 +57,8 @@ export interface ServerConfig {
   logLevel?: string;
   /** How often connected clusters are checked again (default one minute). */
   clusterCheckIntervalMs?: number;
+  /** etcd leader election of the controllers: lease TTL (default 5 s) and retry period (default 500 ms). */
+  leaderElection?: { ttlSeconds?: number; retryMs?: number };
 }
 
 export interface RunningServer {
@@ -66,6 +71,8 @@ export interface RunningServer {
   adminKubeconfig?: string;
   registry: Registry;
   storage: Storage;
+  /** Background controllers; they run only while this replica is the elected leader. */
+  controllers: ControllerManager;
   app: FastifyInstance;
   close(): Promise<void>;
 }
@@ -118,8 +125,18 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   await access.start();
   const authorizer: Authorizer = access.authorizer;
   ownerRefs.authorizer = authorizer;
+  // Several replicas may share one etcd: background work runs on the elected one only.
+  const controllers = new ControllerManager(
+    storage instanceof EtcdStorage
+      ? new EtcdLeaderElector(storage.client, config.leaderElection ?? {})
+      : new SingleReplicaElector(),
+  );
   const garbageCollector = new GarbageCollector(registry);
-  await garbageCollector.start();
+  controllers.register({
+    name: "garbage-collector",
+    start: () => garbageCollector.start(),
+    stop: () => garbageCollector.stop(),
+  });
   const subresources = new Map<string, SubresourceHandler>(access.subresources);
   const watchStreams = new WatchStreams();
   registerVirtualClusterActions(subresources, { registry, cipher });
@@ -242,8 +259,13 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const port = typeof address === "object" && address ? address.port : (config.port ?? 8443);
   const host = !config.host || config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
   const url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  await clusterHealth.start(); // background work: to run under leader election with several replicas
+  controllers.register({
+    name: "cluster-health",
+    start: () => clusterHealth.start(),
+    stop: () => clusterHealth.stop(),
+  });
   const adminKubeconfig = adminKey ? writeAdminKubeconfig(dataDir, url, tls.caPem, adminKey) : undefined;
+  controllers.start();
 
   let closing: Promise<void> | undefined;
   return {
@@ -254,15 +276,15 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     adminKubeconfig,
     registry,
     storage,
+    controllers,
     app,
     close() {
       closing ??= (async () => {
-        await clusterHealth.stop();
+        await controllers.stop();
         watchStreams.closeAll();
         await app.close();
         await access.stop();
         identity.stop();
-        await garbageCollector.stop();
         await storage.close();
       })();
       return closing;

@@ -28,8 +28,9 @@ test("openStorage opens SQLite from sqlite: URLs and bare paths", async () => {
   }
 });
 
-test("openStorage refuses etcd (not built yet) and unknown schemes", async () => {
-  await assert.rejects(openStorage("etcd://localhost:2379"), /etcd backend not built yet/);
+test("openStorage refuses bad etcd URLs and unknown schemes", async () => {
+  await assert.rejects(openStorage("etcd://"), /no etcd endpoints/);
+  await assert.rejects(openStorage("etcd://localhost:2379?colour=red"), /unknown etcd storage option/);
   await assert.rejects(openStorage("postgres://localhost/db"), /unknown storage URL scheme/);
   await assert.rejects(openStorage("sqlite:"), /no database path/);
 });

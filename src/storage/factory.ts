@@ -2,8 +2,11 @@
  * Picks a storage backend from a URL, as given to `--storage`:
  * - `sqlite:PATH`, `sqlite://PATH` or a bare path: the embedded SQLite store
  *   (`sqlite::memory:` for a throwaway in-memory store);
- * - `etcd://host:2379[,host:2379...]`: the etcd store (not built yet).
+ * - `etcd://host:2379[,host:2379...][?cacert=&cert=&key=&user=&password-file=]` (or `etcds://`):
+ *   the etcd store, see etcd/etcd-url.ts and docs/deployment.md.
  */
+import { EtcdStorage } from "./etcd/etcd-storage.js";
+import { parseEtcdUrl } from "./etcd/etcd-url.js";
 import type { Storage } from "./interface.js";
 import { openSqliteStorage } from "./sqlite/sqlite-storage.js";
 
@@ -16,7 +19,8 @@ const AUTO_COMPACT_INTERVAL_MS = 60_000;
 export async function openStorage(url: string): Promise<Storage> {
   const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(url)?.[1]?.toLowerCase();
   if (scheme === "etcd" || scheme === "etcds") {
-    throw new Error(`etcd backend not built yet: cannot open ${url}`);
+    // History compaction is etcd's own job there (--auto-compaction-retention), shared by all replicas.
+    return new EtcdStorage(parseEtcdUrl(url));
   }
   // A one-letter "scheme" is a Windows drive (C:\data\db.sqlite), i.e. a bare path.
   if (scheme !== undefined && scheme !== "sqlite") {

@@ -1,0 +1,448 @@
+/**
+ * The etcd v3 backend. The Storage interface was shaped after etcd, so this maps almost 1:1:
+ * revisions are etcd's revisions (resourceVersion = mod revision), conditional writes are
+ * transactions comparing create/mod revisions, lists are ranges at a revision.
+ *
+ * Watches are our own gRPC watch streams (one per Storage.watch), not etcd3's Watcher: that one
+ * resumes after a disconnect from the *header* revision of the last response, which during a
+ * catch-up (or right after creation) is ahead of the events actually delivered, so it could skip
+ * events. Here the resume point is the revision of the last event delivered.
+ *
+ * Each watch covers the whole key space and filters by prefix on our side. That costs bandwidth
+ * but makes progress exact: every etcd revision is made by at least one key change, so a watch
+ * that has delivered an event at revision R (for any key) has delivered everything under its
+ * prefix up to R. The Informer's sync() relies on that (onProgress), and etcd 3.4's own
+ * progress requests are not ordered with events.
+ */
+import { Etcd3, type IOptions } from "etcd3";
+import type * as RPC from "etcd3/lib/rpc.js";
+import { StorageError } from "../errors.js";
+import type {
+  DeleteResult,
+  KeyValue,
+  ListOptions,
+  ListResult,
+  Storage,
+  TxnOp,
+  TxnResult,
+  WatchCallbacks,
+  WatchEvent,
+  Watcher,
+  WatchOptions,
+} from "../interface.js";
+
+// Numeric values of etcd3's RPC enums (declared as const enums in its typings).
+const COMPARE_EQUAL = 0;
+const COMPARE_GREATER = 1;
+const TARGET_CREATE = 1;
+const TARGET_MOD = 2;
+
+/** Watch reconnection backoff bounds. */
+const RETRY_MIN_MS = 50;
+const RETRY_MAX_MS = 2_000;
+
+const ALL_KEYS = Buffer.from([0]);
+
+/** The smallest key greater than every key starting with `prefix` (etcd's prefix range end). */
+export function prefixRangeEnd(prefix: Buffer): Buffer {
+  const end = Buffer.from(prefix);
+  for (let i = end.length - 1; i >= 0; i--) {
+    if (end[i]! < 0xff) {
+      end[i] = end[i]! + 1;
+      return end.subarray(0, i + 1);
+    }
+  }
+  return ALL_KEYS; // no upper bound: "every key >= start"
+}
+
+function toKv(kv: RPC.IKeyValue): KeyValue {
+  return {
+    key: kv.key.toString(),
+    value: Buffer.from(kv.value),
+    createRevision: Number(kv.create_revision),
+    modRevision: Number(kv.mod_revision),
+  };
+}
+
+function isCompactedError(err: unknown): boolean {
+  return err instanceof Error && /required revision has been compacted/.test(err.message);
+}
+
+/** Errors of the connection (no leader, member down, timeout) become StorageError "Unavailable". */
+function storageFailure(err: unknown, key: string): Error {
+  if (err instanceof StorageError) return err;
+  if (isCompactedError(err)) return new StorageError("Compacted", key);
+  const message = err instanceof Error ? err.message : String(err);
+  if (/closed/i.test(message) && /client/i.test(message)) return new Error(`etcd storage is closed: ${message}`);
+  return new StorageError("Unavailable", key, `etcd: ${message}`);
+}
+
+export interface EtcdStorageOptions {
+  /** host:port endpoints (or http(s)://host:port). */
+  readonly endpoints: readonly string[];
+  /** TLS: CA certificate (PEM) to verify the etcd members; enables TLS. */
+  readonly ca?: Buffer;
+  /** TLS client certificate and key (PEM), for etcd's --client-cert-auth. */
+  readonly cert?: Buffer;
+  readonly key?: Buffer;
+  /** etcd authentication (etcd user / password). */
+  readonly user?: string;
+  readonly password?: string;
+  /** Use TLS with the system's trust roots even without `ca`. */
+  readonly tls?: boolean;
+}
+
+export function etcdClientOptions(options: EtcdStorageOptions): IOptions {
+  const tls = options.tls === true || options.ca !== undefined || options.cert !== undefined;
+  const hosts = options.endpoints.map((e) => (/^https?:\/\//.test(e) ? e : `${tls ? "https" : "http"}://${e}`));
+  return {
+    hosts,
+    ...(tls
+      ? {
+          credentials: {
+            rootCertificate: options.ca ?? (undefined as unknown as Buffer),
+            ...(options.key ? { privateKey: options.key } : {}),
+            ...(options.cert ? { certChain: options.cert } : {}),
+          },
+        }
+      : {}),
+    ...(options.user !== undefined ? { auth: { username: options.user, password: options.password ?? "" } } : {}),
+  };
+}
+
+export class EtcdStorage implements Storage {
+  readonly client: Etcd3;
+  private readonly watchers = new Set<EtcdWatcher>();
+  private closed = false;
+
+  constructor(options: EtcdStorageOptions | Etcd3) {
+    this.client = options instanceof Etcd3 ? options : new Etcd3(etcdClientOptions(options));
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new Error("etcd storage is closed");
+  }
+
+  async create(key: string, value: Buffer): Promise<number> {
+    return (await this.txn([{ type: "create", key, value }])).revision;
+  }
+
+  async get(key: string): Promise<KeyValue | undefined> {
+    this.checkOpen();
+    try {
+      const res = await this.client.kv.range({ key: Buffer.from(key) });
+      const kv = res.kvs[0];
+      return kv ? toKv(kv) : undefined;
+    } catch (err) {
+      throw storageFailure(err, key);
+    }
+  }
+
+  async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    this.checkOpen();
+    const start = options.after !== undefined && options.after >= prefix ? `${options.after}\0` : prefix;
+    const end = prefix === "" ? ALL_KEYS : prefixRangeEnd(Buffer.from(prefix));
+    try {
+      const res = await this.client.kv.range({
+        key: prefix === "" && start === "" ? ALL_KEYS : Buffer.from(start),
+        range_end: end,
+        ...(options.limit ? { limit: options.limit } : {}),
+        ...(options.revision ? { revision: options.revision } : {}),
+      });
+      const items = res.kvs.map(toKv);
+      const count = Number(res.count);
+      return {
+        items,
+        revision: options.revision ? options.revision : Number(res.header.revision),
+        more: res.more,
+        remaining: res.more ? count - items.length : 0,
+      };
+    } catch (err) {
+      throw storageFailure(err, prefix);
+    }
+  }
+
+  async update(key: string, value: Buffer, expectedModRevision: number): Promise<number> {
+    return (await this.txn([{ type: "update", key, value, expectedModRevision }])).revision;
+  }
+
+  async delete(key: string, expectedModRevision?: number): Promise<DeleteResult> {
+    this.checkOpen();
+    const op: TxnOp =
+      expectedModRevision === undefined ? { type: "delete", key } : { type: "delete", key, expectedModRevision };
+    const res = await this.runTxn([op], true);
+    const deleted = res.responses[0]?.response_delete_range;
+    const prev = deleted?.prev_kvs[0];
+    if (!prev) throw new StorageError("NotFound", key);
+    const revision = Number(res.header.revision);
+    return { revision, prev: toKv(prev) };
+  }
+
+  async txn(ops: readonly TxnOp[]): Promise<TxnResult> {
+    this.checkOpen();
+    if (ops.length === 0) return { revision: await this.currentRevision() };
+    const res = await this.runTxn(ops, false);
+    return { revision: Number(res.header.revision) };
+  }
+
+  /**
+   * One etcd transaction: compares for every op's precondition, the writes on success, and on
+   * failure a read of every key so the first failing op can be named precisely.
+   */
+  private async runTxn(ops: readonly TxnOp[], prevKv: boolean): Promise<RPC.ITxnResponse> {
+    const compare: RPC.ICompare[] = [];
+    const success: RPC.IRequestOp[] = [];
+    for (const op of ops) {
+      const key = Buffer.from(op.key);
+      if (op.type === "create") {
+        compare.push({ key, target: TARGET_CREATE, result: COMPARE_EQUAL, create_revision: 0 });
+        success.push({ request_put: { key, value: op.value } });
+      } else if (op.type === "update") {
+        compare.push({ key, target: TARGET_CREATE, result: COMPARE_GREATER, create_revision: 0 });
+        compare.push({ key, target: TARGET_MOD, result: COMPARE_EQUAL, mod_revision: op.expectedModRevision });
+        success.push({ request_put: { key, value: op.value } });
+      } else {
+        compare.push({ key, target: TARGET_CREATE, result: COMPARE_GREATER, create_revision: 0 });
+        if (op.expectedModRevision !== undefined) {
+          compare.push({ key, target: TARGET_MOD, result: COMPARE_EQUAL, mod_revision: op.expectedModRevision });
+        }
+        success.push({ request_delete_range: { key, prev_kv: prevKv } });
+      }
+    }
+    const failure: RPC.IRequestOp[] = ops.map((op) => ({ request_range: { key: Buffer.from(op.key) } }));
+    let res: RPC.ITxnResponse;
+    try {
+      res = await this.client.kv.txn({ compare, success, failure });
+    } catch (err) {
+      throw storageFailure(err, ops[0]!.key);
+    }
+    if (res.succeeded) return res;
+    ops.forEach((op, i) => {
+      const current = res.responses[i]?.response_range?.kvs[0];
+      if (op.type === "create") {
+        if (current) throw new StorageError("KeyExists", op.key);
+      } else {
+        if (!current) throw new StorageError("NotFound", op.key);
+        const expected = op.expectedModRevision;
+        if (expected !== undefined && Number(current.mod_revision) !== expected) {
+          throw new StorageError("Conflict", op.key);
+        }
+      }
+    });
+    // Every compare held when re-read: a concurrent writer changed things in between. Callers
+    // retry conflicts, so that is the honest answer.
+    throw new StorageError("Conflict", ops[0]!.key, "transaction preconditions changed concurrently");
+  }
+
+  watch(prefix: string, options: WatchOptions, callbacks: WatchCallbacks): Watcher {
+    this.checkOpen();
+    const watcher = new EtcdWatcher(this.client, prefix, options.afterRevision, callbacks, (w) =>
+      this.watchers.delete(w),
+    );
+    this.watchers.add(watcher);
+    watcher.start();
+    return watcher;
+  }
+
+  async currentRevision(): Promise<number> {
+    this.checkOpen();
+    try {
+      // A count-only read of one key: the header carries the store's revision, linearizably.
+      const res = await this.client.kv.range({ key: ALL_KEYS, count_only: true });
+      return Number(res.header.revision);
+    } catch (err) {
+      throw storageFailure(err, "");
+    }
+  }
+
+  /**
+   * etcd has no call for it. A read at a revision below the compacted one is refused, so a binary
+   * search over reads at past revisions finds it (about log2(current revision) count-only reads).
+   */
+  async compactedRevision(): Promise<number> {
+    this.checkOpen();
+    const readable = async (revision: number): Promise<boolean> => {
+      try {
+        await this.client.kv.range({ key: ALL_KEYS, count_only: true, revision });
+        return true;
+      } catch (err) {
+        if (isCompactedError(err)) return false;
+        throw storageFailure(err, "");
+      }
+    };
+    if (await readable(1)) return 0;
+    // Invariant: lo is not readable, hi is.
+    let lo = 1;
+    let hi = await this.currentRevision();
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (await readable(mid)) hi = mid;
+      else lo = mid;
+    }
+    return hi;
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.checkOpen();
+    try {
+      await this.client.kv.compact({ revision, physical: true });
+    } catch (err) {
+      // Compacting to a revision already compacted is a no-op, as for SQLite.
+      if (isCompactedError(err)) return;
+      throw storageFailure(err, "");
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const watcher of [...this.watchers]) watcher.close();
+    this.client.close();
+  }
+}
+
+/** One Storage.watch: a gRPC watch stream over all keys, re-established after failures. */
+class EtcdWatcher implements Watcher {
+  /** Revision of the last event delivered (or the start point): where a new stream resumes. */
+  private lastRevision: number;
+  private stream: RPC.IDuplexStream<RPC.IWatchRequest, RPC.IWatchResponse> | undefined;
+  private closed = false;
+  private retryMs = RETRY_MIN_MS;
+  private retryTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly client: Etcd3,
+    private readonly prefix: string,
+    afterRevision: number,
+    private readonly callbacks: WatchCallbacks,
+    private readonly onClosed: (w: EtcdWatcher) => void,
+  ) {
+    this.lastRevision = afterRevision;
+  }
+
+  start(): void {
+    if (this.closed) return;
+    this.client.watchClient.watch().then(
+      (stream) => {
+        if (this.closed) {
+          stream.cancel();
+          return;
+        }
+        this.stream = stream;
+        stream.on("data", (res: RPC.IWatchResponse) => {
+          if (this.stream === stream) this.onResponse(res);
+        });
+        const lost = (): void => {
+          if (this.stream !== stream) return;
+          this.stream = undefined;
+          stream.cancel();
+          this.retry();
+        };
+        stream.on("error", lost);
+        stream.on("end", lost);
+        stream.write({
+          create_request: {
+            key: ALL_KEYS,
+            range_end: ALL_KEYS,
+            start_revision: this.lastRevision + 1,
+            prev_kv: true,
+            progress_notify: true,
+          },
+        });
+      },
+      () => this.retry(),
+    );
+  }
+
+  private retry(): void {
+    if (this.closed) return;
+    const delay = this.retryMs;
+    this.retryMs = Math.min(RETRY_MAX_MS, this.retryMs * 2);
+    this.retryTimer = setTimeout(() => this.start(), delay);
+  }
+
+  private onResponse(res: RPC.IWatchResponse): void {
+    if (this.closed) return;
+    const compacted = Number(res.compact_revision);
+    if (compacted > 0) {
+      this.fail(
+        new StorageError(
+          "Compacted",
+          this.prefix,
+          `revision ${this.lastRevision + 1} was compacted (oldest kept: ${compacted})`,
+        ),
+      );
+      return;
+    }
+    if (res.canceled) {
+      // Cancelled by the server for another reason (e.g. auth revoked): reconnect and resume.
+      this.stream?.cancel();
+      this.stream = undefined;
+      this.retry();
+      return;
+    }
+    this.retryMs = RETRY_MIN_MS;
+    if (res.created) return;
+    if (res.events.length === 0) {
+      // A progress notification: sent only to a watcher that has delivered everything so far.
+      const revision = Number(res.header.revision);
+      if (revision > this.lastRevision) {
+        this.lastRevision = revision;
+        this.progress(revision);
+      }
+      return;
+    }
+    const events: WatchEvent[] = [];
+    let revision = this.lastRevision;
+    for (const ev of res.events) {
+      const rev = Number(ev.kv.mod_revision);
+      // After a reconnection the stream resumes at lastRevision + 1, so nothing repeats; this
+      // guard only protects the contract should a response ever overlap.
+      if (rev <= this.lastRevision) continue;
+      revision = rev;
+      const key = ev.kv.key.toString();
+      if (!key.startsWith(this.prefix)) continue;
+      const prevKv = ev.prev_kv ? toKv(ev.prev_kv) : undefined;
+      if (ev.type === "Delete") {
+        if (!prevKv) continue; // cannot happen with prev_kv requested, unless that revision's value is compacted
+        events.push({ type: "delete", kv: { ...prevKv, modRevision: rev }, prevKv, revision: rev });
+      } else {
+        const kv = toKv(ev.kv);
+        events.push(prevKv ? { type: "put", kv, prevKv, revision: rev } : { type: "put", kv, revision: rev });
+      }
+    }
+    this.lastRevision = revision;
+    try {
+      if (events.length > 0) this.callbacks.onEvents(events);
+    } catch (err) {
+      // A consumer that throws has lost events; ending its watch is the only honest answer.
+      this.fail(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    this.progress(revision);
+  }
+
+  private progress(revision: number): void {
+    if (this.closed) return;
+    try {
+      this.callbacks.onProgress?.(revision);
+    } catch (err) {
+      this.fail(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  private fail(err: Error): void {
+    if (this.closed) return;
+    this.close();
+    this.callbacks.onError(err);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.stream?.cancel();
+    this.stream = undefined;
+    this.onClosed(this);
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * `etcd://host:2379[,host:2379...][?options]` (or `etcds://` for TLS with the system's trust
+ * roots) → connection options. Query parameters:
+ * - `cacert=PATH`: CA bundle that signed the etcd members' certificates (turns TLS on);
+ * - `cert=PATH`, `key=PATH`: client certificate and key, for etcd's --client-cert-auth;
+ * - `user=NAME`: etcd user; its password comes from `password-file=PATH` or the environment
+ *   variable PLATFORM_ETCD_PASSWORD (a password in the URL itself is accepted but shows in `ps`).
+ */
+import { readFileSync } from "node:fs";
+import type { EtcdStorageOptions } from "./etcd-storage.js";
+
+const KNOWN = new Set(["cacert", "cert", "key", "user", "password", "password-file"]);
+
+export function parseEtcdUrl(url: string, env: NodeJS.ProcessEnv = process.env): EtcdStorageOptions {
+  const match = /^(etcds?):\/\/([^?/]*)\/?(?:\?(.*))?$/i.exec(url);
+  if (!match) throw new Error(`bad etcd storage URL ${url} (expected etcd://host:2379[,host:2379...][?cacert=...])`);
+  const endpoints = match[2]!
+    .split(",")
+    .map((h) => h.trim())
+    .filter((h) => h !== "");
+  if (endpoints.length === 0) throw new Error(`no etcd endpoints in storage URL ${url}`);
+  for (const e of endpoints) {
+    if (!/^[^:\s]+:\d+$/.test(e) && !/^\[[0-9a-f:]+\]:\d+$/i.test(e)) {
+      throw new Error(`bad etcd endpoint "${e}" in ${url} (expected host:port)`);
+    }
+  }
+  const params = new URLSearchParams(match[3] ?? "");
+  for (const name of params.keys()) {
+    if (!KNOWN.has(name)) throw new Error(`unknown etcd storage option "${name}" in ${url}`);
+  }
+  const file = (name: string): Buffer | undefined => {
+    const path = params.get(name);
+    return path ? readFileSync(path) : undefined;
+  };
+  const cert = file("cert");
+  const key = file("key");
+  if ((cert === undefined) !== (key === undefined))
+    throw new Error(`etcd storage URL needs both cert= and key= (${url})`);
+  const user = params.get("user") ?? undefined;
+  const passwordFile = params.get("password-file");
+  const password =
+    params.get("password") ??
+    (passwordFile ? readFileSync(passwordFile, "utf8").trim() : undefined) ??
+    env.PLATFORM_ETCD_PASSWORD;
+  if (user !== undefined && password === undefined) {
+    throw new Error("etcd user given without a password (password-file= or PLATFORM_ETCD_PASSWORD)");
+  }
+  const ca = file("cacert");
+  return {
+    endpoints,
+    ...(match[1]!.toLowerCase() === "etcds" ? { tls: true } : {}),
+    ...(ca ? { ca } : {}),
+    ...(cert ? { cert } : {}),
+    ...(key ? { key } : {}),
+    ...(user !== undefined ? { user, password } : {}),
+  };
+}

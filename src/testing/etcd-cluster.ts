@@ -1,0 +1,197 @@
+/**
+ * Test helper: a real etcd cluster (1 or 3 members) on 127.0.0.1 with free ports and temporary
+ * data dirs, started from the `etcd` binary on PATH (.ci/etcd-install.sh installs it). A missing
+ * binary is an error, never a skip: the etcd tests must run in CI.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+/** Bounded wait for a member to answer /health (hang guard, not a timing assertion). */
+const READY_ATTEMPTS = 600;
+const POLL_MS = 50;
+
+export function etcdBinary(): string {
+  try {
+    return execFileSync("sh", ["-c", "command -v etcd"], { encoding: "utf8" }).trim();
+  } catch {
+    throw new Error(
+      "etcd is not installed (no `etcd` on PATH). The etcd tests need it: run .ci/etcd-install.sh " +
+        "(apt-get install etcd-server) or put an etcd v3.4+ binary on PATH.",
+    );
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Member {
+  readonly name: string;
+  readonly clientPort: number;
+  readonly peerPort: number;
+  readonly dataDir: string;
+  process: ChildProcess | undefined;
+  log: string;
+}
+
+export class EtcdCluster {
+  private constructor(
+    private readonly members: Member[],
+    private readonly root: string,
+    private readonly binary: string,
+    private readonly token: string,
+  ) {}
+
+  /** Starts `size` members and waits until the cluster answers. */
+  static async start(size: 1 | 3 = 1): Promise<EtcdCluster> {
+    const binary = etcdBinary();
+    const root = await mkdtemp(join(tmpdir(), "platform-etcd-"));
+    const members: Member[] = [];
+    for (let i = 0; i < size; i++) {
+      members.push({
+        name: `m${i}`,
+        clientPort: await freePort(),
+        peerPort: await freePort(),
+        dataDir: join(root, `m${i}`),
+        process: undefined,
+        log: "",
+      });
+    }
+    const cluster = new EtcdCluster(members, root, binary, randomUUID());
+    try {
+      for (let i = 0; i < size; i++) cluster.spawn(i);
+      for (let i = 0; i < size; i++) await cluster.waitHealthy(i);
+    } catch (err) {
+      await cluster.stop();
+      throw err;
+    }
+    return cluster;
+  }
+
+  /** `host:port,host:port` of every member. */
+  get endpoints(): string[] {
+    return this.members.map((m) => `127.0.0.1:${m.clientPort}`);
+  }
+
+  /** The storage URL for the whole cluster. */
+  get url(): string {
+    return `etcd://${this.endpoints.join(",")}`;
+  }
+
+  get size(): number {
+    return this.members.length;
+  }
+
+  private spawn(i: number): void {
+    const m = this.members[i]!;
+    const initialCluster = this.members.map((x) => `${x.name}=http://127.0.0.1:${x.peerPort}`).join(",");
+    const child = spawn(
+      this.binary,
+      [
+        `--name=${m.name}`,
+        `--data-dir=${m.dataDir}`,
+        `--listen-client-urls=http://127.0.0.1:${m.clientPort}`,
+        `--advertise-client-urls=http://127.0.0.1:${m.clientPort}`,
+        `--listen-peer-urls=http://127.0.0.1:${m.peerPort}`,
+        `--initial-advertise-peer-urls=http://127.0.0.1:${m.peerPort}`,
+        `--initial-cluster=${initialCluster}`,
+        `--initial-cluster-state=new`,
+        `--initial-cluster-token=${this.token}`,
+        // Short election timings: fault tests then recover quickly on a loaded machine too.
+        "--heartbeat-interval=50",
+        "--election-timeout=500",
+        "--logger=zap",
+        "--log-level=error",
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    m.process = child;
+    m.log = "";
+    const keep = (chunk: Buffer): void => {
+      m.log = (m.log + chunk.toString()).slice(-8_000);
+    };
+    child.stdout?.on("data", keep);
+    child.stderr?.on("data", keep);
+  }
+
+  private async waitHealthy(i: number): Promise<void> {
+    const m = this.members[i]!;
+    for (let attempt = 0; attempt < READY_ATTEMPTS; attempt++) {
+      if (m.process?.exitCode !== null && m.process?.exitCode !== undefined) {
+        throw new Error(`etcd member ${m.name} exited (${m.process.exitCode}): ${m.log}`);
+      }
+      try {
+        const res = await fetch(`http://127.0.0.1:${m.clientPort}/health`);
+        const body = (await res.json()) as { health?: string };
+        if (body.health === "true") return;
+      } catch {
+        // not listening yet
+      }
+      await sleep(POLL_MS);
+    }
+    throw new Error(`etcd member ${m.name} did not become healthy: ${m.log}`);
+  }
+
+  /** Index of the current leader (asks every running member until one knows). */
+  async leader(): Promise<number> {
+    for (let attempt = 0; attempt < READY_ATTEMPTS; attempt++) {
+      for (let i = 0; i < this.members.length; i++) {
+        const m = this.members[i]!;
+        if (!this.isRunning(i)) continue;
+        try {
+          const res = await fetch(`http://127.0.0.1:${m.clientPort}/v3/maintenance/status`, {
+            method: "POST",
+            body: "{}",
+          });
+          const status = (await res.json()) as { header?: { member_id?: string }; leader?: string };
+          if (status.leader && status.leader !== "0" && status.leader === status.header?.member_id) return i;
+        } catch {
+          // member busy or down
+        }
+      }
+      await sleep(POLL_MS);
+    }
+    throw new Error("no etcd leader found");
+  }
+
+  isRunning(i: number): boolean {
+    const p = this.members[i]?.process;
+    return p !== undefined && p.exitCode === null && p.signalCode === null;
+  }
+
+  /** Kills a member hard (SIGKILL) and waits for the process to be gone. */
+  async kill(i: number): Promise<void> {
+    const p = this.members[i]?.process;
+    if (!p || !this.isRunning(i)) return;
+    const exited = new Promise<void>((resolve) => p.once("exit", () => resolve()));
+    p.kill("SIGKILL");
+    await exited;
+  }
+
+  /** Starts a killed member again on its data dir and waits until it is healthy. */
+  async restart(i: number): Promise<void> {
+    if (this.isRunning(i)) return;
+    this.spawn(i);
+    await this.waitHealthy(i);
+  }
+
+  /** Stops every member and removes the data dirs. */
+  async stop(): Promise<void> {
+    for (let i = 0; i < this.members.length; i++) await this.kill(i);
+    await rm(this.root, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * A server replica as a child process, for tests that kill one hard (SIGKILL). Started by
+ * tests as `node dist/testing/replica-process.js` with PLATFORM_TEST_STORAGE set; registers a
+ * controller that prints `controller running` / `controller stopped` on stdout, and prints
+ * `ready <url>` once serving.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startServer } from "../server/server.js";
+
+const server = await startServer({
+  dataDir: mkdtempSync(join(tmpdir(), "platform-replica-")),
+  host: "127.0.0.1",
+  port: 0,
+  logLevel: "error",
+  storage: process.env.PLATFORM_TEST_STORAGE,
+  bootstrapKey: process.env.PLATFORM_BOOTSTRAP_KEY,
+  leaderElection: { ttlSeconds: 2, retryMs: 100 },
+});
+server.controllers.register({
+  name: "test-flag",
+  start: () => void process.stdout.write("controller running\n"),
+  stop: () => void process.stdout.write("controller stopped\n"),
+});
+process.stdout.write(`ready ${server.url}\n`);
+process.on("SIGTERM", () => {
+  void server.close().then(() => process.exit(0));
+});
