@@ -153,36 +153,38 @@ describe("API object rules", () => {
   });
 
   describe("status subresource", () => {
-    const clusters = `${GROUP_PATH}/clusters`;
-    const cluster = {
+    // Projects: a kind with /status that no controller writes to, so the test owns every write.
+    const projects = `${GROUP_PATH}/projects`;
+    const project = {
       apiVersion: "management.platform/v1",
-      kind: "Cluster",
+      kind: "Project",
       metadata: { name: "st-1" },
-      spec: { local: true },
-      status: { phase: "Initialized" },
+      spec: {},
+      status: { conditions: [{ type: "Ready", status: "True" }] },
     };
     it("the main endpoint keeps status; /status changes only status", async () => {
-      const created = await server.request("POST", clusters, { body: cluster });
+      const created = await server.request("POST", projects, { body: project });
       assert.equal(created.status, 201, created.text);
       assert.deepEqual(created.json.status, {});
-      const statusPut = await server.request("PUT", `${clusters}/st-1/status`, {
+      const statusPut = await server.request("PUT", `${projects}/st-1/status`, {
         body: {
           ...created.json,
-          spec: { local: true, displayName: "ignored" },
-          status: { phase: "Failed", reason: "X" },
+          spec: { displayName: "ignored" },
+          status: { conditions: [{ type: "Ready", status: "False" }] },
         },
       });
       assert.equal(statusPut.status, 200, statusPut.text);
-      assert.equal(statusPut.json.status.phase, "Failed");
+      assert.equal(statusPut.json.status.conditions[0].status, "False");
       assert.equal(statusPut.json.spec.displayName, undefined);
-      const mainPut = await server.request("PUT", `${clusters}/st-1`, {
-        body: { ...statusPut.json, spec: { local: true, displayName: "kept" }, status: { phase: "Initialized" } },
+      const mainPut = await server.request("PUT", `${projects}/st-1`, {
+        body: { ...statusPut.json, spec: { displayName: "kept" }, status: { conditions: [] } },
       });
-      assert.equal(mainPut.json.status.phase, "Failed");
+      assert.equal(mainPut.status, 200, mainPut.text);
+      assert.equal(mainPut.json.status.conditions[0].status, "False");
       assert.equal(mainPut.json.spec.displayName, "kept");
-      const getStatus = await server.request("GET", `${clusters}/st-1/status`);
+      const getStatus = await server.request("GET", `${projects}/st-1/status`);
       assert.equal(getStatus.status, 200);
-      assert.equal(getStatus.json.status.phase, "Failed");
+      assert.equal(getStatus.json.status.conditions[0].status, "False");
     });
     it("kinds without status have no /status", async () => {
       const res = await server.request("GET", `${users}/admin/status`);
