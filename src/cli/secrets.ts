@@ -23,17 +23,21 @@ const encode = (value: string | Buffer) => Buffer.from(value).toString("base64")
  */
 async function fetchSecret(client: ApiClient, arg: string, namespace: string): Promise<{ secret: Json; key?: string }> {
   const dot = arg.indexOf(".");
-  if (dot > 0) {
+  if (dot <= 0) return { secret: await client.get(apiPath("sharedsecrets", arg, namespace)) };
+  try {
+    return {
+      secret: await client.get(apiPath("sharedsecrets", arg.slice(0, dot), namespace)),
+      key: arg.slice(dot + 1),
+    };
+  } catch (err) {
+    if (!(err instanceof CliError) || err.status !== 404) throw err;
     try {
-      return {
-        secret: await client.get(apiPath("sharedsecrets", arg.slice(0, dot), namespace)),
-        key: arg.slice(dot + 1),
-      };
-    } catch (err) {
-      if (!(err instanceof CliError) || err.status !== 404) throw err;
+      return { secret: await client.get(apiPath("sharedsecrets", arg, namespace)) };
+    } catch {
+      // Neither exists: the NAME.KEY reading is the usual one, so report that name.
+      throw err;
     }
   }
-  return { secret: await client.get(apiPath("sharedsecrets", arg, namespace)) };
 }
 
 function readFromFile(spec: string): [string, Buffer] {
