@@ -181,7 +181,7 @@ describe("platform CLI against a real server", () => {
     assertOk(all);
     assert.match(all.stdout, /^KEY\s+VALUE\n/);
     assert.match(all.stdout, /^password\s+s3=cret$/m);
-    assert.doesNotMatch(all.stdout, /\u001b/, "no colour when not on a terminal");
+    assert.ok(!all.stdout.includes("\u001b["), "no colour when not on a terminal");
     const asJson = await cli(home, ["get", "secret", "db", "-o", "json"]);
     assert.deepEqual(JSON.parse(asJson.stdout), { password: "s3=cret", user: "app", "tls.crt": "PEM DATA\n" });
     const asYaml = await cli(home, ["get", "secret", "db", "-o", "yaml"]);
@@ -583,8 +583,8 @@ current-context: vcluster
       seen[0]?.url,
       "/kubernetes/management/apis/management.platform/v1/namespaces/p-web/virtualclusterinstances/dev/kubeconfig",
     );
-    assert.deepEqual((seen[0]?.body as { kind: string; spec: unknown }).spec, { certificateTTL: 3600 });
-    assert.equal((seen[0]?.body as { kind: string }).kind, "VirtualClusterInstanceKubeConfig");
+    assert.deepEqual((seen[0]!.body as { kind: string; spec: unknown }).spec, { certificateTTL: 3600 });
+    assert.equal((seen[0]!.body as { kind: string }).kind, "VirtualClusterInstanceKubeConfig");
     const kc = parse(readFileSync(join(home, "kubeconfig"), "utf8"));
     assert.equal(kc["current-context"], "platform-web-dev");
     assert.equal(kc.clusters[0].cluster.server, "https://dev-web.vc.example.com");
@@ -617,7 +617,7 @@ current-context: vcluster
       ]),
     );
     assert.equal(seen[0]?.url, "/kubernetes/management/apis/management.platform/v1/projects/web/importvirtualcluster");
-    assert.deepEqual((seen[0]?.body as { sourceVirtualCluster: unknown }).sourceVirtualCluster, {
+    assert.deepEqual((seen[0]!.body as { sourceVirtualCluster: unknown }).sourceVirtualCluster, {
       name: "dev",
       namespace: "vc-dev",
       cluster: "prod",
@@ -630,7 +630,7 @@ current-context: vcluster
       seen[1]?.url,
       "/kubernetes/management/apis/management.platform/v1/projects/shop/migratevirtualclusterinstance",
     );
-    assert.deepEqual((seen[1]?.body as { sourceVirtualClusterInstance: unknown }).sourceVirtualClusterInstance, {
+    assert.deepEqual((seen[1]!.body as { sourceVirtualClusterInstance: unknown }).sourceVirtualClusterInstance, {
       name: "dev",
       namespace: "p-web",
     });
