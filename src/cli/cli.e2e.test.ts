@@ -233,7 +233,15 @@ describe("platform CLI against a real server", () => {
       "json",
     ]);
     assertOk(scoped);
-    assert.deepEqual(JSON.parse(scoped.stdout).spec.scope, { projects: [{ project: "web" }], allowPlatformCli: true });
+    const scopedKey = JSON.parse(scoped.stdout);
+    assert.deepEqual(scopedKey.spec.scope, { projects: [{ project: "web" }], allowPlatformCli: true });
+    // A login with a scoped key makes a session key with that same scope, never a wider one.
+    const scopedHome = newHome();
+    homes.push(scopedHome);
+    assertOk(await login(scopedHome, scopedKey.spec.key));
+    const session = JSON.parse(readFileSync(join(scopedHome, "config.json"), "utf8")).login.accessKeyName;
+    const sessionKey = await server.request("GET", `${GROUP_PATH}/ownedaccesskeys/${session}`);
+    assert.deepEqual(sessionKey.json.spec.scope, scopedKey.spec.scope);
 
     const list = await cli(home, ["list", "accesskeys"]);
     assertOk(list);
