@@ -1,0 +1,91 @@
+import type { Command } from "commander";
+import { TABLE_ACCEPT } from "./api-client.js";
+import { addOutputOption, apiPath, loggedInClient, outputOf, projectNamespace, verbCommand } from "./common.js";
+import { printJsonOrYaml, printServerTable } from "./output.js";
+
+interface ListKind {
+  noun: string;
+  aliases: string[];
+  plural: string;
+  what: string;
+  /** Namespaced kinds list across all namespaces unless narrowed; the option narrowing them. */
+  narrow?: {
+    flags: string;
+    description: string;
+    namespace: (value: string) => string;
+    column: string;
+    label: (ns: string) => string;
+  };
+}
+
+const KINDS: ListKind[] = [
+  { noun: "users", aliases: ["user"], plural: "users", what: "users" },
+  { noun: "teams", aliases: ["team"], plural: "teams", what: "teams" },
+  { noun: "clusters", aliases: ["cluster"], plural: "clusters", what: "connected clusters" },
+  { noun: "projects", aliases: ["project"], plural: "projects", what: "projects" },
+  {
+    noun: "secrets",
+    aliases: ["secret", "sharedsecrets"],
+    plural: "sharedsecrets",
+    what: "shared secrets",
+    narrow: {
+      flags: "-n, --namespace <namespace>",
+      description: "only this namespace (default: all namespaces)",
+      namespace: (v) => v,
+      column: "Namespace",
+      label: (ns) => ns,
+    },
+  },
+  {
+    noun: "vclusters",
+    aliases: ["vcluster", "virtualclusterinstances"],
+    plural: "virtualclusterinstances",
+    what: "virtual cluster instances",
+    narrow: {
+      flags: "-p, --project <project>",
+      description: "only this project (default: all projects)",
+      namespace: projectNamespace,
+      column: "Project",
+      label: (ns) => ns.replace(/^p-/, ""),
+    },
+  },
+];
+
+export function registerListCommand(program: Command): void {
+  const list = verbCommand(program, "list", "List objects");
+  list.addHelpText(
+    "after",
+    `
+Examples:
+  platform list users
+  platform list secrets -n platform
+  platform list vclusters --project web -o yaml`,
+  );
+  for (const k of KINDS) {
+    const cmd = list.command(k.noun).aliases(k.aliases).description(`List ${k.what} you may see`);
+    if (k.narrow) cmd.option(k.narrow.flags, k.narrow.description);
+    addOutputOption(cmd)
+      .addHelpText("after", `\nExamples:\n  platform list ${k.noun}\n  platform list ${k.noun} -o json`)
+      .action(async (opts: Record<string, string | undefined>) => {
+        const format = outputOf(opts);
+        const narrowed = k.narrow ? (opts.namespace ?? opts.project) : undefined;
+        const namespace = narrowed && k.narrow ? k.narrow.namespace(narrowed) : undefined;
+        const result = await loggedInClient().get(apiPath(k.plural, undefined, namespace), {
+          accept: format === "table" ? TABLE_ACCEPT : "application/json",
+        });
+        if (format !== "table") {
+          printJsonOrYaml(result, format);
+          return;
+        }
+        const empty = `No ${k.what} found${namespace ? ` in ${narrowed}` : ""}.`;
+        const narrow = k.narrow;
+        printServerTable(
+          result,
+          empty,
+          narrow && !namespace
+            ? { header: narrow.column, cell: (row) => narrow.label(String(row.object?.metadata?.namespace ?? "")) }
+            : undefined,
+        );
+      });
+  }
+}

@@ -1,0 +1,202 @@
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+import type { Command } from "commander";
+import type { ApiClient, Json } from "./api-client.js";
+import {
+  addOutputOption,
+  apiPath,
+  collect,
+  loggedInClient,
+  outputOf,
+  PLATFORM_NAMESPACE,
+  verbCommand,
+} from "./common.js";
+import { CliError } from "./errors.js";
+import { printJsonOrYaml, printTable } from "./output.js";
+
+const decode = (b64: string) => Buffer.from(b64, "base64");
+const encode = (value: string | Buffer) => Buffer.from(value).toString("base64");
+
+/**
+ * NAME.KEY: the secret name ends at the first dot (data keys may contain dots). When no secret has that
+ * name, the whole argument is tried as a name (secret names may contain dots too).
+ */
+async function fetchSecret(client: ApiClient, arg: string, namespace: string): Promise<{ secret: Json; key?: string }> {
+  const dot = arg.indexOf(".");
+  if (dot <= 0) return { secret: await client.get(apiPath("sharedsecrets", arg, namespace)) };
+  try {
+    return {
+      secret: await client.get(apiPath("sharedsecrets", arg.slice(0, dot), namespace)),
+      key: arg.slice(dot + 1),
+    };
+  } catch (err) {
+    if (!(err instanceof CliError) || err.status !== 404) throw err;
+    try {
+      return { secret: await client.get(apiPath("sharedsecrets", arg, namespace)) };
+    } catch {
+      // Neither exists: the NAME.KEY reading is the usual one, so report that name.
+      throw err;
+    }
+  }
+}
+
+function readFromFile(spec: string): [string, Buffer] {
+  const eq = spec.indexOf("=");
+  const [key, path] = eq > 0 ? [spec.slice(0, eq), spec.slice(eq + 1)] : [basename(spec), spec];
+  try {
+    return [key, readFileSync(path)];
+  } catch (err) {
+    throw new CliError(`--from-file ${spec}: ${(err as Error).message}`);
+  }
+}
+
+function literal(spec: string): [string, string] {
+  const eq = spec.indexOf("=");
+  if (eq <= 0) throw new CliError(`--from-literal must be KEY=VALUE, got "${spec}"`, 2);
+  return [spec.slice(0, eq), spec.slice(eq + 1)];
+}
+
+const nsOption = (cmd: Command) =>
+  cmd.option("-n, --namespace <namespace>", "namespace of the shared secret", PLATFORM_NAMESPACE);
+
+export function registerSecretCommands(program: Command): void {
+  const get = verbCommand(program, "get", "Show one object");
+  addOutputOption(
+    nsOption(
+      get
+        .command("secret")
+        .description(
+          "Print a shared secret's value, decoded: NAME.KEY prints that key's value as is (a newline is added only on a terminal); NAME alone prints every key",
+        )
+        .argument("<name[.key]>", "secret name, optionally .KEY"),
+    ),
+  )
+    .addHelpText(
+      "after",
+      `
+Examples:
+  platform get secret db.password
+  export PGPASSWORD="$(platform get secret db.password)"
+  platform get secret db -o yaml
+  platform get secret team-token -n p-web`,
+    )
+    .action(async (arg: string, opts: { namespace: string; output?: string }) => {
+      const format = outputOf(opts);
+      const client = loggedInClient();
+      const { secret, key } = await fetchSecret(client, arg, opts.namespace);
+      const data: Record<string, string> = secret.spec?.data ?? {};
+      const name = `${opts.namespace}/${secret.metadata.name}`;
+      if (key !== undefined) {
+        const value = data[key];
+        if (value === undefined) {
+          const keys = Object.keys(data);
+          throw new CliError(
+            `shared secret ${name} has no key "${key}"${keys.length ? ` (keys: ${keys.join(", ")})` : " (it has no data)"}`,
+          );
+        }
+        const text = decode(value);
+        if (format !== "table") printJsonOrYaml({ [key]: text.toString("utf8") }, format);
+        else process.stdout.write(process.stdout.isTTY ? `${text.toString("utf8")}\n` : text);
+        return;
+      }
+      const decoded = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, decode(v).toString("utf8")]));
+      if (format !== "table") printJsonOrYaml(decoded, format);
+      else
+        printTable(
+          ["Key", "Value"],
+          Object.entries(decoded).map(([k, v]) => [k, v]),
+          `shared secret ${name} has no data`,
+        );
+    });
+
+  const create = verbCommand(program, "create", "Create an object");
+  nsOption(
+    create
+      .command("secret")
+      .description("Create a shared secret from literal values and files")
+      .argument("<name>", "secret name")
+      .option("--from-literal <key=value>", "a data key and its value (repeatable)", collect, [])
+      .option(
+        "--from-file <[key=]path>",
+        "a data key read from a file; the key defaults to the file name (repeatable)",
+        collect,
+        [],
+      )
+      .option("--description <text>", "description of the secret"),
+  )
+    .addHelpText(
+      "after",
+      `
+Examples:
+  platform create secret db --from-literal username=app --from-literal password=s3cret
+  platform create secret tls --from-file tls.crt=./server.crt --from-file ./server.key`,
+    )
+    .action(
+      async (
+        name: string,
+        opts: { namespace: string; fromLiteral: string[]; fromFile: string[]; description?: string },
+      ) => {
+        const data: Record<string, string> = {};
+        for (const spec of opts.fromLiteral) {
+          const [k, v] = literal(spec);
+          data[k] = encode(v);
+        }
+        for (const spec of opts.fromFile) {
+          const [k, v] = readFromFile(spec);
+          data[k] = encode(v);
+        }
+        const created = await loggedInClient().post(apiPath("sharedsecrets", undefined, opts.namespace), {
+          apiVersion: "management.platform/v1",
+          kind: "SharedSecret",
+          metadata: { name },
+          spec: { data, ...(opts.description ? { description: opts.description } : {}) },
+        });
+        process.stdout.write(
+          `sharedsecret ${opts.namespace}/${created.metadata.name} created (${Object.keys(data).length} keys)\n`,
+        );
+      },
+    );
+
+  const set = verbCommand(program, "set", "Set a value");
+  nsOption(
+    set
+      .command("secret")
+      .description("Set one key of a shared secret (created when missing); VALUE - reads standard input")
+      .argument("<name>", "secret name")
+      .argument("<key>", "data key")
+      .argument("<value>", "the value, or - to read it from standard input"),
+  )
+    .addHelpText(
+      "after",
+      `
+Examples:
+  platform set secret db password s3cret
+  printf %s "$TOKEN" | platform set secret ci token -`,
+    )
+    .action(async (name: string, key: string, value: string, opts: { namespace: string }) => {
+      const client = loggedInClient();
+      const encoded = encode(value === "-" ? readFileSync(0) : value);
+      try {
+        // A merge patch touches only this key, so concurrent writers of other keys are not lost.
+        await client.patch(apiPath("sharedsecrets", name, opts.namespace), { spec: { data: { [key]: encoded } } });
+        process.stdout.write(`sharedsecret ${opts.namespace}/${name}: key ${key} set\n`);
+      } catch (err) {
+        if (!(err instanceof CliError) || err.status !== 404) throw err;
+        await client.post(apiPath("sharedsecrets", undefined, opts.namespace), {
+          apiVersion: "management.platform/v1",
+          kind: "SharedSecret",
+          metadata: { name },
+          spec: { data: { [key]: encoded } },
+        });
+        process.stdout.write(`sharedsecret ${opts.namespace}/${name} created with key ${key}\n`);
+      }
+    });
+
+  const del = verbCommand(program, "delete", "Delete an object");
+  nsOption(del.command("secret").description("Delete a shared secret").argument("<name>", "secret name"))
+    .addHelpText("after", "\nExamples:\n  platform delete secret db\n  platform delete secret token -n p-web")
+    .action(async (name: string, opts: { namespace: string }) => {
+      await loggedInClient().delete(apiPath("sharedsecrets", name, opts.namespace));
+      process.stdout.write(`sharedsecret ${opts.namespace}/${name} deleted\n`);
+    });
+}
