@@ -24,10 +24,11 @@ import { openStorage } from "../storage/factory.js";
 import type { Storage } from "../storage/interface.js";
 import { registerVirtualClusterActions } from "../virtualclusters/actions.js";
 import type { Authorizer } from "./authorizer.js";
-import { apiGroupList, apiResourceList, SERVER_VERSION } from "./discovery.js";
+import { SERVER_VERSION } from "./discovery.js";
+import { registerDiscoveryRoutes } from "./discovery-routes.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
 import { handleResourceRequest, type ResourceHandlerDeps, type SubresourceHandler } from "./resource-handler.js";
-import { send, sendError } from "./respond.js";
+import { sendError } from "./respond.js";
 import { WatchStreams } from "./watch-stream.js";
 
 /** Request bodies above this are refused with 413 before they are read whole. */
@@ -205,38 +206,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       }
     };
 
-  app.get(
-    `${API_PREFIX}/api`,
-    guarded(async (_req, reply) => sendError(reply, errors.notFoundPath())),
-  );
-  app.get(
-    `${API_PREFIX}/apis`,
-    guarded(async (req, reply) =>
-      send(
-        reply,
-        200,
-        apiGroupList([{ group: GROUP, version: VERSION }]),
-        negotiateResponse(req.headers.accept, false),
-      ),
-    ),
-  );
-  app.get(
-    `${API_PREFIX}/apis/${GROUP}`,
-    guarded(async (req, reply) =>
-      send(
-        reply,
-        200,
-        apiGroupList([{ group: GROUP, version: VERSION }]).groups[0],
-        negotiateResponse(req.headers.accept, false),
-      ),
-    ),
-  );
-  app.get(
-    `${API_PREFIX}/apis/${GROUP}/${VERSION}`,
-    guarded(async (req, reply) =>
-      send(reply, 200, apiResourceList(registry, GROUP, VERSION), negotiateResponse(req.headers.accept, false)),
-    ),
-  );
+  registerDiscoveryRoutes(app, { registry, authorizer, guarded });
   const deps: ResourceHandlerDeps = {
     registry,
     authorizer,

@@ -1,0 +1,114 @@
+import { createHash } from "node:crypto";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { errors } from "../api/errors.js";
+import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
+import type { Registry } from "../registry/registry.js";
+import type { RequestContext } from "../registry/request-context.js";
+import { handleSelfSubjectAccessReview, handleSelfSubjectReview } from "./auth-reviews.js";
+import type { Authorizer } from "./authorizer.js";
+import {
+  AGGREGATED_DISCOVERY_V2,
+  aggregatedDiscovery,
+  apiGroupList,
+  apiResourceList,
+  extraResourceList,
+  REVIEW_GROUPS,
+  wantsAggregatedDiscovery,
+} from "./discovery.js";
+import { negotiateResponse } from "./negotiation.js";
+import { buildOpenApi } from "./openapi.js";
+import { send } from "./respond.js";
+
+type Guarded = (
+  handler: (request: FastifyRequest, reply: FastifyReply, ctx: RequestContext) => Promise<unknown>,
+) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/** Answers 304 when the client already holds this body (If-None-Match), else sends it with its ETag. */
+function sendCached(request: FastifyRequest, reply: FastifyReply, body: string, contentType: string, etag: string) {
+  const quoted = `"${etag}"`;
+  reply.header("etag", quoted).header("vary", "Accept");
+  const inm = request.headers["if-none-match"];
+  if (inm?.split(",").some((t) => t.trim() === quoted || t.trim() === "*")) return reply.code(304).send();
+  // A Buffer keeps fastify from rewriting the media type (it would quote the parameters and add a charset).
+  return reply.code(200).header("content-type", contentType).send(Buffer.from(body));
+}
+
+/**
+ * Discovery (legacy and aggregated v2), the review APIs and OpenAPI v3, all under the
+ * management API prefix, so that kubectl and client libraries pointed at
+ * `https://HOST:PORT/kubernetes/management` find everything where kube-apiserver has it.
+ */
+export function registerDiscoveryRoutes(
+  app: FastifyInstance,
+  deps: { registry: Registry; authorizer: Authorizer; guarded: Guarded },
+): void {
+  const { registry, guarded } = deps;
+  const groups = [
+    { group: GROUP, version: VERSION },
+    ...REVIEW_GROUPS.map((g) => ({ group: g.group, version: g.version })),
+  ];
+  const format = (req: FastifyRequest) => negotiateResponse(req.headers.accept, false);
+
+  // There is no core group: kubectl tolerates 404 here (aggregated API servers answer so too).
+  app.get(
+    `${API_PREFIX}/api`,
+    guarded(async () => {
+      throw errors.notFoundPath();
+    }),
+  );
+
+  const aggregated = JSON.stringify(aggregatedDiscovery(registry));
+  const aggregatedEtag = createHash("sha256").update(aggregated).digest("hex");
+  app.get(
+    `${API_PREFIX}/apis`,
+    guarded(async (req, reply) => {
+      if (wantsAggregatedDiscovery(req.headers.accept))
+        return sendCached(req, reply, aggregated, AGGREGATED_DISCOVERY_V2, aggregatedEtag);
+      return send(reply, 200, apiGroupList(groups), format(req));
+    }),
+  );
+
+  for (const gv of groups) {
+    const one = apiGroupList([gv]).groups[0];
+    app.get(
+      `${API_PREFIX}/apis/${gv.group}`,
+      guarded(async (req, reply) => send(reply, 200, { kind: "APIGroup", apiVersion: "v1", ...one }, format(req))),
+    );
+  }
+  app.get(
+    `${API_PREFIX}/apis/${GROUP}/${VERSION}`,
+    guarded(async (req, reply) => send(reply, 200, apiResourceList(registry, GROUP, VERSION), format(req))),
+  );
+  for (const gv of REVIEW_GROUPS) {
+    app.get(
+      `${API_PREFIX}/apis/${gv.group}/${gv.version}`,
+      guarded(async (req, reply) => send(reply, 200, extraResourceList(gv), format(req))),
+    );
+  }
+  app.post(
+    `${API_PREFIX}/apis/authorization.k8s.io/v1/selfsubjectaccessreviews`,
+    guarded((req, reply, ctx) => handleSelfSubjectAccessReview(deps, req, reply, ctx, format(req))),
+  );
+  app.post(
+    `${API_PREFIX}/apis/authentication.k8s.io/v1/selfsubjectreviews`,
+    guarded((req, reply, ctx) => handleSelfSubjectReview(req, reply, ctx, format(req))),
+  );
+
+  const openapi = buildOpenApi(registry);
+  app.get(
+    `${API_PREFIX}/openapi/v3`,
+    guarded(async (_req, reply) => reply.code(200).type("application/json").send(JSON.stringify(openapi.index))),
+  );
+  app.get(
+    `${API_PREFIX}/openapi/v3/*`,
+    guarded(async (req, reply) => {
+      const key = (req.params as { "*": string })["*"];
+      const doc = openapi.documents.get(key);
+      if (!doc) throw errors.notFoundPath();
+      // A request naming the current hash may be cached for good: the URL changes with the content.
+      const hash = (req.query as { hash?: string }).hash;
+      reply.header("cache-control", hash === doc.hash ? "public, immutable" : "no-cache, private");
+      return sendCached(req, reply, doc.body, "application/json", doc.hash);
+    }),
+  );
+}
