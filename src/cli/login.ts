@@ -76,18 +76,28 @@ Examples:
           const original = await given.get(apiPath("ownedaccesskeys", self.status.accessKey)).catch(() => undefined);
           scope = original?.spec?.scope;
         }
-        const created = await given.post(apiPath("ownedaccesskeys"), {
-          apiVersion: "management.platform/v1",
-          kind: "OwnedAccessKey",
-          metadata: { generateName: "login-" },
-          spec: {
-            type: "Login",
-            displayName: `platform login from ${hostname()}`,
-            description: `Created by \`platform login\` with key ${self.status?.accessKey ?? "?"}; deleted by \`platform logout\`.`,
-            ...(scope ? { scope } : {}),
-          },
-        });
-        login = { ...login, accessKey: created.spec.key, accessKeyName: created.metadata.name, createdByLogin: true };
+        const created = await given
+          .post(apiPath("ownedaccesskeys"), {
+            apiVersion: "management.platform/v1",
+            kind: "OwnedAccessKey",
+            metadata: { generateName: "login-" },
+            spec: {
+              type: "Login",
+              displayName: `platform login from ${hostname()}`,
+              description: `Created by \`platform login\` with key ${self.status?.accessKey ?? "?"}; deleted by \`platform logout\`.`,
+              ...(scope ? { scope } : {}),
+            },
+          })
+          // A key that may not create keys (a project-scoped CI key) logs in as itself.
+          .catch((err: unknown) => {
+            if (!/forbidden/i.test(String((err as Error)?.message))) throw err;
+            process.stderr.write(
+              "warning: this key may not create a session key; storing it as given (logout will only forget it)\n",
+            );
+            return undefined;
+          });
+        if (created)
+          login = { ...login, accessKey: created.spec.key, accessKeyName: created.metadata.name, createdByLogin: true };
       }
       const file = saveConfig({ ...loadConfig(), login });
       process.stdout.write(`Logged in to ${login.server} as ${login.subject} (access key ${login.accessKeyName}).\n`);

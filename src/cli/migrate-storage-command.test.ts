@@ -45,10 +45,29 @@ test("migrate-storage copies every object from SQLite to etcd, keeping names, ui
     etcd.url,
   ]);
   // A second run refuses: the target is no longer empty.
-  await assert.rejects(
-    main(["node", "platform", "migrate-storage", "--from", `sqlite:${join(dataDir, "platform.db")}`, "--to", etcd.url]),
-    /already holds objects/,
-  );
+  // main() reports errors as exit code 1 on stderr rather than throwing.
+  const stderrWrite = process.stderr.write.bind(process.stderr);
+  let stderr = "";
+  process.stderr.write = ((chunk: string) => {
+    stderr += chunk;
+    return true;
+  }) as typeof process.stderr.write;
+  try {
+    await main([
+      "node",
+      "platform",
+      "migrate-storage",
+      "--from",
+      `sqlite:${join(dataDir, "platform.db")}`,
+      "--to",
+      etcd.url,
+    ]);
+  } finally {
+    process.stderr.write = stderrWrite;
+  }
+  assert.equal(process.exitCode, 1);
+  process.exitCode = 0;
+  assert.match(stderr, /already holds objects/);
 
   // The same data dir (keys, certificates) now served from etcd.
   const scaled = await startTestServer({ dataDir, storage: etcd.url });
