@@ -29,6 +29,17 @@ export function nameColumn(): TableColumn {
   };
 }
 
+/** `spec.displayName`, which most kinds have; shown by default or only with `-o wide`. */
+export function displayNameColumn(priority: 0 | 1 = 0): TableColumn {
+  return {
+    name: "Display Name",
+    type: "string",
+    description: "Name shown in the UI.",
+    priority,
+    cell: (o) => specString(o, "displayName"),
+  };
+}
+
 export function ageColumn(): TableColumn {
   return {
     name: "Age",

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { fieldError } from "../../api/errors.js";
 import { AccessRulesSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
-import { ageColumn, defineKind, nameColumn, specString, statusField } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, nameColumn, statusField } from "../define.js";
 import { validateAccessRules } from "../validation.js";
 
 const ClusterSpec = Type.Object(
@@ -73,13 +73,7 @@ export const clusterResource = defineKind({
   },
   columns: [
     nameColumn(),
-    {
-      name: "Display Name",
-      type: "string",
-      description: "Name shown in the UI.",
-      priority: 0,
-      cell: (o) => specString(o, "displayName"),
-    },
+    displayNameColumn(),
     {
       name: "Phase",
       type: "string",

@@ -6,7 +6,7 @@ import { objectSchema } from "../../api/schema/meta.js";
 import { generateAccessKey, hashAccessKey } from "../../crypto/access-keys.js";
 import type { RequestContext } from "../../registry/request-context.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import { ageColumn, defineKind, nameColumn, specString } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, nameColumn, specString } from "../define.js";
 import { validateScope } from "../validation.js";
 
 /** Stored keys carry only this marker plus the SHA-256 of the key; reads never show it. */
@@ -258,13 +258,7 @@ export function ownedAccessKeyResource(): ResourceType {
         priority: 0,
         cell: (o) => (o.status?.lastActivity as string | undefined) ?? "<never>",
       },
-      {
-        name: "Display Name",
-        type: "string",
-        description: "Name shown in the UI.",
-        priority: 1,
-        cell: (o) => specString(o, "displayName"),
-      },
+      displayNameColumn(1),
       ageColumn(),
     ],
   });

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { type FieldError, fieldError } from "../../api/errors.js";
 import { AccessRulesSchema, ConditionsSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
-import { ageColumn, defineKind, nameColumn, specString } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, nameColumn } from "../define.js";
 import { BUILT_IN_CLUSTER_ROLES, validateAccessRules } from "../validation.js";
 
 /** Every project owns one namespace, named after it. */
@@ -79,13 +79,7 @@ export const projectResource = defineKind({
   strategy: { validate: (obj) => validateProject(obj.spec) },
   columns: [
     nameColumn(),
-    {
-      name: "Display Name",
-      type: "string",
-      description: "Name shown in the UI.",
-      priority: 0,
-      cell: (o) => specString(o, "displayName"),
-    },
+    displayNameColumn(),
     {
       name: "Namespace",
       type: "string",

@@ -4,7 +4,7 @@ import type { KubeObject } from "../../api/object.js";
 import { AccessRulesSchema, ConditionsSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import { ageColumn, defineKind, nameColumn, specString } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, nameColumn, specString } from "../define.js";
 import { validateAccessRules } from "../validation.js";
 
 const SharedSecretSpec = Type.Object(
@@ -99,13 +99,7 @@ export function sharedSecretResource(cipher?: SecretDataCipher): ResourceType {
     },
     columns: [
       nameColumn(),
-      {
-        name: "Display Name",
-        type: "string",
-        description: "Name shown in the UI.",
-        priority: 0,
-        cell: (o) => specString(o, "displayName"),
-      },
+      displayNameColumn(),
       {
         name: "Keys",
         type: "integer",

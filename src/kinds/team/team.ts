@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { AccessRulesSchema, ClusterRolesSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
-import { ageColumn, defineKind, nameColumn, specString } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, nameColumn } from "../define.js";
 import { validateAccessRules, validateClusterRoles } from "../validation.js";
 
 const TeamSpec = Type.Object(
@@ -43,13 +43,7 @@ export const teamResource = defineKind({
   },
   columns: [
     nameColumn(),
-    {
-      name: "Display Name",
-      type: "string",
-      description: "Name shown in the UI.",
-      priority: 0,
-      cell: (o) => specString(o, "displayName"),
-    },
+    displayNameColumn(),
     {
       name: "Users",
       type: "string",

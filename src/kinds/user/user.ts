@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { ClusterRolesSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { SYSTEM_USER } from "../../registry/request-context.js";
-import { ageColumn, defineKind, nameColumn, specString } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, nameColumn, specString } from "../define.js";
 import { validateClusterRoles, validateEmail } from "../validation.js";
 
 const UserSpec = Type.Object(
@@ -50,13 +50,7 @@ export const userResource = defineKind({
   },
   columns: [
     nameColumn(),
-    {
-      name: "Display Name",
-      type: "string",
-      description: "Name shown in the UI.",
-      priority: 0,
-      cell: (o) => specString(o, "displayName"),
-    },
+    displayNameColumn(),
     { name: "Email", type: "string", description: "E-mail address.", priority: 0, cell: (o) => specString(o, "email") },
     {
       name: "Teams",

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { fieldError } from "../../api/errors.js";
 import { AccessRulesSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
-import { ageColumn, defineKind, nameColumn, specString, statusField } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, nameColumn, statusField } from "../define.js";
 import { PROJECT_NAMESPACE_PREFIX } from "../project/project.js";
 import { validateAccessRules } from "../validation.js";
 
@@ -80,13 +80,7 @@ export const virtualClusterInstanceResource = defineKind({
       priority: 0,
       cell: (o) => statusField(o, "phase") ?? "",
     },
-    {
-      name: "Display Name",
-      type: "string",
-      description: "Name shown in the UI.",
-      priority: 1,
-      cell: (o) => specString(o, "displayName"),
-    },
+    displayNameColumn(1),
     {
       name: "External",
       type: "boolean",
