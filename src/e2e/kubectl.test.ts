@@ -177,6 +177,10 @@ describe("kubectl", () => {
     assert.deepEqual(sorted.trim().split("\n"), ["team.management.platform/zeta", "team.management.platform/devs"]);
     assert.match(await ok(["get", "users", "-l", "tier=gold", "-o", "name"]), /^user\.management\.platform\/alice\n$/);
 
+    // The category lists every listable kind (create-only kinds stay out of it).
+    const category = await ok(["get", "platform", "-A", "-o", "name"]);
+    assert.match(category, /^user\.management\.platform\/alice$/m);
+    assert.match(category, /^sharedsecret\.management\.platform\/db$/m);
     const all = await ok(["get", "sharedsecrets", "-A"]);
     assert.match(all, /^NAMESPACE\s+NAME\s+DISPLAY NAME\s+KEYS\s+AGE$/m);
     assert.match(all, /^platform\s+db\s+DB\s+1\s+\S+$/m);

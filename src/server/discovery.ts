@@ -27,6 +27,14 @@ export function apiGroupList(groupVersions: Array<{ group: string; version: stri
   };
 }
 
+/**
+ * `kubectl get <category>` lists every kind in it, so a kind that cannot be listed
+ * (selves, tokens: create only) stays out of categories rather than failing that command.
+ */
+function listedCategories(rt: ResourceType): string[] {
+  return rt.verbs.includes("list") ? rt.categories : [];
+}
+
 export function apiResourceEntries(rt: ResourceType) {
   const main = {
     name: rt.plural,
@@ -35,7 +43,7 @@ export function apiResourceEntries(rt: ResourceType) {
     kind: rt.kind,
     verbs: [...rt.verbs],
     ...(rt.shortNames.length ? { shortNames: rt.shortNames } : {}),
-    categories: rt.categories,
+    categories: listedCategories(rt),
   };
   const subs = [];
   if (rt.hasStatus) {
@@ -155,7 +163,7 @@ export function aggregatedDiscovery(registry: Registry, extra: ExtraGroupVersion
       singularResource: rt.singular,
       verbs: [...rt.verbs],
       ...(rt.shortNames.length ? { shortNames: rt.shortNames } : {}),
-      categories: rt.categories,
+      categories: listedCategories(rt),
       ...(rt.hasStatus
         ? { subresources: [{ subresource: "status", responseKind, verbs: ["get", "patch", "update"] }] }
         : {}),

@@ -45,6 +45,9 @@ export async function streamWatch(
       "transfer-encoding": "chunked",
       "x-content-type-options": "nosniff",
     });
+    // Send the headers now: clients (client-node's Watch, client-go) wait for them before
+    // they consider the watch established, and a quiet watch may not write for a long time.
+    res.flushHeaders();
   };
   const finish = () => {
     if (ended) return;
