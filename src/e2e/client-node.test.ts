@@ -71,6 +71,13 @@ describe("@kubernetes/client-node", () => {
     kc = new KubeConfig();
     kc.loadFromFile(server.kubeconfig());
     api = kc.makeApiClient(CustomObjectsApi);
+    // Virtual cluster instances live in a project's namespace, and the project must exist.
+    await api.createClusterCustomObject({
+      group,
+      version,
+      plural: "projects",
+      body: { apiVersion: `${group}/${version}`, kind: "Project", metadata: { name: "web" }, spec: {} },
+    });
   });
   after(async () => {
     await server.stop();
@@ -91,8 +98,10 @@ describe("@kubernetes/client-node", () => {
         ns
           ? api.getNamespacedCustomObject({ group, version, namespace: ns, plural: k.plural, name })
           : api.getClusterCustomObject({ group, version, plural: k.plural, name });
+      // Controllers may write the object right after create (cluster health, project owner link), so the
+      // resourceVersion can have moved on: the uid is what must match.
       const got = await get();
-      assert.equal(got.metadata?.resourceVersion, created.metadata?.resourceVersion);
+      assert.equal(got.metadata?.uid, created.metadata?.uid);
 
       const list: { kind: string; items: Obj[] } = ns
         ? await api.listNamespacedCustomObject({ group, version, namespace: ns, plural: k.plural })
@@ -100,17 +109,22 @@ describe("@kubernetes/client-node", () => {
       assert.equal(list.kind, `${k.kind}List`);
       assert.ok(list.items.some((i) => i.metadata?.name === name));
 
-      const changed = { ...got, spec: { ...got.spec, description: "replaced" } };
-      const replaced: Obj = ns
-        ? await api.replaceNamespacedCustomObject({
-            group,
-            version,
-            namespace: ns,
-            plural: k.plural,
-            name,
-            body: changed,
-          })
-        : await api.replaceClusterCustomObject({ group, version, plural: k.plural, name, body: changed });
+      // A replace carries the resourceVersion it read; like any client, retry from a fresh read on 409.
+      const replace = async (): Promise<Obj> => {
+        const current = await get();
+        const changed = { ...current, spec: { ...current.spec, description: "replaced" } };
+        return ns
+          ? api.replaceNamespacedCustomObject({ group, version, namespace: ns, plural: k.plural, name, body: changed })
+          : api.replaceClusterCustomObject({ group, version, plural: k.plural, name, body: changed });
+      };
+      let replaced: Obj | undefined;
+      for (let attempt = 0; !replaced; attempt++) {
+        try {
+          replaced = await replace();
+        } catch (err) {
+          if ((err as { code?: number }).code !== 409 || attempt >= 5) throw err;
+        }
+      }
       assert.equal(replaced.spec?.description, "replaced");
 
       const jsonPatch = [{ op: "replace", path: "/spec/description", value: "json" }];
