@@ -1,15 +1,23 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { GROUP_PATH, type TestServer, startTestServer } from "../testing/test-server.js";
+import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
 /** The seed's examples, as curl would send them: YAML create, PUT of the object as retrieved, JSON patch, get, list, delete. */
 const kinds = [
   { plural: "teams", kind: "Team", spec: { displayName: "Team A", groups: ["eng"] } },
   { plural: "users", kind: "User", spec: { displayName: "Alice", email: "alice@example.com", username: "alice" } },
-  { plural: "clusters", kind: "Cluster", spec: { displayName: "Prod", config: { secretName: "prod-kubeconfig", secretNamespace: "platform" } } },
+  {
+    plural: "clusters",
+    kind: "Cluster",
+    spec: { displayName: "Prod", config: { secretName: "prod-kubeconfig", secretNamespace: "platform" } },
+  },
   { plural: "ownedaccesskeys", kind: "OwnedAccessKey", spec: { displayName: "CI", user: "admin" } },
   { plural: "projects", kind: "Project", spec: { displayName: "Web" } },
-  { plural: "namespaces/platform/sharedsecrets", kind: "SharedSecret", spec: { displayName: "DB", data: { password: "c2VjcmV0" } } },
+  {
+    plural: "namespaces/platform/sharedsecrets",
+    kind: "SharedSecret",
+    spec: { displayName: "DB", data: { password: "c2VjcmV0" } },
+  },
   { plural: "namespaces/p-web/virtualclusterinstances", kind: "VirtualClusterInstance", spec: { displayName: "dev" } },
 ];
 
@@ -26,7 +34,10 @@ describe("seed examples over HTTPS", () => {
     it(`${k.kind}: create (YAML), get, list, replace, json patch, delete`, async () => {
       const name = `example-${k.kind.toLowerCase()}`;
       const yaml = `apiVersion: management.platform/v1\nkind: ${k.kind}\nmetadata:\n  name: ${name}\n  creationTimestamp: null\nspec: ${JSON.stringify(k.spec)}\n`;
-      const created = await server.request("POST", `${GROUP_PATH}/${k.plural}`, { raw: yaml, contentType: "application/yaml" });
+      const created = await server.request("POST", `${GROUP_PATH}/${k.plural}`, {
+        raw: yaml,
+        contentType: "application/yaml",
+      });
       assert.equal(created.status, 201, created.text);
       assert.equal(created.json.metadata.name, name);
       assert.match(created.json.metadata.uid, /^[0-9a-f-]{36}$/);
@@ -42,7 +53,10 @@ describe("seed examples over HTTPS", () => {
       assert.ok(list.json.items.some((i: { metadata: { name: string } }) => i.metadata.name === name));
 
       const changed = { ...got.json, spec: { ...got.json.spec, description: "changed" } };
-      const replaced = await server.request("PUT", `${GROUP_PATH}/${k.plural}/${name}`, { body: changed, contentType: "application/yaml" });
+      const replaced = await server.request("PUT", `${GROUP_PATH}/${k.plural}/${name}`, {
+        body: changed,
+        contentType: "application/yaml",
+      });
       assert.equal(replaced.status, 200, replaced.text);
       assert.equal(replaced.json.spec.description, "changed");
       assert.equal(replaced.json.metadata.uid, created.json.metadata.uid);
