@@ -42,7 +42,11 @@ export function withResourceVersion(bytes: Buffer, rv: number): Buffer | undefin
     const c = bytes[i]!;
     if (c === 0x22) {
       // A key at depth 1 followed by :{ is the top-level metadata (a string value is never followed by ':').
-      if (depth === 1 && bytes.compare(METADATA_KEY, 0, METADATA_KEY.length, i, i + METADATA_KEY.length) === 0) {
+      if (
+        depth === 1 &&
+        i + METADATA_KEY.length <= bytes.length &&
+        bytes.compare(METADATA_KEY, 0, METADATA_KEY.length, i, i + METADATA_KEY.length) === 0
+      ) {
         const at = i + METADATA_KEY.length;
         const empty = bytes[at] === 0x7d;
         const insert = Buffer.from(`"resourceVersion":"${rv}"${empty ? "" : ","}`);
