@@ -2,6 +2,7 @@ import { ApiError, errors, type Status } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import { isStorageError } from "../storage/errors.js";
 import type { WatchEvent } from "../storage/interface.js";
+import { decodeShared } from "./cache/shared-codec.js";
 import { parseResourceVersion } from "./codec.js";
 import { collectionPrefix } from "./keys.js";
 import type { WatchOptions } from "./options.js";
@@ -127,7 +128,8 @@ export async function watchStore(
 
   const decodeEventObject = (kv: { value: Buffer; modRevision: number }) => {
     try {
-      return store.decodeForWatch(kv);
+      // Every watcher of the prefix gets the same kv: parse it once for all of them.
+      return decodeShared(kv, (k) => store.decodeForWatch(k));
     } catch {
       return undefined;
     }

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
+import { rawGet } from "../registry/cache/raw-read.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
 import type { Verb } from "../registry/resource-type.js";
@@ -95,6 +96,8 @@ export async function handleResourceRequest(
       if (path.name) {
         requireVerb("get");
         await authorize({ verb: "get" });
+        const bytes = format.encoding === "json" && !table ? await rawGet(store, namespace, path.name) : undefined;
+        if (bytes) return reply.code(200).type("application/json").send(bytes);
         return reply200(200, await store.get(ctx, namespace, path.name));
       }
       if (isWatch(q)) {

@@ -16,6 +16,7 @@ import { ClusterHealthController } from "../controllers/cluster-health/cluster-h
 import { loadOrCreateSigningKey, type TokenSigner } from "../crypto/jwt.js";
 import { loadOrCreateEncryptionKeys, type SecretBox } from "../crypto/secret-box.js";
 import { allResourceTypes } from "../kinds/index.js";
+import { CachedStorage } from "../registry/cache/cached-storage.js";
 import { Informer } from "../registry/informer.js";
 import { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
@@ -93,7 +94,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     config.encryptionKeyFile ? { keyFile: config.encryptionKeyFile } : { dataDir },
   );
   const signer: TokenSigner = await loadOrCreateSigningKey(dataDir);
-  const storage = await openStorage(config.storage ?? `sqlite:${resolve(dataDir, "platform.db")}`);
+  // Reads and watches of every resource are served by the watch cache (src/registry/cache).
+  const storage = new CachedStorage(await openStorage(config.storage ?? `sqlite:${resolve(dataDir, "platform.db")}`));
 
   const ownerRefs = new OwnerReferencesAdmission();
   const cipher = {

@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { errors } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
+import { jsonShared } from "../registry/cache/shared-codec.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { ApiWatchEvent, WatchHandle, WatchSink } from "../registry/store-watch.js";
 import type { ResponseFormat } from "./negotiation.js";
@@ -9,6 +11,8 @@ import { type IncludeObject, toTable } from "./table.js";
 /** A server's open watch streams, so that shutdown can end them (they would otherwise keep it up). */
 export class WatchStreams {
   readonly open = new Set<() => void>();
+  /** Bytes a watch may have queued for a slow client before it is closed with 410. */
+  maxBufferedBytes = 4 * 1024 * 1024;
   closeAll(): void {
     for (const close of [...this.open]) close();
   }
@@ -74,6 +78,7 @@ export async function streamWatch(
       );
       columnsSent = true;
     }
+    if (object === event.object) return `{"type":"${event.type}","object":${jsonShared(object as object)}}\n`;
     return `${JSON.stringify({ type: event.type, object })}\n`;
   };
   const sink: WatchSink = {
@@ -84,6 +89,12 @@ export async function streamWatch(
         return;
       }
       res.write(encode(event));
+      // A client that does not read would make this buffer grow without bound: end its watch
+      // with 410 (it relists and watches again), as kube-apiserver does for slow watchers.
+      if (res.writableLength > streams.maxBufferedBytes) {
+        res.write(`${JSON.stringify({ type: "ERROR", object: errors.resourceVersionTooOld().status })}\n`);
+        finish();
+      }
     },
     end: finish,
   };

@@ -1,0 +1,14 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+// The harness itself (not its figures): with minimal counts it must run end to end and print its table.
+test("bench harness runs with --smoke counts", () => {
+  const script = fileURLToPath(new URL("./run.js", import.meta.url));
+  const r = spawnSync(process.execPath, [script, "--smoke"], { encoding: "utf8", timeout: 120_000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /\| GET req\/s/);
+  assert.match(r.stdout, /\| WATCH /);
+  assert.match(r.stdout, /\| Cold start /);
+});

@@ -1,0 +1,439 @@
+/**
+ * `npm run bench [-- --quick]`: every figure beside a baseline measured in the same run.
+ * The server runs in a child process (so the load generator does not share its event loop);
+ * so does the bare node:https baseline. See docs/performance.md.
+ */
+import { type ChildProcess, fork } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { Agent, createServer, request as httpsRequest } from "node:https";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import Database from "better-sqlite3";
+import { loadOrCreateServerTls } from "../crypto/certificates.js";
+import type { CachedStorage } from "../registry/cache/cached-storage.js";
+import { startServer } from "../server/server.js";
+
+const SELF = fileURLToPath(import.meta.url);
+const PATH = "/kubernetes/management/apis/management.platform/v1/clusters";
+const quick = process.argv.includes("--quick");
+const smoke = process.argv.includes("--smoke");
+const N = smoke
+  ? { dur: 1, list: 50, page: 10, watchers: 5, wps: 20, watchSec: 1, mem: 200 }
+  : quick
+    ? { dur: 3, list: 10_000, page: 500, watchers: 200, wps: 200, watchSec: 3, mem: 20_000 }
+    : { dur: 8, list: 10_000, page: 500, watchers: 1000, wps: 200, watchSec: 8, mem: 100_000 };
+
+/** A Cluster of about 1 KiB as the API stores it (no resourceVersion). */
+function clusterBytes(name: string): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      apiVersion: "management.platform/v1",
+      kind: "Cluster",
+      metadata: {
+        name,
+        uid: `00000000-0000-4000-8000-${name.padStart(12, "0").slice(-12)}`,
+        creationTimestamp: "2025-01-01T00:00:00Z",
+        generation: 1,
+        annotations: { "bench/pad": "x".repeat(700) },
+      },
+      spec: { displayName: name, config: { secretName: `${name}-kubeconfig`, secretNamespace: "platform" } },
+      status: {},
+    }),
+  );
+}
+
+// ---------------------------------------------------------------- child: the server
+async function serverChild(dataDir: string): Promise<void> {
+  const t0 = performance.now();
+  const server = await startServer({ host: "127.0.0.1", port: 0, dataDir, logLevel: "error" });
+  const started = performance.now() - t0;
+  const storage = server.storage as CachedStorage;
+  process.on("message", async (msg: { cmd: string; n?: number; from?: number }) => {
+    if (msg.cmd === "fill") {
+      let bytes = 0;
+      for (let i = msg.from ?? 0; i < (msg.from ?? 0) + msg.n!; i += 1000) {
+        const ops = [];
+        for (let j = i; j < Math.min(i + 1000, (msg.from ?? 0) + msg.n!); j++) {
+          const value = clusterBytes(`c${j}`);
+          bytes += value.length;
+          ops.push({ type: "create" as const, key: `/registry/management.platform/clusters/c${j}`, value });
+        }
+        await storage.txn(ops);
+      }
+      process.send!({ ok: true, bytes });
+    } else if (msg.cmd === "prime") {
+      const t = performance.now();
+      await storage.list("/registry/management.platform/clusters/", { limit: 1 });
+      globalThis.gc?.();
+      process.send!({ ok: true, primeMs: performance.now() - t, rss: process.memoryUsage().rss });
+    } else if (msg.cmd === "rss") {
+      globalThis.gc?.();
+      process.send!({ ok: true, rss: process.memoryUsage().rss });
+    } else if (msg.cmd === "stop") {
+      await server.close();
+      process.exit(0);
+    }
+  });
+  process.send!({ url: server.url, port: server.port, key: server.adminKey, startedMs: started });
+}
+
+async function baselineChild(dataDir: string, body: string): Promise<void> {
+  const tls = await loadOrCreateServerTls(dataDir);
+  const payload = Buffer.from(body);
+  const srv = createServer({ key: tls.keyPem, cert: tls.certPem }, (_req, res) => {
+    res.writeHead(200, { "content-type": "application/json", "content-length": payload.length });
+    res.end(payload);
+  });
+  srv.listen(0, "127.0.0.1", () => {
+    const addr = srv.address() as { port: number };
+    process.send!({ port: addr.port });
+  });
+}
+
+// ---------------------------------------------------------------- driver helpers
+interface Child {
+  proc: ChildProcess;
+  ask<T = Record<string, unknown>>(msg: object): Promise<T>;
+  first: Record<string, unknown>;
+}
+
+async function spawnChild(args: string[], execArgv: string[] = []): Promise<Child> {
+  const proc = fork(SELF, args, {
+    execArgv: ["--expose-gc", ...execArgv],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const next = () =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      proc.once("message", (m) => resolve(m as Record<string, unknown>));
+      proc.once("exit", (code) => reject(new Error(`bench child exited (${code})`)));
+    });
+  const first = await next();
+  return {
+    proc,
+    first,
+    ask: async <T>(msg: object) => {
+      const reply = next();
+      proc.send(msg);
+      return (await reply) as T;
+    },
+  };
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 64, rejectUnauthorized: false });
+
+function req(
+  port: number,
+  key: string,
+  method: string,
+  path: string,
+  body?: string,
+  contentType = "application/json",
+): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const r = httpsRequest(
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path,
+        agent,
+        headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": contentType } : {}) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks) }));
+      },
+    );
+    r.on("error", reject);
+    r.end(body);
+  });
+}
+
+async function cannon(opts: autocannon.Options): Promise<autocannon.Result> {
+  return autocannon({ duration: N.dur, connections: 64, ...opts });
+}
+
+const pct = (xs: number[], p: number) => {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : "n/a");
+const rows: [string, string, string, string][] = [];
+const row = (what: string, value: string, baseline: string, ratio: string) => {
+  rows.push([what, value, baseline, ratio]);
+  console.error(`  ${what}: ${value} | ${baseline} | ${ratio}`);
+};
+
+// ---------------------------------------------------------------- driver
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "platform-bench-"));
+  const cpuProf = process.env.BENCH_CPU_PROF ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const children: Child[] = [];
+  try {
+    console.error(
+      `node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "?"})${quick ? ", --quick" : ""}`,
+    );
+    const server = await spawnChild(["server", join(dir, "a")], cpuProf);
+    children.push(server);
+    const port = server.first.port as number;
+    const key = server.first.key as string;
+    const auth = { authorization: `Bearer ${key}` };
+
+    // ---- GET
+    const created = await req(port, key, "POST", PATH, clusterBytes("get-me").toString());
+    if (created.status !== 201) throw new Error(`create failed: ${created.status} ${created.body}`);
+    const one = await req(port, key, "GET", `${PATH}/get-me`);
+    const base = await spawnChild(["baseline", join(dir, "a"), one.body.toString()]);
+    children.push(base);
+    const bport = base.first.port as number;
+    const g = await cannon({ url: `https://127.0.0.1:${port}${PATH}/get-me`, headers: auth });
+    const gb = await cannon({ url: `https://127.0.0.1:${bport}/` });
+    if (g.non2xx) throw new Error(`GET answered ${g.non2xx} non-2xx`);
+    row(
+      "GET req/s (64 conns)",
+      f(g.requests.average, 0),
+      f(gb.requests.average, 0),
+      `${f((100 * g.requests.average) / gb.requests.average, 0)}%`,
+    );
+    row("GET p50/p99 ms at max rate", `${g.latency.p50}/${g.latency.p99}`, `${gb.latency.p50}/${gb.latency.p99}`, "");
+    const half = Math.floor(g.requests.average / 2);
+    const gh = await cannon({ url: `https://127.0.0.1:${port}${PATH}/get-me`, headers: auth, overallRate: half });
+    const gbh = await cannon({ url: `https://127.0.0.1:${bport}/`, overallRate: half });
+    row(
+      `GET p50/p99 ms at ${half} req/s (half max)`,
+      `${gh.latency.p50}/${gh.latency.p99}`,
+      `${gbh.latency.p50}/${gbh.latency.p99}`,
+      "",
+    );
+    base.proc.kill();
+
+    // ---- CREATE
+    let seq = 0;
+    const c = await cannon({
+      url: `https://127.0.0.1:${port}${PATH}`,
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      requests: [{ setupRequest: (r) => ({ ...r, body: clusterBytes(`k${seq++}`).toString() }) }],
+    });
+    const okCreates = c["2xx"] / N.dur;
+    const sample = clusterBytes("k123456");
+    const rawRate = rawSqliteInserts(join(dir, "raw.db"), sample, 64, N.dur * 1000);
+    row("CREATE objects/s (64 clients)", f(okCreates, 0), f(rawRate, 0), `${f((100 * okCreates) / rawRate, 0)}%`);
+
+    // ---- LIST 10k
+    const d = await spawnChild(["server", join(dir, "b")], cpuProf);
+    children.push(d);
+    const lport = d.first.port as number;
+    const lkey = d.first.key as string;
+    await d.ask({ cmd: "fill", n: N.list });
+    const whole: number[] = [];
+    let wholeBytes = 0;
+    for (let i = 0; i < 7; i++) {
+      const t = performance.now();
+      const r = await req(lport, lkey, "GET", PATH);
+      whole.push(performance.now() - t);
+      wholeBytes = r.body.length;
+    }
+    const paged: number[] = [];
+    const pages: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const t = performance.now();
+      let cont = "";
+      for (let p = 0; p < 1000; p++) {
+        const tp = performance.now();
+        const r = await req(
+          lport,
+          lkey,
+          "GET",
+          `${PATH}?limit=${N.page}${cont ? `&continue=${encodeURIComponent(cont)}` : ""}`,
+        );
+        pages.push(performance.now() - tp);
+        cont = JSON.parse(r.body.toString()).metadata.continue ?? "";
+        if (!cont) break;
+      }
+      paged.push(performance.now() - t);
+    }
+    const rawList = rawSqliteList(join(dir, "b", "platform.db"));
+    row(
+      `LIST ${N.list} (${f(wholeBytes / 1048576)} MiB) ms, median`,
+      f(pct(whole, 50)),
+      `${f(rawList)} (SQLite read alone)`,
+      "",
+    );
+    row(
+      `LIST in pages of ${N.page}: ms per page p50/p99; whole walk`,
+      `${f(pct(pages, 50))}/${f(pct(pages, 99))}; ${f(pct(paged, 50))}`,
+      "",
+      "",
+    );
+    await d.ask({ cmd: "stop" }).catch(() => {});
+
+    // ---- WATCH fan-out
+    const lat = await watchFanOut(port, key);
+    row(
+      `WATCH ${N.watchers} watchers, ${N.wps} writes/s: delivery p50/p99 ms`,
+      `${f(lat.p50)}/${f(lat.p99)}`,
+      `${lat.events} events`,
+      "",
+    );
+
+    await server.ask({ cmd: "stop" }).catch(() => {});
+
+    // ---- Memory and cold start
+    const empty = await spawnChild(["server", join(dir, "empty")]);
+    children.push(empty);
+    const emptyRss = (await empty.ask<{ rss: number }>({ cmd: "prime" })).rss;
+    await empty.ask({ cmd: "stop" }).catch(() => {});
+    const m = await spawnChild(["server", join(dir, "m")]);
+    children.push(m);
+    const filled = await m.ask<{ bytes: number }>({ cmd: "fill", n: N.mem });
+    await m.ask({ cmd: "stop" }).catch(() => {});
+    const t = performance.now();
+    const cold = await spawnChild(["server", join(dir, "m")]);
+    children.push(cold);
+    const listening = performance.now() - t;
+    const primed = await cold.ask<{ primeMs: number; rss: number }>({ cmd: "prime" });
+    const extra = primed.rss - emptyRss;
+    row(
+      `RSS with ${N.mem} objects (${f(filled.bytes / 1048576)} MiB serialized)`,
+      `${f(primed.rss / 1048576)} MiB`,
+      `${f(emptyRss / 1048576)} MiB empty`,
+      `${f(extra / filled.bytes, 2)}x above base`,
+    );
+    row(
+      `Cold start with ${N.mem} objects: process→listening; +cache filled`,
+      `${f(listening, 0)} ms; +${f(primed.primeMs, 0)} ms`,
+      "",
+      "",
+    );
+    await cold.ask({ cmd: "stop" }).catch(() => {});
+
+    console.log(
+      `\nnode ${process.version}, ${cpus().length} cores, ${cpus()[0]?.model ?? "?"}${quick ? " (--quick)" : ""}\n`,
+    );
+    console.log("| measure | platform | baseline | ratio |\n|---|---|---|---|");
+    for (const r of rows) console.log(`| ${r.join(" | ")} |`);
+  } finally {
+    for (const c of children) if (c.proc.exitCode === null) c.proc.kill();
+    agent.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Same bytes, same durability (WAL, synchronous=FULL), batched as the group commit batches: `batch` concurrent writers. */
+function rawSqliteInserts(file: string, value: Buffer, batch: number, ms: number): number {
+  const db = new Database(file);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = FULL");
+  db.exec("CREATE TABLE kv (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT, value BLOB)");
+  const ins = db.prepare("INSERT INTO kv (name, value) VALUES (?, ?)");
+  const many = db.transaction((from: number) => {
+    for (let i = 0; i < batch; i++) ins.run(`/registry/x/${from + i}`, value);
+  });
+  let n = 0;
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    many(n);
+    n += batch;
+  }
+  db.close();
+  return n / (ms / 1000);
+}
+
+function rawSqliteList(file: string): number {
+  const db = new Database(file, { readonly: true });
+  const t = performance.now();
+  db.prepare("SELECT name, value FROM kv WHERE name >= ? AND name < ?").all(
+    "/registry/management.platform/clusters/",
+    "/registry/management.platform/clusters0",
+  );
+  const ms = performance.now() - t;
+  db.close();
+  return ms;
+}
+
+async function watchFanOut(port: number, key: string): Promise<{ p50: number; p99: number; events: number }> {
+  const watchAgent = new Agent({ keepAlive: false, maxSockets: N.watchers + 10, rejectUnauthorized: false });
+  const latencies: number[] = [];
+  const reqs: ReturnType<typeof httpsRequest>[] = [];
+  const re = /"bench\/t":"([\d.]+)"/g;
+  let ready = 0;
+  await req(port, key, "POST", PATH, clusterBytes("watched").toString());
+  const rv = JSON.parse((await req(port, key, "GET", `${PATH}/watched`)).body.toString()).metadata.resourceVersion;
+  await new Promise<void>((resolve, reject) => {
+    for (let i = 0; i < N.watchers; i++) {
+      const r = httpsRequest(
+        {
+          host: "127.0.0.1",
+          port,
+          path: `${PATH}?watch=1&resourceVersion=${rv}`,
+          agent: watchAgent,
+          headers: { authorization: `Bearer ${key}` },
+        },
+        (res) => {
+          if (++ready === N.watchers) resolve();
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => {
+            const now = performance.timeOrigin + performance.now();
+            for (const m of chunk.matchAll(re)) latencies.push(now - Number(m[1]));
+          });
+        },
+      );
+      r.on("error", (e) => (ready < N.watchers ? reject(e) : undefined));
+      r.end();
+      reqs.push(r);
+    }
+    // Watch headers reach the client with the first event: write until every watcher has one.
+    const warm = async () => {
+      for (let i = 0; i < 200 && ready < N.watchers; i++) {
+        await req(
+          port,
+          key,
+          "PATCH",
+          `${PATH}/watched`,
+          `{"metadata":{"labels":{"warm":"x${i}"}}}`,
+          "application/merge-patch+json",
+        );
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    warm().catch(reject);
+  });
+  latencies.length = 0;
+  const total = N.wps * N.watchSec;
+  const interval = 1000 / N.wps;
+  const start = performance.now();
+  const writes: Promise<unknown>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = start + i * interval;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const t = String(performance.timeOrigin + performance.now());
+    writes.push(
+      req(
+        port,
+        key,
+        "PATCH",
+        `${PATH}/watched`,
+        JSON.stringify({ metadata: { annotations: { "bench/t": t } } }),
+        "application/merge-patch+json",
+      ),
+    );
+  }
+  await Promise.all(writes);
+  const deadline = performance.now() + 3000;
+  while (latencies.length < total * N.watchers && performance.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
+  for (const r of reqs) r.destroy();
+  watchAgent.destroy();
+  return { p50: pct(latencies, 50), p99: pct(latencies, 99), events: latencies.length };
+}
+
+const mode = process.argv[2];
+if (mode === "server") await serverChild(process.argv[3]!);
+else if (mode === "baseline") await baselineChild(process.argv[3]!, process.argv[4]!);
+else await main();

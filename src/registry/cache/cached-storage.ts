@@ -1,0 +1,137 @@
+/**
+ * A Storage that serves reads and watches of each resource from a ResourceCache and passes
+ * writes through. The registry sees the same Storage interface, so store.ts, store-list.ts and
+ * store-watch.ts keep their semantics unchanged (resourceVersion/resourceVersionMatch, continue
+ * tokens, 410 for compacted revisions, selectors): what the cache cannot answer exactly (a list
+ * at an older revision, a watch from before the event ring) goes to the storage.
+ */
+import type {
+  DeleteResult,
+  KeyValue,
+  ListOptions,
+  ListResult,
+  Storage,
+  TxnOp,
+  TxnResult,
+  WatchCallbacks,
+  Watcher,
+  WatchOptions,
+} from "../../storage/interface.js";
+import { REGISTRY_PREFIX } from "../keys.js";
+import { ResourceCache, type ResourceCacheOptions } from "./resource-cache.js";
+
+export interface CachedStorageOptions extends ResourceCacheOptions {
+  /**
+   * The cache partition a key or prefix belongs to (a prefix ending in "/"), or undefined when
+   * it is not cached. Default: one partition per resource, `/registry/<group>/<plural>/`.
+   */
+  readonly partition?: (keyOrPrefix: string) => string | undefined;
+}
+
+/** `/registry/<group>/<plural>/` of a registry key or prefix, if it is at least that deep. */
+export function registryPartition(keyOrPrefix: string): string | undefined {
+  return partitionBySegments(REGISTRY_PREFIX, 2)(keyOrPrefix);
+}
+
+/** Partitions of `root` followed by `segments` path segments. */
+export function partitionBySegments(root: string, segments: number): (keyOrPrefix: string) => string | undefined {
+  return (k) => {
+    if (!k.startsWith(root)) return undefined;
+    let at = root.length;
+    for (let i = 0; i < segments; i++) {
+      const slash = k.indexOf("/", at);
+      if (slash < 0) return undefined;
+      at = slash + 1;
+    }
+    return k.slice(0, at);
+  };
+}
+
+export class CachedStorage implements Storage {
+  private readonly caches = new Map<string, ResourceCache>();
+  private readonly partition: (keyOrPrefix: string) => string | undefined;
+
+  constructor(
+    readonly inner: Storage,
+    private readonly options: CachedStorageOptions = {},
+  ) {
+    this.partition = options.partition ?? registryPartition;
+  }
+
+  /** The cache of a partition, started on first use. */
+  cacheFor(keyOrPrefix: string): ResourceCache | undefined {
+    const p = this.partition(keyOrPrefix);
+    if (p === undefined) return undefined;
+    let cache = this.caches.get(p);
+    if (cache === undefined || cache.failed) {
+      cache?.close();
+      cache = new ResourceCache(p, this.inner, this.options, (broken) => {
+        if (this.caches.get(p) === broken) this.caches.delete(p);
+      });
+      this.caches.set(p, cache);
+    }
+    return cache;
+  }
+
+  /** Starts (and fills) the caches of these partitions now rather than on first use. */
+  async prime(prefixes: readonly string[]): Promise<void> {
+    await Promise.all(prefixes.map((p) => this.cacheFor(p)?.ready));
+  }
+
+  create(key: string, value: Buffer): Promise<number> {
+    return this.inner.create(key, value);
+  }
+
+  update(key: string, value: Buffer, expectedModRevision: number): Promise<number> {
+    return this.inner.update(key, value, expectedModRevision);
+  }
+
+  delete(key: string, expectedModRevision?: number): Promise<DeleteResult> {
+    return this.inner.delete(key, expectedModRevision);
+  }
+
+  txn(ops: readonly TxnOp[]): Promise<TxnResult> {
+    return this.inner.txn(ops);
+  }
+
+  async get(key: string): Promise<KeyValue | undefined> {
+    const cache = this.cacheFor(key);
+    if (cache && (await cache.sync())) return cache.get(key);
+    return this.inner.get(key);
+  }
+
+  async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    const cache = this.cacheFor(prefix);
+    const asked = options.revision ?? 0;
+    if (cache && (asked === 0 || asked === cache.revision)) {
+      if (asked === 0 ? await cache.sync() : true) {
+        // The revision may have moved while waiting; an explicit one must still match exactly.
+        if (asked === 0 || asked === cache.revision) return cache.list(prefix, options);
+      }
+    }
+    return this.inner.list(prefix, options);
+  }
+
+  watch(prefix: string, options: WatchOptions, callbacks: WatchCallbacks): Watcher {
+    const cache = this.cacheFor(prefix);
+    return cache?.watch(prefix, options.afterRevision, callbacks) ?? this.inner.watch(prefix, options, callbacks);
+  }
+
+  currentRevision(): Promise<number> {
+    return this.inner.currentRevision();
+  }
+
+  compactedRevision(): Promise<number> {
+    return this.inner.compactedRevision();
+  }
+
+  compact(revision: number): Promise<void> {
+    return this.inner.compact(revision);
+  }
+
+  async close(): Promise<void> {
+    for (const cache of this.caches.values()) cache.close();
+    this.caches.clear();
+    await this.inner.close();
+  }
+}

@@ -1,0 +1,246 @@
+/**
+ * The watch cache of one resource (one key prefix): every current object as its stored bytes
+ * (one Buffer, shared by every reader and watcher, never re-encoded), a ring of recent events,
+ * and the revision up to which it has seen everything. It is fed by one storage watch; the
+ * storage's progress notifications move its revision forward when writes land elsewhere, which
+ * is what lets a consistent read wait only until the cache has caught up.
+ */
+import type {
+  KeyValue,
+  ListOptions,
+  ListResult,
+  Storage,
+  WatchCallbacks,
+  WatchEvent,
+  Watcher,
+} from "../../storage/interface.js";
+import { SqliteWatcher } from "../../storage/sqlite/sqlite-watcher.js";
+
+export interface ResourceCacheOptions {
+  /** Events kept for watches that start from a recent revision (default 4096). */
+  readonly ringSize?: number;
+  /**
+   * How long a consistent read waits for the cache to reach the store's revision before it is
+   * served by the storage instead (a backend without progress notifications never catches up
+   * on writes to other prefixes).
+   */
+  readonly syncTimeoutMs?: number;
+}
+
+const DEFAULT_RING = 4096;
+const DEFAULT_SYNC_TIMEOUT_MS = 200;
+
+export class ResourceCache {
+  /** Current objects by key. */
+  private readonly items = new Map<string, KeyValue>();
+  /** The same keys in order, for ranges and pagination (binary-search insert/remove). */
+  private readonly sorted: string[] = [];
+  private readonly ring: WatchEvent[] = [];
+  private ringHead = 0;
+  /** Every event with revision > ringFloor is in the ring. */
+  private ringFloor = 0;
+  /** Everything under the prefix up to this revision has been applied. */
+  revision = 0;
+  private readonly waiters: { revision: number; resolve: () => void }[] = [];
+  private readonly watchers = new Set<SqliteWatcher>();
+  private feed: Watcher | undefined;
+  private broken: Error | undefined;
+  readonly ready: Promise<void>;
+  private readonly ringSize: number;
+  private readonly syncTimeoutMs: number;
+
+  constructor(
+    readonly prefix: string,
+    private readonly inner: Storage,
+    options: ResourceCacheOptions = {},
+    private readonly onBroken: (cache: ResourceCache) => void = () => {},
+  ) {
+    this.ringSize = Math.max(16, options.ringSize ?? DEFAULT_RING);
+    this.syncTimeoutMs = options.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS;
+    this.ready = this.start();
+    // A failed start is reported to the first reader (it falls back to storage); never unhandled.
+    this.ready.catch(() => {});
+  }
+
+  private async start(): Promise<void> {
+    const initial = await this.inner.list(this.prefix);
+    for (const kv of initial.items) {
+      this.items.set(kv.key, kv);
+      this.sorted.push(kv.key);
+    }
+    // Storage lists are in key order already.
+    this.revision = initial.revision;
+    this.ringFloor = initial.revision;
+    this.feed = this.inner.watch(
+      this.prefix,
+      { afterRevision: initial.revision },
+      {
+        onEvents: (events) => this.apply(events),
+        onProgress: (revision) => this.advance(revision),
+        onError: (err) => this.fail(err),
+      },
+    );
+  }
+
+  /** True when the cache can no longer be trusted (its feed failed); the owner drops it. */
+  get failed(): boolean {
+    return this.broken !== undefined;
+  }
+
+  private apply(events: readonly WatchEvent[]): void {
+    for (const ev of events) {
+      if (ev.type === "put") {
+        if (!this.items.has(ev.kv.key)) insertSorted(this.sorted, ev.kv.key);
+        this.items.set(ev.kv.key, ev.kv);
+      } else if (this.items.delete(ev.kv.key)) {
+        removeSorted(this.sorted, ev.kv.key);
+      }
+      this.pushRing(ev);
+    }
+    for (const w of this.watchers) w.offer(events);
+    const last = events[events.length - 1];
+    if (last) this.advance(last.revision);
+  }
+
+  private pushRing(ev: WatchEvent): void {
+    if (this.ring.length < this.ringSize) {
+      this.ring.push(ev);
+      return;
+    }
+    // Full: overwrite the oldest; everything above its revision is still here... except other
+    // events of the same revision (a transaction), so the floor is that revision itself.
+    const evicted = this.ring[this.ringHead]!;
+    this.ring[this.ringHead] = ev;
+    this.ringHead = (this.ringHead + 1) % this.ringSize;
+    this.ringFloor = Math.max(this.ringFloor, evicted.revision);
+  }
+
+  /** The ring's events in revision order. */
+  private *ringEvents(): Generator<WatchEvent> {
+    const n = this.ring.length;
+    for (let i = 0; i < n; i++) yield this.ring[(this.ringHead + i) % n]!;
+  }
+
+  private advance(revision: number): void {
+    if (revision > this.revision) this.revision = revision;
+    for (const w of this.watchers) w.progress(this.revision);
+    if (this.waiters.length === 0) return;
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      const waiter = this.waiters[i]!;
+      if (waiter.revision <= this.revision) {
+        this.waiters.splice(i, 1);
+        waiter.resolve();
+      }
+    }
+  }
+
+  private fail(err: Error): void {
+    this.broken = err;
+    for (const w of [...this.watchers]) w.fail(err);
+    this.watchers.clear();
+    for (const waiter of this.waiters.splice(0)) waiter.resolve();
+    this.onBroken(this);
+  }
+
+  /**
+   * Waits until the cache has seen the store's current revision. False when it could not
+   * (broken, or no progress within the timeout): the caller reads from storage instead.
+   */
+  async sync(): Promise<boolean> {
+    try {
+      await this.ready;
+    } catch {
+      return false;
+    }
+    if (this.broken) return false;
+    const target = await this.inner.currentRevision();
+    if (this.revision >= target) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const reached = await new Promise<boolean>((resolve) => {
+      const waiter = { revision: target, resolve: () => resolve(true) };
+      this.waiters.push(waiter);
+      timer = setTimeout(() => {
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) this.waiters.splice(i, 1);
+        resolve(false);
+      }, this.syncTimeoutMs);
+    });
+    clearTimeout(timer);
+    return reached && !this.broken;
+  }
+
+  /** The current value of a key (call after sync()). */
+  get(key: string): KeyValue | undefined {
+    return this.items.get(key);
+  }
+
+  /** How many objects are cached. */
+  get size(): number {
+    return this.items.size;
+  }
+
+  /**
+   * A list at the cache's revision (call after sync(); only when options.revision is absent
+   * or equal to `revision`, otherwise the storage serves the older snapshot).
+   */
+  list(prefix: string, options: ListOptions): ListResult {
+    const after = options.after ?? "";
+    const from = after >= prefix ? after : prefix;
+    let i = lowerBound(this.sorted, from);
+    if (i < this.sorted.length && this.sorted[i] === after) i++;
+    const end = lowerBound(this.sorted, prefixEndOf(prefix), i);
+    const limit = options.limit ?? 0;
+    const stop = limit > 0 ? Math.min(end, i + limit) : end;
+    const items: KeyValue[] = new Array(stop - i);
+    for (let j = i; j < stop; j++) items[j - i] = this.items.get(this.sorted[j]!)!;
+    return { items, revision: this.revision, more: stop < end, remaining: end - stop };
+  }
+
+  /**
+   * A watch served from the ring and the live feed, or undefined when the revision is older
+   * than the ring (the storage serves it from its history, or answers Compacted).
+   */
+  watch(prefix: string, afterRevision: number, callbacks: WatchCallbacks): Watcher | undefined {
+    if (this.broken || this.feed === undefined || afterRevision < this.ringFloor) return undefined;
+    const watcher = new SqliteWatcher(prefix, afterRevision, callbacks, (w) => this.watchers.delete(w));
+    const replay: WatchEvent[] = [];
+    for (const ev of this.ringEvents()) if (ev.revision > afterRevision) replay.push(ev);
+    if (replay.length > 0) watcher.offer(replay);
+    this.watchers.add(watcher);
+    return watcher;
+  }
+
+  close(): void {
+    this.feed?.close();
+    for (const w of [...this.watchers]) w.end();
+    this.watchers.clear();
+    for (const waiter of this.waiters.splice(0)) waiter.resolve();
+  }
+}
+
+/** The first string greater than every string starting with `prefix`. */
+export function prefixEndOf(prefix: string): string {
+  if (prefix === "") return "\u{10ffff}";
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}
+
+function lowerBound(a: readonly string[], x: string, lo = 0): number {
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function insertSorted(a: string[], x: string): void {
+  const i = lowerBound(a, x);
+  if (a.length === 0 || a[a.length - 1]! < x) a.push(x);
+  else a.splice(i, 0, x);
+}
+
+function removeSorted(a: string[], x: string): void {
+  const i = lowerBound(a, x);
+  if (a[i] === x) a.splice(i, 1);
+}
