@@ -95,7 +95,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   );
   const signer: TokenSigner = await loadOrCreateSigningKey(dataDir);
   // Reads and watches of every resource are served by the watch cache (src/registry/cache).
-  const storage = new CachedStorage(await openStorage(config.storage ?? `sqlite:${resolve(dataDir, "platform.db")}`));
+  const backend = await openStorage(config.storage ?? `sqlite:${resolve(dataDir, "platform.db")}`);
+  const storage = new CachedStorage(backend);
 
   const ownerRefs = new OwnerReferencesAdmission();
   const cipher = {
@@ -130,8 +131,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   ownerRefs.authorizer = authorizer;
   // Several replicas may share one etcd: background work runs on the elected one only.
   const controllers = new ControllerManager(
-    storage instanceof EtcdStorage
-      ? new EtcdLeaderElector(storage.client, config.leaderElection ?? {})
+    // The election needs the etcd client under the cache.
+    backend instanceof EtcdStorage
+      ? new EtcdLeaderElector(backend.client, config.leaderElection ?? {})
       : new SingleReplicaElector(),
   );
   const garbageCollector = new GarbageCollector(registry);
