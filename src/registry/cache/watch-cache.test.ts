@@ -117,6 +117,7 @@ describe("slow watchers", () => {
     const res = Object.assign(new EventEmitter(), {
       writableLength: 0,
       writeHead() {},
+      flushHeaders() {},
       write(chunk: string) {
         written.push(chunk);
         // Nothing is ever drained: the client does not read.
