@@ -11,7 +11,7 @@ import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
 import { deleteOptions, isWatch, listOptions, type Query, watchOptions, writeOptions } from "./query.js";
 import { type ResourcePath, resolveResourcePath } from "./resource-path.js";
 import { send } from "./respond.js";
-import { parseIncludeObject, toTable } from "./table.js";
+import { objectTable, parseIncludeObject, toTable } from "./table.js";
 import { streamWatch, type WatchStreams } from "./watch-stream.js";
 
 /** A handler for a custom subresource (kubeconfig, importvirtualcluster, accesskeys…). */
@@ -88,7 +88,7 @@ export async function handleResourceRequest(
 
   const table = format.table ? parseIncludeObject((q.includeObject as string | undefined) ?? undefined) : undefined;
   const reply200 = (code: number, obj: KubeObject) =>
-    send(reply, code, table ? toTable(rt, [obj], table) : obj, format, ctx.warnings);
+    send(reply, code, table ? objectTable(rt, obj, table) : obj, format, ctx.warnings);
 
   switch (request.method) {
     case "GET": {
