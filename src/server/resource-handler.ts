@@ -132,7 +132,10 @@ export async function handleResourceRequest(
       if (rt.namespaced && namespace === undefined) throw errors.methodNotAllowed();
       requireVerb("create");
       const body = decodeObjectBody(request.headers["content-type"], raw);
-      const options = { ...writeOptions(q, request.headers["user-agent"]), duplicateFields: body.duplicates };
+      const options = {
+        ...writeOptions(q, request.headers["user-agent"], "CreateOptions"),
+        duplicateFields: body.duplicates,
+      };
       await authorize({ verb: "create", name: "" });
       if (rt.virtualCreate) {
         const admitted = store.admitBody(body.value as KubeObject, namespace, undefined, { ...options }, ctx, true);
@@ -147,7 +150,10 @@ export async function handleResourceRequest(
       requireVerb("update");
       await authorize({ verb: "update" });
       const body = decodeObjectBody(request.headers["content-type"], raw);
-      const options = { ...writeOptions(q, request.headers["user-agent"]), duplicateFields: body.duplicates };
+      const options = {
+        ...writeOptions(q, request.headers["user-agent"], "UpdateOptions"),
+        duplicateFields: body.duplicates,
+      };
       return reply200(
         200,
         await store.update(ctx, namespace, path.name, body.value as KubeObject, options, subresource),
@@ -158,7 +164,10 @@ export async function handleResourceRequest(
       requireVerb("patch");
       await authorize({ verb: "patch" });
       const body = decodePatchBody(request.headers["content-type"], raw);
-      const options = { ...writeOptions(q, request.headers["user-agent"]), duplicateFields: body.duplicates };
+      const options = {
+        ...writeOptions(q, request.headers["user-agent"], "PatchOptions"),
+        duplicateFields: body.duplicates,
+      };
       if (body.type === "apply") {
         const applied = await store.apply(ctx, namespace, path.name, body.value, options, subresource);
         return reply200(applied.created && !options.dryRun ? 201 : 200, applied.object);
