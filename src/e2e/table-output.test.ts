@@ -181,6 +181,15 @@ describe("Table output (kubectl get)", () => {
       assert.equal(cells.Reason, row.object.status.reason ?? "");
     });
 
+    it("the status subresource renders as the object does (kubectl get --subresource=status)", async () => {
+      const table = await getTable(`${clusters}/tbl-prod/status`, "?includeObject=Object");
+      const row = table.rows[0]!;
+      const cells = cellsOf(table.columnDefinitions!, row);
+      assert.equal(cells.Name, "tbl-prod");
+      assert.equal(row.object.kind, "Cluster");
+      assert.equal(cells.Phase, row.object.status.phase);
+    });
+
     it("a shared secret: Keys counts its data keys", async () => {
       const table = await getTable(`${secrets}/tbl-db`);
       const cells = cellsOf(table.columnDefinitions!, table.rows[0]!);

@@ -51,7 +51,10 @@ export async function handleResourceRequest(
   const path = resolveResourcePath(deps.registry, rest);
   const q = request.query as Query;
   const { rt, store } = path;
-  const format = negotiateResponse(request.headers.accept, request.method === "GET" && !path.subresource);
+  // Reads of an object or its status render as a Table (`kubectl get --subresource=status` asks
+  // for one); custom subresources return their own kinds, which have no columns.
+  const tableAllowed = request.method === "GET" && (!path.subresource || path.subresource === STATUS);
+  const format = negotiateResponse(request.headers.accept, tableAllowed);
   const raw = (request.body as Buffer | undefined) ?? Buffer.alloc(0);
   const namespace = path.namespace;
 
