@@ -1,4 +1,4 @@
-import { errors } from "../api/errors.js";
+import { errors, type FieldError, fieldError } from "../api/errors.js";
 import type {
   DeleteOptions,
   FieldValidation,
@@ -33,28 +33,25 @@ function int(q: Query, name: string, min = 0): number | undefined {
 
 export const MAX_FIELD_MANAGER_LENGTH = 128;
 
-/** dryRun, fieldManager and fieldValidation of a write. The manager defaults to the User-Agent's product token. */
-export function writeOptions(q: Query, userAgent: string | undefined): WriteOptions {
+/** Which options a write's query is decoded as; a bad value is reported against that kind, as kube does. */
+export type WriteOptionsKind = "CreateOptions" | "UpdateOptions" | "PatchOptions";
+
+/**
+ * dryRun, fieldManager and fieldValidation of a write. The manager defaults to the User-Agent's
+ * product token. Bad values are one 422 Invalid `<kind>.meta.k8s.io ""` with every cause, as
+ * kube-apiserver's Validate{Create,Update,Patch}Options report them.
+ */
+export function writeOptions(q: Query, userAgent: string | undefined, kind: WriteOptionsKind): WriteOptions {
   const dryRunValues = ([] as string[]).concat(q.dryRun ?? []);
-  for (const v of dryRunValues) {
-    if (v !== "All") throw errors.badRequest(`dryRun: Unsupported value: "${v}": supported values: "All"`);
-  }
   const manager = one(q, "fieldManager");
-  if (manager !== undefined && manager.length > MAX_FIELD_MANAGER_LENGTH) {
-    throw errors.invalid("PatchOptions", "meta.k8s.io", "", [
-      {
-        type: "FieldValueTooLong",
-        field: "fieldManager",
-        detail: `may not be more than ${MAX_FIELD_MANAGER_LENGTH} bytes`,
-      },
-    ]);
-  }
-  const fv = one(q, "fieldValidation") ?? "Warn";
+  const fv = one(q, "fieldValidation") || "Warn";
+  const errs = [...validateFieldManager(manager ?? ""), ...validateDryRun(dryRunValues)];
   if (fv !== "Strict" && fv !== "Warn" && fv !== "Ignore") {
-    throw errors.badRequest(
-      `fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Warn", "Strict"`,
+    errs.push(
+      fieldError("FieldValueNotSupported", "fieldValidation", 'supported values: "Ignore", "Strict", "Warn"', fv),
     );
   }
+  if (errs.length) throw errors.invalid(kind, "meta.k8s.io", "", errs);
   const force = bool(q, "force");
   return {
     dryRun: dryRunValues.length > 0,
@@ -63,6 +60,41 @@ export function writeOptions(q: Query, userAgent: string | undefined): WriteOpti
     fieldManagerGiven: !!manager,
     ...(force !== undefined ? { force } : {}),
   };
+}
+
+/** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+/** kube's ValidateFieldManager: at most 128 bytes (UTF-8, not characters), printable characters only. */
+function validateFieldManager(manager: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (Buffer.byteLength(manager) > MAX_FIELD_MANAGER_LENGTH) {
+    errs.push(
+      fieldError("FieldValueTooLong", "fieldManager", `may not be more than ${MAX_FIELD_MANAGER_LENGTH} bytes`),
+    );
+  }
+  let position = 0; // a byte offset, as Go's range over a string reports it
+  for (const ch of manager) {
+    if (!PRINTABLE.test(ch)) {
+      const code = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+      errs.push(
+        fieldError(
+          "FieldValueInvalid",
+          "fieldManager",
+          `invalid character U+${code} (at position ${position})`,
+          manager,
+        ),
+      );
+    }
+    position += Buffer.byteLength(ch);
+  }
+  return errs;
+}
+
+function validateDryRun(values: unknown[]): FieldError[] {
+  return values.every((v) => v === "All")
+    ? []
+    : [fieldError("FieldValueNotSupported", "dryRun", 'supported values: "All"', values)];
 }
 
 /** `kubectl/v1.32.4 (linux/amd64) kubernetes/abc` → `kubectl` (what kube-apiserver records). */
@@ -136,8 +168,8 @@ export function deleteOptions(q: Query, body: unknown): DeleteOptions {
     throw errors.badRequest("gracePeriodSeconds must be a non-negative integer");
   }
   const dryRun = ([] as unknown[]).concat(b.dryRun ?? [], q.dryRun ?? []);
-  for (const v of dryRun)
-    if (v !== "All") throw errors.badRequest(`dryRun: Unsupported value: "${String(v)}": supported values: "All"`);
+  const dryRunErrs = validateDryRun(dryRun);
+  if (dryRunErrs.length) throw errors.invalid("DeleteOptions", "meta.k8s.io", "", dryRunErrs);
   const preconditions = b.preconditions
     ? {
         uid: typeof b.preconditions.uid === "string" ? b.preconditions.uid : undefined,

@@ -12,7 +12,7 @@ import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
 import { deleteOptions, isWatch, listOptions, type Query, watchOptions, writeOptions } from "./query.js";
 import { type ResourcePath, resolveResourcePath } from "./resource-path.js";
 import { send } from "./respond.js";
-import { parseIncludeObject, toTable } from "./table.js";
+import { objectTable, parseIncludeObject, toTable } from "./table.js";
 import { streamWatch, type WatchStreams } from "./watch-stream.js";
 
 /** A handler for a custom subresource (kubeconfig, importvirtualcluster, accesskeys…). */
@@ -52,7 +52,10 @@ export async function handleResourceRequest(
   const path = resolveResourcePath(deps.registry, rest);
   const q = request.query as Query;
   const { rt, store } = path;
-  const format = negotiateResponse(request.headers.accept, request.method === "GET" && !path.subresource);
+  // Reads of an object or its status render as a Table (`kubectl get --subresource=status` asks
+  // for one); custom subresources return their own kinds, which have no columns.
+  const tableAllowed = request.method === "GET" && (!path.subresource || path.subresource === STATUS);
+  const format = negotiateResponse(request.headers.accept, tableAllowed);
   const raw = (request.body as Buffer | undefined) ?? Buffer.alloc(0);
   const namespace = path.namespace;
 
@@ -89,7 +92,7 @@ export async function handleResourceRequest(
 
   const table = format.table ? parseIncludeObject((q.includeObject as string | undefined) ?? undefined) : undefined;
   const reply200 = (code: number, obj: KubeObject) =>
-    send(reply, code, table ? toTable(rt, [obj], table) : obj, format, ctx.warnings);
+    send(reply, code, table ? objectTable(rt, obj, table) : obj, format, ctx.warnings);
 
   switch (request.method) {
     case "GET": {
@@ -135,7 +138,10 @@ export async function handleResourceRequest(
       if (rt.namespaced && namespace === undefined) throw errors.methodNotAllowed();
       requireVerb("create");
       const body = decodeObjectBody(request.headers["content-type"], raw);
-      const options = { ...writeOptions(q, request.headers["user-agent"]), duplicateFields: body.duplicates };
+      const options = {
+        ...writeOptions(q, request.headers["user-agent"], "CreateOptions"),
+        duplicateFields: body.duplicates,
+      };
       await authorize({ verb: "create", name: "" });
       if (rt.virtualCreate) {
         const admitted = store.admitBody(body.value as KubeObject, namespace, undefined, { ...options }, ctx, true);
@@ -150,7 +156,10 @@ export async function handleResourceRequest(
       requireVerb("update");
       await authorize({ verb: "update" });
       const body = decodeObjectBody(request.headers["content-type"], raw);
-      const options = { ...writeOptions(q, request.headers["user-agent"]), duplicateFields: body.duplicates };
+      const options = {
+        ...writeOptions(q, request.headers["user-agent"], "UpdateOptions"),
+        duplicateFields: body.duplicates,
+      };
       return reply200(
         200,
         await store.update(ctx, namespace, path.name, body.value as KubeObject, options, subresource),
@@ -161,7 +170,10 @@ export async function handleResourceRequest(
       requireVerb("patch");
       await authorize({ verb: "patch" });
       const body = decodePatchBody(request.headers["content-type"], raw);
-      const options = { ...writeOptions(q, request.headers["user-agent"]), duplicateFields: body.duplicates };
+      const options = {
+        ...writeOptions(q, request.headers["user-agent"], "PatchOptions"),
+        duplicateFields: body.duplicates,
+      };
       if (body.type === "apply") {
         const applied = await store.apply(ctx, namespace, path.name, body.value, options, subresource);
         return reply200(applied.created && !options.dryRun ? 201 : 200, applied.object);

@@ -7,8 +7,9 @@ export type IncludeObject = "None" | "Metadata" | "Object";
 export function parseIncludeObject(value: string | undefined): IncludeObject {
   if (value === undefined || value === "") return "Metadata";
   if (value === "None" || value === "Metadata" || value === "Object") return value;
+  // kube-apiserver's wording (optionsForTransform + ValidateTableOptions).
   throw errors.badRequest(
-    `includeObject: Unsupported value: "${value}": supported values: "None", "Metadata", "Object"`,
+    `Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(value)}: must be 'Metadata', 'Object', 'None', or empty`,
   );
 }
 
@@ -70,4 +71,17 @@ export function toTable(
     columnDefinitions: withColumns ? columnDefinitions(rt) : null,
     rows: objects.map((o) => row(rt, o, include)),
   };
+}
+
+/**
+ * A one-row Table of a single object (GET, a write's result, a watch event). Like
+ * kube-apiserver, its metadata carries the object's resourceVersion.
+ */
+export function objectTable(
+  rt: ResourceType,
+  obj: KubeObject,
+  include: IncludeObject,
+  withColumns = true,
+): Record<string, unknown> {
+  return toTable(rt, [obj], include, { resourceVersion: obj.metadata.resourceVersion }, withColumns);
 }

@@ -6,7 +6,7 @@ import type { ResourceType } from "../registry/resource-type.js";
 import type { ApiWatchEvent, WatchHandle, WatchSink } from "../registry/store-watch.js";
 import type { ResponseFormat } from "./negotiation.js";
 import { sendError } from "./respond.js";
-import { type IncludeObject, toTable } from "./table.js";
+import { type IncludeObject, objectTable } from "./table.js";
 
 /** A server's open watch streams, so that shutdown can end them (they would otherwise keep it up). */
 export class WatchStreams {
@@ -69,13 +69,7 @@ export async function streamWatch(
   const encode = (event: ApiWatchEvent): string => {
     let object: unknown = event.object;
     if (tableOf.table && (event.type === "ADDED" || event.type === "MODIFIED" || event.type === "DELETED")) {
-      object = toTable(
-        tableOf.rt,
-        [event.object as KubeObject],
-        tableOf.table,
-        { resourceVersion: (event.object as KubeObject).metadata.resourceVersion },
-        !columnsSent,
-      );
+      object = objectTable(tableOf.rt, event.object as KubeObject, tableOf.table, !columnsSent);
       columnsSent = true;
     }
     if (object === event.object) return `{"type":"${event.type}","object":${jsonShared(object as object)}}\n`;

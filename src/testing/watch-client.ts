@@ -17,28 +17,25 @@ export class WatchClient {
   private readonly req: ClientRequest;
   private waiters: Array<() => void> = [];
 
-  constructor(server: { url: string; caPem?: string }, path: string, token: string) {
+  /** `accept` lets a test ask for another rendering of the events (a meta.k8s.io Table). */
+  constructor(server: { url: string; caPem?: string }, path: string, token: string, accept = "application/json") {
     const url = new URL(path, server.url);
-    this.req = httpsRequest(
-      url,
-      { headers: { authorization: `Bearer ${token}`, accept: "application/json" }, ca: server.caPem },
-      (res) => {
-        let buffer = "";
-        res.on("data", (chunk: Buffer) => {
-          buffer += chunk.toString("utf8");
-          let nl = buffer.indexOf("\n");
-          while (nl >= 0) {
-            const line = buffer.slice(0, nl).trim();
-            buffer = buffer.slice(nl + 1);
-            if (line) this.events.push(JSON.parse(line) as StreamedEvent);
-            nl = buffer.indexOf("\n");
-          }
-          this.wake();
-        });
-        res.on("end", () => this.finish());
-        res.on("error", () => this.finish());
-      },
-    );
+    this.req = httpsRequest(url, { headers: { authorization: `Bearer ${token}`, accept }, ca: server.caPem }, (res) => {
+      let buffer = "";
+      res.on("data", (chunk: Buffer) => {
+        buffer += chunk.toString("utf8");
+        let nl = buffer.indexOf("\n");
+        while (nl >= 0) {
+          const line = buffer.slice(0, nl).trim();
+          buffer = buffer.slice(nl + 1);
+          if (line) this.events.push(JSON.parse(line) as StreamedEvent);
+          nl = buffer.indexOf("\n");
+        }
+        this.wake();
+      });
+      res.on("end", () => this.finish());
+      res.on("error", () => this.finish());
+    });
     this.req.on("error", () => this.finish());
     this.req.end();
   }
