@@ -19,6 +19,10 @@ const SELF = fileURLToPath(import.meta.url);
 const PATH = "/kubernetes/management/apis/management.platform/v1/clusters";
 const quick = process.argv.includes("--quick");
 const smoke = process.argv.includes("--smoke");
+/** `--only=get,create,list,watch,memory` runs just those phases (for profiling one at a time). */
+const onlyArg = process.argv.find((a) => a.startsWith("--only="));
+const only = onlyArg ? new Set(onlyArg.slice("--only=".length).split(",")) : undefined;
+const wants = (phase: string) => only === undefined || only.has(phase);
 const N = smoke
   ? { dur: 1, list: 50, page: 10, watchers: 5, wps: 20, watchSec: 1, mem: 200 }
   : quick
@@ -183,135 +187,140 @@ async function main(): Promise<void> {
     const key = server.first.key as string;
     const auth = { authorization: `Bearer ${key}` };
 
-    // ---- GET
-    const created = await req(port, key, "POST", PATH, clusterBytes("get-me").toString());
-    if (created.status !== 201) throw new Error(`create failed: ${created.status} ${created.body}`);
-    const one = await req(port, key, "GET", `${PATH}/get-me`);
-    const base = await spawnChild(["baseline", join(dir, "a"), one.body.toString()]);
-    children.push(base);
-    const bport = base.first.port as number;
-    const g = await cannon({ url: `https://127.0.0.1:${port}${PATH}/get-me`, headers: auth });
-    const gb = await cannon({ url: `https://127.0.0.1:${bport}/` });
-    if (g.non2xx) throw new Error(`GET answered ${g.non2xx} non-2xx`);
-    row(
-      "GET req/s (64 conns)",
-      f(g.requests.average, 0),
-      f(gb.requests.average, 0),
-      `${f((100 * g.requests.average) / gb.requests.average, 0)}%`,
-    );
-    row("GET p50/p99 ms at max rate", `${g.latency.p50}/${g.latency.p99}`, `${gb.latency.p50}/${gb.latency.p99}`, "");
-    const half = Math.floor(g.requests.average / 2);
-    const gh = await cannon({ url: `https://127.0.0.1:${port}${PATH}/get-me`, headers: auth, overallRate: half });
-    const gbh = await cannon({ url: `https://127.0.0.1:${bport}/`, overallRate: half });
-    row(
-      `GET p50/p99 ms at ${half} req/s (half max)`,
-      `${gh.latency.p50}/${gh.latency.p99}`,
-      `${gbh.latency.p50}/${gbh.latency.p99}`,
-      "",
-    );
-    base.proc.kill();
-
-    // ---- CREATE
-    let seq = 0;
-    const c = await cannon({
-      url: `https://127.0.0.1:${port}${PATH}`,
-      method: "POST",
-      headers: { ...auth, "content-type": "application/json" },
-      requests: [{ setupRequest: (r) => ({ ...r, body: clusterBytes(`k${seq++}`).toString() }) }],
-    });
-    const okCreates = c["2xx"] / N.dur;
-    const sample = clusterBytes("k123456");
-    const rawRate = rawSqliteInserts(join(dir, "raw.db"), sample, 64, N.dur * 1000);
-    row("CREATE objects/s (64 clients)", f(okCreates, 0), f(rawRate, 0), `${f((100 * okCreates) / rawRate, 0)}%`);
-
-    // ---- LIST 10k
-    const d = await spawnChild(["server", join(dir, "b")], cpuProf);
-    children.push(d);
-    const lport = d.first.port as number;
-    const lkey = d.first.key as string;
-    await d.ask({ cmd: "fill", n: N.list });
-    const whole: number[] = [];
-    let wholeBytes = 0;
-    for (let i = 0; i < 7; i++) {
-      const t = performance.now();
-      const r = await req(lport, lkey, "GET", PATH);
-      whole.push(performance.now() - t);
-      wholeBytes = r.body.length;
+    if (wants("get")) {
+      // ---- GET
+      const created = await req(port, key, "POST", PATH, clusterBytes("get-me").toString());
+      if (created.status !== 201) throw new Error(`create failed: ${created.status} ${created.body}`);
+      const one = await req(port, key, "GET", `${PATH}/get-me`);
+      const base = await spawnChild(["baseline", join(dir, "a"), one.body.toString()]);
+      children.push(base);
+      const bport = base.first.port as number;
+      const g = await cannon({ url: `https://127.0.0.1:${port}${PATH}/get-me`, headers: auth });
+      const gb = await cannon({ url: `https://127.0.0.1:${bport}/` });
+      if (g.non2xx) throw new Error(`GET answered ${g.non2xx} non-2xx`);
+      row(
+        "GET req/s (64 conns)",
+        f(g.requests.average, 0),
+        f(gb.requests.average, 0),
+        `${f((100 * g.requests.average) / gb.requests.average, 0)}%`,
+      );
+      row("GET p50/p99 ms at max rate", `${g.latency.p50}/${g.latency.p99}`, `${gb.latency.p50}/${gb.latency.p99}`, "");
+      const half = Math.floor(g.requests.average / 2);
+      const gh = await cannon({ url: `https://127.0.0.1:${port}${PATH}/get-me`, headers: auth, overallRate: half });
+      const gbh = await cannon({ url: `https://127.0.0.1:${bport}/`, overallRate: half });
+      row(
+        `GET p50/p99 ms at ${half} req/s (half max)`,
+        `${gh.latency.p50}/${gh.latency.p99}`,
+        `${gbh.latency.p50}/${gbh.latency.p99}`,
+        "",
+      );
+      base.proc.kill();
     }
-    const paged: number[] = [];
-    const pages: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const t = performance.now();
-      let cont = "";
-      for (let p = 0; p < 1000; p++) {
-        const tp = performance.now();
-        const r = await req(
-          lport,
-          lkey,
-          "GET",
-          `${PATH}?limit=${N.page}${cont ? `&continue=${encodeURIComponent(cont)}` : ""}`,
-        );
-        pages.push(performance.now() - tp);
-        cont = JSON.parse(r.body.toString()).metadata.continue ?? "";
-        if (!cont) break;
+    if (wants("create")) {
+      // ---- CREATE
+      let seq = 0;
+      const c = await cannon({
+        url: `https://127.0.0.1:${port}${PATH}`,
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        requests: [{ setupRequest: (r) => ({ ...r, body: clusterBytes(`k${seq++}`).toString() }) }],
+      });
+      const okCreates = c["2xx"] / N.dur;
+      const sample = clusterBytes("k123456");
+      const rawRate = rawSqliteInserts(join(dir, "raw.db"), sample, 64, N.dur * 1000);
+      row("CREATE objects/s (64 clients)", f(okCreates, 0), f(rawRate, 0), `${f((100 * okCreates) / rawRate, 0)}%`);
+    }
+    if (wants("list")) {
+      // ---- LIST 10k
+      const d = await spawnChild(["server", join(dir, "b")], cpuProf);
+      children.push(d);
+      const lport = d.first.port as number;
+      const lkey = d.first.key as string;
+      await d.ask({ cmd: "fill", n: N.list });
+      const whole: number[] = [];
+      let wholeBytes = 0;
+      for (let i = 0; i < 7; i++) {
+        const t = performance.now();
+        const r = await req(lport, lkey, "GET", PATH);
+        whole.push(performance.now() - t);
+        wholeBytes = r.body.length;
       }
-      paged.push(performance.now() - t);
+      const paged: number[] = [];
+      const pages: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const t = performance.now();
+        let cont = "";
+        for (let p = 0; p < 1000; p++) {
+          const tp = performance.now();
+          const r = await req(
+            lport,
+            lkey,
+            "GET",
+            `${PATH}?limit=${N.page}${cont ? `&continue=${encodeURIComponent(cont)}` : ""}`,
+          );
+          pages.push(performance.now() - tp);
+          cont = JSON.parse(r.body.toString()).metadata.continue ?? "";
+          if (!cont) break;
+        }
+        paged.push(performance.now() - t);
+      }
+      const rawList = rawSqliteList(join(dir, "b", "platform.db"));
+      row(
+        `LIST ${N.list} (${f(wholeBytes / 1048576)} MiB) ms, median`,
+        f(pct(whole, 50)),
+        `${f(rawList)} (SQLite read alone)`,
+        "",
+      );
+      row(
+        `LIST in pages of ${N.page}: ms per page p50/p99; whole walk`,
+        `${f(pct(pages, 50))}/${f(pct(pages, 99))}; ${f(pct(paged, 50))}`,
+        "",
+        "",
+      );
+      await d.ask({ cmd: "stop" }).catch(() => {});
     }
-    const rawList = rawSqliteList(join(dir, "b", "platform.db"));
-    row(
-      `LIST ${N.list} (${f(wholeBytes / 1048576)} MiB) ms, median`,
-      f(pct(whole, 50)),
-      `${f(rawList)} (SQLite read alone)`,
-      "",
-    );
-    row(
-      `LIST in pages of ${N.page}: ms per page p50/p99; whole walk`,
-      `${f(pct(pages, 50))}/${f(pct(pages, 99))}; ${f(pct(paged, 50))}`,
-      "",
-      "",
-    );
-    await d.ask({ cmd: "stop" }).catch(() => {});
-
-    // ---- WATCH fan-out
-    const lat = await watchFanOut(port, key);
-    row(
-      `WATCH ${N.watchers} watchers, ${N.wps} writes/s: delivery p50/p99 ms`,
-      `${f(lat.p50)}/${f(lat.p99)}`,
-      `${lat.events} events`,
-      "",
-    );
-
+    if (wants("watch")) {
+      // ---- WATCH fan-out
+      const lat = await watchFanOut(port, key);
+      row(
+        `WATCH ${N.watchers} watchers, ${N.wps} writes/s: delivery p50/p99 ms`,
+        `${f(lat.p50)}/${f(lat.p99)}`,
+        `${lat.events} events`,
+        "",
+      );
+    }
     await server.ask({ cmd: "stop" }).catch(() => {});
 
-    // ---- Memory and cold start
-    const empty = await spawnChild(["server", join(dir, "empty")]);
-    children.push(empty);
-    const emptyRss = (await empty.ask<{ rss: number }>({ cmd: "prime" })).rss;
-    await empty.ask({ cmd: "stop" }).catch(() => {});
-    const m = await spawnChild(["server", join(dir, "m")]);
-    children.push(m);
-    const filled = await m.ask<{ bytes: number }>({ cmd: "fill", n: N.mem });
-    await m.ask({ cmd: "stop" }).catch(() => {});
-    const t = performance.now();
-    const cold = await spawnChild(["server", join(dir, "m")]);
-    children.push(cold);
-    const listening = performance.now() - t;
-    const primed = await cold.ask<{ primeMs: number; rss: number }>({ cmd: "prime" });
-    const extra = primed.rss - emptyRss;
-    row(
-      `RSS with ${N.mem} objects (${f(filled.bytes / 1048576)} MiB serialized)`,
-      `${f(primed.rss / 1048576)} MiB`,
-      `${f(emptyRss / 1048576)} MiB empty`,
-      `${f(extra / filled.bytes, 2)}x above base`,
-    );
-    row(
-      `Cold start with ${N.mem} objects: process→listening; +cache filled`,
-      `${f(listening, 0)} ms; +${f(primed.primeMs, 0)} ms`,
-      "",
-      "",
-    );
-    await cold.ask({ cmd: "stop" }).catch(() => {});
-
+    if (wants("memory")) {
+      // ---- Memory and cold start
+      const empty = await spawnChild(["server", join(dir, "empty")]);
+      children.push(empty);
+      const emptyRss = (await empty.ask<{ rss: number }>({ cmd: "prime" })).rss;
+      await empty.ask({ cmd: "stop" }).catch(() => {});
+      const m = await spawnChild(["server", join(dir, "m")]);
+      children.push(m);
+      const filled = await m.ask<{ bytes: number }>({ cmd: "fill", n: N.mem });
+      await m.ask({ cmd: "stop" }).catch(() => {});
+      const t = performance.now();
+      const cold = await spawnChild(["server", join(dir, "m")]);
+      children.push(cold);
+      const listening = performance.now() - t;
+      const primed = await cold.ask<{ primeMs: number; rss: number }>({ cmd: "prime" });
+      const extra = primed.rss - emptyRss;
+      row(
+        `RSS with ${N.mem} objects (${f(filled.bytes / 1048576)} MiB serialized)`,
+        `${f(primed.rss / 1048576)} MiB`,
+        `${f(emptyRss / 1048576)} MiB empty`,
+        `${f(extra / filled.bytes, 2)}x above base`,
+      );
+      row(
+        `Cold start with ${N.mem} objects: process→listening; +cache filled`,
+        `${f(listening, 0)} ms; +${f(primed.primeMs, 0)} ms`,
+        "",
+        "",
+      );
+      await cold.ask({ cmd: "stop" }).catch(() => {});
+    }
     console.log(
       `\nnode ${process.version}, ${cpus().length} cores, ${cpus()[0]?.model ?? "?"}${quick ? " (--quick)" : ""}\n`,
     );
