@@ -8,6 +8,9 @@ import type { Informer } from "../registry/informer.js";
  */
 export class IdentityIndex {
   private readonly keysByHash = new Map<string, KubeObject>();
+  /** Team names by a user named in their spec.users, and by a group in their spec.groups: every request asks. */
+  private readonly teamsByMember = new Map<string, Set<string>>();
+  private readonly teamsByGroup = new Map<string, Set<string>>();
 
   constructor(
     readonly keys: Informer,
@@ -19,12 +22,20 @@ export class IdentityIndex {
       if (e.type === "delete") this.unindexKey(e.object);
       else this.indexKey(e.object);
     });
+    teams.onChange((e) => {
+      if (e.type === "upsert" && e.old) this.unindexTeam(e.old);
+      if (e.type === "delete") this.unindexTeam(e.object);
+      else this.indexTeam(e.object);
+    });
   }
 
   async start(): Promise<void> {
     await Promise.all([this.keys.start(), this.users.start(), this.teams.start()]);
     this.keysByHash.clear();
     for (const k of this.keys.list()) this.indexKey(k);
+    this.teamsByMember.clear();
+    this.teamsByGroup.clear();
+    for (const t of this.teams.list()) this.indexTeam(t);
   }
 
   stop(): void {
@@ -48,6 +59,18 @@ export class IdentityIndex {
     }
   }
 
+  private indexTeam(t: KubeObject): void {
+    const name = t.metadata.name!;
+    for (const u of stringList(t.spec?.users)) addTo(this.teamsByMember, u, name);
+    for (const g of stringList(t.spec?.groups)) addTo(this.teamsByGroup, g, name);
+  }
+
+  private unindexTeam(t: KubeObject): void {
+    const name = t.metadata.name!;
+    for (const u of stringList(t.spec?.users)) removeFrom(this.teamsByMember, u, name);
+    for (const g of stringList(t.spec?.groups)) removeFrom(this.teamsByGroup, g, name);
+  }
+
   keyByHash(hash: string): KubeObject | undefined {
     return this.keysByHash.get(hash);
   }
@@ -67,11 +90,30 @@ export class IdentityIndex {
 
   /** Teams a user belongs to: named in spec.users, or sharing one of the user's groups. */
   teamsOfUser(userName: string, userGroups: readonly string[]): KubeObject[] {
-    const groups = new Set(userGroups);
-    return this.teams.list().filter((t) => {
-      const members = (t.spec?.users as string[] | undefined) ?? [];
-      if (members.includes(userName)) return true;
-      return ((t.spec?.groups as string[] | undefined) ?? []).some((g) => groups.has(g));
-    });
+    const names = new Set(this.teamsByMember.get(userName));
+    for (const g of userGroups) for (const t of this.teamsByGroup.get(g) ?? []) names.add(t);
+    const teams: KubeObject[] = [];
+    for (const n of [...names].sort()) {
+      const t = this.teams.get(undefined, n);
+      if (t) teams.push(t);
+    }
+    return teams;
   }
+}
+
+function stringList(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+}
+
+function addTo(index: Map<string, Set<string>>, key: string, team: string): void {
+  let set = index.get(key);
+  if (!set) index.set(key, (set = new Set()));
+  set.add(team);
+}
+
+function removeFrom(index: Map<string, Set<string>>, key: string, team: string): void {
+  const set = index.get(key);
+  if (!set) return;
+  set.delete(team);
+  if (set.size === 0) index.delete(key);
 }

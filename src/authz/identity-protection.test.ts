@@ -63,6 +63,21 @@ describe("identity and protection", () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     assert.deepEqual(teams, ["eng"]);
+    // A changed membership (not only a deleted team) is seen too.
+    await s.request("PATCH", `${G}/teams/eng`, {
+      body: { spec: { groups: ["other"], users: ["alice"] } },
+      contentType: "application/merge-patch+json",
+    });
+    await s.request("PATCH", `${G}/teams/eng`, {
+      body: { spec: { users: ["bob"] } },
+      contentType: "application/merge-patch+json",
+    });
+    for (let i = 0; i < 100; i++) {
+      teams = (await s.request("GET", `${G}/users/alice`)).json.status?.teams ?? [];
+      if (teams.length === 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.deepEqual(teams, []);
   });
 
   it("users/{name}/accesskeys lists keys without their values", async () => {

@@ -48,30 +48,57 @@ function clusterBytes(name: string): Buffer {
   );
 }
 
+/** A Team of about 1 KiB, as a client sends it. */
+function teamBytes(name: string): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      apiVersion: "management.platform/v1",
+      kind: "Team",
+      metadata: { name, annotations: { "bench/pad": "x".repeat(800) } },
+      spec: { displayName: name },
+    }),
+  );
+}
+
+/** A Team of about 1 KiB as the API stores it (no resourceVersion). */
+function storedTeamBytes(name: string): Buffer {
+  const obj = JSON.parse(clusterBytes(name).toString());
+  return Buffer.from(JSON.stringify({ ...obj, kind: "Team", spec: { displayName: name } }));
+}
+
 // ---------------------------------------------------------------- child: the server
 async function serverChild(dataDir: string): Promise<void> {
   const t0 = performance.now();
   const server = await startServer({ host: "127.0.0.1", port: 0, dataDir, logLevel: "error" });
   const started = performance.now() - t0;
   const storage = server.storage as CachedStorage;
-  process.on("message", async (msg: { cmd: string; n?: number; from?: number }) => {
+  process.on("message", async (msg: { cmd: string; n?: number; from?: number; kind?: string }) => {
     if (msg.cmd === "fill") {
       let bytes = 0;
       for (let i = msg.from ?? 0; i < (msg.from ?? 0) + msg.n!; i += 1000) {
         const ops = [];
         for (let j = i; j < Math.min(i + 1000, (msg.from ?? 0) + msg.n!); j++) {
-          const value = clusterBytes(`c${j}`);
+          const value = msg.kind === "teams" ? storedTeamBytes(`c${j}`) : clusterBytes(`c${j}`);
           bytes += value.length;
-          ops.push({ type: "create" as const, key: `/registry/management.platform/clusters/c${j}`, value });
+          ops.push({
+            type: "create" as const,
+            key: `/registry/management.platform/${msg.kind ?? "clusters"}/c${j}`,
+            value,
+          });
         }
         await storage.txn(ops);
       }
       process.send!({ ok: true, bytes });
     } else if (msg.cmd === "prime") {
       const t = performance.now();
-      await storage.list("/registry/management.platform/clusters/", { limit: 1 });
+      await storage.list(`/registry/management.platform/${msg.kind ?? "clusters"}/`, { limit: 1 });
       globalThis.gc?.();
+      if (process.env.BENCH_MEM_DEBUG) console.error(process.memoryUsage());
       process.send!({ ok: true, primeMs: performance.now() - t, rss: process.memoryUsage().rss });
+    } else if (msg.cmd === "cpu") {
+      // CPU time and group commits so far: how much server work one request costs.
+      const inner = storage.inner as { commits?: number };
+      process.send!({ ok: true, cpu: process.cpuUsage(), commits: inner.commits ?? 0 });
     } else if (msg.cmd === "rss") {
       globalThis.gc?.();
       process.send!({ ok: true, rss: process.memoryUsage().rss });
@@ -217,18 +244,36 @@ async function main(): Promise<void> {
       base.proc.kill();
     }
     if (wants("create")) {
-      // ---- CREATE
-      let seq = 0;
-      const c = await cannon({
-        url: `https://127.0.0.1:${port}${PATH}`,
-        method: "POST",
-        headers: { ...auth, "content-type": "application/json" },
-        requests: [{ setupRequest: (r) => ({ ...r, body: clusterBytes(`k${seq++}`).toString() }) }],
-      });
-      const okCreates = c["2xx"] / N.dur;
-      const sample = clusterBytes("k123456");
-      const rawRate = rawSqliteInserts(join(dir, "raw.db"), sample, 64, N.dur * 1000);
-      row("CREATE objects/s (64 clients)", f(okCreates, 0), f(rawRate, 0), `${f((100 * okCreates) / rawRate, 0)}%`);
+      // ---- CREATE: Teams take the plain write path; each new Cluster also gets its status written
+      // by the health controller (two writes per create), as it would in production.
+      const rawRate = rawSqliteInserts(join(dir, "raw.db"), clusterBytes("k123456"), 64, N.dur * 1000);
+      for (const kind of ["teams", "clusters"] as const) {
+        let seq = 0;
+        const bytes = kind === "teams" ? teamBytes : clusterBytes;
+        const before = await server.ask<{ cpu: NodeJS.CpuUsage; commits: number }>({ cmd: "cpu" });
+        const c = await cannon({
+          url: `https://127.0.0.1:${port}${PATH.replace("/clusters", `/${kind}`)}`,
+          method: "POST",
+          headers: { ...auth, "content-type": "application/json" },
+          requests: [{ setupRequest: (r) => ({ ...r, body: bytes(`k${seq++}`).toString() }) }],
+        });
+        const after = await server.ask<{ cpu: NodeJS.CpuUsage; commits: number }>({ cmd: "cpu" });
+        if (c.non2xx) throw new Error(`CREATE ${kind} answered ${c.non2xx} non-2xx`);
+        const okCreates = c["2xx"] / N.dur;
+        row(
+          `CREATE ${kind}/s (64 clients)`,
+          f(okCreates, 0),
+          `${f(rawRate, 0)} (raw SQLite)`,
+          `${f((100 * okCreates) / rawRate, 0)}%`,
+        );
+        const cpuMs = (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1000;
+        row(
+          `CREATE ${kind}: server CPU per object; writes per commit`,
+          `${f((1000 * cpuMs) / Math.max(1, c["2xx"]), 0)} µs; ${f(c["2xx"] / Math.max(1, after.commits - before.commits))}`,
+          "",
+          "",
+        );
+      }
     }
     if (wants("list")) {
       // ---- LIST 10k
@@ -299,13 +344,14 @@ async function main(): Promise<void> {
       await empty.ask({ cmd: "stop" }).catch(() => {});
       const m = await spawnChild(["server", join(dir, "m")]);
       children.push(m);
-      const filled = await m.ask<{ bytes: number }>({ cmd: "fill", n: N.mem });
+      // Teams: no controller writes back to them, so what is measured is what the server holds.
+      const filled = await m.ask<{ bytes: number }>({ cmd: "fill", n: N.mem, kind: "teams" });
       await m.ask({ cmd: "stop" }).catch(() => {});
       const t = performance.now();
       const cold = await spawnChild(["server", join(dir, "m")]);
       children.push(cold);
       const listening = performance.now() - t;
-      const primed = await cold.ask<{ primeMs: number; rss: number }>({ cmd: "prime" });
+      const primed = await cold.ask<{ primeMs: number; rss: number }>({ cmd: "prime", kind: "teams" });
       const extra = primed.rss - emptyRss;
       row(
         `RSS with ${N.mem} objects (${f(filled.bytes / 1048576)} MiB serialized)`,

@@ -1,6 +1,7 @@
 import type { KubeObject } from "../api/object.js";
 import { isStorageError } from "../storage/errors.js";
-import type { WatchEvent, Watcher } from "../storage/interface.js";
+import type { KeyValue, WatchEvent, Watcher } from "../storage/interface.js";
+import { decodeShared } from "./cache/shared-codec.js";
 import { resourcePrefix } from "./keys.js";
 import type { Store } from "./store.js";
 
@@ -12,23 +13,46 @@ export type InformerEvent =
  * An in-memory copy of every object of one kind, kept current from the store's watch
  * (client-go's informer, inside the server). Used where a lookup per request must not
  * touch the database: access keys by hash, users and teams for identity.
+ *
+ * It keeps each object's stored bytes (the KeyValue the watch cache already holds, so no
+ * second copy) and decodes on access; a decoded object costs several times its JSON size,
+ * and a server with 100,000 objects cannot afford one per informer.
  */
 export class Informer {
-  private readonly objects = new Map<string, KubeObject>();
+  private readonly objects = new Map<string, KeyValue>();
   private readonly listeners = new Set<(e: InformerEvent) => void>();
   private readonly waiters: Array<{ revision: number; resolve: () => void }> = [];
   private watcher?: Watcher;
   private revision = 0;
   private stopped = false;
+  private listed = false;
 
   constructor(private readonly store: Store) {}
+
+  private decode(kv: KeyValue): KubeObject {
+    return decodeShared(kv, (k) => this.store.decodeForWatch(k));
+  }
 
   /** Lists and starts watching; resolves when the copy is complete. */
   async start(): Promise<void> {
     const prefix = resourcePrefix(this.store.rt);
     const list = await this.store.storage.list(prefix);
+    const previous = new Map(this.objects);
     this.objects.clear();
-    for (const kv of list.items) this.objects.set(kv.key, this.store.decodeForWatch(kv));
+    for (const kv of list.items) this.objects.set(kv.key, kv);
+    // A relist (after a compacted watch) replaces the copy: listeners hear of every difference,
+    // as client-go's Replace does, so the indexes they keep stay true.
+    if (this.listed) {
+      for (const kv of list.items) {
+        const old = previous.get(kv.key);
+        previous.delete(kv.key);
+        if (old?.modRevision !== kv.modRevision) {
+          this.emit({ type: "upsert", object: this.decode(kv), old: old && this.decode(old) });
+        }
+      }
+      for (const gone of previous.values()) this.emit({ type: "delete", object: this.decode(gone) });
+    }
+    this.listed = true;
     this.revision = list.revision;
     this.watcher = this.store.storage.watch(
       prefix,
@@ -59,12 +83,18 @@ export class Informer {
     return this.revision;
   }
 
+  /** Every object, decoded now: O(objects), for controllers' passes, not per request. */
   list(): KubeObject[] {
-    return [...this.objects.values()];
+    return [...this.objects.values()].map((kv) => this.decode(kv));
+  }
+
+  get size(): number {
+    return this.objects.size;
   }
 
   get(namespace: string | undefined, name: string): KubeObject | undefined {
-    return this.objects.get(this.store.key(namespace, name));
+    const kv = this.objects.get(this.store.key(namespace, name));
+    return kv && this.decode(kv);
   }
 
   onChange(listener: (e: InformerEvent) => void): () => void {
@@ -85,14 +115,14 @@ export class Informer {
 
   private apply(events: readonly WatchEvent[]): void {
     for (const ev of events) {
-      const obj = this.store.decodeForWatch(ev.kv);
+      const obj = this.decode(ev.kv);
       if (ev.type === "delete") {
         this.objects.delete(ev.kv.key);
         this.emit({ type: "delete", object: obj });
       } else {
         const old = this.objects.get(ev.kv.key);
-        this.objects.set(ev.kv.key, obj);
-        this.emit({ type: "upsert", object: obj, old });
+        this.objects.set(ev.kv.key, ev.kv);
+        this.emit({ type: "upsert", object: obj, old: old && this.decode(old) });
       }
       this.revision = ev.revision;
     }

@@ -1,13 +1,17 @@
 /**
  * Decoding and encoding shared by every watcher of one event: the storage hands the same
- * KeyValue object to all watchers of a prefix, so it is parsed once (not once per watcher),
- * and the same presented object is serialised once. Weak maps: nothing is kept after the
- * event is gone. The shared objects are read-only by convention (nothing on the watch path
- * mutates an event's object).
+ * KeyValue object to all watchers and informers of a prefix, so it is parsed once (not once
+ * per watcher), and the same presented object is serialised once. The shared objects are
+ * read-only by convention (nothing on the watch path mutates an event's object).
+ *
+ * Decoded objects are remembered for the most recent DECODED_MEMO stored values only: the
+ * watch cache keeps every current KeyValue alive, so a WeakMap keyed by them would keep a
+ * decoded copy of every object ever watched (several times the stored size).
  */
 import type { KubeObject } from "../../api/object.js";
 
-const decoded = new WeakMap<object, KubeObject>();
+const DECODED_MEMO = 4096;
+const decoded = new Map<object, KubeObject>();
 const encoded = new WeakMap<object, string>();
 
 export function decodeShared<K extends object>(kv: K, decode: (kv: K) => KubeObject): KubeObject {
@@ -15,6 +19,8 @@ export function decodeShared<K extends object>(kv: K, decode: (kv: K) => KubeObj
   if (obj === undefined) {
     obj = decode(kv);
     decoded.set(kv, obj);
+    // Maps iterate in insertion order: the first key is the oldest.
+    if (decoded.size > DECODED_MEMO) decoded.delete(decoded.keys().next().value!);
   }
   return obj;
 }
