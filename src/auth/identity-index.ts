@@ -35,7 +35,8 @@ export class IdentityIndex {
     for (const k of this.keys.list()) this.indexKey(k);
     this.teamsByMember.clear();
     this.teamsByGroup.clear();
-    for (const t of this.teams.list()) this.indexTeam(t);
+    // Only teams whose stored bytes name members can add to the membership index.
+    for (const t of this.teams.listWhere((b) => b.includes(USERS_KEY) || b.includes(GROUPS_KEY))) this.indexTeam(t);
   }
 
   stop(): void {
@@ -100,6 +101,9 @@ export class IdentityIndex {
     return teams;
   }
 }
+
+const USERS_KEY = Buffer.from('"users"');
+const GROUPS_KEY = Buffer.from('"groups"');
 
 function stringList(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];

@@ -88,6 +88,16 @@ export class Informer {
     return [...this.objects.values()].map((kv) => this.decode(kv));
   }
 
+  /**
+   * The objects whose stored bytes pass a cheap test (for example "contains this key"), decoded;
+   * the others are never parsed. The test may pass objects it need not: callers still check.
+   */
+  listWhere(mayMatch: (bytes: Buffer) => boolean): KubeObject[] {
+    const out: KubeObject[] = [];
+    for (const kv of this.objects.values()) if (mayMatch(kv.value)) out.push(this.decode(kv));
+    return out;
+  }
+
   get size(): number {
     return this.objects.size;
   }

@@ -47,7 +47,6 @@ export class GarbageCollector {
   /** dependent key → the owner uids it was indexed under. */
   private readonly ownersOf = new Map<ItemKey, string[]>();
   /** uid → key of the object that has it, for re-checking owners when dependents change. */
-  private readonly byUid = new Map<string, ItemKey>();
   private readonly queue = new Set<ItemKey>();
   private readonly timers = new Map<ItemKey, NodeJS.Timeout>();
   private readonly idleWaiters: Array<() => void> = [];
@@ -72,11 +71,14 @@ export class GarbageCollector {
       this.kinds.set(rt.kind, { rt, store, informer });
     }
     await Promise.all([...this.kinds.values()].map((k) => k.informer.start()));
-    // Rebuild: index everything and look at every object once.
+    // Rebuild: index and look at every object that has owners or is being deleted. The stored
+    // bytes of any other object contain neither key, and it is never parsed (100,000 objects
+    // parsed at start cost seconds and hundreds of MiB).
+    const mayMatter = (bytes: Buffer) => bytes.includes(OWNER_REFERENCES) || bytes.includes(DELETION_TIMESTAMP);
     for (const { rt, informer } of this.kinds.values()) {
-      for (const obj of informer.list()) {
+      for (const obj of informer.listWhere(mayMatter)) {
         this.index(rt.kind, obj);
-        this.enqueue(keyOf(rt.kind, obj));
+        this.enqueueIfActionable(rt.kind, obj);
       }
     }
   }
@@ -108,25 +110,32 @@ export class GarbageCollector {
   private observe(kind: string, e: InformerEvent): void {
     const key = keyOf(kind, e.object);
     if (e.type === "delete") {
-      this.unindex(key, e.object.metadata.uid);
+      this.unindex(key);
       const t = this.timers.get(key);
       if (t) clearTimeout(t);
       this.timers.delete(key);
     } else {
       this.index(kind, e.object);
-      this.enqueue(key);
+      this.enqueueIfActionable(kind, e.object);
     }
     // Whoever depends on this object, and whoever it depends on, may need another look.
     for (const dep of this.dependents.get(e.object.metadata.uid ?? "") ?? []) this.enqueue(dep);
     for (const ref of e.object.metadata.ownerReferences ?? []) {
-      const owner = this.byUid.get(ref.uid);
-      if (owner) this.enqueue(owner);
+      const owner = this.kinds.get(ref.kind);
+      if (owner)
+        this.enqueue(`${ref.kind}/${owner.rt.namespaced ? (e.object.metadata.namespace ?? "") : ""}/${ref.name}`);
+    }
+  }
+
+  /** Only objects being deleted or with owners have anything for the collector to do. */
+  private enqueueIfActionable(kind: string, obj: KubeObject): void {
+    if (obj.metadata.deletionTimestamp || (obj.metadata.ownerReferences ?? []).length > 0) {
+      this.enqueue(keyOf(kind, obj));
     }
   }
 
   private index(kind: string, obj: KubeObject): void {
     const key = keyOf(kind, obj);
-    if (obj.metadata.uid) this.byUid.set(obj.metadata.uid, key);
     for (const uid of this.ownersOf.get(key) ?? []) this.dependents.get(uid)?.delete(key);
     const uids = (obj.metadata.ownerReferences ?? []).map((r) => r.uid).filter(Boolean);
     if (uids.length) this.ownersOf.set(key, uids);
@@ -138,14 +147,13 @@ export class GarbageCollector {
     }
   }
 
-  private unindex(key: ItemKey, uid: string | undefined): void {
+  private unindex(key: ItemKey): void {
     for (const owner of this.ownersOf.get(key) ?? []) {
       const set = this.dependents.get(owner);
       set?.delete(key);
       if (set?.size === 0) this.dependents.delete(owner);
     }
     this.ownersOf.delete(key);
-    if (uid && this.byUid.get(uid) === key) this.byUid.delete(uid);
   }
 
   // ---- the work queue ----------------------------------------------------------------------
@@ -155,7 +163,7 @@ export class GarbageCollector {
     this.queue.add(key);
     this.running ??= this.drain().finally(() => {
       this.running = undefined;
-      if (this.queue.size > 0 && !this.stopped) this.enqueue([...this.queue][0]!);
+      if (this.queue.size > 0 && !this.stopped) this.enqueue(this.queue.values().next().value!);
       else this.releaseIdle();
     });
   }
@@ -164,7 +172,8 @@ export class GarbageCollector {
     // Let the current burst of events land before working through the queue.
     await new Promise((r) => setImmediate(r));
     while (!this.stopped && this.queue.size > 0) {
-      const key = [...this.queue][0]!;
+      // The oldest entry (a Set keeps insertion order); copying the set would be O(n) per item.
+      const key = this.queue.values().next().value!;
       this.queue.delete(key);
       try {
         await this.process(key);
@@ -330,6 +339,9 @@ export class GarbageCollector {
     return k ? { kind: k, namespace, name } : undefined;
   }
 }
+
+const OWNER_REFERENCES = Buffer.from('"ownerReferences"');
+const DELETION_TIMESTAMP = Buffer.from('"deletionTimestamp"');
 
 function keyOf(kind: string, obj: KubeObject): ItemKey {
   return `${kind}/${obj.metadata.namespace ?? ""}/${obj.metadata.name}`;
