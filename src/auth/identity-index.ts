@@ -110,9 +110,9 @@ function stringList(v: unknown): string[] {
 }
 
 function addTo(index: Map<string, Set<string>>, key: string, team: string): void {
-  let set = index.get(key);
-  if (!set) index.set(key, (set = new Set()));
-  set.add(team);
+  const set = index.get(key);
+  if (set) set.add(team);
+  else index.set(key, new Set([team]));
 }
 
 function removeFrom(index: Map<string, Set<string>>, key: string, team: string): void {

@@ -27,7 +27,7 @@ export class OwnerReferencesAdmission {
     );
     const errs: FieldError[] = [];
     for (const ref of obj.metadata.ownerReferences ?? []) {
-      if (!ref || ref.blockOwnerDeletion !== true || before.has(ref.uid)) continue;
+      if (ref?.blockOwnerDeletion !== true || before.has(ref.uid)) continue;
       const entry = this.registry?.resourceTypes().find((rt) => rt.kind === ref.kind);
       const refused = (why: string) =>
         errs.push(
