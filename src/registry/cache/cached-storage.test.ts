@@ -1,5 +1,8 @@
+import { after } from "node:test";
+import { openStorage } from "../../storage/factory.js";
 import { openSqliteStorage } from "../../storage/sqlite/sqlite-storage.js";
 import { runStorageSuite } from "../../storage/storage-suite.js";
+import { EtcdCluster } from "../../testing/etcd-cluster.js";
 import { CachedStorage, partitionBySegments } from "./cached-storage.js";
 
 // The cache must be indistinguishable from the storage it fronts: the shared storage suite
@@ -11,3 +14,17 @@ runStorageSuite("watch cache over sqlite (:memory:)", async () => ({
   }),
   cleanup: async () => {},
 }));
+
+// And over etcd, whose progress notifications (not in-process commits) move the cache forward.
+let etcd: Promise<EtcdCluster> | undefined;
+after(async () => {
+  if (etcd) await (await etcd).stop();
+});
+runStorageSuite("watch cache over etcd (1 member)", async () => {
+  etcd ??= EtcdCluster.start(1);
+  const inner = await openStorage((await etcd).url);
+  return {
+    storage: new CachedStorage(inner, { partition: partitionBySegments("/storage-suite/", 1), ringSize: 16 }),
+    cleanup: async () => {},
+  };
+});
