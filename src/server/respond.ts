@@ -30,6 +30,12 @@ export function send(
   return reply.code(code).type(contentType).send(payload);
 }
 
+/** A 200 whose JSON is already encoded (the raw read paths): sent as is, warnings as send() would. */
+export function sendJsonBytes(reply: FastifyReply, bytes: Buffer, warnings: readonly string[] = []): FastifyReply {
+  if (warnings.length) reply.header("warning", warningHeaders(warnings));
+  return reply.code(200).type("application/json").send(bytes);
+}
+
 /** Any thrown value → a Status response; unexpected errors are logged and become a bare 500 (no stack reaches a client). */
 export function toApiError(err: unknown, log?: { error(obj: unknown, msg: string): void }): ApiError {
   if (err instanceof ApiError) return err;
