@@ -54,7 +54,12 @@ function rawItem(kv: KeyValue): RawItem {
   return { bytes: kv.value, at, member: resourceVersionMember(kv.modRevision, kv.value[at] === 0x7d) };
 }
 
-/** head + items joined by commas + TAIL, copied once into a buffer of the exact size. */
+/**
+ * head + items joined by commas + TAIL, in one buffer of the exact size. Per item: one copy of
+ * the stored bytes (shifted right by the member's length), a move of the short part before
+ * `at` back into place, and the member written over the gap. Buffer.copy/subarray would make a
+ * view object per call, which costs more than the bytes at 10,000 items.
+ */
 function join(head: string, items: readonly RawItem[]): Buffer {
   let size = Buffer.byteLength(head) + TAIL.length + Math.max(items.length - 1, 0);
   // The member is ASCII (digits and punctuation), so its length is its byte length.
@@ -65,12 +70,15 @@ function join(head: string, items: readonly RawItem[]): Buffer {
     const { bytes, at, member } = items[i]!;
     if (i > 0) out[pos++] = 0x2c;
     if (at < 0) {
-      pos += bytes.copy(out, pos);
+      out.set(bytes, pos);
+      pos += bytes.length;
       continue;
     }
-    pos += bytes.copy(out, pos, 0, at);
-    pos += out.write(member, pos, "latin1");
-    pos += bytes.copy(out, pos, at);
+    const m = member.length;
+    out.set(bytes, pos + m);
+    out.copyWithin(pos, pos + m, pos + m + at);
+    for (let k = 0; k < m; k++) out[pos + at + k] = member.charCodeAt(k);
+    pos += bytes.length + m;
   }
   pos += out.write(TAIL, pos, "latin1");
   if (pos !== size) throw new Error(`raw list size mismatch: wrote ${pos} of ${size} bytes`);
