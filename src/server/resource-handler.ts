@@ -123,8 +123,8 @@ export async function handleResourceRequest(
       await authorize({ verb: "list" });
       ctx.canSee = deps.authorizer.visibleTo?.(ctx.user, attrsFor(rt.plural, rt.group, namespace, "list"));
       const options = listOptions(q);
-      const bytes = format.encoding === "json" && !table ? await rawList(store, ctx, namespace, options) : undefined;
-      if (bytes) return sendJsonBytes(reply, bytes, ctx.warnings);
+      const fast = format.encoding === "json" && !table ? await rawList(store, ctx, namespace, options) : undefined;
+      if (fast) return sendJsonBytes(reply, fast.payload(), fast.byteLength, ctx.warnings);
       const list = await store.list(ctx, namespace, options);
       if (table) {
         return send(

@@ -23,7 +23,90 @@ interface RawItem {
   member: string;
 }
 
-const TAIL = "]}";
+const TAIL = Buffer.from("]}");
+
+/** Lists larger than this go out in pieces of about this size (a few TLS records' worth of work each). */
+export const LIST_CHUNK_BYTES = 1 << 20;
+
+/**
+ * A list body ready to send: its exact size, and its bytes produced piece by piece, so a large
+ * list starts going out (and the client starts decrypting and reading) while the rest is still
+ * being copied and encrypted, and no second copy of the whole list is held at once.
+ */
+export class RawListBody {
+  readonly byteLength: number;
+
+  constructor(
+    private readonly head: Buffer,
+    private readonly items: readonly RawItem[],
+  ) {
+    let size = head.length + TAIL.length + Math.max(items.length - 1, 0);
+    // The member is ASCII (digits and punctuation), so its length is its byte length.
+    for (const item of items) size += item.bytes.length + item.member.length;
+    this.byteLength = size;
+  }
+
+  /** What to send: the body whole when small, else its pieces as they are made. */
+  payload(): Buffer | Iterable<Buffer> {
+    return this.byteLength <= LIST_CHUNK_BYTES ? this.toBuffer() : this.chunks(LIST_CHUNK_BYTES);
+  }
+
+  /** The body in pieces of about `target` bytes (at least one item each), each a new buffer. */
+  *chunks(target: number): Generator<Buffer> {
+    const { items } = this;
+    let from = 0;
+    let bytes = this.head.length;
+    for (let i = 0; i < items.length; i++) {
+      bytes += items[i]!.bytes.length + items[i]!.member.length + (i > 0 ? 1 : 0);
+      if (bytes >= target && i + 1 < items.length) {
+        yield this.fill(from, i + 1, bytes);
+        from = i + 1;
+        bytes = 0;
+      }
+    }
+    yield this.fill(from, items.length, bytes + TAIL.length);
+  }
+
+  /** The whole body in one buffer. */
+  toBuffer(): Buffer {
+    return this.fill(0, this.items.length, this.byteLength);
+  }
+
+  /**
+   * Items [from, to) (with the head first when from is 0, and TAIL when to is the end) in a
+   * buffer of `size` bytes. Per item: one copy of the stored bytes shifted right by the
+   * member's length, a move of the short part before `at` back into place, and the member
+   * written over the gap (Buffer.copy/subarray would make a view object per call).
+   */
+  private fill(from: number, to: number, size: number): Buffer {
+    const out = Buffer.allocUnsafe(size);
+    let pos = 0;
+    if (from === 0) {
+      out.set(this.head, 0);
+      pos = this.head.length;
+    }
+    for (let i = from; i < to; i++) {
+      const { bytes, at, member } = this.items[i]!;
+      if (i > 0) out[pos++] = 0x2c;
+      if (at < 0) {
+        out.set(bytes, pos);
+        pos += bytes.length;
+        continue;
+      }
+      const m = member.length;
+      out.set(bytes, pos + m);
+      out.copyWithin(pos, pos + m, pos + m + at);
+      for (let k = 0; k < m; k++) out[pos + at + k] = member.charCodeAt(k);
+      pos += bytes.length + m;
+    }
+    if (to === this.items.length) {
+      out.set(TAIL, pos);
+      pos += TAIL.length;
+    }
+    if (pos !== size) throw new Error(`raw list size mismatch: wrote ${pos} of ${size} bytes`);
+    return out;
+  }
+}
 
 /** The list's JSON, or undefined when the fast path does not apply (use store.list). */
 export async function rawList(
@@ -31,7 +114,7 @@ export async function rawList(
   ctx: RequestContext,
   namespace: string | undefined,
   options: ListOptions,
-): Promise<Buffer | undefined> {
+): Promise<RawListBody | undefined> {
   const { rt } = store;
   if (rt.strategy.present || rt.strategy.fromStorage) return undefined;
   const filter = store.filter(ctx, options.labelSelector, options.fieldSelector);
@@ -42,7 +125,7 @@ export async function rawList(
   });
   // The same members in the same order as JSON.stringify of store.list's KubeList.
   const head = `{"apiVersion":${JSON.stringify(`${rt.group}/${rt.version}`)},"kind":${JSON.stringify(rt.listKind)},"metadata":${JSON.stringify(result.metadata)},"items":[`;
-  return join(head, result.items);
+  return new RawListBody(Buffer.from(head), result.items);
 }
 
 function rawItem(kv: KeyValue): RawItem {
@@ -52,35 +135,4 @@ function rawItem(kv: KeyValue): RawItem {
     return { bytes: Buffer.from(JSON.stringify(decodeObject(kv))), at: -1, member: "" };
   }
   return { bytes: kv.value, at, member: resourceVersionMember(kv.modRevision, kv.value[at] === 0x7d) };
-}
-
-/**
- * head + items joined by commas + TAIL, in one buffer of the exact size. Per item: one copy of
- * the stored bytes (shifted right by the member's length), a move of the short part before
- * `at` back into place, and the member written over the gap. Buffer.copy/subarray would make a
- * view object per call, which costs more than the bytes at 10,000 items.
- */
-function join(head: string, items: readonly RawItem[]): Buffer {
-  let size = Buffer.byteLength(head) + TAIL.length + Math.max(items.length - 1, 0);
-  // The member is ASCII (digits and punctuation), so its length is its byte length.
-  for (const item of items) size += item.bytes.length + item.member.length;
-  const out = Buffer.allocUnsafe(size);
-  let pos = out.write(head, 0);
-  for (let i = 0; i < items.length; i++) {
-    const { bytes, at, member } = items[i]!;
-    if (i > 0) out[pos++] = 0x2c;
-    if (at < 0) {
-      out.set(bytes, pos);
-      pos += bytes.length;
-      continue;
-    }
-    const m = member.length;
-    out.set(bytes, pos + m);
-    out.copyWithin(pos, pos + m, pos + m + at);
-    for (let k = 0; k < m; k++) out[pos + at + k] = member.charCodeAt(k);
-    pos += bytes.length + m;
-  }
-  pos += out.write(TAIL, pos, "latin1");
-  if (pos !== size) throw new Error(`raw list size mismatch: wrote ${pos} of ${size} bytes`);
-  return out;
 }
