@@ -25,7 +25,7 @@ interface RawItem {
 
 const TAIL = Buffer.from("]}");
 
-/** Lists larger than this go out in pieces of about this size (a few TLS records' worth of work each). */
+/** Lists larger than this go out in pieces of about this size: big enough that per-piece costs vanish, small enough to overlap. */
 export const LIST_CHUNK_BYTES = 1 << 20;
 
 /**
