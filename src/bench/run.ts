@@ -4,7 +4,7 @@
  * so does the bare node:https baseline. See docs/performance.md.
  */
 import { type ChildProcess, fork } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, createServer, request as httpsRequest } from "node:https";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -99,6 +99,19 @@ async function serverChild(dataDir: string): Promise<void> {
       // CPU time and group commits so far: how much server work one request costs.
       const inner = storage.inner as { commits?: number };
       process.send!({ ok: true, cpu: process.cpuUsage(), commits: inner.commits ?? 0 });
+    } else if (msg.cmd === "settle") {
+      // The controllers react to a fill (cluster-health writes every new Cluster's status):
+      // measuring while they run would measure them too. Settled: no write for half a second.
+      let last = await storage.currentRevision();
+      for (let i = 0; i < 240; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        const now = await storage.currentRevision();
+        if (now === last) break;
+        last = now;
+      }
+      process.send!({ ok: true });
+    } else if (msg.cmd === "revision") {
+      process.send!({ ok: true, revision: await storage.currentRevision() });
     } else if (msg.cmd === "rss") {
       globalThis.gc?.();
       process.send!({ ok: true, rss: process.memoryUsage().rss });
@@ -110,9 +123,10 @@ async function serverChild(dataDir: string): Promise<void> {
   process.send!({ url: server.url, port: server.port, key: server.adminKey, startedMs: started });
 }
 
+/** A bare node:https server answering every request with `body` (`@file`: that file's bytes). */
 async function baselineChild(dataDir: string, body: string): Promise<void> {
   const tls = await loadOrCreateServerTls(dataDir);
-  const payload = Buffer.from(body);
+  const payload = body.startsWith("@") ? readFileSync(body.slice(1)) : Buffer.from(body);
   const srv = createServer({ key: tls.keyPem, cert: tls.certPem }, (_req, res) => {
     res.writeHead(200, { "content-type": "application/json", "content-length": payload.length });
     res.end(payload);
@@ -281,15 +295,31 @@ async function main(): Promise<void> {
       children.push(d);
       const lport = d.first.port as number;
       const lkey = d.first.key as string;
+      const empty = await d.ask<{ revision: number }>({ cmd: "revision" });
       await d.ask({ cmd: "fill", n: N.list });
+      await d.ask({ cmd: "settle" });
+      // One revision per created object; the rest are the controllers' (Cluster status).
+      const reacted = (await d.ask<{ revision: number }>({ cmd: "revision" })).revision - empty.revision - N.list;
+      // The first request also warms up (JIT, the caller's key activity record).
+      const body = (await req(lport, lkey, "GET", PATH)).body;
+      // The same bytes from a bare node:https server, fetched the same way and interleaved with
+      // the real ones (the machine's noise hits both): the transport's share of the figure.
+      const bodyFile = join(dir, "list-body.json");
+      writeFileSync(bodyFile, body);
+      const base = await spawnChild(["baseline", join(dir, "b"), `@${bodyFile}`]);
+      children.push(base);
+      const before = await d.ask<{ revision: number }>({ cmd: "revision" });
       const whole: number[] = [];
-      let wholeBytes = 0;
-      for (let i = 0; i < 7; i++) {
-        const t = performance.now();
-        const r = await req(lport, lkey, "GET", PATH);
+      const bare: number[] = [];
+      for (let i = 0; i < 15; i++) {
+        let t = performance.now();
+        await req(lport, lkey, "GET", PATH);
         whole.push(performance.now() - t);
-        wholeBytes = r.body.length;
+        t = performance.now();
+        await req(base.first.port as number, "", "GET", "/");
+        bare.push(performance.now() - t);
       }
+      base.proc.kill();
       const paged: number[] = [];
       const pages: number[] = [];
       for (let i = 0; i < 3; i++) {
@@ -304,22 +334,28 @@ async function main(): Promise<void> {
             `${PATH}?limit=${N.page}${cont ? `&continue=${encodeURIComponent(cont)}` : ""}`,
           );
           pages.push(performance.now() - tp);
-          cont = JSON.parse(r.body.toString()).metadata.continue ?? "";
+          cont = continueOf(r.body);
           if (!cont) break;
         }
         paged.push(performance.now() - t);
       }
+      const after = await d.ask<{ revision: number }>({ cmd: "revision" });
+      // What a client that decodes the list pays on top (not part of the figures above).
+      const tp = performance.now();
+      JSON.parse(body.toString("utf8"));
+      const parseMs = performance.now() - tp;
       const rawList = rawSqliteList(join(dir, "b", "platform.db"));
+      const quiet = after.revision === before.revision ? "" : ` (${after.revision - before.revision} writes during it)`;
       row(
-        `LIST ${N.list} (${f(wholeBytes / 1048576)} MiB) ms, median`,
+        `LIST ${N.list} (${f(body.length / 1048576)} MiB) ms, median${quiet}`,
         f(pct(whole, 50)),
-        `${f(rawList)} (SQLite read alone)`,
-        "",
+        `${f(pct(bare, 50))} (bare node:https, same bytes); ${f(rawList)} (SQLite read alone)`,
+        `${f((100 * pct(bare, 50)) / pct(whole, 50), 0)}%`,
       );
       row(
         `LIST in pages of ${N.page}: ms per page p50/p99; whole walk`,
         `${f(pct(pages, 50))}/${f(pct(pages, 99))}; ${f(pct(paged, 50))}`,
-        "",
+        `client JSON.parse of the whole list: ${f(parseMs)} ms; measured after ${reacted} controller writes settled`,
         "",
       );
       await d.ask({ cmd: "stop" }).catch(() => {});
@@ -397,6 +433,12 @@ function rawSqliteInserts(file: string, value: Buffer, batch: number, ms: number
   }
   db.close();
   return n / (ms / 1000);
+}
+
+/** metadata.continue of a list body, read from the envelope before `"items"` (no parse of the items). */
+function continueOf(body: Buffer): string {
+  const head = body.subarray(0, body.indexOf('"items":')).toString("utf8");
+  return /"continue":"([^"]*)"/.exec(head)?.[1] ?? "";
 }
 
 function rawSqliteList(file: string): number {

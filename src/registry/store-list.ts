@@ -1,5 +1,5 @@
 import { errors } from "../api/errors.js";
-import type { KubeObject, ListMeta } from "../api/object.js";
+import type { ListMeta } from "../api/object.js";
 import { isStorageError } from "../storage/errors.js";
 import type { KeyValue, Storage } from "../storage/interface.js";
 import { parseResourceVersion } from "./codec.js";
@@ -10,17 +10,19 @@ import type { ListOptions } from "./options.js";
 /**
  * A list as kube-apiserver serves it: at a revision chosen from resourceVersion and
  * resourceVersionMatch, filtered, paginated with limit/continue at one snapshot.
+ * `select` turns a stored object into a list item, or undefined when the filter rejects it;
+ * it is generic so the raw-bytes list (cache/raw-list.ts) shares every rule here.
  */
-export async function listObjects(
+export async function listObjects<T>(
   storage: Storage,
   prefix: string,
   options: ListOptions,
-  filter: ObjectFilter,
-  decode: (kv: KeyValue) => KubeObject,
-): Promise<{ items: KubeObject[]; metadata: ListMeta }> {
+  filter: Pick<ObjectFilter, "exactName" | "matchesEverything">,
+  select: (kv: KeyValue) => T | undefined,
+): Promise<{ items: T[]; metadata: ListMeta }> {
   const { revision: requested, after: startAfter } = await chooseListRevision(storage, options);
   const limit = options.limit && options.limit > 0 ? options.limit : 0;
-  const items: KubeObject[] = [];
+  const items: T[] = [];
   let after = startAfter;
   let revision = requested;
   let more = false;
@@ -33,8 +35,8 @@ export async function listObjects(
       revision = page.revision;
       for (const kv of page.items) {
         if (!kv.key.endsWith(`/${filter.exactName}`)) continue;
-        const obj = decode(kv);
-        if (filter.matches(obj)) items.push(obj);
+        const item = select(kv);
+        if (item !== undefined) items.push(item);
       }
       return { items, metadata: { resourceVersion: String(revision) } };
     }
@@ -44,8 +46,8 @@ export async function listObjects(
       revision = page.revision;
       for (const kv of page.items) {
         lastKey = kv.key;
-        const obj = decode(kv);
-        if (filter.matches(obj)) items.push(obj);
+        const item = select(kv);
+        if (item !== undefined) items.push(item);
         if (limit && items.length >= limit) break;
       }
       const cutShort = limit > 0 && items.length >= limit && lastKey !== page.items.at(-1)?.key;

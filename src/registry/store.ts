@@ -123,9 +123,10 @@ export class Store {
 
   async list(ctx: RequestContext, namespace: string | undefined, options: ListOptions): Promise<KubeList> {
     const filter = compileFilter(this.rt, options.labelSelector, options.fieldSelector, ctx);
-    const result = await listObjects(this.deps.storage, collectionPrefix(this.rt, namespace), options, filter, (kv) =>
-      this.decode(kv),
-    );
+    const result = await listObjects(this.deps.storage, collectionPrefix(this.rt, namespace), options, filter, (kv) => {
+      const obj = this.decode(kv);
+      return filter.matches(obj) ? obj : undefined;
+    });
     return {
       apiVersion: `${this.rt.group}/${this.rt.version}`,
       kind: this.rt.listKind,

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
+import { rawList } from "../registry/cache/raw-list.js";
 import { rawGet } from "../registry/cache/raw-read.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
@@ -11,7 +12,7 @@ import { decodeObjectBody, decodePatchBody } from "./body.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
 import { deleteOptions, isWatch, listOptions, type Query, watchOptions, writeOptions } from "./query.js";
 import { type ResourcePath, resolveResourcePath } from "./resource-path.js";
-import { send } from "./respond.js";
+import { send, sendJsonBytes } from "./respond.js";
 import { objectTable, parseIncludeObject, toTable } from "./table.js";
 import { streamWatch, type WatchStreams } from "./watch-stream.js";
 
@@ -121,7 +122,10 @@ export async function handleResourceRequest(
       requireVerb("list");
       await authorize({ verb: "list" });
       ctx.canSee = deps.authorizer.visibleTo?.(ctx.user, attrsFor(rt.plural, rt.group, namespace, "list"));
-      const list = await store.list(ctx, namespace, listOptions(q));
+      const options = listOptions(q);
+      const fast = format.encoding === "json" && !table ? await rawList(store, ctx, namespace, options) : undefined;
+      if (fast) return sendJsonBytes(reply, fast.payload(), fast.byteLength, ctx.warnings);
+      const list = await store.list(ctx, namespace, options);
       if (table) {
         return send(
           reply,

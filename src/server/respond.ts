@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
 import { stringify } from "yaml";
 import { ApiError, errors } from "../api/errors.js";
@@ -28,6 +29,22 @@ export function send(
   const { payload, contentType } = serialize(body, format);
   if (warnings.length) reply.header("warning", warningHeaders(warnings));
   return reply.code(code).type(contentType).send(payload);
+}
+
+/**
+ * A 200 whose JSON is already encoded (the raw list path), warnings as send() would: one buffer,
+ * or pieces streamed as they are produced with the exact length announced (not chunked).
+ */
+export function sendJsonBytes(
+  reply: FastifyReply,
+  payload: Buffer | Iterable<Buffer>,
+  byteLength: number,
+  warnings: readonly string[] = [],
+): FastifyReply {
+  if (warnings.length) reply.header("warning", warningHeaders(warnings));
+  reply.code(200).type("application/json");
+  if (Buffer.isBuffer(payload)) return reply.send(payload);
+  return reply.header("content-length", byteLength).send(Readable.from(payload, { objectMode: false }));
 }
 
 /** Any thrown value → a Status response; unexpected errors are logged and become a bare 500 (no stack reaches a client). */

@@ -43,23 +43,37 @@ const METADATA_KEY = Buffer.from('"metadata":{');
  * Undefined when the bytes are not shaped as expected (the caller decodes instead).
  */
 export function withResourceVersion(bytes: Buffer, rv: number): Buffer | undefined {
+  const at = metadataBodyAt(bytes);
+  if (at < 0) return undefined;
+  const insert = Buffer.from(resourceVersionMember(rv, bytes[at] === 0x7d));
+  return Buffer.concat([bytes.subarray(0, at), insert, bytes.subarray(at)]);
+}
+
+/** The member spliced in at metadataBodyAt: followed by a comma unless metadata is `{}`. */
+export function resourceVersionMember(rv: number, emptyMetadata: boolean): string {
+  return `"resourceVersion":"${rv}"${emptyMetadata ? "" : ","}`;
+}
+
+/**
+ * The offset just after the top-level `"metadata":{` of stored JSON bytes, or -1 when there is
+ * none. Stored objects put metadata after apiVersion and kind, so the scan is short; it runs per
+ * item of every list, so the key is compared inline (Buffer.compare's call costs more than it).
+ */
+export function metadataBodyAt(bytes: Buffer): number {
+  const n = bytes.length;
+  const keyLength = METADATA_KEY.length;
   let depth = 0;
-  for (let i = 0; i < bytes.length; i++) {
+  for (let i = 0; i < n; i++) {
     const c = bytes[i]!;
     if (c === 0x22) {
       // A key at depth 1 followed by :{ is the top-level metadata (a string value is never followed by ':').
-      if (
-        depth === 1 &&
-        i + METADATA_KEY.length <= bytes.length &&
-        bytes.compare(METADATA_KEY, 0, METADATA_KEY.length, i, i + METADATA_KEY.length) === 0
-      ) {
-        const at = i + METADATA_KEY.length;
-        const empty = bytes[at] === 0x7d;
-        const insert = Buffer.from(`"resourceVersion":"${rv}"${empty ? "" : ","}`);
-        return Buffer.concat([bytes.subarray(0, at), insert, bytes.subarray(at)]);
+      if (depth === 1 && i + keyLength <= n) {
+        let k = 1;
+        while (k < keyLength && bytes[i + k] === METADATA_KEY[k]) k++;
+        if (k === keyLength) return i + keyLength;
       }
       // Skip the string.
-      for (i++; i < bytes.length; i++) {
+      for (i++; i < n; i++) {
         const s = bytes[i]!;
         if (s === 0x5c) i++;
         else if (s === 0x22) break;
@@ -67,5 +81,5 @@ export function withResourceVersion(bytes: Buffer, rv: number): Buffer | undefin
     } else if (c === 0x7b || c === 0x5b) depth++;
     else if (c === 0x7d || c === 0x5d) depth--;
   }
-  return undefined;
+  return -1;
 }
