@@ -35,6 +35,8 @@ const N = smoke
 /** `--watch-procs=N`: watch client processes (real watchers are spread over processes; see watch-clients.ts). */
 const watchProcsArg = process.argv.find((a) => a.startsWith("--watch-procs="));
 const WATCH_PROCS = Math.min(N.watchers, Number(watchProcsArg?.slice("--watch-procs=".length) ?? 4));
+/** `--watched=N`: how many objects the WATCH phase's writes rotate over. */
+const WATCHED = Number(process.argv.find((a) => a.startsWith("--watched="))?.slice("--watched=".length) ?? 10);
 
 /** A Cluster of about 1 KiB as the API stores it (no resourceVersion). */
 function clusterBytes(name: string): Buffer {
@@ -296,7 +298,7 @@ async function main(): Promise<void> {
       row(
         `WATCH ${N.watchers} watchers (${WATCH_PROCS} client processes), ${N.wps} writes/s: delivery p50/p99 ms`,
         `${f(w.p50)}/${f(w.p99)}`,
-        `${w.events} of ${w.expected} events in time`,
+        `${w.events} of ${w.expected} events in time${w.ended ? `; ${w.ended} watches ended early` : ""}`,
         "",
       );
       row(
@@ -387,13 +389,17 @@ interface FanOut {
   p99: number;
   events: number;
   expected: number;
+  ended: number;
   serverCpuMs: number;
   clientCpuMs: number;
 }
 
 async function watchFanOut(server: Child, port: number, key: string): Promise<FanOut> {
-  await req(port, key, "POST", PATH, clusterBytes("watched").toString());
-  const rv = JSON.parse((await req(port, key, "GET", `${PATH}/watched`)).body.toString()).metadata.resourceVersion;
+  // Writes rotate over a few objects: 200 merge PATCHes/s of ONE object mostly conflict with each
+  // other once the server lags (each retries up to 8 times, then fails), which measures write
+  // contention instead of fan-out. `--watched=1` measures that case.
+  for (let i = 0; i < WATCHED; i++) await req(port, key, "POST", PATH, clusterBytes(`watched-${i}`).toString());
+  const rv = JSON.parse((await req(port, key, "GET", `${PATH}?limit=1`)).body.toString()).metadata.resourceVersion;
   const path = `${PATH}?watch=1&resourceVersion=${rv}`;
   const clients: Child[] = [];
   try {
@@ -406,7 +412,7 @@ async function watchFanOut(server: Child, port: number, key: string): Promise<Fa
     for (const p of spawning) p.then((c) => clients.push(c)).catch(() => {});
     await Promise.all(spawning);
     // One write reaches every watcher before the measured ones (connections and code paths warm).
-    await req(port, key, "PATCH", `${PATH}/watched`, `{"metadata":{"labels":{"warm":"x"}}}`, MERGE_PATCH);
+    await req(port, key, "PATCH", `${PATH}/watched-0`, `{"metadata":{"labels":{"warm":"x"}}}`, MERGE_PATCH);
     await new Promise((r) => setTimeout(r, 500));
     await Promise.all(clients.map((c) => c.ask({ cmd: "reset" })));
     const cpu0 = await server.ask<{ cpuMs: number }>({ cmd: "cpu" });
@@ -420,9 +426,11 @@ async function watchFanOut(server: Child, port: number, key: string): Promise<Fa
       const wait = due - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const body = JSON.stringify({ metadata: { annotations: { [STAMP]: String(wallMs()) } } });
-      writes.push(req(port, key, "PATCH", `${PATH}/watched`, body, MERGE_PATCH));
+      writes.push(req(port, key, "PATCH", `${PATH}/watched-${i % WATCHED}`, body, MERGE_PATCH));
     }
-    await Promise.all(writes);
+    const statuses = await Promise.all(writes);
+    const failed = statuses.filter((r) => (r as { status: number }).status >= 300).length;
+    if (failed) console.error(`  (${failed} of ${total} writes failed: conflicts)`);
     const collected = await Promise.all(
       (await Promise.all(spawning)).map((c, i) =>
         c.ask<Collected>({ cmd: "collect", expected: total * counts[i]!, deadlineMs: 3000 }),
@@ -431,10 +439,12 @@ async function watchFanOut(server: Child, port: number, key: string): Promise<Fa
     const cpu1 = await server.ask<{ cpuMs: number }>({ cmd: "cpu" });
     const histogram = new Map<number, number>();
     let events = 0;
+    let ended = 0;
     let clientCpuMs = 0;
     for (const r of collected) {
       for (const [bucket, n] of r.histogram) histogram.set(bucket, (histogram.get(bucket) ?? 0) + n);
       events += r.events;
+      ended += r.ended;
       clientCpuMs += r.cpuMs;
     }
     return {
@@ -442,6 +452,7 @@ async function watchFanOut(server: Child, port: number, key: string): Promise<Fa
       p99: histogramPct(histogram, events, 99),
       events,
       expected: total * N.watchers,
+      ended,
       serverCpuMs: cpu1.cpuMs - cpu0.cpuMs,
       clientCpuMs,
     };

@@ -23,6 +23,8 @@ export interface Collected {
   /** [bucket (0.1 ms), count] pairs. */
   histogram: [number, number][];
   events: number;
+  /** Watches that ended (a slow watcher is closed with a 410 ERROR event): they miss the rest. */
+  ended: number;
   cpuMs: number;
 }
 
@@ -37,6 +39,7 @@ async function main(): Promise<void> {
   const agent = new Agent({ keepAlive: false, maxSockets: count + 10, rejectUnauthorized: false });
   let histogram = new Map<number, number>();
   let events = 0;
+  let ended = 0;
   let cpu = process.cpuUsage();
 
   const record = (line: Buffer, now: number) => {
@@ -86,7 +89,7 @@ async function main(): Promise<void> {
       const deadline = performance.now() + (msg.deadlineMs ?? 3000);
       while (events < (msg.expected ?? 0) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       const used = process.cpuUsage(cpu);
-      const collected: Collected = { histogram: [...histogram], events, cpuMs: (used.user + used.system) / 1000 };
+      const collected: Collected = { histogram: [...histogram], events, ended, cpuMs: (used.user + used.system) / 1000 };
       process.send!(collected);
       agent.destroy();
       process.exit(0);
