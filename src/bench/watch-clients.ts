@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const agent = new Agent({ keepAlive: false, maxSockets: count + 10, rejectUnauthorized: false });
   let histogram = new Map<number, number>();
   let events = 0;
-  let ended = 0;
+  const ended = 0;
   let cpu = process.cpuUsage();
 
   const record = (line: Buffer, now: number) => {
@@ -89,7 +89,12 @@ async function main(): Promise<void> {
       const deadline = performance.now() + (msg.deadlineMs ?? 3000);
       while (events < (msg.expected ?? 0) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       const used = process.cpuUsage(cpu);
-      const collected: Collected = { histogram: [...histogram], events, ended, cpuMs: (used.user + used.system) / 1000 };
+      const collected: Collected = {
+        histogram: [...histogram],
+        events,
+        ended,
+        cpuMs: (used.user + used.system) / 1000,
+      };
       // The parent kills this process: exiting here could reach it before the answer does.
       process.send!(collected);
     }
