@@ -4,6 +4,7 @@
  * so does the bare node:https baseline. See docs/performance.md.
  */
 import { type ChildProcess, fork } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { Agent, createServer, request as httpsRequest } from "node:https";
 import { cpus, tmpdir } from "node:os";
@@ -294,7 +295,7 @@ async function main(): Promise<void> {
     }
     if (wants("watch")) {
       // ---- WATCH fan-out
-      const w = await watchFanOut(server, port, key);
+      const w = await watchFanOut(server, port, key, cpuProf);
       row(
         `WATCH ${N.watchers} watchers (${WATCH_PROCS} client processes), ${N.wps} writes/s: delivery p50/p99 ms`,
         `${f(w.p50)}/${f(w.p99)}`,
@@ -302,9 +303,9 @@ async function main(): Promise<void> {
         "",
       );
       row(
-        "WATCH CPU ms: server (per 1000 deliveries); watch clients",
+        "WATCH CPU ms: server (per 1000 deliveries); watch clients (events per read)",
         `${f(w.serverCpuMs, 0)} (${f((1000 * w.serverCpuMs) / Math.max(1, w.events))})`,
-        `${f(w.clientCpuMs, 0)}`,
+        `${f(w.clientCpuMs, 0)} (${f(w.events / Math.max(1, w.reads))})`,
         "",
       );
     }
@@ -390,11 +391,12 @@ interface FanOut {
   events: number;
   expected: number;
   ended: number;
+  reads: number;
   serverCpuMs: number;
   clientCpuMs: number;
 }
 
-async function watchFanOut(server: Child, port: number, key: string): Promise<FanOut> {
+async function watchFanOut(server: Child, port: number, key: string, execArgv: string[]): Promise<FanOut> {
   // Writes rotate over a few objects: 200 merge PATCHes/s of ONE object mostly conflict with each
   // other once the server lags (each retries up to 8 times, then fails), which measures write
   // contention instead of fan-out. `--watched=1` measures that case.
@@ -407,7 +409,7 @@ async function watchFanOut(server: Child, port: number, key: string): Promise<Fa
       { length: WATCH_PROCS },
       (_, i) => Math.floor(N.watchers / WATCH_PROCS) + (i < N.watchers % WATCH_PROCS ? 1 : 0),
     );
-    const spawning = counts.map((n) => spawnChild([String(port), String(n), path], [], WATCH_CLIENT, { key }));
+    const spawning = counts.map((n) => spawnChild([String(port), String(n), path], execArgv, WATCH_CLIENT, { key }));
     // Children that did start are killed below even when another failed.
     for (const p of spawning) p.then((c) => clients.push(c)).catch(() => {});
     await Promise.all(spawning);
@@ -440,11 +442,13 @@ async function watchFanOut(server: Child, port: number, key: string): Promise<Fa
     const histogram = new Map<number, number>();
     let events = 0;
     let ended = 0;
+    let reads = 0;
     let clientCpuMs = 0;
     for (const r of collected) {
       for (const [bucket, n] of r.histogram) histogram.set(bucket, (histogram.get(bucket) ?? 0) + n);
       events += r.events;
       ended += r.ended;
+      reads += r.reads;
       clientCpuMs += r.cpuMs;
     }
     return {
@@ -453,11 +457,22 @@ async function watchFanOut(server: Child, port: number, key: string): Promise<Fa
       events,
       expected: total * N.watchers,
       ended,
+      reads,
       serverCpuMs: cpu1.cpuMs - cpu0.cpuMs,
       clientCpuMs,
     };
   } finally {
-    for (const c of clients) if (c.proc.exitCode === null) c.proc.kill();
+    // Asked to exit (not killed), so that a --cpu-prof profile is written.
+    await Promise.all(
+      clients.map(async (c) => {
+        if (c.proc.exitCode !== null) return;
+        const exited = once(c.proc, "exit");
+        c.proc.send({ cmd: "exit" });
+        const timer = setTimeout(() => c.proc.kill(), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }),
+    );
   }
 }
 
