@@ -302,6 +302,7 @@ async function main(): Promise<void> {
         `${w.events} of ${w.expected} events in time${w.ended ? `; ${w.ended} watches ended early` : ""}`,
         "",
       );
+      row("WATCH phase: the PATCHes' own latency p50/p99 ms", `${f(w.writeP50)}/${f(w.writeP99)}`, "", "");
       row(
         "WATCH CPU ms: server (per 1000 deliveries); watch clients (events per read)",
         `${f(w.serverCpuMs, 0)} (${f((1000 * w.serverCpuMs) / Math.max(1, w.events))})`,
@@ -388,6 +389,9 @@ function rawSqliteList(file: string): number {
 interface FanOut {
   p50: number;
   p99: number;
+  /** The writes' own latency (PATCH sent → response), p50 and p99. */
+  writeP50: number;
+  writeP99: number;
   events: number;
   expected: number;
   ended: number;
@@ -418,25 +422,29 @@ async function watchFanOut(server: Child, port: number, key: string, execArgv: s
       const total = Math.round(N.wps * seconds);
       const interval = 1000 / N.wps;
       const start = performance.now();
-      const writes: Promise<{ status: number }>[] = [];
+      const writes: Promise<{ status: number; ms: number }>[] = [];
       for (let i = 0; i < total; i++) {
         const wait = start + i * interval - performance.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-        const body = JSON.stringify({ metadata: { annotations: { [STAMP]: String(wallMs()) } } });
-        writes.push(req(port, key, "PATCH", `${PATH}/watched-${i % WATCHED}`, body, MERGE_PATCH));
+        const sent = wallMs();
+        const body = JSON.stringify({ metadata: { annotations: { [STAMP]: String(sent) } } });
+        const path = `${PATH}/watched-${i % WATCHED}`;
+        writes.push(req(port, key, "PATCH", path, body, MERGE_PATCH).then((r) => ({ ...r, ms: wallMs() - sent })));
       }
-      const failed = (await Promise.all(writes)).filter((r) => r.status >= 300).length;
+      const done = await Promise.all(writes);
+      const failed = done.filter((r) => r.status >= 300).length;
       if (failed) console.error(`  (${failed} of ${total} writes failed: conflicts)`);
-      return total;
+      // Part of each delivery's latency is the write's own (until its response).
+      return { total, writeMs: done.map((r) => r.ms) };
     };
     const deliveries = (writes: number, deadlineMs: number) =>
       Promise.all(live.map((c, i) => c.ask<Collected>({ cmd: "collect", expected: writes * counts[i]!, deadlineMs })));
     // A second of unmeasured writes first: the server (and the clients) are freshly started, and
     // the first second of a cold process (code not yet optimised) is not the steady state.
-    await deliveries(await writeAtRate(1), 10_000);
+    await deliveries((await writeAtRate(1)).total, 10_000);
     await Promise.all(live.map((c) => c.ask({ cmd: "reset" })));
     const cpu0 = await server.ask<{ cpuMs: number }>({ cmd: "cpu" });
-    const total = await writeAtRate(N.watchSec);
+    const { total, writeMs } = await writeAtRate(N.watchSec);
     const collected = await deliveries(total, 3000);
     const cpu1 = await server.ask<{ cpuMs: number }>({ cmd: "cpu" });
     const histogram = new Map<number, number>();
@@ -454,6 +462,8 @@ async function watchFanOut(server: Child, port: number, key: string, execArgv: s
     return {
       p50: histogramPct(histogram, events, 50),
       p99: histogramPct(histogram, events, 99),
+      writeP50: pct(writeMs, 50),
+      writeP99: pct(writeMs, 99),
       events,
       expected: total * N.watchers,
       ended,

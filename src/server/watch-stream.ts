@@ -94,7 +94,7 @@ export async function streamWatch(
       writer.push(encode(event));
       // A client that does not read would make this buffer grow without bound: end its watch
       // with 410 (it relists and watches again), as kube-apiserver does for slow watchers.
-      if (writer.buffered > streams.maxBufferedBytes) {
+      if (writer.backlogOver(streams.maxBufferedBytes)) {
         writer.push(frameOf(`${JSON.stringify({ type: "ERROR", object: errors.resourceVersionTooOld().status })}\n`));
         finish();
       }

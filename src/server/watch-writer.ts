@@ -30,9 +30,14 @@ export class WatchWriter {
     private readonly framed: boolean,
   ) {}
 
-  /** Bytes the client has not taken yet: queued here and in the connection. */
-  get buffered(): number {
-    return this.pendingBytes + this.target.writableLength;
+  /** What the connection held after this writer's last write: it can only have shrunk since. */
+  private heldAfterWrite = 0;
+
+  /** True when the client has not taken more than `limit` bytes (queued here and in the connection). */
+  backlogOver(limit: number): boolean {
+    // The cheap bound first: the connection's own count is a getter, and this runs per event.
+    if (this.pendingBytes + this.heldAfterWrite <= limit) return false;
+    return this.pendingBytes + this.target.writableLength > limit;
   }
 
   push(frame: Frame): void {
@@ -47,7 +52,9 @@ export class WatchWriter {
     data ??= this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
     this.pending = [];
     this.pendingBytes = 0;
-    if (!this.target.destroyed) this.target.write(data);
+    if (this.target.destroyed) return;
+    this.target.write(data);
+    this.heldAfterWrite = this.target.writableLength;
   }
 }
 
