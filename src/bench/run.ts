@@ -32,6 +32,9 @@ const N = smoke
   : quick
     ? { dur: 3, list: 10_000, page: 500, watchers: 200, wps: 200, watchSec: 3, mem: 20_000 }
     : { dur: 8, list: 10_000, page: 500, watchers: 1000, wps: 200, watchSec: 8, mem: 100_000 };
+/** `--watchers=N`: another watcher count for the WATCH phase (to find where it stops keeping up). */
+const watchersArg = process.argv.find((a) => a.startsWith("--watchers="));
+if (watchersArg) N.watchers = Number(watchersArg.slice("--watchers=".length));
 
 /** `--watch-procs=N`: watch client processes (real watchers are spread over processes; see watch-clients.ts). */
 const watchProcsArg = process.argv.find((a) => a.startsWith("--watch-procs="));

@@ -1,14 +1,16 @@
 /**
  * Writes watch frames to the watchers' connections in rounds: every frame queued for a watcher
- * since its last round goes out as one buffer in one write. A write costs the same whatever its
- * size (a TLS record, a syscall, and on the client a read and a decryption), and with many
- * watchers those costs are most of the work, so:
+ * since its last round goes out as one buffer in one write. Each write has a fixed cost on top
+ * of its bytes (a TLS record, a syscall, and on the client a read and a decryption), and with
+ * many watchers socket writes are most of the server's work, so:
+ * - a round runs once per pass of the event loop that queued frames, after every watcher's
+ *   delivery of that pass: a group commit's events reach each watcher in one write, and under
+ *   load (commits batch more writes while a round runs) each write carries more events;
  * - one round serves every watcher (one scheduled callback, not a cork and a nextTick per
  *   response as node's res.write does);
- * - rounds are at least `cadenceMs` apart: the first event after a quiet spell goes out in the
- *   current pass, later ones wait for the next round, so under load each write carries several
- *   events and the number of writes per watcher is bounded (by 1000 / cadenceMs per second);
  * - watchers with the same queued frames (the usual case: no selectors) share one concatenation.
+ * A minimum time between rounds was tried (10-25 ms): under load rounds are already that far
+ * apart (a round of 1,000 writes takes that long), so it changed nothing but the latency.
  */
 import type { Frame } from "./watch-frame.js";
 
@@ -60,25 +62,19 @@ export class WatchWriter {
 
 /** The rounds of all watch writers of this process. */
 class Rounds {
-  /** Least time between two rounds (0: every pass of the event loop that queued frames). */
-  cadenceMs = Number(process.env.PLATFORM_WATCH_CADENCE_MS ?? 0);
   private due: WatchWriter[] = [];
   private scheduled = false;
-  private last = 0;
 
   add(writer: WatchWriter): void {
     this.due.push(writer);
     if (this.scheduled) return;
     this.scheduled = true;
-    const wait = this.last + this.cadenceMs - performance.now();
-    // After the current pass: every watcher's delivery of this pass (microtasks) is queued by then.
-    if (wait <= 0) process.nextTick(() => this.run());
-    else setTimeout(() => this.run(), wait);
+    // Next ticks run once the microtask queue is empty: every watcher's delivery of this pass is queued by then.
+    process.nextTick(() => this.run());
   }
 
   private run(): void {
     this.scheduled = false;
-    this.last = performance.now();
     const writers = this.due;
     this.due = [];
     let shared: Buffer[] = [];
