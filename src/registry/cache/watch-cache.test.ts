@@ -96,6 +96,46 @@ describe("watch cache", () => {
   });
 });
 
+describe("watch cache fan-out", () => {
+  test("a watch whose callback throws ends with onError; the cache's other watches go on, in order", async () => {
+    const inner = openSqliteStorage(":memory:");
+    const cached = new CachedStorage(inner);
+    await cached.list(P);
+    let innerWatches = 0;
+    const realWatch = inner.watch.bind(inner);
+    inner.watch = (...args) => {
+      innerWatches++;
+      return realWatch(...args);
+    };
+    const errors: Error[] = [];
+    let calls = 0;
+    cached.watch(
+      P,
+      { afterRevision: 0 },
+      {
+        onEvents: () => {
+          calls++;
+          throw new Error("consumer bug");
+        },
+        onError: (err) => errors.push(err),
+      },
+    );
+    const seen: string[] = [];
+    cached.watch(P, { afterRevision: 0 }, { onEvents: (e) => seen.push(...e.map((x) => x.kv.key)), onError() {} });
+    await cached.create(`${P}a`, bytes("a"));
+    await cached.create(`${P}b`, bytes("b"));
+    await cached.get(`${P}b`); // the cache has applied both
+    assert.equal(calls, 1);
+    assert.deepEqual(
+      errors.map((e) => e.message),
+      ["consumer bug"],
+    );
+    assert.deepEqual(seen, [`${P}a`, `${P}b`]);
+    assert.equal(innerWatches, 0, "both watches were the cache's");
+    await cached.close();
+  });
+});
+
 describe("shared codec", () => {
   test("splices the resourceVersion into the top-level metadata only", () => {
     const stored = bytes('{"spec":{"metadata":{"x":"\\"metadata\\":{"}},"metadata":{"name":"a"}}');
