@@ -126,10 +126,11 @@ export async function watchStore(
     lastRevision = rv ?? 0;
   }
 
+  const decode = (kv: { value: Buffer; modRevision: number }) => store.decodeForWatch(kv);
   const decodeEventObject = (kv: { value: Buffer; modRevision: number }) => {
     try {
       // Every watcher of the prefix gets the same kv: parse it once for all of them.
-      return decodeShared(kv, (k) => store.decodeForWatch(k));
+      return decodeShared(kv, decode);
     } catch {
       return undefined;
     }

@@ -18,6 +18,8 @@ const shared = new WeakMap<object, Map<string, Frame>>();
 
 /** The frame of `{"type":type,"object":object}`, built once per object and type. Read-only objects only. */
 export function sharedFrame(type: string, object: object): Frame {
+  // A fan-out asks for the same frame once per watcher in a row: answer that without the maps.
+  if (object === last.object && type === last.type) return last.frame;
   let byType = shared.get(object);
   if (byType === undefined) {
     byType = new Map();
@@ -28,8 +30,16 @@ export function sharedFrame(type: string, object: object): Frame {
     frame = frameOf(`{"type":"${type}","object":${JSON.stringify(object)}}\n`);
     byType.set(type, frame);
   }
+  last = { object, type, frame };
   return frame;
 }
+
+/** The last frame asked for (kept alive until another is asked for; one line's worth). */
+let last: { object: object | undefined; type: string; frame: Frame } = {
+  object: undefined,
+  type: "",
+  frame: { chunk: Buffer.alloc(0), line: Buffer.alloc(0) },
+};
 
 /** The frame of one line (which ends with "\n"). */
 export function frameOf(line: string): Frame {
