@@ -4,6 +4,7 @@
  * so does the bare node:https baseline. See docs/performance.md.
  */
 import { type ChildProcess, fork } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, createServer, request as httpsRequest } from "node:https";
 import { cpus, tmpdir } from "node:os";
@@ -14,8 +15,11 @@ import Database from "better-sqlite3";
 import { loadOrCreateServerTls } from "../crypto/certificates.js";
 import type { CachedStorage } from "../registry/cache/cached-storage.js";
 import { startServer } from "../server/server.js";
+import { type Collected, STAMP, wallMs } from "./watch-clients.js";
 
 const SELF = fileURLToPath(import.meta.url);
+const WATCH_CLIENT = fileURLToPath(new URL("./watch-clients.js", import.meta.url));
+const MERGE_PATCH = "application/merge-patch+json";
 const PATH = "/kubernetes/management/apis/management.platform/v1/clusters";
 const quick = process.argv.includes("--quick");
 const smoke = process.argv.includes("--smoke");
@@ -28,6 +32,15 @@ const N = smoke
   : quick
     ? { dur: 3, list: 10_000, page: 500, watchers: 200, wps: 200, watchSec: 3, mem: 20_000 }
     : { dur: 8, list: 10_000, page: 500, watchers: 1000, wps: 200, watchSec: 8, mem: 100_000 };
+/** `--watchers=N`: another watcher count for the WATCH phase (to find where it stops keeping up). */
+const watchersArg = process.argv.find((a) => a.startsWith("--watchers="));
+if (watchersArg) N.watchers = Number(watchersArg.slice("--watchers=".length));
+
+/** `--watch-procs=N`: watch client processes (real watchers are spread over processes; see watch-clients.ts). */
+const watchProcsArg = process.argv.find((a) => a.startsWith("--watch-procs="));
+const WATCH_PROCS = Math.min(N.watchers, Number(watchProcsArg?.slice("--watch-procs=".length) ?? 4));
+/** `--watched=N`: how many objects the WATCH phase's writes rotate over. */
+const WATCHED = Number(process.argv.find((a) => a.startsWith("--watched="))?.slice("--watched=".length) ?? 10);
 
 /** A Cluster of about 1 KiB as the API stores it (no resourceVersion). */
 function clusterBytes(name: string): Buffer {
@@ -98,7 +111,8 @@ async function serverChild(dataDir: string): Promise<void> {
     } else if (msg.cmd === "cpu") {
       // CPU time and group commits so far: how much server work one request costs.
       const inner = storage.inner as { commits?: number };
-      process.send!({ ok: true, cpu: process.cpuUsage(), commits: inner.commits ?? 0 });
+      const used = process.cpuUsage();
+      process.send!({ ok: true, cpu: used, cpuMs: (used.user + used.system) / 1000, commits: inner.commits ?? 0 });
     } else if (msg.cmd === "settle") {
       // The controllers react to a fill (cluster-health writes every new Cluster's status):
       // measuring while they run would measure them too. Settled: no write for half a second.
@@ -144,11 +158,12 @@ interface Child {
   first: Record<string, unknown>;
 }
 
-async function spawnChild(args: string[], execArgv: string[] = []): Promise<Child> {
-  const proc = fork(SELF, args, {
+async function spawnChild(args: string[], execArgv: string[] = [], script = SELF, hello?: object): Promise<Child> {
+  const proc = fork(script, args, {
     execArgv: ["--expose-gc", ...execArgv],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
+  if (hello) proc.send(hello);
   const next = () =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
       proc.once("message", (m) => resolve(m as Record<string, unknown>));
@@ -362,11 +377,18 @@ async function main(): Promise<void> {
     }
     if (wants("watch")) {
       // ---- WATCH fan-out
-      const lat = await watchFanOut(port, key);
+      const w = await watchFanOut(server, port, key, cpuProf);
       row(
-        `WATCH ${N.watchers} watchers, ${N.wps} writes/s: delivery p50/p99 ms`,
-        `${f(lat.p50)}/${f(lat.p99)}`,
-        `${lat.events} events`,
+        `WATCH ${N.watchers} watchers (${WATCH_PROCS} client processes), ${N.wps} writes/s: delivery p50/p99 ms`,
+        `${f(w.p50)}/${f(w.p99)}`,
+        `${w.events} of ${w.expected} events in time${w.ended ? `; ${w.ended} watches ended early` : ""}`,
+        "",
+      );
+      row("WATCH phase: the PATCHes' own latency p50/p99 ms", `${f(w.writeP50)}/${f(w.writeP99)}`, "", "");
+      row(
+        "WATCH CPU ms: server (per 1000 deliveries); watch clients (events per read)",
+        `${f(w.serverCpuMs, 0)} (${f((1000 * w.serverCpuMs) / Math.max(1, w.events))})`,
+        `${f(w.clientCpuMs, 0)} (${f(w.events / Math.max(1, w.reads))})`,
         "",
       );
     }
@@ -453,81 +475,116 @@ function rawSqliteList(file: string): number {
   return ms;
 }
 
-async function watchFanOut(port: number, key: string): Promise<{ p50: number; p99: number; events: number }> {
-  const watchAgent = new Agent({ keepAlive: false, maxSockets: N.watchers + 10, rejectUnauthorized: false });
-  const latencies: number[] = [];
-  const reqs: ReturnType<typeof httpsRequest>[] = [];
-  const re = /"bench\/t":"([\d.]+)"/g;
-  let ready = 0;
-  await req(port, key, "POST", PATH, clusterBytes("watched").toString());
-  const rv = JSON.parse((await req(port, key, "GET", `${PATH}/watched`)).body.toString()).metadata.resourceVersion;
-  await new Promise<void>((resolve, reject) => {
-    for (let i = 0; i < N.watchers; i++) {
-      const r = httpsRequest(
-        {
-          host: "127.0.0.1",
-          port,
-          path: `${PATH}?watch=1&resourceVersion=${rv}`,
-          agent: watchAgent,
-          headers: { authorization: `Bearer ${key}` },
-        },
-        (res) => {
-          if (++ready === N.watchers) resolve();
-          res.setEncoding("utf8");
-          res.on("data", (chunk: string) => {
-            const now = performance.timeOrigin + performance.now();
-            for (const m of chunk.matchAll(re)) latencies.push(now - Number(m[1]));
-          });
-        },
-      );
-      r.on("error", (e) => (ready < N.watchers ? reject(e) : undefined));
-      r.end();
-      reqs.push(r);
-    }
-    // Watch headers reach the client with the first event: write until every watcher has one.
-    const warm = async () => {
-      for (let i = 0; i < 200 && ready < N.watchers; i++) {
-        await req(
-          port,
-          key,
-          "PATCH",
-          `${PATH}/watched`,
-          `{"metadata":{"labels":{"warm":"x${i}"}}}`,
-          "application/merge-patch+json",
-        );
-        await new Promise((r) => setTimeout(r, 100));
+interface FanOut {
+  p50: number;
+  p99: number;
+  /** The writes' own latency (PATCH sent → response), p50 and p99. */
+  writeP50: number;
+  writeP99: number;
+  events: number;
+  expected: number;
+  ended: number;
+  reads: number;
+  serverCpuMs: number;
+  clientCpuMs: number;
+}
+
+async function watchFanOut(server: Child, port: number, key: string, execArgv: string[]): Promise<FanOut> {
+  // Writes rotate over a few objects: 200 merge PATCHes/s of ONE object mostly conflict with each
+  // other once the server lags (each retries up to 8 times, then fails), which measures write
+  // contention instead of fan-out. `--watched=1` measures that case.
+  for (let i = 0; i < WATCHED; i++) await req(port, key, "POST", PATH, clusterBytes(`watched-${i}`).toString());
+  const rv = JSON.parse((await req(port, key, "GET", `${PATH}?limit=1`)).body.toString()).metadata.resourceVersion;
+  const path = `${PATH}?watch=1&resourceVersion=${rv}`;
+  const clients: Child[] = [];
+  try {
+    const counts = Array.from(
+      { length: WATCH_PROCS },
+      (_, i) => Math.floor(N.watchers / WATCH_PROCS) + (i < N.watchers % WATCH_PROCS ? 1 : 0),
+    );
+    const spawning = counts.map((n) => spawnChild([String(port), String(n), path], execArgv, WATCH_CLIENT, { key }));
+    // Children that did start are killed below even when another failed.
+    for (const p of spawning) p.then((c) => clients.push(c)).catch(() => {});
+    const live = await Promise.all(spawning);
+    // Writes at the measured rate, with the writer's wall-clock stamp in every object.
+    const writeAtRate = async (seconds: number) => {
+      const total = Math.round(N.wps * seconds);
+      const interval = 1000 / N.wps;
+      const start = performance.now();
+      const writes: Promise<{ status: number; ms: number }>[] = [];
+      for (let i = 0; i < total; i++) {
+        const wait = start + i * interval - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        const sent = wallMs();
+        const body = JSON.stringify({ metadata: { annotations: { [STAMP]: String(sent) } } });
+        const path = `${PATH}/watched-${i % WATCHED}`;
+        writes.push(req(port, key, "PATCH", path, body, MERGE_PATCH).then((r) => ({ ...r, ms: wallMs() - sent })));
       }
+      const done = await Promise.all(writes);
+      const failed = done.filter((r) => r.status >= 300).length;
+      if (failed) console.error(`  (${failed} of ${total} writes failed: conflicts)`);
+      // Part of each delivery's latency is the write's own (until its response).
+      return { total, writeMs: done.map((r) => r.ms) };
     };
-    warm().catch(reject);
-  });
-  latencies.length = 0;
-  const total = N.wps * N.watchSec;
-  const interval = 1000 / N.wps;
-  const start = performance.now();
-  const writes: Promise<unknown>[] = [];
-  for (let i = 0; i < total; i++) {
-    const due = start + i * interval;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    const t = String(performance.timeOrigin + performance.now());
-    writes.push(
-      req(
-        port,
-        key,
-        "PATCH",
-        `${PATH}/watched`,
-        JSON.stringify({ metadata: { annotations: { "bench/t": t } } }),
-        "application/merge-patch+json",
-      ),
+    const deliveries = (writes: number, deadlineMs: number) =>
+      Promise.all(live.map((c, i) => c.ask<Collected>({ cmd: "collect", expected: writes * counts[i]!, deadlineMs })));
+    // A second of unmeasured writes first: the server (and the clients) are freshly started, and
+    // the first second of a cold process (code not yet optimised) is not the steady state.
+    await deliveries((await writeAtRate(1)).total, 10_000);
+    await Promise.all(live.map((c) => c.ask({ cmd: "reset" })));
+    const cpu0 = await server.ask<{ cpuMs: number }>({ cmd: "cpu" });
+    const { total, writeMs } = await writeAtRate(N.watchSec);
+    const collected = await deliveries(total, 3000);
+    const cpu1 = await server.ask<{ cpuMs: number }>({ cmd: "cpu" });
+    const histogram = new Map<number, number>();
+    let events = 0;
+    let ended = 0;
+    let reads = 0;
+    let clientCpuMs = 0;
+    for (const r of collected) {
+      for (const [bucket, n] of r.histogram) histogram.set(bucket, (histogram.get(bucket) ?? 0) + n);
+      events += r.events;
+      ended += r.ended;
+      reads += r.reads;
+      clientCpuMs += r.cpuMs;
+    }
+    return {
+      p50: histogramPct(histogram, events, 50),
+      p99: histogramPct(histogram, events, 99),
+      writeP50: pct(writeMs, 50),
+      writeP99: pct(writeMs, 99),
+      events,
+      expected: total * N.watchers,
+      ended,
+      reads,
+      serverCpuMs: cpu1.cpuMs - cpu0.cpuMs,
+      clientCpuMs,
+    };
+  } finally {
+    // Asked to exit (not killed), so that a --cpu-prof profile is written.
+    await Promise.all(
+      clients.map(async (c) => {
+        if (c.proc.exitCode !== null) return;
+        const exited = once(c.proc, "exit");
+        c.proc.send({ cmd: "exit" });
+        const timer = setTimeout(() => c.proc.kill(), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }),
     );
   }
-  await Promise.all(writes);
-  const deadline = performance.now() + 3000;
-  while (latencies.length < total * N.watchers && performance.now() < deadline)
-    await new Promise((r) => setTimeout(r, 50));
-  for (const r of reqs) r.destroy();
-  watchAgent.destroy();
-  return { p50: pct(latencies, 50), p99: pct(latencies, 99), events: latencies.length };
+}
+
+/** The p-th percentile (ms) of a histogram of 0.1 ms buckets. */
+function histogramPct(histogram: Map<number, number>, count: number, p: number): number {
+  if (count === 0) return Number.NaN;
+  const rank = Math.min(count - 1, Math.floor((p / 100) * count));
+  let seen = 0;
+  for (const [bucket, n] of [...histogram].sort((a, b) => a[0] - b[0])) {
+    seen += n;
+    if (seen > rank) return bucket / 10;
+  }
+  return Number.NaN;
 }
 
 const mode = process.argv[2];

@@ -126,28 +126,31 @@ export async function watchStore(
     lastRevision = rv ?? 0;
   }
 
+  const decode = (kv: { value: Buffer; modRevision: number }) => store.decodeForWatch(kv);
   const decodeEventObject = (kv: { value: Buffer; modRevision: number }) => {
     try {
       // Every watcher of the prefix gets the same kv: parse it once for all of them.
-      return decodeShared(kv, (k) => store.decodeForWatch(k));
+      return decodeShared(kv, decode);
     } catch {
       return undefined;
     }
   };
 
+  // Most watches select nothing and may see everything: no per-event checks for them.
+  const matches = filter.matchesEverything ? () => true : (obj: KubeObject) => filter.matches(obj);
   const handle = (ev: WatchEvent) => {
     if (ev.revision <= lastRevision) return; // already covered by the initial list
     lastRevision = ev.revision;
     const obj = decodeEventObject(ev.kv);
     if (!obj) return;
     if (ev.type === "delete") {
-      if (filter.matches(obj)) sink.send({ type: "DELETED", object: store.present(obj, ctx) });
+      if (matches(obj)) sink.send({ type: "DELETED", object: store.present(obj, ctx) });
       return;
     }
-    const nowMatches = filter.matches(obj);
+    const nowMatches = matches(obj);
     const isNew = ev.kv.createRevision === ev.kv.modRevision || !ev.prevKv;
     const prev = isNew ? undefined : decodeEventObject(ev.prevKv!);
-    const wasMatching = prev ? filter.matches(prev) : false;
+    const wasMatching = prev ? matches(prev) : false;
     if (nowMatches && wasMatching) sink.send({ type: "MODIFIED", object: store.present(obj, ctx) });
     else if (nowMatches) sink.send({ type: "ADDED", object: store.present(obj, ctx) });
     else if (wasMatching) sink.send({ type: "DELETED", object: store.present(obj, ctx) });

@@ -1,12 +1,13 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
-import { jsonShared } from "../registry/cache/shared-codec.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { ApiWatchEvent, WatchHandle, WatchSink } from "../registry/store-watch.js";
 import type { ResponseFormat } from "./negotiation.js";
 import { sendError } from "./respond.js";
 import { type IncludeObject, objectTable } from "./table.js";
+import { type Frame, frameOf, sharedFrame } from "./watch-frame.js";
+import { WatchWriter } from "./watch-writer.js";
 
 /** A server's open watch streams, so that shutdown can end them (they would otherwise keep it up). */
 export class WatchStreams {
@@ -37,7 +38,9 @@ export async function streamWatch(
   let ended = false;
   let handle: WatchHandle | undefined;
   let columnsSent = false;
-  const pending: string[] = [];
+  /** Frames sent before the watch is established (the initial events) wait here. */
+  const pending: Frame[] = [];
+  let writer: WatchWriter | undefined;
 
   const writeHead = () => {
     if (started) return;
@@ -52,6 +55,13 @@ export async function streamWatch(
     // Send the headers now: clients (client-node's Watch, client-go) wait for them before
     // they consider the watch established, and a quiet watch may not write for a long time.
     res.flushHeaders();
+    // Frames go straight to the connection, already chunk-framed (the response is hijacked and
+    // alone on its connection until it ends); a response that is not chunked (HTTP/1.0) or has
+    // no socket of its own gets the bare lines through res.write.
+    const chunked = (res as { chunkedEncoding?: boolean }).chunkedEncoding === true;
+    writer = res.socket && chunked ? new WatchWriter(res.socket, true) : new WatchWriter(res, false);
+    for (const frame of pending) writer.push(frame);
+    pending.length = 0;
   };
   const finish = () => {
     if (ended) return;
@@ -59,34 +69,33 @@ export async function streamWatch(
     openStreams.delete(finish);
     clearTimeout(timer);
     handle?.close();
-    if (!started) {
-      writeHead();
-      for (const chunk of pending) res.write(chunk);
-      pending.length = 0;
-    }
+    writeHead();
+    // Queued frames first: res.end() writes the last chunk after them.
+    writer!.flush();
     res.end();
   };
-  const encode = (event: ApiWatchEvent): string => {
-    let object: unknown = event.object;
+  const encode = (event: ApiWatchEvent): Frame => {
     if (tableOf.table && (event.type === "ADDED" || event.type === "MODIFIED" || event.type === "DELETED")) {
-      object = objectTable(tableOf.rt, event.object as KubeObject, tableOf.table, !columnsSent);
+      const object = objectTable(tableOf.rt, event.object as KubeObject, tableOf.table, !columnsSent);
       columnsSent = true;
+      return frameOf(`${JSON.stringify({ type: event.type, object })}\n`);
     }
-    if (object === event.object) return `{"type":"${event.type}","object":${jsonShared(object as object)}}\n`;
-    return `${JSON.stringify({ type: event.type, object })}\n`;
+    // Bookmarks and errors are this watch's own; an event's object is shared by its watchers.
+    if (event.type === "BOOKMARK" || event.type === "ERROR") return frameOf(`${JSON.stringify(event)}\n`);
+    return sharedFrame(event.type, event.object);
   };
   const sink: WatchSink = {
     send(event) {
       if (ended) return;
-      if (!started) {
+      if (!writer) {
         pending.push(encode(event));
         return;
       }
-      res.write(encode(event));
+      writer.push(encode(event));
       // A client that does not read would make this buffer grow without bound: end its watch
       // with 410 (it relists and watches again), as kube-apiserver does for slow watchers.
-      if (res.writableLength > streams.maxBufferedBytes) {
-        res.write(`${JSON.stringify({ type: "ERROR", object: errors.resourceVersionTooOld().status })}\n`);
+      if (writer.backlogOver(streams.maxBufferedBytes)) {
+        writer.push(frameOf(`${JSON.stringify({ type: "ERROR", object: errors.resourceVersionTooOld().status })}\n`));
         finish();
       }
     },
@@ -105,17 +114,11 @@ export async function streamWatch(
     return reply;
   }
   if (ended) {
+    // It ended while starting (finish() sent what it had); the handle came too late to close there.
     handle.close();
-    if (!started) {
-      writeHead();
-      for (const chunk of pending) res.write(chunk);
-      res.end();
-    }
     return reply;
   }
   openStreams.add(finish);
   writeHead();
-  for (const chunk of pending) res.write(chunk);
-  pending.length = 0;
   return reply;
 }

@@ -97,7 +97,8 @@ export class ResourceCache {
       }
       this.pushRing(ev);
     }
-    for (const w of this.watchers) w.offer(events);
+    // This runs in the feed's delivery, outside any storage transaction: deliver in this pass.
+    for (const w of this.watchers) w.offerNow(events);
     const last = events[events.length - 1];
     if (last) this.advance(last.revision);
   }

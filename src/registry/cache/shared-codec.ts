@@ -15,6 +15,10 @@ const decoded = new Map<object, KubeObject>();
 const encoded = new WeakMap<object, string>();
 
 export function decodeShared<K extends object>(kv: K, decode: (kv: K) => KubeObject): KubeObject {
+  // A fan-out asks for the same two kvs (an event's object and its previous one) once per
+  // watcher in a row: answer those without the map.
+  if (kv === recent[0]) return recent[1]!;
+  if (kv === recent[2]) return recent[3]!;
   let obj = decoded.get(kv);
   if (obj === undefined) {
     obj = decode(kv);
@@ -22,8 +26,20 @@ export function decodeShared<K extends object>(kv: K, decode: (kv: K) => KubeObj
     // Maps iterate in insertion order: the first key is the oldest.
     if (decoded.size > DECODED_MEMO) decoded.delete(decoded.keys().next().value!);
   }
+  recent[2] = recent[0];
+  recent[3] = recent[1];
+  recent[0] = kv;
+  recent[1] = obj;
   return obj;
 }
+
+/** The last two kvs decoded and their objects: [kv, object, kv, object]. */
+const recent: [object | undefined, KubeObject | undefined, object | undefined, KubeObject | undefined] = [
+  undefined,
+  undefined,
+  undefined,
+  undefined,
+];
 
 /** JSON.stringify(obj), computed once per object. */
 export function jsonShared(obj: object): string {

@@ -96,6 +96,46 @@ describe("watch cache", () => {
   });
 });
 
+describe("watch cache fan-out", () => {
+  test("a watch whose callback throws ends with onError; the cache's other watches go on, in order", async () => {
+    const inner = openSqliteStorage(":memory:");
+    const cached = new CachedStorage(inner);
+    await cached.list(P);
+    let innerWatches = 0;
+    const realWatch = inner.watch.bind(inner);
+    inner.watch = (...args) => {
+      innerWatches++;
+      return realWatch(...args);
+    };
+    const errors: Error[] = [];
+    let calls = 0;
+    cached.watch(
+      P,
+      { afterRevision: 0 },
+      {
+        onEvents: () => {
+          calls++;
+          throw new Error("consumer bug");
+        },
+        onError: (err) => errors.push(err),
+      },
+    );
+    const seen: string[] = [];
+    cached.watch(P, { afterRevision: 0 }, { onEvents: (e) => seen.push(...e.map((x) => x.kv.key)), onError() {} });
+    await cached.create(`${P}a`, bytes("a"));
+    await cached.create(`${P}b`, bytes("b"));
+    await cached.get(`${P}b`); // the cache has applied both
+    assert.equal(calls, 1);
+    assert.deepEqual(
+      errors.map((e) => e.message),
+      ["consumer bug"],
+    );
+    assert.deepEqual(seen, [`${P}a`, `${P}b`]);
+    assert.equal(innerWatches, 0, "both watches were the cache's");
+    await cached.close();
+  });
+});
+
 describe("shared codec", () => {
   test("splices the resourceVersion into the top-level metadata only", () => {
     const stored = bytes('{"spec":{"metadata":{"x":"\\"metadata\\":{"}},"metadata":{"name":"a"}}');
@@ -112,13 +152,14 @@ describe("shared codec", () => {
 
 describe("slow watchers", () => {
   test("a watch whose client does not read is closed with a 410 ERROR event", async () => {
-    const written: string[] = [];
+    const written: Buffer[] = [];
     let ended = false;
+    // A stand-in response without a socket of its own: the watch writes its lines through it.
     const res = Object.assign(new EventEmitter(), {
       writableLength: 0,
       writeHead() {},
       flushHeaders() {},
-      write(chunk: string) {
+      write(chunk: Buffer) {
         written.push(chunk);
         // Nothing is ever drained: the client does not read.
         res.writableLength += chunk.length;
@@ -147,11 +188,14 @@ describe("slow watchers", () => {
     );
     for (let i = 0; i < 100 && !ended; i++) {
       sink!.send({ type: "ADDED", object: { metadata: { name: `o${i}`, pad: "x".repeat(100) } } });
+      // Let queued frames reach the response between events, as separate writes would.
+      await new Promise((r) => process.nextTick(r));
     }
     assert.equal(ended, true);
-    const last = JSON.parse(written.at(-1)!);
+    const lines = Buffer.concat(written).toString().trim().split("\n");
+    const last = JSON.parse(lines.at(-1)!);
     assert.equal(last.type, "ERROR");
     assert.equal(last.object.code, 410);
-    assert.ok(written.length < 20, "closed soon after the budget was exceeded");
+    assert.ok(lines.length < 20, "closed soon after the budget was exceeded");
   });
 });

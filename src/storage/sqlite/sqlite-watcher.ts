@@ -1,7 +1,8 @@
 /**
  * One watch on the SQLite store: a per-watcher queue of event batches delivered on the
  * microtask queue, so callbacks never run inside a SQLite transaction and a slow or throwing
- * consumer cannot disturb the writer or other watchers.
+ * consumer cannot disturb the writer or other watchers. (The watch cache, which fans out from
+ * outside any transaction, delivers in its own pass with offerNow.)
  */
 import type { WatchCallbacks, WatchEvent, Watcher } from "../interface.js";
 
@@ -12,6 +13,8 @@ export class SqliteWatcher implements Watcher {
   private readonly pending: (readonly WatchEvent[] | number)[] = [];
   private error: Error | undefined;
   private scheduled = false;
+  /** Delivering: an offerNow() from a consumer's callback only queues (delivered by the same loop). */
+  private draining = false;
   /** No more events are accepted; what is queued is still delivered (graceful end). */
   private ending = false;
   /** Nothing more is delivered. */
@@ -31,12 +34,34 @@ export class SqliteWatcher implements Watcher {
    * below what this watcher already has, or outside its prefix, are dropped.
    */
   offer(events: readonly WatchEvent[]): void {
-    if (this.ending) return;
-    const fresh = events.filter((e) => e.revision > this.lastRevision && e.kv.key.startsWith(this.prefix));
-    if (fresh.length === 0) return;
+    if (this.queue(events)) this.schedule();
+  }
+
+  /**
+   * Offer events and deliver them now, after what is already queued, in the caller's turn: for
+   * a fan-out that runs outside any transaction already (the watch cache's), one pass over its
+   * watchers costs less than a microtask per watcher. A throwing consumer still ends only its
+   * own watch.
+   */
+  offerNow(events: readonly WatchEvent[]): void {
+    if (this.queue(events)) this.run();
+  }
+
+  /** Queues the events this watcher has not seen; false when there were none. */
+  private queue(events: readonly WatchEvent[]): boolean {
+    if (this.ending) return false;
+    // Usually every event is fresh: the batch itself is queued (read-only for consumers).
+    let fresh = events;
+    for (const e of events) {
+      if (e.revision <= this.lastRevision || !e.kv.key.startsWith(this.prefix)) {
+        fresh = events.filter((e) => e.revision > this.lastRevision && e.kv.key.startsWith(this.prefix));
+        break;
+      }
+    }
+    if (fresh.length === 0) return false;
     this.lastRevision = fresh[fresh.length - 1]!.revision;
     this.pending.push(fresh);
-    this.schedule();
+    return true;
   }
 
   /** Every event up to `revision` has been offered: tell the consumer, after the queued events. */
@@ -77,6 +102,20 @@ export class SqliteWatcher implements Watcher {
 
   private drain(): void {
     this.scheduled = false;
+    this.run();
+  }
+
+  private run(): void {
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      this.deliver();
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private deliver(): void {
     while (!this.closed && this.pending.length > 0) {
       const batch = this.pending.shift()!;
       try {

@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { frameOf, sharedFrame } from "./watch-frame.js";
+import { WatchWriter } from "./watch-writer.js";
+
+/** A connection that keeps what is written to it (and never drains). */
+function target(): { writes: Buffer[]; writableLength: number; write(data: Buffer): boolean } {
+  const writes: Buffer[] = [];
+  return {
+    writes,
+    writableLength: 0,
+    write(data: Buffer) {
+      writes.push(data);
+      this.writableLength += data.length;
+      return true;
+    },
+  };
+}
+
+const nextTick = () => new Promise<void>((resolve) => process.nextTick(resolve));
+
+describe("watch frames", () => {
+  test("an event is one HTTP chunk holding one JSON line, built once per object and type", () => {
+    const object = { metadata: { name: "é" } };
+    const frame = sharedFrame("MODIFIED", object);
+    const line = `{"type":"MODIFIED","object":${JSON.stringify(object)}}\n`;
+    const size = Buffer.byteLength(line);
+    assert.equal(frame.chunk.toString(), `${size.toString(16)}\r\n${line}\r\n`);
+    assert.equal(frame.line.toString(), line);
+    assert.equal(sharedFrame("MODIFIED", object), frame);
+    assert.notEqual(sharedFrame("ADDED", object).chunk.toString(), frame.chunk.toString());
+  });
+});
+
+describe("watch writer", () => {
+  test("the frames each watcher gets in one pass leave in one write, its own, in order", async () => {
+    const [a, b] = [sharedFrame("ADDED", { n: 1 }), sharedFrame("ADDED", { n: 2 })];
+    const c = frameOf('{"type":"BOOKMARK"}\n');
+    const targets = [target(), target(), target(), target()];
+    const writers = targets.map((t, i) => new WatchWriter(t, i < 3));
+    // Two watchers with the same frames (their write can be shared), one with others, and one
+    // response that is not chunked (bare lines).
+    for (const w of [writers[0]!, writers[1]!]) {
+      w.push(a);
+      w.push(b);
+    }
+    writers[2]!.push(b);
+    writers[2]!.push(c);
+    writers[3]!.push(a);
+    writers[3]!.push(b);
+    assert.deepEqual(
+      targets.map((t) => t.writes.length),
+      [0, 0, 0, 0],
+      "nothing is written before the pass ends",
+    );
+    await nextTick();
+    const written = targets.map((t) => t.writes.map(String));
+    assert.deepEqual(written, [
+      [`${a.chunk}${b.chunk}`],
+      [`${a.chunk}${b.chunk}`],
+      [`${b.chunk}${c.chunk}`],
+      [`${a.line}${b.line}`],
+    ]);
+    // The next pass writes again, only what is new.
+    writers[0]!.push(c);
+    await nextTick();
+    assert.deepEqual(targets[0]!.writes.map(String), [`${a.chunk}${b.chunk}`, String(c.chunk)]);
+  });
+
+  test("the backlog counts frames not yet written and what the connection still holds", async () => {
+    const t = target();
+    const w = new WatchWriter(t, true);
+    const frame = frameOf(`${"x".repeat(99)}\n`);
+    w.push(frame);
+    assert.equal(w.backlogOver(frame.chunk.length - 1), true);
+    assert.equal(w.backlogOver(frame.chunk.length), false);
+    await nextTick();
+    // Written, but the client has not taken it: still the backlog.
+    assert.equal(w.backlogOver(frame.chunk.length - 1), true);
+    t.writableLength = 0;
+    assert.equal(w.backlogOver(0), false);
+  });
+});
