@@ -392,7 +392,7 @@ describe("API object rules", () => {
     });
     it("dryRun=All stores nothing", async () => {
       const res = await server.request("POST", `${users}?dryRun=All`, { body: user("dry-1") });
-      assert.equal(res.status, 200);
+      assert.equal(res.status, 201);
       assert.equal((await server.request("GET", `${users}/dry-1`)).status, 404);
     });
     it("unknown resources and methods", async () => {

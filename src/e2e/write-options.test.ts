@@ -128,7 +128,7 @@ describe("write options", () => {
     try {
       const dry = "dryRun=All&fieldManager=dry";
       const created = await server.request("POST", `${teams}?${dry}`, { body: team("wo-dry-new") });
-      assert.equal(created.status, 200, created.text);
+      assert.equal(created.status, 201, created.text); // as kube: the object would have been created
       assert.equal(created.json.metadata.name, "wo-dry-new");
       const updated = await server.request("PUT", `${teams}/wo-existing?${dry}`, {
         body: { ...existing, spec: { displayName: "Updated" } },
@@ -144,7 +144,7 @@ describe("write options", () => {
         body: team("wo-dry-applied", { displayName: "Applied" }),
         contentType: APPLY,
       });
-      assert.equal(applied.status, 200, applied.text);
+      assert.equal(applied.status, 201, applied.text);
       const deleted = await server.request("DELETE", `${teams}/wo-existing?dryRun=All`);
       assert.equal(deleted.status, 200, deleted.text);
 

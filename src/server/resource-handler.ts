@@ -153,7 +153,8 @@ export async function handleResourceRequest(
         return reply200(201, await rt.virtualCreate(admitted, ctx));
       }
       const created = await store.create(ctx, namespace, body.value as KubeObject, options);
-      return reply200(options.dryRun ? 200 : 201, created);
+      // kube-apiserver answers 201 to a dry-run create too: the object would have been created.
+      return reply200(201, created);
     }
     case "PUT": {
       if (!path.name) throw errors.methodNotAllowed();
@@ -180,7 +181,7 @@ export async function handleResourceRequest(
       };
       if (body.type === "apply") {
         const applied = await store.apply(ctx, namespace, path.name, body.value, options, subresource);
-        return reply200(applied.created && !options.dryRun ? 201 : 200, applied.object);
+        return reply200(applied.created ? 201 : 200, applied.object);
       }
       const result = await store.patch(ctx, namespace, path.name, body.type, body.value, options, subresource);
       return reply200(200, result);
