@@ -106,7 +106,6 @@ async function serverChild(dataDir: string): Promise<void> {
       const t = performance.now();
       await storage.list(`/registry/management.platform/${msg.kind ?? "clusters"}/`, { limit: 1 });
       globalThis.gc?.();
-      if (process.env.BENCH_MEM_DEBUG) console.error(process.memoryUsage());
       process.send!({ ok: true, primeMs: performance.now() - t, rss: process.memoryUsage().rss });
     } else if (msg.cmd === "cpu") {
       // CPU time and group commits so far: how much server work one request costs.

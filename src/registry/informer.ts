@@ -98,10 +98,6 @@ export class Informer {
     return out;
   }
 
-  get size(): number {
-    return this.objects.size;
-  }
-
   get(namespace: string | undefined, name: string): KubeObject | undefined {
     const kv = this.objects.get(this.store.key(namespace, name));
     return kv && this.decode(kv);

@@ -95,7 +95,7 @@ export async function streamWatch(
       // A client that does not read would make this buffer grow without bound: end its watch
       // with 410 (it relists and watches again), as kube-apiserver does for slow watchers.
       if (writer.backlogOver(streams.maxBufferedBytes)) {
-        writer.push(frameOf(`${JSON.stringify({ type: "ERROR", object: errors.resourceVersionTooOld().status })}\n`));
+        writer.push(encode({ type: "ERROR", object: errors.resourceVersionTooOld().status }));
         finish();
       }
     },

@@ -46,7 +46,6 @@ export class GarbageCollector {
   private readonly dependents = new Map<string, Set<ItemKey>>();
   /** dependent key → the owner uids it was indexed under. */
   private readonly ownersOf = new Map<ItemKey, string[]>();
-  /** uid → key of the object that has it, for re-checking owners when dependents change. */
   private readonly queue = new Set<ItemKey>();
   private readonly timers = new Map<ItemKey, NodeJS.Timeout>();
   private readonly idleWaiters: Array<() => void> = [];
@@ -123,7 +122,7 @@ export class GarbageCollector {
     for (const ref of e.object.metadata.ownerReferences ?? []) {
       const owner = this.kinds.get(ref.kind);
       if (owner)
-        this.enqueue(`${ref.kind}/${owner.rt.namespaced ? (e.object.metadata.namespace ?? "") : ""}/${ref.name}`);
+        this.enqueue(itemKey(ref.kind, owner.rt.namespaced ? e.object.metadata.namespace : undefined, ref.name));
     }
   }
 
@@ -344,7 +343,11 @@ const OWNER_REFERENCES = Buffer.from('"ownerReferences"');
 const DELETION_TIMESTAMP = Buffer.from('"deletionTimestamp"');
 
 function keyOf(kind: string, obj: KubeObject): ItemKey {
-  return `${kind}/${obj.metadata.namespace ?? ""}/${obj.metadata.name}`;
+  return itemKey(kind, obj.metadata.namespace, obj.metadata.name!);
+}
+
+function itemKey(kind: string, namespace: string | undefined, name: string): ItemKey {
+  return `${kind}/${namespace ?? ""}/${name}`;
 }
 
 function parseKey(key: ItemKey): { kind: string; namespace: string | undefined; name: string } {

@@ -1,8 +1,9 @@
 /**
- * Decoding and encoding shared by every watcher of one event: the storage hands the same
- * KeyValue object to all watchers and informers of a prefix, so it is parsed once (not once
- * per watcher), and the same presented object is serialised once. The shared objects are
- * read-only by convention (nothing on the watch path mutates an event's object).
+ * Decoding shared by every watcher of one event: the storage hands the same KeyValue object to
+ * all watchers and informers of a prefix, so it is parsed once (not once per watcher); its
+ * encoding is shared the same way (server/watch-frame.ts). The shared objects are read-only by
+ * convention (nothing on the watch path mutates an event's object). Also the splicing of a
+ * resourceVersion into stored bytes, for the GET and LIST fast paths.
  *
  * Decoded objects are remembered for the most recent DECODED_MEMO stored values only: the
  * watch cache keeps every current KeyValue alive, so a WeakMap keyed by them would keep a
@@ -12,7 +13,6 @@ import type { KubeObject } from "../../api/object.js";
 
 const DECODED_MEMO = 4096;
 const decoded = new Map<object, KubeObject>();
-const encoded = new WeakMap<object, string>();
 
 export function decodeShared<K extends object>(kv: K, decode: (kv: K) => KubeObject): KubeObject {
   // A fan-out asks for the same two kvs (an event's object and its previous one) once per
@@ -40,16 +40,6 @@ const recent: [object | undefined, KubeObject | undefined, object | undefined, K
   undefined,
   undefined,
 ];
-
-/** JSON.stringify(obj), computed once per object. */
-export function jsonShared(obj: object): string {
-  let json = encoded.get(obj);
-  if (json === undefined) {
-    json = JSON.stringify(obj);
-    encoded.set(obj, json);
-  }
-  return json;
-}
 
 const METADATA_KEY = Buffer.from('"metadata":{');
 
