@@ -29,6 +29,12 @@ export interface AccessKeyAuthenticatorOptions {
  * hashes); a key that is disabled, expired, or whose user is disabled or gone is refused.
  */
 export class AccessKeyAuthenticator implements Authenticator {
+  /**
+   * Identities by key hash, valid while the index has not changed and the key has not expired:
+   * every request of a busy client would otherwise rebuild the same identity (groups, teams).
+   */
+  private readonly identities = new Map<string, CachedIdentity>();
+
   constructor(
     private readonly index: IdentityIndex,
     private readonly options: AccessKeyAuthenticatorOptions = {},
@@ -37,6 +43,8 @@ export class AccessKeyAuthenticator implements Authenticator {
   async authenticate(token: string | undefined): Promise<UserInfo> {
     if (!token) throw errors.unauthorized();
     const hash = hashAccessKey(token);
+    const cached = this.identities.get(hash);
+    if (cached && cached.generation === this.index.generation && this.now() < cached.expiresAt) return cached.user;
     let key = this.index.keyByHash(hash);
     if (!key) {
       // Maybe created a moment ago and not yet in the in-memory index: catch up once.
@@ -52,15 +60,23 @@ export class AccessKeyAuthenticator implements Authenticator {
     const stored = Buffer.from(String(key.spec?.key ?? "").slice(KEY_HASH_PREFIX.length));
     const given = Buffer.from(hash);
     if (stored.length !== given.length || !timingSafeEqual(stored, given)) throw errors.unauthorized();
-    return this.identityOfKey(key);
+    const generation = this.index.generation;
+    const user = frozen(this.identityOfKey(key));
+    const expiry = keyExpiry(key);
+    if (this.identities.size >= MAX_CACHED_IDENTITIES) this.identities.clear();
+    this.identities.set(hash, { generation, expiresAt: expiry ? Date.parse(expiry) : Number.POSITIVE_INFINITY, user });
+    return user;
+  }
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now();
   }
 
   identityOfKey(key: KubeObject): UserInfo {
     const spec = key.spec ?? {};
     if (spec.disabled === true) throw errors.unauthorized();
     const expiry = keyExpiry(key);
-    const now = this.options.now?.() ?? Date.now();
-    if (expiry && Date.parse(expiry) <= now) throw errors.unauthorized();
+    if (expiry && Date.parse(expiry) <= this.now()) throw errors.unauthorized();
     const keyGroups = (spec.groups as string[] | undefined) ?? [];
     const credential = {
       type: "AccessKey" as const,
@@ -82,4 +98,23 @@ export class AccessKeyAuthenticator implements Authenticator {
     }
     return { name: String(spec.subject ?? ""), subjectKind: "Subject", groups: keyGroups, teams: [], credential };
   }
+}
+
+interface CachedIdentity {
+  /** IdentityIndex.generation when it was built. */
+  generation: number;
+  /** The key's expiry (ms since the epoch). */
+  expiresAt: number;
+  user: UserInfo;
+}
+
+/** Enough for every key of a large organisation; past it the cache starts over. */
+const MAX_CACHED_IDENTITIES = 10_000;
+
+/** A cached identity is shared by concurrent requests: nobody may change it. */
+function frozen(user: UserInfo): UserInfo {
+  Object.freeze(user.groups);
+  Object.freeze(user.teams);
+  if (user.credential) Object.freeze(user.credential);
+  return Object.freeze(user);
 }

@@ -15,14 +15,20 @@ export class FailedAuthLimiter {
 
   /** Throws 429 when the address used up its failures for this window. */
   check(address: string): void {
-    const w = this.current(address);
-    if (w && w.count >= this.limitPerWindow) {
+    if (this.isBlocked(address)) {
+      const w = this.current(address)!;
       const retryAfter = Math.max(1, Math.ceil((w.start + this.windowMs - this.now()) / 1000));
       throw errors.tooManyRequests(
         "too many failed authentication attempts from this address; retry later",
         retryAfter,
       );
     }
+  }
+
+  /** Whether check() would throw, without throwing. */
+  isBlocked(address: string): boolean {
+    const w = this.current(address);
+    return !!w && w.count >= this.limitPerWindow;
   }
 
   fail(address: string): void {

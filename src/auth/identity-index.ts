@@ -11,12 +11,15 @@ export class IdentityIndex {
   /** Team names by a user named in their spec.users, and by a group in their spec.groups: every request asks. */
   private readonly teamsByMember = new Map<string, Set<string>>();
   private readonly teamsByGroup = new Map<string, Set<string>>();
+  private changes = 0;
 
   constructor(
     readonly keys: Informer,
     readonly users: Informer,
     readonly teams: Informer,
   ) {
+    // Any change to a key, user or team may change who a key authenticates as.
+    for (const informer of [keys, users, teams]) informer.onChange(() => this.changes++);
     keys.onChange((e) => {
       if (e.type === "upsert" && e.old) this.unindexKey(e.old);
       if (e.type === "delete") this.unindexKey(e.object);
@@ -70,6 +73,11 @@ export class IdentityIndex {
     const name = t.metadata.name!;
     for (const u of stringList(t.spec?.users)) removeFrom(this.teamsByMember, u, name);
     for (const g of stringList(t.spec?.groups)) removeFrom(this.teamsByGroup, g, name);
+  }
+
+  /** Moves on whenever a key, user or team changed: what was derived from them before may be stale. */
+  get generation(): number {
+    return this.changes;
   }
 
   keyByHash(hash: string): KubeObject | undefined {

@@ -90,8 +90,27 @@ export class AccessControl {
       throw err;
     }
     user = impersonate(request.headers, user, this.authorizer, this.identity);
-    this.activity.touch(user);
     this.audit?.noteCaller(request, user);
+    return this.contextOf(user);
+  }
+
+  /**
+   * authenticate() for the fast GET path (src/server/fast-get.ts), which leaves every other case
+   * to the normal path: undefined when the credential does not simply work, and then nothing is
+   * counted against the address (the normal path counts it). Never with impersonation or audit.
+   */
+  async authenticateIfValid(request: Pick<FastifyRequest, "ip" | "headers">): Promise<RequestContext | undefined> {
+    if (this.audit || this.limiter.isBlocked(request.ip)) return undefined;
+    try {
+      const user = await this.authenticator.authenticate(bearerToken(request.headers.authorization));
+      return this.contextOf(impersonate(request.headers, user, this.authorizer, this.identity));
+    } catch {
+      return undefined;
+    }
+  }
+
+  private contextOf(user: RequestContext["user"]): RequestContext {
+    this.activity.touch(user);
     const ctx: RequestContext = { user, warnings: [] };
     ctx.admit = this.admission.hook(ctx);
     return ctx;

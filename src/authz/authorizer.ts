@@ -44,6 +44,9 @@ const DENY: Decision = { allowed: false };
  * list can ask it once per object.
  */
 export class PlatformAuthorizer implements Authorizer {
+  /** Roles by identity, while the identity index has not changed since. */
+  private readonly roles = new WeakMap<UserInfo, { generation: number; roles: ReadonlySet<string> }>();
+
   constructor(
     private readonly identity: IdentityIndex,
     private readonly projects: Informer,
@@ -82,7 +85,17 @@ export class PlatformAuthorizer implements Authorizer {
   }
 
   /** Built-in roles reached through the user's (or team's) clusterRoles and the teams of the user. */
-  rolesOf(user: UserInfo): Set<string> {
+  rolesOf(user: UserInfo): ReadonlySet<string> {
+    // Authentication hands out one shared identity per key, so this is asked once per change.
+    const known = this.roles.get(user);
+    if (known && known.generation === this.identity.generation) return known.roles;
+    const generation = this.identity.generation;
+    const roles = this.collectRoles(user);
+    this.roles.set(user, { generation, roles });
+    return roles;
+  }
+
+  private collectRoles(user: UserInfo): Set<string> {
     const roles = new Set<string>();
     if (user.credential?.type === "Internal") roles.add(ADMIN_ROLE);
     const add = (obj: KubeObject | undefined) => {

@@ -23,6 +23,7 @@ export function impersonate(
   authz: PlatformAuthorizer,
   identity: IdentityIndex,
 ): UserInfo {
+  if (headers["impersonate-user"] === undefined && headers["impersonate-group"] === undefined) return caller;
   const [target] = headerValues(headers["impersonate-user"]);
   const groups = headerValues(headers["impersonate-group"]);
   if (target === undefined && groups.length === 0) return caller;

@@ -61,15 +61,7 @@ export async function handleResourceRequest(
   const namespace = path.namespace;
 
   const authorize = async (attrs: Partial<RequestAttributes> & { verb: string }) => {
-    const full: RequestAttributes = {
-      apiGroup: rt.group,
-      resource: rt.plural,
-      subresource: path.subresource,
-      namespace: namespace ?? "",
-      name: path.name ?? "",
-      resourceRequest: true,
-      ...attrs,
-    };
+    const full: RequestAttributes = { ...resourceAttributes(path, attrs.verb), ...attrs };
     let decision = await deps.authorizer.authorize(ctx.user, full);
     if (!decision.allowed && !full.object && full.name && deps.authorizer.needsObject?.(ctx.user, full)) {
       // Access rules live on the object itself: read it and ask again.
@@ -215,6 +207,19 @@ export async function handleResourceRequest(
     default:
       throw errors.methodNotAllowed();
   }
+}
+
+/** What a request on this path asks to do, for the authorizer. */
+export function resourceAttributes(path: ResourcePath, verb: string): RequestAttributes {
+  return {
+    verb,
+    apiGroup: path.rt.group,
+    resource: path.rt.plural,
+    subresource: path.subresource,
+    namespace: path.namespace ?? "",
+    name: path.name ?? "",
+    resourceRequest: true,
+  };
 }
 
 function attrsFor(resource: string, apiGroup: string, namespace: string | undefined, verb: string): RequestAttributes {
