@@ -26,7 +26,9 @@ export class IdentityIndex {
       else this.indexKey(e.object);
     });
     teams.onChange((e) => {
-      if (e.type === "upsert" && e.old) this.unindexTeam(e.old);
+      // A team whose stored bytes name no users or groups (most creates) is never parsed here.
+      if (e.type === "upsert" && e.oldBytes && mayNameMembers(e.oldBytes)) this.unindexTeam(e.old!);
+      if (!mayNameMembers(e.bytes)) return;
       if (e.type === "delete") this.unindexTeam(e.object);
       else this.indexTeam(e.object);
     });
@@ -39,7 +41,7 @@ export class IdentityIndex {
     this.teamsByMember.clear();
     this.teamsByGroup.clear();
     // Only teams whose stored bytes name members can add to the membership index.
-    for (const t of this.teams.listWhere((b) => b.includes(USERS_KEY) || b.includes(GROUPS_KEY))) this.indexTeam(t);
+    for (const t of this.teams.listWhere(mayNameMembers)) this.indexTeam(t);
   }
 
   stop(): void {
@@ -112,6 +114,11 @@ export class IdentityIndex {
 
 const USERS_KEY = Buffer.from('"users"');
 const GROUPS_KEY = Buffer.from('"groups"');
+
+/** Whether a team's stored bytes may name members (spec.users or spec.groups); false is certain. */
+export function mayNameMembers(bytes: Buffer): boolean {
+  return bytes.includes(USERS_KEY) || bytes.includes(GROUPS_KEY);
+}
 
 function stringList(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];

@@ -80,6 +80,40 @@ describe("identity and protection", () => {
     assert.deepEqual(teams, []);
   });
 
+  it("User status.teams follows a team naming only users, and the user's own groups", async () => {
+    const teamsOfAlice = async (want: string[]) => {
+      let teams: string[] = [];
+      for (let i = 0; i < 100; i++) {
+        teams = (await s.request("GET", `${G}/users/alice`)).json.status?.teams ?? [];
+        if (teams.join() === want.join()) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.deepEqual(teams, want);
+    };
+    // Teams with no groups: only the users they name (before and after a change) are re-checked.
+    await s.request("POST", `${G}/teams`, { body: { metadata: { name: "pair" }, spec: { users: ["alice"] } } });
+    await teamsOfAlice(["pair"]);
+    await s.request("PATCH", `${G}/teams/pair`, {
+      body: { spec: { users: ["bob"] } },
+      contentType: "application/merge-patch+json",
+    });
+    await teamsOfAlice([]);
+    // A user's own group change re-checks that user.
+    await s.request("POST", `${G}/teams`, { body: { metadata: { name: "ops" }, spec: { groups: ["ops"] } } });
+    await s.request("PATCH", `${G}/users/alice`, {
+      body: { spec: { groups: ["eng", "ops"] } },
+      contentType: "application/merge-patch+json",
+    });
+    await teamsOfAlice(["ops"]);
+    await s.request("PATCH", `${G}/users/alice`, {
+      body: { spec: { groups: ["eng"] } },
+      contentType: "application/merge-patch+json",
+    });
+    await teamsOfAlice([]);
+    await s.request("DELETE", `${G}/teams/pair`);
+    await s.request("DELETE", `${G}/teams/ops`);
+  });
+
   it("users/{name}/accesskeys lists keys without their values", async () => {
     const r = await s.request("GET", `${G}/users/alice/accesskeys`, { token: aliceKey });
     assert.equal(r.status, 200, r.text);

@@ -5,9 +5,52 @@ import { decodeShared } from "./cache/shared-codec.js";
 import { resourcePrefix } from "./keys.js";
 import type { Store } from "./store.js";
 
-export type InformerEvent =
-  | { type: "upsert"; object: KubeObject; old?: KubeObject }
-  | { type: "delete"; object: KubeObject };
+/**
+ * A change to the copy. The objects are decoded on first access: most listeners can tell from
+ * the stored bytes (or nothing at all) that a change does not concern them, and a busy kind
+ * (thousands of creates a second) should not pay a parse per listener that looks away.
+ */
+export interface InformerEvent {
+  readonly type: "upsert" | "delete";
+  /** The storage key. */
+  readonly key: string;
+  /** The object as stored now (upsert), or as it was last (delete). */
+  readonly object: KubeObject;
+  readonly bytes: Buffer;
+  /** The object before an upsert that replaced it. */
+  readonly old?: KubeObject;
+  readonly oldBytes?: Buffer;
+}
+
+class DecodedOnAccess implements InformerEvent {
+  private decoded?: KubeObject;
+  private decodedOld?: KubeObject;
+
+  constructor(
+    readonly type: "upsert" | "delete",
+    private readonly kv: KeyValue,
+    private readonly oldKv: KeyValue | undefined,
+    private readonly decode: (kv: KeyValue) => KubeObject,
+  ) {}
+
+  get key(): string {
+    return this.kv.key;
+  }
+  get bytes(): Buffer {
+    return this.kv.value;
+  }
+  get oldBytes(): Buffer | undefined {
+    return this.oldKv?.value;
+  }
+  get object(): KubeObject {
+    this.decoded ??= this.decode(this.kv);
+    return this.decoded;
+  }
+  get old(): KubeObject | undefined {
+    if (this.oldKv) this.decodedOld ??= this.decode(this.oldKv);
+    return this.decodedOld;
+  }
+}
 
 /**
  * An in-memory copy of every object of one kind, kept current from the store's watch
@@ -46,11 +89,9 @@ export class Informer {
       for (const kv of list.items) {
         const old = previous.get(kv.key);
         previous.delete(kv.key);
-        if (old?.modRevision !== kv.modRevision) {
-          this.emit({ type: "upsert", object: this.decode(kv), old: old && this.decode(old) });
-        }
+        if (old?.modRevision !== kv.modRevision) this.emit(this.event("upsert", kv, old));
       }
-      for (const gone of previous.values()) this.emit({ type: "delete", object: this.decode(gone) });
+      for (const gone of previous.values()) this.emit(this.event("delete", gone));
     }
     this.listed = true;
     this.revision = list.revision;
@@ -121,18 +162,22 @@ export class Informer {
 
   private apply(events: readonly WatchEvent[]): void {
     for (const ev of events) {
-      const obj = this.decode(ev.kv);
       if (ev.type === "delete") {
+        // A delete event's kv is the object as it was before (etcd's prevKv).
         this.objects.delete(ev.kv.key);
-        this.emit({ type: "delete", object: obj });
+        this.emit(this.event("delete", ev.kv));
       } else {
         const old = this.objects.get(ev.kv.key);
         this.objects.set(ev.kv.key, ev.kv);
-        this.emit({ type: "upsert", object: obj, old: old && this.decode(old) });
+        this.emit(this.event("upsert", ev.kv, old));
       }
       this.revision = ev.revision;
     }
     this.release();
+  }
+
+  private event(type: "upsert" | "delete", kv: KeyValue, old?: KeyValue): InformerEvent {
+    return new DecodedOnAccess(type, kv, old, (k) => this.decode(k));
   }
 
   private emit(e: InformerEvent): void {

@@ -2,6 +2,7 @@ import { ApiError } from "../../api/errors.js";
 import type { KubeObject, OwnerReference } from "../../api/object.js";
 import { deletionDeadline, FOREGROUND_FINALIZER, ORPHAN_FINALIZER, readyToRemove } from "../../registry/deletion.js";
 import { Informer, type InformerEvent } from "../../registry/informer.js";
+import { resourcePrefix } from "../../registry/keys.js";
 import type { PropagationPolicy } from "../../registry/options.js";
 import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
@@ -46,6 +47,8 @@ export class GarbageCollector {
   private readonly dependents = new Map<string, Set<ItemKey>>();
   /** dependent key → the owner uids it was indexed under. */
   private readonly ownersOf = new Map<ItemKey, string[]>();
+  /** Every kind an ownerReference has named since start (never shrinks: a cheap, safe filter). */
+  private readonly ownerKinds = new Set<string>();
   private readonly queue = new Set<ItemKey>();
   private readonly timers = new Map<ItemKey, NodeJS.Timeout>();
   private readonly idleWaiters: Array<() => void> = [];
@@ -73,7 +76,6 @@ export class GarbageCollector {
     // Rebuild: index and look at every object that has owners or is being deleted. The stored
     // bytes of any other object contain neither key, and it is never parsed (100,000 objects
     // parsed at start cost seconds and hundreds of MiB).
-    const mayMatter = (bytes: Buffer) => bytes.includes(OWNER_REFERENCES) || bytes.includes(DELETION_TIMESTAMP);
     for (const { rt, informer } of this.kinds.values()) {
       for (const obj of informer.listWhere(mayMatter)) {
         this.index(rt.kind, obj);
@@ -107,6 +109,7 @@ export class GarbageCollector {
   // ---- events and the index --------------------------------------------------------------
 
   private observe(kind: string, e: InformerEvent): void {
+    if (e.type === "upsert" && this.concernsNobody(kind, e)) return;
     const key = keyOf(kind, e.object);
     if (e.type === "delete") {
       this.unindex(key);
@@ -126,6 +129,21 @@ export class GarbageCollector {
     }
   }
 
+  /**
+   * An upsert the collector can pass over without parsing the object (most writes): it has no
+   * owners and is not being deleted (its bytes hold neither key), it had no owners indexed
+   * before, and no dependent ever named an owner of its kind.
+   */
+  private concernsNobody(kind: string, e: InformerEvent): boolean {
+    if (this.ownerKinds.has(kind) || mayMatter(e.bytes)) return false;
+    const k = this.kinds.get(kind);
+    if (!k) return false;
+    const rest = e.key.slice(resourcePrefix(k.rt).length);
+    const slash = k.rt.namespaced ? rest.indexOf("/") : -1;
+    const key = slash < 0 ? itemKey(kind, undefined, rest) : itemKey(kind, rest.slice(0, slash), rest.slice(slash + 1));
+    return !this.ownersOf.has(key);
+  }
+
   /** Only objects being deleted or with owners have anything for the collector to do. */
   private enqueueIfActionable(kind: string, obj: KubeObject): void {
     if (obj.metadata.deletionTimestamp || (obj.metadata.ownerReferences ?? []).length > 0) {
@@ -136,6 +154,7 @@ export class GarbageCollector {
   private index(kind: string, obj: KubeObject): void {
     const key = keyOf(kind, obj);
     for (const uid of this.ownersOf.get(key) ?? []) this.dependents.get(uid)?.delete(key);
+    for (const ref of obj.metadata.ownerReferences ?? []) if (ref.kind) this.ownerKinds.add(ref.kind);
     const uids = (obj.metadata.ownerReferences ?? []).map((r) => r.uid).filter(Boolean);
     if (uids.length) this.ownersOf.set(key, uids);
     else this.ownersOf.delete(key);
@@ -341,6 +360,11 @@ export class GarbageCollector {
 
 const OWNER_REFERENCES = Buffer.from('"ownerReferences"');
 const DELETION_TIMESTAMP = Buffer.from('"deletionTimestamp"');
+
+/** Whether stored bytes may hold owners or a deletion timestamp; false is certain. */
+function mayMatter(bytes: Buffer): boolean {
+  return bytes.includes(OWNER_REFERENCES) || bytes.includes(DELETION_TIMESTAMP);
+}
 
 function keyOf(kind: string, obj: KubeObject): ItemKey {
   return itemKey(kind, obj.metadata.namespace, obj.metadata.name!);

@@ -1,17 +1,22 @@
 import { isDeepStrictEqual } from "node:util";
-import type { IdentityIndex } from "../../auth/identity-index.js";
+import type { KubeObject } from "../../api/object.js";
+import { type IdentityIndex, mayNameMembers } from "../../auth/identity-index.js";
+import type { InformerEvent } from "../../registry/informer.js";
 import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
 
 /**
  * Keeps User status.teams current (decisions.md §2): a user is in a team when the team's
- * spec.users names it or the two share a group. Any user or team change re-checks every
- * user; a write happens only where the answer changed, so its own writes settle at once.
+ * spec.users names it or the two share a group. A change re-checks only the users it can
+ * affect: a user change that user; a team change the users its spec.users names (before and
+ * after), or every user when it names groups. A team naming neither (most creates) is not even
+ * parsed. A write happens only where the answer changed, so its own writes settle at once.
  */
 export class UserTeamsController {
   private unsubscribe: Array<() => void> = [];
   private running = false;
-  private again = false;
+  /** Users to re-check, or "all" (at start, and after a change to a team's groups). */
+  private pending: Set<string> | "all" = "all";
   private idle: Promise<void> = Promise.resolve();
 
   constructor(
@@ -21,9 +26,11 @@ export class UserTeamsController {
   ) {}
 
   start(): void {
-    const kick = () => this.schedule();
-    this.unsubscribe = [this.identity.users.onChange(kick), this.identity.teams.onChange(kick)];
-    this.schedule();
+    this.unsubscribe = [
+      this.identity.users.onChange((e) => this.recheck([e.object.metadata.name ?? ""])),
+      this.identity.teams.onChange((e) => this.onTeamChange(e)),
+    ];
+    this.recheck("all");
   }
 
   stop(): Promise<void> {
@@ -37,18 +44,33 @@ export class UserTeamsController {
     return this.idle;
   }
 
-  private schedule(): void {
-    if (this.running) {
-      this.again = true;
-      return;
+  private onTeamChange(e: InformerEvent): void {
+    const before = e.type === "upsert" && e.oldBytes && mayNameMembers(e.oldBytes) ? e.old : undefined;
+    const now = mayNameMembers(e.bytes) ? e.object : undefined;
+    const users: string[] = [];
+    for (const team of [before, now]) {
+      if (!team) continue;
+      if (stringList(team.spec?.groups).length > 0) {
+        this.recheck("all");
+        return;
+      }
+      users.push(...stringList(team.spec?.users));
     }
+    if (users.length > 0) this.recheck(users);
+  }
+
+  private recheck(users: string[] | "all"): void {
+    if (users === "all") this.pending = "all";
+    else if (this.pending !== "all") for (const u of users) this.pending.add(u);
+    if (this.running) return;
     this.running = true;
     this.idle = (async () => {
       try {
-        do {
-          this.again = false;
-          await this.reconcile();
-        } while (this.again && this.unsubscribe.length > 0);
+        while (this.unsubscribe.length > 0 && (this.pending === "all" || this.pending.size > 0)) {
+          const batch = this.pending;
+          this.pending = new Set();
+          await this.reconcile(batch);
+        }
       } catch (err) {
         this.onError(err);
       } finally {
@@ -57,9 +79,13 @@ export class UserTeamsController {
     })();
   }
 
-  private async reconcile(): Promise<void> {
+  private async reconcile(names: Set<string> | "all"): Promise<void> {
     const users = this.registry.store("users");
-    for (const user of this.identity.users.list()) {
+    const candidates =
+      names === "all"
+        ? this.identity.users.list()
+        : [...names].map((n) => this.identity.user(n)).filter((u): u is KubeObject => !!u);
+    for (const user of candidates) {
       const name = user.metadata.name ?? "";
       const want = this.identity
         .teamsOfUser(name, (user.spec?.groups as string[] | undefined) ?? [])
@@ -84,4 +110,8 @@ export class UserTeamsController {
       );
     }
   }
+}
+
+function stringList(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
 }
