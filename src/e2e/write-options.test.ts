@@ -26,6 +26,35 @@ describe("write options", () => {
     await server.stop();
   });
 
+  it("a write answers the object as stored: create, update, merge patch and apply each equal the GET after", async () => {
+    const one = `${teams}/wo-echo`;
+    const get = async () => (await server.request("GET", one)).json;
+    const created = await server.request("POST", teams, { body: team("wo-echo", { displayName: "Echo" }) });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(created.json, await get());
+    const updated = await server.request("PUT", one, {
+      body: { ...created.json, spec: { displayName: "Echo 2" } },
+    });
+    assert.equal(updated.status, 200, updated.text);
+    assert.equal(updated.json.spec.displayName, "Echo 2");
+    assert.deepEqual(updated.json, await get());
+    const patched = await server.request("PATCH", one, {
+      body: { spec: { description: "patched" } },
+      contentType: MERGE_PATCH,
+    });
+    assert.equal(patched.status, 200, patched.text);
+    assert.equal(patched.json.spec.description, "patched");
+    assert.deepEqual(patched.json, await get());
+    const applied = await server.request("PATCH", `${one}?fieldManager=echo-test&force=true`, {
+      raw: "apiVersion: management.platform/v1\nkind: Team\nmetadata:\n  name: wo-echo\nspec:\n  displayName: Applied\n",
+      contentType: APPLY,
+    });
+    assert.equal(applied.status, 200, applied.text);
+    assert.equal(applied.json.spec.displayName, "Applied");
+    assert.deepEqual(applied.json, await get());
+    assert.ok(Number(applied.json.metadata.resourceVersion) > Number(created.json.metadata.resourceVersion));
+  });
+
   /** A 422 Invalid Status against `<kind>.meta.k8s.io ""`, with one cause on `field`. */
   const assertInvalidOptions = (
     res: { status: number; text: string; json: { kind: string; reason: string; details: Record<string, unknown> } },

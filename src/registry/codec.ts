@@ -10,6 +10,21 @@ export function encodeObject(obj: KubeObject): Buffer {
   return Buffer.from(JSON.stringify({ ...obj, metadata }));
 }
 
+/**
+ * The bytes an object fresh from a write was stored as (without resourceVersion), so that the
+ * response can be those bytes with resourceVersion spliced in rather than a second
+ * JSON.stringify. Only objects the write returns unchanged are remembered.
+ */
+const storedAs = new WeakMap<KubeObject, Buffer>();
+
+export function rememberStoredBytes(obj: KubeObject, bytes: Buffer): void {
+  storedAs.set(obj, bytes);
+}
+
+export function storedBytesOf(obj: KubeObject): Buffer | undefined {
+  return storedAs.get(obj);
+}
+
 export function decodeObject(kv: Pick<KeyValue, "value" | "modRevision">): KubeObject {
   const obj = JSON.parse(kv.value.toString("utf8")) as KubeObject;
   obj.metadata.resourceVersion = String(kv.modRevision);

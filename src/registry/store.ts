@@ -6,7 +6,7 @@ import { applyJsonPatch, applyMergePatch } from "../api/patch.js";
 import { isStorageError } from "../storage/errors.js";
 import type { Storage } from "../storage/interface.js";
 import { serverSideApply } from "./apply/apply.js";
-import { decodeObject, encodeObject, parseResourceVersion } from "./codec.js";
+import { decodeObject, encodeObject, parseResourceVersion, rememberStoredBytes } from "./codec.js";
 import { planDeletion, readyToRemove } from "./deletion.js";
 import { compileFilter, type ObjectFilter } from "./filter.js";
 import { collectionPrefix, objectKey } from "./keys.js";
@@ -104,6 +104,12 @@ export class Store {
     return encodeObject(this.rt.strategy.toStorage ? this.rt.strategy.toStorage(obj) : obj);
   }
 
+  /** `shown`, remembering its stored bytes when it is exactly what was stored (codec.ts). */
+  private shownAsStored(shown: KubeObject, stored: KubeObject, bytes: Buffer): KubeObject {
+    if (shown === stored && !this.rt.strategy.toStorage) rememberStoredBytes(shown, bytes);
+    return shown;
+  }
+
   /** What the caller is shown of an object. */
   present(obj: KubeObject, ctx: RequestContext): KubeObject {
     return this.rt.strategy.present ? this.rt.strategy.present(obj, ctx) : obj;
@@ -165,13 +171,12 @@ export class Store {
       await ctx.admit?.(this.rt.plural, obj, undefined);
       if (options.dryRun) return this.present(obj, ctx);
       try {
-        const revision = await this.deps.storage.create(
-          this.key(obj.metadata.namespace, obj.metadata.name!),
-          this.encode(obj),
-        );
+        const bytes = this.encode(obj);
+        const revision = await this.deps.storage.create(this.key(obj.metadata.namespace, obj.metadata.name!), bytes);
         obj.metadata.resourceVersion = String(revision);
         const shown = this.present(obj, ctx);
-        return this.rt.strategy.afterCreate ? this.rt.strategy.afterCreate(shown, ctx) : shown;
+        if (this.rt.strategy.afterCreate) return this.rt.strategy.afterCreate(shown, ctx);
+        return this.shownAsStored(shown, obj, bytes);
       } catch (err) {
         if (!isStorageError(err, "KeyExists")) throw this.storageToApi(err, obj.metadata.name!);
         if (!wantsGeneratedName || attempt + 1 >= GENERATE_NAME_ATTEMPTS) {
@@ -288,9 +293,10 @@ export class Store {
       }
     }
     try {
-      const revision = await this.deps.storage.update(key, this.encode(obj), Number(old.metadata.resourceVersion));
+      const bytes = this.encode(obj);
+      const revision = await this.deps.storage.update(key, bytes, Number(old.metadata.resourceVersion));
       obj.metadata.resourceVersion = String(revision);
-      return this.present(obj, ctx);
+      return this.shownAsStored(this.present(obj, ctx), obj, bytes);
     } catch (err) {
       throw this.storageToApi(err, name);
     }

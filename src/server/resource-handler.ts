@@ -3,6 +3,8 @@ import { errors } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import { rawList } from "../registry/cache/raw-list.js";
 import { rawGet } from "../registry/cache/raw-read.js";
+import { withResourceVersion } from "../registry/cache/shared-codec.js";
+import { storedBytesOf } from "../registry/codec.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
 import type { Verb } from "../registry/resource-type.js";
@@ -84,8 +86,13 @@ export async function handleResourceRequest(
   const subresource = path.subresource === STATUS ? STATUS : "";
 
   const table = format.table ? parseIncludeObject((q.includeObject as string | undefined) ?? undefined) : undefined;
-  const reply200 = (code: number, obj: KubeObject) =>
-    send(reply, code, table ? objectTable(rt, obj, table) : obj, format, ctx.warnings);
+  const reply200 = (code: number, obj: KubeObject) => {
+    // Fresh from a write: the stored bytes with resourceVersion spliced in, not a second stringify.
+    const stored = !table && format.encoding === "json" ? storedBytesOf(obj) : undefined;
+    const bytes = stored && withResourceVersion(stored, Number(obj.metadata.resourceVersion));
+    if (bytes) return sendJsonBytes(reply, bytes, bytes.length, ctx.warnings, code);
+    return send(reply, code, table ? objectTable(rt, obj, table) : obj, format, ctx.warnings);
+  };
 
   switch (request.method) {
     case "GET": {

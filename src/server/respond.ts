@@ -32,17 +32,19 @@ export function send(
 }
 
 /**
- * A 200 whose JSON is already encoded (the raw list path), warnings as send() would: one buffer,
- * or pieces streamed as they are produced with the exact length announced (not chunked).
+ * A response whose JSON is already encoded (the raw list path, a write's stored bytes), warnings
+ * as send() would: one buffer, or pieces streamed as they are produced with the exact length
+ * announced (not chunked).
  */
 export function sendJsonBytes(
   reply: FastifyReply,
   payload: Buffer | Iterable<Buffer>,
   byteLength: number,
   warnings: readonly string[] = [],
+  code = 200,
 ): FastifyReply {
   if (warnings.length) reply.header("warning", warningHeaders(warnings));
-  reply.code(200).type("application/json");
+  reply.code(code).type("application/json");
   if (Buffer.isBuffer(payload)) return reply.send(payload);
   return reply.header("content-length", byteLength).send(Readable.from(payload, { objectMode: false }));
 }

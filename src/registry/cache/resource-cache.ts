@@ -15,6 +15,7 @@ import type {
   Watcher,
 } from "../../storage/interface.js";
 import { SqliteWatcher } from "../../storage/sqlite/sqlite-watcher.js";
+import { lowerBound, SortedKeys } from "./sorted-keys.js";
 
 export interface ResourceCacheOptions {
   /** Events kept for watches that start from a recent revision (default 4096). */
@@ -33,8 +34,8 @@ const DEFAULT_SYNC_TIMEOUT_MS = 200;
 export class ResourceCache {
   /** Current objects by key. */
   private readonly items = new Map<string, KeyValue>();
-  /** The same keys in order, for ranges and pagination (binary-search insert/remove). */
-  private readonly sorted: string[] = [];
+  /** The same keys in order, for ranges and pagination. */
+  private readonly sorted = new SortedKeys();
   private readonly ring: WatchEvent[] = [];
   private ringHead = 0;
   /** Every event with revision > ringFloor is in the ring. */
@@ -64,11 +65,9 @@ export class ResourceCache {
 
   private async start(): Promise<void> {
     const initial = await this.inner.list(this.prefix);
-    for (const kv of initial.items) {
-      this.items.set(kv.key, kv);
-      this.sorted.push(kv.key);
-    }
+    for (const kv of initial.items) this.items.set(kv.key, kv);
     // Storage lists are in key order already.
+    this.sorted.reset(initial.items.map((kv) => kv.key));
     this.revision = initial.revision;
     this.ringFloor = initial.revision;
     this.feed = this.inner.watch(
@@ -90,10 +89,10 @@ export class ResourceCache {
   private apply(events: readonly WatchEvent[]): void {
     for (const ev of events) {
       if (ev.type === "put") {
-        if (!this.items.has(ev.kv.key)) insertSorted(this.sorted, ev.kv.key);
+        if (!this.items.has(ev.kv.key)) this.sorted.add(ev.kv.key);
         this.items.set(ev.kv.key, ev.kv);
       } else if (this.items.delete(ev.kv.key)) {
-        removeSorted(this.sorted, ev.kv.key);
+        this.sorted.remove(ev.kv.key);
       }
       this.pushRing(ev);
     }
@@ -187,13 +186,14 @@ export class ResourceCache {
   list(prefix: string, options: ListOptions): ListResult {
     const after = options.after ?? "";
     const from = after >= prefix ? after : prefix;
-    let i = lowerBound(this.sorted, from);
-    if (i < this.sorted.length && this.sorted[i] === after) i++;
-    const end = lowerBound(this.sorted, prefixEndOf(prefix), i);
+    const sorted = this.sorted.keys();
+    let i = lowerBound(sorted, from);
+    if (i < sorted.length && sorted[i] === after) i++;
+    const end = lowerBound(sorted, prefixEndOf(prefix), i);
     const limit = options.limit ?? 0;
     const stop = limit > 0 ? Math.min(end, i + limit) : end;
     const items: KeyValue[] = new Array(stop - i);
-    for (let j = i; j < stop; j++) items[j - i] = this.items.get(this.sorted[j]!)!;
+    for (let j = i; j < stop; j++) items[j - i] = this.items.get(sorted[j]!)!;
     return { items, revision: this.revision, more: stop < end, remaining: end - stop };
   }
 
@@ -223,25 +223,4 @@ export class ResourceCache {
 export function prefixEndOf(prefix: string): string {
   if (prefix === "") return "\u{10ffff}";
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
-}
-
-function lowerBound(a: readonly string[], x: string, lo = 0): number {
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (a[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-function insertSorted(a: string[], x: string): void {
-  const i = lowerBound(a, x);
-  if (a.length === 0 || a[a.length - 1]! < x) a.push(x);
-  else a.splice(i, 0, x);
-}
-
-function removeSorted(a: string[], x: string): void {
-  const i = lowerBound(a, x);
-  if (a[i] === x) a.splice(i, 1);
 }
