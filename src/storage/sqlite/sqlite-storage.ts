@@ -1,10 +1,14 @@
 /**
  * The embedded storage backend: a kine-style append-only log in one SQLite file.
  *
- * - Durability: WAL + synchronous=FULL; a write's promise resolves only after its COMMIT returned.
+ * - Durability: WAL; after each COMMIT the WAL file is fsynced on libuv's thread pool, and only
+ *   then are the batch's writes acknowledged, delivered to watchers and visible to reads. That is
+ *   synchronous=FULL's guarantee (FULL fsyncs the WAL inside COMMIT) without blocking the event
+ *   loop for the fsync: the next batch is parsed, checked and committed meanwhile, and one fsync
+ *   covers every batch committed before it started (see durable-wal.ts).
  * - Group commit: writes issued in the same event-loop turn are committed together in one SQLite
- *   transaction (one fsync), each under its own SAVEPOINT so a failing write (or a failing
- *   multi-key txn) is rolled back alone and rejects only its own promise.
+ *   transaction, each under its own SAVEPOINT so a failing write (or a failing multi-key txn) is
+ *   rolled back alone and rejects only its own promise.
  * - Watch: history comes from the log, live events from an in-process fan-out after COMMIT.
  *   better-sqlite3 is synchronous and every batch commits inside one synchronous call, so reading
  *   history and subscribing happen with no commit in between: nothing is missed or repeated.
@@ -26,6 +30,7 @@ import type {
   WatchOptions,
 } from "../interface.js";
 import { type AutoCompactionOptions, compactionTarget, type RevisionSample } from "./auto-compaction.js";
+import { type DurableWal, openDurableWal, type WalSync } from "./durable-wal.js";
 import { prefixEnd } from "./key-range.js";
 import { applyPragmas, type KvRow, migrate } from "./schema.js";
 import { SqliteWatcher } from "./sqlite-watcher.js";
@@ -37,6 +42,8 @@ export interface SqliteStorageOptions {
   readonly compactMinAgeMs?: number;
   /** When > 0, start automatic compaction at this interval on open (default: off). */
   readonly compactIntervalMs?: number;
+  /** How the WAL file is fsynced after a commit (default fs.fsync; tests hold it back). */
+  readonly walSync?: WalSync;
 }
 
 const DEFAULT_MIN_HISTORY = 10_000;
@@ -50,6 +57,16 @@ interface Applied {
   readonly revision: number;
   readonly events: readonly WatchEvent[];
 }
+
+/** A committed batch waiting for its WAL fsync before it is acknowledged and published. */
+interface CommittedBatch {
+  /** The revision of its last write: visible once the batch is published. */
+  readonly revision: number;
+  readonly writes: readonly PendingWrite[];
+  readonly outcomes: readonly Outcome[];
+}
+
+type Outcome = { ok: true; applied: Applied } | { ok: false; error: unknown };
 
 interface PendingWrite {
   readonly ops: readonly TxnOp[];
@@ -73,13 +90,19 @@ export class SqliteStorage implements Storage {
   private readonly stmt: Statements;
   /** Id of the newest row ever written (ids of a batch are assigned from here). */
   private lastId: number;
-  /** Revision of the last committed write. */
+  /**
+   * Revision of the last published write: committed and on disk. Reads, watches and
+   * currentRevision() see up to here; writes check against everything committed.
+   */
   private revision: number;
+  private readonly wal: DurableWal;
+  private committed: CommittedBatch[] = [];
   private compacted: number;
   private queue: PendingWrite[] = [];
   private flushHandle: NodeJS.Immediate | undefined;
   private readonly watchers = new Set<SqliteWatcher>();
   private closed = false;
+  private durabilityFailure: StorageError | undefined;
   private commitCount = 0;
   private autoCompaction: NodeJS.Timeout | undefined;
   private readonly options: SqliteStorageOptions;
@@ -90,6 +113,12 @@ export class SqliteStorage implements Storage {
     try {
       applyPragmas(this.db);
       migrate(this.db);
+      this.wal = openDurableWal(
+        this.db,
+        (durable) => this.publish(durable),
+        (error) => this.failDurability(error),
+        options.walSync,
+      );
     } catch (err) {
       this.db.close();
       throw err;
@@ -100,6 +129,7 @@ export class SqliteStorage implements Storage {
     const maxRevision = (this.stmt.maxRevision.get() as { r: number | null }).r ?? 0;
     this.lastId = Math.max(seq?.seq ?? 0, maxRevision);
     this.revision = this.lastId;
+    this.wal.opened(this.lastId);
     this.compacted = (this.stmt.getMeta.get("compacted_revision") as { value: number } | undefined)?.value ?? 0;
     if ((options.compactIntervalMs ?? 0) > 0) this.startAutoCompaction({ intervalMs: options.compactIntervalMs });
   }
@@ -133,6 +163,7 @@ export class SqliteStorage implements Storage {
 
   private enqueue(ops: readonly TxnOp[]): Promise<Applied> {
     if (this.closed) return Promise.reject(unavailable("storage is closed"));
+    if (this.durabilityFailure) return Promise.reject(this.durabilityFailure);
     // Copy values: the caller may reuse its buffer before the batch commits.
     const owned = ops.map((op): TxnOp => (op.type === "delete" ? op : { ...op, value: Buffer.from(op.value) }));
     return new Promise<Applied>((resolve, reject) => {
@@ -152,7 +183,7 @@ export class SqliteStorage implements Storage {
     if (batch.length === 0) return;
 
     const startId = this.lastId;
-    const outcomes: ({ ok: true; applied: Applied } | { ok: false; error: unknown })[] = [];
+    const outcomes: Outcome[] = [];
     try {
       this.stmt.begin.run();
       for (const write of batch) {
@@ -182,19 +213,38 @@ export class SqliteStorage implements Storage {
       return;
     }
     this.commitCount++;
-    this.revision = this.lastId;
+    this.committed.push({ revision: this.lastId, writes: batch, outcomes });
+    this.wal.committed(this.lastId);
+  }
 
-    // Watchers first, so that a writer resuming after `await` finds its event already queued.
-    for (const outcome of outcomes) {
-      if (!outcome.ok) continue;
-      for (const watcher of this.watchers) watcher.offer(outcome.applied.events);
+  /** Acknowledges and publishes, in commit order, every batch up to a revision now on disk. */
+  private publish(durable: number): void {
+    while (this.committed.length > 0 && this.committed[0]!.revision <= durable) {
+      const { revision, writes, outcomes } = this.committed.shift()!;
+      this.revision = Math.max(this.revision, revision);
+      // Watchers first, so that a writer resuming after `await` finds its event already queued.
+      for (const outcome of outcomes) {
+        if (!outcome.ok) continue;
+        for (const watcher of this.watchers) watcher.offer(outcome.applied.events);
+      }
+      for (const watcher of this.watchers) watcher.progress(this.revision);
+      writes.forEach((write, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome.ok) write.resolve(outcome.applied);
+        else write.reject(outcome.error);
+      });
     }
-    for (const watcher of this.watchers) watcher.progress(this.revision);
-    batch.forEach((write, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) write.resolve(outcome.applied);
-      else write.reject(outcome.error);
-    });
+  }
+
+  /**
+   * The WAL could not be made durable: what was committed since the last good fsync may or may
+   * not survive a crash. Its writes are rejected as unavailable (their outcome is unknown, as
+   * with an etcd timeout) and the storage takes no more writes.
+   */
+  private failDurability(error: Error): void {
+    const failure = unavailable(`storage fsync failed, outcome unknown: ${error.message}`);
+    this.durabilityFailure = failure;
+    for (const { writes } of this.committed.splice(0)) for (const write of writes) write.reject(failure);
   }
 
   /**
@@ -248,7 +298,8 @@ export class SqliteStorage implements Storage {
 
   async get(key: string): Promise<KeyValue | undefined> {
     this.assertOpen();
-    const row = this.stmt.latest.get(key) as LatestRow | undefined;
+    // Not `latest`: a committed batch may still wait for its fsync, and reads see only published writes.
+    const row = this.stmt.latestAsOf.get(key, this.revision) as LatestRow | undefined;
     if (row === undefined || row.deleted !== 0) return undefined;
     return kv(key, row.value, row.create_revision, row.revision);
   }
@@ -310,10 +361,12 @@ export class SqliteStorage implements Storage {
       );
       return watcher;
     }
-    // Read history and subscribe in one synchronous step: no batch can commit in between.
+    // Read published history and subscribe in one synchronous step: no batch can be published in
+    // between (committed batches not yet published arrive through the subscription).
     const end = prefixEnd(prefix);
     const rows = (end === undefined ? this.stmt.historyOpen : this.stmt.historyBounded).all({
       after: options.afterRevision,
+      upto: this.revision,
       start: prefix,
       end: end ?? "",
     }) as HistoryRow[];
@@ -392,10 +445,12 @@ export class SqliteStorage implements Storage {
     if (this.closed) return;
     this.closed = true;
     this.stopAutoCompaction();
-    // Writes already accepted are committed (and acknowledged) before the database closes.
+    // Writes already accepted are committed, made durable and acknowledged before the database closes.
     this.flush();
+    await this.wal.idle();
     for (const watcher of this.watchers) watcher.end();
     this.watchers.clear();
+    this.wal.close();
     this.db.close();
   }
 
@@ -428,7 +483,7 @@ function prepareStatements(db: Database.Database) {
     db.prepare(`
       SELECT k.*, p.value AS prev_value, p.create_revision AS prev_create_revision FROM kv AS k
       LEFT JOIN kv AS p ON k.created = 0 AND k.deleted = 0 AND p.name = k.name AND p.revision = k.prev_revision
-      WHERE k.revision > @after AND +k.name >= @start ${bounded ? "AND +k.name < @end" : ""}
+      WHERE k.revision > @after AND k.revision <= @upto AND +k.name >= @start ${bounded ? "AND +k.name < @end" : ""}
       ORDER BY k.revision, k.id`);
   return {
     begin: db.prepare("BEGIN IMMEDIATE"),
@@ -438,6 +493,9 @@ function prepareStatements(db: Database.Database) {
     rollbackTo: db.prepare("ROLLBACK TO write"),
     latest: db.prepare(
       "SELECT deleted, create_revision, revision, value FROM kv WHERE name = ? ORDER BY revision DESC LIMIT 1",
+    ),
+    latestAsOf: db.prepare(
+      "SELECT deleted, create_revision, revision, value FROM kv WHERE name = ? AND revision <= ? ORDER BY revision DESC LIMIT 1",
     ),
     insert: db.prepare(
       `INSERT INTO kv (id, name, created, deleted, create_revision, prev_revision, revision, value)
