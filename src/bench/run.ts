@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import Database from "better-sqlite3";
 import { loadOrCreateServerTls } from "../crypto/certificates.js";
+import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
 import type { CachedStorage } from "../registry/cache/cached-storage.js";
 import { startServer } from "../server/server.js";
 import type { PacedResult } from "./paced-get.js";
@@ -144,7 +145,7 @@ async function baselineChild(dataDir: string, body: string): Promise<void> {
   const payload = body.startsWith("@") ? readFileSync(body.slice(1)) : Buffer.from(body);
   // Exit (not die) on kill(), so that a --cpu-prof profile is written.
   process.on("SIGTERM", () => process.exit(0));
-  const srv = createServer({ key: tls.keyPem, cert: tls.certPem }, (_req, res) => {
+  const srv = createServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, (_req, res) => {
     res.writeHead(200, { "content-type": "application/json", "content-length": payload.length });
     res.end(payload);
   });
@@ -152,6 +153,38 @@ async function baselineChild(dataDir: string, body: string): Promise<void> {
     const addr = srv.address() as { port: number };
     process.send!({ port: addr.port });
   });
+}
+
+/**
+ * A bare node:https watch server: every request gets a chunked 200 that stays open; each
+ * {cmd:"event", stamp} from the driver becomes one watch event (a Cluster of the bench's size
+ * with the stamp in an annotation) written to every open response, one res.write each.
+ */
+async function watchBaselineChild(dataDir: string): Promise<void> {
+  const tls = await loadOrCreateServerTls(dataDir);
+  const open = new Set<import("node:http").ServerResponse>();
+  const srv = createServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, (req, res) => {
+    res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
+    res.flushHeaders();
+    open.add(res);
+    req.on("close", () => open.delete(res));
+  });
+  const cluster = JSON.parse(clusterBytes("watched-0").toString());
+  process.on("message", (msg: { cmd: string; stamp?: number }) => {
+    if (msg.cmd === "event") {
+      cluster.metadata.annotations = { ...(cluster.metadata.annotations ?? {}), [STAMP]: String(msg.stamp) };
+      const frame = Buffer.from(`${JSON.stringify({ type: "MODIFIED", object: cluster })}\n`);
+      for (const res of open) res.write(frame);
+    } else if (msg.cmd === "cpu") {
+      const used = process.cpuUsage();
+      process.send!({ cpuMs: (used.user + used.system) / 1000 });
+    } else if (msg.cmd === "stop") {
+      for (const res of open) res.end();
+      srv.close();
+      process.send!({ ok: true }, () => process.exit(0));
+    }
+  });
+  srv.listen(0, "127.0.0.1", () => process.send!({ port: (srv.address() as { port: number }).port }));
 }
 
 // ---------------------------------------------------------------- driver helpers
@@ -390,20 +423,27 @@ async function main(): Promise<void> {
     }
     if (wants("watch")) {
       // ---- WATCH fan-out
-      const w = await watchFanOut(server, port, key, cpuProf);
+      // The same clients against a bare node:https server that sends each event to every open
+      // response as it comes: what this machine's TLS and the clients allow at all.
+      const bareChild = await spawnChild(["watchbaseline", join(dir, "a")], cpuProf);
+      children.push(bareChild);
+      const bare = await watchFanOut(bareFanOut(bareChild), cpuProf);
+      await bareChild.ask({ cmd: "stop" }).catch(() => {});
+      const w = await watchFanOut(await platformFanOut(server, port, key), cpuProf);
+      const inTime = (x: FanOut) =>
+        `${x.events} of ${x.expected} events${x.ended ? `; ${x.ended} watches ended early` : ""}`;
       row(
         `WATCH ${N.watchers} watchers (${WATCH_PROCS} client processes), ${N.wps} writes/s: delivery p50/p99 ms`,
         `${f(w.p50)}/${f(w.p99)}`,
-        `${w.events} of ${w.expected} events in time${w.ended ? `; ${w.ended} watches ended early` : ""}`,
+        `${f(bare.p50)}/${f(bare.p99)} (bare node:https, one write per event per watcher)`,
         "",
       );
+      row("WATCH events delivered", inTime(w), inTime(bare), "");
       row("WATCH phase: the PATCHes' own latency p50/p99 ms", `${f(w.writeP50)}/${f(w.writeP99)}`, "", "");
-      row(
-        "WATCH CPU ms: server (per 1000 deliveries); watch clients (events per read)",
-        `${f(w.serverCpuMs, 0)} (${f((1000 * w.serverCpuMs) / Math.max(1, w.events))})`,
-        `${f(w.clientCpuMs, 0)} (${f(w.events / Math.max(1, w.reads))})`,
-        "",
-      );
+      const cpu = (x: FanOut) =>
+        `${f(x.serverCpuMs, 0)} (${f((1000 * x.serverCpuMs) / Math.max(1, x.events))}); ` +
+        `${f(x.clientCpuMs, 0)} (${f(x.events / Math.max(1, x.reads))})`;
+      row("WATCH CPU ms: server (per 1000 deliveries); watch clients (events per read)", cpu(w), cpu(bare), "");
     }
     await server.ask({ cmd: "stop" }).catch(() => {});
 
@@ -502,13 +542,51 @@ interface FanOut {
   clientCpuMs: number;
 }
 
-async function watchFanOut(server: Child, port: number, key: string, execArgv: string[]): Promise<FanOut> {
+/** What the watch clients watch, and how one write (an event for every watcher) is made. */
+interface FanOutTarget {
+  port: number;
+  key: string;
+  path: string;
+  /** Makes write number `i`, carrying `stamp`; resolves with the HTTP status of the write. */
+  write(i: number, stamp: number): Promise<number>;
+  cpuMs(): Promise<number>;
+}
+
+/** The platform: Clusters watched, merge PATCHes as the writes. */
+async function platformFanOut(server: Child, port: number, key: string): Promise<FanOutTarget> {
   // Writes rotate over a few objects: 200 merge PATCHes/s of ONE object mostly conflict with each
   // other once the server lags (each retries up to 8 times, then fails), which measures write
   // contention instead of fan-out. `--watched=1` measures that case.
   for (let i = 0; i < WATCHED; i++) await req(port, key, "POST", PATH, clusterBytes(`watched-${i}`).toString());
   const rv = JSON.parse((await req(port, key, "GET", `${PATH}?limit=1`)).body.toString()).metadata.resourceVersion;
-  const path = `${PATH}?watch=1&resourceVersion=${rv}`;
+  return {
+    port,
+    key,
+    path: `${PATH}?watch=1&resourceVersion=${rv}`,
+    write: async (i, stamp) => {
+      const body = JSON.stringify({ metadata: { annotations: { [STAMP]: String(stamp) } } });
+      return (await req(port, key, "PATCH", `${PATH}/watched-${i % WATCHED}`, body, MERGE_PATCH)).status;
+    },
+    cpuMs: async () => (await server.ask<{ cpuMs: number }>({ cmd: "cpu" })).cpuMs,
+  };
+}
+
+/** The bare baseline (watchBaselineChild): every write is one event, sent to every open response. */
+function bareFanOut(base: Child): FanOutTarget {
+  return {
+    port: base.first.port as number,
+    key: "",
+    path: "/watch",
+    write: async (_i, stamp) => {
+      base.proc.send({ cmd: "event", stamp });
+      return 200;
+    },
+    cpuMs: async () => (await base.ask<{ cpuMs: number }>({ cmd: "cpu" })).cpuMs,
+  };
+}
+
+async function watchFanOut(target: FanOutTarget, execArgv: string[]): Promise<FanOut> {
+  const { port, key, path } = target;
   const clients: Child[] = [];
   try {
     const counts = Array.from(
@@ -529,9 +607,7 @@ async function watchFanOut(server: Child, port: number, key: string, execArgv: s
         const wait = start + i * interval - performance.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         const sent = wallMs();
-        const body = JSON.stringify({ metadata: { annotations: { [STAMP]: String(sent) } } });
-        const path = `${PATH}/watched-${i % WATCHED}`;
-        writes.push(req(port, key, "PATCH", path, body, MERGE_PATCH).then((r) => ({ ...r, ms: wallMs() - sent })));
+        writes.push(target.write(i, sent).then((status) => ({ status, ms: wallMs() - sent })));
       }
       const done = await Promise.all(writes);
       const failed = done.filter((r) => r.status >= 300).length;
@@ -545,10 +621,10 @@ async function watchFanOut(server: Child, port: number, key: string, execArgv: s
     // the first second of a cold process (code not yet optimised) is not the steady state.
     await deliveries((await writeAtRate(1)).total, 10_000);
     await Promise.all(live.map((c) => c.ask({ cmd: "reset" })));
-    const cpu0 = await server.ask<{ cpuMs: number }>({ cmd: "cpu" });
+    const cpu0 = await target.cpuMs();
     const { total, writeMs } = await writeAtRate(N.watchSec);
     const collected = await deliveries(total, 3000);
-    const cpu1 = await server.ask<{ cpuMs: number }>({ cmd: "cpu" });
+    const cpu1 = await target.cpuMs();
     const histogram = new Map<number, number>();
     let events = 0;
     let ended = 0;
@@ -570,7 +646,7 @@ async function watchFanOut(server: Child, port: number, key: string, execArgv: s
       expected: total * N.watchers,
       ended,
       reads,
-      serverCpuMs: cpu1.cpuMs - cpu0.cpuMs,
+      serverCpuMs: cpu1 - cpu0,
       clientCpuMs,
     };
   } finally {
@@ -603,4 +679,5 @@ function histogramPct(histogram: Map<number, number>, count: number, p: number):
 const mode = process.argv[2];
 if (mode === "server") await serverChild(process.argv[3]!);
 else if (mode === "baseline") await baselineChild(process.argv[3]!, process.argv[4]!);
+else if (mode === "watchbaseline") await watchBaselineChild(process.argv[3]!);
 else await main();

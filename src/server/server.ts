@@ -12,6 +12,7 @@ import { GarbageCollector } from "../controllers/garbage-collector/garbage-colle
 import { OwnerReferencesAdmission } from "../controllers/garbage-collector/owner-references-admission.js";
 import { EtcdLeaderElector, SingleReplicaElector } from "../controllers/leader-election.js";
 import { loadOrCreateServerTls } from "../crypto/certificates.js";
+import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
 import "../crypto/reflect-metadata.js";
 import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
 import { loadOrCreateSigningKey, type TokenSigner } from "../crypto/jwt.js";
@@ -161,7 +162,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const app = Fastify({
     // fastify's own https server, with the fast GET path (fast-get.ts) in front of its routing.
     serverFactory: (handler) => {
-      const server = createHttpsServer({ key: tls.keyPem, cert: tls.certPem }, (req, res) => {
+      const server = createHttpsServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, (req, res) => {
         hotGet(req, res).then(
           (answered) => answered || handler(req, res),
           () => handler(req, res),
