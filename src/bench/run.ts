@@ -157,10 +157,11 @@ async function baselineChild(dataDir: string, body: string): Promise<void> {
 
 /**
  * A bare node:https watch server: every request gets a chunked 200 that stays open; each
- * {cmd:"event", stamp} from the driver becomes one watch event (a Cluster of the bench's size
- * with the stamp in an annotation) written to every open response, one res.write each.
+ * {cmd:"event", stamp} from the driver becomes one watch event (`object`, the platform's watched
+ * Cluster as it serves it, with the stamp in its annotation) written to every open response,
+ * one res.write each.
  */
-async function watchBaselineChild(dataDir: string): Promise<void> {
+async function watchBaselineChild(dataDir: string, object: string): Promise<void> {
   const tls = await loadOrCreateServerTls(dataDir);
   const open = new Set<import("node:http").ServerResponse>();
   const srv = createServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, (req, res) => {
@@ -169,7 +170,7 @@ async function watchBaselineChild(dataDir: string): Promise<void> {
     open.add(res);
     req.on("close", () => open.delete(res));
   });
-  const cluster = JSON.parse(clusterBytes("watched-0").toString());
+  const cluster = JSON.parse(object);
   process.on("message", (msg: { cmd: string; stamp?: number }) => {
     if (msg.cmd === "event") {
       cluster.metadata.annotations = { ...(cluster.metadata.annotations ?? {}), [STAMP]: String(msg.stamp) };
@@ -425,11 +426,16 @@ async function main(): Promise<void> {
       // ---- WATCH fan-out
       // The same clients against a bare node:https server that sends each event to every open
       // response as it comes: what this machine's TLS and the clients allow at all.
-      const bareChild = await spawnChild(["watchbaseline", join(dir, "a")], cpuProf);
+      const platform = await platformFanOut(server, port, key);
+      // The bare server sends the watched object exactly as the platform does (status, managed
+      // fields and all), after one write, so both put the same bytes on the wire per event.
+      await platform.write(0, wallMs());
+      const object = (await req(port, key, "GET", `${PATH}/watched-0`)).body.toString();
+      const bareChild = await spawnChild(["watchbaseline", join(dir, "a"), object], cpuProf);
       children.push(bareChild);
       const bare = await watchFanOut(bareFanOut(bareChild), cpuProf);
       await bareChild.ask({ cmd: "stop" }).catch(() => {});
-      const w = await watchFanOut(await platformFanOut(server, port, key), cpuProf);
+      const w = await watchFanOut(platform, cpuProf);
       const inTime = (x: FanOut) =>
         `${x.events} of ${x.expected} events${x.ended ? `; ${x.ended} watches ended early` : ""}`;
       row(
@@ -679,5 +685,5 @@ function histogramPct(histogram: Map<number, number>, count: number, p: number):
 const mode = process.argv[2];
 if (mode === "server") await serverChild(process.argv[3]!);
 else if (mode === "baseline") await baselineChild(process.argv[3]!, process.argv[4]!);
-else if (mode === "watchbaseline") await watchBaselineChild(process.argv[3]!);
+else if (mode === "watchbaseline") await watchBaselineChild(process.argv[3]!, process.argv[4]!);
 else await main();

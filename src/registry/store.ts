@@ -9,6 +9,7 @@ import { serverSideApply } from "./apply/apply.js";
 import { decodeObject, encodeObject, parseResourceVersion, rememberStoredBytes } from "./codec.js";
 import { planDeletion, readyToRemove } from "./deletion.js";
 import { compileFilter, type ObjectFilter } from "./filter.js";
+import { KeySerializer } from "./key-serializer.js";
 import { collectionPrefix, objectKey } from "./keys.js";
 import { recordUpdateManager } from "./managed-fields.js";
 import {
@@ -67,6 +68,7 @@ export class Store {
   readonly gr: { group: string; resource: string };
   readonly checker: SchemaChecker;
   private readonly now: () => Date;
+  private readonly patches = new KeySerializer();
 
   constructor(
     readonly rt: ResourceType,
@@ -319,6 +321,21 @@ export class Store {
         fieldError("FieldValueForbidden", "force", "may not be specified for non-apply patch"),
       ]);
     }
+    // Patches of one object queue behind each other here instead of racing to a conflict.
+    return this.patches.run(this.key(namespace, name), () =>
+      this.patchOnce(ctx, namespace, name, type, patch, options, subresource),
+    );
+  }
+
+  private async patchOnce(
+    ctx: RequestContext,
+    namespace: string | undefined,
+    name: string,
+    type: Exclude<PatchType, "apply">,
+    patch: unknown,
+    options: WriteOptions,
+    subresource: "" | "status",
+  ): Promise<KubeObject> {
     for (let attempt = 0; ; attempt++) {
       const old = await this.read(namespace, name);
       if (!old) throw errors.notFound(this.gr, name);
