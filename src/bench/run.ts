@@ -249,9 +249,10 @@ function req(
   });
 }
 
-/** GETs at a steady `rate` from a child process (paced-get.ts), 64 connections, N.dur seconds. */
+/** GETs at a steady `rate` from a child process (paced-get.ts), 64 connections, half of N.dur seconds. */
 async function pacedGet(port: number, path: string, key: string, rate: number): Promise<PacedResult> {
-  const c = await spawnChild([String(port), path, String(rate), String(N.dur * 1000), "64"], [], PACED_GET, { key });
+  const ms = Math.max(1000, (N.dur * 1000) / 2);
+  const c = await spawnChild([String(port), path, String(rate), String(ms), "64"], [], PACED_GET, { key });
   return c.first as unknown as PacedResult;
 }
 
@@ -304,14 +305,31 @@ async function main(): Promise<void> {
         `${f((100 * g.requests.average) / gb.requests.average, 0)}%`,
       );
       row("GET p50/p99 ms at max rate", `${g.latency.p50}/${g.latency.p99}`, `${gb.latency.p50}/${gb.latency.p99}`, "");
-      // Half the measured maximum, evenly paced (paced-get.ts says why not autocannon's rate).
+      // Half the measured maximum, evenly paced (paced-get.ts says why not autocannon's rate). A
+      // p99 at this load is mostly the machine's scheduling noise, which comes and goes within
+      // seconds: three short runs, alternating with the baseline's, and the median run of each.
       const half = Math.floor(g.requests.average / 2);
-      const gh = await pacedGet(port, `${PATH}/get-me`, key, half);
-      const gbh = await pacedGet(bport, "/", "", half);
-      const latency = (r: PacedResult) =>
-        `${f(histogramPct(new Map(r.histogram), r.ok, 50))}/${f(histogramPct(new Map(r.histogram), r.ok, 99))}` +
-        (r.failed ? ` (${r.failed} failed)` : "");
-      row(`GET p50/p99 ms at ${half} req/s (half max, paced)`, latency(gh), latency(gbh), "");
+      const runs: { platform: PacedResult[]; bare: PacedResult[] } = { platform: [], bare: [] };
+      for (let i = 0; i < 3; i++) {
+        runs.platform.push(await pacedGet(port, `${PATH}/get-me`, key, half));
+        runs.bare.push(await pacedGet(bport, "/", "", half));
+      }
+      const latency = (rs: PacedResult[]) => {
+        const p = (r: PacedResult, q: number) => histogramPct(new Map(r.histogram), r.ok, q);
+        const byP99 = [...rs].sort((a, b) => p(a, 99) - p(b, 99));
+        const median = byP99[1]!;
+        const failed = rs.reduce((n, r) => n + r.failed, 0);
+        return (
+          `${f(p(median, 50))}/${f(p(median, 99))} (p99 of the runs: ${byP99.map((r) => f(p(r, 99))).join(", ")})` +
+          (failed ? ` (${failed} failed)` : "")
+        );
+      };
+      row(
+        `GET p50/p99 ms at ${half} req/s (half max, paced; median of 3 runs)`,
+        latency(runs.platform),
+        latency(runs.bare),
+        "",
+      );
       base.proc.kill();
     }
     if (wants("create")) {
