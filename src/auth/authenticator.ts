@@ -40,11 +40,22 @@ export class AccessKeyAuthenticator implements Authenticator {
     private readonly options: AccessKeyAuthenticatorOptions = {},
   ) {}
 
+  /** The identity of a key authenticated before and unchanged since, without waiting; else undefined. */
+  cachedIdentity(token: string | undefined): UserInfo | undefined {
+    return token ? this.fromCache(hashAccessKey(token)) : undefined;
+  }
+
+  private fromCache(hash: string): UserInfo | undefined {
+    const cached = this.identities.get(hash);
+    if (cached && cached.generation === this.index.generation && this.now() < cached.expiresAt) return cached.user;
+    return undefined;
+  }
+
   async authenticate(token: string | undefined): Promise<UserInfo> {
     if (!token) throw errors.unauthorized();
     const hash = hashAccessKey(token);
-    const cached = this.identities.get(hash);
-    if (cached && cached.generation === this.index.generation && this.now() < cached.expiresAt) return cached.user;
+    const cached = this.fromCache(hash);
+    if (cached) return cached;
     let key = this.index.keyByHash(hash);
     if (!key) {
       // Maybe created a moment ago and not yet in the in-memory index: catch up once.

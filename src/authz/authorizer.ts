@@ -52,10 +52,15 @@ export class PlatformAuthorizer implements Authorizer {
     private readonly projects: Informer,
   ) {}
 
-  async authorize(user: UserInfo, attrs: RequestAttributes): Promise<Decision> {
+  authorize(user: UserInfo, attrs: RequestAttributes): Decision | Promise<Decision> {
     const first = this.decide(user, attrs);
+    // Allowed is final: answered without a promise (every request asks).
     if (first.allowed) return first;
-    // A role, team or membership granted a moment ago may not be in the informers yet.
+    return this.decideAfterSync(user, attrs);
+  }
+
+  /** A role, team or membership granted a moment ago may not be in the informers yet. */
+  private async decideAfterSync(user: UserInfo, attrs: RequestAttributes): Promise<Decision> {
     await Promise.all([this.identity.sync(), this.projects.sync()]);
     return this.decide(user, attrs);
   }

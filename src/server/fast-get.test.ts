@@ -3,7 +3,6 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { type RequestContext, SYSTEM_USER } from "../registry/request-context.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
-import type { Authorizer } from "./authorizer.js";
 import { fastGet } from "./fast-get.js";
 
 /** What the fast path wrote, if anything. */
@@ -32,16 +31,14 @@ function fakeRequest(url: string, headers: Record<string, string> = {}, method =
 
 describe("fast GET path", () => {
   let s: TestServer;
-  const allow: Authorizer = { authorize: () => ({ allowed: true }) };
-  const deny: Authorizer = { authorize: () => ({ allowed: false }) };
   const ctx = (): RequestContext => ({ user: SYSTEM_USER, warnings: [] });
   const path = (rest: string) => `${GROUP_PATH}/${rest}`;
-  const make = (over: { authorizer?: Authorizer; ctx?: RequestContext | undefined; bypassed?: boolean } = {}) =>
+  const make = (over: { allowed?: boolean; ctx?: RequestContext | undefined; bypassed?: boolean } = {}) =>
     fastGet({
       registry: s.registry,
-      authorizer: over.authorizer ?? allow,
       groupPrefix: `${GROUP_PATH}/`,
-      authenticate: async () => ("ctx" in over ? over.ctx : ctx()),
+      authenticate: () => ("ctx" in over ? over.ctx : ctx()),
+      allows: () => over.allowed ?? true,
       bypassed: () => over.bypassed ?? false,
     });
 
@@ -65,7 +62,7 @@ describe("fast GET path", () => {
 
   it("answers a plain GET of one object with the same object the normal path returns", async () => {
     const { req, res, written } = fakeRequest(path("teams/fast"), { accept: "application/json" });
-    assert.equal(await make()(req, res), true);
+    assert.equal(make()(req, res), true);
     assert.equal(written.status, 200);
     assert.equal(written.headers?.["content-type"], "application/json");
     assert.equal(written.headers?.["content-length"], written.body?.length);
@@ -79,7 +76,7 @@ describe("fast GET path", () => {
     const withWarning = ctx();
     withWarning.warnings.push("key expires soon");
     const { req, res, written } = fakeRequest(path("teams/fast"));
-    assert.equal(await make({ ctx: withWarning })(req, res), true);
+    assert.equal(make({ ctx: withWarning })(req, res), true);
     assert.deepEqual(written.headers?.warning, ['299 - "key expires soon"']);
   });
 
@@ -99,15 +96,15 @@ describe("fast GET path", () => {
   for (const [what, rest, headers, method] of leftToTheNormalPath) {
     it(`leaves ${what} to the normal path, writing nothing`, async () => {
       const { req, res, written } = fakeRequest(path(rest), headers, method);
-      assert.equal(await make()(req, res), false);
+      assert.equal(make()(req, res), false);
       assert.deepEqual(written, {});
     });
   }
 
   it("leaves a caller that did not authenticate, a denied caller and a closing server to the normal path", async () => {
-    for (const fast of [make({ ctx: undefined }), make({ authorizer: deny }), make({ bypassed: true })]) {
+    for (const fast of [make({ ctx: undefined }), make({ allowed: false }), make({ bypassed: true })]) {
       const { req, res, written } = fakeRequest(path("teams/fast"));
-      assert.equal(await fast(req, res), false);
+      assert.equal(fast(req, res), false);
       assert.deepEqual(written, {});
     }
   });

@@ -154,19 +154,16 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   let closing = false;
   const hotGet = fastGet({
     registry,
-    authorizer,
     groupPrefix,
-    authenticate: (request) => access.authenticateIfValid(request),
+    authenticate: (request) => access.authenticateNow(request),
+    allows: (user, attrs) => access.authorizer.decide(user, attrs).allowed,
     bypassed: () => closing,
   });
   const app = Fastify({
     // fastify's own https server, with the fast GET path (fast-get.ts) in front of its routing.
     serverFactory: (handler) => {
       const server = createHttpsServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, (req, res) => {
-        hotGet(req, res).then(
-          (answered) => answered || handler(req, res),
-          () => handler(req, res),
-        );
+        if (!hotGet(req, res)) handler(req, res);
       });
       // What fastify sets on the servers it makes: keep-alive 72 s, no request timeout (watches).
       server.keepAliveTimeout = 72_000;

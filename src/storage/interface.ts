@@ -121,6 +121,11 @@ export interface Storage {
   watch(prefix: string, options: WatchOptions, callbacks: WatchCallbacks): Watcher;
   /** The store's current revision (the revision of the last write). */
   currentRevision(): Promise<number>;
+  /**
+   * The same, when the backend knows it without asking anyone (the embedded store does; etcd
+   * must ask the cluster): lets a cached read prove it is current without waiting.
+   */
+  currentRevisionNow?(): number;
   /** The oldest revision still readable (0 when nothing was compacted). */
   compactedRevision(): Promise<number>;
   /** Drop history older than `revision`: lists and watches from before it become "Compacted". */

@@ -47,6 +47,9 @@ export function partitionBySegments(root: string, segments: number): (keyOrPrefi
   };
 }
 
+/** CachedStorage.getNow's "ask again with get()". */
+export const NOT_NOW = Symbol("not now");
+
 export class CachedStorage implements Storage {
   private readonly caches = new Map<string, ResourceCache>();
   private readonly partition: (keyOrPrefix: string) => string | undefined;
@@ -92,6 +95,15 @@ export class CachedStorage implements Storage {
 
   txn(ops: readonly TxnOp[]): Promise<TxnResult> {
     return this.inner.txn(ops);
+  }
+
+  /**
+   * get() answered from the cache without waiting, or NOT_NOW when the cache cannot prove right
+   * now that it is current (then use get()).
+   */
+  getNow(key: string): KeyValue | undefined | typeof NOT_NOW {
+    const cache = this.cacheFor(key);
+    return cache?.isCurrentNow() ? cache.get(key) : NOT_NOW;
   }
 
   async get(key: string): Promise<KeyValue | undefined> {

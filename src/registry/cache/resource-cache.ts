@@ -47,6 +47,8 @@ export class ResourceCache {
   private feed: Watcher | undefined;
   private broken: Error | undefined;
   readonly ready: Promise<void>;
+  /** Filled: set with the initial list, before any reader can see the cache as current. */
+  private started = false;
   private readonly ringSize: number;
   private readonly syncTimeoutMs: number;
 
@@ -65,6 +67,7 @@ export class ResourceCache {
 
   private async start(): Promise<void> {
     const initial = await this.inner.list(this.prefix);
+    this.started = true;
     for (const kv of initial.items) this.items.set(kv.key, kv);
     // Storage lists are in key order already.
     this.sorted.reset(initial.items.map((kv) => kv.key));
@@ -167,6 +170,16 @@ export class ResourceCache {
     });
     clearTimeout(timer);
     return reached && !this.broken;
+  }
+
+  /**
+   * sync() without waiting: true when the cache is filled, healthy and provably at the store's
+   * current revision right now (only backends that know it synchronously can say so).
+   */
+  isCurrentNow(): boolean {
+    if (!this.started || this.broken) return false;
+    const target = this.inner.currentRevisionNow?.();
+    return target !== undefined && this.revision >= target;
   }
 
   /** The current value of a key (call after sync()). */

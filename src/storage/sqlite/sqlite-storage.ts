@@ -338,6 +338,11 @@ export class SqliteStorage implements Storage {
     return this.revision;
   }
 
+  currentRevisionNow(): number {
+    this.assertOpen();
+    return this.revision;
+  }
+
   async compactedRevision(): Promise<number> {
     this.assertOpen();
     return this.compacted;
