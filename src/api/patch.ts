@@ -65,9 +65,12 @@ export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
   }
 }
 
-/** Sets an own property, even one named `__proto__`. */
+/** Sets an own property, even one named `__proto__` (plain assignment would set the prototype). */
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  // defineProperty for every key turned each merged object into a slow dictionary-mode object.
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 /** RFC 7396 MergePatch over values the caller owns (untouched subtrees are shared, not copied). */

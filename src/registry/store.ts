@@ -348,7 +348,8 @@ export class Store {
       const asked = proposed.metadata.resourceVersion;
       const conditional = asked !== undefined && asked !== old.metadata.resourceVersion;
       if (conditional) throw errors.staleObject(this.gr, name);
-      const admitted = this.admitBody(proposed, namespace, name, options, ctx);
+      // applyMergePatch/applyJsonPatch return a copy that shares nothing: no second clone.
+      const admitted = this.admitBody(proposed, namespace, name, options, ctx, { owned: true });
       admitted.metadata.resourceVersion = old.metadata.resourceVersion;
       try {
         return await this.writeUpdate(ctx, old, admitted, options, subresource);
@@ -475,7 +476,8 @@ export class Store {
 
   /**
    * Checks a body against the endpoint (kind, apiVersion, name, namespace) and the
-   * schema, applying fieldValidation to unknown and duplicate fields. Returns a fresh copy.
+   * schema, applying fieldValidation to unknown and duplicate fields. Returns a fresh copy
+   * (or, for an owned body, the body itself).
    */
   admitBody(
     body: KubeObject,
@@ -483,8 +485,14 @@ export class Store {
     name: string | undefined,
     options: WriteOptions,
     ctx: RequestContext,
-    nameOptional = false,
+    how: {
+      /** A create whose name the strategy fills in (virtual creates). */
+      nameOptional?: boolean;
+      /** The body is the caller's own fresh copy (a patch result): checked and changed in place. */
+      owned?: boolean;
+    } = {},
   ): KubeObject {
+    const { nameOptional = false, owned = false } = how;
     if (!body || typeof body !== "object" || Array.isArray(body)) {
       throw errors.badRequest("the request body must be an object");
     }
@@ -499,7 +507,7 @@ export class Store {
         `the kind in the data (${String(body.kind)}) does not match the expected kind (${this.rt.kind})`,
       );
     }
-    const obj = structuredClone(body);
+    const obj = owned ? body : structuredClone(body);
     obj.apiVersion = apiVersion;
     obj.kind = this.rt.kind;
     if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};

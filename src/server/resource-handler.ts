@@ -147,7 +147,9 @@ export async function handleResourceRequest(
       };
       await authorize({ verb: "create", name: "" });
       if (rt.virtualCreate) {
-        const admitted = store.admitBody(body.value as KubeObject, namespace, undefined, { ...options }, ctx, true);
+        const admitted = store.admitBody(body.value as KubeObject, namespace, undefined, { ...options }, ctx, {
+          nameOptional: true,
+        });
         await ctx.admit?.(rt.plural, admitted, undefined);
         return reply200(201, await rt.virtualCreate(admitted, ctx));
       }

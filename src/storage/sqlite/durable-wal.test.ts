@@ -78,25 +78,29 @@ describe("sqlite storage: a write counts only once its WAL fsync returned", () =
     }
   });
 
-  it("batches committed while an fsync runs wait for the next one, and are acknowledged in order", async () => {
+  it("writes issued while an fsync runs commit together when it returns, and are acknowledged in order", async () => {
     const held = new HeldSync();
     const storage = openSqliteStorage(join(dir, "order.db"), { walSync: held.sync });
     try {
       const order: string[] = [];
       const first = storage.create("/k/1", Buffer.from("1")).then(() => order.push("1"));
       await settle();
+      const commits = storage.commits;
       const second = storage.create("/k/2", Buffer.from("2")).then(() => order.push("2"));
+      const third = storage.create("/k/3", Buffer.from("3")).then(() => order.push("3"));
       await settle();
-      // The second batch committed while the first fsync was held: no second fsync yet.
+      // Queued behind the held fsync: not committed yet, no second fsync.
+      assert.equal(storage.commits, commits);
       assert.equal(held.calls, 1);
       held.release();
       await first;
       await settle();
-      assert.equal(held.calls, 2, "one more fsync for what committed meanwhile");
+      assert.equal(storage.commits, commits + 1, "what queued meanwhile commits in one transaction");
+      assert.equal(held.calls, 2, "and gets one more fsync");
       assert.deepEqual(order, ["1"]);
       held.release();
-      await second;
-      assert.deepEqual(order, ["1", "2"]);
+      await Promise.all([second, third]);
+      assert.deepEqual(order, ["1", "2", "3"]);
     } finally {
       held.release();
       await storage.close();
@@ -112,6 +116,22 @@ describe("sqlite storage: a write counts only once its WAL fsync returned", () =
       held.fail();
       await assert.rejects(write, (err) => isStorageError(err, "Unavailable") && /fsync failed/.test(String(err)));
       await assert.rejects(storage.create("/k/y", Buffer.from("y")), (err) => isStorageError(err, "Unavailable"));
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it("writes queued behind a failing fsync are refused too, never left waiting", async () => {
+    const held = new HeldSync();
+    const storage = openSqliteStorage(join(dir, "failing-queued.db"), { walSync: held.sync });
+    try {
+      const write = storage.create("/k/x", Buffer.from("x"));
+      await settle();
+      const queued = storage.create("/k/q", Buffer.from("q"));
+      await settle();
+      held.fail();
+      await assert.rejects(write, (err) => isStorageError(err, "Unavailable"));
+      await assert.rejects(queued, (err) => isStorageError(err, "Unavailable"));
     } finally {
       await storage.close();
     }

@@ -57,6 +57,11 @@ export class DurableWal {
     this.target = revision;
   }
 
+  /** An fsync is running: what commits now waits for the next one anyway. */
+  get busy(): boolean {
+    return this.syncing;
+  }
+
   /** Resolves once every committed revision is durable (or the fsync failed). */
   idle(): Promise<void> {
     if (!this.syncing) return Promise.resolve();
