@@ -43,7 +43,8 @@ export class AccessControl {
   private readonly authenticator: AccessKeyAuthenticator;
   private readonly limiter: FailedAuthLimiter;
   private readonly activity: KeyActivityRecorder;
-  private readonly userTeams: UserTeamsController;
+  /** Background work: the server registers it with the controllers (it runs on the leader only). */
+  readonly userTeams: UserTeamsController;
 
   constructor(
     registry: Registry,
@@ -69,11 +70,9 @@ export class AccessControl {
   /** After the identity index started. */
   async start(): Promise<void> {
     await this.projects.start();
-    this.userTeams.start();
   }
 
   async stop(): Promise<void> {
-    await this.userTeams.stop();
     this.projects.stop();
     await this.audit?.close();
   }

@@ -142,6 +142,11 @@ describe("replicas on one etcd", { timeout: 120_000 }, () => {
       const other = 1 - leader;
       assert.ok(servers[leader]!.controllers.isLeader);
       assert.equal(servers[other]!.controllers.isLeader, false);
+      // The server's own background work runs on the leader only.
+      for (const name of ["garbage-collector", "cluster-health", "user-teams"]) {
+        assert.ok(servers[leader]!.controllers.runningControllers().includes(name), name);
+      }
+      assert.deepEqual(servers[other]!.controllers.runningControllers(), []);
       await servers[leader]!.stop();
       stopped.add(leader);
       assert.equal(flags[leader]!.running, false);

@@ -141,6 +141,11 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   );
   const garbageCollector = new GarbageCollector(registry);
   controllers.register({
+    name: "user-teams",
+    start: () => access.userTeams.start(),
+    stop: () => access.userTeams.stop(),
+  });
+  controllers.register({
     name: "garbage-collector",
     start: () => garbageCollector.start(),
     stop: () => garbageCollector.stop(),

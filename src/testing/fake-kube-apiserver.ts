@@ -44,6 +44,11 @@ export class FakeKubeApiServer {
   forbidAll = false;
   /** Paths requested, in order (with query). */
   readonly requests: string[] = [];
+  /** Each answer waits this long (to see how many requests a client keeps open at once). */
+  responseDelayMs = 0;
+  /** Requests being answered now, and the most there ever were. */
+  inFlight = 0;
+  maxInFlight = 0;
   private readonly services = new Map<string, StoredObject>();
   private readonly secrets = new Map<string, StoredObject>();
   private revision = 1;
@@ -63,7 +68,14 @@ export class FakeKubeApiServer {
       validityDays: 1,
     });
     let self: FakeKubeApiServer | undefined;
-    const server = createServer({ key: serving.keyPem, cert: serving.certPem }, (req, res) => self!.handle(req, res));
+    const server = createServer({ key: serving.keyPem, cert: serving.certPem }, (req, res) => {
+      const fake = self!;
+      fake.inFlight++;
+      fake.maxInFlight = Math.max(fake.maxInFlight, fake.inFlight);
+      res.on("close", () => fake.inFlight--);
+      if (fake.responseDelayMs > 0) setTimeout(() => fake.handle(req, res), fake.responseDelayMs);
+      else fake.handle(req, res);
+    });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
     self = new FakeKubeApiServer(server, `https://127.0.0.1:${port}`, ca);

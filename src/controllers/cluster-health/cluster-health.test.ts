@@ -157,6 +157,21 @@ describe("cluster health controller against a stand-in Kubernetes API server", (
     await waitForStatus(server, "respec", (s) => s.phase === "Initialized");
   });
 
+  it("checks at most 16 clusters at once, however many there are", async () => {
+    await putSecret(server, "many", kube.kubeconfig());
+    kube.responseDelayMs = 200;
+    kube.maxInFlight = 0;
+    try {
+      const names = Array.from({ length: 24 }, (_, i) => `many-${i}`);
+      await Promise.all(names.map((n) => createCluster(server, n, { config: { secretName: "many" } })));
+      for (const n of names) await waitForStatus(server, n, (s) => s.online === true);
+      assert.ok(kube.maxInFlight <= 16, `at most 16 checks at once, saw ${kube.maxInFlight}`);
+      assert.ok(kube.maxInFlight >= 2, `checks run side by side, saw ${kube.maxInFlight}`);
+    } finally {
+      kube.responseDelayMs = 0;
+    }
+  });
+
   it("local: true outside a Kubernetes cluster is Failed with InClusterConfigNotFound, not an API error", async () => {
     const saved = process.env.KUBERNETES_SERVICE_HOST;
     delete process.env.KUBERNETES_SERVICE_HOST;

@@ -16,6 +16,8 @@ export interface ClusterHealthOptions {
   intervalMs?: number;
   /** How long one check may take before the cluster counts as unreachable (default 10 s). */
   timeoutMs?: number;
+  /** Checks running at once at most (default 16); the others wait their turn in order. */
+  concurrency?: number;
 }
 
 /** What a check found, as written to Cluster.status. */
@@ -45,6 +47,12 @@ export class ClusterHealthController {
   private unsubscribe: Array<() => void> = [];
   /** Per cluster: the running check, and whether another is wanted after it. */
   private readonly running = new Map<string, { promise: Promise<void>; again: boolean }>();
+  /**
+   * Clusters waiting for a free check, oldest first. Every interval asks for every cluster: with
+   * thousands of them, starting all at once would open thousands of connections at the same moment.
+   */
+  private readonly waiting = new Set<string>();
+  private readonly concurrency: number;
   private stopped = true;
 
   constructor(
@@ -53,6 +61,7 @@ export class ClusterHealthController {
   ) {
     this.intervalMs = options.intervalMs ?? 60_000;
     this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.concurrency = Math.max(1, options.concurrency ?? 16);
   }
 
   async start(): Promise<void> {
@@ -88,6 +97,7 @@ export class ClusterHealthController {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.timer);
+    this.waiting.clear();
     for (const u of this.unsubscribe.splice(0)) u();
     this.clusters?.stop();
     this.secrets?.stop();
@@ -96,7 +106,8 @@ export class ClusterHealthController {
 
   /** Checks one cluster now and writes its status (tests and callers that cannot wait for the interval). */
   async checkNow(name: string): Promise<void> {
-    this.enqueue(name);
+    this.waiting.delete(name);
+    this.enqueue(name, true);
     await this.running.get(name)?.promise;
   }
 
@@ -104,23 +115,44 @@ export class ClusterHealthController {
     for (const c of this.clusters?.list() ?? []) this.enqueue(c.metadata.name!);
   }
 
-  /** One check per cluster at a time; a request during a check runs once more afterwards. */
-  private enqueue(name: string): void {
+  /**
+   * One check per cluster at a time (a request during a check queues one more, behind the
+   * clusters already waiting), and at most `concurrency` checks at once; `now` starts it at once
+   * regardless (checkNow).
+   */
+  private enqueue(name: string, now = false): void {
     if (this.stopped) return;
     const current = this.running.get(name);
     if (current) {
       current.again = true;
       return;
     }
+    if (now) this.begin(name);
+    else {
+      this.waiting.add(name);
+      this.startWaiting();
+    }
+  }
+
+  private startWaiting(): void {
+    while (!this.stopped && this.running.size < this.concurrency && this.waiting.size > 0) {
+      const name = this.waiting.values().next().value!;
+      this.waiting.delete(name);
+      this.begin(name);
+    }
+  }
+
+  private begin(name: string): void {
     const entry = { again: false, promise: Promise.resolve() };
     entry.promise = (async () => {
       try {
-        do {
-          entry.again = false;
-          await this.reconcile(name);
-        } while (entry.again && !this.stopped);
+        await this.reconcile(name);
       } finally {
         this.running.delete(name);
+        // Asked again meanwhile: to the back of the line, so that checks slower than the interval
+        // cannot keep their slots while other clusters wait.
+        if (entry.again && !this.stopped) this.waiting.add(name);
+        this.startWaiting();
       }
     })();
     this.running.set(name, entry);
