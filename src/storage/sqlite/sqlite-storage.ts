@@ -9,9 +9,10 @@
  * - Group commit: writes issued in the same event-loop turn are committed together in one SQLite
  *   transaction, each under its own SAVEPOINT so a failing write (or a failing multi-key txn) is
  *   rolled back alone and rejects only its own promise.
- * - Watch: history comes from the log, live events from an in-process fan-out after COMMIT.
- *   better-sqlite3 is synchronous and every batch commits inside one synchronous call, so reading
- *   history and subscribing happen with no commit in between: nothing is missed or repeated.
+ * - Watch: history comes from the log (up to the published revision), live events from an
+ *   in-process fan-out when a batch is published (after its fsync). Reading history and
+ *   subscribing happen in one synchronous step, so no batch is published in between: nothing is
+ *   missed or repeated.
  *   This assumes one process owns the database file (the server); see docs/storage.md.
  */
 import Database from "better-sqlite3";
