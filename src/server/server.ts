@@ -26,6 +26,7 @@ import { EtcdStorage } from "../storage/etcd/etcd-storage.js";
 import { openStorage } from "../storage/factory.js";
 import type { Storage } from "../storage/interface.js";
 import { registerVirtualClusterActions } from "../virtualclusters/actions.js";
+import { VirtualClusterCaCleanup } from "../virtualclusters/ca-cleanup.js";
 import type { Authorizer } from "./authorizer.js";
 import { SERVER_VERSION } from "./discovery.js";
 import { registerDiscoveryRoutes } from "./discovery-routes.js";
@@ -140,6 +141,14 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       : new SingleReplicaElector(),
   );
   const garbageCollector = new GarbageCollector(registry);
+  const caCleanup = new VirtualClusterCaCleanup(registry, (err) =>
+    process.emitWarning(`virtual cluster CA cleanup failed: ${err instanceof Error ? err.message : String(err)}`),
+  );
+  controllers.register({
+    name: "virtualcluster-ca-cleanup",
+    start: () => caCleanup.start(),
+    stop: () => caCleanup.stop(),
+  });
   controllers.register({
     name: "user-teams",
     start: () => access.userTeams.start(),

@@ -7,6 +7,8 @@ import type { SubresourceHandler } from "../server/resource-handler.js";
 import { FakeKubeApiServer, type FakeVirtualCluster } from "../testing/fake-kube-apiserver.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { registerVirtualClusterActions } from "./actions.js";
+import { VirtualClusterCaCleanup } from "./ca-cleanup.js";
+import { CA_KEY_PREFIX } from "./ca-store.js";
 
 const SUFFIX = "vcluster.example.test";
 const API = "management.platform/v1";
@@ -372,6 +374,48 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       const disallowed = await migrate("beta", { name: "plain", namespace: "p-alpha" });
       assert.equal(disallowed.status, 422, disallowed.text);
       assert.equal((await getInstance("p-alpha", "plain")).status, 200);
+    });
+  });
+
+  describe("kept CAs", () => {
+    const caKey = (uid: string) => `${CA_KEY_PREFIX}${uid}`;
+    const until = async (what: string, check: () => Promise<boolean>) => {
+      for (let i = 0; i < 100; i++) {
+        if (await check()) return;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.fail(`timed out waiting for ${what}`);
+    };
+
+    it("a CA goes with the last instance of its virtual cluster, not with a move", async () => {
+      const vc = await kube.addVirtualCluster("team-a", "vc-ca");
+      const imported = await importVc("alpha", { name: "vc-ca", namespace: "team-a", cluster: "c1" });
+      assert.equal(imported.status, 201, imported.text);
+      assert.ok(await server.storage.get(caKey(vc.serviceUID)), "kept at import");
+      const moved = await migrate("gamma", { name: "vc-ca", namespace: "p-alpha" });
+      assert.equal(moved.status, 201, moved.text);
+      // The move deleted the old instance: the CA must stay for the new one.
+      await new Promise((r) => setTimeout(r, 300));
+      assert.ok(await server.storage.get(caKey(vc.serviceUID)), "kept across the move");
+      const deleted = await server.request("DELETE", `${GROUP_PATH}/namespaces/p-gamma/virtualclusterinstances/vc-ca`);
+      assert.equal(deleted.status, 200, deleted.text);
+      await until("the CA to be removed", async () => !(await server.storage.get(caKey(vc.serviceUID))));
+    });
+
+    it("at start, CAs without an instance are removed and the others kept", async () => {
+      const orphan = caKey("00000000-0000-4000-8000-0000000000aa");
+      await server.storage.create(orphan, Buffer.from("{}"));
+      const inUse = caKey(vc2.serviceUID); // imported as p-gamma/renamed above
+      assert.ok(await server.storage.get(inUse));
+      const cleanup = new VirtualClusterCaCleanup(server.registry);
+      try {
+        await cleanup.start();
+        await cleanup.settled();
+        assert.equal(await server.storage.get(orphan), undefined);
+        assert.ok(await server.storage.get(inUse));
+      } finally {
+        await cleanup.stop();
+      }
     });
   });
 

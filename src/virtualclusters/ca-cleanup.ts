@@ -1,0 +1,77 @@
+import { Informer } from "../registry/informer.js";
+import { resourcePrefix } from "../registry/keys.js";
+import type { Registry } from "../registry/registry.js";
+import { isStorageError } from "../storage/errors.js";
+import { CA_KEY_PREFIX } from "./ca-store.js";
+
+/**
+ * Removes the kept CA of an imported virtual cluster (ca-store.ts) once no instance refers to
+ * it any more: a CA key can mint client certificates for anyone in that virtual cluster, so it
+ * must not outlive the last instance that needs it. Runs on the elected replica.
+ *
+ * When an instance goes away, its service UID is looked up among every instance in storage
+ * (not the informer: a move deletes the old instance and creates the new one in one
+ * transaction, and an informer between those two events would see neither). The CA is then
+ * deleted only at the revision it was read at, so an import of the same virtual cluster that
+ * wrote the CA meanwhile keeps it. At start, CAs without an instance (an instance deleted while
+ * no replica was leading) are removed the same way.
+ */
+export class VirtualClusterCaCleanup {
+  private informer?: Informer;
+  private unsubscribe?: () => void;
+  private work: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {}
+
+  async start(): Promise<void> {
+    this.informer = new Informer(this.registry.store("virtualclusterinstances"));
+    await this.informer.start();
+    this.unsubscribe = this.informer.onChange((e) => {
+      const uid = e.type === "delete" ? e.object.status?.serviceUID : undefined;
+      if (typeof uid === "string" && uid) this.enqueue([uid]);
+    });
+    this.enqueue(undefined);
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    this.informer?.stop();
+    await this.work;
+  }
+
+  /** Resolves when the removals asked for so far are done (tests). */
+  settled(): Promise<void> {
+    return this.work;
+  }
+
+  /** Looks at these service UIDs' CAs (undefined: at every CA kept). One pass at a time. */
+  private enqueue(serviceUIDs: string[] | undefined): void {
+    this.work = this.work.then(() => this.removeUnused(serviceUIDs)).catch(this.onError);
+  }
+
+  private async removeUnused(serviceUIDs: string[] | undefined): Promise<void> {
+    const storage = this.registry.storage;
+    const kept = serviceUIDs
+      ? (await Promise.all(serviceUIDs.map((uid) => storage.get(`${CA_KEY_PREFIX}${uid}`)))).filter((kv) => !!kv)
+      : (await storage.list(CA_KEY_PREFIX)).items;
+    if (kept.length === 0) return;
+    const used = new Set<string>();
+    const store = this.registry.store("virtualclusterinstances");
+    for (const kv of (await storage.list(resourcePrefix(store.rt))).items) {
+      const uid = store.decodeForWatch(kv).status?.serviceUID;
+      if (typeof uid === "string") used.add(uid);
+    }
+    for (const kv of kept) {
+      if (used.has(kv.key.slice(CA_KEY_PREFIX.length))) continue;
+      try {
+        await storage.delete(kv.key, kv.modRevision);
+      } catch (err) {
+        // Written again (a new import) or already gone since it was read: nothing to remove.
+        if (!isStorageError(err, "Conflict") && !isStorageError(err, "NotFound")) throw err;
+      }
+    }
+  }
+}
