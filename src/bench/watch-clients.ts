@@ -126,5 +126,5 @@ async function main(): Promise<void> {
   });
 }
 
-// Only as the forked child: run.ts imports the constants above.
+// Only as the forked child: the bench driver (children.ts, phases/watch.ts) imports the constants above.
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

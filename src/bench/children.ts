@@ -1,0 +1,128 @@
+/**
+ * The bench's child-process modes, each forked as `run.js MODE ...` (see spawnChild in
+ * harness.ts): the server runs in a child process so that the load generator does not share its
+ * event loop, and so do the bare node:https baselines.
+ *
+ * - `server DATADIR` (serverChild): the platform; first message {url, port, key, startedMs}, then
+ *   IPC commands fill, prime, cpu, settle, revision, rss and stop.
+ * - `baseline DATADIR BODY` (baselineChild): a bare node:https server answering every request with
+ *   BODY; first message {port}.
+ * - `watchbaseline DATADIR OBJECT` (watchBaselineChild): a bare node:https watch server; first
+ *   message {port}, then {cmd:"event", stamp}, {cmd:"cpu"} and {cmd:"stop"}.
+ */
+
+import { readFileSync } from "node:fs";
+import type { ServerResponse } from "node:http";
+import { createServer } from "node:https";
+import { loadOrCreateServerTls } from "../crypto/certificates.js";
+import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
+import type { CachedStorage } from "../registry/cache/cached-storage.js";
+import { startServer } from "../server/server.js";
+import { clusterBytes, storedTeamBytes } from "./objects.js";
+import { STAMP } from "./watch-clients.js";
+
+// ---------------------------------------------------------------- child: the server
+export async function serverChild(dataDir: string): Promise<void> {
+  const t0 = performance.now();
+  const server = await startServer({ host: "127.0.0.1", port: 0, dataDir, logLevel: "error" });
+  const started = performance.now() - t0;
+  const storage = server.storage as CachedStorage;
+  process.on("message", async (msg: { cmd: string; n?: number; from?: number; kind?: string }) => {
+    if (msg.cmd === "fill") {
+      let bytes = 0;
+      for (let i = msg.from ?? 0; i < (msg.from ?? 0) + msg.n!; i += 1000) {
+        const ops = [];
+        for (let j = i; j < Math.min(i + 1000, (msg.from ?? 0) + msg.n!); j++) {
+          const value = msg.kind === "teams" ? storedTeamBytes(`c${j}`) : clusterBytes(`c${j}`);
+          bytes += value.length;
+          ops.push({
+            type: "create" as const,
+            key: `/registry/management.platform/${msg.kind ?? "clusters"}/c${j}`,
+            value,
+          });
+        }
+        await storage.txn(ops);
+      }
+      process.send!({ ok: true, bytes });
+    } else if (msg.cmd === "prime") {
+      const t = performance.now();
+      await storage.list(`/registry/management.platform/${msg.kind ?? "clusters"}/`, { limit: 1 });
+      globalThis.gc?.();
+      process.send!({ ok: true, primeMs: performance.now() - t, rss: process.memoryUsage().rss });
+    } else if (msg.cmd === "cpu") {
+      // CPU time and group commits so far: how much server work one request costs.
+      const inner = storage.inner as { commits?: number };
+      const used = process.cpuUsage();
+      process.send!({ ok: true, cpu: used, cpuMs: (used.user + used.system) / 1000, commits: inner.commits ?? 0 });
+    } else if (msg.cmd === "settle") {
+      // The controllers react to a fill (cluster-health writes every new Cluster's status):
+      // measuring while they run would measure them too. Settled: no write for half a second.
+      let last = await storage.currentRevision();
+      for (let i = 0; i < 240; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        const now = await storage.currentRevision();
+        if (now === last) break;
+        last = now;
+      }
+      process.send!({ ok: true });
+    } else if (msg.cmd === "revision") {
+      process.send!({ ok: true, revision: await storage.currentRevision() });
+    } else if (msg.cmd === "rss") {
+      globalThis.gc?.();
+      process.send!({ ok: true, rss: process.memoryUsage().rss });
+    } else if (msg.cmd === "stop") {
+      await server.close();
+      process.exit(0);
+    }
+  });
+  process.send!({ url: server.url, port: server.port, key: server.adminKey, startedMs: started });
+}
+
+/** A bare node:https server answering every request with `body` (`@file`: that file's bytes). */
+export async function baselineChild(dataDir: string, body: string): Promise<void> {
+  const tls = await loadOrCreateServerTls(dataDir);
+  const payload = body.startsWith("@") ? readFileSync(body.slice(1)) : Buffer.from(body);
+  // Exit (not die) on kill(), so that a --cpu-prof profile is written.
+  process.on("SIGTERM", () => process.exit(0));
+  const srv = createServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, (_req, res) => {
+    res.writeHead(200, { "content-type": "application/json", "content-length": payload.length });
+    res.end(payload);
+  });
+  srv.listen(0, "127.0.0.1", () => {
+    const addr = srv.address() as { port: number };
+    process.send!({ port: addr.port });
+  });
+}
+
+/**
+ * A bare node:https watch server: every request gets a chunked 200 that stays open; each
+ * {cmd:"event", stamp} from the driver becomes one watch event (`object`, the platform's watched
+ * Cluster as it serves it, with the stamp in its annotation) written to every open response,
+ * one res.write each.
+ */
+export async function watchBaselineChild(dataDir: string, object: string): Promise<void> {
+  const tls = await loadOrCreateServerTls(dataDir);
+  const open = new Set<ServerResponse>();
+  const srv = createServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, (req, res) => {
+    res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
+    res.flushHeaders();
+    open.add(res);
+    req.on("close", () => open.delete(res));
+  });
+  const cluster = JSON.parse(object);
+  process.on("message", (msg: { cmd: string; stamp?: number }) => {
+    if (msg.cmd === "event") {
+      cluster.metadata.annotations = { ...(cluster.metadata.annotations ?? {}), [STAMP]: String(msg.stamp) };
+      const frame = Buffer.from(`${JSON.stringify({ type: "MODIFIED", object: cluster })}\n`);
+      for (const res of open) res.write(frame);
+    } else if (msg.cmd === "cpu") {
+      const used = process.cpuUsage();
+      process.send!({ cpuMs: (used.user + used.system) / 1000 });
+    } else if (msg.cmd === "stop") {
+      for (const res of open) res.end();
+      srv.close();
+      process.send!({ ok: true }, () => process.exit(0));
+    }
+  });
+  srv.listen(0, "127.0.0.1", () => process.send!({ port: (srv.address() as { port: number }).port }));
+}

@@ -1,0 +1,148 @@
+/**
+ * What every bench phase shares: forking and talking to child processes, HTTPS requests to a
+ * child, autocannon, percentiles, number formatting and the table of results.
+ */
+import { type ChildProcess, fork } from "node:child_process";
+import { Agent, request as httpsRequest } from "node:https";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+
+/** run.js: children are forked as `run.js MODE ...` (children.ts). */
+const RUN = fileURLToPath(new URL("./run.js", import.meta.url));
+export const PATH = "/kubernetes/management/apis/management.platform/v1/clusters";
+
+/** The counts of one run: --smoke, --quick or full (run.ts). */
+export interface Counts {
+  /** Seconds of each autocannon run. */
+  dur: number;
+  list: number;
+  page: number;
+  watchers: number;
+  wps: number;
+  watchSec: number;
+  mem: number;
+}
+
+export type Row = (what: string, value: string, baseline: string, ratio: string) => void;
+
+/** What every phase is given. */
+export interface Bench {
+  /** The run's temporary directory; every server child keeps its data in a directory under it. */
+  dir: string;
+  /** execArgv of the children profiled when BENCH_CPU_PROF is set (else empty). */
+  cpuProf: string[];
+  N: Counts;
+  /** Every child started; those still running are killed when the run ends. */
+  children: Child[];
+  /** Adds a row to the table (and prints it as it comes). */
+  row: Row;
+}
+
+/** What the phases measuring the shared server child (GET, CREATE, WATCH) are given. */
+export interface ServerBench extends Bench {
+  server: Child;
+  /** The server's data directory: the bare baselines serve its TLS certificate. */
+  dataDir: string;
+  port: number;
+  key: string;
+}
+
+export interface Child {
+  proc: ChildProcess;
+  ask<T = Record<string, unknown>>(msg: object): Promise<T>;
+  first: Record<string, unknown>;
+}
+
+export async function spawnChild(
+  args: string[],
+  execArgv: string[] = [],
+  script = RUN,
+  hello?: object,
+): Promise<Child> {
+  const proc = fork(script, args, {
+    execArgv: ["--expose-gc", ...execArgv],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  if (hello) proc.send(hello);
+  const next = () =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      proc.once("message", (m) => resolve(m as Record<string, unknown>));
+      proc.once("exit", (code) => reject(new Error(`bench child exited (${code})`)));
+    });
+  const first = await next();
+  return {
+    proc,
+    first,
+    ask: async <T>(msg: object) => {
+      const reply = next();
+      proc.send(msg);
+      return (await reply) as T;
+    },
+  };
+}
+
+export const agent = new Agent({ keepAlive: true, maxSockets: 64, rejectUnauthorized: false });
+
+export function req(
+  port: number,
+  key: string,
+  method: string,
+  path: string,
+  body?: string,
+  contentType = "application/json",
+): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const r = httpsRequest(
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path,
+        agent,
+        headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": contentType } : {}) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks) }));
+      },
+    );
+    r.on("error", reject);
+    r.end(body);
+  });
+}
+
+/** autocannon for `duration` seconds, 64 connections. */
+export async function cannon(duration: number, opts: autocannon.Options): Promise<autocannon.Result> {
+  return autocannon({ duration, connections: 64, ...opts });
+}
+
+export const pct = (xs: number[], p: number) => {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+
+/** The p-th percentile (ms) of a histogram of 0.1 ms buckets. */
+export function histogramPct(histogram: Map<number, number>, count: number, p: number): number {
+  if (count === 0) return Number.NaN;
+  const rank = Math.min(count - 1, Math.floor((p / 100) * count));
+  let seen = 0;
+  for (const [bucket, n] of [...histogram].sort((a, b) => a[0] - b[0])) {
+    seen += n;
+    if (seen > rank) return bucket / 10;
+  }
+  return Number.NaN;
+}
+
+export const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : "n/a");
+
+/** The table's rows, and `row` to add one (printed to stderr as it comes). */
+export function table(): { rows: [string, string, string, string][]; row: Row } {
+  const rows: [string, string, string, string][] = [];
+  const row = (what: string, value: string, baseline: string, ratio: string) => {
+    rows.push([what, value, baseline, ratio]);
+    console.error(`  ${what}: ${value} | ${baseline} | ${ratio}`);
+  };
+  return { rows, row };
+}
