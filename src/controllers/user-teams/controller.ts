@@ -69,10 +69,15 @@ export class UserTeamsController {
         while (this.unsubscribe.length > 0 && (this.pending === "all" || this.pending.size > 0)) {
           const batch = this.pending;
           this.pending = new Set();
-          await this.reconcile(batch);
+          try {
+            await this.reconcile(batch);
+          } catch (err) {
+            this.onError(err);
+            // Kept for the next change to retry (a failed write must not lose whom to re-check).
+            this.pending = batch === "all" || this.pending === "all" ? "all" : new Set([...batch, ...this.pending]);
+            break;
+          }
         }
-      } catch (err) {
-        this.onError(err);
       } finally {
         this.running = false;
       }
