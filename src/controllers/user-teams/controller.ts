@@ -74,7 +74,9 @@ export class UserTeamsController {
           } catch (err) {
             this.onError(err);
             // Kept for the next change to retry (a failed write must not lose whom to re-check).
-            this.pending = batch === "all" || this.pending === "all" ? "all" : new Set([...batch, ...this.pending]);
+            // What changed meanwhile (the cast undoes TypeScript's narrowing across the await).
+            const queued = this.pending as Set<string> | "all";
+            this.pending = batch === "all" || queued === "all" ? "all" : new Set([...batch, ...queued]);
             break;
           }
         }
