@@ -387,6 +387,35 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       assert.fail(`timed out waiting for ${what}`);
     };
 
+    it("two imports of one virtual cluster at the same moment: one instance, the other import 409", async () => {
+      const vc = await kube.addVirtualCluster("team-a", "vc-race");
+      kube.responseDelayMs = 100; // both requests are past their "already imported?" check before either writes
+      let results: Array<{ status: number; text: string }>;
+      try {
+        results = await Promise.all([
+          importVc("alpha", { name: "vc-race", namespace: "team-a", cluster: "c1", importName: "race-a" }),
+          importVc("gamma", { name: "vc-race", namespace: "team-a", cluster: "c1", importName: "race-b" }),
+        ]);
+      } finally {
+        kube.responseDelayMs = 0;
+      }
+      assert.deepEqual(results.map((r) => r.status).sort(), [201, 409], results.map((r) => r.text).join("\n"));
+      // Usually the loser gets through the "already imported?" check and is stopped at the write
+      // ("imported concurrently"); on a slow machine it may find the winner's instance first.
+      assert.match(results.find((r) => r.status === 409)!.text, /imported concurrently|already imported/);
+      const all = await server.request("GET", `${GROUP_PATH}/virtualclusterinstances`);
+      const imported = all.json.items.filter(
+        (i: { status?: { serviceUID?: string } }) => i.status?.serviceUID === vc.serviceUID,
+      );
+      assert.equal(imported.length, 1);
+      for (const i of imported) {
+        await server.request(
+          "DELETE",
+          `${GROUP_PATH}/namespaces/${i.metadata.namespace}/virtualclusterinstances/${i.metadata.name}`,
+        );
+      }
+    });
+
     it("a CA goes with the last instance of its virtual cluster, not with a move", async () => {
       const vc = await kube.addVirtualCluster("team-a", "vc-ca");
       const imported = await importVc("alpha", { name: "vc-ca", namespace: "team-a", cluster: "c1" });

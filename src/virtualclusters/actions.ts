@@ -243,8 +243,16 @@ function importAction(registry: Registry, cas: VirtualClusterCaStore): Subresour
         await cas.putOp(service.uid, ca),
       ]);
     } catch (err) {
-      if (isStorageError(err, "KeyExists")) throw errors.alreadyExists(VCI, instanceName);
-      if (isStorageError(err, "Conflict")) throw errors.conflict(VCI, instanceName, "a concurrent import; try again");
+      // The CA key doubles as a lock on the service UID: of two imports of one virtual cluster
+      // that both found it not imported yet, only the first can write it.
+      if (isStorageError(err, "KeyExists") && err.key === prepared.key) throw errors.alreadyExists(VCI, instanceName);
+      if (isStorageError(err, "KeyExists") || isStorageError(err, "Conflict")) {
+        throw errors.conflict(
+          VCI,
+          instanceName,
+          `virtual cluster ${vcNamespace}/${vcName} on cluster "${clusterName}" was imported concurrently; try again`,
+        );
+      }
       throw instances.storageToApi(err, instanceName);
     }
     return send(reply, 201, body, format, ctx.warnings);
