@@ -240,13 +240,13 @@ function importAction(registry: Registry, cas: VirtualClusterCaStore): Subresour
     try {
       await registry.storage.txn([
         { type: "create", key: prepared.key, value: prepared.value },
-        await cas.putOp(service.uid, ca),
+        cas.createOp(service.uid, ca),
       ]);
     } catch (err) {
-      // The CA key doubles as a lock on the service UID: of two imports of one virtual cluster
-      // that both found it not imported yet, only the first can write it.
       if (isStorageError(err, "KeyExists") && err.key === prepared.key) throw errors.alreadyExists(VCI, instanceName);
-      if (isStorageError(err, "KeyExists") || isStorageError(err, "Conflict")) {
+      // The CA key is the lock on the service UID (ca-store.ts): another import wrote it first,
+      // or the last instance was deleted a moment ago and its CA is being removed.
+      if (isStorageError(err, "KeyExists")) {
         throw errors.conflict(
           VCI,
           instanceName,

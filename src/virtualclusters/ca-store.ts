@@ -34,14 +34,18 @@ export class VirtualClusterCaStore {
     return JSON.parse(this.cipher ? this.cipher.decrypt(text) : text) as CertificateAndKey;
   }
 
-  /** The transaction operation that stores `ca` for `serviceUID`, creating or replacing it. */
-  async putOp(serviceUID: string, ca: CertificateAndKey): Promise<TxnOp> {
-    const key = this.key(serviceUID);
+  /**
+   * The transaction operation that stores `ca` for `serviceUID`; it fails (KeyExists) when a CA
+   * is kept for it already. That makes the key the import's lock on the service UID: a CA is
+   * kept exactly while an instance refers to it (ca-cleanup.ts removes it with the last one),
+   * so of two imports of one virtual cluster only the first can write, however they interleave.
+   */
+  createOp(serviceUID: string, ca: CertificateAndKey): TxnOp {
     const json = JSON.stringify({ certPem: ca.certPem, keyPem: ca.keyPem });
-    const value = Buffer.from(this.cipher ? this.cipher.encrypt(json) : json, "utf8");
-    const existing = await this.storage.get(key);
-    return existing
-      ? { type: "update", key, value, expectedModRevision: existing.modRevision }
-      : { type: "create", key, value };
+    return {
+      type: "create",
+      key: this.key(serviceUID),
+      value: Buffer.from(this.cipher ? this.cipher.encrypt(json) : json, "utf8"),
+    };
   }
 }
