@@ -15,8 +15,8 @@ export class FailedAuthLimiter {
 
   /** Throws 429 when the address used up its failures for this window. */
   check(address: string): void {
-    if (this.isBlocked(address)) {
-      const w = this.current(address)!;
+    const w = this.blockingWindow(address);
+    if (w) {
       const retryAfter = Math.max(1, Math.ceil((w.start + this.windowMs - this.now()) / 1000));
       throw errors.tooManyRequests(
         "too many failed authentication attempts from this address; retry later",
@@ -27,8 +27,13 @@ export class FailedAuthLimiter {
 
   /** Whether check() would throw, without throwing. */
   isBlocked(address: string): boolean {
+    return this.blockingWindow(address) !== undefined;
+  }
+
+  /** The address's window when it has used up its failures. */
+  private blockingWindow(address: string): { start: number; count: number } | undefined {
     const w = this.current(address);
-    return !!w && w.count >= this.limitPerWindow;
+    return w && w.count >= this.limitPerWindow ? w : undefined;
   }
 
   fail(address: string): void {

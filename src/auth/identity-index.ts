@@ -120,7 +120,8 @@ export function mayNameMembers(bytes: Buffer): boolean {
   return bytes.includes(USERS_KEY) || bytes.includes(GROUPS_KEY);
 }
 
-function stringList(v: unknown): string[] {
+/** The strings of a list field (spec.users, spec.groups); anything else counts as empty. */
+export function stringList(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
 }
 

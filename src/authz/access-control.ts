@@ -15,7 +15,7 @@ import type { SubresourceHandler } from "../server/resource-handler.js";
 import { accessKeySubresources } from "./access-key-subresources.js";
 import { EscalationAdmission } from "./admission.js";
 import { PlatformAuthorizer } from "./authorizer.js";
-import { impersonate } from "./impersonation.js";
+import { asksToImpersonate, impersonate } from "./impersonation.js";
 import { installSecretPresentation } from "./presentation.js";
 
 /** Default failed authentications per address per minute before 429. */
@@ -101,8 +101,7 @@ export class AccessControl {
    */
   authenticateNow(request: Pick<FastifyRequest, "ip" | "headers">): RequestContext | undefined {
     if (this.audit || this.limiter.isBlocked(request.ip)) return undefined;
-    if (request.headers["impersonate-user"] !== undefined || request.headers["impersonate-group"] !== undefined)
-      return undefined;
+    if (asksToImpersonate(request.headers)) return undefined;
     const user = this.authenticator.cachedIdentity(bearerToken(request.headers.authorization));
     return user && this.contextOf(user);
   }

@@ -12,6 +12,11 @@ function headerValues(v: string | string[] | undefined): string[] {
     .filter(Boolean);
 }
 
+/** Whether the request carries impersonation headers at all (most do not). */
+export function asksToImpersonate(headers: Record<string, string | string[] | undefined>): boolean {
+  return headers["impersonate-user"] !== undefined || headers["impersonate-group"] !== undefined;
+}
+
 /**
  * Kubernetes impersonation (Impersonate-User, Impersonate-Group): admins only, and never
  * through a scoped key. The request then runs as that user (its teams from the index), with
@@ -23,7 +28,7 @@ export function impersonate(
   authz: PlatformAuthorizer,
   identity: IdentityIndex,
 ): UserInfo {
-  if (headers["impersonate-user"] === undefined && headers["impersonate-group"] === undefined) return caller;
+  if (!asksToImpersonate(headers)) return caller;
   const [target] = headerValues(headers["impersonate-user"]);
   const groups = headerValues(headers["impersonate-group"]);
   if (target === undefined && groups.length === 0) return caller;

@@ -177,8 +177,11 @@ export class Informer {
   }
 
   private event(type: "upsert" | "delete", kv: KeyValue, old?: KeyValue): InformerEvent {
-    return new DecodedOnAccess(type, kv, old, (k) => this.decode(k));
+    return new DecodedOnAccess(type, kv, old, this.decodeKv);
   }
+
+  /** decode() bound once, for the events (not a closure per event). */
+  private readonly decodeKv = (kv: KeyValue): KubeObject => this.decode(kv);
 
   private emit(e: InformerEvent): void {
     for (const l of this.listeners) {

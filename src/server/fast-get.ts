@@ -14,6 +14,7 @@
  * at tens of thousands of requests a second, those were a tenth of the garbage.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { asksToImpersonate } from "../authz/impersonation.js";
 import { rawGetNow } from "../registry/cache/raw-read.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext, UserInfo } from "../registry/request-context.js";
@@ -43,7 +44,7 @@ export function fastGet(deps: FastGetDeps): FastGet {
     const url = req.url ?? "";
     if (req.method !== "GET" || !url.startsWith(deps.groupPrefix) || url.includes("?") || deps.bypassed()) return false;
     const h = req.headers;
-    if (h["impersonate-user"] !== undefined || h["impersonate-group"] !== undefined) return false;
+    if (asksToImpersonate(h)) return false;
     try {
       const format = negotiateResponse(h.accept, true);
       if (format.encoding !== "json" || format.table) return false;

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { KubeObject } from "../../api/object.js";
-import { type IdentityIndex, mayNameMembers } from "../../auth/identity-index.js";
+import { type IdentityIndex, mayNameMembers, stringList } from "../../auth/identity-index.js";
 import type { InformerEvent } from "../../registry/informer.js";
 import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
@@ -117,8 +117,4 @@ export class UserTeamsController {
       );
     }
   }
-}
-
-function stringList(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
 }

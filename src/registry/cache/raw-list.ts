@@ -14,6 +14,7 @@ import type { ListOptions } from "../options.js";
 import type { RequestContext } from "../request-context.js";
 import type { Store } from "../store.js";
 import { listObjects } from "../store-list.js";
+import { servesStoredBytes } from "./raw-read.js";
 import { metadataBodyAt, resourceVersionMember } from "./shared-codec.js";
 
 /** An item's bytes and where its resourceVersion member goes (-1: `bytes` is the whole item already). */
@@ -116,7 +117,7 @@ export async function rawList(
   options: ListOptions,
 ): Promise<RawListBody | undefined> {
   const { rt } = store;
-  if (rt.strategy.present || rt.strategy.fromStorage) return undefined;
+  if (!servesStoredBytes(rt)) return undefined;
   const filter = store.filter(ctx, options.labelSelector, options.fieldSelector);
   const result = await listObjects(store.storage, collectionPrefix(rt, namespace), options, filter, (kv) => {
     // Without a selector or visibility filter every object is in: nothing to parse.

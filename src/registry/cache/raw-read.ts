@@ -4,15 +4,26 @@
  * resourceVersion spliced in, served from the watch cache without a parse or a stringify.
  */
 import { errors } from "../../api/errors.js";
+import type { ResourceType } from "../resource-type.js";
 import type { Store } from "../store.js";
 import { CachedStorage, NOT_NOW } from "./cached-storage.js";
 import { withResourceVersion } from "./shared-codec.js";
 
+/** Whether a kind's stored bytes are what callers see: nothing decrypts them or presents them per caller. */
+export function servesStoredBytes(rt: ResourceType): boolean {
+  return !rt.strategy.present && !rt.strategy.fromStorage;
+}
+
+/** The watch cache a raw read of this kind can be served from, if any. */
+function rawReadable(store: Store): CachedStorage | undefined {
+  return servesStoredBytes(store.rt) && store.storage instanceof CachedStorage ? store.storage : undefined;
+}
+
 /** The object's JSON bytes, or undefined when the fast path does not apply (use store.get). */
 export async function rawGet(store: Store, namespace: string | undefined, name: string): Promise<Buffer | undefined> {
-  const strategy = store.rt.strategy;
-  if (strategy.present || strategy.fromStorage || !(store.storage instanceof CachedStorage)) return undefined;
-  const kv = await store.storage.get(store.key(namespace, name));
+  const cached = rawReadable(store);
+  if (!cached) return undefined;
+  const kv = await cached.get(store.key(namespace, name));
   if (!kv) throw errors.notFound(store.gr, name);
   return withResourceVersion(kv.value, kv.modRevision);
 }
@@ -22,9 +33,9 @@ export async function rawGet(store: Store, namespace: string | undefined, name: 
  * exist, or undefined when this cannot be answered right now from the cache (use rawGet).
  */
 export function rawGetNow(store: Store, namespace: string | undefined, name: string): Buffer | null | undefined {
-  const strategy = store.rt.strategy;
-  if (strategy.present || strategy.fromStorage || !(store.storage instanceof CachedStorage)) return undefined;
-  const kv = store.storage.getNow(store.key(namespace, name));
+  const cached = rawReadable(store);
+  if (!cached) return undefined;
+  const kv = cached.getNow(store.key(namespace, name));
   if (kv === NOT_NOW) return undefined;
   return kv ? (withResourceVersion(kv.value, kv.modRevision) ?? undefined) : null;
 }

@@ -472,12 +472,10 @@ export class SqliteStorage implements Storage {
     this.stopAutoCompaction();
     // Writes already accepted are committed, made durable and acknowledged before the database closes.
     // (A commit deferred behind a running fsync happens when that fsync returns.)
-    this.flush(true);
-    await this.wal.idle();
-    while (this.queue.length > 0) {
+    do {
       this.flush(true);
       await this.wal.idle();
-    }
+    } while (this.queue.length > 0);
     for (const watcher of this.watchers) watcher.end();
     this.watchers.clear();
     this.wal.close();
