@@ -3,7 +3,7 @@ import type { IdentityIndex } from "../auth/identity-index.js";
 import { projectOfNamespace } from "../kinds/project/project.js";
 import type { Informer } from "../registry/informer.js";
 import type { UserInfo } from "../registry/request-context.js";
-import type { Authorizer, Decision, RequestAttributes } from "../server/authorizer.js";
+import type { Authorizer, Decision, RequestAttributes } from "./contract.js";
 import { isRestricting, type Scope, scopeAllows } from "./scope.js";
 
 export const ADMIN_ROLE = "platform-management-admin";

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { GROUP } from "../api/object.js";
 import { projectOfNamespace } from "../kinds/project/project.js";
-import type { RequestAttributes } from "../server/authorizer.js";
+import type { RequestAttributes } from "./contract.js";
 
 /** A key's or token's scope (decisions.md §5, the seed's Scope). */
 export interface Scope {

@@ -1,6 +1,7 @@
 import type { Storage } from "../storage/interface.js";
+import type { AdmissionChain } from "./admission.js";
 import type { ResourceType } from "./resource-type.js";
-import { Store, type StoreHooks } from "./store.js";
+import { Store } from "./store.js";
 
 /** All kinds served, each with its generic store, found by plural name. */
 export class Registry {
@@ -10,11 +11,12 @@ export class Registry {
   constructor(
     readonly storage: Storage,
     resourceTypes: readonly ResourceType[],
-    hooks: StoreHooks = {},
+    /** Every write of every kind goes through it (store.ts describes the pipeline). */
+    admission: AdmissionChain,
     now?: () => Date,
   ) {
     for (const rt of resourceTypes) {
-      const entry = { rt, store: new Store(rt, { storage, now }, hooks) };
+      const entry = { rt, store: new Store(rt, { storage, admission, now }) };
       this.byPlural.set(rt.plural, entry);
       this.byKind.set(rt.kind, entry);
     }

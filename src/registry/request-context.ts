@@ -32,11 +32,6 @@ export interface RequestContext {
    * absent means everything the verb-level check allowed.
    */
   canSee?: (obj: KubeObject) => boolean;
-  /**
-   * Admission with the caller in view (no escalation): called with the object as it will be
-   * stored, after validation and before the write; throws to refuse. Absent for the server's own writes.
-   */
-  admit?: (resource: string, obj: KubeObject, old: KubeObject | undefined) => void | Promise<void>;
 }
 
 /** The server's own identity, for controllers and bootstrap. */

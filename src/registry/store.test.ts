@@ -7,6 +7,7 @@ import { objectSchema } from "../api/schema/meta.js";
 import { defineKind } from "../kinds/define.js";
 import type { Storage } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
+import { AdmissionChain } from "./admission.js";
 import { defaultWriteOptions } from "./options.js";
 import type { RequestContext, UserInfo } from "./request-context.js";
 import type { ResourceType } from "./resource-type.js";
@@ -72,25 +73,22 @@ function widgetKind(trace: string[]): ResourceType {
 function harness(script: AdmissionScript = {}, storage: Storage = openSqliteStorage(":memory:")): Harness {
   const trace: string[] = [];
   const rt = widgetKind(trace);
-  const store = new Store(
-    rt,
-    { storage },
+  const admission = new AdmissionChain([
     {
-      admit(_rt, obj) {
+      name: "Recorder",
+      admit(attrs) {
         trace.push("admit");
-        return (script.admitErrors?.(obj) ?? []).map((m) => fieldError("FieldValueForbidden", "spec", m));
+        return (script.admitErrors?.(attrs.object) ?? []).map((m) => fieldError("FieldValueForbidden", "spec", m));
+      },
+      validate(attrs) {
+        trace.push("validateAdmission");
+        const refusal = script.refuse?.(attrs.object);
+        if (refusal) throw refusal;
       },
     },
-  );
-  const ctx = (): RequestContext => ({
-    user: ALICE,
-    warnings: [],
-    admit(_resource, obj) {
-      trace.push("validateAdmission");
-      const refusal = script.refuse?.(obj);
-      if (refusal) throw refusal;
-    },
-  });
+  ]);
+  const store = new Store(rt, { storage, admission });
+  const ctx = (): RequestContext => ({ user: ALICE, warnings: [] });
   return { store, storage, trace, ctx };
 }
 

@@ -14,11 +14,11 @@
  * at tens of thousands of requests a second, those were a tenth of the garbage.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { RequestAttributes } from "../authz/contract.js";
 import { asksToImpersonate } from "../authz/impersonation.js";
 import { rawGetNow } from "../registry/cache/raw-read.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext, UserInfo } from "../registry/request-context.js";
-import type { RequestAttributes } from "./authorizer.js";
 import { negotiateResponse } from "./negotiation.js";
 import { resourceAttributes } from "./resource-handler.js";
 import { resolveResourcePath } from "./resource-path.js";

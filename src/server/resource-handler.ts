@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
+import type { Authorizer, RequestAttributes } from "../authz/contract.js";
 import { rawList } from "../registry/cache/raw-list.js";
 import { rawGet } from "../registry/cache/raw-read.js";
 import { withResourceVersion } from "../registry/cache/shared-codec.js";
@@ -9,7 +10,6 @@ import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
 import type { Verb } from "../registry/resource-type.js";
 import { watchStore } from "../registry/store-watch.js";
-import type { Authorizer, RequestAttributes } from "./authorizer.js";
 import { decodeObjectBody, decodePatchBody } from "./body.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
 import { deleteOptions, isWatch, listOptions, type Query, watchOptions, writeOptions } from "./query.js";
@@ -146,13 +146,8 @@ export async function handleResourceRequest(
         duplicateFields: body.duplicates,
       };
       await authorize({ verb: "create", name: "" });
-      if (rt.virtualCreate) {
-        const admitted = store.admitBody(body.value as KubeObject, namespace, undefined, { ...options }, ctx, {
-          nameOptional: true,
-        });
-        await ctx.admit?.(rt.plural, admitted, undefined);
-        return reply200(201, await rt.virtualCreate(admitted, ctx));
-      }
+      if (rt.virtualCreate)
+        return reply200(201, await store.createVirtual(ctx, namespace, body.value as KubeObject, options));
       const created = await store.create(ctx, namespace, body.value as KubeObject, options);
       // kube-apiserver answers 201 to a dry-run create too: the object would have been created.
       return reply200(201, created);
@@ -202,16 +197,8 @@ export async function handleResourceRequest(
       requireVerb("deletecollection");
       await authorize({ verb: "deletecollection" });
       ctx.canSee = deps.authorizer.visibleTo?.(ctx.user, attrsFor(rt.plural, rt.group, namespace, "delete"));
-      const list = await store.list(ctx, namespace, { ...listOptions(q), limit: undefined, continue: undefined });
-      const deleted: KubeObject[] = [];
-      for (const item of list.items) {
-        try {
-          deleted.push((await store.delete(ctx, item.metadata.namespace, item.metadata.name!, options)).object);
-        } catch (err) {
-          if (!(err instanceof Error && "status" in err && (err as { code?: number }).code === 404)) throw err;
-        }
-      }
-      return send(reply, 200, { ...list, items: deleted }, format, ctx.warnings);
+      const deleted = await store.deleteCollection(ctx, namespace, listOptions(q), options);
+      return send(reply, 200, deleted, format, ctx.warnings);
     }
     default:
       throw errors.methodNotAllowed();

@@ -1,177 +1,50 @@
-import { readFileSync } from "node:fs";
 import { createServer as createHttpsServer } from "node:https";
-import { resolve } from "node:path";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
 import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
-import { bootstrapAdmin, writeAdminKubeconfig } from "../auth/bootstrap.js";
-import { IdentityIndex } from "../auth/identity-index.js";
-import { AccessControl } from "../authz/access-control.js";
-import { ControllerManager } from "../controllers/controller-manager.js";
-import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
-import { OwnerReferencesAdmission } from "../controllers/garbage-collector/owner-references-admission.js";
-import { EtcdLeaderElector, SingleReplicaElector } from "../controllers/leader-election.js";
-import { loadOrCreateServerTls } from "../crypto/certificates.js";
+import type { AccessControl } from "../authz/access-control.js";
+import type { Authorizer } from "../authz/contract.js";
 import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
-import "../crypto/reflect-metadata.js";
-import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
-import { loadOrCreateSigningKey, type TokenSigner } from "../crypto/jwt.js";
-import { loadOrCreateEncryptionKeys, type SecretBox } from "../crypto/secret-box.js";
-import { allResourceTypes } from "../kinds/index.js";
-import { CachedStorage } from "../registry/cache/cached-storage.js";
-import { Informer } from "../registry/informer.js";
-import { Registry } from "../registry/registry.js";
+import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
-import { EtcdStorage } from "../storage/etcd/etcd-storage.js";
-import { openStorage } from "../storage/factory.js";
-import type { Storage } from "../storage/interface.js";
-import { registerVirtualClusterActions } from "../virtualclusters/actions.js";
-import { VirtualClusterCaCleanup } from "../virtualclusters/ca-cleanup.js";
-import type { Authorizer } from "./authorizer.js";
 import { SERVER_VERSION } from "./discovery.js";
 import { registerDiscoveryRoutes } from "./discovery-routes.js";
 import { fastGet } from "./fast-get.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
 import { handleResourceRequest, type ResourceHandlerDeps, type SubresourceHandler } from "./resource-handler.js";
 import { sendError } from "./respond.js";
-import { WatchStreams } from "./watch-stream.js";
+import type { WatchStreams } from "./watch-stream.js";
 
 /** Request bodies above this are refused with 413 before they are read whole. */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
-export interface ServerConfig {
-  dataDir: string;
-  /** Host to listen on (default 0.0.0.0). */
-  host?: string;
-  /** Port (default 8443; 0 picks a free one). */
-  port?: number;
-  /** Storage URL: `sqlite:PATH` (default `<data-dir>/platform.db`) or `etcd://host:port[,…]`. */
-  storage?: string;
-  tlsCertFile?: string;
-  tlsKeyFile?: string;
-  encryptionKeyFile?: string;
-  bootstrapKey?: string;
-  bookmarkIntervalMs?: number;
-  /** Longest lifetime of a direct cluster endpoint token. */
-  maxTokenTtlSeconds?: number;
-  /** `--max-key-ttl`: longest access key ttl (seconds) anyone can create; undefined: no limit. */
-  maxKeyTtlSeconds?: number;
-  /** `--audit-log`: JSON lines to this file, or `-` for stdout. */
-  auditLog?: string;
-  /** Failed authentications per source address per minute before 429 (default 30). */
-  maxFailedAuthPerMinute?: number;
-  logLevel?: string;
-  /** How often connected clusters are checked again (default one minute). */
-  clusterCheckIntervalMs?: number;
-  /** etcd leader election of the controllers: lease TTL (default 5 s) and retry period (default 500 ms). */
-  leaderElection?: { ttlSeconds?: number; retryMs?: number };
-}
-
-export interface RunningServer {
-  /** `https://127.0.0.1:PORT` (or the listen host when it is not a wildcard). */
-  url: string;
-  port: number;
-  caPem?: string;
-  /** The admin key, when known (first start, or kept in the data dir). */
-  adminKey?: string;
-  adminKubeconfig?: string;
+/** What the HTTP layer serves; the composition root (src/app) builds it. */
+export interface ApiServerDeps {
+  tls: { certPem: string; keyPem: string };
   registry: Registry;
-  storage: Storage;
-  /** Background controllers; they run only while this replica is the elected leader. */
-  controllers: ControllerManager;
-  app: FastifyInstance;
-  close(): Promise<void>;
+  authorizer: Authorizer;
+  access: Pick<AccessControl, "authenticate" | "authenticateNow" | "audit" | "authorizer">;
+  /** Custom subresources keyed `plural/subresource` (access keys, virtual cluster actions). */
+  subresources: Map<string, SubresourceHandler>;
+  /** The token signing keys, served at /.well-known/jwks.json. */
+  jwks: () => unknown;
+  bookmarkIntervalMs: number;
+  watchStreams: WatchStreams;
+  logLevel?: string;
+  /** True once the server is closing: the fast GET path steps aside. */
+  closing: () => boolean;
 }
 
-/** Builds every part, binds the socket and returns a handle that tests and the CLI close. */
-export async function startServer(config: ServerConfig): Promise<RunningServer> {
-  const dataDir = resolve(config.dataDir);
-  const tls =
-    config.tlsCertFile && config.tlsKeyFile
-      ? {
-          certPem: readFileSync(config.tlsCertFile, "utf8"),
-          keyPem: readFileSync(config.tlsKeyFile, "utf8"),
-          caPem: undefined,
-        }
-      : await loadOrCreateServerTls(dataDir);
-  const secretBox: SecretBox = loadOrCreateEncryptionKeys(
-    config.encryptionKeyFile ? { keyFile: config.encryptionKeyFile } : { dataDir },
-  );
-  const signer: TokenSigner = await loadOrCreateSigningKey(dataDir);
-  // Reads and watches of every resource are served by the watch cache (src/registry/cache).
-  const backend = await openStorage(config.storage ?? `sqlite:${resolve(dataDir, "platform.db")}`);
-  const storage = new CachedStorage(backend);
-
-  const ownerRefs = new OwnerReferencesAdmission();
-  const cipher = {
-    encrypt: (v: string) => secretBox.encrypt(Buffer.from(v, "utf8")),
-    decrypt: (v: string) => secretBox.decrypt(v).toString("utf8"),
-  };
-  const registry: Registry = new Registry(
-    storage,
-    allResourceTypes({
-      cipher,
-      projects: (name) => registry.store("projects").read(undefined, name),
-      tokenIssuer: {
-        issue: (claims, ttl) =>
-          signer.signToken({ sub: claims.sub, subjectKind: claims.subjectKind, scope: claims.scope }, ttl),
-        maxTtlSeconds: config.maxTokenTtlSeconds ?? 86400,
-      },
-      uidLookup: async (kind, ns, name) => (await registry.storeOfKind(kind)?.read(ns, name))?.metadata.uid,
-    }),
-    ownerRefs.hooks,
-  );
-  ownerRefs.registry = registry;
-  const identity = new IdentityIndex(
-    new Informer(registry.store("ownedaccesskeys")),
-    new Informer(registry.store("users")),
-    new Informer(registry.store("teams")),
-  );
-  const adminKey = await bootstrapAdmin(registry, dataDir, config.bootstrapKey ?? process.env.PLATFORM_BOOTSTRAP_KEY);
-  await identity.start();
-  const access = new AccessControl(registry, identity, signer, config);
-  await access.start();
-  const authorizer: Authorizer = access.authorizer;
-  ownerRefs.authorizer = authorizer;
-  // Several replicas may share one etcd: background work runs on the elected one only.
-  const controllers = new ControllerManager(
-    // The election needs the etcd client under the cache.
-    backend instanceof EtcdStorage
-      ? new EtcdLeaderElector(backend.client, config.leaderElection ?? {})
-      : new SingleReplicaElector(),
-  );
-  const garbageCollector = new GarbageCollector(registry);
-  const caCleanup = new VirtualClusterCaCleanup(registry, (err) =>
-    process.emitWarning(`virtual cluster CA cleanup failed: ${err instanceof Error ? err.message : String(err)}`),
-  );
-  controllers.register({
-    name: "virtualcluster-ca-cleanup",
-    start: () => caCleanup.start(),
-    stop: () => caCleanup.stop(),
-  });
-  controllers.register({
-    name: "user-teams",
-    start: () => access.userTeams.start(),
-    stop: () => access.userTeams.stop(),
-  });
-  controllers.register({
-    name: "garbage-collector",
-    start: () => garbageCollector.start(),
-    stop: () => garbageCollector.stop(),
-  });
-  const subresources = new Map<string, SubresourceHandler>(access.subresources);
-  const watchStreams = new WatchStreams();
-  registerVirtualClusterActions(subresources, { registry, cipher });
-  const clusterHealth = new ClusterHealthController(registry, { intervalMs: config.clusterCheckIntervalMs });
-
+/** The fastify app of the API (not yet listening): routes, body parsing, errors, the fast GET path. */
+export function createApiServer(deps: ApiServerDeps): FastifyInstance {
+  const { registry, authorizer, access, tls } = deps;
   const groupPrefix = `${API_PREFIX}/apis/${GROUP}/${VERSION}/`;
-  let closing = false;
   const hotGet = fastGet({
     registry,
     groupPrefix,
     authenticate: (request) => access.authenticateNow(request),
     allows: (user, attrs) => access.authorizer.decide(user, attrs).allowed,
-    bypassed: () => closing,
+    bypassed: deps.closing,
   });
   const app = Fastify({
     // fastify's own https server, with the fast GET path (fast-get.ts) in front of its routing.
@@ -186,7 +59,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       return server;
     },
     bodyLimit: MAX_BODY_BYTES,
-    logger: { level: config.logLevel ?? "warn" },
+    logger: { level: deps.logLevel ?? "warn" },
     // Kubernetes paths are case-sensitive and never have trailing-slash aliases.
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1000 },
     return503OnClosing: true,
@@ -217,7 +90,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   for (const path of ["/version", `${API_PREFIX}/version`]) {
     app.get(path, async (_req, reply) => reply.send(SERVER_VERSION));
   }
-  app.get("/.well-known/jwks.json", async (_req, reply) => reply.send(signer.jwks()));
+  app.get("/.well-known/jwks.json", async (_req, reply) => reply.send(deps.jwks()));
 
   // ---- authenticated API ----
   const authenticate = (request: FastifyRequest): Promise<RequestContext> => access.authenticate(request);
@@ -247,57 +120,34 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     };
 
   registerDiscoveryRoutes(app, { registry, authorizer, guarded });
-  const deps: ResourceHandlerDeps = {
+  const handlerDeps: ResourceHandlerDeps = {
     registry,
     authorizer,
-    subresources,
-    bookmarkIntervalMs: config.bookmarkIntervalMs ?? 30_000,
-    watchStreams,
+    subresources: deps.subresources,
+    bookmarkIntervalMs: deps.bookmarkIntervalMs,
+    watchStreams: deps.watchStreams,
   };
   app.route({
     method: ["GET", "POST", "PUT", "PATCH", "DELETE"],
     url: `${groupPrefix}*`,
     handler: guarded((request, reply, ctx) => {
       const rest = request.url.slice(groupPrefix.length).split("?")[0] ?? "";
-      return handleResourceRequest(deps, request, reply, rest, ctx);
+      return handleResourceRequest(handlerDeps, request, reply, rest, ctx);
     }),
   });
 
-  await app.listen({ host: config.host ?? "0.0.0.0", port: config.port ?? 8443 });
-  const address = app.server.address();
-  const port = typeof address === "object" && address ? address.port : (config.port ?? 8443);
-  const host = !config.host || config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
-  const url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  controllers.register({
-    name: "cluster-health",
-    start: () => clusterHealth.start(),
-    stop: () => clusterHealth.stop(),
-  });
-  const adminKubeconfig = adminKey ? writeAdminKubeconfig(dataDir, url, tls.caPem, adminKey) : undefined;
-  controllers.start();
+  return app;
+}
 
-  let closed: Promise<void> | undefined;
-  return {
-    url,
-    port,
-    caPem: tls.caPem,
-    adminKey,
-    adminKubeconfig,
-    registry,
-    storage,
-    controllers,
-    app,
-    close() {
-      closing = true;
-      closed ??= (async () => {
-        await controllers.stop();
-        watchStreams.closeAll();
-        await app.close();
-        await access.stop();
-        identity.stop();
-        await storage.close();
-      })();
-      return closed;
-    },
-  };
+/** Binds the socket; the URL clients use (127.0.0.1 for a wildcard listen host). */
+export async function listen(
+  app: FastifyInstance,
+  hostOption: string | undefined,
+  portOption: number | undefined,
+): Promise<{ url: string; port: number }> {
+  await app.listen({ host: hostOption ?? "0.0.0.0", port: portOption ?? 8443 });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : (portOption ?? 8443);
+  const host = !hostOption || hostOption === "0.0.0.0" || hostOption === "::" ? "127.0.0.1" : hostOption;
+  return { url: `https://${host.includes(":") ? `[${host}]` : host}:${port}`, port };
 }

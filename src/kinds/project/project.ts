@@ -69,6 +69,8 @@ export const projectResource = defineKind({
   shortNames: ["proj"],
   namespaced: false,
   hasStatus: true,
+  // A project's name is part of its namespace `p-<name>`, a DNS-1123 label of at most 63 characters.
+  names: { format: "label", maxLength: 61 },
   description: "A Project groups virtual cluster instances in its namespace p-<name> and decides who may use them.",
   schema: objectSchema(
     "Project",
