@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { admissionPlugins } from "../admission/plugins.js";
 import { bootstrapAdmin, writeAdminKubeconfig } from "../auth/bootstrap.js";
@@ -7,11 +6,7 @@ import { AccessControl } from "../authz/access-control.js";
 import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
 import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
-import { loadOrCreateServerTls } from "../crypto/certificates.js";
-import { loadOrCreateSigningKey } from "../crypto/jwt.js";
 import { AdmissionChain } from "../registry/admission.js";
-import "../crypto/reflect-metadata.js";
-import { loadOrCreateEncryptionKeys } from "../crypto/secret-box.js";
 import { allResourceTypes } from "../kinds/index.js";
 import { CachedStorage } from "../registry/cache/cached-storage.js";
 import { Informer } from "../registry/informer.js";
@@ -23,7 +18,10 @@ import { WatchStreams } from "../server/watch-stream.js";
 import { openStorageBackend } from "../storage/factory.js";
 import { registerVirtualClusterActions } from "../virtualclusters/actions.js";
 import { VirtualClusterCaCleanup } from "../virtualclusters/ca-cleanup.js";
+import { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import type { RunningServer, ServerConfig } from "./config.js";
+import { forwardedAuthority } from "./forwarded-authority.js";
+import { loadKeys } from "./keys.js";
 
 export type { RunningServer, ServerConfig } from "./config.js";
 
@@ -33,25 +31,13 @@ export type { RunningServer, ServerConfig } from "./config.js";
  */
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
   const dataDir = resolve(config.dataDir);
-  const tls =
-    config.tlsCertFile && config.tlsKeyFile
-      ? { certPem: readFileSync(config.tlsCertFile, "utf8"), keyPem: readFileSync(config.tlsKeyFile, "utf8") }
-      : await loadOrCreateServerTls(dataDir);
-  const caPem = "caPem" in tls ? tls.caPem : undefined;
-  const secretBox = loadOrCreateEncryptionKeys(
-    config.encryptionKeyFile ? { keyFile: config.encryptionKeyFile } : { dataDir },
-  );
-  const signer = await loadOrCreateSigningKey(dataDir);
+  const { tls, caPem, cipher, signer } = await loadKeys(config, dataDir);
   const backend = await openStorageBackend(
     config.storage ?? `sqlite:${resolve(dataDir, "platform.db")}`,
     config.leaderElection,
   );
   // Reads and watches of every resource are served by the watch cache (src/registry/cache).
   const storage = new CachedStorage(backend.storage);
-  const cipher = {
-    encrypt: (v: string) => secretBox.encrypt(Buffer.from(v, "utf8")),
-    decrypt: (v: string) => secretBox.decrypt(v).toString("utf8"),
-  };
 
   // The registry's admission and the authorizer need each other's parts (the authorizer reads
   // through the registry): they meet through these forwarding calls, made only once requests run.
@@ -67,17 +53,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   });
   const admission = new AdmissionChain(
     admissionPlugins({
-      authorizer: {
-        authorize: (user, attrs) => authz().authorize(user, attrs),
-        needsObject: (user, attrs) => authz().needsObject(user, attrs),
-        decide: (user, attrs) => authz().decide(user, attrs),
-        isAdmin: (user) => authz().isAdmin(user),
-        rolesOf: (user) => authz().rolesOf(user),
-      },
-      identity: { teamsOfUser: (name, groups) => identity.teamsOfUser(name, groups) },
+      ...forwardedAuthority(authz, () => identity),
       owners: {
         resourceTypes: () => registry.resourceTypes(),
-        read: (rt, ns, name) => registry.store(rt.plural).read(ns, name),
+        read: (rt, ns, n) => registry.store(rt.plural).read(ns, n),
       },
       projects: (name) => registry.store("projects").read(undefined, name),
       uidOf: async (kind, ns, name) => (await registry.storeOfKind(kind)?.read(ns, name))?.metadata.uid,
@@ -99,7 +78,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const controllers = new ControllerManager(backend.elector);
   const warn = (what: string) => (err: unknown) =>
     process.emitWarning(`${what} failed: ${err instanceof Error ? err.message : String(err)}`);
-  const caCleanup = new VirtualClusterCaCleanup(registry, warn("virtual cluster CA cleanup"));
+  const cas = new VirtualClusterCaStore(registry, cipher);
+  const caCleanup = new VirtualClusterCaCleanup(registry, cas, warn("virtual cluster CA cleanup"));
   const garbageCollector = new GarbageCollector(registry);
   const clusterHealth = new ClusterHealthController(registry, { intervalMs: config.clusterCheckIntervalMs });
   for (const [name, c] of [
@@ -112,7 +92,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   }
 
   const subresources = new Map<string, SubresourceHandler>(accessKeySubresources(registry, identity));
-  registerVirtualClusterActions(subresources, { registry, cipher });
+  registerVirtualClusterActions(subresources, { registry, cas });
   const watchStreams = new WatchStreams();
   let closing = false;
   const app = createApiServer({

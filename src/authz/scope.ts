@@ -3,7 +3,7 @@ import { GROUP } from "../api/object.js";
 import { projectOfNamespace } from "../kinds/project/project.js";
 import type { RequestAttributes } from "./contract.js";
 
-/** A key's or token's scope (decisions.md §5, the seed's Scope). */
+/** A key's or token's scope (docs/permissions.md, the seed's Scope). */
 export interface Scope {
   allowPlatformCli?: boolean;
   projects?: Array<{ project: string }>;

@@ -1,7 +1,11 @@
+import type { KubeObject } from "../api/object.js";
 import type { Storage } from "../storage/interface.js";
 import type { AdmissionChain } from "./admission.js";
+import { KeptKeys, type KeptValueCipher } from "./kept-keys.js";
+import type { RequestContext } from "./request-context.js";
 import type { ResourceType } from "./resource-type.js";
 import { Store } from "./store.js";
+import { type TransactOp, transact } from "./transact.js";
 
 /** All kinds served, each with its generic store, found by plural name. */
 export class Registry {
@@ -39,5 +43,15 @@ export class Registry {
 
   storeOfKind(kind: string): Store | undefined {
     return this.byKind.get(kind)?.store;
+  }
+
+  /** Writes that happen together or not at all, each through the write pipeline (transact.ts). */
+  transact(ctx: RequestContext, ops: readonly TransactOp[]): Promise<KubeObject[]> {
+    return transact(this, ctx, ops);
+  }
+
+  /** The registry's key space `name` for server-internal data no resource serves (kept-keys.ts). */
+  keptKeys(name: string, cipher?: KeptValueCipher): KeptKeys {
+    return new KeptKeys(this.storage, name, cipher);
   }
 }

@@ -15,7 +15,7 @@ export interface UserInfo {
     type: "AccessKey" | "DirectClusterEndpointToken" | "Internal";
     name?: string;
     keyType?: string;
-    /** The key's scope (decisions.md §5), narrowing what the identity may do. */
+    /** The key's scope (docs/permissions.md), narrowing what the identity may do. */
     scope?: Record<string, unknown>;
   };
   /** Set when an admin acted as someone else through impersonation headers. */

@@ -24,6 +24,7 @@ import type { DeleteOptions, ListOptions, PatchType, WriteOptions } from "./opti
 import type { RequestContext } from "./request-context.js";
 import { groupResource, type Prepared, type ResourceType } from "./resource-type.js";
 import { SchemaChecker } from "./schema-check.js";
+import { storageToApi } from "./storage-errors.js";
 import { listObjects } from "./store-list.js";
 
 /** How often a patch or an internal update is retried on a write conflict before giving up. */
@@ -629,21 +630,9 @@ export class Store {
     }
   }
 
-  /** Storage errors become API errors here, at the registry boundary, and nowhere else. */
+  /** A storage error of a write of `name`, as an API error (storage-errors.ts). */
   storageToApi(err: unknown, name: string): Error {
-    if (!isStorageError(err)) return err as Error;
-    switch (err.code) {
-      case "KeyExists":
-        return errors.alreadyExists(this.gr, name);
-      case "NotFound":
-        return errors.notFound(this.gr, name);
-      case "Conflict":
-        return errors.staleObject(this.gr, name);
-      case "Compacted":
-        return errors.resourceVersionTooOld();
-      default:
-        return errors.unavailable(err.message);
-    }
+    return storageToApi(err, this.gr, name);
   }
 }
 
