@@ -28,7 +28,7 @@ export class EscalationAdmission implements AdmissionPlugin {
   ) {}
 
   validate(attrs: AdmissionAttributes): void {
-    if (isServerWrite(attrs)) return;
+    if (isServerWrite(attrs) || attrs.operation === "DELETE") return;
     const { user, object: obj, oldObject: old } = attrs;
     const resource = attrs.resourceType.plural;
     const admin = this.authz.isAdmin(user);

@@ -5,7 +5,8 @@ import type { ResourceType } from "./resource-type.js";
 
 /** What a write asks to do, as every admission plugin sees it (Kubernetes' admission.Attributes). */
 export interface AdmissionAttributes {
-  operation: "CREATE" | "UPDATE";
+  /** DELETE runs only the validating phase, on the object as stored. */
+  operation: "CREATE" | "UPDATE" | "DELETE";
   resourceType: ResourceType;
   /** "" for the object itself, "status" for the status subresource. */
   subresource: "" | "status";

@@ -349,6 +349,21 @@ describe("Store delete", () => {
     assert.equal(await h.store.read(undefined, "a"), undefined, "gone with its last finalizer");
   });
 
+  it("runs the validating admission on the stored object; a refusal keeps it", async () => {
+    let refusing = false;
+    const h = harness({ refuse: () => (refusing ? errors.forbiddenMessage("not now") : undefined) });
+    await h.store.create(h.ctx(), undefined, widget("a", { size: 1 }), opts());
+    await h.store.create(h.ctx(), undefined, widget("b", { size: 2 }), opts());
+    refusing = true;
+    await rejects(h.store.delete(h.ctx(), undefined, "a", { dryRun: false }), "Forbidden", 403);
+    assert.ok(await h.store.read(undefined, "a"));
+    refusing = false;
+    h.trace.length = 0;
+    await h.store.delete(h.ctx(), undefined, "b", { dryRun: false });
+    assert.deepEqual(h.trace, ["validateAdmission"]);
+    assert.equal(await h.store.read(undefined, "b"), undefined);
+  });
+
   it("checks uid and resourceVersion preconditions", async () => {
     const h = harness();
     const a = await h.store.create(h.ctx(), undefined, widget("a"), opts());

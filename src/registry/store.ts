@@ -56,7 +56,8 @@ export interface WriteResult {
  * 4. metadata and strategy validation (with the field errors of steps 2 and 3: one 422);
  * 5. validating admission (`admission.validate`: plugins refuse, never change);
  * 6. the write (skipped on dry-run), mapping storage errors to API errors (storageToApi).
- * The status subresource changes status only: steps 2 and 3 do not run for it.
+ * The status subresource changes status only: steps 2 and 3 do not run for it. A delete runs
+ * the validating admission (step 5) on the object as stored, then plans finalizers (deletion.ts).
  */
 export class Store {
   readonly gr: { group: string; resource: string };
@@ -450,6 +451,7 @@ export class Store {
       const current = await this.read(namespace, name);
       if (!current) throw errors.notFound(this.gr, name);
       this.checkPreconditions(current, options);
+      await this.deps.admission.validate(admissionAttributes("DELETE", this.rt, current, current, ctx, options.dryRun));
       const now = this.now();
       const next = planDeletion(current, options, now);
       if (next === "remove") {
