@@ -23,7 +23,10 @@ const smoke = process.argv.includes("--smoke");
 /** `--only=get,create,list,watch,memory,etcd` runs just those phases (for profiling one at a time). */
 const onlyArg = process.argv.find((a) => a.startsWith("--only="));
 const only = onlyArg ? new Set(onlyArg.slice("--only=".length).split(",")) : undefined;
-const wants = (phase: string) => only === undefined || only.has(phase);
+/** `--skip=etcd,...` runs every phase but those. */
+const skipArg = process.argv.find((a) => a.startsWith("--skip="));
+const skip = new Set(skipArg ? skipArg.slice("--skip=".length).split(",") : []);
+const wants = (phase: string) => (only === undefined || only.has(phase)) && !skip.has(phase);
 const N: Counts = smoke
   ? { dur: 1, list: 50, page: 10, watchers: 5, wps: 20, watchSec: 1, mem: 200 }
   : quick
