@@ -638,12 +638,6 @@ export class Store {
   }
 }
 
-export const PATCH_TYPES = [
-  "application/json-patch+json",
-  "application/merge-patch+json",
-  "application/apply-patch+yaml",
-] as const;
-
 function isApiError409(err: unknown): boolean {
   return err instanceof ApiError && err.code === 409;
 }

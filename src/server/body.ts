@@ -1,9 +1,9 @@
 import { parseDocument } from "yaml";
 import { errors } from "../api/errors.js";
 import type { PatchType } from "../registry/options.js";
-import { PATCH_TYPES } from "../registry/store.js";
 import { findDuplicateJsonKeys } from "./duplicate-keys.js";
 import { parseMediaRange } from "./negotiation.js";
+import { ADVERTISED_PATCH_TYPES, patchTypeOf } from "./patch-media-types.js";
 
 export interface DecodedBody {
   value: unknown;
@@ -24,17 +24,10 @@ export function decodeObjectBody(contentType: string | undefined, raw: Buffer): 
 /** Decodes a PATCH body; the Content-Type names the patch type. */
 export function decodePatchBody(contentType: string | undefined, raw: Buffer): DecodedBody & { type: PatchType } {
   const { type } = parseMediaRange(contentType ?? "");
-  switch (type) {
-    case "application/json-patch+json":
-      return { ...decodeJson(raw), type: "json" };
-    case "application/merge-patch+json":
-      return { ...decodeJson(raw), type: "merge" };
-    case "application/apply-patch+yaml":
-    case "application/apply-patch+json":
-      return { ...decodeYaml(raw), type: "apply" };
-    default:
-      throw errors.unsupportedMediaType(type, PATCH_TYPES);
-  }
+  const patchType = patchTypeOf(type);
+  if (!patchType) throw errors.unsupportedMediaType(type, ADVERTISED_PATCH_TYPES);
+  // An apply body is YAML (JSON is YAML too); the other patches are JSON.
+  return { ...(patchType === "apply" ? decodeYaml(raw) : decodeJson(raw)), type: patchType };
 }
 
 export function decodeJson(raw: Buffer): DecodedBody {
