@@ -37,7 +37,7 @@ export interface ApiServerDeps {
 
 /** The fastify app of the API (not yet listening): routes, body parsing, errors, the fast GET path. */
 export function createApiServer(deps: ApiServerDeps): FastifyInstance {
-  const { registry, authorizer, access, tls } = deps;
+  const { registry, access, tls } = deps;
   const groupPrefix = `${API_PREFIX}/apis/${GROUP}/${VERSION}/`;
   const hotGet = fastGet({
     registry,
@@ -67,6 +67,14 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     return503OnClosing: true,
     forceCloseConnections: "idle",
   });
+  acceptAnyBody(app);
+  registerPublicRoutes(app, deps.jwks);
+  registerApiRoutes(app, deps, groupPrefix);
+  return app;
+}
+
+/** Bodies are read as bytes (each verb decodes its own); fastify's errors become Kubernetes Status. */
+function acceptAnyBody(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: MAX_BODY_BYTES }, (_req, body, done) =>
     done(null, body),
@@ -84,17 +92,22 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     return sendError(reply, err);
   });
   app.setNotFoundHandler((_request, reply) => sendError(reply, errors.notFoundPath()));
+}
 
-  // ---- unauthenticated endpoints ----
+/** Health, version and the token signing keys: no authentication. */
+function registerPublicRoutes(app: FastifyInstance, jwks: () => unknown): void {
   for (const path of ["/healthz", "/livez", "/readyz"]) {
     app.get(path, async (_req, reply) => reply.type("text/plain").send("ok"));
   }
   for (const path of ["/version", `${API_PREFIX}/version`]) {
     app.get(path, async (_req, reply) => reply.send(SERVER_VERSION));
   }
-  app.get("/.well-known/jwks.json", async (_req, reply) => reply.send(deps.jwks()));
+  app.get("/.well-known/jwks.json", async (_req, reply) => reply.send(jwks()));
+}
 
-  // ---- authenticated API ----
+/** Discovery and the resource endpoints, each request authenticated first. */
+function registerApiRoutes(app: FastifyInstance, deps: ApiServerDeps, groupPrefix: string): void {
+  const { registry, authorizer, access } = deps;
   const authenticate = (request: FastifyRequest): Promise<RequestContext> => access.authenticate(request);
   if (access.audit) {
     const audit = access.audit;
@@ -137,8 +150,6 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
       return handleResourceRequest(handlerDeps, request, reply, rest, ctx);
     }),
   });
-
-  return app;
 }
 
 /** Binds the socket; the URL clients use (127.0.0.1 for a wildcard listen host). */
