@@ -1,6 +1,7 @@
 import { errors, type FieldError, fieldError } from "../api/errors.js";
 import { API_VERSION, GROUP, type KubeObject, type OwnerReference } from "../api/object.js";
-import { projectOfNamespace } from "../kinds/project/project.js";
+import { type ProjectSpec, projectOfNamespace } from "../kinds/project/project.js";
+import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../registry/admission.js";
 
 /** Reads a Project by name (undefined when it does not exist). */
@@ -44,12 +45,12 @@ export class ProjectInstancesAdmission implements AdmissionPlugin {
 }
 
 function clusterOf(obj: KubeObject): string | undefined {
-  return (obj.spec?.clusterRef as { cluster?: string } | undefined)?.cluster;
+  return (obj.spec as VirtualClusterInstanceSpec | undefined)?.clusterRef?.cluster;
 }
 
 /** Whether a project lets its instances run on `cluster`: an absent or empty allowedClusters does not restrict; `*` allows all. */
 function projectAllowsCluster(project: KubeObject, cluster: string): boolean {
-  const allowed = (project.spec?.allowedClusters as Array<{ name?: string }> | undefined) ?? [];
+  const allowed = (project.spec as ProjectSpec | undefined)?.allowedClusters ?? [];
   return allowed.length === 0 || allowed.some((a) => a.name === "*" || a.name === cluster);
 }
 

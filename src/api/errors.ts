@@ -265,8 +265,3 @@ export const errors = {
     return status(500, "InternalError", `Internal error occurred: ${message}`);
   },
 };
-
-/** A Status with status Success, as DELETE of a collection and similar return. */
-export function successStatus(details?: StatusDetails): Record<string, unknown> {
-  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details };
-}

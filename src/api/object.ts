@@ -5,8 +5,6 @@ export const VERSION = "v1";
 export const API_VERSION = `${GROUP}/${VERSION}`;
 /** The path prefix of the whole management API. */
 export const API_PREFIX = "/kubernetes/management";
-/** The label/annotation prefix the product owns. */
-export const PRODUCT_PREFIX = "management.platform/";
 
 export interface OwnerReference {
   apiVersion: string;

@@ -1,5 +1,4 @@
 import { isDeepStrictEqual } from "node:util";
-import { GROUP } from "../api/object.js";
 import { projectOfNamespace } from "../kinds/project/project.js";
 import type { RequestAttributes } from "./contract.js";
 
@@ -178,6 +177,3 @@ export function scopeWithin(inner: Scope | undefined, outer: Scope | undefined):
   for (const r of inner.rules ?? []) if (!(outer.rules ?? []).some((o) => isDeepStrictEqual(o, r))) return false;
   return true;
 }
-
-/** The API group of this server, for rules that name it. */
-export const MANAGEMENT_GROUP = GROUP;

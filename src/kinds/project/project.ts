@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { type FieldError, fieldError } from "../../api/errors.js";
 import { AccessRulesSchema, ConditionsSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
@@ -61,6 +61,9 @@ function validateProject(spec: Record<string, unknown> | undefined): FieldError[
   });
   return errs;
 }
+
+/** The spec of a Project, as its schema admits it. */
+export type ProjectSpec = Static<typeof ProjectSpec>;
 
 export const projectResource = defineKind({
   kind: "Project",
