@@ -2,6 +2,7 @@ import type { KubeObject } from "../api/object.js";
 import type { Storage } from "../storage/interface.js";
 import type { AdmissionChain } from "./admission.js";
 import { KeptKeys, type KeptValueCipher } from "./kept-keys.js";
+import { REGISTRY_PREFIX } from "./keys.js";
 import type { RequestContext } from "./request-context.js";
 import type { ResourceType } from "./resource-type.js";
 import { Store } from "./store.js";
@@ -43,6 +44,11 @@ export class Registry {
 
   storeOfKind(kind: string): Store | undefined {
     return this.byKind.get(kind)?.store;
+  }
+
+  /** Whether no object of any kind is stored (a new installation). */
+  async isEmpty(): Promise<boolean> {
+    return (await this.storage.list(REGISTRY_PREFIX, { limit: 1 })).items.length === 0;
   }
 
   /** Writes that happen together or not at all, each through the write pipeline (transact.ts). */
