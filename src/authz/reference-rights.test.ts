@@ -1,0 +1,168 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+
+const G = GROUP_PATH;
+const API_VERSION = "management.platform/v1";
+const b64 = (s: string) => Buffer.from(s).toString("base64");
+type Spec = Record<string, unknown>;
+
+/**
+ * One row of "Fields that name other objects" (docs/permissions.md): the object kind, a
+ * spec without the reference, the spec with it, and two callers who may both write the
+ * object — `allowed` holds the right on the referenced object, `denied` does not.
+ */
+interface Row {
+  id: string;
+  kind: string;
+  /** Collection path under the group, e.g. `clusters` or `namespaces/p-web/virtualclusterinstances`. */
+  collection: string;
+  base: Spec;
+  withRef: () => Spec | Promise<Spec>;
+  /** Metadata the reference lives in instead of spec (ownerReferences). */
+  metadata?: () => Promise<Record<string, unknown>>;
+  allowed: string;
+  denied: string;
+  deniedStatus: number;
+  verbs: Verb[];
+}
+type Verb = "create" | "update" | "merge-patch" | "json-patch" | "apply";
+const ALL_VERBS: Verb[] = ["create", "update", "merge-patch", "json-patch", "apply"];
+
+describe("fields that name other objects need the caller's right on them", () => {
+  let s: TestServer;
+  const key: Record<string, string> = {};
+
+  const create = async (path: string, body: Record<string, unknown>, token?: string) => {
+    const r = await s.request("POST", `${G}/${path}`, { body, token });
+    assert.equal(r.status, 201, `${path}: ${r.text}`);
+    return r.json;
+  };
+  const newKey = async (name: string, spec: Record<string, unknown>) => {
+    key[name] = (await create("ownedaccesskeys", { metadata: { name }, spec })).spec.key;
+  };
+  const adminScoped = (resources: string[], verbs = ["*"]) => ({
+    user: "admin",
+    scope: { rules: [{ verbs, resources: [{ group: "management.platform", resources }] }] },
+  });
+
+  before(async () => {
+    s = await startTestServer({ maxFailedAuthPerMinute: 1000 });
+    for (const name of ["alice", "bob", "ops", "mallory"]) await create("users", { metadata: { name }, spec: {} });
+    await create("teams", { metadata: { name: "devs" }, spec: { users: ["alice"] } });
+    await create("projects", {
+      metadata: { name: "web" },
+      spec: {
+        members: [
+          { kind: "User", name: "alice" },
+          { kind: "User", name: "bob" },
+        ],
+      },
+    });
+    await create("clusters", {
+      metadata: { name: "prod" },
+      spec: { local: true, access: [{ verbs: ["use", "delete"], users: ["alice"] }] },
+    });
+    await create("clusters", {
+      metadata: { name: "dev" },
+      spec: { local: true, access: [{ verbs: ["use", "get"], users: ["alice", "bob"] }] },
+    });
+    await create("namespaces/platform/sharedsecrets", {
+      metadata: { name: "prod-kubeconfig" },
+      spec: { data: { config: b64("apiVersion: v1\nkind: Config\n") } },
+    });
+    await create("namespaces/platform/sharedsecrets", {
+      metadata: { name: "ops-kubeconfig" },
+      spec: { data: { config: b64("apiVersion: v1\nkind: Config\n") }, access: [{ verbs: ["get"], users: ["ops"] }] },
+    });
+    await create("clusters", {
+      metadata: { name: "ops-cluster" },
+      spec: {
+        config: { secretName: "ops-kubeconfig" },
+        access: [{ verbs: ["get", "update", "patch"], users: ["ops"] }],
+      },
+    });
+    for (const u of ["alice", "bob", "ops", "mallory"]) await newKey(u, { user: u });
+    await newKey("cluster-admin", adminScoped(["clusters"]));
+    await newKey("cluster-secret-admin", adminScoped(["clusters", "sharedsecrets"]));
+  });
+  after(async () => {
+    await s?.stop();
+  });
+
+  describe("hole 1: a virtual cluster instance's clusterRef needs use on the cluster", () => {
+    it("refuses creating an instance on a cluster the member may not use", async () => {
+      const r = await s.request("POST", `${G}/namespaces/p-web/virtualclusterinstances`, {
+        token: key.bob,
+        body: { metadata: { name: "sneaky" }, spec: { clusterRef: { cluster: "prod", namespace: "x" } } },
+      });
+      assert.equal(r.status, 403, r.text);
+      assert.match(r.json.message, /cannot use resource "clusters".*spec\.clusterRef\.cluster/);
+      const ok = await s.request("POST", `${G}/namespaces/p-web/virtualclusterinstances`, {
+        token: key.alice,
+        body: { metadata: { name: "fine" }, spec: { clusterRef: { cluster: "prod", namespace: "x" } } },
+      });
+      assert.equal(ok.status, 201, ok.text);
+    });
+
+    it("refuses a kube config for an instance whose cluster the caller may not use", async () => {
+      await create("namespaces/p-web/virtualclusterinstances", {
+        metadata: { name: "on-prod" },
+        spec: { clusterRef: { cluster: "prod", namespace: "vc", virtualCluster: "vc" } },
+      });
+      const r = await s.request("POST", `${G}/namespaces/p-web/virtualclusterinstances/on-prod/kubeconfig`, {
+        token: key.bob,
+        body: { apiVersion: API_VERSION, kind: "VirtualClusterInstanceKubeConfig", spec: {} },
+      });
+      assert.equal(r.status, 403, r.text);
+      assert.match(r.json.message, /cannot use resource "clusters"/);
+    });
+  });
+
+  describe("hole 3: a cluster's config secret needs get on it", () => {
+    it("refuses pointing a cluster at a secret the writer cannot read", async () => {
+      const r = await s.request("PATCH", `${G}/clusters/ops-cluster`, {
+        token: key.ops,
+        contentType: "application/merge-patch+json",
+        body: { spec: { config: { secretName: "prod-kubeconfig" } } },
+      });
+      assert.equal(r.status, 403, r.text);
+      assert.match(r.json.message, /cannot get resource "sharedsecrets".*spec\.config\.secretName/);
+      const stored = await s.request("GET", `${G}/clusters/ops-cluster`);
+      assert.equal(stored.json.spec.config.secretName, "ops-kubeconfig");
+      // Other fields stay writable while the reference is unchanged.
+      const other = await s.request("PATCH", `${G}/clusters/ops-cluster`, {
+        token: key.ops,
+        contentType: "application/merge-patch+json",
+        body: { spec: { description: "still mine" } },
+      });
+      assert.equal(other.status, 200, other.text);
+    });
+  });
+
+  describe("hole 4: an access key for a user or team that does not exist", () => {
+    for (const field of ["user", "team"]) {
+      it(`refuses spec.${field} naming no ${field} with 422`, async () => {
+        const r = await s.request("POST", `${G}/ownedaccesskeys`, {
+          body: { metadata: { name: `ghost-${field}` }, spec: { [field]: "ghost" } },
+        });
+        assert.equal(r.status, 422, r.text);
+        assert.match(r.json.message, new RegExp(`spec\\.${field}: Invalid value: "ghost": no ${field} of this name`));
+        const applied = await s.request("PATCH", `${G}/ownedaccesskeys/ghost-${field}?fieldManager=t`, {
+          contentType: "application/apply-patch+yaml",
+          body: {
+            apiVersion: API_VERSION,
+            kind: "OwnedAccessKey",
+            metadata: { name: `ghost-${field}` },
+            spec: { [field]: "ghost" },
+          },
+        });
+        assert.equal(applied.status, 422, applied.text);
+      });
+    }
+    it("still creates keys for subjects that exist", async () => {
+      await create("ownedaccesskeys", { metadata: { name: "devs-key" }, spec: { team: "devs" } });
+      await create("ownedaccesskeys", { metadata: { name: "bob-2" }, spec: { user: "bob" } }, key.bob);
+    });
+  });
+});
