@@ -119,6 +119,87 @@ describe("fields that name other objects need the caller's right on them", () =>
     });
   });
 
+  describe("hole 2: JSON patch reads only what the caller may read; errors carry no object content", () => {
+    const SECRET = b64("hunter2-secret");
+    const jsonPatch = (path: string, ops: unknown[], token: string) =>
+      s.request("PATCH", `${G}/${path}?dryRun=All`, { token, body: ops, contentType: "application/json-patch+json" });
+    before(async () => {
+      await create("namespaces/platform/sharedsecrets", {
+        metadata: { name: "patch-only" },
+        spec: {
+          data: { password: SECRET },
+          access: [
+            { verbs: ["patch"], users: ["mallory"] },
+            { verbs: ["get", "patch"], users: ["alice"] },
+          ],
+        },
+      });
+    });
+    const secretPath = "namespaces/platform/sharedsecrets/patch-only";
+
+    it("a test op on data the caller may not get is refused, matching or not", async () => {
+      for (const value of [SECRET, b64("wrong")]) {
+        const r = await jsonPatch(secretPath, [{ op: "test", path: "/spec/data/password", value }], key.mallory);
+        assert.equal(r.status, 403, r.text);
+        assert.ok(!r.text.includes(SECRET), r.text);
+      }
+    });
+    it("copy and move from hidden data are refused and echo nothing", async () => {
+      for (const op of ["copy", "move"]) {
+        const r = await jsonPatch(
+          secretPath,
+          [{ op, from: "/spec/data/password", path: "/metadata/name" }],
+          key.mallory,
+        );
+        assert.equal(r.status, 403, r.text);
+        assert.ok(!r.text.includes(SECRET), r.text);
+      }
+    });
+    it("a caller who may get the secret can still test it", async () => {
+      const ok = await jsonPatch(secretPath, [{ op: "test", path: "/spec/data/password", value: SECRET }], key.alice);
+      assert.equal(ok.status, 200, ok.text);
+      const no = await jsonPatch(secretPath, [{ op: "test", path: "/spec/data/password", value: "eA==" }], key.alice);
+      assert.equal(no.status, 422, no.text);
+      assert.ok(!no.text.includes(SECRET), "a failed test does not show the document");
+    });
+    it("reading what the caller wrote earlier in the same patch is fine", async () => {
+      const r = await jsonPatch(
+        secretPath,
+        [
+          { op: "add", path: "/metadata/annotations", value: { "example.com/a": "1" } },
+          { op: "test", path: "/metadata/annotations/example.com~1a", value: "1" },
+        ],
+        key.mallory,
+      );
+      assert.equal(r.status, 403, "mallory may not get the object at all, so no read is allowed");
+      const own = await jsonPatch(
+        "namespaces/platform/sharedsecrets/patch-only",
+        [
+          { op: "add", path: "/metadata/annotations", value: { "example.com/a": "1" } },
+          { op: "copy", from: "/metadata/annotations/example.com~1a", path: "/spec/description" },
+        ],
+        key.alice,
+      );
+      assert.equal(own.status, 200, own.text);
+      assert.equal(own.json.spec.description, "1");
+    });
+    it("the stored hash of an access key is never read by a patch, nor shown by a failed one", async () => {
+      const stored = await s.request("GET", `${G}/ownedaccesskeys/mallory`, { token: key.mallory });
+      assert.equal(stored.status, 200, stored.text);
+      for (const token of [key.mallory, s.adminKey]) {
+        const r = await jsonPatch("ownedaccesskeys/mallory", [{ op: "test", path: "/spec/key", value: "x" }], token);
+        assert.equal(r.status, 403, r.text);
+        const bad = await jsonPatch(
+          "ownedaccesskeys/mallory",
+          [{ op: "test", path: "/spec/user", value: "nobody" }],
+          token,
+        );
+        assert.equal(bad.status, 422, bad.text);
+        assert.doesNotMatch(bad.text, /"key"|tree|creationTimestamp/, "no document in the error");
+      }
+    });
+  });
+
   describe("hole 3: a cluster's config secret needs get on it", () => {
     it("refuses pointing a cluster at a secret the writer cannot read", async () => {
       const r = await s.request("PATCH", `${G}/clusters/ops-cluster`, {
