@@ -94,6 +94,9 @@ export function changedReferences(resource: string, obj: KubeObject, old: KubeOb
   );
 }
 
+/** Kinds with `spec.owner` (a user or a team). */
+const OWNED_RESOURCES = new Set(["clusters", "projects", "sharedsecrets", "virtualclusterinstances"]);
+
 /** Every reference to another object that needs a right (the table in docs/permissions.md). */
 export function referencesOf(resource: string, obj: KubeObject): Reference[] {
   const spec = obj.spec ?? {};
@@ -102,6 +105,16 @@ export function referencesOf(resource: string, obj: KubeObject): Reference[] {
     const cluster = (spec.clusterRef as { cluster?: unknown } | undefined)?.cluster;
     if (typeof cluster === "string" && cluster) {
       refs.push({ field: "spec.clusterRef.cluster", resource: "clusters", name: cluster, verb: "use" });
+    }
+  }
+  if (OWNED_RESOURCES.has(resource)) {
+    // Naming an owner one cannot see would attach one's object to a stranger: `get` on the owner.
+    const owner = spec.owner as { user?: unknown; team?: unknown } | undefined;
+    if (typeof owner?.user === "string" && owner.user) {
+      refs.push({ field: "spec.owner.user", resource: "users", name: owner.user, verb: "get" });
+    }
+    if (typeof owner?.team === "string" && owner.team) {
+      refs.push({ field: "spec.owner.team", resource: "teams", name: owner.team, verb: "get" });
     }
   }
   if (resource === "clusters") {

@@ -1,9 +1,9 @@
-import { hiddenReadRefusal, refuseHiddenReads } from "../authz/patch-read-guard.js";
 import { isDeepStrictEqual } from "node:util";
 import { ApiError, errors, type FieldError, fieldError } from "../api/errors.js";
 import { generateName } from "../api/generate-name.js";
 import type { KubeList, KubeObject } from "../api/object.js";
 import { applyJsonPatch, applyMergePatch } from "../api/patch.js";
+import { hiddenReadRefusal, refuseHiddenReads } from "../authz/patch-read-guard.js";
 import { isStorageError } from "../storage/errors.js";
 import type { Storage } from "../storage/interface.js";
 import { serverSideApply } from "./apply/apply.js";
