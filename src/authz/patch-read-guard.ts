@@ -9,15 +9,15 @@ const READ_POINTER: Record<string, "path" | "from"> = { test: "path", copy: "fro
 /**
  * JSON patch `test`, `copy` and `move` read the stored object: a matching `test` answers 200,
  * a copied value lands where the caller sees it (or in an error). So every such read must
- * find the same value in the object as this caller may see it (`visible`: presentation
- * applied, undefined when the caller may not `get` it at all) as in the stored one;
+ * find the same value in the object as this caller may see it (`visibleTo()`, asked only when the
+ * patch reads: presentation applied, undefined when the caller may not `get` it at all) as in the stored one;
  * otherwise the patch is refused with 403 before it is applied. The operations are replayed
  * on both documents, so a read of something the caller itself wrote earlier in the patch is fine.
  */
 export function refuseHiddenReads(
   ops: unknown,
   stored: KubeObject,
-  visible: KubeObject | undefined,
+  visibleTo: () => KubeObject | undefined,
   refuse: (detail: string) => ApiError,
 ): void {
   if (!Array.isArray(ops)) return;
@@ -25,6 +25,7 @@ export function refuseHiddenReads(
   if (firstRead < 0) return;
   const describe = (index: number, op: Record<string, unknown>) =>
     `JSON patch operation ${index} (${op.op}) reads ${JSON.stringify(readPointer(op))}`;
+  const visible = visibleTo();
   if (visible === undefined) {
     throw refuse(`${describe(firstRead, ops[firstRead])}, and the caller may not get this object`);
   }

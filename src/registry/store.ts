@@ -346,7 +346,7 @@ export class Store {
       const old = await this.read(namespace, name);
       if (!old) throw errors.notFound(this.gr, name);
       if (type === "json")
-        refuseHiddenReads(patch, old, this.visibleTo(old, ctx), hiddenReadRefusal(this.gr, name, ctx.user.name));
+        refuseHiddenReads(patch, old, () => this.visibleTo(old, ctx), hiddenReadRefusal(this.gr, name, ctx.user.name));
       const patched = type === "json" ? applyJsonPatch(old, patch) : applyMergePatch(old, patch);
       const proposed = patched as KubeObject;
       if (!proposed || typeof proposed !== "object" || Array.isArray(proposed)) {
