@@ -26,7 +26,7 @@ const obj = (spec: Record<string, unknown>, namespace?: string): KubeObject => (
 });
 
 describe("the plugin list", () => {
-  it("runs owner references first (on the body as sent) and no escalation last", () => {
+  it("runs owner references first (on the body as sent), references after escalation", () => {
     const none = () => {
       throw new Error("not called");
     };
@@ -34,6 +34,7 @@ describe("the plugin list", () => {
       authorizer: { authorize: none, needsObject: none, decide: none, isAdmin: none, rolesOf: none },
       identity: { teamsOfUser: none },
       owners: { resourceTypes: () => [], read: none },
+      read: none,
       projects: none,
       uidOf: none,
       maxKeyTtlSeconds: undefined,
@@ -44,6 +45,7 @@ describe("the plugin list", () => {
       "OwnerLinks",
       "KeyTtlCap",
       "NoEscalation",
+      "References",
     ]);
   });
 });

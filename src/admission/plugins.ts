@@ -6,6 +6,7 @@ import { KeyTtlCapAdmission } from "./key-ttl-cap.js";
 import { OwnerLinksAdmission, type UidLookup } from "./owner-links.js";
 import { OwnerReferencesAdmission, type OwnerSource } from "./owner-references.js";
 import { ProjectInstancesAdmission, type ProjectLookup } from "./project-instances.js";
+import { type ObjectReader, ReferenceAdmission } from "./references.js";
 
 export interface AdmissionDeps {
   /** Decides the caller's rights (blockOwnerDeletion, no escalation). */
@@ -14,6 +15,8 @@ export interface AdmissionDeps {
   identity: Pick<IdentityIndex, "teamsOfUser">;
   /** Reads owners by kind (the registry). */
   owners: OwnerSource;
+  /** Reads objects by resource (the registry), for the references a field names. */
+  read: ObjectReader;
   projects: ProjectLookup;
   uidOf: UidLookup;
   /** `--max-key-ttl` in seconds; undefined: no limit. */
@@ -24,7 +27,8 @@ export interface AdmissionDeps {
  * The server's admission plugins, in the order they run: all `admit` (mutating) phases in this
  * order, then the kind's strategy, validation, then all `validate` phases in this order
  * (docs/architecture.md). Owner references come first: they are checked on the body as the
- * client sent it, before the next two add the server's own references.
+ * client sent it, before the next two add the server's own references. References come after
+ * escalation, so only callers allowed to name a key's subject learn whether it exists.
  */
 export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
   return [
@@ -33,5 +37,6 @@ export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
     new OwnerLinksAdmission(deps.uidOf),
     new KeyTtlCapAdmission(deps.maxKeyTtlSeconds),
     new EscalationAdmission(deps.authorizer, deps.identity),
+    new ReferenceAdmission(deps.authorizer, deps.read),
   ];
 }

@@ -58,6 +58,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
         resourceTypes: () => registry.resourceTypes(),
         read: (rt, ns, n) => registry.store(rt.plural).read(ns, n),
       },
+      read: (resource, ns, name) => registry.store(resource).read(ns, name),
       projects: (name) => registry.store("projects").read(undefined, name),
       uidOf: async (kind, ns, name) => (await registry.storeOfKind(kind)?.read(ns, name))?.metadata.uid,
       maxKeyTtlSeconds: config.maxKeyTtlSeconds,

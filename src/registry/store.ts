@@ -21,6 +21,7 @@ import {
   validateTerminatingFinalizers,
 } from "./metadata.js";
 import type { DeleteOptions, ListOptions, PatchType, WriteOptions } from "./options.js";
+import { hiddenReadRefusal, refuseHiddenReads } from "./patch-read-guard.js";
 import type { RequestContext } from "./request-context.js";
 import { groupResource, type Prepared, type ResourceType } from "./resource-type.js";
 import { SchemaChecker } from "./schema-check.js";
@@ -103,6 +104,11 @@ export class Store {
   }
 
   /** What the caller is shown of an object. */
+  /** The object as this caller may read it; undefined when it may not get it (ctx.canSee says so). */
+  private visibleTo(obj: KubeObject, ctx: RequestContext): KubeObject | undefined {
+    return ctx.canSee && !ctx.canSee(obj) ? undefined : this.present(obj, ctx);
+  }
+
   present(obj: KubeObject, ctx: RequestContext): KubeObject {
     return this.rt.strategy.present ? this.rt.strategy.present(obj, ctx) : obj;
   }
@@ -373,6 +379,8 @@ export class Store {
     for (let attempt = 0; ; attempt++) {
       const old = await this.read(namespace, name);
       if (!old) throw errors.notFound(this.gr, name);
+      if (type === "json")
+        refuseHiddenReads(patch, old, () => this.visibleTo(old, ctx), hiddenReadRefusal(this.gr, name, ctx.user.name));
       const patched = type === "json" ? applyJsonPatch(old, patch) : applyMergePatch(old, patch);
       const proposed = patched as KubeObject;
       if (!proposed || typeof proposed !== "object" || Array.isArray(proposed)) {

@@ -109,7 +109,9 @@ export const VERB_HANDLERS: Record<Verb, (call: VerbCall) => Promise<unknown>> =
   },
 
   async patch(call) {
-    const { path, ctx, request } = await begin(call, "patch");
+    const { path, ctx, request, deps } = await begin(call, "patch");
+    // What a JSON patch may read (test, copy, move): only what the caller may get.
+    ctx.canSee = deps.authorizer.visibleTo?.(ctx.user, collectionAttributes(path, "get"));
     const body = decodePatchBody(request.headers["content-type"], call.raw);
     const options = {
       ...writeOptions(call.query, request.headers["user-agent"], "PatchOptions"),

@@ -477,7 +477,9 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       await handlers.get(key)!({
         request: { method: args.method, headers: { "content-type": "application/json" }, query: {} } as never,
         reply: reply as never,
-        ctx: { user: { name: "bob", subjectKind: "User", groups: [], teams: [] }, warnings: [] },
+        // The writes go through the registry's admission, which asks the server's own authorizer:
+        // as the admin, only the handler's own asks (recorded and refused here) decide.
+        ctx: { user: { name: "admin", subjectKind: "User", groups: [], teams: [] }, warnings: [] },
         path: {
           rt: found.rt,
           store: found.store,
@@ -518,7 +520,7 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       assert.equal(ok.asked[0]!.object?.metadata.name, "c1");
     });
 
-    it("kubeconfig asks use on the instance (with the object, so access rules apply)", async () => {
+    it("kubeconfig asks use on the instance and on its cluster (with the objects, so access rules apply)", async () => {
       const body = { spec: {} };
       await assert.rejects(
         invoke(
@@ -535,8 +537,19 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       );
       assert.equal(ok.code, 201);
       assert.deepEqual(
-        ok.asked.map((a) => [a.verb, a.namespace, a.object?.metadata.name]),
-        [["use", "p-alpha", "vc3"]],
+        ok.asked.map((a) => [a.verb, a.resource ?? "virtualclusterinstances", a.namespace, a.object?.metadata.name]),
+        [
+          ["use", "virtualclusterinstances", "p-alpha", "vc3"],
+          ["use", "clusters", "", "c1"],
+        ],
+      );
+      await assert.rejects(
+        invoke(
+          "virtualclusterinstances/kubeconfig",
+          { method: "POST", namespace: "p-alpha", name: "vc3", body },
+          (a) => a.resource === "clusters",
+        ),
+        (err: { code?: number }) => err.code === 403,
       );
     });
 
