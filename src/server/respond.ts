@@ -3,6 +3,7 @@ import type { FastifyReply } from "fastify";
 import { stringify } from "yaml";
 import { ApiError, errors } from "../api/errors.js";
 import type { ResponseFormat } from "./negotiation.js";
+import { warningHeaders } from "./warning-headers.js";
 
 /** Serialises a body as the negotiated format asks. */
 export function serialize(
@@ -12,11 +13,6 @@ export function serialize(
   if (format.encoding === "yaml")
     return { payload: stringify(body, { aliasDuplicateObjects: false }), contentType: "application/yaml" };
   return { payload: JSON.stringify(body), contentType: "application/json" };
-}
-
-/** `Warning: 299 - "text"` values, as kube-apiserver sends them. */
-export function warningHeaders(warnings: readonly string[]): string[] {
-  return [...new Set(warnings)].map((w) => `299 - ${JSON.stringify(w.replace(/[\r\n]+/g, " "))}`);
 }
 
 export function send(

@@ -32,6 +32,7 @@ import { SERVER_VERSION } from "./discovery.js";
 import { registerDiscoveryRoutes } from "./discovery-routes.js";
 import { fastGet } from "./fast-get.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
+import { clientErrorHandler, frameworkErrors } from "./protocol-errors.js";
 import { handleResourceRequest, type ResourceHandlerDeps, type SubresourceHandler } from "./resource-handler.js";
 import { sendError } from "./respond.js";
 import { WatchStreams } from "./watch-stream.js";
@@ -190,6 +191,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     // Kubernetes paths are case-sensitive and never have trailing-slash aliases.
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1000 },
     return503OnClosing: true,
+    frameworkErrors,
+    clientErrorHandler,
     forceCloseConnections: "idle",
   });
   app.removeAllContentTypeParsers();
