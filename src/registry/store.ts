@@ -592,7 +592,7 @@ export class Store {
       case "Compacted":
         return errors.resourceVersionTooOld();
       default:
-        return errors.unavailable(err.message);
+        return errors.storageUnavailable(err.message);
     }
   }
 }

@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
 import { stringify } from "yaml";
 import { ApiError, errors } from "../api/errors.js";
+import { isStorageError } from "../storage/errors.js";
 import type { ResponseFormat } from "./negotiation.js";
 import { warningHeaders } from "./warning-headers.js";
 
@@ -48,6 +49,8 @@ export function sendJsonBytes(
 /** Any thrown value → a Status response; unexpected errors are logged and become a bare 500 (no stack reaches a client). */
 export function toApiError(err: unknown, log?: { error(obj: unknown, msg: string): void }): ApiError {
   if (err instanceof ApiError) return err;
+  // Reads (the cache's sync, a fallback read) reach here unmapped: storage down is a 503 on every verb.
+  if (isStorageError(err, "Unavailable")) return errors.storageUnavailable(err.message);
   log?.error({ err }, "internal error");
   return errors.internal("an unexpected error occurred; see the server log");
 }
