@@ -195,6 +195,37 @@ describe("hostile input", () => {
       }
     });
 
+    it("an empty name segment is 404, never the collection (DELETE users/ deleted every user)", async () => {
+      for (const path of [`${users}/`, `${users}//base`, `${GROUP_PATH}/namespaces//sharedsecrets`]) {
+        assertStatus(await server.request("DELETE", path), 404);
+        assertStatus(await server.request("GET", path), 404);
+      }
+      assert.equal((await server.request("GET", `${users}/base`)).status, 200);
+      assert.equal((await server.request("GET", `${users}/admin`)).status, 200);
+    });
+
+    it("a grace period past 100 years is 400, not a 500 from an invalid deletion timestamp", async () => {
+      const secret = `{"apiVersion":"management.platform/v1","kind":"SharedSecret","metadata":{"name":"graced","finalizers":["example.com/f"]},"spec":{}}`;
+      assert.equal(
+        (await server.request("POST", secrets, { raw: secret, contentType: "application/json" })).status,
+        201,
+      );
+      const huge = "99999999999999999999";
+      assertStatus(await server.request("DELETE", `${secrets}/graced?gracePeriodSeconds=${huge}`), 400, /at most/);
+      const body = await server.request("DELETE", `${secrets}/graced`, {
+        raw: '{"gracePeriodSeconds":1e300}',
+        contentType: "application/json",
+      });
+      assertStatus(body, 400, /at most/);
+      assertStatus(
+        await server.request(
+          "DELETE",
+          `${GROUP_PATH}/ownedaccesskeys?dryRun=All&propagationPolicy=Orphan&gracePeriodSeconds=${huge}`,
+        ),
+        400,
+      );
+    });
+
     const rawExchange = (payload: string): Promise<string> =>
       new Promise((resolve, reject) => {
         const socket = connect(

@@ -33,6 +33,9 @@ function int(q: Query, name: string, min = 0): number | undefined {
 
 export const MAX_FIELD_MANAGER_LENGTH = 128;
 
+/** The longest grace period a delete may ask for: 100 years. */
+export const MAX_GRACE_PERIOD_SECONDS = 100 * 365 * 24 * 3600;
+
 /** Which options a write's query is decoded as; a bad value is reported against that kind, as kube does. */
 export type WriteOptionsKind = "CreateOptions" | "UpdateOptions" | "PatchOptions";
 
@@ -164,8 +167,12 @@ export function deleteOptions(q: Query, body: unknown): DeleteOptions {
     ]);
   }
   const grace = b.gracePeriodSeconds ?? int(q, "gracePeriodSeconds");
-  if (grace !== undefined && (typeof grace !== "number" || !Number.isInteger(grace) || grace < 0)) {
-    throw errors.badRequest("gracePeriodSeconds must be a non-negative integer");
+  // The bound keeps now + grace a valid date (a larger value made the deletion timestamp throw: 500).
+  if (
+    grace !== undefined &&
+    (typeof grace !== "number" || !Number.isInteger(grace) || grace < 0 || grace > MAX_GRACE_PERIOD_SECONDS)
+  ) {
+    throw errors.badRequest(`gracePeriodSeconds must be a non-negative integer of at most ${MAX_GRACE_PERIOD_SECONDS}`);
   }
   const dryRun = ([] as unknown[]).concat(b.dryRun ?? [], q.dryRun ?? []);
   const dryRunErrs = validateDryRun(dryRun);
