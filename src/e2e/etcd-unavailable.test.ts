@@ -93,6 +93,7 @@ test("etcd down: every verb answers 503 with Retry-After, /readyz is not ready; 
       { body: team("before"), contentType: "application/apply-patch+yaml" },
     ],
     ["another kind", "GET", `${GROUP_PATH}/users`],
+    ["watch", "GET", `${teams}?watch=true&timeoutSeconds=2`],
     ["namespaced list", "GET", `${GROUP_PATH}/namespaces/p-x/sharedsecrets`],
   ];
   for (const [what, method, path, options] of calls) {
