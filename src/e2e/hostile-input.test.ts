@@ -211,7 +211,11 @@ describe("hostile input", () => {
         201,
       );
       const huge = "99999999999999999999";
-      assertStatus(await server.request("DELETE", `${secrets}/graced?gracePeriodSeconds=${huge}`), 400, /gracePeriodSeconds/);
+      assertStatus(
+        await server.request("DELETE", `${secrets}/graced?gracePeriodSeconds=${huge}`),
+        400,
+        /gracePeriodSeconds/,
+      );
       const body = await server.request("DELETE", `${secrets}/graced`, {
         raw: '{"gracePeriodSeconds":1e300}',
         contentType: "application/json",
