@@ -98,7 +98,18 @@ function buildRequest(rng: Rng, resources: readonly FuzzResource[]): FuzzRequest
   const res = rng.pick(resources);
   const generated = oddName(rng);
   const name = protectedName(generated) ? "fuzz-a" : generated;
-  const verb = rng.pick(["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection", "odd"]);
+  const verb = rng.pick([
+    "get",
+    "list",
+    "watch",
+    "create",
+    "update",
+    "patch",
+    "delete",
+    "deletecollection",
+    "action",
+    "odd",
+  ]);
   const collection = collectionPath(rng, res);
   const item = `${collection}/${pathSegment(rng, name)}${rng.chance(0.08) ? `/${rng.pick(SUBRESOURCES)}` : ""}`;
   switch (verb) {
