@@ -12,6 +12,7 @@ import { CachedStorage } from "../registry/cache/cached-storage.js";
 import { Informer } from "../registry/informer.js";
 import { Registry } from "../registry/registry.js";
 import { accessKeySubresources } from "../server/access-key-subresources.js";
+import { storageCheck } from "../server/health.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
 import { createApiServer, listen } from "../server/server.js";
 import { WatchStreams } from "../server/watch-stream.js";
@@ -103,6 +104,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     access,
     subresources,
     jwks: () => signer.jwks(),
+    storageHealth: storageCheck(storage, backend.kind === "etcd"),
     bookmarkIntervalMs: config.bookmarkIntervalMs ?? 30_000,
     watchStreams,
     logLevel: config.logLevel,

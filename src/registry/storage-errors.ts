@@ -14,6 +14,6 @@ export function storageToApi(err: unknown, gr: { group: string; resource: string
     case "Compacted":
       return errors.resourceVersionTooOld();
     default:
-      return errors.unavailable(err.message);
+      return errors.storageUnavailable(err.message);
   }
 }

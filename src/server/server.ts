@@ -10,7 +10,9 @@ import type { RequestContext } from "../registry/request-context.js";
 import { SERVER_VERSION } from "./discovery.js";
 import { registerDiscoveryRoutes } from "./discovery-routes.js";
 import { fastGet } from "./fast-get.js";
+import { type HealthCheck, registerHealthRoutes } from "./health.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
+import { clientErrorHandler, frameworkErrors } from "./protocol-errors.js";
 import { handleResourceRequest, type ResourceHandlerDeps, type SubresourceHandler } from "./resource-handler.js";
 import { sendError } from "./respond.js";
 import type { WatchStreams } from "./watch-stream.js";
@@ -26,6 +28,8 @@ export interface ApiServerDeps {
   access: Pick<AccessControl, "authenticate" | "authenticateNow" | "audit" | "authorizer">;
   /** Custom subresources keyed `plural/subresource` (access keys, virtual cluster actions). */
   subresources: Map<string, SubresourceHandler>;
+  /** The storage check of /readyz and /healthz (health.ts). */
+  storageHealth: HealthCheck;
   /** The token signing keys, served at /.well-known/jwks.json. */
   jwks: () => unknown;
   bookmarkIntervalMs: number;
@@ -65,10 +69,12 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     // Kubernetes paths are case-sensitive and never have trailing-slash aliases.
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1000 },
     return503OnClosing: true,
+    frameworkErrors,
+    clientErrorHandler,
     forceCloseConnections: "idle",
   });
   acceptAnyBody(app);
-  registerPublicRoutes(app, deps.jwks);
+  registerPublicRoutes(app, deps.jwks, deps.storageHealth);
   registerApiRoutes(app, deps, groupPrefix);
   return app;
 }
@@ -95,10 +101,8 @@ function acceptAnyBody(app: FastifyInstance): void {
 }
 
 /** Health, version and the token signing keys: no authentication. */
-function registerPublicRoutes(app: FastifyInstance, jwks: () => unknown): void {
-  for (const path of ["/healthz", "/livez", "/readyz"]) {
-    app.get(path, async (_req, reply) => reply.type("text/plain").send("ok"));
-  }
+function registerPublicRoutes(app: FastifyInstance, jwks: () => unknown, storage: HealthCheck): void {
+  registerHealthRoutes(app, storage);
   for (const path of ["/version", `${API_PREFIX}/version`]) {
     app.get(path, async (_req, reply) => reply.send(SERVER_VERSION));
   }

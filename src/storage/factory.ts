@@ -41,6 +41,8 @@ export async function openStorage(url: string): Promise<Storage> {
 export interface StorageBackend {
   storage: Storage;
   elector: LeaderElector;
+  /** Which backend: health checks are named after it (etcd, as kube-apiserver does). */
+  kind: "etcd" | "sqlite";
 }
 
 /**
@@ -52,7 +54,8 @@ export async function openStorageBackend(
   leaderElection: Pick<EtcdElectorOptions, "ttlSeconds" | "retryMs"> = {},
 ): Promise<StorageBackend> {
   const storage = await openStorage(url);
-  const elector =
-    storage instanceof EtcdStorage ? new EtcdLeaderElector(storage.client, leaderElection) : new SingleReplicaElector();
-  return { storage, elector };
+  if (storage instanceof EtcdStorage) {
+    return { storage, elector: new EtcdLeaderElector(storage.client, leaderElection), kind: "etcd" };
+  }
+  return { storage, elector: new SingleReplicaElector(), kind: "sqlite" };
 }
