@@ -1,5 +1,4 @@
 import type { FastifyInstance } from "fastify";
-import type { Storage } from "../storage/interface.js";
 
 /** How long the storage check waits for an answer before it counts as failed. */
 export const STORAGE_CHECK_TIMEOUT_MS = 2_000;
@@ -11,7 +10,7 @@ export interface HealthCheck {
 }
 
 /** The storage check, named `etcd` for etcd as kube-apiserver names it, else `storage`. */
-export function storageCheck(storage: Storage, isEtcd: boolean): HealthCheck {
+export function storageCheck(storage: { currentRevision(): Promise<number> }, isEtcd: boolean): HealthCheck {
   return {
     name: isEtcd ? "etcd" : "storage",
     async check() {
