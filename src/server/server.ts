@@ -7,6 +7,7 @@ import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
 import { bootstrapAdmin, writeAdminKubeconfig } from "../auth/bootstrap.js";
 import { IdentityIndex } from "../auth/identity-index.js";
 import { AccessControl } from "../authz/access-control.js";
+import { registerConsole } from "../console/console-routes.js";
 import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
 import { OwnerReferencesAdmission } from "../controllers/garbage-collector/owner-references-admission.js";
@@ -220,7 +221,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   app.get("/.well-known/jwks.json", async (_req, reply) => reply.send(signer.jwks()));
 
   // ---- authenticated API ----
-  const authenticate = (request: FastifyRequest): Promise<RequestContext> => access.authenticate(request);
+  const authenticate = (request: Pick<FastifyRequest, "ip" | "method" | "headers">): Promise<RequestContext> =>
+    access.authenticate(request);
   if (access.audit) {
     const audit = access.audit;
     app.addHook("onResponse", async (request, reply) => {
@@ -247,6 +249,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     };
 
   registerDiscoveryRoutes(app, { registry, authorizer, guarded });
+  registerConsole(app, { sessions: access.consoleSessions, authenticate });
   const deps: ResourceHandlerDeps = {
     registry,
     authorizer,

@@ -1,0 +1,70 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { extname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+
+/** Where `npm run build` (vite) writes the console: `dist/console-web`, beside this module's folder. */
+export const DEFAULT_ASSETS_DIR = fileURLToPath(new URL("../console-web/", import.meta.url));
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".json": "application/json",
+  ".txt": "text/plain; charset=utf-8",
+};
+
+/** Smaller than this is sent as it is: compressing saves nothing worth the work. */
+const MIN_COMPRESS_BYTES = 1024;
+
+export interface Asset {
+  type: string;
+  body: Buffer;
+  /** Compressed forms, made on first use and kept (the files never change while running). */
+  gzip?: Buffer;
+  br?: Buffer;
+}
+
+/**
+ * The built console, read into memory once: a few hundred kilobytes of files that never
+ * change while the server runs. Answers pick brotli or gzip by Accept-Encoding.
+ */
+export class StaticAssets {
+  private readonly files = new Map<string, Asset>();
+
+  constructor(readonly dir: string = DEFAULT_ASSETS_DIR) {
+    if (!existsSync(join(dir, "index.html"))) return;
+    for (const entry of readdirSync(dir, { recursive: true })) {
+      const rel = String(entry).split("\\").join("/");
+      const type = TYPES[extname(rel)];
+      if (!type) continue;
+      this.files.set(rel, { type, body: readFileSync(join(dir, rel)) });
+    }
+  }
+
+  /** Whether the console was built (index.html exists). */
+  get built(): boolean {
+    return this.files.has("index.html");
+  }
+
+  get(path: string): Asset | undefined {
+    return this.files.get(path);
+  }
+
+  /** The body for the client's Accept-Encoding, and its Content-Encoding (if any). */
+  encoded(asset: Asset, acceptEncoding: string | undefined): { body: Buffer; encoding?: "br" | "gzip" } {
+    if (asset.body.length < MIN_COMPRESS_BYTES || !acceptEncoding) return { body: asset.body };
+    if (/\bbr\b/.test(acceptEncoding)) {
+      asset.br ??= brotliCompressSync(asset.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } });
+      return { body: asset.br, encoding: "br" };
+    }
+    if (/\bgzip\b/.test(acceptEncoding)) {
+      asset.gzip ??= gzipSync(asset.body, { level: 9 });
+      return { body: asset.gzip, encoding: "gzip" };
+    }
+    return { body: asset.body };
+  }
+}
