@@ -52,9 +52,13 @@ describe("web console in Chromium", { timeout: 240_000 }, () => {
 
   /** The page knows what the user may do (sections are aria-busy until then) and has loaded. */
   async function settled(p: Page): Promise<void> {
-    await p.waitForFunction(
-      "!document.querySelector('[aria-busy=true]') && !document.body.innerText.includes('Loading…')",
-    );
+    // Polled from here: waitForFunction may evaluate the predicate in a way the page's CSP refuses.
+    const check = "!document.querySelector('[aria-busy=true]') && !document.body.innerText.includes('Loading…')";
+    for (let i = 0; i < 200; i++) {
+      if (await p.evaluate(check)) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.fail("the page did not settle");
   }
 
   async function go(path: string): Promise<void> {
