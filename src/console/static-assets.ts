@@ -1,7 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { promisify } from "node:util";
+import { brotliCompress, constants, gzipSync } from "node:zlib";
+
+const brotliAsync = promisify(brotliCompress);
 
 /** Where `npm run build` (vite) writes the console: `dist/console-web`, beside this module's folder. */
 export const DEFAULT_ASSETS_DIR = fileURLToPath(new URL("../console-web/", import.meta.url));
@@ -23,9 +26,11 @@ const MIN_COMPRESS_BYTES = 1024;
 export interface Asset {
   type: string;
   body: Buffer;
-  /** Compressed forms, made on first use and kept (the files never change while running). */
+  /** Compressed forms, kept once made (the files never change while running). */
   gzip?: Buffer;
   br?: Buffer;
+  /** Brotli is being made (in zlib's thread pool, after the first request for it). */
+  brPending?: boolean;
 }
 
 /**
@@ -58,13 +63,30 @@ export class StaticAssets {
   encoded(asset: Asset, acceptEncoding: string | undefined): { body: Buffer; encoding?: "br" | "gzip" } {
     if (asset.body.length < MIN_COMPRESS_BYTES || !acceptEncoding) return { body: asset.body };
     if (/\bbr\b/.test(acceptEncoding)) {
-      asset.br ??= brotliCompressSync(asset.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } });
-      return { body: asset.br, encoding: "br" };
+      if (asset.br) return { body: asset.br, encoding: "br" };
+      makeBrotli(asset);
     }
     if (/\bgzip\b/.test(acceptEncoding)) {
-      asset.gzip ??= gzipSync(asset.body, { level: 9 });
+      asset.gzip ??= gzipSync(asset.body, { level: 6 });
       return { body: asset.gzip, encoding: "gzip" };
     }
     return { body: asset.body };
   }
+}
+
+/**
+ * Brotli at its best quality takes a second or two for the script: made once, off the event
+ * loop, when first asked for (a server no browser visits never pays it); gzip answers until then.
+ */
+function makeBrotli(asset: Asset): void {
+  if (asset.brPending) return;
+  asset.brPending = true;
+  brotliAsync(asset.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).then(
+    (br) => {
+      asset.br = br;
+    },
+    () => {
+      asset.brPending = false;
+    },
+  );
 }
