@@ -8,7 +8,10 @@ import { fileURLToPath } from "node:url";
 // console-phase.test.ts), so they run in parallel.
 test("bench harness runs with --smoke counts", () => {
   const script = fileURLToPath(new URL("./run.js", import.meta.url));
-  const r = spawnSync(process.execPath, [script, "--smoke", "--skip=etcd,console"], { encoding: "utf8", timeout: 240_000 });
+  const r = spawnSync(process.execPath, [script, "--smoke", "--skip=etcd,console"], {
+    encoding: "utf8",
+    timeout: 240_000,
+  });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /\| GET req\/s/);
   assert.match(r.stdout, /\| WATCH /);

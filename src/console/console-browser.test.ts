@@ -114,7 +114,10 @@ describe("web console in Chromium", { timeout: 240_000 }, () => {
     await audit("team-detail", true);
     await page.getByRole("link", { name: "Edit" }).click();
     await page.getByLabel("Display name").fill("Developers (web)");
-    await page.getByRole("button", { name: "Add access rule" }).waitFor();
+    // The access[] editor: a rule granting alice get and use.
+    await page.getByRole("button", { name: "Add access rule" }).click();
+    await page.getByRole("group", { name: "Rule 1: verbs" }).getByLabel("use").check();
+    await page.getByLabel("Users (comma separated)").fill("alice");
     await audit("team-edit", true);
     await submitForm("Save");
     await page.getByRole("heading", { name: /Developers \(web\)/ }).waitFor();
@@ -122,6 +125,8 @@ describe("web console in Chromium", { timeout: 240_000 }, () => {
     assert.equal(stored.json.spec.displayName, "Developers (web)");
     assert.deepEqual(stored.json.spec.users, ["alice", "bob"]);
     assert.deepEqual(stored.json.metadata.labels, { env: "dev" });
+    assert.deepEqual(stored.json.spec.access[0].verbs, ["get", "use"]);
+    assert.deepEqual(stored.json.spec.access[0].users, ["alice"]);
     // The list: search, label filter, paging controls.
     await go("/k/teams");
     await page.getByRole("link", { name: "devs" }).waitFor();

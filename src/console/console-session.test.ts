@@ -176,7 +176,7 @@ describe("console sessions", () => {
     for (const encoding of ["br", "gzip"]) {
       // Brotli is made in the background at start: gzip answers until it is there.
       let res = await server.request("GET", script, { token: null, headers: { "accept-encoding": encoding } });
-      for (let i = 0; i < 100 && res.headers["content-encoding"] !== encoding; i++) {
+      for (let i = 0; i < 300 && res.headers["content-encoding"] !== encoding; i++) {
         await new Promise((r) => setTimeout(r, 100));
         res = await server.request("GET", script, { token: null, headers: { "accept-encoding": encoding } });
       }

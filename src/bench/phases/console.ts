@@ -61,7 +61,10 @@ async function renderTimes(
     const load = async () => {
       const t = performance.now();
       await page.goto(`https://127.0.0.1:${port}/console/k/teams`);
-      await page.locator("tbody tr").nth(rows - 1).waitFor();
+      await page
+        .locator("tbody tr")
+        .nth(rows - 1)
+        .waitFor();
       return performance.now() - t;
     };
     const cold = await load();
