@@ -66,25 +66,8 @@ export function EditPage(props: { kind: KindInfo; name?: string; namespace?: str
         {creating ? `Create ${kind.kind}` : `Edit ${kind.kind} `}
         {!creating && <span className="mono">{props.name}</span>}
       </h1>
-      <fieldset className="tabs">
-        <legend className="sr-only">Editor</legend>
-        <button type="button" aria-pressed={mode === "form"} onClick={() => switchMode("form")}>
-          Form
-        </button>
-        <button type="button" aria-pressed={mode === "yaml"} onClick={() => switchMode("yaml")}>
-          YAML
-        </button>
-      </fieldset>
-      {error !== undefined && (
-        <div role="alert" className="error">
-          <p>{describeError(error)}</p>
-          {conflict && (
-            <button type="button" onClick={load}>
-              Reload the current version (your changes are discarded)
-            </button>
-          )}
-        </div>
-      )}
+      <EditorTabs mode={mode} onSwitch={switchMode} />
+      {error !== undefined && <SaveError error={error} onReload={conflict ? load : undefined} />}
       {!obj && !error && <p>Loading…</p>}
       {obj && (
         <form onSubmit={submit} className="edit-form" noValidate>
@@ -113,6 +96,34 @@ export function EditPage(props: { kind: KindInfo; name?: string; namespace?: str
         </form>
       )}
     </section>
+  );
+}
+
+function EditorTabs(props: { mode: "form" | "yaml"; onSwitch: (m: "form" | "yaml") => void }) {
+  return (
+    <fieldset className="tabs">
+      <legend className="sr-only">Editor</legend>
+      <button type="button" aria-pressed={props.mode === "form"} onClick={() => props.onSwitch("form")}>
+        Form
+      </button>
+      <button type="button" aria-pressed={props.mode === "yaml"} onClick={() => props.onSwitch("yaml")}>
+        YAML
+      </button>
+    </fieldset>
+  );
+}
+
+/** The server's answer in words; a 409 conflict offers to load the current version. */
+function SaveError(props: { error: unknown; onReload?: () => void }) {
+  return (
+    <div role="alert" className="error">
+      <p>{describeError(props.error)}</p>
+      {props.onReload && (
+        <button type="button" onClick={props.onReload}>
+          Reload the current version (your changes are discarded)
+        </button>
+      )}
+    </div>
   );
 }
 
