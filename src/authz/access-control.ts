@@ -6,6 +6,7 @@ import { directTokenFallback } from "../auth/direct-token.js";
 import { FailedAuthLimiter } from "../auth/failed-auth-limiter.js";
 import type { IdentityIndex } from "../auth/identity-index.js";
 import { KeyActivityRecorder } from "../auth/key-activity.js";
+import { ConsoleSessions } from "../console/sessions.js";
 import { UserTeamsController } from "../controllers/user-teams/controller.js";
 import type { TokenSigner } from "../crypto/jwt.js";
 import { Informer } from "../registry/informer.js";
@@ -38,6 +39,8 @@ export class AccessControl {
   private readonly activity: KeyActivityRecorder;
   /** Background work: the server registers it with the controllers (it runs on the leader only). */
   readonly userTeams: UserTeamsController;
+  /** Browser sessions of the web console: a cookie that stands for an access key (src/console). */
+  readonly consoleSessions = new ConsoleSessions();
 
   constructor(
     registry: Registry,
@@ -68,12 +71,12 @@ export class AccessControl {
   }
 
   /** The request's caller and context, or a 401/403/429 ApiError. */
-  async authenticate(request: FastifyRequest): Promise<RequestContext> {
+  async authenticate(request: Pick<FastifyRequest, "ip" | "method" | "headers">): Promise<RequestContext> {
     const address = request.ip;
     this.limiter.check(address);
     let user: RequestContext["user"];
     try {
-      user = await this.authenticator.authenticate(bearerToken(request.headers.authorization));
+      user = await this.authenticator.authenticate(this.credentialOf(request));
     } catch (err) {
       if (err instanceof ApiError && err.status.code === 401) this.limiter.fail(address);
       throw err;
@@ -81,6 +84,15 @@ export class AccessControl {
     user = impersonate(request.headers, user, this.authorizer, this.identity);
     this.audit?.noteCaller(request, user);
     return this.contextOf(user);
+  }
+
+  /**
+   * The bearer token; without an Authorization header, the key of the console session named by
+   * the cookie (a write without the session's CSRF token is refused there).
+   */
+  private credentialOf(request: Pick<FastifyRequest, "method" | "headers">): string | undefined {
+    const header = request.headers.authorization;
+    return header ? bearerToken(header) : this.consoleSessions.credentialOf(request.method, request.headers);
   }
 
   /**

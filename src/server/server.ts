@@ -4,6 +4,7 @@ import { errors } from "../api/errors.js";
 import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
 import type { AccessControl } from "../authz/access-control.js";
 import type { Authorizer } from "../authz/contract.js";
+import { registerConsole } from "../console/console-routes.js";
 import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
@@ -25,7 +26,7 @@ export interface ApiServerDeps {
   tls: { certPem: string; keyPem: string };
   registry: Registry;
   authorizer: Authorizer;
-  access: Pick<AccessControl, "authenticate" | "authenticateNow" | "audit" | "authorizer">;
+  access: Pick<AccessControl, "authenticate" | "authenticateNow" | "audit" | "authorizer" | "consoleSessions">;
   /** Custom subresources keyed `plural/subresource` (access keys, virtual cluster actions). */
   subresources: Map<string, SubresourceHandler>;
   /** The storage check of /readyz and /healthz (health.ts). */
@@ -112,7 +113,8 @@ function registerPublicRoutes(app: FastifyInstance, jwks: () => unknown, storage
 /** Discovery and the resource endpoints, each request authenticated first. */
 function registerApiRoutes(app: FastifyInstance, deps: ApiServerDeps, groupPrefix: string): void {
   const { registry, authorizer, access } = deps;
-  const authenticate = (request: FastifyRequest): Promise<RequestContext> => access.authenticate(request);
+  const authenticate = (request: Pick<FastifyRequest, "ip" | "method" | "headers">): Promise<RequestContext> =>
+    access.authenticate(request);
   if (access.audit) {
     const audit = access.audit;
     app.addHook("onResponse", async (request, reply) => {
@@ -139,6 +141,7 @@ function registerApiRoutes(app: FastifyInstance, deps: ApiServerDeps, groupPrefi
     };
 
   registerDiscoveryRoutes(app, { registry, authorizer, guarded });
+  registerConsole(app, { sessions: access.consoleSessions, authenticate });
   const handlerDeps: ResourceHandlerDeps = {
     registry,
     authorizer,

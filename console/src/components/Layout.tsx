@@ -1,0 +1,61 @@
+import { type ReactNode, useState } from "react";
+import { describeError } from "../api/client";
+import { type SessionInfo, signOut } from "../api/session";
+import { KINDS } from "../kinds";
+import { Link, useLocation } from "../router";
+
+export function Layout(props: { session: SessionInfo; onSignedOut: () => void; children: ReactNode }) {
+  const { path } = useLocation();
+  const [error, setError] = useState("");
+  const out = async () => {
+    try {
+      await signOut();
+      props.onSignedOut();
+    } catch (err) {
+      setError(describeError(err));
+    }
+  };
+  const current = (to: string) => (path === to || path.startsWith(`${to}/`) ? "page" : undefined);
+  return (
+    <div className="shell">
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link to="/" className="brand">
+          Platform
+        </Link>
+        <span className="who">
+          Signed in as <strong>{props.session.user.name}</strong>
+        </span>
+        <button type="button" onClick={out}>
+          Sign out
+        </button>
+      </header>
+      <nav aria-label="Main" className="sidenav">
+        <ul>
+          <li>
+            <Link to="/self" aria-current={current("/self")}>
+              Who am I
+            </Link>
+          </li>
+          {KINDS.map((k) => (
+            <li key={k.plural}>
+              <Link to={`/k/${k.plural}`} aria-current={current(`/k/${k.plural}`)}>
+                {k.title}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main id="main" tabIndex={-1}>
+        {error && (
+          <p role="alert" className="error">
+            {error}
+          </p>
+        )}
+        {props.children}
+      </main>
+    </div>
+  );
+}

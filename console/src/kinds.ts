@@ -1,0 +1,142 @@
+import type { KubeObject } from "./api/types";
+
+/** How a form shows one field; `path` is dotted from the object root. */
+export interface FieldDef {
+  path: string;
+  label: string;
+  type: "text" | "textarea" | "list" | "bool" | "number" | "roles" | "members";
+  help?: string;
+}
+
+export interface Column {
+  label: string;
+  value: (o: KubeObject) => string;
+}
+
+export interface KindInfo {
+  plural: string;
+  kind: string;
+  /** Shown in menus and headings. */
+  title: string;
+  namespaced: boolean;
+  /** Where new objects go (namespaced kinds). */
+  defaultNamespace?: string;
+  fields: FieldDef[];
+  columns: Column[];
+  /** Has spec.access[] rules. */
+  access: boolean;
+}
+
+const common: FieldDef[] = [
+  { path: "spec.displayName", label: "Display name", type: "text" },
+  { path: "spec.description", label: "Description", type: "textarea" },
+];
+
+const list = (o: KubeObject, key: string): string => ((o.spec?.[key] as string[] | undefined) ?? []).join(", ");
+
+export const KINDS: KindInfo[] = [
+  {
+    plural: "teams",
+    kind: "Team",
+    title: "Teams",
+    namespaced: false,
+    access: true,
+    fields: [
+      ...common,
+      { path: "spec.users", label: "Members (user names)", type: "list" },
+      { path: "spec.groups", label: "Identity-provider groups", type: "list" },
+      { path: "spec.clusterRoles", label: "Cluster roles", type: "roles" },
+    ],
+    columns: [{ label: "Members", value: (o) => list(o, "users") }],
+  },
+  {
+    plural: "users",
+    kind: "User",
+    title: "Users",
+    namespaced: false,
+    access: false,
+    fields: [
+      ...common,
+      { path: "spec.email", label: "E-mail", type: "text" },
+      { path: "spec.username", label: "Username", type: "text" },
+      { path: "spec.groups", label: "Identity-provider groups", type: "list" },
+      { path: "spec.clusterRoles", label: "Cluster roles", type: "roles" },
+      { path: "spec.disabled", label: "Disabled", type: "bool" },
+    ],
+    columns: [
+      { label: "E-mail", value: (o) => String(o.spec?.email ?? "") },
+      { label: "Teams", value: (o) => ((o.status?.teams as string[] | undefined) ?? []).join(", ") },
+    ],
+  },
+  {
+    plural: "clusters",
+    kind: "Cluster",
+    title: "Clusters",
+    namespaced: false,
+    access: true,
+    fields: [
+      ...common,
+      { path: "spec.config.secretName", label: "Kube config shared secret", type: "text" },
+      { path: "spec.config.secretNamespace", label: "Its namespace", type: "text", help: "default: platform" },
+    ],
+    columns: [
+      { label: "Phase", value: (o) => String(o.status?.phase ?? "") },
+      { label: "Reason", value: (o) => String(o.status?.reason ?? "") },
+    ],
+  },
+  {
+    plural: "sharedsecrets",
+    kind: "SharedSecret",
+    title: "Shared secrets",
+    namespaced: true,
+    defaultNamespace: "platform",
+    access: true,
+    fields: [...common],
+    columns: [{ label: "Keys", value: (o) => Object.keys(o.spec?.data ?? {}).join(", ") }],
+  },
+  {
+    plural: "projects",
+    kind: "Project",
+    title: "Projects",
+    namespaced: false,
+    access: true,
+    fields: [...common, { path: "spec.members", label: "Members", type: "members" }],
+    columns: [],
+  },
+  {
+    plural: "virtualclusterinstances",
+    kind: "VirtualClusterInstance",
+    title: "Virtual clusters",
+    namespaced: true,
+    access: true,
+    fields: [
+      ...common,
+      { path: "spec.clusterRef.cluster", label: "Cluster", type: "text" },
+      { path: "spec.clusterRef.namespace", label: "Namespace on the cluster", type: "text" },
+    ],
+    columns: [
+      { label: "Project", value: (o) => (o.metadata.namespace ?? "").replace(/^p-/, "") },
+      { label: "Phase", value: (o) => String(o.status?.phase ?? "") },
+    ],
+  },
+  {
+    plural: "ownedaccesskeys",
+    kind: "OwnedAccessKey",
+    title: "Access keys",
+    namespaced: false,
+    access: false,
+    fields: [...common],
+    columns: [
+      { label: "Owner", value: (o) => String(o.spec?.user ?? o.spec?.team ?? o.spec?.subject ?? "") },
+      { label: "TTL (s)", value: (o) => String(o.spec?.ttl ?? "") },
+    ],
+  },
+];
+
+export function kindOf(plural: string): KindInfo | undefined {
+  return KINDS.find((k) => k.plural === plural);
+}
+
+export function displayName(o: KubeObject): string {
+  return String(o.spec?.displayName ?? "");
+}

@@ -1,0 +1,247 @@
+import { useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useEffect, useId, useState } from "react";
+import { parse, stringify } from "yaml";
+import { ApiError, describeError } from "../api/client";
+import { createObject, getObject, replaceObject } from "../api/resources";
+import type { KubeObject } from "../api/types";
+import { AccessEditor, type AccessRule } from "../components/AccessEditor";
+import { FieldInput } from "../components/FieldInput";
+import { formatLabels, getPath, parseLabels, setPath } from "../components/fields";
+import type { KindInfo } from "../kinds";
+import { navigate } from "../router";
+import { detailPath } from "./ListPage";
+
+/** Create (no name) or edit an object: a form for the common fields, or YAML for all of it. */
+export function EditPage(props: { kind: KindInfo; name?: string; namespace?: string }) {
+  const { kind } = props;
+  const creating = !props.name;
+  const [obj, setObj] = useState<KubeObject | undefined>(
+    creating ? { metadata: { name: "", namespace: kind.defaultNamespace } } : undefined,
+  );
+  const [mode, setMode] = useState<"form" | "yaml">("form");
+  const [yamlText, setYamlText] = useState("");
+  const [error, setError] = useState<unknown>();
+  const [saving, setSaving] = useState(false);
+  const queryClient = useQueryClient();
+  const load = () => {
+    if (!props.name) return;
+    setError(undefined);
+    getObject(kind, props.name, props.namespace).then(setObj, setError);
+  };
+  // biome-ignore lint/correctness/useExhaustiveDependencies: loads once per page (the page is keyed by object)
+  useEffect(load, []);
+  const switchMode = (m: "form" | "yaml") => {
+    if (m === "yaml" && obj) setYamlText(stringify(obj));
+    if (m === "form") {
+      try {
+        setObj(parse(yamlText) as KubeObject);
+      } catch (err) {
+        setError(err);
+        return;
+      }
+    }
+    setMode(m);
+  };
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setSaving(true);
+    setError(undefined);
+    try {
+      const body = mode === "yaml" ? (parse(yamlText) as KubeObject) : obj!;
+      const saved = creating ? await createObject(kind, body) : await replaceObject(kind, body);
+      await queryClient.invalidateQueries({ queryKey: ["list", kind.plural] });
+      await queryClient.invalidateQueries({ queryKey: ["object", kind.plural] });
+      navigate(detailPath(kind, saved));
+    } catch (err) {
+      setError(err);
+    } finally {
+      setSaving(false);
+    }
+  };
+  const fieldErrors = error instanceof ApiError ? error.fieldErrors() : new Map<string, string>();
+  const conflict = error instanceof ApiError && error.code === 409 && !creating;
+  return (
+    <section>
+      <h1>
+        {creating ? `Create ${kind.kind}` : `Edit ${kind.kind} `}
+        {!creating && <span className="mono">{props.name}</span>}
+      </h1>
+      <EditorTabs mode={mode} onSwitch={switchMode} />
+      {error !== undefined && <SaveError error={error} onReload={conflict ? load : undefined} />}
+      {!obj && !error && <p>Loading…</p>}
+      {obj && (
+        <form onSubmit={submit} className="edit-form" noValidate>
+          {mode === "yaml" ? (
+            <YamlEditor text={yamlText} onChange={setYamlText} />
+          ) : (
+            <FormFields kind={kind} obj={obj} creating={creating} onChange={setObj} errors={fieldErrors} />
+          )}
+          {[...fieldErrors].some(([f]) => mode === "yaml" || !shownInForm(kind, f)) && (
+            <ul className="field-error">
+              {[...fieldErrors].map(([f, m]) => (
+                <li key={f}>
+                  {f}: {m}
+                </li>
+              ))}
+            </ul>
+          )}
+          <div className="actions">
+            <button type="submit" className="primary" disabled={saving}>
+              {creating ? "Create" : "Save"}
+            </button>
+            <button type="button" onClick={() => window.history.back()}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}
+
+function EditorTabs(props: { mode: "form" | "yaml"; onSwitch: (m: "form" | "yaml") => void }) {
+  return (
+    <fieldset className="tabs">
+      <legend className="sr-only">Editor</legend>
+      <button type="button" aria-pressed={props.mode === "form"} onClick={() => props.onSwitch("form")}>
+        Form
+      </button>
+      <button type="button" aria-pressed={props.mode === "yaml"} onClick={() => props.onSwitch("yaml")}>
+        YAML
+      </button>
+    </fieldset>
+  );
+}
+
+/** The server's answer in words; a 409 conflict offers to load the current version. */
+function SaveError(props: { error: unknown; onReload?: () => void }) {
+  return (
+    <div role="alert" className="error">
+      <p>{describeError(props.error)}</p>
+      {props.onReload && (
+        <button type="button" onClick={props.onReload}>
+          Reload the current version (your changes are discarded)
+        </button>
+      )}
+    </div>
+  );
+}
+
+function shownInForm(kind: KindInfo, field: string): boolean {
+  return (
+    field === "metadata.name" ||
+    field === "metadata.labels" ||
+    field.startsWith("spec.access") ||
+    kind.fields.some((f) => field === f.path || field.startsWith(`${f.path}[`))
+  );
+}
+
+function YamlEditor(props: { text: string; onChange: (t: string) => void }) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>The whole object (YAML)</label>
+      <textarea
+        id={id}
+        className="yaml"
+        spellCheck={false}
+        value={props.text}
+        onChange={(e) => props.onChange(e.target.value)}
+      />
+    </div>
+  );
+}
+
+function FormFields(props: {
+  kind: KindInfo;
+  obj: KubeObject;
+  creating: boolean;
+  onChange: (o: KubeObject) => void;
+  errors: Map<string, string>;
+}) {
+  const { kind, obj, errors } = props;
+  const set = (path: string, v: unknown) => props.onChange(setPath(obj, path, v));
+  return (
+    <>
+      {props.creating && (
+        <FieldInput
+          field={{ path: "metadata.name", label: "Name", type: "text" }}
+          value={obj.metadata.name}
+          error={errors.get("metadata.name")}
+          onChange={(v) => set("metadata.name", v)}
+        />
+      )}
+      {props.creating && kind.namespaced && (
+        <FieldInput
+          field={{ path: "metadata.namespace", label: "Namespace", type: "text" }}
+          value={obj.metadata.namespace}
+          error={errors.get("metadata.namespace")}
+          onChange={(v) => set("metadata.namespace", v)}
+        />
+      )}
+      <FieldInput
+        field={{ path: "metadata.labels", label: "Labels (key=value, comma separated)", type: "text" }}
+        value={formatLabels(obj.metadata.labels)}
+        error={errors.get("metadata.labels")}
+        onChange={(v) => props.onChange({ ...obj, metadata: { ...obj.metadata, labels: parseLabels(String(v)) } })}
+      />
+      {kind.fields.map((f) => (
+        <FieldInput
+          key={f.path}
+          field={f}
+          value={getPath(obj, f.path)}
+          error={errors.get(f.path)}
+          onChange={(v) => set(f.path, v)}
+        />
+      ))}
+      {kind.plural === "sharedsecrets" && props.creating && (
+        <SecretDataInput obj={obj} onChange={props.onChange} error={errors.get("spec.data")} />
+      )}
+      {kind.access && (
+        <AccessEditor
+          rules={(obj.spec?.access as AccessRule[] | undefined) ?? []}
+          onChange={(rules) => set("spec.access", rules)}
+          errors={errors}
+        />
+      )}
+    </>
+  );
+}
+
+/** New secret values as `key=value` lines; sent base64-encoded as the API stores them. */
+function SecretDataInput(props: { obj: KubeObject; onChange: (o: KubeObject) => void; error?: string }) {
+  const id = useId();
+  const [text, setText] = useState("");
+  return (
+    <div className="field">
+      <label htmlFor={id}>Values (one key=value a line)</label>
+      <textarea
+        id={id}
+        value={text}
+        spellCheck={false}
+        onChange={(e) => {
+          setText(e.target.value);
+          const data: Record<string, string> = {};
+          for (const line of e.target.value.split("\n")) {
+            const eq = line.indexOf("=");
+            if (eq > 0) data[line.slice(0, eq).trim()] = toBase64(line.slice(eq + 1));
+          }
+          props.onChange(setPath(props.obj, "spec.data", Object.keys(data).length ? data : undefined));
+        }}
+      />
+      {props.error && <p className="field-error">{props.error}</p>}
+    </div>
+  );
+}
+
+export function toBase64(s: string): string {
+  const bytes = new TextEncoder().encode(s);
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin);
+}
+
+export function fromBase64(s: string): string {
+  const bin = atob(s);
+  return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+}

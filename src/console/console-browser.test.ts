@@ -1,0 +1,429 @@
+import assert from "node:assert/strict";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { launchChromium, newConsoleContext, seriousAxeViolations } from "../testing/browser.js";
+import { FakeKubeApiServer } from "../testing/fake-kube-apiserver.js";
+import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { SESSION_COOKIE } from "./sessions.js";
+
+/** Set CONSOLE_SCREENSHOTS=docs/console to refresh the screenshots of docs/console.md. */
+const SHOTS = process.env.CONSOLE_SCREENSHOTS;
+const XSS_IMG = `<img src=x onerror="window.__xss=1">`;
+const XSS_SCRIPT = `<script>window.__xss=1</script>`;
+
+describe("web console in Chromium", { timeout: 240_000 }, () => {
+  let server: TestServer;
+  let kube: FakeKubeApiServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let viewerKey: string;
+  const axeFindings: string[] = [];
+
+  before(async () => {
+    kube = await FakeKubeApiServer.start();
+    await kube.addVirtualCluster("team-a", "dev");
+    server = await startTestServer({ clusterCheckIntervalMs: 1000 });
+    browser = await launchChromium();
+    context = await newConsoleContext(browser);
+    page = await context.newPage();
+    page.on("dialog", (d) => {
+      axeFindings.push(`unexpected dialog: ${d.message()}`);
+      void d.dismiss();
+    });
+    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    await kube?.stop();
+  });
+
+  /** axe on the page as it is now; findings are collected and asserted empty at the end. */
+  async function audit(name: string, shot = false): Promise<void> {
+    await settled(page);
+    for (const v of await seriousAxeViolations(page)) {
+      axeFindings.push(`${name}: ${v.id} (${v.impact}) ${v.help} at ${JSON.stringify(v.nodes[0]?.target)}`);
+    }
+    if (shot && SHOTS) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  }
+
+  /** The page knows what the user may do (sections are aria-busy until then) and has loaded. */
+  async function settled(p: Page): Promise<void> {
+    // Polled from here: waitForFunction may evaluate the predicate in a way the page's CSP refuses.
+    const check = "!document.querySelector('[aria-busy=true]') && !document.body.innerText.includes('Loading…')";
+    for (let i = 0; i < 200; i++) {
+      if (await p.evaluate(check)) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.fail("the page did not settle");
+  }
+
+  async function go(path: string): Promise<void> {
+    await page.goto(`${server.url}/console${path}`);
+  }
+
+  async function signInAs(key: string): Promise<void> {
+    await go("/");
+    await page.getByLabel("Access key").fill(key);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText("Signed in as").waitFor();
+  }
+
+  async function submitForm(button = "Create"): Promise<void> {
+    await page.getByRole("button", { name: button, exact: true }).click();
+  }
+
+  it("signs in with an access key into an HttpOnly, Secure, SameSite=Strict session", async () => {
+    await go("/");
+    await audit("sign-in", true);
+    await signInAs(server.adminKey);
+    const cookie = (await context.cookies()).find((c) => c.name === SESSION_COOKIE);
+    assert.ok(cookie, "session cookie set");
+    assert.equal(cookie.httpOnly, true);
+    assert.equal(cookie.secure, true);
+    assert.equal(cookie.sameSite, "Strict");
+    assert.ok(!cookie.value.includes(server.adminKey));
+    const stored = String(
+      await page.evaluate("JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })"),
+    );
+    assert.ok(!stored.includes(server.adminKey), "the key is in neither localStorage nor sessionStorage");
+    assert.equal(await page.evaluate("document.cookie.includes('platform-session')"), false, "not readable by JS");
+    await page.getByRole("heading", { name: "Who am I" }).waitFor();
+    await page.getByText("admin", { exact: true }).first().waitFor();
+    await audit("who-am-i", true);
+  });
+
+  it("creates, edits and deletes a team; the server's field errors appear beside the field", async () => {
+    await go("/k/teams");
+    await page.getByRole("link", { name: "Create" }).click();
+    await page.getByLabel("Name", { exact: true }).fill("Bad_Name");
+    await submitForm();
+    await page.locator(".field-error").first().waitFor();
+    assert.match(await page.locator(".field-error").first().innerText(), /RFC 1123|lowercase|invalid/i);
+    await audit("team-create-error");
+    await page.getByLabel("Name", { exact: true }).fill("devs");
+    await page.getByLabel("Display name").fill("Developers");
+    await page.getByLabel("Members (user names)").fill("alice, bob");
+    await page.getByLabel("Labels (key=value, comma separated)").fill("env=dev");
+    await submitForm();
+    await page.getByRole("heading", { name: /Developers/ }).waitFor();
+    assert.ok(await page.getByText("alice, bob").isVisible());
+    await audit("team-detail", true);
+    await page.getByRole("link", { name: "Edit" }).click();
+    await page.getByLabel("Display name").fill("Developers (web)");
+    // The access[] editor: a rule granting alice get and use.
+    await page.getByRole("button", { name: "Add access rule" }).click();
+    await page.getByRole("group", { name: "Rule 1: verbs" }).getByLabel("use").check();
+    await page.getByLabel("Users (comma separated)").fill("alice");
+    await audit("team-edit", true);
+    await submitForm("Save");
+    await page.getByRole("heading", { name: /Developers \(web\)/ }).waitFor();
+    const stored = await server.request("GET", `${GROUP_PATH}/teams/devs`);
+    assert.equal(stored.json.spec.displayName, "Developers (web)");
+    assert.deepEqual(stored.json.spec.users, ["alice", "bob"]);
+    assert.deepEqual(stored.json.metadata.labels, { env: "dev" });
+    assert.deepEqual(stored.json.spec.access[0].verbs, ["get", "use"]);
+    assert.deepEqual(stored.json.spec.access[0].users, ["alice"]);
+    // The list: search, label filter, paging controls.
+    await go("/k/teams");
+    await page.getByRole("link", { name: "devs" }).waitFor();
+    await page.getByLabel("Label selector").fill("env=prod");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.getByText("Nothing here yet.").waitFor();
+    await page.getByLabel("Label selector").fill("env=dev");
+    await page.getByLabel("Name or display name").fill("web");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.getByRole("link", { name: "devs" }).waitFor();
+    await audit("teams-list", true);
+    await deleteThroughUi("/k/teams/devs", `${GROUP_PATH}/teams/devs`);
+  });
+
+  /** Opens the detail page, confirms the delete dialog, and checks the object is gone. */
+  async function deleteThroughUi(path: string, apiPath: string): Promise<void> {
+    await go(path);
+    await page.getByRole("button", { name: "Delete" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.waitFor();
+    assert.match(await dialog.innerText(), /Background/);
+    await dialog.getByLabel("Objects it owns").selectOption("Foreground");
+    await dialog.getByRole("button", { name: "Delete" }).click();
+    await page.waitForURL(/\/console\/k\/[a-z]+$/);
+    for (let i = 0; i < 50; i++) {
+      if ((await server.request("GET", apiPath)).status === 404) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.fail(`${apiPath} still exists`);
+  }
+
+  it("creates a user with a cluster role and deletes one", async () => {
+    await go("/k/users/new");
+    await page.getByLabel("Name", { exact: true }).fill("alice");
+    await page.getByLabel("E-mail").fill("not-an-email");
+    await submitForm();
+    await page.locator(".field-error").first().waitFor();
+    await page.getByLabel("E-mail").fill("alice@example.com");
+    await page.getByLabel("platform-management-view").check();
+    await submitForm();
+    await page.getByRole("heading", { name: /alice/ }).waitFor();
+    await audit("user-detail");
+    const alice = await server.request("GET", `${GROUP_PATH}/users/alice`);
+    assert.deepEqual(alice.json.spec.clusterRoles, [{ name: "platform-management-view" }]);
+    await go("/k/users/new");
+    await page.getByLabel("Name", { exact: true }).fill("carol");
+    await submitForm();
+    await page.getByRole("heading", { name: /carol/ }).waitFor();
+    await deleteThroughUi("/k/users/carol", `${GROUP_PATH}/users/carol`);
+  });
+
+  it("connects a cluster from a pasted kube config and shows it Connected", async () => {
+    await go("/k/clusters");
+    await page.getByRole("link", { name: "Connect a cluster" }).click();
+    await page.getByLabel("Name", { exact: true }).fill("prod");
+    await page.getByLabel("Display name").fill("Production");
+    await page.getByLabel("Kube config").fill(kube.kubeconfig());
+    await audit("cluster-connect", true);
+    await page.getByRole("button", { name: "Connect" }).click();
+    await page.getByRole("heading", { name: /Production/ }).waitFor();
+    await page.getByText("Connected", { exact: true }).first().waitFor({ timeout: 30_000 });
+    await audit("cluster-detail", true);
+    // The YAML editor: add the annotation that kube configs of its virtual clusters need.
+    await page.getByRole("link", { name: "Edit" }).click();
+    await page.getByRole("button", { name: "YAML" }).click();
+    const yaml = page.getByLabel("The whole object (YAML)");
+    const text = await yaml.inputValue();
+    await yaml.fill(
+      text.replace(
+        /^metadata:\n/m,
+        "metadata:\n  annotations:\n    management.platform/ingress-suffix: vc.example.com\n",
+      ),
+    );
+    await audit("cluster-yaml");
+    await submitForm("Save");
+    await page.getByRole("heading", { name: /Production/ }).waitFor();
+    const prod = await server.request("GET", `${GROUP_PATH}/clusters/prod`);
+    assert.equal(prod.json.metadata.annotations["management.platform/ingress-suffix"], "vc.example.com");
+  });
+
+  it("shows shared secret values only after reveal", async () => {
+    await go("/k/sharedsecrets/new");
+    await page.getByLabel("Name", { exact: true }).fill("db");
+    await page.getByLabel("Values (one key=value a line)").fill("password=hunter2");
+    await submitForm();
+    await page.getByRole("heading", { name: "Values" }).waitFor();
+    assert.equal(await page.getByText("hunter2").count(), 0, "hidden before reveal");
+    await audit("secret-detail", true);
+    await page.getByRole("button", { name: "Reveal values" }).click();
+    await page.getByText("hunter2", { exact: true }).waitFor();
+    await page.getByRole("button", { name: "Hide values" }).click();
+    await deleteThroughUi("/k/sharedsecrets/platform/db", `${GROUP_PATH}/namespaces/platform/sharedsecrets/db`);
+  });
+
+  it("creates an access key that is shown once", async () => {
+    await go("/new-access-key");
+    await page.getByLabel("Display name").fill("laptop");
+    await page.getByLabel("Expires after (hours; empty: never)").fill("2");
+    await audit("access-key-create");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const shown = page.getByTestId("new-key");
+    await shown.waitFor();
+    const key = (await shown.innerText()).trim();
+    assert.ok(key.length >= 32, key);
+    assert.ok(await page.getByRole("button", { name: "Copy key" }).isVisible());
+    assert.match(await page.getByRole("status").innerText(), /shown only this once/);
+    await audit("access-key-created", true);
+    const heading = await page.getByRole("heading", { level: 1 }).innerText();
+    const name = heading.replace(/^Access key (\S+) created$/, "$1");
+    await go(`/k/ownedaccesskeys/${name}`);
+    await page.getByRole("heading", { name: /laptop/ }).waitFor();
+    assert.ok(!(await page.content()).includes(key), "never shown again");
+    const made = await server.request("GET", `${GROUP_PATH}/ownedaccesskeys/${name}`);
+    assert.equal(made.json.spec.ttl, 7200);
+    await deleteThroughUi(`/k/ownedaccesskeys/${name}`, `${GROUP_PATH}/ownedaccesskeys/${name}`);
+  });
+
+  it("creates a project, imports an instance, downloads its kube config, moves it", async () => {
+    for (const name of ["web", "shop"]) {
+      await go("/k/projects/new");
+      await page.getByLabel("Name", { exact: true }).fill(name);
+      await submitForm();
+      await page.getByRole("heading", { name: "Import a virtual cluster" }).waitFor();
+    }
+    await go("/k/projects/web");
+    await page.getByLabel("Connected cluster").fill("prod");
+    await page.getByLabel("Its namespace there").fill("team-a");
+    await page.getByLabel("Virtual cluster name").fill("dev");
+    await page.getByRole("button", { name: "Import" }).click();
+    await page.getByRole("link", { name: "dev" }).waitFor();
+    await audit("project-detail", true);
+    await page.getByRole("link", { name: "dev" }).click();
+    await page.getByLabel("Certificate valid for (hours)").fill("3");
+    await audit("instance-detail", true);
+    const download = page.waitForEvent("download");
+    await page.getByRole("button", { name: "Download kube config" }).click();
+    const file = await (await download).path();
+    const kubeconfig = readFileSync(file, "utf8");
+    assert.match(kubeconfig, /https:\/\/dev-web\.vc\.example\.com/);
+    assert.match(kubeconfig, /client-certificate-data/);
+    await page.getByLabel("Target project").fill("shop");
+    await page.getByRole("button", { name: "Move" }).click();
+    await page.waitForURL(/virtualclusterinstances\/p-shop\/dev$/);
+    const moved = await server.request("GET", `${GROUP_PATH}/namespaces/p-shop/virtualclusterinstances/dev`);
+    assert.equal(moved.status, 200);
+    await deleteThroughUi("/k/projects/web", `${GROUP_PATH}/projects/web`);
+  });
+
+  it("shows an object created elsewhere without a reload", async () => {
+    await go("/k/teams");
+    await page.getByText("Nothing here yet.").or(page.locator("table")).first().waitFor();
+    await page.evaluate("window.__marker = true");
+    const res = await server.request("POST", `${GROUP_PATH}/teams`, {
+      body: { metadata: { name: "live-team" }, spec: { displayName: "Arrived live" } },
+    });
+    assert.equal(res.status, 201);
+    await page.getByText("Arrived live").waitFor({ timeout: 10_000 });
+    assert.equal(await page.evaluate("window.__marker"), true, "no reload");
+  });
+
+  it("offers to reload after a 409 conflict", async () => {
+    await go("/k/teams/live-team/edit");
+    await page.getByLabel("Display name").fill("Mine");
+    const current = await server.request("GET", `${GROUP_PATH}/teams/live-team`);
+    current.json.spec.description = "changed elsewhere";
+    assert.equal((await server.request("PUT", `${GROUP_PATH}/teams/live-team`, { body: current.json })).status, 200);
+    await submitForm("Save");
+    const reload = page.getByRole("button", { name: /Reload the current version/ });
+    await reload.waitFor();
+    await reload.click();
+    await page
+      .getByText(/changed elsewhere/)
+      .first()
+      .waitFor({ state: "attached" });
+    await page.getByRole("button", { name: "YAML" }).click();
+    assert.match(await page.getByLabel("The whole object (YAML)").inputValue(), /changed elsewhere/);
+  });
+
+  it("renders hostile names, labels and display names as text", async () => {
+    const res = await server.request("POST", `${GROUP_PATH}/teams`, {
+      body: {
+        metadata: { name: "xss", annotations: { note: XSS_SCRIPT } },
+        spec: { displayName: XSS_IMG, description: XSS_SCRIPT, users: [XSS_IMG], access: [] },
+      },
+    });
+    assert.equal(res.status, 201, res.text);
+    await go("/k/teams");
+    await page.getByText(XSS_IMG).first().waitFor();
+    await go("/k/teams/xss");
+    await page.getByText(XSS_SCRIPT).first().waitFor();
+    // Names and label values cannot hold markup: the server's refusal, which quotes the value, is text too.
+    await go("/k/teams/new");
+    await page.getByLabel("Name", { exact: true }).fill(`a${XSS_IMG}`);
+    await page.getByLabel("Labels (key=value, comma separated)").fill(`x=${XSS_SCRIPT}`);
+    await submitForm();
+    await page.locator(".field-error").first().waitFor();
+    assert.ok((await page.locator("main").innerText()).includes("<img"), "the refused name is shown as text");
+    assert.equal(await page.locator("main img").count(), 0);
+    assert.equal(await page.evaluate("window.__xss"), undefined);
+  });
+
+  it("refuses a write with the session cookie but without the CSRF token", async () => {
+    const status = await page.evaluate(async (path) => {
+      const res = await fetch(path, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ metadata: { name: "csrf" } }),
+      });
+      return res.status;
+    }, `${GROUP_PATH}/teams`);
+    assert.equal(status, 403);
+    assert.equal((await server.request("GET", `${GROUP_PATH}/teams/csrf`)).status, 404);
+  });
+
+  it("works at phone width and in dark mode", async () => {
+    const phone = await newConsoleContext(browser, { width: 390, height: 844, colorScheme: "dark" });
+    try {
+      await phone.addCookies(await context.cookies());
+      const p = await phone.newPage();
+      await p.goto(`${server.url}/console/k/teams`);
+      await p.getByRole("link", { name: "live-team" }).waitFor();
+      await settled(p);
+      const width = Number(await p.evaluate("document.documentElement.scrollWidth"));
+      assert.ok(width <= 400, `no sideways scrolling at phone width (${width}px)`);
+      const bg = await p.evaluate("getComputedStyle(document.body).backgroundColor");
+      assert.notEqual(bg, "rgb(255, 255, 255)", "dark background in dark mode");
+      for (const v of await seriousAxeViolations(p)) axeFindings.push(`phone-dark: ${v.id} ${v.help}`);
+      if (SHOTS) await p.screenshot({ path: join(SHOTS, "teams-phone-dark.png"), fullPage: true });
+    } finally {
+      await phone.close();
+    }
+  });
+
+  it("can be used with the keyboard alone", async () => {
+    await go("/self");
+    await page.getByRole("heading", { name: "Who am I" }).waitFor();
+    await page.keyboard.press("Tab");
+    const focused = () => page.evaluate("document.activeElement?.textContent");
+    assert.equal(await focused(), "Skip to content");
+    let reached = false;
+    for (let i = 0; i < 12 && !reached; i++) {
+      await page.keyboard.press("Tab");
+      reached = (await focused()) === "Teams";
+    }
+    assert.ok(reached, "the menu is reachable by Tab");
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Teams" }).waitFor();
+  });
+
+  it("a view-only user sees no edit buttons and cannot write", async () => {
+    await server.request("POST", `${GROUP_PATH}/users`, {
+      body: { metadata: { name: "viewer" }, spec: { clusterRoles: [{ name: "platform-management-view" }] } },
+    });
+    const key = await server.request("POST", `${GROUP_PATH}/ownedaccesskeys`, {
+      body: { metadata: { name: "viewer-key" }, spec: { user: "viewer" } },
+    });
+    viewerKey = key.json.spec.key;
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("Access key").waitFor();
+    await signInAs(viewerKey);
+    await go("/k/teams");
+    await page.getByRole("link", { name: "live-team" }).waitFor();
+    await settled(page);
+    assert.equal(await page.getByRole("link", { name: "Create" }).count(), 0);
+    await go("/k/teams/live-team");
+    await page.getByRole("heading", { name: "Access", exact: true }).waitFor();
+    await settled(page);
+    assert.equal(await page.getByRole("link", { name: "Edit" }).count(), 0);
+    assert.equal(await page.getByRole("button", { name: "Delete" }).count(), 0);
+    await audit("viewer-team-detail");
+    // Even with the session's own CSRF token the server refuses the write: a clear message.
+    await go("/k/teams/new");
+    await page.getByLabel("Name", { exact: true }).fill("nope");
+    await submitForm();
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /not allowed/);
+    assert.equal((await server.request("GET", `${GROUP_PATH}/teams/nope`)).status, 404);
+  });
+
+  it("sign out ends the session on the server: the old cookie is refused", async () => {
+    const cookie = (await context.cookies()).find((c) => c.name === SESSION_COOKIE)!;
+    const before = await server.request("GET", `${GROUP_PATH}/teams`, {
+      token: null,
+      headers: { cookie: `${cookie.name}=${cookie.value}` },
+    });
+    assert.equal(before.status, 200);
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("Access key").waitFor();
+    const afterOut = await server.request("GET", `${GROUP_PATH}/teams`, {
+      token: null,
+      headers: { cookie: `${cookie.name}=${cookie.value}` },
+    });
+    assert.equal(afterOut.status, 401);
+  });
+
+  it("axe-core finds nothing serious or critical on any page", () => {
+    assert.deepEqual(axeFindings, []);
+  });
+});
