@@ -11,6 +11,7 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { baselineChild, serverChild, watchBaselineChild } from "./children.js";
 import { agent, type Bench, type Child, type Counts, type ServerBench, spawnChild, table } from "./harness.js";
+import { benchCli } from "./phases/cli.js";
 import { benchCreate } from "./phases/create.js";
 import { benchGet } from "./phases/get.js";
 import { benchList } from "./phases/list.js";
@@ -19,7 +20,7 @@ import { benchWatch } from "./phases/watch.js";
 
 const quick = process.argv.includes("--quick");
 const smoke = process.argv.includes("--smoke");
-/** `--only=get,create,list,watch,memory` runs just those phases (for profiling one at a time). */
+/** `--only=get,create,list,watch,cli,memory` runs just those phases (for profiling one at a time). */
 const onlyArg = process.argv.find((a) => a.startsWith("--only="));
 const only = onlyArg ? new Set(onlyArg.slice("--only=".length).split(",")) : undefined;
 const wants = (phase: string) => only === undefined || only.has(phase);
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
     if (wants("create")) await benchCreate(served);
     if (wants("list")) await benchList(bench);
     if (wants("watch")) await benchWatch(served, { procs: WATCH_PROCS, watched: WATCHED });
+    if (wants("cli")) await benchCli(served);
     await server.ask({ cmd: "stop" }).catch(() => {});
     if (wants("memory")) await benchMemory(bench);
     console.log(

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
-import { parse, stringify } from "yaml";
 import { CliError } from "./errors.js";
+import { parse, stringify } from "./lazy-yaml.js";
 
 interface Named {
   name: string;

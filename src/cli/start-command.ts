@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { startServer } from "../server/server.js";
 
 /** Parses `HOST:PORT` (IPv6 as `[::1]:8443`). */
 export function parseListen(value: string): { host: string; port: number } {
@@ -45,6 +44,8 @@ Examples:
       if (!!opts.tlsCertFile !== !!opts.tlsPrivateKeyFile) {
         throw new Error("--tls-cert-file and --tls-private-key-file go together");
       }
+      // Loaded only here: every other command starts without the server's modules.
+      const { startServer } = await import("../server/server.js");
       const server = await startServer({
         dataDir: opts.dataDir ?? "./data",
         host,
