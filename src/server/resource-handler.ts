@@ -36,6 +36,8 @@ export interface ResourceHandlerDeps {
   subresources: Map<string, SubresourceHandler>;
   bookmarkIntervalMs: number;
   watchStreams: WatchStreams;
+  /** How long a list or watch waits for a resourceVersion ahead of the store before 504. */
+  freshnessWaitMs?: number;
 }
 
 /** The subresources the generic registry serves itself. */
@@ -106,7 +108,7 @@ export async function handleResourceRequest(
       if (isWatch(q)) {
         requireVerb("watch");
         await authorize({ verb: "watch" });
-        const options = watchOptions(q);
+        const options = { ...watchOptions(q), freshnessWaitMs: deps.freshnessWaitMs };
         ctx.canSee = deps.authorizer.visibleTo?.(ctx.user, attrsFor(rt.plural, rt.group, namespace, "watch"));
         return streamWatch(
           request,
@@ -121,7 +123,7 @@ export async function handleResourceRequest(
       requireVerb("list");
       await authorize({ verb: "list" });
       ctx.canSee = deps.authorizer.visibleTo?.(ctx.user, attrsFor(rt.plural, rt.group, namespace, "list"));
-      const options = listOptions(q);
+      const options = { ...listOptions(q), freshnessWaitMs: deps.freshnessWaitMs };
       const fast = format.encoding === "json" && !table ? await rawList(store, ctx, namespace, options) : undefined;
       if (fast) return sendJsonBytes(reply, fast.payload(), fast.byteLength, ctx.warnings);
       const list = await store.list(ctx, namespace, options);
