@@ -426,7 +426,38 @@ describe("platform CLI against a real server", () => {
       "other contexts kept",
     );
     const cluster = kc.clusters.find((c: { name: string }) => c.name === "platform").cluster;
-    const token = kc.users.find((u: { name: string }) => u.name === "platform").user.token;
+    // No key in the kubeconfig: kubectl asks `platform token`, which reads the CLI's 0600 config.
+    const exec = kc.users.find((u: { name: string }) => u.name === "platform").user.exec;
+    assert.equal(exec.apiVersion, "client.authentication.k8s.io/v1");
+    assert.deepEqual(exec.args, ["token"]);
+    assert.deepEqual(exec.env, [{ name: "PLATFORM_CONFIG", value: join(h, "config.json") }]);
+    assert.doesNotMatch(readFileSync(join(h, "kubeconfig"), "utf8"), new RegExp(server.adminKey));
+    const credential = JSON.parse((await cli(h, ["token"])).stdout);
+    assert.equal(credential.kind, "ExecCredential");
+    const token = credential.status.token as string;
+    assert.ok(token.length >= 40, "the login's key");
+    // kubectl itself runs the plugin.
+    const kubectl = await new Promise<{ code: number | null; out: string; err: string }>((done) => {
+      const child = spawn("/usr/bin/kubectl", ["--kubeconfig", join(h, "kubeconfig"), "get", "users", "-o", "name"], {
+        env: { PATH: process.env.PATH ?? "", HOME: h },
+      });
+      let out = "";
+      let err = "";
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+      });
+      child.stderr.on("data", (d: Buffer) => {
+        err += d.toString();
+      });
+      child.on("close", (code) => done({ code, out, err }));
+    });
+    assert.equal(kubectl.code, 0, kubectl.err);
+    assert.match(kubectl.out, /^user\.management\.platform\/admin$/m);
+    // --inline-key: the key itself, for CI.
+    assertOk(await cli(h, ["use", "management", "--inline-key", "--context-name", "ci", "--no-switch"]));
+    const inline = parse(readFileSync(join(h, "kubeconfig"), "utf8"));
+    assert.equal(inline.users.find((u: { name: string }) => u.name === "ci").user.token, token);
+    assert.equal(inline["current-context"], "platform");
     assert.equal(cluster.server, `${server.url}/kubernetes/management`);
     // The context as kubectl would use it: its server, its CA, its token.
     const body = await new Promise<string>((done, fail) => {

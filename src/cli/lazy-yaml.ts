@@ -18,7 +18,10 @@ export function parse(text: string): unknown {
   return load().parse(text);
 }
 
-/** A value as a YAML document. */
+/**
+ * A value as a YAML document that YAML 1.1 readers read back the same: kubectl (go-yaml) takes an
+ * unquoted `y`, `no` or `on` for a boolean, so such strings are quoted.
+ */
 export function stringify(value: unknown): string {
-  return load().stringify(value);
+  return load().stringify(value, { version: "1.1" });
 }

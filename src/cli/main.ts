@@ -10,6 +10,7 @@ import { registerMigrateStorageCommand } from "./migrate-storage-command.js";
 import { red } from "./output.js";
 import { registerSecretCommands } from "./secrets.js";
 import { registerStartCommand } from "./start-command.js";
+import { registerTokenCommand } from "./token.js";
 import { registerUseCommand } from "./use.js";
 import { registerVirtualClusterCommands } from "./vclusters.js";
 
@@ -48,6 +49,7 @@ Examples:
   registerListCommand(program);
   registerVirtualClusterCommands(program);
   registerUseCommand(program);
+  registerTokenCommand(program);
   registerCompletionCommand(program);
   // Every (sub)command reports usage errors by throwing, so main decides the exit code (2).
   const exitOverride = (cmd: Command) => {
