@@ -192,6 +192,12 @@ describe("platform CLI against a real server", () => {
 
     assertOk(await cli(home, ["set", "secret", "db", "password", "changed"]));
     assert.equal((await cli(home, ["get", "secret", "db.password"])).stdout, "changed");
+    // The shape `get secret NAME.KEY` reads.
+    assertOk(await cli(home, ["set", "secret", "db.password", "again"]));
+    assert.equal((await cli(home, ["get", "secret", "db.password"])).stdout, "again");
+    const noKey = await cli(home, ["set", "secret", "db", "again"]);
+    assert.equal(noKey.code, 2);
+    assert.match(noKey.stderr, /set secret takes NAME\.KEY VALUE/);
     assert.equal((await cli(home, ["get", "secret", "db.user"])).stdout, "app", "other keys untouched");
     const fromStdin = await cli(home, ["set", "secret", "fresh", "token", "-", "-n", "platform"], {
       input: "from-stdin",
@@ -221,6 +227,8 @@ describe("platform CLI against a real server", () => {
     assert.match(created.stderr, /access key ci created for user admin \(expires in 30d\)/);
     const stored = await server.request("GET", `${GROUP_PATH}/ownedaccesskeys/ci`);
     assert.equal(stored.json.spec.ttl, 30 * 86400);
+    assertOk(await cli(home, ["create", "accesskey", "ci-2", "--expire-after", "12h"]));
+    assert.equal((await server.request("GET", `${GROUP_PATH}/ownedaccesskeys/ci-2`)).json.spec.ttl, 12 * 3600);
 
     const scoped = await cli(home, [
       "create",
