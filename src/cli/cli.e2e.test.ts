@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer as createHttpServer, type IncomingMessage, type Server } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { createServer as createNetServer } from "node:net";
@@ -547,7 +556,69 @@ describe("platform CLI against a real server", () => {
     const zsh = await cli(home, ["completion", "zsh"]);
     assertOk(zsh);
     assert.match(zsh.stdout, /^#compdef platform/);
-    assert.equal((await cli(home, ["completion", "fish"])).code, 2);
+    const fish = await cli(home, ["completion", "fish"]);
+    assertOk(fish);
+    assert.match(
+      fish.stdout,
+      /^complete -c platform -f -n "__platform_is 'get secret'" -a '\(platform __complete-names secrets \(__platform_scope\) 2>\/dev\/null\)'$/m,
+    );
+    assert.match(
+      fish.stdout,
+      /^complete -c platform -f -n "__platform_is 'list vclusters'" -s p -r -a '\(platform __complete-names projects 2>\/dev\/null\)'$/m,
+    );
+    assert.equal((await cli(home, ["completion", "tcsh"])).code, 2);
+  });
+
+  it("completion offers object names from the server (bash, run for real)", async () => {
+    for (const name of ["web", "shop"]) {
+      const res = await server.request("POST", `${GROUP_PATH}/projects`, {
+        body: { apiVersion: "management.platform/v1", kind: "Project", metadata: { name }, spec: {} },
+      });
+      assert.ok(res.status === 201 || res.status === 409, res.text);
+    }
+    const secret = await server.request("POST", `${GROUP_PATH}/namespaces/platform/sharedsecrets`, {
+      body: { apiVersion: "management.platform/v1", kind: "SharedSecret", metadata: { name: "tab-db" }, spec: {} },
+    });
+    assert.equal(secret.status, 201, secret.text);
+    assert.equal((await cli(home, ["__complete-names", "projects"])).stdout.split("\n").includes("web"), true);
+    // `platform` on PATH, as an installed CLI is.
+    const bin = join(home, "bin");
+    mkdirSync(bin, { recursive: true });
+    symlinkSync(BIN, join(bin, "platform"));
+    const script = join(home, "completion.bash");
+    writeFileSync(script, (await cli(home, ["completion", "bash"])).stdout);
+    const complete = async (line: string) => {
+      const words = line.split(" ");
+      const r = await new Promise<{ out: string; err: string }>((done) => {
+        const child = spawn(
+          "bash",
+          [
+            "-c",
+            `source ${script}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _platform; printf '%s\\n' "\${COMPREPLY[@]}"`,
+          ],
+          {
+            env: {
+              PATH: `${bin}:${process.env.PATH ?? ""}`,
+              HOME: home,
+              PLATFORM_CONFIG: join(home, "config.json"),
+            },
+          },
+        );
+        let out = "";
+        let err = "";
+        child.stdout.on("data", (d: Buffer) => {
+          out += d.toString();
+        });
+        child.stderr.on("data", (d: Buffer) => {
+          err += d.toString();
+        });
+        child.on("close", () => done({ out, err }));
+      });
+      return r.out.split("\n").filter(Boolean).sort();
+    };
+    assert.deepEqual(await complete("platform list vclusters --project s"), ["shop"]);
+    assert.deepEqual(await complete("platform get secret tab-"), ["tab-db"]);
+    assert.deepEqual(await complete("platform get "), ["--help", "secret"]);
   });
 });
 

@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { registerAccessKeyCommands } from "./accesskeys.js";
 import { clientSettings } from "./client-settings.js";
 import { registerCompletionCommand } from "./completion.js";
+import { registerCompleteNamesCommand } from "./completion-names.js";
 import { CliError, USAGE_EXIT_CODE } from "./errors.js";
 import { closeTransports, parseRequestTimeout } from "./http-transport.js";
 import { registerListCommand } from "./list.js";
@@ -51,6 +52,7 @@ Examples:
   registerUseCommand(program);
   registerTokenCommand(program);
   registerCompletionCommand(program);
+  registerCompleteNamesCommand(program);
   // Every (sub)command reports usage errors by throwing, so main decides the exit code (2).
   const exitOverride = (cmd: Command) => {
     cmd.exitOverride();
