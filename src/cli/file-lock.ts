@@ -2,8 +2,8 @@ import { closeSync, openSync, rmSync, statSync } from "node:fs";
 import { CliError } from "./errors.js";
 
 /** How long to wait for another writer, and when a lock left by a crashed one is taken over. */
-const WAIT_MS = 5000;
-const STALE_MS = 30_000;
+const WAIT_MS = 20_000;
+const STALE_MS = 60_000;
 
 function sleep(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -11,10 +11,10 @@ function sleep(ms: number): void {
 
 /**
  * Runs `work` holding `lockFile`, created exclusively (O_EXCL) as client-go does for kubeconfig
- * writes; waits for another holder, and removes a lock older than 30 s (its writer died).
+ * writes; waits for another holder (up to `waitMs`), and removes a lock older than 60 s (its writer died).
  */
-export function withFileLock<T>(lockFile: string, work: () => T): T {
-  const deadline = Date.now() + WAIT_MS;
+export function withFileLock<T>(lockFile: string, work: () => T, waitMs = WAIT_MS): T {
+  const deadline = Date.now() + waitMs;
   for (;;) {
     try {
       closeSync(openSync(lockFile, "wx", 0o600));

@@ -54,7 +54,7 @@ describe("kubeconfig writing", () => {
       ran = true;
       assert.ok(existsSync(lock));
       // Held now: a second taker waits, then gives up with a message naming the file.
-      assert.throws(() => withFileLock(lock, () => undefined), /kubeconfig\.lock is held by another program/);
+      assert.throws(() => withFileLock(lock, () => undefined, 200), /kubeconfig\.lock is held by another program/);
     });
     assert.ok(ran);
     assert.equal(existsSync(lock), false);

@@ -4,7 +4,7 @@ import { delimiter, dirname, join, resolve } from "node:path";
 import { configPath, type LoginConfig } from "./config.js";
 import { CliError } from "./errors.js";
 import { withFileLock } from "./file-lock.js";
-import { parse, stringify } from "./lazy-yaml.js";
+import { parse, preloadYaml, stringify } from "./lazy-yaml.js";
 
 interface Named {
   name: string;
@@ -54,6 +54,7 @@ export function mergeContext(
   switchTo: boolean,
 ): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  preloadYaml();
   withFileLock(`${file}.lock`, () => writeMerged(file, name, cluster, user, switchTo));
 }
 

@@ -25,3 +25,8 @@ export function parse(text: string): unknown {
 export function stringify(value: unknown): string {
   return load().stringify(value, { version: "1.1" });
 }
+
+/** Loads the package now, e.g. before taking a lock, so the lock is held only for the work itself. */
+export function preloadYaml(): void {
+  load();
+}

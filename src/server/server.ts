@@ -268,7 +268,12 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     }),
   });
 
-  await app.listen({ host: config.host ?? "0.0.0.0", port: config.port ?? 8443 });
+  await app.listen({
+    host: config.host ?? "0.0.0.0",
+    port: config.port ?? 8443,
+    // The server comes from serverFactory, so fastify cannot tell it is HTTPS and would log http://.
+    listenTextResolver: (address) => `Server listening at ${address.replace(/^http:/, "https:")}`,
+  });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : (config.port ?? 8443);
   const host = !config.host || config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
