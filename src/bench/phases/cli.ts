@@ -1,7 +1,8 @@
 /**
  * CLI start: how long `platform --version` and a real client command (`platform list teams`
  * against the bench server) take as processes, and their peak memory, beside `kubectl version
- * --client` in the same run (the baseline a kubectl user is used to). Medians of a few runs.
+ * --client` in the same run (the baseline a kubectl user is used to) and bare `node -e 0` (the
+ * floor of any node CLI). Medians of a few runs.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -58,6 +59,9 @@ export async function benchCli(b: ServerBench): Promise<void> {
     ? repeat(times, "/usr/bin/kubectl", ["version", "--client"], env)
     : undefined;
   const baseline = kubectl ? `${show(kubectl)} (kubectl version --client)` : "kubectl not installed";
+  // Node's own start is the floor under every figure of a node CLI.
+  const bare = repeat(times, process.execPath, ["-e", "0"], env);
+  b.row("CLI floor: node -e 0", show(bare), baseline, kubectl ? `${f(bare.ms / kubectl.ms, 2)}x` : "");
   const version = repeat(times, process.execPath, [PLATFORM, "--version"], env);
   b.row("CLI start: platform --version", show(version), baseline, kubectl ? `${f(version.ms / kubectl.ms, 2)}x` : "");
   const list = repeat(times, process.execPath, [PLATFORM, "list", "teams"], env);
