@@ -255,6 +255,19 @@ export const errors = {
     e.headers["retry-after"] = String(retryAfterSeconds);
     return e;
   },
+  /**
+   * A list or watch at a resourceVersion the store has not reached (after waiting for it), as
+   * kube-apiserver's storage.NewTooLargeResourceVersionError: 504 Timeout with a cause the
+   * reflectors of client-go recognise, and Retry-After.
+   */
+  resourceVersionTooLarge(asked: number, current: number, retryAfterSeconds = 1): ApiError {
+    const e = status(504, "Timeout", `Timeout: Too large resource version: ${asked}, current: ${current}`, {
+      causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
+      retryAfterSeconds,
+    });
+    e.headers["retry-after"] = String(retryAfterSeconds);
+    return e;
+  },
   timeout(message: string): ApiError {
     return status(504, "Timeout", message);
   },

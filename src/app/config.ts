@@ -16,6 +16,8 @@ export interface ServerConfig {
   encryptionKeyFile?: string;
   bootstrapKey?: string;
   bookmarkIntervalMs?: number;
+  /** How long a list or watch at a resourceVersion ahead of the store waits before 504 (default 3 s, as kube). */
+  freshnessWaitMs?: number;
   /** Longest lifetime of a direct cluster endpoint token. */
   maxTokenTtlSeconds?: number;
   /** `--max-key-ttl`: longest access key ttl (seconds) anyone can create; undefined: no limit. */

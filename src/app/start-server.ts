@@ -106,6 +106,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     jwks: () => signer.jwks(),
     storageHealth: storageCheck(storage, backend.kind === "etcd"),
     bookmarkIntervalMs: config.bookmarkIntervalMs ?? 30_000,
+    freshnessWaitMs: config.freshnessWaitMs,
     watchStreams,
     logLevel: config.logLevel,
     closing: () => closing,

@@ -4,6 +4,7 @@ import { stringify } from "yaml";
 import { ApiError } from "../api/errors.js";
 import { API_PREFIX, API_VERSION } from "../api/object.js";
 import { writeFileAtomic } from "../crypto/files.js";
+import { MIN_GIVEN_KEY_LENGTH } from "../kinds/owned-access-key/owned-access-key.js";
 import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
 
@@ -21,6 +22,7 @@ export async function bootstrapAdmin(
   dataDir: string,
   bootstrapKey?: string,
 ): Promise<string | undefined> {
+  checkBootstrapKey(bootstrapKey);
   const keyFile = join(dataDir, ADMIN_KEY_FILE);
   const known = (): string | undefined => (existsSync(keyFile) ? readFileSync(keyFile, "utf8").trim() : undefined);
   // "Empty" means no object at all: an etcd store's revision is never 0 (and leader election
@@ -104,4 +106,14 @@ export function writeAdminKubeconfig(
   };
   writeFileAtomic(file, stringify(config), 0o600);
   return file;
+}
+
+/** A given bootstrap key must be as long as any given access key; say which setting is wrong, before anything starts. */
+export function checkBootstrapKey(bootstrapKey: string | undefined): void {
+  if (bootstrapKey === undefined || bootstrapKey === "") return;
+  if (bootstrapKey.length < MIN_GIVEN_KEY_LENGTH) {
+    throw new Error(
+      `PLATFORM_BOOTSTRAP_KEY must be at least ${MIN_GIVEN_KEY_LENGTH} characters (it has ${bootstrapKey.length}); for example PLATFORM_BOOTSTRAP_KEY=$(openssl rand -hex 24)`,
+    );
+  }
 }

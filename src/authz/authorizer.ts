@@ -18,6 +18,7 @@ const READ_VERBS = new Set(["get", "list", "watch"]);
 const SELF_CREATES = new Set([
   "selves",
   "selfsubjectaccessreviews",
+  "selfsubjectrulesreviews",
   "selfsubjectreviews",
   "directclusterendpointtokens",
 ]);

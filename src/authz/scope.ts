@@ -58,7 +58,9 @@ export function scopeAllows(scope: Scope, who: ScopeSubject, a: RequestAttribute
 /** The read-only requests the CLI needs: selves, own user, own teams. */
 function cliAllows(who: ScopeSubject, a: RequestAttributes): boolean {
   if (a.resource === "selves" && a.verb === "create") return true;
-  if (a.resource === "selfsubjectaccessreviews" || a.resource === "selfsubjectreviews") return a.verb === "create";
+  if (["selfsubjectaccessreviews", "selfsubjectrulesreviews", "selfsubjectreviews"].includes(a.resource)) {
+    return a.verb === "create";
+  }
   if (a.subresource) return false;
   if (a.resource === "users" && a.verb === "get") return who.subjectKind === "User" && a.name === who.name;
   if (a.resource === "teams" && a.verb === "get") {

@@ -16,4 +16,5 @@ test("bench harness runs with --smoke counts", () => {
   assert.match(r.stdout, /\| GET req\/s/);
   assert.match(r.stdout, /\| WATCH /);
   assert.match(r.stdout, /\| Cold start /);
+  assert.match(r.stdout, /\| CLI start: platform --version \| \d+ ms/);
 });

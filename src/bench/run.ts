@@ -11,6 +11,7 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { baselineChild, serverChild, watchBaselineChild } from "./children.js";
 import { agent, type Bench, type Child, type Counts, type ServerBench, spawnChild, table } from "./harness.js";
+import { benchCli } from "./phases/cli.js";
 import { benchConsole } from "./phases/console.js";
 import { benchCreate } from "./phases/create.js";
 import { benchEtcd } from "./phases/etcd.js";
@@ -21,7 +22,7 @@ import { benchWatch } from "./phases/watch.js";
 
 const quick = process.argv.includes("--quick");
 const smoke = process.argv.includes("--smoke");
-/** `--only=get,create,list,console,watch,memory,etcd` runs just those phases (for profiling one at a time). */
+/** `--only=get,create,list,console,watch,cli,memory,etcd` runs just those phases (for profiling one at a time). */
 const onlyArg = process.argv.find((a) => a.startsWith("--only="));
 const only = onlyArg ? new Set(onlyArg.slice("--only=".length).split(",")) : undefined;
 /** `--skip=etcd,...` runs every phase but those. */
@@ -67,6 +68,7 @@ async function main(): Promise<void> {
     if (wants("list")) await benchList(bench);
     if (wants("console")) await benchConsole(bench);
     if (wants("watch")) await benchWatch(served, { procs: WATCH_PROCS, watched: WATCHED });
+    if (wants("cli")) await benchCli(served);
     await server.ask({ cmd: "stop" }).catch(() => {});
     if (wants("memory")) await benchMemory(bench);
     if (wants("etcd")) await benchEtcd(bench);

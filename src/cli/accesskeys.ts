@@ -34,6 +34,7 @@ export function registerAccessKeyCommands(program: Command): void {
       .option("--user <user>", "make the key for this user (default: yourself)")
       .option("--team <team>", "make the key for this team")
       .option("--ttl <duration>", "lifetime, e.g. 12h or 30d (default: no expiry)")
+      .option("--expire-after <duration>", "the same as --ttl")
       .option("--scope-project <project>", "allow the key only in this project (repeatable)", collect, [])
       .option("--allow-cli", "with a scope: also allow the read-only requests the platform CLI needs")
       .option("--description <text>", "what the key is for"),
@@ -53,6 +54,7 @@ Examples:
           user?: string;
           team?: string;
           ttl?: string;
+          expireAfter?: string;
           scopeProject: string[];
           allowCli?: boolean;
           description?: string;
@@ -61,6 +63,10 @@ Examples:
       ) => {
         const format = outputOf(opts);
         if (opts.user && opts.team) throw new CliError("--user and --team exclude each other", 2);
+        if (opts.expireAfter !== undefined) {
+          if (opts.ttl !== undefined) throw new CliError("--ttl and --expire-after are one flag: give one", 2);
+          opts.ttl = opts.expireAfter;
+        }
         const scope: Record<string, unknown> = {};
         if (opts.scopeProject.length) scope.projects = opts.scopeProject.map((project) => ({ project }));
         if (opts.allowCli) scope.allowPlatformCli = true;

@@ -1,7 +1,8 @@
-import { request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
 import { API_PREFIX } from "../api/object.js";
+import { clientSettings } from "./client-settings.js";
 import { CliError } from "./errors.js";
+import { send } from "./http-transport.js";
+import { networkError } from "./network-errors.js";
 
 /** An API object or list as the server sent it; commands read the fields they know. */
 // biome-ignore lint/suspicious/noExplicitAny: JSON from the server, read field by field
@@ -41,13 +42,19 @@ export function normalizeServer(url: string): string {
   } catch {
     throw new CliError(`not a URL: ${url}`, 2);
   }
-  if (u.protocol !== "https:" && u.protocol !== "http:") throw new CliError(`not an http(s) URL: ${url}`, 2);
+  if (u.protocol === "http:") {
+    throw new CliError(
+      `${url}: the platform API is served over HTTPS only; use https://${u.host}${u.pathname === "/" ? "" : u.pathname}`,
+      2,
+    );
+  }
+  if (u.protocol !== "https:") throw new CliError(`not an https URL: ${url}`, 2);
   let path = u.pathname.replace(/\/+$/, "");
   if (path.endsWith(API_PREFIX)) path = path.slice(0, -API_PREFIX.length);
   return `${u.protocol}//${u.host}${path}`;
 }
 
-/** The management API over node:https: bearer key, stored CA (or none checked), Status errors → CliError. */
+/** The management API over undici: bearer key, stored CA (or none checked), proxy from the environment, Status errors → CliError. */
 export class ApiClient {
   constructor(readonly conn: Connection) {}
 
@@ -67,7 +74,7 @@ export class ApiClient {
     return this.request("DELETE", path, {});
   }
 
-  request<T = Json>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  async request<T = Json>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     const url = new URL(`${this.conn.server}${path}`);
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
     const headers: Record<string, string> = {
@@ -75,53 +82,39 @@ export class ApiClient {
       "user-agent": "platform-cli/0.1.0",
     };
     if (this.conn.accessKey) headers.authorization = `Bearer ${this.conn.accessKey}`;
-    let payload: string | undefined;
+    let body: string | undefined;
     if (options.body !== undefined) {
-      payload = JSON.stringify(options.body);
+      body = JSON.stringify(options.body);
       headers["content-type"] = options.contentType ?? "application/json";
     }
-    const isHttps = url.protocol === "https:";
-    const send = isHttps ? httpsRequest : httpRequest;
-    return new Promise<T>((resolve, reject) => {
-      const req = send(
-        url,
-        {
-          method,
-          headers,
-          // One request per process: no keep-alive socket holding the process open afterwards.
-          agent: false,
-          ...(isHttps
-            ? {
-                ca: this.conn.certificateAuthorityData || undefined,
-                rejectUnauthorized: !this.conn.insecureSkipTLSVerify,
-              }
-            : {}),
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("error", (err) => reject(this.networkError(err)));
-          res.on("end", () => {
-            const text = Buffer.concat(chunks).toString("utf8");
-            const status = res.statusCode ?? 0;
-            let body: unknown;
-            try {
-              body = text ? JSON.parse(text) : undefined;
-            } catch {
-              body = undefined;
-            }
-            if (status >= 200 && status < 300) {
-              resolve(body as T);
-              return;
-            }
-            reject(this.statusError(status, body as StatusBody | undefined, text));
-          });
-        },
-      );
-      req.on("error", (err) => reject(this.networkError(err)));
-      if (payload !== undefined) req.write(payload);
-      req.end();
-    });
+    const { debug, requestTimeoutMs } = clientSettings;
+    const started = Date.now();
+    if (debug) process.stderr.write(`> ${method} ${url.href}\n`);
+    let answer: { status: number; text: string };
+    try {
+      answer = await send(url, {
+        method,
+        headers,
+        body,
+        timeoutMs: requestTimeoutMs,
+        certificateAuthorityData: this.conn.certificateAuthorityData,
+        insecureSkipTLSVerify: this.conn.insecureSkipTLSVerify,
+      });
+    } catch (err) {
+      if (debug)
+        process.stderr.write(`< ${method} ${url.href} failed after ${Date.now() - started} ms: ${String(err)}\n`);
+      throw networkError(this.conn.server, err, requestTimeoutMs);
+    }
+    const { status, text } = answer;
+    if (debug) process.stderr.write(`< ${status} ${method} ${url.href} in ${Date.now() - started} ms\n`);
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (status >= 200 && status < 300) return parsed as T;
+    throw this.statusError(status, parsed as StatusBody | undefined, text);
   }
 
   private statusError(status: number, body: StatusBody | undefined, text: string): CliError {
@@ -133,30 +126,5 @@ export class ApiClient {
       message = `${message}: the access key was refused (wrong, expired, disabled or deleted, or its user is disabled). Log in again with \`platform login ${this.conn.server} --access-key KEY\``;
     }
     return new CliError(message, 1, status, reason);
-  }
-
-  private networkError(err: NodeJS.ErrnoException): CliError {
-    const where = this.conn.server;
-    switch (err.code) {
-      case "ECONNREFUSED":
-        return new CliError(`cannot reach ${where}: connection refused (is the server running?)`);
-      case "ENOTFOUND":
-      case "EAI_AGAIN":
-        return new CliError(`cannot reach ${where}: host not found`);
-      case "ETIMEDOUT":
-      case "ECONNRESET":
-        return new CliError(`cannot reach ${where}: ${err.code}`);
-      case "DEPTH_ZERO_SELF_SIGNED_CERT":
-      case "SELF_SIGNED_CERT_IN_CHAIN":
-      case "UNABLE_TO_VERIFY_LEAF_SIGNATURE":
-      case "UNABLE_TO_GET_ISSUER_CERT_LOCALLY":
-      case "ERR_TLS_CERT_ALTNAME_INVALID":
-      case "CERT_HAS_EXPIRED":
-        return new CliError(
-          `cannot verify the certificate of ${where} (${err.message}); pass --certificate-authority FILE (the server's ca.crt) or, for a test server, --insecure-skip-tls-verify`,
-        );
-      default:
-        return new CliError(`cannot reach ${where}: ${err.message}`);
-    }
   }
 }

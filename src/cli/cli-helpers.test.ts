@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseDuration } from "./accesskeys.js";
 import { normalizeServer } from "./api-client.js";
+import { parseRequestTimeout } from "./http-transport.js";
 import { formatTable, parseOutput } from "./output.js";
 
 describe("cli helpers", () => {
@@ -17,7 +18,18 @@ describe("cli helpers", () => {
     assert.equal(normalizeServer("https://h:8443/"), "https://h:8443");
     assert.equal(normalizeServer("https://h:8443/kubernetes/management/"), "https://h:8443");
     assert.equal(normalizeServer("h.example.com:8443"), "https://h.example.com:8443");
-    assert.throws(() => normalizeServer("ftp://h"), /not an http\(s\) URL/);
+    assert.throws(() => normalizeServer("ftp://h"), /not an https URL/);
+    assert.throws(() => normalizeServer("http://h:8443"), /served over HTTPS only; use https:\/\/h:8443$/);
+  });
+
+  it("parseRequestTimeout reads kubectl's forms", () => {
+    assert.equal(parseRequestTimeout("0"), 0);
+    assert.equal(parseRequestTimeout("5"), 5000);
+    assert.equal(parseRequestTimeout("30s"), 30_000);
+    assert.equal(parseRequestTimeout("1m"), 60_000);
+    assert.equal(parseRequestTimeout("250ms"), 250);
+    for (const bad of ["", "soon", "-1s", "1d"])
+      assert.throws(() => parseRequestTimeout(bad), /--request-timeout/, bad);
   });
 
   it("formatTable pads columns and upper-cases headers; parseOutput refuses unknown formats", () => {

@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer as createHttpServer, type IncomingMessage, type Server } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { createServer as createNetServer } from "node:net";
@@ -192,6 +201,12 @@ describe("platform CLI against a real server", () => {
 
     assertOk(await cli(home, ["set", "secret", "db", "password", "changed"]));
     assert.equal((await cli(home, ["get", "secret", "db.password"])).stdout, "changed");
+    // The shape `get secret NAME.KEY` reads.
+    assertOk(await cli(home, ["set", "secret", "db.password", "again"]));
+    assert.equal((await cli(home, ["get", "secret", "db.password"])).stdout, "again");
+    const noKey = await cli(home, ["set", "secret", "db", "again"]);
+    assert.equal(noKey.code, 2);
+    assert.match(noKey.stderr, /set secret takes NAME\.KEY VALUE/);
     assert.equal((await cli(home, ["get", "secret", "db.user"])).stdout, "app", "other keys untouched");
     const fromStdin = await cli(home, ["set", "secret", "fresh", "token", "-", "-n", "platform"], {
       input: "from-stdin",
@@ -221,6 +236,8 @@ describe("platform CLI against a real server", () => {
     assert.match(created.stderr, /access key ci created for user admin \(expires in 30d\)/);
     const stored = await server.request("GET", `${GROUP_PATH}/ownedaccesskeys/ci`);
     assert.equal(stored.json.spec.ttl, 30 * 86400);
+    assertOk(await cli(home, ["create", "accesskey", "ci-2", "--expire-after", "12h"]));
+    assert.equal((await server.request("GET", `${GROUP_PATH}/ownedaccesskeys/ci-2`)).json.spec.ttl, 12 * 3600);
 
     const scoped = await cli(home, [
       "create",
@@ -426,7 +443,38 @@ describe("platform CLI against a real server", () => {
       "other contexts kept",
     );
     const cluster = kc.clusters.find((c: { name: string }) => c.name === "platform").cluster;
-    const token = kc.users.find((u: { name: string }) => u.name === "platform").user.token;
+    // No key in the kubeconfig: kubectl asks `platform token`, which reads the CLI's 0600 config.
+    const exec = kc.users.find((u: { name: string }) => u.name === "platform").user.exec;
+    assert.equal(exec.apiVersion, "client.authentication.k8s.io/v1");
+    assert.deepEqual(exec.args, ["token"]);
+    assert.deepEqual(exec.env, [{ name: "PLATFORM_CONFIG", value: join(h, "config.json") }]);
+    assert.doesNotMatch(readFileSync(join(h, "kubeconfig"), "utf8"), new RegExp(server.adminKey));
+    const credential = JSON.parse((await cli(h, ["token"])).stdout);
+    assert.equal(credential.kind, "ExecCredential");
+    const token = credential.status.token as string;
+    assert.ok(token.length >= 40, "the login's key");
+    // kubectl itself runs the plugin.
+    const kubectl = await new Promise<{ code: number | null; out: string; err: string }>((done) => {
+      const child = spawn("/usr/bin/kubectl", ["--kubeconfig", join(h, "kubeconfig"), "get", "users", "-o", "name"], {
+        env: { PATH: process.env.PATH ?? "", HOME: h },
+      });
+      let out = "";
+      let err = "";
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+      });
+      child.stderr.on("data", (d: Buffer) => {
+        err += d.toString();
+      });
+      child.on("close", (code) => done({ code, out, err }));
+    });
+    assert.equal(kubectl.code, 0, kubectl.err);
+    assert.match(kubectl.out, /^user\.management\.platform\/admin$/m);
+    // --inline-key: the key itself, for CI.
+    assertOk(await cli(h, ["use", "management", "--inline-key", "--context-name", "ci", "--no-switch"]));
+    const inline = parse(readFileSync(join(h, "kubeconfig"), "utf8"));
+    assert.equal(inline.users.find((u: { name: string }) => u.name === "ci").user.token, token);
+    assert.equal(inline["current-context"], "platform");
     assert.equal(cluster.server, `${server.url}/kubernetes/management`);
     // The context as kubectl would use it: its server, its CA, its token.
     const body = await new Promise<string>((done, fail) => {
@@ -508,7 +556,69 @@ describe("platform CLI against a real server", () => {
     const zsh = await cli(home, ["completion", "zsh"]);
     assertOk(zsh);
     assert.match(zsh.stdout, /^#compdef platform/);
-    assert.equal((await cli(home, ["completion", "fish"])).code, 2);
+    const fish = await cli(home, ["completion", "fish"]);
+    assertOk(fish);
+    assert.match(
+      fish.stdout,
+      /^complete -c platform -f -n "__platform_is 'get secret'" -a '\(platform __complete-names secrets \(__platform_scope\) 2>\/dev\/null\)'$/m,
+    );
+    assert.match(
+      fish.stdout,
+      /^complete -c platform -f -n "__platform_is 'list vclusters'" -s p -r -a '\(platform __complete-names projects 2>\/dev\/null\)'$/m,
+    );
+    assert.equal((await cli(home, ["completion", "tcsh"])).code, 2);
+  });
+
+  it("completion offers object names from the server (bash, run for real)", async () => {
+    for (const name of ["web", "shop"]) {
+      const res = await server.request("POST", `${GROUP_PATH}/projects`, {
+        body: { apiVersion: "management.platform/v1", kind: "Project", metadata: { name }, spec: {} },
+      });
+      assert.ok(res.status === 201 || res.status === 409, res.text);
+    }
+    const secret = await server.request("POST", `${GROUP_PATH}/namespaces/platform/sharedsecrets`, {
+      body: { apiVersion: "management.platform/v1", kind: "SharedSecret", metadata: { name: "tab-db" }, spec: {} },
+    });
+    assert.equal(secret.status, 201, secret.text);
+    assert.equal((await cli(home, ["__complete-names", "projects"])).stdout.split("\n").includes("web"), true);
+    // `platform` on PATH, as an installed CLI is.
+    const bin = join(home, "bin");
+    mkdirSync(bin, { recursive: true });
+    symlinkSync(BIN, join(bin, "platform"));
+    const script = join(home, "completion.bash");
+    writeFileSync(script, (await cli(home, ["completion", "bash"])).stdout);
+    const complete = async (line: string) => {
+      const words = line.split(" ");
+      const r = await new Promise<{ out: string; err: string }>((done) => {
+        const child = spawn(
+          "bash",
+          [
+            "-c",
+            `source ${script}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _platform; printf '%s\\n' "\${COMPREPLY[@]}"`,
+          ],
+          {
+            env: {
+              PATH: `${bin}:${process.env.PATH ?? ""}`,
+              HOME: home,
+              PLATFORM_CONFIG: join(home, "config.json"),
+            },
+          },
+        );
+        let out = "";
+        let err = "";
+        child.stdout.on("data", (d: Buffer) => {
+          out += d.toString();
+        });
+        child.stderr.on("data", (d: Buffer) => {
+          err += d.toString();
+        });
+        child.on("close", () => done({ out, err }));
+      });
+      return r.out.split("\n").filter(Boolean).sort();
+    };
+    assert.deepEqual(await complete("platform list vclusters --project s"), ["shop"]);
+    assert.deepEqual(await complete("platform get secret tab-"), ["tab-db"]);
+    assert.deepEqual(await complete("platform get "), ["--help", "secret"]);
   });
 });
 

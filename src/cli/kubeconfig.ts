@@ -1,8 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
-import { parse, stringify } from "yaml";
+import { delimiter, dirname, join, resolve } from "node:path";
+import { configPath, type LoginConfig } from "./config.js";
 import { CliError } from "./errors.js";
+import { withFileLock } from "./file-lock.js";
+import { parse, preloadYaml, stringify } from "./lazy-yaml.js";
 
 interface Named {
   name: string;
@@ -40,9 +42,23 @@ function upsert(list: Named[] | undefined, entry: Named): Named[] {
 
 /**
  * Adds one cluster/user/context triple named `name` (replacing entries of that name, leaving every
- * other entry alone), optionally makes it current, and writes the file with mode 0600.
+ * other entry alone), optionally makes it current, and writes the file with mode 0600. The file is
+ * read and written under `FILE.lock`, the lock kubectl (client-go) takes, so two writers never lose
+ * each other's contexts.
  */
 export function mergeContext(
+  file: string,
+  name: string,
+  cluster: Record<string, unknown>,
+  user: Record<string, unknown>,
+  switchTo: boolean,
+): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  preloadYaml();
+  withFileLock(`${file}.lock`, () => writeMerged(file, name, cluster, user, switchTo));
+}
+
+function writeMerged(
   file: string,
   name: string,
   cluster: Record<string, unknown>,
@@ -56,7 +72,6 @@ export function mergeContext(
   cfg.users = upsert(cfg.users, { name, user });
   cfg.contexts = upsert(cfg.contexts, { name, context: { cluster: name, user: name } });
   if (switchTo || !cfg["current-context"]) cfg["current-context"] = name;
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, stringify(cfg), { mode: 0o600 });
   renameSync(tmp, file);
@@ -70,4 +85,50 @@ export function currentEntries(doc: KubeConfig): { cluster: Record<string, unkno
   const user = doc.users?.find((u) => u.name === ctx.user)?.user ?? doc.users?.[0]?.user;
   if (!cluster || !user) throw new CliError("the server returned a kube config without a cluster or user");
   return { cluster: cluster as Record<string, unknown>, user: user as Record<string, unknown> };
+}
+
+/** The kubeconfig user of a login: `platform token` as an exec credential plugin, or (inlineKey) the key itself. */
+export function loginUser(login: LoginConfig, inlineKey: boolean): Record<string, unknown> {
+  if (inlineKey) return { token: login.accessKey };
+  return {
+    exec: {
+      apiVersion: "client.authentication.k8s.io/v1",
+      command: platformCommand(),
+      args: ["token"],
+      // The config the key is read from, so the context keeps working whatever PLATFORM_CONFIG says later.
+      env: [{ name: "PLATFORM_CONFIG", value: resolve(configPath()) }],
+      interactiveMode: "Never",
+      provideClusterInfo: false,
+    },
+  };
+}
+
+/** The executable kubectl runs for `platform token`: this very CLI, by absolute path. */
+function platformCommand(): string {
+  const script = process.argv[1];
+  if (!script) return "platform";
+  try {
+    return realpathSync(script);
+  } catch {
+    return resolve(script);
+  }
+}
+
+/**
+ * Adds a kube context named `name` for a server reached with the stored login (its CA and TLS
+ * setting, its key through `platform token` unless inlineKey): every context the CLI writes for
+ * the login's key goes through here.
+ */
+export function addLoginContext(
+  login: LoginConfig,
+  options: { name: string; server: string; switchTo: boolean; inlineKey?: boolean; file?: string },
+): string {
+  const cluster: Record<string, unknown> = { server: options.server };
+  if (login.certificateAuthorityData) {
+    cluster["certificate-authority-data"] = Buffer.from(login.certificateAuthorityData).toString("base64");
+  }
+  if (login.insecureSkipTLSVerify) cluster["insecure-skip-tls-verify"] = true;
+  const file = options.file ?? kubeconfigPath();
+  mergeContext(file, options.name, cluster, loginUser(login, options.inlineKey === true), options.switchTo);
+  return file;
 }

@@ -1,13 +1,17 @@
 import { Command, CommanderError } from "commander";
 import { registerAccessKeyCommands } from "./accesskeys.js";
+import { clientSettings } from "./client-settings.js";
 import { registerCompletionCommand } from "./completion.js";
+import { registerCompleteNamesCommand } from "./completion-names.js";
 import { CliError, USAGE_EXIT_CODE } from "./errors.js";
+import { closeTransports, parseRequestTimeout } from "./http-transport.js";
 import { registerListCommand } from "./list.js";
 import { registerLoginCommands } from "./login.js";
 import { registerMigrateStorageCommand } from "./migrate-storage-command.js";
 import { red } from "./output.js";
 import { registerSecretCommands } from "./secrets.js";
 import { registerStartCommand } from "./start-command.js";
+import { registerTokenCommand } from "./token.js";
 import { registerUseCommand } from "./use.js";
 import { registerVirtualClusterCommands } from "./vclusters.js";
 
@@ -17,6 +21,8 @@ export function buildProgram(): Command {
     .name("platform")
     .description("Manage users, teams, clusters, shared secrets and access keys")
     .version("0.1.0")
+    .option("--request-timeout <duration>", "give up on a request after this long, e.g. 10s or 1m (0: never)", "30s")
+    .option("--debug", "print each request and the status of its answer on stderr")
     .showSuggestionAfterError(true)
     .addHelpText(
       "after",
@@ -30,6 +36,12 @@ Examples:
   platform get secret db.password
   platform use management && kubectl get users`,
     );
+  // The global flags apply to whichever subcommand runs.
+  program.hook("preAction", () => {
+    const opts = program.opts<{ requestTimeout: string; debug?: boolean }>();
+    clientSettings.requestTimeoutMs = parseRequestTimeout(opts.requestTimeout);
+    clientSettings.debug = opts.debug === true;
+  });
   registerStartCommand(program);
   registerMigrateStorageCommand(program);
   registerLoginCommands(program);
@@ -38,7 +50,9 @@ Examples:
   registerListCommand(program);
   registerVirtualClusterCommands(program);
   registerUseCommand(program);
+  registerTokenCommand(program);
   registerCompletionCommand(program);
+  registerCompleteNamesCommand(program);
   // Every (sub)command reports usage errors by throwing, so main decides the exit code (2).
   const exitOverride = (cmd: Command) => {
     cmd.exitOverride();
@@ -62,5 +76,7 @@ export async function main(argv: string[]): Promise<void> {
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`${red("error:")} ${message}\n`);
     process.exitCode = err instanceof CliError ? err.exitCode : 1;
+  } finally {
+    await closeTransports();
   }
 }

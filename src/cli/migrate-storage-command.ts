@@ -6,7 +6,6 @@
  */
 import type { Command } from "commander";
 import { REGISTRY_PREFIX } from "../registry/keys.js";
-import { openStorage } from "../storage/factory.js";
 import type { Storage, TxnOp } from "../storage/interface.js";
 
 /** Keys read per page, and created per transaction (etcd allows 128 operations per txn by default). */
@@ -59,6 +58,8 @@ Example:
   platform migrate-storage --from sqlite:/var/lib/platform/platform.db --to etcd://10.0.0.1:2379,10.0.0.2:2379,10.0.0.3:2379`,
     )
     .action(async (opts: { from: string; to: string }) => {
+      // Loaded only here, so the other commands start without the storage drivers.
+      const { openStorage } = await import("../storage/factory.js");
       const from = await openStorage(opts.from);
       try {
         const to = await openStorage(opts.to);

@@ -1,6 +1,6 @@
-import { stringify } from "yaml";
 import type { Json } from "./api-client.js";
 import { CliError } from "./errors.js";
+import { stringify } from "./lazy-yaml.js";
 
 export type OutputFormat = "table" | "json" | "yaml";
 

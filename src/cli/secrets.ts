@@ -56,6 +56,16 @@ function literal(spec: string): [string, string] {
   return [spec.slice(0, eq), spec.slice(eq + 1)];
 }
 
+/** `NAME.KEY VALUE` (the name ends at the first dot) or `NAME KEY VALUE`. */
+export function setTarget(target: string, second: string, third: string | undefined): [string, string, string] {
+  if (third !== undefined) return [target, second, third];
+  const dot = target.indexOf(".");
+  if (dot <= 0 || dot === target.length - 1) {
+    throw new CliError(`set secret takes NAME.KEY VALUE (or NAME KEY VALUE), got "${target}"`, 2);
+  }
+  return [target.slice(0, dot), target.slice(dot + 1), second];
+}
+
 const nsOption = (cmd: Command) =>
   cmd.option("-n, --namespace <namespace>", "namespace of the shared secret", PLATFORM_NAMESPACE);
 
@@ -161,19 +171,23 @@ Examples:
   nsOption(
     set
       .command("secret")
-      .description("Set one key of a shared secret (created when missing); VALUE - reads standard input")
-      .argument("<name>", "secret name")
-      .argument("<key>", "data key")
-      .argument("<value>", "the value, or - to read it from standard input"),
+      .description(
+        "Set one key of a shared secret (created when missing): NAME.KEY VALUE, the shape `get secret NAME.KEY` reads (the name ends at the first dot; a name with dots takes the form NAME KEY VALUE); VALUE - reads standard input",
+      )
+      .argument("<name.key>", "secret name and data key (or the name, with KEY VALUE after it)")
+      .argument("<value>", "the value, or - to read it from standard input")
+      .argument("[value]", "the value, when the name and key were given apart"),
   )
     .addHelpText(
       "after",
       `
 Examples:
-  platform set secret db password s3cret
-  printf %s "$TOKEN" | platform set secret ci token -`,
+  platform set secret db.password s3cret
+  printf %s "$TOKEN" | platform set secret ci.token -
+  platform set secret my.dotted.name password s3cret`,
     )
-    .action(async (name: string, key: string, value: string, opts: { namespace: string }) => {
+    .action(async (target: string, second: string, third: string | undefined, opts: { namespace: string }) => {
+      const [name, key, value] = setTarget(target, second, third);
       const client = loggedInClient();
       const encoded = encode(value === "-" ? readFileSync(0) : value);
       try {

@@ -1,5 +1,5 @@
+import { resolve } from "node:path";
 import type { Command } from "commander";
-import { startServer } from "../app/start-server.js";
 
 /** Parses `HOST:PORT` (IPv6 as `[::1]:8443`). */
 export function parseListen(value: string): { host: string; port: number } {
@@ -14,6 +14,27 @@ function positiveSeconds(value: string, flag: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} must be a positive number of seconds, got "${value}"`);
   return n;
+}
+
+/** What the server listens on and where its files are, every path absolute. */
+export function banner(
+  server: { url: string; port: number; adminKubeconfig?: string },
+  host: string,
+  dataDir: string,
+): string {
+  const all = host === "0.0.0.0" || host === "::" || host === "";
+  const shown = host.includes(":") ? `[${host}]` : host;
+  const lines = [
+    `platform is listening on ${shown}:${server.port}${all ? " (every address of this machine)" : ""}`,
+    `API:               ${server.url}/kubernetes/management`,
+    `data dir:          ${resolve(dataDir)}`,
+    `admin access key:  ${resolve(dataDir, "admin-access-key")}`,
+  ];
+  if (server.adminKubeconfig) {
+    const kubeconfig = resolve(server.adminKubeconfig);
+    lines.push(`admin kubeconfig:  ${kubeconfig}`, `try:  kubectl --kubeconfig ${kubeconfig} get users`);
+  }
+  return `${lines.join("\n")}\n`;
 }
 
 export function registerStartCommand(program: Command): void {
@@ -45,6 +66,8 @@ Examples:
       if (!!opts.tlsCertFile !== !!opts.tlsPrivateKeyFile) {
         throw new Error("--tls-cert-file and --tls-private-key-file go together");
       }
+      // Loaded only here: every other command starts without the server's modules.
+      const { startServer } = await import("../app/start-server.js");
       const server = await startServer({
         dataDir: opts.dataDir ?? "./data",
         host,
@@ -57,16 +80,13 @@ Examples:
         maxKeyTtlSeconds: opts.maxKeyTtl ? positiveSeconds(opts.maxKeyTtl, "--max-key-ttl") : undefined,
         auditLog: opts.auditLog,
       });
-      const out = process.stdout;
-      out.write(`platform is serving on ${server.url}/kubernetes/management\n`);
-      if (server.adminKubeconfig) out.write(`admin kubeconfig:  ${server.adminKubeconfig}\n`);
-      out.write(`admin access key:  ${opts.dataDir ?? "./data"}/admin-access-key\n`);
-      if (server.adminKubeconfig) out.write(`try:  kubectl --kubeconfig ${server.adminKubeconfig} get users\n`);
+      // The banner alone goes to stdout; logs and shutdown notes go to stderr.
+      process.stdout.write(banner(server, host, opts.dataDir ?? "./data"));
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;
         stopping = true;
-        out.write(`${signal}: finishing in-flight requests and closing the store\n`);
+        process.stderr.write(`${signal}: finishing in-flight requests and closing the store\n`);
         server.close().then(
           () => process.exit(0),
           (err: unknown) => {

@@ -1,10 +1,10 @@
 import type { Command } from "commander";
-import { parse } from "yaml";
 import { parseDuration } from "./accesskeys.js";
 import { GROUP_API } from "./api-client.js";
 import { addOutputOption, apiPath, loggedInClient, outputOf, projectNamespace, verbCommand } from "./common.js";
 import { CliError } from "./errors.js";
 import { currentEntries, type KubeConfig, kubeconfigPath, mergeContext } from "./kubeconfig.js";
+import { parse } from "./lazy-yaml.js";
 import { printJsonOrYaml, withSpinner } from "./output.js";
 
 const APIV = "management.platform/v1";

@@ -20,6 +20,24 @@ export function prepareCreateMetadata(obj: KubeObject, now: Date): void {
   delete m.deletionTimestamp;
   delete m.deletionGracePeriodSeconds;
   if (m.generateName === "") delete m.generateName;
+  dropEmptyCollections(obj);
+}
+
+/**
+ * Empty labels, annotations, finalizers and ownerReferences are stored as absent, as kube-apiserver
+ * does (its typed ObjectMeta omits them): `kubectl diff` sends `annotations: {}` in its dry-run
+ * patch and would otherwise see a change that is none.
+ */
+export function dropEmptyCollections(obj: KubeObject): void {
+  const m = obj.metadata as Record<string, unknown>;
+  for (const field of ["labels", "annotations"]) {
+    const v = m[field];
+    if (v && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0) delete m[field];
+  }
+  for (const field of ["finalizers", "ownerReferences"]) {
+    const v = m[field];
+    if (Array.isArray(v) && v.length === 0) delete m[field];
+  }
 }
 
 export type NameRule = "subdomain" | "label";
@@ -82,6 +100,7 @@ export function mergeUpdateMetadata(obj: KubeObject, old: KubeObject): FieldErro
   else delete m.deletionGracePeriodSeconds;
   if (m.managedFields === undefined && o.managedFields) m.managedFields = o.managedFields;
   if (m.generateName === undefined && o.generateName) m.generateName = o.generateName;
+  dropEmptyCollections(obj);
   return errs;
 }
 

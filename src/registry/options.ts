@@ -24,6 +24,8 @@ export interface ListOptions {
   continue?: string;
   resourceVersion?: string;
   resourceVersionMatch?: string;
+  /** Server setting, not a query parameter: how long to wait for a resourceVersion ahead of the store. */
+  freshnessWaitMs?: number;
 }
 
 export interface WatchOptions {
@@ -34,6 +36,8 @@ export interface WatchOptions {
   allowWatchBookmarks: boolean;
   sendInitialEvents?: boolean;
   timeoutSeconds?: number;
+  /** Server setting, not a query parameter: how long to wait for a resourceVersion ahead of the store. */
+  freshnessWaitMs?: number;
 }
 
 export type PropagationPolicy = "Orphan" | "Background" | "Foreground";

@@ -5,6 +5,7 @@ import type { KeyValue, Storage } from "../storage/interface.js";
 import { parseResourceVersion } from "./codec.js";
 import { continueTokenExpired, decodeContinue, encodeContinue } from "./continue-token.js";
 import type { ObjectFilter } from "./filter.js";
+import { awaitRevision } from "./fresh-revision.js";
 import type { ListOptions } from "./options.js";
 
 /**
@@ -106,14 +107,12 @@ async function chooseListRevision(
   }
   if (match === "Exact") {
     if (rv === 0) throw errors.badRequest('resourceVersionMatch "Exact" is forbidden for resourceVersion "0"');
-    const current = await storage.currentRevision();
-    if (rv! > current) throw errors.timeout(`Too large resource version: ${rv}, current: ${current}`);
+    await awaitRevision(storage, rv!, options.freshnessWaitMs);
     return { revision: rv! };
   }
   if (rv !== undefined && rv > 0) {
     // NotOlderThan (explicit or the legacy default): any state at least as new as rv; the current one is.
-    const current = await storage.currentRevision();
-    if (rv > current) throw errors.timeout(`Too large resource version: ${rv}, current: ${current}`);
+    await awaitRevision(storage, rv, options.freshnessWaitMs);
   }
   return { revision: 0 };
 }

@@ -4,6 +4,7 @@ import { isStorageError } from "../storage/errors.js";
 import type { WatchEvent } from "../storage/interface.js";
 import { decodeShared } from "./cache/shared-codec.js";
 import { parseResourceVersion } from "./codec.js";
+import { awaitRevision } from "./fresh-revision.js";
 import { collectionPrefix } from "./keys.js";
 import type { WatchOptions } from "./options.js";
 import type { RequestContext } from "./request-context.js";
@@ -89,6 +90,8 @@ export async function watchStore(
   checkWatchOptions(options);
   const filter = store.filter(ctx, options.labelSelector, options.fieldSelector);
   const rv = parseResourceVersion(options.resourceVersion);
+  // A watch from a revision the store has not reached would stay silent: wait a moment, then 504.
+  if (rv !== undefined && rv > 0) await awaitRevision(store.storage, rv, options.freshnessWaitMs);
   const wantsInitial =
     options.sendInitialEvents === true || (options.sendInitialEvents === undefined && (rv === undefined || rv === 0));
   let closed = false;

@@ -18,6 +18,7 @@ import {
 import { negotiateResponse } from "./negotiation.js";
 import { buildOpenApi } from "./openapi.js";
 import { send } from "./respond.js";
+import { handleSelfSubjectRulesReview } from "./rules-review.js";
 
 type Guarded = (
   handler: (request: FastifyRequest, reply: FastifyReply, ctx: RequestContext) => Promise<unknown>,
@@ -88,6 +89,10 @@ export function registerDiscoveryRoutes(
   app.post(
     `${API_PREFIX}/apis/authorization.k8s.io/v1/selfsubjectaccessreviews`,
     guarded((req, reply, ctx) => handleSelfSubjectAccessReview(deps, req, reply, ctx, format(req))),
+  );
+  app.post(
+    `${API_PREFIX}/apis/authorization.k8s.io/v1/selfsubjectrulesreviews`,
+    guarded((req, reply, ctx) => handleSelfSubjectRulesReview(deps, req, reply, ctx, format(req))),
   );
   app.post(
     `${API_PREFIX}/apis/authentication.k8s.io/v1/selfsubjectreviews`,

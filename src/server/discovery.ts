@@ -91,6 +91,12 @@ export const REVIEW_GROUPS: ExtraGroupVersion[] = [
         kind: "SelfSubjectAccessReview",
         verbs: ["create"],
       },
+      {
+        plural: "selfsubjectrulesreviews",
+        singular: "selfsubjectrulesreview",
+        kind: "SelfSubjectRulesReview",
+        verbs: ["create"],
+      },
     ],
   },
   {

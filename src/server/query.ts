@@ -16,12 +16,14 @@ function one(q: Query, name: string): string | undefined {
   return Array.isArray(v) ? v[v.length - 1] : v;
 }
 
-function bool(q: Query, name: string): boolean | undefined {
+/**
+ * A boolean query parameter as kube-apiserver converts it: only `0` and `false` (any case) are false;
+ * any other value, the empty string included, is true. The Python client sends `True`/`False`.
+ */
+export function bool(q: Query, name: string): boolean | undefined {
   const v = one(q, name);
   if (v === undefined) return undefined;
-  if (v === "" || v === "true" || v === "1") return true;
-  if (v === "false" || v === "0") return false;
-  throw errors.badRequest(`invalid value for ${name}: "${v}" (true or false)`);
+  return !(v === "0" || v.toLowerCase() === "false");
 }
 
 function int(q: Query, name: string, min = 0): number | undefined {

@@ -28,6 +28,8 @@ export interface ResourceHandlerDeps {
   /** Keyed `plural/subresource`; the method is checked by the handler itself. */
   subresources: Map<string, SubresourceHandler>;
   bookmarkIntervalMs: number;
+  /** How long a list or watch waits for a resourceVersion ahead of the store before 504. */
+  freshnessWaitMs?: number;
   watchStreams: WatchStreams;
 }
 

@@ -52,7 +52,7 @@ export const VERB_HANDLERS: Record<Verb, (call: VerbCall) => Promise<unknown>> =
   async list(call) {
     const { path, ctx, deps } = await begin(call, "list");
     ctx.canSee = deps.authorizer.visibleTo?.(ctx.user, collectionAttributes(path, "list"));
-    const options = listOptions(call.query);
+    const options = { ...listOptions(call.query), freshnessWaitMs: deps.freshnessWaitMs };
     const fast =
       call.format.encoding === "json" && !call.table
         ? await rawList(path.store, ctx, path.namespace, options)
@@ -65,7 +65,7 @@ export const VERB_HANDLERS: Record<Verb, (call: VerbCall) => Promise<unknown>> =
 
   async watch(call) {
     const { path, ctx, deps } = await begin(call, "watch");
-    const options = watchOptions(call.query);
+    const options = { ...watchOptions(call.query), freshnessWaitMs: deps.freshnessWaitMs };
     ctx.canSee = deps.authorizer.visibleTo?.(ctx.user, collectionAttributes(path, "watch"));
     return streamWatch(
       call.request,

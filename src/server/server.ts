@@ -34,6 +34,8 @@ export interface ApiServerDeps {
   /** The token signing keys, served at /.well-known/jwks.json. */
   jwks: () => unknown;
   bookmarkIntervalMs: number;
+  /** How long a list or watch at a resourceVersion ahead of the store waits before 504. */
+  freshnessWaitMs?: number;
   watchStreams: WatchStreams;
   logLevel?: string;
   /** True once the server is closing: the fast GET path steps aside. */
@@ -147,6 +149,7 @@ function registerApiRoutes(app: FastifyInstance, deps: ApiServerDeps, groupPrefi
     authorizer,
     subresources: deps.subresources,
     bookmarkIntervalMs: deps.bookmarkIntervalMs,
+    freshnessWaitMs: deps.freshnessWaitMs,
     watchStreams: deps.watchStreams,
   };
   app.route({
@@ -165,7 +168,12 @@ export async function listen(
   hostOption: string | undefined,
   portOption: number | undefined,
 ): Promise<{ url: string; port: number }> {
-  await app.listen({ host: hostOption ?? "0.0.0.0", port: portOption ?? 8443 });
+  await app.listen({
+    host: hostOption ?? "0.0.0.0",
+    port: portOption ?? 8443,
+    // The server comes from serverFactory, so fastify cannot tell it is HTTPS and would log http://.
+    listenTextResolver: (address) => `Server listening at ${address.replace(/^http:/, "https:")}`,
+  });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : (portOption ?? 8443);
   const host = !hostOption || hostOption === "0.0.0.0" || hostOption === "::" ? "127.0.0.1" : hostOption;

@@ -52,7 +52,7 @@ export async function startServerProcess(
     child.on("exit", (code, signal) => resolve({ code, signal })),
   );
   const deadline = Date.now() + 30_000;
-  while (!out.includes("platform is serving on")) {
+  while (!out.includes("platform is listening on")) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${out}`);
     await new Promise((r) => setTimeout(r, 50));
   }

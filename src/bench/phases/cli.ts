@@ -1,0 +1,69 @@
+/**
+ * CLI start: how long `platform --version` and a real client command (`platform list teams`
+ * against the bench server) take as processes, and their peak memory, beside `kubectl version
+ * --client` in the same run (the baseline a kubectl user is used to) and bare `node -e 0` (the
+ * floor of any node CLI). Medians of a few runs.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { f, type ServerBench } from "../harness.js";
+
+const PLATFORM = fileURLToPath(new URL("../../../bin/platform.js", import.meta.url));
+/** GNU time reports a child's peak RSS; without it only durations are measured. */
+const GNU_TIME = "/usr/bin/time";
+
+interface Run {
+  ms: number;
+  /** Peak RSS in KiB, NaN when GNU time is not installed. */
+  rssKb: number;
+}
+
+function timed(cmd: string, args: string[], env: NodeJS.ProcessEnv): Run {
+  const withTime = existsSync(GNU_TIME);
+  const t = performance.now();
+  const r = withTime
+    ? spawnSync(GNU_TIME, ["-f", "%M", cmd, ...args], { env, encoding: "utf8" })
+    : spawnSync(cmd, args, { env, encoding: "utf8" });
+  const ms = performance.now() - t;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed: ${r.stderr}`);
+  const rssKb = withTime ? Number(r.stderr.trim().split("\n").pop()) : Number.NaN;
+  return { ms, rssKb };
+}
+
+function median(runs: Run[]): Run {
+  const mid = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+  return { ms: mid(runs.map((r) => r.ms)), rssKb: mid(runs.map((r) => r.rssKb)) };
+}
+
+function repeat(times: number, cmd: string, args: string[], env: NodeJS.ProcessEnv): Run {
+  return median(Array.from({ length: times }, () => timed(cmd, args, env)));
+}
+
+const show = (r: Run) => `${f(r.ms, 0)} ms, ${f(r.rssKb / 1024)} MiB`;
+
+export async function benchCli(b: ServerBench): Promise<void> {
+  const times = b.N.dur > 1 ? 5 : 2;
+  const config = join(b.dir, "cli-config.json");
+  const ca = readFileSync(join(b.dataDir, "ca.crt"), "utf8");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      login: { server: `https://127.0.0.1:${b.port}`, accessKey: b.key, certificateAuthorityData: ca },
+    }),
+    { mode: 0o600 },
+  );
+  const env = { ...process.env, PLATFORM_CONFIG: config, NO_COLOR: "1" };
+  const kubectl = existsSync("/usr/bin/kubectl")
+    ? repeat(times, "/usr/bin/kubectl", ["version", "--client"], env)
+    : undefined;
+  const baseline = kubectl ? `${show(kubectl)} (kubectl version --client)` : "kubectl not installed";
+  // Node's own start is the floor under every figure of a node CLI.
+  const bare = repeat(times, process.execPath, ["-e", "0"], env);
+  b.row("CLI floor: node -e 0", show(bare), baseline, kubectl ? `${f(bare.ms / kubectl.ms, 2)}x` : "");
+  const version = repeat(times, process.execPath, [PLATFORM, "--version"], env);
+  b.row("CLI start: platform --version", show(version), baseline, kubectl ? `${f(version.ms / kubectl.ms, 2)}x` : "");
+  const list = repeat(times, process.execPath, [PLATFORM, "list", "teams"], env);
+  b.row("CLI request: platform list teams", show(list), baseline, kubectl ? `${f(list.ms / kubectl.ms, 2)}x` : "");
+}

@@ -1,0 +1,217 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { errors } from "../api/errors.js";
+import type { KubeObject } from "../api/object.js";
+import { ACCESS_RULE_RESOURCES, ACCESS_VERBS } from "../authz/authorizer.js";
+import type { Authorizer, RequestAttributes } from "../authz/contract.js";
+import type { Registry } from "../registry/registry.js";
+import { type RequestContext, systemContext, type UserInfo } from "../registry/request-context.js";
+import type { ResourceType } from "../registry/resource-type.js";
+import { decodeObjectBody } from "./body.js";
+import { parseMediaRange, type ResponseFormat } from "./negotiation.js";
+import { decodeEnvelope, messageField, messageFields, PROTOBUF_CONTENT_TYPE, stringField } from "./protobuf.js";
+import { send } from "./respond.js";
+
+/**
+ * authorization.k8s.io/v1 SelfSubjectRulesReview: what `kubectl auth can-i --list` posts. The
+ * rules are found by asking the authorizer itself (so scopes, roles, memberships and access
+ * rules all count): first for each kind and verb on any object, then object by object for the
+ * kinds whose rights live on single objects, each such grant reported with its resourceNames.
+ */
+
+const API_VERSION = "authorization.k8s.io/v1";
+/** Objects per kind looked at one by one; beyond that the answer says it is incomplete. */
+const MAX_OBJECTS_PER_KIND = 1000;
+
+interface ResourceRule {
+  verbs: string[];
+  apiGroups: string[];
+  resources: string[];
+  resourceNames?: string[];
+}
+
+interface RulesBody {
+  apiVersion?: string;
+  kind?: string;
+  spec?: { namespace?: string };
+}
+
+function decode(request: FastifyRequest): RulesBody {
+  const raw = (request.body as Buffer | undefined) ?? Buffer.alloc(0);
+  if (parseMediaRange(request.headers["content-type"] ?? "").type === PROTOBUF_CONTENT_TYPE) {
+    // kubectl posts protobuf: SelfSubjectRulesReview{spec=2: {namespace=1}} (k8s.io/api generated.proto).
+    const envelope = decodeEnvelope(raw);
+    const spec = messageField(messageFields(envelope.raw), 2);
+    return {
+      apiVersion: envelope.apiVersion,
+      kind: envelope.kind,
+      spec: { namespace: spec ? stringField(spec, 1) : undefined },
+    };
+  }
+  const value = decodeObjectBody(request.headers["content-type"], raw).value;
+  if (!value || typeof value !== "object" || Array.isArray(value))
+    throw errors.badRequest("the body must be an object");
+  const body = value as RulesBody;
+  if (body.kind !== undefined && body.kind !== "SelfSubjectRulesReview")
+    throw errors.badRequest(`the body's kind must be SelfSubjectRulesReview, not "${String(body.kind)}"`);
+  if (body.apiVersion !== undefined && body.apiVersion !== API_VERSION)
+    throw errors.badRequest(`the body's apiVersion must be ${API_VERSION}, not "${String(body.apiVersion)}"`);
+  return body;
+}
+
+/** The verbs a kind can be asked about: its served verbs, plus use/bind where access rules name them. */
+function verbsOf(rt: ResourceType): string[] {
+  const verbs = new Set<string>(rt.verbs);
+  if (ACCESS_RULE_RESOURCES.has(rt.plural)) for (const v of ACCESS_VERBS) verbs.add(v);
+  return [...verbs];
+}
+
+function attrs(rt: ResourceType, verb: string, namespace: string, name = "", object?: KubeObject): RequestAttributes {
+  return {
+    verb,
+    apiGroup: rt.group,
+    resource: rt.plural,
+    subresource: "",
+    namespace: rt.namespaced ? namespace : "",
+    name,
+    resourceRequest: true,
+    ...(object ? { object } : {}),
+  };
+}
+
+async function allowedVerbs(
+  authorizer: Authorizer,
+  user: UserInfo,
+  verbs: string[],
+  make: (verb: string) => RequestAttributes,
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const verb of verbs) if ((await authorizer.authorize(user, make(verb))).allowed) out.push(verb);
+  return out;
+}
+
+/** Rules of one kind: on any object, then per object for what only single objects grant. */
+async function rulesOfKind(
+  deps: { authorizer: Authorizer; registry: Registry },
+  ctx: RequestContext,
+  rt: ResourceType,
+  namespace: string,
+): Promise<{ rules: ResourceRule[]; incomplete: boolean }> {
+  const { authorizer } = deps;
+  const user = ctx.user;
+  if (rt.namespaced && !namespace) return { rules: [], incomplete: false };
+  const verbs = verbsOf(rt);
+  const general = await allowedVerbs(authorizer, user, verbs, (v) => attrs(rt, v, namespace));
+  const rules: ResourceRule[] = [];
+  if (general.length) rules.push({ verbs: general, apiGroups: [rt.group], resources: [rt.plural] });
+  if (general.length === verbs.length) return { rules, incomplete: false };
+  const rest = verbs.filter((v) => !general.includes(v));
+  const perObject = !!authorizer.needsObject?.(user, attrs(rt, "get", namespace, "x"));
+  const { objects, incomplete } = await candidates(deps.registry, ctx.user, rt, namespace, perObject);
+  for (const obj of objects) {
+    const name = obj.metadata.name ?? "";
+    const granted = await allowedVerbs(authorizer, user, rest, (v) => attrs(rt, v, namespace, name, obj));
+    if (granted.length)
+      rules.push({ verbs: granted, apiGroups: [rt.group], resources: [rt.plural], resourceNames: [name] });
+  }
+  return { rules, incomplete };
+}
+
+/**
+ * The objects worth asking about one by one: the caller's own user and teams (the self rules), and
+ * every object of a kind whose rights can live on the object (access rules, key ownership,
+ * project membership). Read as the server; only names the caller holds a right on are reported.
+ */
+async function candidates(
+  registry: Registry,
+  user: UserInfo,
+  rt: ResourceType,
+  namespace: string,
+  perObject: boolean,
+): Promise<{ objects: KubeObject[]; incomplete: boolean }> {
+  const store = registry.find(rt.plural)?.store;
+  if (!store || rt.virtualCreate) return { objects: [], incomplete: false };
+  const own = ownNames(user, rt.plural);
+  if (own) {
+    const objects: KubeObject[] = [];
+    for (const name of own) {
+      const obj = await store.read(undefined, name);
+      if (obj) objects.push(obj);
+    }
+    return { objects, incomplete: false };
+  }
+  if (!perObject) return { objects: [], incomplete: false };
+  const list = await store.list(systemContext(), rt.namespaced ? namespace : undefined, {
+    limit: MAX_OBJECTS_PER_KIND,
+  });
+  return { objects: list.items, incomplete: !!list.metadata.continue };
+}
+
+function ownNames(user: UserInfo, plural: string): string[] | undefined {
+  if (plural === "users") return user.subjectKind === "User" ? [user.name] : [];
+  if (plural === "teams") return user.subjectKind === "Team" ? [user.name] : user.teams;
+  return undefined;
+}
+
+/** What every authenticated caller may read outside the resources: discovery, version, openapi. */
+async function nonResourceRules(authorizer: Authorizer, user: UserInfo) {
+  const probe: RequestAttributes = {
+    verb: "get",
+    apiGroup: "",
+    resource: "",
+    subresource: "",
+    namespace: "",
+    name: "",
+    path: "/version",
+    resourceRequest: false,
+  };
+  return (await authorizer.authorize(user, probe)).allowed ? [{ verbs: ["get"], nonResourceURLs: ["*"] }] : [];
+}
+
+/** Kinds granted the same verbs on any object share one rule, as kube-apiserver's answers do. */
+function merge(rules: ResourceRule[]): ResourceRule[] {
+  const out: ResourceRule[] = [];
+  for (const rule of rules) {
+    const same = !rule.resourceNames
+      ? out.find(
+          (r) => !r.resourceNames && r.apiGroups[0] === rule.apiGroups[0] && r.verbs.join() === rule.verbs.join(),
+        )
+      : undefined;
+    if (same) same.resources.push(...rule.resources);
+    else out.push({ ...rule, resources: [...rule.resources] });
+  }
+  return out;
+}
+
+export async function handleSelfSubjectRulesReview(
+  deps: { authorizer: Authorizer; registry: Registry },
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ctx: RequestContext,
+  format: ResponseFormat,
+): Promise<unknown> {
+  const body = decode(request);
+  const namespace = typeof body.spec?.namespace === "string" ? body.spec.namespace : "";
+  const rules: ResourceRule[] = [];
+  let incomplete = false;
+  for (const rt of deps.registry.resourceTypes()) {
+    const kind = await rulesOfKind(deps, ctx, rt, namespace);
+    rules.push(...kind.rules);
+    incomplete ||= kind.incomplete;
+  }
+  return send(
+    reply,
+    201,
+    {
+      kind: "SelfSubjectRulesReview",
+      apiVersion: API_VERSION,
+      metadata: { creationTimestamp: null },
+      spec: { namespace },
+      status: {
+        resourceRules: merge(rules),
+        nonResourceRules: await nonResourceRules(deps.authorizer, ctx.user),
+        incomplete,
+      },
+    },
+    format,
+  );
+}
