@@ -78,7 +78,7 @@ export class AccessControl {
   }
 
   /** The request's caller and context, or a 401/403/429 ApiError. */
-  async authenticate(request: FastifyRequest): Promise<RequestContext> {
+  async authenticate(request: Pick<FastifyRequest, "ip" | "headers">): Promise<RequestContext> {
     const address = request.ip;
     this.limiter.check(address);
     let user: RequestContext["user"];

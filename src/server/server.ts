@@ -17,6 +17,8 @@ import "../crypto/reflect-metadata.js";
 import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
 import { loadOrCreateSigningKey, type TokenSigner } from "../crypto/jwt.js";
 import { loadOrCreateEncryptionKeys, type SecretBox } from "../crypto/secret-box.js";
+import { ClusterGateway } from "../gateway/cluster-gateway.js";
+import { writeStatusToSocket } from "../gateway/raw-status.js";
 import { allResourceTypes } from "../kinds/index.js";
 import { CachedStorage } from "../registry/cache/cached-storage.js";
 import { Informer } from "../registry/informer.js";
@@ -27,6 +29,7 @@ import { openStorage } from "../storage/factory.js";
 import type { Storage } from "../storage/interface.js";
 import { registerVirtualClusterActions } from "../virtualclusters/actions.js";
 import { VirtualClusterCaCleanup } from "../virtualclusters/ca-cleanup.js";
+import { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import type { Authorizer } from "./authorizer.js";
 import { SERVER_VERSION } from "./discovery.js";
 import { registerDiscoveryRoutes } from "./discovery-routes.js";
@@ -173,11 +176,29 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     allows: (user, attrs) => access.authorizer.decide(user, attrs).allowed,
     bypassed: () => closing,
   });
+  // The cluster gateway (src/gateway) answers its paths before fastify: bodies stream, upgrades pass.
+  const gateway = new ClusterGateway({
+    registry,
+    authenticate: (request) => access.authenticate(request),
+    authorizer: access.authorizer,
+    cas: new VirtualClusterCaStore(registry.storage, cipher),
+    audit: access.audit,
+  });
+  await gateway.start();
   const app = Fastify({
     // fastify's own https server, with the fast GET path (fast-get.ts) in front of its routing.
     serverFactory: (handler) => {
       const server = createHttpsServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, (req, res) => {
-        if (!hotGet(req, res)) handler(req, res);
+        if (!gateway.handleRequest(req, res) && !hotGet(req, res)) handler(req, res);
+      });
+      server.on("upgrade", (req, socket, head) => {
+        if (gateway.handleUpgrade(req, socket, head)) return;
+        writeStatusToSocket(
+          socket,
+          400,
+          "BadRequest",
+          "protocol upgrades are served only under /kubernetes/cluster/ and /kubernetes/project/",
+        );
       });
       // What fastify sets on the servers it makes: keep-alive 72 s, no request timeout (watches).
       server.keepAliveTimeout = 72_000;
@@ -292,6 +313,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       closed ??= (async () => {
         await controllers.stop();
         watchStreams.closeAll();
+        gateway.stop();
         await app.close();
         await access.stop();
         identity.stop();
