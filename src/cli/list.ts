@@ -1,7 +1,8 @@
 import type { Command } from "commander";
-import { TABLE_ACCEPT } from "./api-client.js";
+import { type Json, TABLE_ACCEPT } from "./api-client.js";
 import { addOutputOption, apiPath, loggedInClient, outputOf, projectNamespace, verbCommand } from "./common.js";
 import { printJsonOrYaml, printServerTable } from "./output.js";
+import { mayUse } from "./use-cluster.js";
 
 interface ListKind {
   noun: string;
@@ -78,6 +79,7 @@ Examples:
           return;
         }
         const empty = `No ${k.what} found${namespace ? ` in ${narrowed}` : ""}.`;
+        if (k.plural === "clusters") return printServerTable(result, empty, await useColumn(result));
         const narrow = k.narrow;
         printServerTable(
           result,
@@ -88,4 +90,13 @@ Examples:
         );
       });
   }
+}
+
+/** The USE column of `list clusters`: whether the caller may connect to each (through the gateway). */
+async function useColumn(table: Json) {
+  const client = loggedInClient();
+  const names = ((table?.rows ?? []) as Json[]).map((r) => String(r.object?.metadata?.name ?? ""));
+  const usable = new Set<string>();
+  await Promise.all(names.map(async (n) => (await mayUse(client, "clusters", n)) && usable.add(n)));
+  return { header: "Use", cell: (row: Json) => (usable.has(String(row.object?.metadata?.name ?? "")) ? "yes" : "no") };
 }

@@ -9,6 +9,7 @@ import { red } from "./output.js";
 import { registerSecretCommands } from "./secrets.js";
 import { registerStartCommand } from "./start-command.js";
 import { registerUseCommand } from "./use.js";
+import { registerUseClusterCommands } from "./use-cluster.js";
 import { registerVirtualClusterCommands } from "./vclusters.js";
 
 export function buildProgram(): Command {
@@ -38,6 +39,7 @@ Examples:
   registerListCommand(program);
   registerVirtualClusterCommands(program);
   registerUseCommand(program);
+  registerUseClusterCommands(program);
   registerCompletionCommand(program);
   // Every (sub)command reports usage errors by throwing, so main decides the exit code (2).
   const exitOverride = (cmd: Command) => {

@@ -77,6 +77,11 @@ export class ClusterGateway {
     this.vclusters.close();
   }
 
+  /** Forwarded exchanges open now (watches, exec sessions): what a leak would show in. */
+  get openExchanges(): number {
+    return this.handler.openCount;
+  }
+
   /** Serves the request when it is a gateway path; false lets the server route it. */
   handleRequest(req: IncomingMessage, res: ServerResponse): boolean {
     if (!isGatewayPath(req.url)) return false;

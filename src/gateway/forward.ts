@@ -119,6 +119,14 @@ function unreachable(err: unknown, target: ForwardTarget) {
   return { code: 503, reason: "ServiceUnavailable" as const, message: `${e.reason}: ${e.message}` };
 }
 
+function credentialsRejected(target: ForwardTarget) {
+  return {
+    code: 503,
+    reason: "ServiceUnavailable" as const,
+    message: `Unauthorized: the cluster at ${target.upstream.base.origin} rejected the platform's credentials (401 Unauthorized)`,
+  };
+}
+
 /** Forwards a plain (non-upgrade) request; `done` is called once, when the exchange is over. */
 export function forwardHttp(
   req: IncomingMessage,
@@ -137,6 +145,14 @@ export function forwardHttp(
   const upReq = upstreamRequest(req, target, false);
   upReq.on("response", (upRes) => {
     code = upRes.statusCode ?? 502;
+    if (code === 401) {
+      // The upstream refused the platform's own credentials: the caller's are fine, the cluster is unusable.
+      upRes.resume();
+      const s = credentialsRejected(target);
+      code = s.code;
+      bytes += writeStatus(res, s.code, s.reason, s.message);
+      return;
+    }
     res.writeHead(code, responseHeaders(upRes));
     // Watches and `logs -f` send headers long before their first event: let the client see them.
     res.flushHeaders();
@@ -209,6 +225,13 @@ export function forwardUpgrade(
   upReq.on("response", (upRes) => {
     // The upstream refused the upgrade (403, 404, 400): its answer goes back, then the connection closes.
     code = upRes.statusCode ?? 502;
+    if (code === 401) {
+      upRes.resume();
+      const s = credentialsRejected(target);
+      code = s.code;
+      bytes += writeStatusToSocket(socket, s.code, s.reason, s.message);
+      return;
+    }
     const kept: string[] = [];
     const raw = upRes.rawHeaders;
     for (let i = 0; i + 1 < raw.length; i += 2) {

@@ -32,6 +32,10 @@ export class GatewayHandler {
     private readonly label: (req: IncomingMessage) => string,
   ) {}
 
+  get openCount(): number {
+    return this.open.size;
+  }
+
   /** Ends every open exchange (server shutdown). */
   closeAll(): void {
     for (const o of this.open) o.destroy();

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
@@ -21,6 +22,7 @@ describe("cluster gateway with kubectl", () => {
   let cluster: FakeClusterApiServer;
   const keys: Record<string, string> = {};
   let files = 0;
+  const auditFile = join(mkdtempSync(join(tmpdir(), "gw-audit-")), "audit.log");
 
   async function post(path: string, body: unknown) {
     const res = await server.request("POST", `${GROUP_PATH}/${path}`, { body });
@@ -66,7 +68,7 @@ describe("cluster gateway with kubectl", () => {
 
   before(async () => {
     cluster = await FakeClusterApiServer.start();
-    server = await startTestServer();
+    server = await startTestServer({ auditLog: auditFile });
     await post("namespaces/platform/sharedsecrets", {
       metadata: { name: "c1-kubeconfig" },
       spec: { data: { config: Buffer.from(cluster.kubeconfig()).toString("base64") } },
@@ -222,6 +224,36 @@ describe("cluster gateway with kubectl", () => {
     cluster = await FakeClusterApiServer.restartOn(cluster, Number(port));
     const { stdout } = await kubectl(keys.alice!, "get", "pods", "-o", "name");
     assert.match(stdout, /pod\/web-1/);
+  });
+
+  it("credentials the cluster rejects give 503 Unauthorized, not the cluster's 401", async () => {
+    const good = cluster.token;
+    cluster.token = "rotated";
+    try {
+      const res = await server.request("GET", "/kubernetes/cluster/c1/api/v1/namespaces/default/pods", {
+        token: keys.alice!,
+      });
+      assert.equal(res.status, 503, res.text);
+      assert.match(res.json.message, /^Unauthorized: .*rejected the platform's credentials/);
+    } finally {
+      cluster.token = good;
+    }
+  });
+
+  it("writes one audit line per forwarded request, without header values", async () => {
+    const lines = readFileSync(auditFile, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const forwarded = lines.filter((l) => l.gateway === "cluster/c1");
+    const get = forwarded.find((l) => l.user === "alice" && l.path === "/api/v1/namespaces/default/pods/web-1");
+    assert.ok(get, "the get of web-1 was logged");
+    assert.equal(get.code, 200);
+    assert.ok(get.bytes > 0);
+    assert.equal(typeof get.durationMs, "number");
+    assert.ok(forwarded.some((l) => l.code === 403 && l.path === "/api/v1/namespaces/default/pods"));
+    const text = readFileSync(auditFile, "utf8");
+    for (const secret of [keys.alice!, keys.bob!, cluster.token]) assert.ok(!text.includes(secret));
   });
 });
 

@@ -82,6 +82,8 @@ export interface RunningServer {
   storage: Storage;
   /** Background controllers; they run only while this replica is the elected leader. */
   controllers: ControllerManager;
+  /** The cluster gateway (src/gateway). */
+  gateway: ClusterGateway;
   app: FastifyInstance;
   close(): Promise<void>;
 }
@@ -307,6 +309,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     registry,
     storage,
     controllers,
+    gateway,
     app,
     close() {
       closing = true;
