@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { registerAccessKeyCommands } from "./accesskeys.js";
+import { registerAgentCommand } from "./agent-command.js";
 import { registerCompletionCommand } from "./completion.js";
 import { CliError, USAGE_EXIT_CODE } from "./errors.js";
 import { registerListCommand } from "./list.js";
@@ -32,6 +33,7 @@ Examples:
   platform use management && kubectl get users`,
     );
   registerStartCommand(program);
+  registerAgentCommand(program);
   registerMigrateStorageCommand(program);
   registerLoginCommands(program);
   registerSecretCommands(program);

@@ -12,18 +12,15 @@ import type { RequestContext, UserInfo } from "../registry/request-context.js";
 import type { RequestAttributes } from "../server/authorizer.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import { ClusterUpstreams } from "./cluster-upstreams.js";
-import type { Impersonation } from "./forward.js";
 import { auditForwarded } from "./gateway-audit.js";
 import { GatewayHandler, type Resolved } from "./gateway-handler.js";
 import { type GatewayTarget, gatewayScopeAllows } from "./gateway-scope.js";
+import { impersonationOf } from "./impersonation-identity.js";
 import { kubeRequestAttributes } from "./kube-request.js";
 import { VirtualClusterUpstreams } from "./vcluster-upstreams.js";
 
 export const CLUSTER_GATEWAY_PREFIX = "/kubernetes/cluster/";
 export const PROJECT_GATEWAY_PREFIX = "/kubernetes/project/";
-/** The group every team of a user is impersonated as: `platform:team:<team>`. */
-export const TEAM_GROUP_PREFIX = "platform:team:";
-
 const CLUSTER_PATH = /^\/kubernetes\/cluster\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
 const VCLUSTER_PATH = /^\/kubernetes\/project\/([^/?]+)\/virtualcluster\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
 const CLUSTERS = { group: GROUP, resource: "clusters" };
@@ -35,12 +32,6 @@ export interface ClusterGatewayDeps {
   authorizer: PlatformAuthorizer;
   cas: VirtualClusterCaStore;
   audit?: AuditLog;
-}
-
-/** The Impersonate-* identity of a platform caller on a connected cluster. */
-export function impersonationOf(user: UserInfo): Impersonation {
-  if (user.subjectKind === "Team") return { user: `${TEAM_GROUP_PREFIX}${user.name}`, groups: [] };
-  return { user: user.name, groups: [...user.groups, ...user.teams.map((t) => `${TEAM_GROUP_PREFIX}${t}`)] };
 }
 
 /**

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import type { KubeObject } from "../api/object.js";
 import {
   ClusterConnectionError,
@@ -7,7 +6,7 @@ import {
 } from "../controllers/cluster-health/cluster-connection.js";
 import { Informer } from "../registry/informer.js";
 import type { Registry } from "../registry/registry.js";
-import { makeUpstream, retireUpstream, type Upstream, upstreamFromKubeConfig } from "./upstream.js";
+import { retireUpstream, type Upstream, upstreamFromKubeConfig } from "./upstream.js";
 
 /**
  * One upstream (parsed kubeconfig, keep-alive pool) per connected cluster, built on first use
@@ -80,23 +79,12 @@ export class ClusterUpstreams {
 
   private async build(cluster: KubeObject): Promise<Upstream> {
     const client = await clusterClient(this.registry, cluster);
-    const kc = client.kubeConfig;
-    const user = kc.getCurrentUser();
-    const tokenFile = user?.authProvider?.name === "tokenFile" ? user.authProvider.config?.tokenFile : undefined;
-    if (tokenFile) {
-      // In-cluster config (spec.local): the service account's token and CA files.
-      const current = kc.getCurrentCluster()!;
-      try {
-        return makeUpstream(
-          current.server,
-          { caPem: current.caFile ? readFileSync(current.caFile) : undefined },
-          { authorization: `Bearer ${readFileSync(tokenFile, "utf8").trim()}` },
-        );
-      } catch (err) {
-        throw new ClusterConnectionError("InClusterConfigNotFound", (err as Error).message);
-      }
+    try {
+      // In-cluster config (spec.local) refers to the service account's token and CA files.
+      return upstreamFromKubeConfig(client.kubeConfig);
+    } catch (err) {
+      throw new ClusterConnectionError("InClusterConfigNotFound", (err as Error).message);
     }
-    return upstreamFromKubeConfig(kc);
   }
 
   private forget(name: string): void {

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { Agent } from "node:https";
 import type { KubeConfig } from "@kubernetes/client-node";
 
@@ -45,23 +46,31 @@ export function makeUpstream(server: string, tls: UpstreamTls, headers: Record<s
   return { base, pathPrefix, agent, headers };
 }
 
-/** The current context of a (validated) kubeconfig as an upstream: inline CA, client certificate, token or basic auth. */
+/**
+ * The current context of a kubeconfig as an upstream: CA, client certificate, token or basic auth.
+ * File references are read (the agent's own kubeconfig); the platform's cluster secrets are
+ * validated to hold inline data only (cluster-connection.ts) before they get here.
+ */
 export function upstreamFromKubeConfig(kc: KubeConfig): Upstream {
   const cluster = kc.getCurrentCluster();
   const user = kc.getCurrentUser();
   if (!cluster) throw new Error("the kubeconfig has no current cluster");
-  const decode = (b64: string | undefined) => (b64 ? Buffer.from(b64, "base64") : undefined);
+  const decode = (b64: string | undefined, file?: string) =>
+    b64 ? Buffer.from(b64, "base64") : file ? readFileSync(file) : undefined;
   const headers: Record<string, string> = {};
-  if (user?.token) headers.authorization = `Bearer ${user.token}`;
+  const token =
+    user?.token ??
+    (user?.authProvider?.name === "tokenFile" ? readTokenFile(user.authProvider.config?.tokenFile) : undefined);
+  if (token) headers.authorization = `Bearer ${token}`;
   else if (user?.username || user?.password) {
     headers.authorization = `Basic ${Buffer.from(`${user.username ?? ""}:${user.password ?? ""}`).toString("base64")}`;
   }
   return makeUpstream(
     cluster.server,
     {
-      caPem: decode(cluster.caData),
-      certPem: decode(user?.certData),
-      keyPem: decode(user?.keyData),
+      caPem: decode(cluster.caData, cluster.caFile),
+      certPem: decode(user?.certData, user?.certFile),
+      keyPem: decode(user?.keyData, user?.keyFile),
       insecureSkipTLSVerify: cluster.skipTLSVerify,
       serverName: cluster.tlsServerName,
     },
@@ -77,4 +86,8 @@ export function retireUpstream(upstream: Upstream): void {
   const agent = upstream.agent;
   agent.on("free", (socket) => socket.destroy());
   for (const sockets of Object.values(agent.freeSockets)) for (const s of sockets ?? []) s.destroy();
+}
+
+function readTokenFile(file: string | undefined): string | undefined {
+  return file ? readFileSync(file, "utf8").trim() : undefined;
 }

@@ -119,7 +119,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       projects: (name) => registry.store("projects").read(undefined, name),
       tokenIssuer: {
         issue: (claims, ttl) =>
-          signer.signToken({ sub: claims.sub, subjectKind: claims.subjectKind, scope: claims.scope }, ttl),
+          signer.signToken(
+            { sub: claims.sub, subjectKind: claims.subjectKind, scope: claims.scope, groups: claims.groups },
+            ttl,
+          ),
         maxTtlSeconds: config.maxTokenTtlSeconds ?? 86400,
       },
       uidLookup: async (kind, ns, name) => (await registry.storeOfKind(kind)?.read(ns, name))?.metadata.uid,
