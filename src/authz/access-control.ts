@@ -40,6 +40,8 @@ export class AccessControl {
   readonly audit?: AuditLog;
   readonly subresources: Array<[string, SubresourceHandler]>;
   private readonly projects: Informer;
+  /** For direct tokens naming clusters (admission checks `use` on them). */
+  private readonly clusters: Informer;
   private readonly authenticator: AccessKeyAuthenticator;
   private readonly limiter: FailedAuthLimiter;
   private readonly activity: KeyActivityRecorder;
@@ -54,8 +56,12 @@ export class AccessControl {
     log: { error(obj: unknown, msg: string): void } = { error: () => {} },
   ) {
     this.projects = new Informer(registry.store("projects"));
+    this.clusters = new Informer(registry.store("clusters"));
     this.authorizer = new PlatformAuthorizer(identity, this.projects);
-    this.admission = new EscalationAdmission(this.authorizer, identity, { maxKeyTtlSeconds: config.maxKeyTtlSeconds });
+    this.admission = new EscalationAdmission(this.authorizer, identity, {
+      maxKeyTtlSeconds: config.maxKeyTtlSeconds,
+      cluster: (name) => this.clusters.get(undefined, name),
+    });
     this.authenticator = new AccessKeyAuthenticator(identity, { fallback: directTokenFallback(identity, signer) });
     this.limiter = new FailedAuthLimiter(config.maxFailedAuthPerMinute ?? DEFAULT_MAX_FAILED_AUTH_PER_MINUTE);
     this.activity = new KeyActivityRecorder(registry.store("ownedaccesskeys"), identity.keys, Date.now, (err) =>
@@ -69,11 +75,12 @@ export class AccessControl {
 
   /** After the identity index started. */
   async start(): Promise<void> {
-    await this.projects.start();
+    await Promise.all([this.projects.start(), this.clusters.start()]);
   }
 
   async stop(): Promise<void> {
     this.projects.stop();
+    this.clusters.stop();
     await this.audit?.close();
   }
 

@@ -10,6 +10,8 @@ import { isRestricting, type Scope, scopeWithin } from "./scope.js";
 export interface AdmissionOptions {
   /** Longest key ttl (seconds) the server lets anyone create; undefined: no limit. */
   maxKeyTtlSeconds?: number;
+  /** The Cluster of that name (in memory), for tokens whose scope names clusters. */
+  cluster?: (name: string) => KubeObject | undefined;
 }
 
 /**
@@ -103,6 +105,36 @@ export class EscalationAdmission {
       if (isRestricting(callerScope) && !scopeWithin(obj.spec?.scope as Scope | undefined, callerScope)) {
         throw deny("a token scope wider than the caller's own");
       }
+      this.checkTokenClusters(user, obj, deny);
+    }
+  }
+
+  /**
+   * A token naming a cluster in its scope is what the agent beside that cluster accepts: it needs
+   * `use` on the cluster (the agent cannot ask the platform's rules itself), `*` needs an admin.
+   */
+  private checkTokenClusters(user: UserInfo, obj: KubeObject, deny: (what: string) => ApiError): void {
+    const rules = ((obj.spec?.scope as Scope | undefined)?.rules ?? []).filter((r) => !!r.cluster);
+    if (rules.length === 0) return;
+    // The caller's scope was compared above; here the question is the grant itself.
+    const unscoped: UserInfo = { ...user, credential: user.credential && { ...user.credential, scope: undefined } };
+    for (const { cluster: name = "" } of rules) {
+      if (name === "*") {
+        if (!this.authz.isAdmin(user)) throw deny(`a token for every cluster`);
+        continue;
+      }
+      const cluster = this.options.cluster?.(name);
+      const attrs: RequestAttributes = {
+        verb: "use",
+        apiGroup: GROUP,
+        resource: "clusters",
+        subresource: "",
+        namespace: "",
+        name,
+        resourceRequest: true,
+        object: cluster,
+      };
+      if (!cluster || !this.authz.decide(unscoped, attrs).allowed) throw deny(`a token for cluster "${name}"`);
     }
   }
 
