@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { baselineChild, serverChild, watchBaselineChild } from "./children.js";
 import { agent, type Bench, type Child, type Counts, type ServerBench, spawnChild, table } from "./harness.js";
 import { benchCreate } from "./phases/create.js";
+import { benchGateway, fakeClusterChild } from "./phases/gateway.js";
 import { benchGet } from "./phases/get.js";
 import { benchList } from "./phases/list.js";
 import { benchMemory } from "./phases/memory.js";
@@ -19,7 +20,7 @@ import { benchWatch } from "./phases/watch.js";
 
 const quick = process.argv.includes("--quick");
 const smoke = process.argv.includes("--smoke");
-/** `--only=get,create,list,watch,memory` runs just those phases (for profiling one at a time). */
+/** `--only=get,create,list,watch,gateway,memory` runs just those phases (for profiling one at a time). */
 const onlyArg = process.argv.find((a) => a.startsWith("--only="));
 const only = onlyArg ? new Set(onlyArg.slice("--only=".length).split(",")) : undefined;
 const wants = (phase: string) => only === undefined || only.has(phase);
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
     if (wants("create")) await benchCreate(served);
     if (wants("list")) await benchList(bench);
     if (wants("watch")) await benchWatch(served, { procs: WATCH_PROCS, watched: WATCHED });
+    if (wants("gateway")) await benchGateway(served);
     await server.ask({ cmd: "stop" }).catch(() => {});
     if (wants("memory")) await benchMemory(bench);
     console.log(
@@ -78,5 +80,6 @@ async function main(): Promise<void> {
 const mode = process.argv[2];
 if (mode === "server") await serverChild(process.argv[3]!);
 else if (mode === "baseline") await baselineChild(process.argv[3]!, process.argv[4]!);
+else if (mode === "fakecluster") await fakeClusterChild();
 else if (mode === "watchbaseline") await watchBaselineChild(process.argv[3]!, process.argv[4]!);
 else await main();

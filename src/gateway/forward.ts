@@ -154,9 +154,10 @@ export function forwardHttp(
       return;
     }
     res.writeHead(code, responseHeaders(upRes));
-    // Watches and `logs -f` send headers long before their first event: let the client see them.
-    res.flushHeaders();
     const delimited = upRes.headers["content-length"] !== undefined;
+    // Watches and `logs -f` send headers long before their first event: let the client see them.
+    // A body of known length follows at once, in the same write.
+    if (!delimited) res.flushHeaders();
     upRes.on("data", (chunk: Buffer) => {
       bytes += chunk.length;
     });
