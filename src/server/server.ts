@@ -194,7 +194,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     // fastify's own https server, with the fast GET path (fast-get.ts) in front of its routing.
     serverFactory: (handler) => {
       const server = createHttpsServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, (req, res) => {
-        if (!gateway.handleRequest(req, res) && !hotGet(req, res)) handler(req, res);
+        if (gateway.handleRequest(req, res)) return;
+        const answered = hotGet(req, res);
+        if (answered === false) handler(req, res);
+        else if (answered !== true) answered.then((ok) => ok || handler(req, res));
       });
       server.on("upgrade", (req, socket, head) => {
         if (gateway.handleUpgrade(req, socket, head)) return;
