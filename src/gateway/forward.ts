@@ -142,6 +142,12 @@ export function forwardHttp(
     over = true;
     done({ code, bytes });
   };
+  if (res.destroyed) {
+    // The client left while the request was being authorized: nothing to forward.
+    code = 499;
+    finish();
+    return;
+  }
   const upReq = upstreamRequest(req, target, false);
   upReq.on("response", (upRes) => {
     code = upRes.statusCode ?? 502;
@@ -203,6 +209,11 @@ export function forwardUpgrade(
     over = true;
     done({ code, bytes });
   };
+  if (socket.destroyed) {
+    code = 499;
+    finish();
+    return;
+  }
   const upReq = upstreamRequest(req, target, true);
   socket.on("error", () => socket.destroy());
   socket.on("close", () => {
