@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -210,6 +211,41 @@ describe("cluster gateway with kubectl", () => {
     assert.ok(upgrades.length >= 3);
     for (const s of upgrades) assert.equal(s.impersonateUser, "alice");
     await assert.rejects(kubectl(keys.bob!, "exec", "web-1", "--", "echo", "no"), /forbidden/i);
+  });
+
+  it("port-forward over WebSocket (SPDY tunneled): bytes go to the pod's port and back", async () => {
+    const child = spawn(KUBECTL, [`--kubeconfig=${kubeconfig(keys.alice!)}`, "port-forward", "pod/web-1", ":8080"]);
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => {
+      out += c.toString();
+    });
+    let err = "";
+    child.stderr.on("data", (c: Buffer) => {
+      err += c.toString();
+    });
+    try {
+      await waitFor(() => /Forwarding from 127\.0\.0\.1:\d+/.test(out) || child.exitCode !== null);
+      const port = Number(/Forwarding from 127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
+      assert.ok(port > 0, `kubectl port-forward started: ${out} ${err}`);
+      const echoed = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, "127.0.0.1", () => socket.write("ping through the gateway"));
+        let got = "";
+        socket.on("data", (d: Buffer) => {
+          got += d.toString();
+          if (got.length >= "ping through the gateway".length) {
+            socket.end();
+            resolve(got);
+          }
+        });
+        socket.on("error", reject);
+      });
+      assert.equal(echoed, "ping through the gateway");
+      assert.equal(cluster.portForwards, 1);
+      const seen = cluster.seen.filter((s) => s.path.includes("/portforward"));
+      assert.ok(seen.length > 0 && seen.every((s) => s.impersonateUser === "alice"));
+    } finally {
+      child.kill();
+    }
   });
 
   it("a cluster that goes offline gives 503 with the reason, and recovers", async () => {

@@ -3,13 +3,14 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { type WebSocket, WebSocketServer } from "ws";
+import { createWebSocketStream, type WebSocket, WebSocketServer } from "ws";
 import { stringify } from "yaml";
 import {
   type CertificateAndKey,
   createCertificateAuthority,
   createServingCertificate,
 } from "../crypto/certificates.js";
+import { SpdyServerSession, type SpdyStream } from "./spdy-server-session.js";
 
 /**
  * A stand-in for a connected cluster's API server that the cluster gateway forwards kubectl to,
@@ -38,6 +39,14 @@ interface Obj {
   [k: string]: unknown;
 }
 
+/** kubectl's port-forward over WebSocket: SPDY/3.1 frames tunneled in binary messages. */
+const PORT_FORWARD_PROTOCOL = "SPDY/3.1+portforward.k8s.io";
+/**
+ * ws accepts only RFC 7230 tokens as subprotocols and "/" is none: the stand-in hands ws this
+ * stand-in name and writes the real one into the 101 (the wire is what kubectl sees).
+ */
+const PORT_FORWARD_TOKEN = "spdy-3.1-portforward.k8s.io";
+
 const RESOURCES = {
   pods: { kind: "Pod", verbs: ["create", "delete", "get", "list", "watch"] },
   configmaps: { kind: "ConfigMap", verbs: ["create", "delete", "get", "list", "watch"] },
@@ -50,6 +59,8 @@ export class FakeClusterApiServer {
   readonly seen: SeenRequest[] = [];
   /** Every response waits this long first (a slow cluster). */
   delayMs = 0;
+  /** Port-forward sessions opened. */
+  portForwards = 0;
   /** Lines a `logs` request writes (one every 20 ms when following). */
   logLines = 5;
   private readonly objects = new Map<string, Obj>();
@@ -57,7 +68,8 @@ export class FakeClusterApiServer {
   private revision = 100;
   private readonly wss = new WebSocketServer({
     noServer: true,
-    handleProtocols: (protocols) => ["v5.channel.k8s.io", "v4.channel.k8s.io"].find((p) => protocols.has(p)) ?? false,
+    handleProtocols: (protocols) =>
+      [PORT_FORWARD_TOKEN, "v5.channel.k8s.io", "v4.channel.k8s.io"].find((p) => protocols.has(p)) ?? false,
   });
 
   private constructor(
@@ -97,6 +109,10 @@ export class FakeClusterApiServer {
     await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
     self = new FakeClusterApiServer(server, `https://127.0.0.1:${port}`, ca, options.clientCa);
+    self.wss.on("headers", (headers: string[]) => {
+      const i = headers.indexOf(`Sec-WebSocket-Protocol: ${PORT_FORWARD_TOKEN}`);
+      if (i >= 0) headers[i] = `Sec-WebSocket-Protocol: ${PORT_FORWARD_PROTOCOL}`;
+    });
     return self;
   }
 
@@ -302,11 +318,41 @@ export class FakeClusterApiServer {
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const seen = this.identify(req);
     const url = new URL(req.url ?? "/", "https://x");
+    if (seen && /\/pods\/[^/]+\/portforward$/.test(url.pathname)) {
+      if (req.headers["sec-websocket-protocol"]?.includes(PORT_FORWARD_PROTOCOL)) {
+        req.headers["sec-websocket-protocol"] = PORT_FORWARD_TOKEN;
+      }
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.portForward(ws));
+      return;
+    }
     if (!seen || !/\/pods\/[^/]+\/exec$/.test(url.pathname)) {
       socket.end("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
       return;
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.exec(ws, url.searchParams.getAll("command"), seen));
+  }
+
+  /**
+   * Port-forward: every forwarded port is an echo server. Per connection kubectl opens an error
+   * stream and a data stream (headers streamType, port, requestID); what arrives on the data
+   * stream goes back on it, and when kubectl ends it both streams are ended.
+   */
+  private portForward(ws: WebSocket): void {
+    this.portForwards++;
+    const tunnel = createWebSocketStream(ws);
+    const errorStreams = new Map<string, SpdyStream>();
+    new SpdyServerSession(tunnel, (stream) => {
+      const requestId = stream.headers.requestid ?? "";
+      if (stream.headers.streamtype === "error") {
+        errorStreams.set(requestId, stream);
+        return;
+      }
+      stream.on("data", (data: Buffer) => stream.write(data));
+      stream.on("end", () => {
+        stream.end();
+        errorStreams.get(requestId)?.end();
+      });
+    });
   }
 
   /** `echo ARGS` prints them; `whoami` prints the user the request came as; `cat` echoes stdin until it closes. */
