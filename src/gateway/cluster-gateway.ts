@@ -13,7 +13,7 @@ import type { RequestAttributes } from "../server/authorizer.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import { ClusterUpstreams } from "./cluster-upstreams.js";
 import { auditForwarded } from "./gateway-audit.js";
-import { GatewayHandler, type Resolved } from "./gateway-handler.js";
+import { GatewayHandler, type Resolved, refusing } from "./gateway-handler.js";
 import { type GatewayTarget, gatewayScopeAllows } from "./gateway-scope.js";
 import { impersonationOf } from "./impersonation-identity.js";
 import { kubeRequestAttributes } from "./kube-request.js";
@@ -92,18 +92,18 @@ export class ClusterGateway {
     const user = ctx.user;
     // Direct cluster endpoint tokens are for the agent beside a cluster, never for this gateway.
     if (user.credential?.type === "DirectClusterEndpointToken") throw errors.unauthorized();
+    try {
+      return await this.resolveFor(user, url, req.method ?? "GET");
+    } catch (err) {
+      throw refusing(err, user);
+    }
+  }
+
+  private async resolveFor(user: UserInfo, url: string, method: string): Promise<Resolved> {
     const c = CLUSTER_PATH.exec(url);
-    if (c) return this.resolveCluster(user, decode(c[1]!), c[2] ?? "/", c[3] ?? "", req.method ?? "GET");
+    if (c) return this.resolveCluster(user, decode(c[1]!), c[2] ?? "/", c[3] ?? "", method);
     const v = VCLUSTER_PATH.exec(url);
-    if (v)
-      return this.resolveVirtualCluster(
-        user,
-        decode(v[1]!),
-        decode(v[2]!),
-        v[3] ?? "/",
-        v[4] ?? "",
-        req.method ?? "GET",
-      );
+    if (v) return this.resolveVirtualCluster(user, decode(v[1]!), decode(v[2]!), v[3] ?? "/", v[4] ?? "", method);
     throw errors.notFoundPath();
   }
 

@@ -57,7 +57,7 @@ export class GatewayHandler {
       (err) => {
         req.resume();
         const e = asStatus(err);
-        record({ code: e.code, bytes: writeStatus(res, e.code, e.reason, e.message, e.details) });
+        record({ code: e.code, bytes: writeStatus(res, e.code, e.reason, e.message, e.details) }, refusedUser(err));
       },
     );
   }
@@ -74,7 +74,7 @@ export class GatewayHandler {
       (err) => {
         const e = asStatus(err);
         const bytes = writeStatusToSocket(socket, e.code, e.reason, e.message, e.details);
-        this.audit(this.entry(req, started, { code: e.code, bytes }, undefined, this.label(req)));
+        this.audit(this.entry(req, started, { code: e.code, bytes }, refusedUser(err), this.label(req)));
       },
     );
   }
@@ -91,6 +91,17 @@ export class GatewayHandler {
       sourceAddress: req.socket.remoteAddress ?? "",
     };
   }
+}
+
+/** A resolver that refuses a caller it has authenticated says who, for the audit line. */
+export function refusing(err: unknown, user: UserInfo): unknown {
+  if (err && typeof err === "object") refusedUsers.set(err, user);
+  return err;
+}
+const refusedUsers = new WeakMap<object, UserInfo>();
+
+function refusedUser(err: unknown): UserInfo | undefined {
+  return err && typeof err === "object" ? refusedUsers.get(err) : undefined;
 }
 
 function pathBelow(url: string, label: string): string {

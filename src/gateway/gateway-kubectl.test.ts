@@ -287,7 +287,9 @@ describe("cluster gateway with kubectl", () => {
     assert.equal(get.code, 200);
     assert.ok(get.bytes > 0);
     assert.equal(typeof get.durationMs, "number");
-    assert.ok(forwarded.some((l) => l.code === 403 && l.path === "/api/v1/namespaces/default/pods"));
+    assert.ok(
+      forwarded.some((l) => l.code === 403 && l.user === "bob" && l.path === "/api/v1/namespaces/default/pods"),
+    );
     const text = readFileSync(auditFile, "utf8");
     for (const secret of [keys.alice!, keys.bob!, cluster.token]) assert.ok(!text.includes(secret));
   });
