@@ -79,7 +79,7 @@ Examples:
           return;
         }
         const empty = `No ${k.what} found${namespace ? ` in ${narrowed}` : ""}.`;
-        if (k.plural === "clusters") return printServerTable(result, empty, await useColumn(result));
+        if (k.plural === "clusters") await addUseColumn(result);
         const narrow = k.narrow;
         printServerTable(
           result,
@@ -92,11 +92,13 @@ Examples:
   }
 }
 
-/** The USE column of `list clusters`: whether the caller may connect to each (through the gateway). */
-async function useColumn(table: Json) {
+/** The last column of `list clusters`, Use: whether the caller may connect to each (through the gateway). */
+async function addUseColumn(table: Json): Promise<void> {
   const client = loggedInClient();
-  const names = ((table?.rows ?? []) as Json[]).map((r) => String(r.object?.metadata?.name ?? ""));
-  const usable = new Set<string>();
-  await Promise.all(names.map(async (n) => (await mayUse(client, "clusters", n)) && usable.add(n)));
-  return { header: "Use", cell: (row: Json) => (usable.has(String(row.object?.metadata?.name ?? "")) ? "yes" : "no") };
+  const rows = (table?.rows ?? []) as Json[];
+  const usable = await Promise.all(rows.map((r) => mayUse(client, "clusters", String(r.object?.metadata?.name ?? ""))));
+  table.columnDefinitions = [...(table?.columnDefinitions ?? []), { name: "Use", type: "string" }];
+  rows.forEach((r, i) => {
+    r.cells = [...(r.cells ?? []), usable[i] ? "yes" : "no"];
+  });
 }

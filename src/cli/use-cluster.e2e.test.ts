@@ -87,8 +87,9 @@ describe("platform use cluster", () => {
     const r = await cli(home, ["list", "clusters"]);
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.trim().split("\n");
-    assert.match(lines.find((l) => l.includes("prod")) ?? "", /^yes\s/i);
-    assert.match(lines.find((l) => l.includes("staging")) ?? "", /^no\s/i);
+    assert.match(lines[0] ?? "", /^NAME\s.*\sUSE$/);
+    assert.match(lines.find((l) => l.startsWith("prod")) ?? "", /\syes$/);
+    assert.match(lines.find((l) => l.startsWith("staging")) ?? "", /\sno$/);
   });
 
   it("use cluster writes a gateway context with the user's key, and kubectl works through it", async () => {
