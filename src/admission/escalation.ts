@@ -13,6 +13,7 @@ import type { RequestAttributes } from "../authz/contract.js";
 import { isRestricting, type Scope, scopeWithin } from "../authz/scope.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
 import type { UserInfo } from "../registry/request-context.js";
+import type { ObjectReader } from "./references.js";
 
 /**
  * No escalation (docs/permissions.md): nobody gives anyone — themselves included — a
@@ -25,9 +26,11 @@ export class EscalationAdmission implements AdmissionPlugin {
   constructor(
     private readonly authz: Pick<PlatformAuthorizer, "decide" | "isAdmin" | "rolesOf">,
     private readonly identity: Pick<IdentityIndex, "teamsOfUser">,
+    /** Reads the clusters a direct token's scope names. */
+    private readonly read: ObjectReader,
   ) {}
 
-  validate(attrs: AdmissionAttributes): void {
+  async validate(attrs: AdmissionAttributes): Promise<void> {
     if (isServerWrite(attrs) || attrs.operation === "DELETE") return;
     const { user, object: obj, oldObject: old } = attrs;
     const resource = attrs.resourceType.plural;
@@ -101,6 +104,36 @@ export class EscalationAdmission implements AdmissionPlugin {
       if (isRestricting(callerScope) && !scopeWithin(obj.spec?.scope as Scope | undefined, callerScope)) {
         throw deny("a token scope wider than the caller's own");
       }
+      await this.checkTokenClusters(user, obj, deny);
+    }
+  }
+
+  /**
+   * A token naming a cluster in its scope is what the agent beside that cluster accepts: it needs
+   * `use` on the cluster (the agent cannot ask the platform's rules itself), `*` needs an admin.
+   */
+  private async checkTokenClusters(user: UserInfo, obj: KubeObject, deny: (what: string) => ApiError): Promise<void> {
+    const rules = ((obj.spec?.scope as Scope | undefined)?.rules ?? []).filter((r) => !!r.cluster);
+    if (rules.length === 0) return;
+    // The caller's scope was compared above; here the question is the grant itself.
+    const unscoped: UserInfo = { ...user, credential: user.credential && { ...user.credential, scope: undefined } };
+    for (const { cluster: name = "" } of rules) {
+      if (name === "*") {
+        if (!this.authz.isAdmin(user)) throw deny("a token for every cluster");
+        continue;
+      }
+      const cluster = await this.read("clusters", undefined, name);
+      const attrs: RequestAttributes = {
+        verb: "use",
+        apiGroup: GROUP,
+        resource: "clusters",
+        subresource: "",
+        namespace: "",
+        name,
+        resourceRequest: true,
+        object: cluster,
+      };
+      if (!cluster || !this.authz.decide(unscoped, attrs).allowed) throw deny(`a token for cluster "${name}"`);
     }
   }
 

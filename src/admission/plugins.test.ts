@@ -162,23 +162,27 @@ describe("EscalationAdmission", () => {
     isAdmin: () => false,
     rolesOf: () => new Set<string>(),
   };
-  const escalation = new EscalationAdmission(nothing, { teamsOfUser: () => [] });
+  const clusters = new Map([["prod", obj({})]]);
+  const escalation = new EscalationAdmission(nothing, { teamsOfUser: () => [] }, async (_r, _ns, name) =>
+    clusters.get(name),
+  );
   const team = teamResource;
 
-  it("refuses a role the caller does not hold, and not for the server's own writes", () => {
+  it("refuses a role the caller does not hold, and not for the server's own writes", async () => {
     const withRole = obj({ clusterRoles: [{ name: "platform-management-admin" }] });
-    assert.throws(
-      () => escalation.validate(admissionAttributes("CREATE", team, withRole, undefined, bob(), false)),
+    await assert.rejects(
+      async () => escalation.validate(admissionAttributes("CREATE", team, withRole, undefined, bob(), false)),
       (e: ApiError) => e.code === 403 && /cannot grant clusterRole/.test(e.message),
     );
-    escalation.validate(admissionAttributes("CREATE", team, withRole, undefined, systemContext(), false));
+    await escalation.validate(admissionAttributes("CREATE", team, withRole, undefined, systemContext(), false));
   });
 
-  it("refuses a key for someone else", () => {
-    assert.throws(
-      () => escalation.validate(admissionAttributes("CREATE", keys, obj({ user: "alice" }), undefined, bob(), false)),
+  it("refuses a key for someone else", async () => {
+    await assert.rejects(
+      async () =>
+        escalation.validate(admissionAttributes("CREATE", keys, obj({ user: "alice" }), undefined, bob(), false)),
       (e: ApiError) => e.code === 403,
     );
-    escalation.validate(admissionAttributes("CREATE", keys, obj({ user: "bob" }), undefined, bob(), false));
+    await escalation.validate(admissionAttributes("CREATE", keys, obj({ user: "bob" }), undefined, bob(), false));
   });
 });

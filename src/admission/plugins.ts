@@ -36,7 +36,7 @@ export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
     new ProjectInstancesAdmission(deps.projects),
     new OwnerLinksAdmission(deps.uidOf),
     new KeyTtlCapAdmission(deps.maxKeyTtlSeconds),
-    new EscalationAdmission(deps.authorizer, deps.identity),
+    new EscalationAdmission(deps.authorizer, deps.identity, deps.read),
     new ReferenceAdmission(deps.authorizer, deps.read),
   ];
 }

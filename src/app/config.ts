@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { ControllerManager } from "../controllers/controller-manager.js";
+import type { ClusterGateway } from "../gateway/cluster-gateway.js";
 import type { Registry } from "../registry/registry.js";
 import type { Storage } from "../storage/interface.js";
 
@@ -45,6 +46,8 @@ export interface RunningServer {
   storage: Storage;
   /** Background controllers; they run only while this replica is the elected leader. */
   controllers: ControllerManager;
+  /** The cluster gateway (src/gateway). */
+  gateway: ClusterGateway;
   app: FastifyInstance;
   close(): Promise<void>;
 }

@@ -6,6 +6,7 @@ import { AccessControl } from "../authz/access-control.js";
 import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
 import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
+import { ClusterGateway } from "../gateway/cluster-gateway.js";
 import { allResourceTypes } from "../kinds/index.js";
 import { AdmissionChain } from "../registry/admission.js";
 import { CachedStorage } from "../registry/cache/cached-storage.js";
@@ -48,7 +49,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     secretDataReaders: { mayReadData: (user, obj) => authz().canReadSecretData(user, obj) },
     tokenIssuer: {
       issue: (claims, ttl) =>
-        signer.signToken({ sub: claims.sub, subjectKind: claims.subjectKind, scope: claims.scope }, ttl),
+        signer.signToken(
+          { sub: claims.sub, subjectKind: claims.subjectKind, scope: claims.scope, groups: claims.groups },
+          ttl,
+        ),
       maxTtlSeconds: config.maxTokenTtlSeconds ?? 86400,
     },
   });
@@ -96,6 +100,16 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const subresources = new Map<string, SubresourceHandler>(accessKeySubresources(registry, identity));
   registerVirtualClusterActions(subresources, { registry, cas });
   const watchStreams = new WatchStreams();
+  // The gateway takes access keys only (a console session cookie is not a credential there).
+  const gateway = new ClusterGateway({
+    registry,
+    authenticate: (request) =>
+      access.authenticate({ ip: request.ip, method: "GET", headers: { ...request.headers, cookie: undefined } }),
+    authorizer: access.authorizer,
+    cas,
+    audit: access.audit,
+  });
+  await gateway.start();
   let closing = false;
   const app = createApiServer({
     tls,
@@ -108,6 +122,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     bookmarkIntervalMs: config.bookmarkIntervalMs ?? 30_000,
     freshnessWaitMs: config.freshnessWaitMs,
     watchStreams,
+    gateway,
     logLevel: config.logLevel,
     closing: () => closing,
   });
@@ -125,12 +140,14 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     registry,
     storage,
     controllers,
+    gateway,
     app,
     close() {
       closing = true;
       closed ??= (async () => {
         await controllers.stop();
         watchStreams.closeAll();
+        gateway.stop();
         await app.close();
         await access.stop();
         identity.stop();

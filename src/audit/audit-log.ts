@@ -84,6 +84,11 @@ export class AuditLog {
     this.out.write(`${JSON.stringify(entry)}\n`);
   }
 
+  /** Writes one line built elsewhere (the cluster gateway's, src/gateway/gateway-audit.ts). */
+  write(entry: object): void {
+    this.out.write(`${JSON.stringify(entry)}\n`);
+  }
+
   close(): Promise<void> {
     if (this.out === process.stdout) return Promise.resolve();
     return new Promise((resolve) => (this.out as WriteStream).end(resolve));

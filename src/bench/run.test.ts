@@ -15,6 +15,8 @@ test("bench harness runs with --smoke counts", () => {
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /\| GET req\/s/);
   assert.match(r.stdout, /\| WATCH /);
+  assert.match(r.stdout, /\| GATEWAY GET req\/s/);
+  assert.match(r.stdout, /\| GATEWAY watch delivery/);
   assert.match(r.stdout, /\| Cold start /);
   assert.match(r.stdout, /\| CLI start: platform --version \| \d+ ms/);
 });

@@ -15,6 +15,7 @@ import { benchCli } from "./phases/cli.js";
 import { benchConsole } from "./phases/console.js";
 import { benchCreate } from "./phases/create.js";
 import { benchEtcd } from "./phases/etcd.js";
+import { benchGateway, fakeClusterChild } from "./phases/gateway.js";
 import { benchGet } from "./phases/get.js";
 import { benchList } from "./phases/list.js";
 import { benchMemory } from "./phases/memory.js";
@@ -22,7 +23,7 @@ import { benchWatch } from "./phases/watch.js";
 
 const quick = process.argv.includes("--quick");
 const smoke = process.argv.includes("--smoke");
-/** `--only=get,create,list,console,watch,cli,memory,etcd` runs just those phases (for profiling one at a time). */
+/** `--only=get,create,list,console,watch,cli,gateway,memory,etcd` runs just those phases (for profiling one at a time). */
 const onlyArg = process.argv.find((a) => a.startsWith("--only="));
 const only = onlyArg ? new Set(onlyArg.slice("--only=".length).split(",")) : undefined;
 /** `--skip=etcd,...` runs every phase but those. */
@@ -69,6 +70,7 @@ async function main(): Promise<void> {
     if (wants("console")) await benchConsole(bench);
     if (wants("watch")) await benchWatch(served, { procs: WATCH_PROCS, watched: WATCHED });
     if (wants("cli")) await benchCli(served);
+    if (wants("gateway")) await benchGateway(served);
     await server.ask({ cmd: "stop" }).catch(() => {});
     if (wants("memory")) await benchMemory(bench);
     if (wants("etcd")) await benchEtcd(bench);
@@ -87,5 +89,6 @@ async function main(): Promise<void> {
 const mode = process.argv[2];
 if (mode === "server") await serverChild(process.argv[3]!, process.argv[4]);
 else if (mode === "baseline") await baselineChild(process.argv[3]!, process.argv[4]!);
+else if (mode === "fakecluster") await fakeClusterChild();
 else if (mode === "watchbaseline") await watchBaselineChild(process.argv[3]!, process.argv[4]!);
 else await main();

@@ -1,7 +1,8 @@
 import type { Command } from "commander";
-import { TABLE_ACCEPT } from "./api-client.js";
+import { type Json, TABLE_ACCEPT } from "./api-client.js";
 import { addOutputOption, apiPath, loggedInClient, outputOf, projectNamespace, verbCommand } from "./common.js";
 import { printJsonOrYaml, printServerTable } from "./output.js";
+import { mayUse } from "./use-cluster.js";
 
 interface ListKind {
   noun: string;
@@ -78,6 +79,7 @@ Examples:
           return;
         }
         const empty = `No ${k.what} found${namespace ? ` in ${narrowed}` : ""}.`;
+        if (k.plural === "clusters") await addUseColumn(result);
         const narrow = k.narrow;
         printServerTable(
           result,
@@ -88,4 +90,15 @@ Examples:
         );
       });
   }
+}
+
+/** The last column of `list clusters`, Use: whether the caller may connect to each (through the gateway). */
+async function addUseColumn(table: Json): Promise<void> {
+  const client = loggedInClient();
+  const rows = (table?.rows ?? []) as Json[];
+  const usable = await Promise.all(rows.map((r) => mayUse(client, "clusters", String(r.object?.metadata?.name ?? ""))));
+  table.columnDefinitions = [...(table?.columnDefinitions ?? []), { name: "Use", type: "string" }];
+  rows.forEach((r, i) => {
+    r.cells = [...(r.cells ?? []), usable[i] ? "yes" : "no"];
+  });
 }

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { registerAccessKeyCommands } from "./accesskeys.js";
+import { registerAgentCommand } from "./agent-command.js";
 import { clientSettings } from "./client-settings.js";
 import { registerCompletionCommand } from "./completion.js";
 import { registerCompleteNamesCommand } from "./completion-names.js";
@@ -13,6 +14,7 @@ import { registerSecretCommands } from "./secrets.js";
 import { registerStartCommand } from "./start-command.js";
 import { registerTokenCommand } from "./token.js";
 import { registerUseCommand } from "./use.js";
+import { registerUseClusterCommands } from "./use-cluster.js";
 import { registerVirtualClusterCommands } from "./vclusters.js";
 
 export function buildProgram(): Command {
@@ -43,6 +45,7 @@ Examples:
     clientSettings.debug = opts.debug === true;
   });
   registerStartCommand(program);
+  registerAgentCommand(program);
   registerMigrateStorageCommand(program);
   registerLoginCommands(program);
   registerSecretCommands(program);
@@ -51,6 +54,7 @@ Examples:
   registerVirtualClusterCommands(program);
   registerUseCommand(program);
   registerTokenCommand(program);
+  registerUseClusterCommands(program);
   registerCompletionCommand(program);
   registerCompleteNamesCommand(program);
   // Every (sub)command reports usage errors by throwing, so main decides the exit code (2).

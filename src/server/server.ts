@@ -6,6 +6,8 @@ import type { AccessControl } from "../authz/access-control.js";
 import type { Authorizer } from "../authz/contract.js";
 import { registerConsole } from "../console/console-routes.js";
 import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
+import type { ClusterGateway } from "../gateway/cluster-gateway.js";
+import { writeStatusToSocket } from "../gateway/raw-status.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
 import { SERVER_VERSION } from "./discovery.js";
@@ -38,6 +40,8 @@ export interface ApiServerDeps {
   freshnessWaitMs?: number;
   watchStreams: WatchStreams;
   logLevel?: string;
+  /** The cluster gateway (src/gateway): answers its own paths and upgrades before fastify routes anything. */
+  gateway?: Pick<ClusterGateway, "handleRequest" | "handleUpgrade">;
   /** True once the server is closing: the fast GET path steps aside. */
   closing: () => boolean;
 }
@@ -57,9 +61,19 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     // fastify's own https server, with the fast GET path (fast-get.ts) in front of its routing.
     serverFactory: (handler) => {
       const server = createHttpsServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, (req, res) => {
+        if (deps.gateway?.handleRequest(req, res)) return;
         const answered = hotGet(req, res);
         if (answered === false) handler(req, res);
         else if (answered !== true) answered.then((ok) => ok || handler(req, res));
+      });
+      server.on("upgrade", (req, socket, head) => {
+        if (deps.gateway?.handleUpgrade(req, socket, head)) return;
+        writeStatusToSocket(
+          socket,
+          400,
+          "BadRequest",
+          "protocol upgrades are served only under /kubernetes/cluster/ and /kubernetes/project/",
+        );
       });
       // What fastify sets on the servers it makes: keep-alive 72 s, no request timeout (watches).
       server.keepAliveTimeout = 72_000;

@@ -60,7 +60,13 @@ export async function benchGet(b: ServerBench, label = ""): Promise<void> {
 }
 
 /** GETs at a steady `rate` from a child process (paced-get.ts), 64 connections, half of `dur` seconds. */
-async function pacedGet(dur: number, port: number, path: string, key: string, rate: number): Promise<PacedResult> {
+export async function pacedGet(
+  dur: number,
+  port: number,
+  path: string,
+  key: string,
+  rate: number,
+): Promise<PacedResult> {
   const ms = Math.max(1000, (dur * 1000) / 2);
   const c = await spawnChild([String(port), path, String(rate), String(ms), "64"], [], PACED_GET, { key });
   return c.first as unknown as PacedResult;

@@ -3,6 +3,7 @@ import { errors } from "../../api/errors.js";
 import { nowTimestamp } from "../../api/object.js";
 import { ScopeSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
+import { impersonationOf } from "../../gateway/impersonation-identity.js";
 import type { RequestContext } from "../../registry/request-context.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import { defineKind, nameColumn } from "../define.js";
@@ -13,7 +14,7 @@ export const DEFAULT_TOKEN_TTL_SECONDS = 1800;
 /** Signs the token; the server's ES256 key lives behind it. */
 export interface TokenIssuer {
   issue(
-    claims: { sub: string; subjectKind: string; scope?: Record<string, unknown> },
+    claims: { sub: string; subjectKind: string; scope?: Record<string, unknown>; groups?: string[] },
     ttlSeconds: number,
   ): Promise<string>;
   /** The longest lifetime the server grants. */
@@ -68,6 +69,8 @@ export function directClusterEndpointTokenResource(issuer: TokenIssuer): Resourc
           sub: ctx.user.name,
           subjectKind: ctx.user.subjectKind,
           scope: spec.scope as Record<string, unknown> | undefined,
+          // What the agent beside a cluster impersonates, when the platform may be out of reach.
+          groups: [...impersonationOf(ctx.user).groups],
         },
         ttl,
       );

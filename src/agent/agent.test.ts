@@ -1,0 +1,199 @@
+import assert from "node:assert/strict";
+import { execFile, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
+import { stringify } from "yaml";
+import { loadOrCreateServerTls } from "../crypto/certificates.js";
+import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
+import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { type RunningAgent, startAgent } from "./agent.js";
+
+const run = promisify(execFile);
+const BIN = resolve(import.meta.dirname, "..", "..", "bin", "platform.js");
+
+/** kubectl through `platform agent` with tokens the platform issued, including while the platform is down. */
+describe("direct cluster endpoint agent", () => {
+  let server: TestServer;
+  let cluster: FakeClusterApiServer;
+  let agent: RunningAgent;
+  let agentCa: string;
+  let aliceKey: string;
+  const dir = mkdtempSync(join(tmpdir(), "platform-agent-"));
+  let files = 0;
+
+  async function post(path: string, body: unknown, token?: string) {
+    const res = await server.request("POST", `${GROUP_PATH}/${path}`, { body, token });
+    assert.equal(res.status, 201, `${path}: ${res.text}`);
+    return res.json;
+  }
+
+  async function token(scope: unknown, ttl = 600): Promise<string> {
+    const issued = await post("directclusterendpointtokens", { metadata: {}, spec: { ttl, scope } }, aliceKey);
+    return issued.status.token as string;
+  }
+
+  function kubectl(bearer: string, ...args: string[]) {
+    const file = join(dir, `a-${++files}.kubeconfig`);
+    writeFileSync(
+      file,
+      stringify({
+        apiVersion: "v1",
+        kind: "Config",
+        clusters: [
+          {
+            name: "a",
+            cluster: { server: agent.url, "certificate-authority-data": Buffer.from(agentCa).toString("base64") },
+          },
+        ],
+        users: [{ name: "a", user: { token: bearer } }],
+        contexts: [{ name: "a", context: { cluster: "a", user: "a", namespace: "default" } }],
+        "current-context": "a",
+      }),
+      { mode: 0o600 },
+    );
+    return run("/usr/bin/kubectl", [`--kubeconfig=${file}`, ...args], { timeout: 30_000 });
+  }
+
+  before(async () => {
+    [server, cluster] = await Promise.all([startTestServer(), FakeClusterApiServer.start()]);
+    cluster.add("pods", "default", "web-1");
+    await post("users", { metadata: { name: "alice" }, spec: { groups: ["qa"] } });
+    await post("teams", { metadata: { name: "devs" }, spec: { users: ["alice"] } });
+    for (const name of ["c1", "c2"]) {
+      await post("clusters", {
+        metadata: { name },
+        spec: { local: true, access: [{ verbs: ["get", "use"], users: ["alice"] }] },
+      });
+    }
+    aliceKey = (await post("ownedaccesskeys", { metadata: { name: "alice-k" }, spec: { user: "alice" } })).spec.key;
+    const upstreamKubeconfig = join(dir, "upstream.kubeconfig");
+    writeFileSync(upstreamKubeconfig, cluster.kubeconfig(), { mode: 0o600 });
+    const tls = await loadOrCreateServerTls(join(dir, "tls"));
+    agentCa = tls.caPem ?? "";
+    agent = await startAgent({
+      platformUrl: server.url,
+      platformCaPem: server.caPem,
+      cluster: "c1",
+      upstreamKubeconfig,
+      host: "127.0.0.1",
+      port: 0,
+      tls,
+    });
+  });
+  after(async () => {
+    await agent.close();
+    await server.stop();
+    await cluster.stop();
+  });
+
+  it("kubectl get and exec through the agent, impersonating the token's subject", async () => {
+    const t = await token({ rules: [{ cluster: "c1" }] });
+    const { stdout } = await kubectl(t, "get", "pods", "-o", "name");
+    assert.equal(stdout.trim(), "pod/web-1");
+    const last = cluster.seen.filter((s) => s.path.startsWith("/api/v1/namespaces/default/pods")).at(-1)!;
+    assert.equal(last.impersonateUser, "alice");
+    assert.deepEqual(last.impersonateGroups.sort(), ["platform:team:devs", "qa"]);
+    assert.equal(last.authorization, `Bearer ${cluster.token}`, "the token itself never reaches the cluster");
+    const who = await kubectl(t, "exec", "web-1", "--", "whoami");
+    assert.equal(who.stdout, "alice\n");
+  });
+
+  it("refuses tokens for another cluster, access keys, and expired tokens (401)", async () => {
+    const other = await token({ rules: [{ cluster: "c2" }] });
+    await assert.rejects(kubectl(other, "get", "pods"), /Unauthorized|logged in/);
+    const unscoped = await token(undefined);
+    await assert.rejects(kubectl(unscoped, "get", "pods"), /Unauthorized|logged in/);
+    await assert.rejects(kubectl(aliceKey, "get", "pods"), /Unauthorized|logged in/);
+    const short = await token({ rules: [{ cluster: "c1" }] }, 1);
+    await new Promise((r) => setTimeout(r, 2100));
+    await assert.rejects(kubectl(short, "get", "pods"), /Unauthorized|logged in/);
+  });
+
+  it("the platform issues a token for a cluster only to those who may use it", async () => {
+    await post("users", { metadata: { name: "bob" }, spec: {} });
+    const bobKey = (await post("ownedaccesskeys", { metadata: { name: "bob-k" }, spec: { user: "bob" } })).spec.key;
+    const refused = await server.request("POST", `${GROUP_PATH}/directclusterendpointtokens`, {
+      token: bobKey,
+      body: { metadata: {}, spec: { scope: { rules: [{ cluster: "c1" }] } } },
+    });
+    assert.equal(refused.status, 403, refused.text);
+    assert.match(refused.json.message, /a token for cluster "c1"/);
+    const everywhere = await server.request("POST", `${GROUP_PATH}/directclusterendpointtokens`, {
+      token: aliceKey,
+      body: { metadata: {}, spec: { scope: { rules: [{ cluster: "*" }] } } },
+    });
+    assert.equal(everywhere.status, 403, everywhere.text);
+  });
+
+  it("enforces the token's scope (403)", async () => {
+    const readOnly = await token({
+      rules: [{ cluster: "c1", verbs: ["get", "list"], resources: [{ group: "", resources: ["pods"] }] }],
+    });
+    const { stdout } = await kubectl(readOnly, "get", "pods", "-o", "name");
+    assert.equal(stdout.trim(), "pod/web-1");
+    await assert.rejects(kubectl(readOnly, "delete", "pod", "web-1"), /forbidden/i);
+  });
+
+  it("platform use cluster --direct writes a context to the agent that kubectl uses", async () => {
+    const patched = await server.request("PATCH", `${GROUP_PATH}/clusters/c1`, {
+      body: {
+        metadata: {
+          annotations: {
+            "management.platform/direct-cluster-endpoint": agent.url,
+            "management.platform/direct-cluster-endpoint-ca": Buffer.from(agentCa).toString("base64"),
+          },
+        },
+      },
+      contentType: "application/merge-patch+json",
+    });
+    assert.equal(patched.status, 200, patched.text);
+    const home = mkdtempSync(join(tmpdir(), "platform-direct-"));
+    writeFileSync(join(home, "ca.crt"), server.caPem ?? "");
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      PLATFORM_CONFIG: join(home, "config.json"),
+      KUBECONFIG: join(home, "kubeconfig"),
+    };
+    const cli = (...args: string[]) =>
+      new Promise<{ code: number | null; stderr: string }>((done) => {
+        const child = spawn(process.execPath, [BIN, ...args], { env });
+        let stderr = "";
+        child.stderr.on("data", (d: Buffer) => {
+          stderr += d.toString();
+        });
+        child.on("close", (code) => done({ code, stderr }));
+      });
+    const login = await cli(
+      "login",
+      server.url,
+      "--access-key",
+      aliceKey,
+      "--certificate-authority",
+      join(home, "ca.crt"),
+      "--reuse-key",
+    );
+    assert.equal(login.code, 0, login.stderr);
+    const used = await cli("use", "cluster", "c1", "--direct");
+    assert.equal(used.code, 0, used.stderr);
+    assert.ok(
+      !readFileSync(join(home, "kubeconfig"), "utf8").includes(aliceKey),
+      "the direct context holds a token, not the key",
+    );
+    const { stdout } = await run("/usr/bin/kubectl", ["get", "pods", "-o", "name", "-n", "default"], {
+      env: { ...process.env, KUBECONFIG: env.KUBECONFIG },
+    });
+    assert.equal(stdout.trim(), "pod/web-1");
+  });
+
+  it("keeps serving tokens it can verify while the platform is down", async () => {
+    const t = await token({ rules: [{ cluster: "c1" }] });
+    await server.stop();
+    const { stdout } = await kubectl(t, "get", "pods", "-o", "name");
+    assert.equal(stdout.trim(), "pod/web-1");
+    server = await startTestServer();
+  });
+});

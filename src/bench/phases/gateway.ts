@@ -1,0 +1,132 @@
+/**
+ * GATEWAY: GETs of one pod through the cluster gateway beside the same GETs sent straight to the
+ * same upstream (a stand-in cluster API server in its own child process), in the same run: the
+ * maximum rate (autocannon) and latency at a steady moderate rate (paced-get.ts); then watch
+ * event delivery through the gateway beside watches straight to the upstream.
+ */
+import { request } from "node:https";
+import { FakeClusterApiServer } from "../../testing/fake-cluster-apiserver.js";
+import { cannon, f, histogramPct, req, type ServerBench, spawnChild } from "../harness.js";
+import type { PacedResult } from "../paced-get.js";
+import { pacedGet } from "./get.js";
+
+const POD = "/api/v1/namespaces/default/pods/bench";
+const WATCH = "/api/v1/namespaces/default/pods?watch=true";
+
+/** Child mode `fakecluster`: the upstream. First message {port, token, kubeconfig}; then {cmd:"event"} adds a stamped pod. */
+export async function fakeClusterChild(): Promise<void> {
+  const fake = await FakeClusterApiServer.start();
+  fake.add("pods", "default", "bench");
+  let n = 0;
+  process.on("message", (msg: { cmd: string }) => {
+    if (msg.cmd === "event") {
+      fake.add("pods", "default", `e${n++}`, { stamp: Date.now() });
+      process.send!({ ok: true });
+    }
+  });
+  process.send!({ port: Number(new URL(fake.url).port), token: fake.token, kubeconfig: fake.kubeconfig() });
+}
+
+export async function benchGateway(b: ServerBench): Promise<void> {
+  const { port, key, N, row } = b;
+  const up = await spawnChild(["fakecluster"], b.cpuProf);
+  b.children.push(up);
+  const upPort = up.first.port as number;
+  const upToken = up.first.token as string;
+  const base = "/kubernetes/management/apis/management.platform/v1";
+  const secret = {
+    metadata: { name: "bench-kc" },
+    spec: { data: { config: Buffer.from(up.first.kubeconfig as string).toString("base64") } },
+  };
+  for (const [path, body] of [
+    [`${base}/namespaces/platform/sharedsecrets`, secret],
+    [`${base}/clusters`, { metadata: { name: "bench" }, spec: { config: { secretName: "bench-kc" } } }],
+  ] as const) {
+    const r = await req(port, key, "POST", path, JSON.stringify(body));
+    if (r.status !== 201) throw new Error(`GATEWAY setup ${path}: ${r.status} ${r.body}`);
+  }
+  const gw = `/kubernetes/cluster/bench${POD}`;
+  const g = await cannon(N.dur, { url: `https://127.0.0.1:${port}${gw}`, headers: { authorization: `Bearer ${key}` } });
+  const d = await cannon(N.dur, {
+    url: `https://127.0.0.1:${upPort}${POD}`,
+    headers: { authorization: `Bearer ${upToken}` },
+  });
+  if (g.errors || d.errors) console.error(`GATEWAY GET errors: ${g.errors} through, ${d.errors} direct`);
+  if (g.non2xx || d.non2xx) throw new Error(`GATEWAY GET answered non-2xx: ${g.non2xx} through, ${d.non2xx} direct`);
+  row(
+    "GATEWAY GET req/s (64 conns) through / direct",
+    f(g.requests.average, 0),
+    f(d.requests.average, 0),
+    `${f((100 * g.requests.average) / d.requests.average, 0)}%`,
+  );
+  // Latency at a moderate steady rate both can serve: half of the gateway's maximum.
+  const rate = Math.max(1, Math.floor(g.requests.average / 2));
+  const through: PacedResult = await pacedGet(N.dur, port, gw, key, rate);
+  const direct: PacedResult = await pacedGet(N.dur, upPort, POD, upToken, rate);
+  const p = (r: PacedResult, q: number) => histogramPct(new Map(r.histogram), r.ok, q);
+  row(
+    `GATEWAY GET p50/p99 ms at ${rate} req/s (paced) through / direct`,
+    `${f(p(through, 50))}/${f(p(through, 99))}`,
+    `${f(p(direct, 50))}/${f(p(direct, 99))}`,
+    `+${f(p(through, 50) - p(direct, 50))} ms p50`,
+  );
+  const watchers = Math.min(N.watchers, 200);
+  const viaGateway = await watchDelivery(port, `/kubernetes/cluster/bench${WATCH}`, key, watchers, up, N.watchSec);
+  const straight = await watchDelivery(upPort, WATCH, upToken, watchers, up, N.watchSec);
+  row(
+    `GATEWAY watch delivery p50/p99 ms (${watchers} watchers) through / direct`,
+    `${f(viaGateway.p50)}/${f(viaGateway.p99)} (${viaGateway.received}/${viaGateway.expected})`,
+    `${f(straight.p50)}/${f(straight.p99)} (${straight.received}/${straight.expected})`,
+    "",
+  );
+  up.proc.kill();
+}
+
+/** Opens `n` watches, has the upstream add a stamped pod 10 times a second, and measures stamp-to-arrival. */
+async function watchDelivery(
+  port: number,
+  path: string,
+  key: string,
+  n: number,
+  up: { ask(m: object): Promise<unknown> },
+  seconds: number,
+) {
+  const delays: number[] = [];
+  let open = 0;
+  const reqs = Array.from({ length: n }, () => {
+    const r = request(
+      { host: "127.0.0.1", port, path, rejectUnauthorized: false, headers: { authorization: `Bearer ${key}` } },
+      (res) => {
+        open++;
+        let buf = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          buf += chunk;
+          let i = buf.indexOf("\n");
+          while (i >= 0) {
+            const stamp = /"stamp":(\d+)/.exec(buf.slice(0, i))?.[1];
+            if (stamp) delays.push(Date.now() - Number(stamp));
+            buf = buf.slice(i + 1);
+            i = buf.indexOf("\n");
+          }
+        });
+        res.on("error", () => {});
+      },
+    );
+    r.on("error", () => {});
+    r.end();
+    return r;
+  });
+  const deadline = Date.now() + 60_000;
+  while (open < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const events = Math.max(1, seconds * 10);
+  for (let i = 0; i < events; i++) {
+    await up.ask({ cmd: "event" });
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await new Promise((r) => setTimeout(r, 500));
+  for (const r of reqs) r.destroy();
+  const sorted = [...delays].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor((q / 100) * sorted.length))] ?? Number.NaN;
+  return { p50: at(50), p99: at(99), received: delays.length, expected: events * n };
+}

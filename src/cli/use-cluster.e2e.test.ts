@@ -1,0 +1,124 @@
+import assert from "node:assert/strict";
+import { execFile, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
+import { parse } from "yaml";
+import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
+import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+
+const BIN = resolve(import.meta.dirname, "..", "..", "bin", "platform.js");
+
+function cli(home: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: home,
+        PLATFORM_CONFIG: join(home, "config.json"),
+        KUBECONFIG: join(home, "kubeconfig"),
+      },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on("error", fail);
+    child.on("close", (code) => done({ code, stdout, stderr }));
+    child.stdin.end();
+  });
+}
+
+/** `platform use cluster` / `use vcluster` / `list clusters` against a real server and a stand-in cluster. */
+describe("platform use cluster", () => {
+  let server: TestServer;
+  let cluster: FakeClusterApiServer;
+  let home: string;
+  let aliceKey: string;
+
+  before(async () => {
+    [server, cluster] = await Promise.all([startTestServer(), FakeClusterApiServer.start()]);
+    cluster.add("pods", "default", "web-1");
+    const post = async (path: string, body: unknown) => {
+      const res = await server.request("POST", `${GROUP_PATH}/${path}`, { body });
+      assert.equal(res.status, 201, res.text);
+      return res.json;
+    };
+    await post("users", { metadata: { name: "alice" }, spec: {} });
+    await post("namespaces/platform/sharedsecrets", {
+      metadata: { name: "kc" },
+      spec: { data: { config: Buffer.from(cluster.kubeconfig()).toString("base64") } },
+    });
+    await post("clusters", {
+      metadata: { name: "prod" },
+      spec: { config: { secretName: "kc" }, access: [{ verbs: ["get", "use"], users: ["alice"] }] },
+    });
+    await post("clusters", {
+      metadata: { name: "staging" },
+      spec: { local: true, access: [{ verbs: ["get"], users: ["alice"] }] },
+    });
+    aliceKey = (await post("ownedaccesskeys", { metadata: { name: "alice-cli" }, spec: { user: "alice" } })).spec.key;
+    home = mkdtempSync(join(tmpdir(), "platform-use-"));
+    const ca = join(home, "ca.crt");
+    writeFileSync(ca, server.caPem ?? "");
+    const login = await cli(home, [
+      "login",
+      server.url,
+      "--access-key",
+      aliceKey,
+      "--certificate-authority",
+      ca,
+      "--reuse-key",
+    ]);
+    assert.equal(login.code, 0, login.stderr);
+  });
+  after(async () => {
+    await server.stop();
+    await cluster.stop();
+  });
+
+  it("list clusters shows which ones the caller may use", async () => {
+    const r = await cli(home, ["list", "clusters"]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.trim().split("\n");
+    assert.match(lines[0] ?? "", /^NAME\s.*\sUSE$/);
+    assert.match(lines.find((l) => l.startsWith("prod")) ?? "", /\syes$/);
+    assert.match(lines.find((l) => l.startsWith("staging")) ?? "", /\sno$/);
+  });
+
+  it("use cluster writes a gateway context with the user's key, and kubectl works through it", async () => {
+    const r = await cli(home, ["use", "cluster", "prod"]);
+    assert.equal(r.code, 0, r.stderr);
+    const kubeconfig = readFileSync(join(home, "kubeconfig"), "utf8");
+    const doc = parse(kubeconfig);
+    assert.equal(doc["current-context"], "platform_prod");
+    const entry = doc.clusters.find((c: { name: string }) => c.name === "platform_prod");
+    assert.equal(entry.cluster.server, `${server.url}/kubernetes/cluster/prod`);
+    assert.ok(!kubeconfig.includes(cluster.token), "the cluster's own credentials never leave the server");
+    const { stdout } = await promisify(execFile)("/usr/bin/kubectl", ["get", "pods", "-n", "default", "-o", "name"], {
+      env: { ...process.env, KUBECONFIG: join(home, "kubeconfig") },
+    });
+    assert.equal(stdout.trim(), "pod/web-1");
+  });
+
+  it("refuses a cluster the caller may not use, and a virtual cluster that is not there", async () => {
+    const r = await cli(home, ["use", "cluster", "staging"]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /may not use cluster staging/);
+    const v = await cli(home, ["use", "vcluster", "dev", "--project", "web"]);
+    assert.equal(v.code, 1);
+    assert.match(v.stderr, /may not use virtual cluster dev in project web/);
+  });
+
+  it("use cluster --direct needs the agent's URL on the cluster", async () => {
+    const r = await cli(home, ["use", "cluster", "prod", "--direct"]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /management\.platform\/direct-cluster-endpoint/);
+  });
+});

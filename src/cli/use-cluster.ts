@@ -1,0 +1,127 @@
+import type { Command } from "commander";
+import { type ApiClient, GROUP_API, type Json } from "./api-client.js";
+import { loggedInClient, verbCommand } from "./common.js";
+import { requireLogin } from "./config.js";
+import { CliError } from "./errors.js";
+import { kubeconfigPath, mergeContext } from "./kubeconfig.js";
+
+/** Cluster annotation: the URL of the cluster's agent (`platform agent`), for direct connections. */
+export const DIRECT_ENDPOINT_ANNOTATION = "management.platform/direct-cluster-endpoint";
+/** Cluster annotation: base64 PEM of the CA that signed the agent's serving certificate (optional). */
+export const DIRECT_ENDPOINT_CA_ANNOTATION = "management.platform/direct-cluster-endpoint-ca";
+
+const SSAR = "/kubernetes/management/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
+
+/** Whether the caller may `use` the object (a SelfSubjectAccessReview). */
+export async function mayUse(client: ApiClient, resource: string, name: string, namespace?: string): Promise<boolean> {
+  const review: Json = await client.post(SSAR, {
+    apiVersion: "authorization.k8s.io/v1",
+    kind: "SelfSubjectAccessReview",
+    spec: {
+      resourceAttributes: {
+        group: "management.platform",
+        verb: "use",
+        resource,
+        name,
+        ...(namespace ? { namespace } : {}),
+      },
+    },
+  });
+  return review?.status?.allowed === true;
+}
+
+interface UseOptions {
+  contextName?: string;
+  switch: boolean;
+}
+
+/** `platform use cluster NAME [--direct]` and `platform use vcluster NAME --project P`. */
+export function registerUseClusterCommands(program: Command): void {
+  const use = verbCommand(program, "use", "Point kubectl at something");
+  use
+    .command("cluster <name>")
+    .description(
+      "Add a kubectl context for a connected cluster through the platform's gateway (with your access key; the cluster's own credentials stay on the server) and make it current",
+    )
+    .option("--direct", "connect to the cluster's agent instead, with a new direct cluster endpoint token")
+    .option("--ttl <seconds>", "lifetime of the direct token (with --direct)", "28800")
+    .option("--context-name <name>", "name of the context (default: platform_<cluster>)")
+    .option("--no-switch", "add the context without making it current")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  platform use cluster prod && kubectl get pods -A\n  platform use cluster prod --direct --ttl 3600",
+    )
+    .action((name: string, opts: UseOptions & { direct?: boolean; ttl: string }) =>
+      opts.direct ? useDirect(name, opts) : useCluster(name, opts),
+    );
+  use
+    .command("vcluster <name>")
+    .description("Add a kubectl context for a virtual cluster through the platform's gateway and make it current")
+    .requiredOption("-p, --project <project>", "the project of the virtual cluster instance")
+    .option("--context-name <name>", "name of the context (default: platform_<project>_<name>)")
+    .option("--no-switch", "add the context without making it current")
+    .addHelpText("after", "\nExamples:\n  platform use vcluster dev --project web && kubectl get ns")
+    .action(async (name: string, opts: UseOptions & { project: string }) => {
+      const client = loggedInClient();
+      if (!(await mayUse(client, "virtualclusterinstances", name, `p-${opts.project}`))) {
+        throw new CliError(`you may not use virtual cluster ${name} in project ${opts.project} (or it does not exist)`);
+      }
+      const path = `/kubernetes/project/${encodeURIComponent(opts.project)}/virtualcluster/${encodeURIComponent(name)}`;
+      writeGatewayContext(opts.contextName ?? `platform_${opts.project}_${name}`, path, opts.switch);
+    });
+}
+
+async function useCluster(name: string, opts: UseOptions): Promise<void> {
+  if (!(await mayUse(loggedInClient(), "clusters", name))) {
+    throw new CliError(`you may not use cluster ${name} (or it does not exist)`);
+  }
+  writeGatewayContext(
+    opts.contextName ?? `platform_${name}`,
+    `/kubernetes/cluster/${encodeURIComponent(name)}`,
+    opts.switch,
+  );
+}
+
+/** A context whose server is the gateway path on the logged-in platform and whose user is the stored login's key. */
+function writeGatewayContext(context: string, path: string, switchTo: boolean): void {
+  const login = requireLogin();
+  const cluster: Record<string, unknown> = { server: `${login.server}${path}` };
+  if (login.certificateAuthorityData) {
+    cluster["certificate-authority-data"] = Buffer.from(login.certificateAuthorityData).toString("base64");
+  }
+  if (login.insecureSkipTLSVerify) cluster["insecure-skip-tls-verify"] = true;
+  const file = kubeconfigPath();
+  mergeContext(file, context, cluster, { token: login.accessKey }, switchTo);
+  process.stdout.write(
+    `Context ${context} added to ${file}${switchTo ? " and made current" : ""}. Try: kubectl${switchTo ? "" : ` --context ${context}`} get namespaces\n`,
+  );
+}
+
+async function useDirect(name: string, opts: UseOptions & { ttl: string }): Promise<void> {
+  const client = loggedInClient();
+  const cluster: Json = await client.get(`${GROUP_API}/clusters/${encodeURIComponent(name)}`);
+  const endpoint = cluster?.metadata?.annotations?.[DIRECT_ENDPOINT_ANNOTATION] as string | undefined;
+  if (!endpoint) {
+    throw new CliError(`cluster ${name} has no agent: its annotation ${DIRECT_ENDPOINT_ANNOTATION} is not set`);
+  }
+  const ttl = Number(opts.ttl);
+  if (!Number.isInteger(ttl) || ttl <= 0) throw new CliError(`--ttl must be a positive number of seconds`, 2);
+  const issued: Json = await client.post(`${GROUP_API}/directclusterendpointtokens`, {
+    apiVersion: "management.platform/v1",
+    kind: "DirectClusterEndpointToken",
+    metadata: {},
+    // The agent accepts only tokens whose scope names its cluster.
+    spec: { ttl, scope: { rules: [{ cluster: name }] } },
+  });
+  const token = issued?.status?.token as string | undefined;
+  if (!token) throw new CliError("the server issued no token");
+  const entry: Record<string, unknown> = { server: endpoint };
+  const ca = cluster?.metadata?.annotations?.[DIRECT_ENDPOINT_CA_ANNOTATION] as string | undefined;
+  if (ca) entry["certificate-authority-data"] = ca;
+  const context = opts.contextName ?? `platform_${name}_direct`;
+  const file = kubeconfigPath();
+  mergeContext(file, context, entry, { token }, opts.switch);
+  process.stdout.write(
+    `Context ${context} (direct to ${endpoint}, token valid ${ttl} s) added to ${file}${opts.switch ? " and made current" : ""}.\n`,
+  );
+}

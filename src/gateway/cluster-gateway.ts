@@ -1,0 +1,220 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import { errors } from "../api/errors.js";
+import { GROUP, type KubeObject } from "../api/object.js";
+import type { AuditLog } from "../audit/audit-log.js";
+import type { PlatformAuthorizer } from "../authz/authorizer.js";
+import type { RequestAttributes } from "../authz/contract.js";
+import type { Scope } from "../authz/scope.js";
+import { ClusterConnectionError } from "../controllers/cluster-health/cluster-connection.js";
+import { projectNamespace } from "../kinds/project/project.js";
+import type { Registry } from "../registry/registry.js";
+import type { RequestContext, UserInfo } from "../registry/request-context.js";
+import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
+import { ClusterUpstreams } from "./cluster-upstreams.js";
+import { auditForwarded } from "./gateway-audit.js";
+import { GatewayHandler, type Resolved, refusing } from "./gateway-handler.js";
+import { type GatewayTarget, gatewayScopeAllows } from "./gateway-scope.js";
+import { impersonationOf } from "./impersonation-identity.js";
+import { kubeRequestAttributes } from "./kube-request.js";
+import { VirtualClusterUpstreams } from "./vcluster-upstreams.js";
+
+export const CLUSTER_GATEWAY_PREFIX = "/kubernetes/cluster/";
+export const PROJECT_GATEWAY_PREFIX = "/kubernetes/project/";
+const CLUSTER_PATH = /^\/kubernetes\/cluster\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
+const VCLUSTER_PATH = /^\/kubernetes\/project\/([^/?]+)\/virtualcluster\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
+const CLUSTERS = { group: GROUP, resource: "clusters" };
+const VCIS = { group: GROUP, resource: "virtualclusterinstances" };
+
+export interface ClusterGatewayDeps {
+  registry: Registry;
+  authenticate(request: { ip: string; headers: IncomingMessage["headers"] }): Promise<RequestContext>;
+  authorizer: PlatformAuthorizer;
+  cas: VirtualClusterCaStore;
+  audit?: AuditLog;
+}
+
+/**
+ * The cluster gateway inside the server: `/kubernetes/cluster/{cluster}/...` goes to that
+ * connected cluster, `/kubernetes/project/{project}/virtualcluster/{name}/...` to that virtual
+ * cluster, after the caller is authenticated like on the management API, holds `use` on the
+ * Cluster or VirtualClusterInstance, and the key's scope covers the request. It answers before
+ * fastify routes anything, so bodies are never parsed or buffered.
+ */
+export class ClusterGateway {
+  private readonly clusters: ClusterUpstreams;
+  private readonly vclusters: VirtualClusterUpstreams;
+  private readonly handler: GatewayHandler;
+  /** Each caller's identity without its scope: the gateway applies the scope itself (gateway-scope.ts). */
+  private readonly unscoped = new WeakMap<UserInfo, UserInfo>();
+
+  constructor(private readonly deps: ClusterGatewayDeps) {
+    this.clusters = new ClusterUpstreams(deps.registry);
+    this.vclusters = new VirtualClusterUpstreams(deps.registry, deps.cas, (n) => this.clusters.cluster(n));
+    this.handler = new GatewayHandler(
+      (req) => this.resolve(req),
+      (r) => auditForwarded(deps.audit, r),
+      labelOf,
+    );
+  }
+
+  start(): Promise<void> {
+    return this.clusters.start();
+  }
+
+  stop(): void {
+    this.handler.closeAll();
+    this.clusters.stop();
+    this.vclusters.close();
+  }
+
+  /** Forwarded exchanges open now (watches, exec sessions): what a leak would show in. */
+  get openExchanges(): number {
+    return this.handler.openCount;
+  }
+
+  /** Serves the request when it is a gateway path; false lets the server route it. */
+  handleRequest(req: IncomingMessage, res: ServerResponse): boolean {
+    if (!isGatewayPath(req.url)) return false;
+    this.handler.serve(req, res);
+    return true;
+  }
+
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
+    if (!isGatewayPath(req.url)) return false;
+    this.handler.serveUpgrade(req, socket, head);
+    return true;
+  }
+
+  private async resolve(req: IncomingMessage): Promise<Resolved> {
+    const url = req.url ?? "";
+    const ctx = await this.deps.authenticate({ ip: req.socket.remoteAddress ?? "", headers: req.headers });
+    const user = ctx.user;
+    // Direct cluster endpoint tokens are for the agent beside a cluster, never for this gateway.
+    if (user.credential?.type === "DirectClusterEndpointToken") throw errors.unauthorized();
+    try {
+      return await this.resolveFor(user, url, req.method ?? "GET");
+    } catch (err) {
+      throw refusing(err, user);
+    }
+  }
+
+  private async resolveFor(user: UserInfo, url: string, method: string): Promise<Resolved> {
+    const c = CLUSTER_PATH.exec(url);
+    if (c) return this.resolveCluster(user, decode(c[1]!), c[2] ?? "/", c[3] ?? "", method);
+    const v = VCLUSTER_PATH.exec(url);
+    if (v) return this.resolveVirtualCluster(user, decode(v[1]!), decode(v[2]!), v[3] ?? "/", v[4] ?? "", method);
+    throw errors.notFoundPath();
+  }
+
+  private async resolveCluster(user: UserInfo, name: string, path: string, query: string, method: string) {
+    const target: GatewayTarget = { kind: "cluster", cluster: name };
+    const cluster = this.clusters.cluster(name);
+    await this.authorizeUse(user, target, method, path + query, CLUSTERS, "", name, cluster);
+    if (!cluster) throw errors.notFound(CLUSTERS, name);
+    let upstream: Awaited<ReturnType<ClusterUpstreams["upstream"]>>;
+    try {
+      upstream = await this.clusters.upstream(cluster);
+    } catch (err) {
+      if (err instanceof ClusterConnectionError) {
+        throw errors.unavailable(`cluster "${name}" cannot be used (${err.reason}): ${err.message}`);
+      }
+      throw err;
+    }
+    return {
+      forward: { upstream, path: path + query, impersonate: impersonationOf(user) },
+      user,
+      label: `cluster/${name}`,
+    };
+  }
+
+  private async resolveVirtualCluster(
+    user: UserInfo,
+    project: string,
+    name: string,
+    path: string,
+    query: string,
+    method: string,
+  ) {
+    const namespace = projectNamespace(project);
+    const target: GatewayTarget = { kind: "virtualcluster", project, namespace, name };
+    const instance = await this.deps.registry.store("virtualclusterinstances").read(namespace, name);
+    await this.authorizeUse(user, target, method, path + query, VCIS, namespace, name, instance);
+    if (!instance) throw errors.notFound(VCIS, name);
+    const who = impersonationOf(user);
+    const upstream = await this.vclusters.upstream(instance, who.user, who.groups);
+    return {
+      forward: { upstream, path: path + query },
+      user,
+      label: `project/${project}/virtualcluster/${name}`,
+    };
+  }
+
+  /**
+   * Scope first (it is about the forwarded request), then `use` on the object. Without the object
+   * (it does not exist) only those who may use every such object learn that: others get 403.
+   */
+  private async authorizeUse(
+    user: UserInfo,
+    target: GatewayTarget,
+    method: string,
+    pathAndQuery: string,
+    gr: { group: string; resource: string },
+    namespace: string,
+    name: string,
+    object: KubeObject | undefined,
+  ): Promise<void> {
+    const scope = user.credential?.scope as Scope | undefined;
+    const refuse = (why: string) =>
+      errors.forbidden(
+        gr,
+        name,
+        `User "${user.name}" cannot use resource "${gr.resource}" in API group "${GROUP}"${namespace ? ` in the namespace "${namespace}"` : ""}${why}`,
+      );
+    if (!gatewayScopeAllows(scope, target, kubeRequestAttributes(method, pathAndQuery))) {
+      throw refuse(": the access key's scope does not allow this request");
+    }
+    const attrs: RequestAttributes = {
+      verb: "use",
+      apiGroup: GROUP,
+      resource: gr.resource,
+      subresource: "",
+      namespace,
+      name,
+      resourceRequest: true,
+      object,
+    };
+    const decision = await this.deps.authorizer.authorize(this.withoutScope(user), attrs);
+    if (!decision.allowed) throw refuse("");
+  }
+
+  private withoutScope(user: UserInfo): UserInfo {
+    if (!user.credential?.scope) return user;
+    let u = this.unscoped.get(user);
+    if (!u) {
+      u = { ...user, credential: { ...user.credential, scope: undefined } };
+      this.unscoped.set(user, u);
+    }
+    return u;
+  }
+}
+
+function isGatewayPath(url: string | undefined): boolean {
+  return !!url && (url.startsWith(CLUSTER_GATEWAY_PREFIX) || url.startsWith(PROJECT_GATEWAY_PREFIX));
+}
+
+function labelOf(req: IncomingMessage): string {
+  const url = req.url ?? "";
+  const c = CLUSTER_PATH.exec(url);
+  if (c) return `cluster/${decode(c[1]!)}`;
+  const v = VCLUSTER_PATH.exec(url);
+  return v ? `project/${decode(v[1]!)}/virtualcluster/${decode(v[2]!)}` : "";
+}
+
+function decode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    throw errors.badRequest(`invalid escape in ${JSON.stringify(s)}`);
+  }
+}

@@ -1,0 +1,96 @@
+import type { KubeObject } from "../api/object.js";
+import {
+  ClusterConnectionError,
+  clusterClient,
+  DEFAULT_SECRET_NAMESPACE,
+} from "../controllers/cluster-health/cluster-connection.js";
+import { Informer } from "../registry/informer.js";
+import type { Registry } from "../registry/registry.js";
+import { retireUpstream, type Upstream, upstreamFromKubeConfig } from "./upstream.js";
+
+/**
+ * One upstream (parsed kubeconfig, keep-alive pool) per connected cluster, built on first use
+ * and rebuilt when the Cluster's spec or annotations, or its config SharedSecret, change. The
+ * informers keep Clusters and SharedSecrets in memory, so a request reads neither from storage.
+ */
+export class ClusterUpstreams {
+  readonly clusters: Informer;
+  private readonly secrets: Informer;
+  private readonly built = new Map<string, Promise<Upstream>>();
+  private readonly unsubscribe: Array<() => void> = [];
+
+  constructor(private readonly registry: Registry) {
+    this.clusters = new Informer(registry.store("clusters"));
+    this.secrets = new Informer(registry.store("sharedsecrets"));
+  }
+
+  async start(): Promise<void> {
+    await Promise.all([this.clusters.start(), this.secrets.start()]);
+    this.unsubscribe.push(
+      this.clusters.onChange((e) => {
+        const name = e.object.metadata.name!;
+        // Status writes of the health check change neither generation nor annotations.
+        if (
+          e.type === "delete" ||
+          !e.old ||
+          e.old.metadata.generation !== e.object.metadata.generation ||
+          JSON.stringify(e.old.metadata.annotations ?? {}) !== JSON.stringify(e.object.metadata.annotations ?? {})
+        )
+          this.forget(name);
+      }),
+      this.secrets.onChange((e) => {
+        for (const c of this.clusters.list()) {
+          const cfg = (c.spec?.config ?? {}) as { secretName?: string; secretNamespace?: string };
+          if (
+            cfg.secretName === e.object.metadata.name &&
+            (cfg.secretNamespace || DEFAULT_SECRET_NAMESPACE) === e.object.metadata.namespace
+          )
+            this.forget(c.metadata.name!);
+        }
+      }),
+    );
+  }
+
+  stop(): void {
+    for (const u of this.unsubscribe.splice(0)) u();
+    for (const name of [...this.built.keys()]) this.forget(name);
+    this.clusters.stop();
+    this.secrets.stop();
+  }
+
+  cluster(name: string): KubeObject | undefined {
+    return this.clusters.get(undefined, name);
+  }
+
+  /** The cluster's upstream; rejects with ClusterConnectionError when its config cannot be used. */
+  upstream(cluster: KubeObject): Promise<Upstream> {
+    const name = cluster.metadata.name!;
+    let p = this.built.get(name);
+    if (!p) {
+      p = this.build(cluster);
+      this.built.set(name, p);
+      // A failed build (secret missing, bad kubeconfig) is retried on the next request.
+      p.catch(() => {
+        if (this.built.get(name) === p) this.built.delete(name);
+      });
+    }
+    return p;
+  }
+
+  private async build(cluster: KubeObject): Promise<Upstream> {
+    const client = await clusterClient(this.registry, cluster);
+    try {
+      // In-cluster config (spec.local) refers to the service account's token and CA files.
+      return upstreamFromKubeConfig(client.kubeConfig);
+    } catch (err) {
+      throw new ClusterConnectionError("InClusterConfigNotFound", (err as Error).message);
+    }
+  }
+
+  private forget(name: string): void {
+    const p = this.built.get(name);
+    if (!p) return;
+    this.built.delete(name);
+    p.then(retireUpstream, () => {});
+  }
+}

@@ -1,0 +1,34 @@
+import type { AuditLog } from "../audit/audit-log.js";
+import type { UserInfo } from "../registry/request-context.js";
+
+/** One forwarded request: who, to where, what, and how it ended. Never a header value or a body. */
+export interface ForwardedRequest {
+  user?: UserInfo;
+  /** `cluster/NAME` or `project/P/virtualcluster/NAME`. */
+  target: string;
+  method: string;
+  /** The path below the target, without its query. */
+  path: string;
+  code: number;
+  bytes: number;
+  durationMs: number;
+  sourceAddress: string;
+}
+
+/** The gateway's and the agent's single call into the audit log. */
+export function auditForwarded(audit: Pick<AuditLog, "write"> | undefined, r: ForwardedRequest): void {
+  if (!audit) return;
+  audit.write({
+    time: new Date().toISOString(),
+    user: r.user?.name ?? "",
+    ...(r.user?.impersonatedBy ? { impersonatedBy: r.user.impersonatedBy } : {}),
+    keyName: r.user?.credential?.name,
+    gateway: r.target,
+    verb: r.method.toLowerCase(),
+    path: r.path,
+    code: r.code,
+    bytes: r.bytes,
+    durationMs: Math.round(r.durationMs * 1000) / 1000,
+    sourceAddress: r.sourceAddress,
+  });
+}

@@ -1,0 +1,121 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import { ApiError } from "../api/errors.js";
+import type { UserInfo } from "../registry/request-context.js";
+import { type ForwardResult, type ForwardTarget, forwardHttp, forwardUpgrade } from "./forward.js";
+import type { ForwardedRequest } from "./gateway-audit.js";
+import { writeStatus, writeStatusToSocket } from "./raw-status.js";
+
+/** Where a request goes, once its caller is known and allowed. */
+export interface Resolved {
+  forward: ForwardTarget;
+  user: UserInfo;
+  /** For the audit line: `cluster/NAME`, `project/P/virtualcluster/NAME`. */
+  label: string;
+}
+
+/** Thrown by a resolver: an ApiError (401/403/404/503) is answered as its Status. */
+export type Resolver = (req: IncomingMessage) => Promise<Resolved>;
+
+/**
+ * The part the central gateway and the agent share: resolve (authenticate, authorize, pick the
+ * upstream), forward, and write one audit line per request, refusals included.
+ */
+export class GatewayHandler {
+  /** Open exchanges (watches, exec sessions), ended on close so shutdown never waits for them. */
+  private readonly open = new Set<{ destroy(): void }>();
+
+  constructor(
+    private readonly resolve: Resolver,
+    private readonly audit: (r: ForwardedRequest) => void,
+    /** The user of a refused request, when authentication got that far (for the audit line). */
+    private readonly label: (req: IncomingMessage) => string,
+  ) {}
+
+  get openCount(): number {
+    return this.open.size;
+  }
+
+  /** Ends every open exchange (server shutdown). */
+  closeAll(): void {
+    for (const o of this.open) o.destroy();
+    this.open.clear();
+  }
+
+  private track(o: ServerResponse | Duplex): void {
+    this.open.add(o);
+    o.once("close", () => this.open.delete(o));
+  }
+
+  serve(req: IncomingMessage, res: ServerResponse): void {
+    const started = performance.now();
+    this.track(res);
+    const record = (r: ForwardResult, user?: UserInfo, label = this.label(req)) =>
+      this.audit(this.entry(req, started, r, user, label));
+    this.resolve(req).then(
+      (resolved) => forwardHttp(req, res, resolved.forward, (r) => record(r, resolved.user, resolved.label)),
+      (err) => {
+        req.resume();
+        const e = asStatus(err);
+        record({ code: e.code, bytes: writeStatus(res, e.code, e.reason, e.message, e.details) }, refusedUser(err));
+      },
+    );
+  }
+
+  serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const started = performance.now();
+    this.track(socket);
+    socket.on("error", () => socket.destroy());
+    this.resolve(req).then(
+      (resolved) =>
+        forwardUpgrade(req, socket, head, resolved.forward, (r) =>
+          this.audit(this.entry(req, started, r, resolved.user, resolved.label)),
+        ),
+      (err) => {
+        const e = asStatus(err);
+        const bytes = writeStatusToSocket(socket, e.code, e.reason, e.message, e.details);
+        this.audit(this.entry(req, started, { code: e.code, bytes }, refusedUser(err), this.label(req)));
+      },
+    );
+  }
+
+  private entry(req: IncomingMessage, started: number, r: ForwardResult, user: UserInfo | undefined, label: string) {
+    return {
+      user,
+      target: label,
+      method: req.method ?? "",
+      path: pathBelow(req.url ?? "", label),
+      code: r.code,
+      bytes: r.bytes,
+      durationMs: performance.now() - started,
+      sourceAddress: req.socket.remoteAddress ?? "",
+    };
+  }
+}
+
+/** A resolver that refuses a caller it has authenticated says who, for the audit line. */
+export function refusing(err: unknown, user: UserInfo): unknown {
+  if (err && typeof err === "object") refusedUsers.set(err, user);
+  return err;
+}
+const refusedUsers = new WeakMap<object, UserInfo>();
+
+function refusedUser(err: unknown): UserInfo | undefined {
+  return err && typeof err === "object" ? refusedUsers.get(err) : undefined;
+}
+
+function pathBelow(url: string, label: string): string {
+  const path = url.split("?")[0] ?? "";
+  const i = path.indexOf(`/${label}`);
+  return i >= 0 ? path.slice(i + label.length + 1) || "/" : path;
+}
+
+function asStatus(err: unknown) {
+  if (err instanceof ApiError) return err.status;
+  return {
+    code: 500,
+    reason: "InternalError" as const,
+    message: `an internal error occurred: ${(err as Error)?.message ?? String(err)}`,
+    details: undefined,
+  };
+}

@@ -1,0 +1,304 @@
+import assert from "node:assert/strict";
+import { execFile, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
+import { stringify } from "yaml";
+import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
+import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+
+const run = promisify(execFile);
+const KUBECTL = "/usr/bin/kubectl";
+
+/**
+ * Real kubectl through the cluster gateway (`/kubernetes/cluster/c1`) to a stand-in cluster
+ * API server: what kubectl sees, and what the stand-in received (identity headers, never the
+ * caller's key).
+ */
+describe("cluster gateway with kubectl", () => {
+  let server: TestServer;
+  let cluster: FakeClusterApiServer;
+  const keys: Record<string, string> = {};
+  let files = 0;
+  const auditFile = join(mkdtempSync(join(tmpdir(), "gw-audit-")), "audit.log");
+
+  async function post(path: string, body: unknown) {
+    const res = await server.request("POST", `${GROUP_PATH}/${path}`, { body });
+    assert.equal(res.status, 201, `${path}: ${res.text}`);
+    return res.json;
+  }
+
+  async function key(user: string, scope?: unknown): Promise<string> {
+    const created = await post("ownedaccesskeys", {
+      metadata: { generateName: `${user}-` },
+      spec: { user, ...(scope ? { scope } : {}) },
+    });
+    return created.spec.key as string;
+  }
+
+  function kubeconfig(token: string, base = "/kubernetes/cluster/c1"): string {
+    const file = join(server.dataDir, `gw-${++files}.kubeconfig`);
+    writeFileSync(
+      file,
+      stringify({
+        apiVersion: "v1",
+        kind: "Config",
+        clusters: [
+          {
+            name: "gw",
+            cluster: {
+              server: `${server.url}${base}`,
+              "certificate-authority-data": Buffer.from(server.caPem ?? "").toString("base64"),
+            },
+          },
+        ],
+        users: [{ name: "gw", user: { token } }],
+        contexts: [{ name: "gw", context: { cluster: "gw", user: "gw", namespace: "default" } }],
+        "current-context": "gw",
+      }),
+      { mode: 0o600 },
+    );
+    return file;
+  }
+
+  const kubectl = (token: string, ...args: string[]) =>
+    run(KUBECTL, [`--kubeconfig=${kubeconfig(token)}`, ...args], { timeout: 30_000 });
+
+  before(async () => {
+    cluster = await FakeClusterApiServer.start();
+    server = await startTestServer({ auditLog: auditFile });
+    await post("namespaces/platform/sharedsecrets", {
+      metadata: { name: "c1-kubeconfig" },
+      spec: { data: { config: Buffer.from(cluster.kubeconfig()).toString("base64") } },
+    });
+    await post("teams", { metadata: { name: "devs" }, spec: { users: ["alice"] } });
+    await post("users", { metadata: { name: "alice" }, spec: { groups: ["qa"] } });
+    await post("users", { metadata: { name: "bob" }, spec: {} });
+    await post("clusters", {
+      metadata: { name: "c1" },
+      spec: { config: { secretName: "c1-kubeconfig" }, access: [{ verbs: ["use"], users: ["alice"] }] },
+    });
+    keys.alice = await key("alice");
+    keys.bob = await key("bob");
+    cluster.add("pods", "default", "web-1");
+  });
+  after(async () => {
+    await server.stop();
+    await cluster.stop();
+  });
+
+  it("get: forwarded with the cluster's credentials and the caller as Impersonate-User/-Group", async () => {
+    const { stdout } = await kubectl(keys.alice!, "get", "pods", "-o", "name");
+    assert.equal(stdout.trim(), "pod/web-1");
+    const seen = cluster.seen.filter((s) => s.path.startsWith("/api/v1/namespaces/default/pods"));
+    assert.ok(seen.length > 0);
+    for (const s of seen) {
+      assert.equal(s.authorization, `Bearer ${cluster.token}`);
+      assert.equal(s.impersonateUser, "alice");
+      assert.deepEqual(s.impersonateGroups.sort(), ["platform:team:devs", "qa"]);
+    }
+  });
+
+  it("the caller's key and its own Impersonate-* headers never reach the cluster", async () => {
+    const res = await server.request("GET", "/kubernetes/cluster/c1/api/v1/namespaces/default/pods", {
+      token: keys.alice!,
+      headers: { "impersonate-group": "system:masters" },
+    });
+    // alice is no admin: asking to impersonate is refused before anything is forwarded.
+    assert.equal(res.status, 403, res.text);
+    await kubectl(keys.alice!, "get", "pods", "web-1");
+    for (const s of cluster.seen) {
+      assert.ok(!s.authorization?.includes(keys.alice!));
+      assert.ok(!s.impersonateGroups.includes("system:masters"));
+    }
+  });
+
+  it("a user without `use` on the cluster is refused with a 403 Status; an unknown cluster is 403 for them, 404 for an admin", async () => {
+    const before = cluster.seen.length;
+    await assert.rejects(kubectl(keys.bob!, "get", "pods"), /Forbidden|forbidden/);
+    const res = await server.request("GET", "/kubernetes/cluster/c1/api/v1/namespaces/default/pods", {
+      token: keys.bob!,
+    });
+    assert.equal(res.status, 403);
+    assert.equal(res.json.kind, "Status");
+    assert.match(res.json.message, /User "bob" cannot use resource "clusters"/);
+    const unknown = await server.request("GET", "/kubernetes/cluster/nope/version", { token: keys.bob! });
+    assert.equal(unknown.status, 403);
+    const unknownAdmin = await server.request("GET", "/kubernetes/cluster/nope/version");
+    assert.equal(unknownAdmin.status, 404);
+    assert.equal(unknownAdmin.json.reason, "NotFound");
+    const anonymous = await server.request("GET", "/kubernetes/cluster/c1/version", { token: null });
+    assert.equal(anonymous.status, 401);
+    assert.equal(cluster.seen.length, before, "nothing refused reached the cluster");
+  });
+
+  it("a scoped key is held to its scope", async () => {
+    const readPods = await key("alice", {
+      rules: [{ cluster: "c1", verbs: ["get", "list", "watch"], resources: [{ group: "", resources: ["pods"] }] }],
+    });
+    const { stdout } = await kubectl(readPods, "get", "pods", "-o", "name");
+    assert.equal(stdout.trim(), "pod/web-1");
+    await assert.rejects(kubectl(readPods, "get", "configmaps"), /forbidden/i);
+    await assert.rejects(kubectl(readPods, "delete", "pod", "web-1"), /forbidden/i);
+    const otherCluster = await key("alice", { rules: [{ cluster: "c2" }] });
+    await assert.rejects(kubectl(otherCluster, "get", "pods"), /forbidden/i);
+    const projectOnly = await key("alice", { projects: [{ project: "p1" }] });
+    await assert.rejects(kubectl(projectOnly, "get", "pods"), /forbidden/i);
+  });
+
+  it("apply and delete go through (bodies forwarded)", async () => {
+    const manifest = join(server.dataDir, "cm.yaml");
+    writeFileSync(
+      manifest,
+      stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings" }, data: { a: "1" } }),
+    );
+    const applied = await kubectl(keys.alice!, "apply", "--validate=false", "-f", manifest);
+    assert.match(applied.stdout, /configmap\/settings created/);
+    const got = await kubectl(keys.alice!, "get", "configmap", "settings", "-o", "json");
+    assert.equal(JSON.parse(got.stdout).data.a, "1");
+    const deleted = await kubectl(keys.alice!, "delete", "configmap", "settings");
+    assert.match(deleted.stdout, /configmap "settings" deleted/);
+    await assert.rejects(kubectl(keys.alice!, "get", "configmap", "settings"), /NotFound|not found/);
+  });
+
+  it("get -w streams events as they happen", async () => {
+    const child = spawn(KUBECTL, [`--kubeconfig=${kubeconfig(keys.alice!)}`, "get", "pods", "-w", "-o", "name"]);
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => {
+      out += c.toString();
+    });
+    await waitFor(() => out.includes("pod/web-1") && cluster.openWatches > 0);
+    cluster.add("pods", "default", "web-2");
+    await waitFor(() => out.includes("pod/web-2"));
+    child.kill();
+    await waitFor(() => cluster.openWatches === 0);
+  });
+
+  it("the upstream closing mid-watch ends the client's watch cleanly", async () => {
+    const child = spawn(KUBECTL, [`--kubeconfig=${kubeconfig(keys.alice!)}`, "get", "pods", "-w", "-o", "name"]);
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    await waitFor(() => cluster.openWatches > 0);
+    cluster.dropWatches();
+    const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r("hung"), 15_000))]);
+    assert.notEqual(code, "hung", "kubectl's watch ended");
+    if (code === "hung") child.kill();
+  });
+
+  it("logs -f streams lines", async () => {
+    cluster.logLines = 4;
+    const { stdout } = await kubectl(keys.alice!, "logs", "-f", "web-1");
+    assert.equal(stdout, "line 1\nline 2\nline 3\nline 4\n");
+  });
+
+  it("exec over WebSocket: output, stdin, and the impersonated user on the other side", async () => {
+    const echo = await kubectl(keys.alice!, "exec", "web-1", "--", "echo", "hello", "gateway");
+    assert.equal(echo.stdout, "hello gateway\n");
+    const who = await kubectl(keys.alice!, "exec", "web-1", "--", "whoami");
+    assert.equal(who.stdout, "alice\n");
+    const child = spawn(KUBECTL, [`--kubeconfig=${kubeconfig(keys.alice!)}`, "exec", "-i", "web-1", "--", "cat"]);
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => {
+      out += c.toString();
+    });
+    child.stdin.end("through the gateway\n");
+    const code = await new Promise((resolve) => child.on("exit", resolve));
+    assert.equal(code, 0);
+    assert.equal(out, "through the gateway\n");
+    const upgrades = cluster.seen.filter((s) => s.path.includes("/exec?"));
+    assert.ok(upgrades.length >= 3);
+    for (const s of upgrades) assert.equal(s.impersonateUser, "alice");
+    await assert.rejects(kubectl(keys.bob!, "exec", "web-1", "--", "echo", "no"), /forbidden/i);
+  });
+
+  it("port-forward over WebSocket (SPDY tunneled): bytes go to the pod's port and back", async () => {
+    const child = spawn(KUBECTL, [`--kubeconfig=${kubeconfig(keys.alice!)}`, "port-forward", "pod/web-1", ":8080"]);
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => {
+      out += c.toString();
+    });
+    let err = "";
+    child.stderr.on("data", (c: Buffer) => {
+      err += c.toString();
+    });
+    try {
+      await waitFor(() => /Forwarding from 127\.0\.0\.1:\d+/.test(out) || child.exitCode !== null);
+      const port = Number(/Forwarding from 127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
+      assert.ok(port > 0, `kubectl port-forward started: ${out} ${err}`);
+      const echoed = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, "127.0.0.1", () => socket.write("ping through the gateway"));
+        let got = "";
+        socket.on("data", (d: Buffer) => {
+          got += d.toString();
+          if (got.length >= "ping through the gateway".length) {
+            socket.end();
+            resolve(got);
+          }
+        });
+        socket.on("error", reject);
+      });
+      assert.equal(echoed, "ping through the gateway");
+      assert.equal(cluster.portForwards, 1);
+      const seen = cluster.seen.filter((s) => s.path.includes("/portforward"));
+      assert.ok(seen.length > 0 && seen.every((s) => s.impersonateUser === "alice"));
+    } finally {
+      child.kill();
+    }
+  });
+
+  it("a cluster that goes offline gives 503 with the reason, and recovers", async () => {
+    const port = new URL(cluster.url).port;
+    await cluster.stop();
+    const down = await server.request("GET", "/kubernetes/cluster/c1/api/v1/namespaces/default/pods", {
+      token: keys.alice!,
+    });
+    assert.equal(down.status, 503, down.text);
+    assert.equal(down.json.kind, "Status");
+    assert.match(down.json.message, /ClusterUnreachable/);
+    cluster = await FakeClusterApiServer.restartOn(cluster, Number(port));
+    const { stdout } = await kubectl(keys.alice!, "get", "pods", "-o", "name");
+    assert.match(stdout, /pod\/web-1/);
+  });
+
+  it("credentials the cluster rejects give 503 Unauthorized, not the cluster's 401", async () => {
+    const good = cluster.token;
+    cluster.token = "rotated";
+    try {
+      const res = await server.request("GET", "/kubernetes/cluster/c1/api/v1/namespaces/default/pods", {
+        token: keys.alice!,
+      });
+      assert.equal(res.status, 503, res.text);
+      assert.match(res.json.message, /^Unauthorized: .*rejected the platform's credentials/);
+    } finally {
+      cluster.token = good;
+    }
+  });
+
+  it("writes one audit line per forwarded request, without header values", async () => {
+    const lines = readFileSync(auditFile, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const forwarded = lines.filter((l) => l.gateway === "cluster/c1");
+    const get = forwarded.find((l) => l.user === "alice" && l.path === "/api/v1/namespaces/default/pods/web-1");
+    assert.ok(get, "the get of web-1 was logged");
+    assert.equal(get.code, 200);
+    assert.ok(get.bytes > 0);
+    assert.equal(typeof get.durationMs, "number");
+    assert.ok(
+      forwarded.some((l) => l.code === 403 && l.user === "bob" && l.path === "/api/v1/namespaces/default/pods"),
+    );
+    const text = readFileSync(auditFile, "utf8");
+    for (const secret of [keys.alice!, keys.bob!, cluster.token]) assert.ok(!text.includes(secret));
+  });
+});
+
+async function waitFor(check: () => boolean, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { type GatewayTarget, gatewayScopeAllows, scopeNamesCluster } from "./gateway-scope.js";
+import { kubeRequestAttributes } from "./kube-request.js";
+
+const prod: GatewayTarget = { kind: "cluster", cluster: "prod" };
+const vc: GatewayTarget = { kind: "virtualcluster", project: "web", namespace: "p-web", name: "dev" };
+const get = (path: string, method = "GET") => kubeRequestAttributes(method, path);
+
+describe("kube request attributes", () => {
+  it("reads verb, group, resource, namespace, name and subresource from method and path", () => {
+    assert.deepEqual(get("/api/v1/namespaces/a/pods/p/log?follow=true"), {
+      verb: "get",
+      apiGroup: "",
+      resource: "pods",
+      subresource: "log",
+      namespace: "a",
+      name: "p",
+      resourceRequest: true,
+    });
+    assert.equal(get("/apis/apps/v1/deployments?watch=1").verb, "watch");
+    assert.equal(get("/apis/apps/v1/deployments").apiGroup, "apps");
+    assert.equal(get("/api/v1/namespaces/a/pods", "DELETE").verb, "deletecollection");
+    assert.equal(get("/api/v1/namespaces/a/pods/p/exec?command=ls", "POST").subresource, "exec");
+    assert.equal(get("/api/v1/namespaces/a").resource, "namespaces");
+    assert.deepEqual(
+      { resourceRequest: get("/version").resourceRequest, path: get("/version").path },
+      { resourceRequest: false, path: "/version" },
+    );
+    assert.equal(get("/api").resourceRequest, false);
+  });
+});
+
+describe("gateway scope", () => {
+  it("an absent or empty scope allows everything", () => {
+    assert.ok(gatewayScopeAllows(undefined, prod, get("/api/v1/pods")));
+    assert.ok(gatewayScopeAllows({}, vc, get("/api/v1/pods")));
+  });
+
+  it("cluster rules: the cluster, the request targets, and the request itself", () => {
+    const readPods = {
+      rules: [{ cluster: "prod", verbs: ["get", "list"], resources: [{ group: "", resources: ["pods"] }] }],
+    };
+    assert.ok(gatewayScopeAllows(readPods, prod, get("/api/v1/namespaces/a/pods")));
+    assert.ok(gatewayScopeAllows(readPods, prod, get("/api")), "discovery passes a rule that covers the cluster");
+    assert.ok(!gatewayScopeAllows(readPods, prod, get("/api/v1/namespaces/a/pods/p", "DELETE")));
+    assert.ok(!gatewayScopeAllows(readPods, prod, get("/api/v1/namespaces/a/secrets")));
+    assert.ok(
+      !gatewayScopeAllows(readPods, prod, get("/api/v1/namespaces/a/pods/p/exec", "POST")),
+      "subresources need naming",
+    );
+    assert.ok(!gatewayScopeAllows(readPods, { kind: "cluster", cluster: "staging" }, get("/api/v1/namespaces/a/pods")));
+    assert.ok(
+      !gatewayScopeAllows(readPods, vc, get("/api/v1/namespaces/a/pods")),
+      "a cluster rule is no virtual cluster rule",
+    );
+    assert.ok(gatewayScopeAllows({ rules: [{ requestTargets: ["Cluster"] }] }, prod, get("/api/v1/pods")));
+    assert.ok(!gatewayScopeAllows({ rules: [{ requestTargets: ["Management"] }] }, prod, get("/api/v1/pods")));
+    assert.ok(
+      gatewayScopeAllows({ rules: [{ cluster: "*", namespaces: ["a"] }] }, prod, get("/api/v1/namespaces/a/pods")),
+    );
+    assert.ok(
+      !gatewayScopeAllows({ rules: [{ cluster: "*", namespaces: ["a"] }] }, prod, get("/api/v1/namespaces/b/pods")),
+    );
+  });
+
+  it("virtual clusters: projects, virtualClusters, and rules naming them", () => {
+    assert.ok(gatewayScopeAllows({ projects: [{ project: "web" }] }, vc, get("/api/v1/pods")));
+    assert.ok(
+      !gatewayScopeAllows({ projects: [{ project: "web" }] }, prod, get("/api/v1/pods")),
+      "projects reach no cluster",
+    );
+    assert.ok(
+      gatewayScopeAllows({ virtualClusters: [{ project: "web", virtualCluster: "dev" }] }, vc, get("/api/v1/pods")),
+    );
+    assert.ok(
+      !gatewayScopeAllows({ virtualClusters: [{ project: "web", virtualCluster: "prod" }] }, vc, get("/api/v1/pods")),
+    );
+    assert.ok(gatewayScopeAllows({ rules: [{ virtualClusters: [{ name: "dev" }] }] }, vc, get("/api/v1/pods")));
+    assert.ok(!gatewayScopeAllows({ rules: [{ virtualClusters: [{ name: "other" }] }] }, vc, get("/api/v1/pods")));
+    assert.ok(!gatewayScopeAllows({ allowPlatformCli: true }, vc, get("/api/v1/pods")));
+  });
+
+  it("the agent's check: a rule names exactly this cluster", () => {
+    assert.ok(scopeNamesCluster({ rules: [{ cluster: "prod" }] }, "prod"));
+    assert.ok(!scopeNamesCluster({ rules: [{ cluster: "staging" }] }, "prod"));
+    assert.ok(!scopeNamesCluster(undefined, "prod"));
+  });
+});

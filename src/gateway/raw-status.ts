@@ -1,0 +1,57 @@
+import type { ServerResponse } from "node:http";
+import { STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
+import type { Status } from "../api/errors.js";
+
+/**
+ * Kubernetes `Status` errors written straight to node's response or socket: the gateway answers
+ * before (and without) fastify, and for an upgrade request there is only the socket.
+ */
+export function statusBody(
+  code: number,
+  reason: Status["reason"],
+  message: string,
+  details?: Status["details"],
+): string {
+  const status: Status = {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message,
+    reason,
+    ...(details ? { details } : {}),
+    code,
+  };
+  return JSON.stringify(status);
+}
+
+/** Writes the Status and returns the bytes of its body. */
+export function writeStatus(
+  res: ServerResponse,
+  code: number,
+  reason: Status["reason"],
+  message: string,
+  details?: Status["details"],
+): number {
+  const body = statusBody(code, reason, message, details);
+  res.writeHead(code, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+  return Buffer.byteLength(body);
+}
+
+/** The same for an upgrade request: an HTTP/1.1 response on the raw socket, which then closes. */
+export function writeStatusToSocket(
+  socket: Duplex,
+  code: number,
+  reason: Status["reason"],
+  message: string,
+  details?: Status["details"],
+): number {
+  const body = statusBody(code, reason, message, details);
+  const length = Buffer.byteLength(body);
+  socket.end(
+    `HTTP/1.1 ${code} ${STATUS_CODES[code] ?? ""}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n${body}`,
+  );
+  return length;
+}

@@ -1,0 +1,93 @@
+import { readFileSync } from "node:fs";
+import { Agent } from "node:https";
+import type { KubeConfig } from "@kubernetes/client-node";
+
+/**
+ * Where forwarded requests go and with which credentials: a base URL, one keep-alive
+ * https.Agent (its TLS settings are the trust and client certificate) and the headers that
+ * authenticate the platform there. Built once per cluster (or per virtual cluster user), never
+ * per request.
+ */
+export interface Upstream {
+  /** The API server's base URL. */
+  base: URL;
+  /** Its path without the trailing slash (`""` for a server at the root): prefixes every forwarded path. */
+  pathPrefix: string;
+  agent: Agent;
+  /** Credential headers added to every request (Authorization for token or basic credentials). */
+  headers: Readonly<Record<string, string>>;
+  /** Why this upstream cannot be used, when it cannot (the 503 reason and message). */
+  unusable?: { reason: string; message: string };
+}
+
+export interface UpstreamTls {
+  caPem?: string | Buffer;
+  certPem?: string | Buffer;
+  keyPem?: string | Buffer;
+  insecureSkipTLSVerify?: boolean;
+  serverName?: string;
+}
+
+/** Sockets kept open per upstream when idle; busy watches hold their own. */
+const MAX_FREE_SOCKETS = 64;
+
+export function makeUpstream(server: string, tls: UpstreamTls, headers: Record<string, string>): Upstream {
+  const base = new URL(server);
+  const pathPrefix = base.pathname.replace(/\/+$/, "");
+  const agent = new Agent({
+    keepAlive: true,
+    maxFreeSockets: MAX_FREE_SOCKETS,
+    ca: tls.caPem,
+    cert: tls.certPem,
+    key: tls.keyPem,
+    rejectUnauthorized: tls.insecureSkipTLSVerify !== true,
+    servername: tls.serverName,
+  });
+  return { base, pathPrefix, agent, headers };
+}
+
+/**
+ * The current context of a kubeconfig as an upstream: CA, client certificate, token or basic auth.
+ * File references are read (the agent's own kubeconfig); the platform's cluster secrets are
+ * validated to hold inline data only (cluster-connection.ts) before they get here.
+ */
+export function upstreamFromKubeConfig(kc: KubeConfig): Upstream {
+  const cluster = kc.getCurrentCluster();
+  const user = kc.getCurrentUser();
+  if (!cluster) throw new Error("the kubeconfig has no current cluster");
+  const decode = (b64: string | undefined, file?: string) =>
+    b64 ? Buffer.from(b64, "base64") : file ? readFileSync(file) : undefined;
+  const headers: Record<string, string> = {};
+  const token =
+    user?.token ??
+    (user?.authProvider?.name === "tokenFile" ? readTokenFile(user.authProvider.config?.tokenFile) : undefined);
+  if (token) headers.authorization = `Bearer ${token}`;
+  else if (user?.username || user?.password) {
+    headers.authorization = `Basic ${Buffer.from(`${user.username ?? ""}:${user.password ?? ""}`).toString("base64")}`;
+  }
+  return makeUpstream(
+    cluster.server,
+    {
+      caPem: decode(cluster.caData, cluster.caFile),
+      certPem: decode(user?.certData, user?.certFile),
+      keyPem: decode(user?.keyData, user?.keyFile),
+      insecureSkipTLSVerify: cluster.skipTLSVerify,
+      serverName: cluster.tlsServerName,
+    },
+    headers,
+  );
+}
+
+/**
+ * Stops pooling for an upstream that was replaced: idle sockets close now, busy ones (a watch,
+ * an exec) keep running and close when their exchange ends instead of going back to the pool.
+ */
+export function retireUpstream(upstream: Upstream): void {
+  const agent = upstream.agent;
+  agent.on("free", (socket) => socket.destroy());
+  for (const sockets of Object.values(agent.freeSockets)) for (const s of sockets ?? []) s.destroy();
+}
+
+function readTokenFile(file: string | undefined): string | undefined {
+  return file ? readFileSync(file, "utf8").trim() : undefined;
+}

@@ -1,0 +1,99 @@
+import { errors } from "../api/errors.js";
+import type { KubeObject } from "../api/object.js";
+import { createClientCertificate } from "../crypto/certificates.js";
+import { projectOfNamespace } from "../kinds/project/project.js";
+import type { Registry } from "../registry/registry.js";
+import { INGRESS_SUFFIX_ANNOTATION } from "../virtualclusters/actions.js";
+import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
+import { connect, readVirtualClusterCa } from "../virtualclusters/remote.js";
+import { makeUpstream, retireUpstream, type Upstream } from "./upstream.js";
+
+/**
+ * Annotation on a VirtualClusterInstance: the URL of its API server as the platform reaches it
+ * (for example an in-cluster service address). Without it the gateway uses the ingress host the
+ * kube config action hands out: `https://<instance>-<project>.<ingress-suffix of the cluster>`.
+ */
+export const VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION = "management.platform/virtual-cluster-endpoint";
+
+/** Client certificates the gateway makes live this long, and are reused for half of it. */
+const CERT_VALIDITY_SECONDS = 86_400;
+const REUSE_MS = (CERT_VALIDITY_SECONDS * 1000) / 2;
+/** Upstreams kept (one per instance and caller); past it the oldest is retired. */
+const MAX_ENTRIES = 5_000;
+
+/**
+ * One upstream per virtual cluster instance and caller: a client certificate with CN = user,
+ * O = groups signed by the virtual cluster's CA (as the kube config action makes), so the
+ * virtual cluster's own RBAC sees the platform user. Built once and reused while valid.
+ */
+export class VirtualClusterUpstreams {
+  private readonly entries = new Map<string, { upstream: Promise<Upstream>; expires: number }>();
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly cas: VirtualClusterCaStore,
+    private readonly cluster: (name: string) => KubeObject | undefined,
+  ) {}
+
+  upstream(instance: KubeObject, user: string, groups: readonly string[]): Promise<Upstream> {
+    const endpoint = this.endpoint(instance);
+    const key = JSON.stringify([instance.metadata.uid, instance.metadata.resourceVersion, endpoint, user, groups]);
+    const now = Date.now();
+    const hit = this.entries.get(key);
+    if (hit && hit.expires > now) return hit.upstream;
+    if (hit) this.drop(key);
+    const upstream = this.build(instance, endpoint, user, groups);
+    this.entries.set(key, { upstream, expires: now + REUSE_MS });
+    upstream.catch(() => this.entries.delete(key));
+    while (this.entries.size > MAX_ENTRIES) this.drop(this.entries.keys().next().value!);
+    return upstream;
+  }
+
+  close(): void {
+    for (const key of [...this.entries.keys()]) this.drop(key);
+  }
+
+  private drop(key: string): void {
+    const entry = this.entries.get(key);
+    this.entries.delete(key);
+    entry?.upstream.then(retireUpstream, () => {});
+  }
+
+  private endpoint(instance: KubeObject): string {
+    const recorded = instance.metadata.annotations?.[VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION];
+    if (recorded) return recorded;
+    const name = instance.metadata.name!;
+    const project = projectOfNamespace(instance.metadata.namespace) ?? instance.metadata.namespace;
+    const clusterName = (instance.spec?.clusterRef as { cluster?: string } | undefined)?.cluster ?? "";
+    const suffix = this.cluster(clusterName)?.metadata.annotations?.[INGRESS_SUFFIX_ANNOTATION];
+    if (!suffix) {
+      throw errors.unavailable(
+        `virtual cluster ${instance.metadata.namespace}/${name} has no endpoint: set annotation ${VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION} on it, or ${INGRESS_SUFFIX_ANNOTATION} on cluster "${clusterName}"`,
+      );
+    }
+    return `https://${name}-${project}.${suffix}`;
+  }
+
+  private async build(instance: KubeObject, endpoint: string, user: string, groups: readonly string[]) {
+    const ref = (instance.spec?.clusterRef ?? {}) as { cluster?: string; namespace?: string; virtualCluster?: string };
+    const serviceUID = instance.status?.serviceUID as string | undefined;
+    let ca = serviceUID ? await this.cas.get(serviceUID) : undefined;
+    if (!ca) {
+      const cluster = this.cluster(ref.cluster ?? "");
+      if (!cluster) throw errors.unavailable(`cluster "${ref.cluster ?? ""}" of the virtual cluster does not exist`);
+      const client = await connect(this.registry, cluster);
+      ca = await readVirtualClusterCa(
+        client,
+        ref.cluster!,
+        ref.namespace ?? instance.metadata.namespace!,
+        ref.virtualCluster ?? instance.metadata.name!,
+      );
+    }
+    const cert = await createClientCertificate(ca, {
+      commonName: user,
+      organizations: [...groups],
+      validitySeconds: CERT_VALIDITY_SECONDS,
+    });
+    return makeUpstream(endpoint, { caPem: ca.certPem, certPem: cert.certPem, keyPem: cert.keyPem }, {});
+  }
+}
