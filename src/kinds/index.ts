@@ -30,7 +30,9 @@ export function allResourceTypes(deps: KindDeps): ResourceType[] {
     userResource,
     clusterResource,
     sharedSecretResource(deps.cipher),
-    deps.uidLookup ? withOwnerLink(ownedAccessKeyResource(), accessKeyOwner, deps.uidLookup) : ownedAccessKeyResource(),
+    deps.uidLookup
+      ? withOwnerLink(ownedAccessKeyResource(deps.cipher), accessKeyOwner, deps.uidLookup)
+      : ownedAccessKeyResource(deps.cipher),
     projectResource,
     // Project admission keeps the instance's ownerReference to its Project itself (also across moves).
     deps.projects

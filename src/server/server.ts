@@ -22,6 +22,9 @@ import { CachedStorage } from "../registry/cache/cached-storage.js";
 import { Informer } from "../registry/informer.js";
 import { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
+import type { FinishBrowserLogin } from "../sso/browser-login.js";
+import type { OidcConfig } from "../sso/config.js";
+import { SingleSignOn, ssoInfo } from "../sso/sso.js";
 import { EtcdStorage } from "../storage/etcd/etcd-storage.js";
 import { openStorage } from "../storage/factory.js";
 import type { Storage } from "../storage/interface.js";
@@ -65,6 +68,10 @@ export interface ServerConfig {
   clusterCheckIntervalMs?: number;
   /** etcd leader election of the controllers: lease TTL (default 5 s) and retry period (default 500 ms). */
   leaderElection?: { ttlSeconds?: number; retryMs?: number };
+  /** Sign-in with an OpenID Connect identity provider (`--oidc-*`); absent: SSO is off. */
+  oidc?: OidcConfig;
+  /** The last step of a browser sign-in (default: a page saying it worked). */
+  finishBrowserLogin?: FinishBrowserLogin;
 }
 
 export interface RunningServer {
@@ -79,6 +86,8 @@ export interface RunningServer {
   storage: Storage;
   /** Background controllers; they run only while this replica is the elected leader. */
   controllers: ControllerManager;
+  /** Single sign-on, when configured. */
+  sso?: SingleSignOn;
   app: FastifyInstance;
   close(): Promise<void>;
 }
@@ -218,6 +227,20 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     app.get(path, async (_req, reply) => reply.send(SERVER_VERSION));
   }
   app.get("/.well-known/jwks.json", async (_req, reply) => reply.send(signer.jwks()));
+  app.get("/auth/oidc/config", async (_req, reply) => reply.send(ssoInfo(config.oidc)));
+  let serverUrl = "";
+  const sso = config.oidc
+    ? new SingleSignOn(config.oidc, {
+        registry,
+        cipher,
+        baseUrl: () => serverUrl,
+        authenticate: (request) => access.authenticate(request),
+        finish: config.finishBrowserLogin,
+        onError: (err) =>
+          process.emitWarning(`SSO key refresh failed: ${err instanceof Error ? err.message : String(err)}`),
+      })
+    : undefined;
+  sso?.register(app);
 
   // ---- authenticated API ----
   const authenticate = (request: FastifyRequest): Promise<RequestContext> => access.authenticate(request);
@@ -268,6 +291,14 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const port = typeof address === "object" && address ? address.port : (config.port ?? 8443);
   const host = !config.host || config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
   const url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  serverUrl = url;
+  if (sso) {
+    controllers.register({
+      name: "oidc-login-refresh",
+      start: () => sso.refresher.start(),
+      stop: () => sso.refresher.stop(),
+    });
+  }
   controllers.register({
     name: "cluster-health",
     start: () => clusterHealth.start(),
@@ -286,6 +317,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     registry,
     storage,
     controllers,
+    sso,
     app,
     close() {
       closing = true;
