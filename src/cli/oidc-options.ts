@@ -8,7 +8,10 @@ export function addOidcOptions(command: Command): Command {
     .option("--oidc-issuer-url <url>", "sign in with this OpenID Connect identity provider (https; see docs/sso.md)")
     .option("--oidc-client-id <id>", "the platform's client id at the identity provider")
     .option("--oidc-client-secret-file <file>", "file holding the client secret (omit for a public client)")
-    .option("--oidc-username-claim <claim>", "claim naming the user (default: preferred_username; falls back to email, then sub)")
+    .option(
+      "--oidc-username-claim <claim>",
+      "claim naming the user (default: preferred_username; falls back to email, then sub)",
+    )
     .option("--oidc-groups-claim <claim>", "claim listing the user's groups", OIDC_DEFAULTS.groupsClaim)
     .option("--oidc-scopes <scopes>", "scopes to request, comma or space separated", OIDC_DEFAULTS.scopes.join(","))
     .option("--oidc-allowed-groups <groups>", "only members of one of these groups may sign in (comma separated)")

@@ -20,7 +20,8 @@ export function applyServerConfigFile(command: Command, file: string): void {
   byFlag.delete("config");
   for (const [flag, value] of flatten(doc as Record<string, unknown>, file)) {
     const attribute = byFlag.get(flag);
-    if (!attribute) throw new Error(`--config ${file}: unknown key "${flag}" (keys are the flags of \`platform start\`)`);
+    if (!attribute)
+      throw new Error(`--config ${file}: unknown key "${flag}" (keys are the flags of \`platform start\`)`);
     const source = command.getOptionValueSource(attribute);
     if (source === "cli" || source === "env") continue;
     command.setOptionValueWithSource(attribute, valueText(value, flag, file), "config");
