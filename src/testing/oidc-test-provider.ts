@@ -102,6 +102,15 @@ export class TestIdentityProvider {
         return grant;
       },
       cookies: { keys: ["test-idp-cookie-key"] },
+      ttl: {
+        AccessToken: 600,
+        AuthorizationCode: 60,
+        Grant: 3600,
+        IdToken: 600,
+        Interaction: 600,
+        RefreshToken: 3600,
+        Session: 3600,
+      },
     });
     provider.use(async (ctx, next) => {
       await next();

@@ -16,6 +16,10 @@ function identityOf(obj: KubeObject | undefined): Identity | undefined {
  */
 export function keepServerIdentityData(obj: KubeObject, old: KubeObject | undefined, byServer: boolean): void {
   if (byServer) return;
+  // The deprecated oidcLogin (tokens) is not shown either: an update that leaves it out keeps it.
+  if (old?.spec?.oidcLogin !== undefined && obj.spec && obj.spec.oidcLogin === undefined) {
+    obj.spec.oidcLogin = old.spec.oidcLogin;
+  }
   const stored = identityOf(old)?.connectorData;
   const given = identityOf(obj);
   if (stored === undefined) {
