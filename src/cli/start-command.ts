@@ -72,6 +72,13 @@ Examples:
       if (server.adminKubeconfig) out.write(`admin kubeconfig:  ${server.adminKubeconfig}\n`);
       out.write(`admin access key:  ${opts.dataDir ?? "./data"}/admin-access-key\n`);
       if (server.adminKubeconfig) out.write(`try:  kubectl --kubeconfig ${server.adminKubeconfig} get users\n`);
+      if (server.sso) {
+        const base = server.sso.settings.redirectBaseUrl ?? server.url;
+        out.write(`single sign-on with ${server.sso.settings.issuerUrl}; redirect URI: ${base}/auth/oidc/callback\n`);
+        if (!server.sso.settings.redirectBaseUrl) {
+          out.write("  (set --oidc-redirect-base-url if browsers reach this server at another address)\n");
+        }
+      }
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;
