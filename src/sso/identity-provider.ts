@@ -54,9 +54,9 @@ export class IdentityProvider {
       const value = await oidc.discovery(new URL(s.issuerUrl), s.clientId, undefined, auth, {
         // Verify ID token signatures against the IdP's JWKS too, not only trust the TLS channel.
         execute: [oidc.enableNonRepudiationChecks],
+        // Kept by the resulting configuration for the token endpoint and the signing keys too.
         ...(s.caPem ? { [oidc.customFetch]: fetchTrusting(s.caPem) } : {}),
       });
-      if (s.caPem) value[oidc.customFetch] = fetchTrusting(s.caPem);
       this.#config = { value, at: Date.now() };
       return value;
     } catch (err) {

@@ -86,9 +86,17 @@ describe("sign-in with an OpenID Connect identity provider", () => {
     await idp?.close();
   });
 
+  /** A browser context trusting the test CAs; generous timeouts for a loaded shared machine (not asserted). */
+  async function newContext() {
+    const context = await browser.newContext({ ignoreHTTPSErrors: true });
+    context.setDefaultTimeout(120_000);
+    context.setDefaultNavigationTimeout(120_000);
+    return context;
+  }
+
   /** A sign-in in a fresh browser (no IdP session): the IdP's login form, then the platform's answer. */
   async function signIn(account: string, startUrl = `${server.url}/auth/oidc/login`) {
-    const context = await browser.newContext({ ignoreHTTPSErrors: true });
+    const context = await newContext();
     const page = await context.newPage();
     try {
       const result = await signInOn(page, account, startUrl);
@@ -251,7 +259,7 @@ describe("sign-in with an OpenID Connect identity provider", () => {
   });
 
   it("a replayed state is refused with 400", async () => {
-    const context = await browser.newContext({ ignoreHTTPSErrors: true });
+    const context = await newContext();
     try {
       const page = await context.newPage();
       const first = await signInOn(page, "carol-sub", `${server.url}/auth/oidc/login`);
@@ -358,7 +366,7 @@ describe("sign-in with an OpenID Connect identity provider", () => {
         cli.on("close", () => reject(new Error(`CLI ended before printing the URL: ${stderr}`)));
       });
       assert.match(url, /cli_port=\d+&cli_challenge=[\w-]{43}&cli_state=/);
-      const context = await browser.newContext({ ignoreHTTPSErrors: true });
+      const context = await newContext();
       let loopbackUrl = "";
       try {
         const page = await context.newPage();
