@@ -33,6 +33,9 @@ const COMPARE_GREATER = 1;
 const TARGET_CREATE = 1;
 const TARGET_MOD = 2;
 
+/** Keys per range request of a list (see list()). */
+const LIST_PAGE = 1000;
+
 /** The smallest key greater than every key starting with `prefix` (etcd's prefix range end). */
 export function prefixRangeEnd(prefix: Buffer): Buffer {
   const end = Buffer.from(prefix);
@@ -88,6 +91,9 @@ export function etcdClientOptions(options: EtcdStorageOptions): IOptions {
         }
       : {}),
     ...(options.user !== undefined ? { auth: { username: options.user, password: options.password ?? "" } } : {}),
+    // Lists are paged by key count (list()), not by bytes: large objects must not hit grpc-js's
+    // 4 MiB default for one response.
+    grpcOptions: { "grpc.max_receive_message_length": -1 },
   };
 }
 
@@ -124,25 +130,38 @@ export class EtcdStorage implements Storage {
     }
   }
 
+  /**
+   * A range, read in pages of at most LIST_PAGE keys at one revision: a gRPC message is capped
+   * (etcd3's default receive limit is 4 MiB), and a whole resource can be far larger — a cache
+   * or informer starting on 40,000 objects of 1 KiB failed to start the server.
+   */
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
     this.checkOpen();
-    const start = options.after !== undefined && options.after >= prefix ? `${options.after}\0` : prefix;
     const end = prefix === "" ? ALL_KEYS : prefixRangeEnd(Buffer.from(prefix));
+    const wanted = options.limit ?? 0;
+    let after = options.after;
+    let revision = options.revision ?? 0;
+    const items: KeyValue[] = [];
     try {
-      const res = await this.client.kv.range({
-        key: prefix === "" && start === "" ? ALL_KEYS : Buffer.from(start),
-        range_end: end,
-        ...(options.limit ? { limit: options.limit } : {}),
-        ...(options.revision ? { revision: options.revision } : {}),
-      });
-      const items = res.kvs.map(toKv);
-      const count = Number(res.count);
-      return {
-        items,
-        revision: options.revision ? options.revision : Number(res.header.revision),
-        more: res.more,
-        remaining: res.more ? count - items.length : 0,
-      };
+      for (;;) {
+        const start = after !== undefined && after >= prefix ? `${after}\0` : prefix;
+        const pageLimit = wanted > 0 ? Math.min(LIST_PAGE, wanted - items.length) : LIST_PAGE;
+        const res = await this.client.kv.range({
+          key: prefix === "" && start === "" ? ALL_KEYS : Buffer.from(start),
+          range_end: end,
+          limit: pageLimit,
+          ...(revision ? { revision } : {}),
+        });
+        // Every later page is read at the first one's revision: one consistent snapshot.
+        if (!revision) revision = Number(res.header.revision);
+        for (const kv of res.kvs) items.push(toKv(kv));
+        const done = !res.more || (wanted > 0 && items.length >= wanted);
+        if (done) {
+          const remaining = res.more ? Number(res.count) - res.kvs.length : 0;
+          return { items, revision, more: res.more, remaining };
+        }
+        after = items[items.length - 1]!.key;
+      }
     } catch (err) {
       throw storageFailure(err, prefix);
     }
