@@ -75,3 +75,13 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 export function nowTimestamp(now: Date = new Date()): string {
   return `${now.toISOString().slice(0, 19)}Z`;
 }
+
+/**
+ * Sets an own property, even one named `__proto__` (plain assignment to `__proto__` sets the
+ * prototype instead, and the key is silently lost). For maps whose keys come from clients.
+ */
+export function setOwnProperty(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { ApiError, errors, type FieldError, fieldError } from "../api/errors.js";
 import { generateName } from "../api/generate-name.js";
+import { nestingMessage, valueNestingExceeds } from "../api/nesting-depth.js";
 import type { KubeList, KubeObject } from "../api/object.js";
 import { applyJsonPatch, applyMergePatch } from "../api/patch.js";
 import { hiddenReadRefusal, refuseHiddenReads } from "../authz/patch-read-guard.js";
@@ -504,6 +505,8 @@ export class Store {
     if (!body || typeof body !== "object" || Array.isArray(body)) {
       throw errors.badRequest("the request body must be an object");
     }
+    // A patch can deepen an object past what any body may carry (copy a subtree into itself).
+    if (valueNestingExceeds(body)) throw errors.unprocessable(nestingMessage("the object"));
     const apiVersion = `${this.rt.group}/${this.rt.version}`;
     if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
       throw errors.badRequest(
@@ -597,7 +600,7 @@ export class Store {
       case "Compacted":
         return errors.resourceVersionTooOld();
       default:
-        return errors.unavailable(err.message);
+        return errors.storageUnavailable(err.message);
     }
   }
 }

@@ -24,7 +24,7 @@ import type { RequestAttributes } from "./authorizer.js";
 import { negotiateResponse } from "./negotiation.js";
 import { resourceAttributes } from "./resource-handler.js";
 import { resolveResourcePath } from "./resource-path.js";
-import { warningHeaders } from "./respond.js";
+import { warningHeaders } from "./warning-headers.js";
 
 export interface FastGetDeps {
   registry: Registry;

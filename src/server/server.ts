@@ -34,7 +34,9 @@ import type { Authorizer } from "./authorizer.js";
 import { SERVER_VERSION } from "./discovery.js";
 import { registerDiscoveryRoutes } from "./discovery-routes.js";
 import { fastGet } from "./fast-get.js";
+import { registerHealthRoutes, storageCheck } from "./health.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
+import { clientErrorHandler, frameworkErrors } from "./protocol-errors.js";
 import { handleResourceRequest, type ResourceHandlerDeps, type SubresourceHandler } from "./resource-handler.js";
 import { sendError } from "./respond.js";
 import { WatchStreams } from "./watch-stream.js";
@@ -201,6 +203,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     // Kubernetes paths are case-sensitive and never have trailing-slash aliases.
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1000 },
     return503OnClosing: true,
+    frameworkErrors,
+    clientErrorHandler,
     forceCloseConnections: "idle",
   });
   app.removeAllContentTypeParsers();
@@ -222,9 +226,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   app.setNotFoundHandler((_request, reply) => sendError(reply, errors.notFoundPath()));
 
   // ---- unauthenticated endpoints ----
-  for (const path of ["/healthz", "/livez", "/readyz"]) {
-    app.get(path, async (_req, reply) => reply.type("text/plain").send("ok"));
-  }
+  registerHealthRoutes(app, storageCheck(storage, backend instanceof EtcdStorage));
   for (const path of ["/version", `${API_PREFIX}/version`]) {
     app.get(path, async (_req, reply) => reply.send(SERVER_VERSION));
   }

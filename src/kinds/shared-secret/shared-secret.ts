@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { type FieldError, fieldError } from "../../api/errors.js";
-import type { KubeObject } from "../../api/object.js";
+import { type KubeObject, setOwnProperty } from "../../api/object.js";
 import { AccessRulesSchema, ConditionsSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import type { ResourceType } from "../../registry/resource-type.js";
@@ -70,7 +70,7 @@ function mapData(obj: KubeObject, fn: (v: string) => string): KubeObject {
   const data = obj.spec?.data as Record<string, string> | undefined;
   if (!data) return obj;
   const mapped: Record<string, string> = {};
-  for (const [k, v] of Object.entries(data)) mapped[k] = fn(v);
+  for (const [k, v] of Object.entries(data)) setOwnProperty(mapped, k, fn(v)); // `__proto__` is a valid key
   return { ...obj, spec: { ...obj.spec, data: mapped } };
 }
 
