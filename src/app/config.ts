@@ -2,6 +2,9 @@ import type { FastifyInstance } from "fastify";
 import type { ControllerManager } from "../controllers/controller-manager.js";
 import type { ClusterGateway } from "../gateway/cluster-gateway.js";
 import type { Registry } from "../registry/registry.js";
+import type { FinishBrowserLogin } from "../sso/browser-login.js";
+import type { OidcConfig } from "../sso/config.js";
+import type { SingleSignOn } from "../sso/sso.js";
 import type { Storage } from "../storage/interface.js";
 
 export interface ServerConfig {
@@ -32,6 +35,10 @@ export interface ServerConfig {
   clusterCheckIntervalMs?: number;
   /** etcd leader election of the controllers: lease TTL (default 5 s) and retry period (default 500 ms). */
   leaderElection?: { ttlSeconds?: number; retryMs?: number };
+  /** Sign-in with an OpenID Connect identity provider (`--oidc-*`); absent: SSO is off. */
+  oidc?: OidcConfig;
+  /** The last step of a browser sign-in (default: a web console session, then the console). */
+  finishBrowserLogin?: FinishBrowserLogin;
 }
 
 export interface RunningServer {
@@ -46,6 +53,8 @@ export interface RunningServer {
   storage: Storage;
   /** Background controllers; they run only while this replica is the elected leader. */
   controllers: ControllerManager;
+  /** Single sign-on, when configured. */
+  sso?: SingleSignOn;
   /** The cluster gateway (src/gateway). */
   gateway: ClusterGateway;
   app: FastifyInstance;

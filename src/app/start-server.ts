@@ -3,6 +3,7 @@ import { admissionPlugins } from "../admission/plugins.js";
 import { bootstrapAdmin, writeAdminKubeconfig } from "../auth/bootstrap.js";
 import { IdentityIndex } from "../auth/identity-index.js";
 import { AccessControl } from "../authz/access-control.js";
+import { startConsoleSession } from "../console/console-routes.js";
 import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
 import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
@@ -17,6 +18,7 @@ import { storageCheck } from "../server/health.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
 import { createApiServer, listen } from "../server/server.js";
 import { WatchStreams } from "../server/watch-stream.js";
+import { SingleSignOn, ssoInfo } from "../sso/sso.js";
 import { openStorageBackend } from "../storage/factory.js";
 import { registerVirtualClusterActions } from "../virtualclusters/actions.js";
 import { VirtualClusterCaCleanup } from "../virtualclusters/ca-cleanup.js";
@@ -123,10 +125,39 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     freshnessWaitMs: config.freshnessWaitMs,
     watchStreams,
     gateway,
+    ssoConfigured: config.oidc !== undefined,
     logLevel: config.logLevel,
     closing: () => closing,
   });
+  // Single sign-on (src/sso): its routes, and key refresh on the elected replica. A browser
+  // sign-in ends in a web console session unless the embedder says otherwise.
+  let serverUrl = "";
+  app.get("/auth/oidc/config", async (_req, reply) => reply.send(ssoInfo(config.oidc)));
+  const sso = config.oidc
+    ? new SingleSignOn(config.oidc, {
+        registry,
+        cipher,
+        baseUrl: () => serverUrl,
+        authenticate: (request) => access.authenticate(request),
+        finish:
+          config.finishBrowserLogin ??
+          ((reply, key) => {
+            startConsoleSession(reply, key);
+            return reply.redirect("/console/", 303);
+          }),
+        onError: warn("SSO key refresh"),
+      })
+    : undefined;
+  sso?.register(app);
+  if (sso) {
+    controllers.register({
+      name: "oidc-login-refresh",
+      start: () => sso.refresher.start(),
+      stop: () => sso.refresher.stop(),
+    });
+  }
   const { url, port } = await listen(app, config.host, config.port);
+  serverUrl = url;
   const adminKubeconfig = adminKey ? writeAdminKubeconfig(dataDir, url, caPem, adminKey) : undefined;
   controllers.start();
 
@@ -140,6 +171,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     registry,
     storage,
     controllers,
+    sso,
     gateway,
     app,
     close() {

@@ -6,6 +6,7 @@ import { addOutputOption, apiPath, loggedInClient, outputOf } from "./common.js"
 import { type LoginConfig, loadConfig, removeConfigLogin, requireLogin, saveConfig } from "./config.js";
 import { CliError } from "./errors.js";
 import { printJsonOrYaml, withSpinner } from "./output.js";
+import { ssoLogin } from "./sso-login.js";
 
 const SELF = { apiVersion: "management.platform/v1", kind: "Self", metadata: {} };
 
@@ -31,17 +32,21 @@ export function registerLoginCommands(program: Command): void {
       "PEM file of the CA that signed the server's certificate (<data-dir>/ca.crt)",
     )
     .option("--reuse-key", "store the given key itself instead of creating a Login key (logout then only forgets it)")
+    .option("--sso", "sign in with the server's identity provider in a browser (see docs/sso.md)")
+    .option("--no-browser", "with --sso: only print the sign-in URL, do not open a browser")
     .addHelpText(
       "after",
       `
 Examples:
   platform login https://localhost:8443 --access-key "$(cat data/admin-access-key)" --certificate-authority data/ca.crt
   PLATFORM_ACCESS_KEY=... platform login https://platform.example.com
-  platform login https://127.0.0.1:8443 --access-key KEY --insecure-skip-tls-verify`,
+  platform login https://127.0.0.1:8443 --access-key KEY --insecure-skip-tls-verify
+  platform login https://platform.example.com --sso`,
     )
     .action(async (url: string, opts: Record<string, string | boolean | undefined>) => {
       const key = (opts.accessKey as string | undefined) || process.env.PLATFORM_ACCESS_KEY;
-      if (!key) throw new CliError("--access-key KEY (or PLATFORM_ACCESS_KEY) is required", 2);
+      if (opts.sso && opts.accessKey) throw new CliError("--sso and --access-key exclude each other", 2);
+      if (!key && !opts.sso) throw new CliError("--access-key KEY (or PLATFORM_ACCESS_KEY), or --sso, is required", 2);
       if (opts.insecureSkipTlsVerify && opts.certificateAuthority) {
         throw new CliError("--insecure-skip-tls-verify and --certificate-authority exclude each other", 2);
       }
@@ -59,6 +64,22 @@ Examples:
         insecureSkipTLSVerify: opts.insecureSkipTlsVerify === true || undefined,
         certificateAuthorityData: ca,
       };
+      if (opts.sso) {
+        const signedIn = await ssoLogin(conn, opts.browser !== false);
+        // Like a key made by --access-key login: a Login key of this session, deleted by logout.
+        const login: LoginConfig = {
+          ...conn,
+          accessKey: signedIn.accessKey,
+          accessKeyName: signedIn.accessKeyName,
+          createdByLogin: true,
+          subject: `user ${signedIn.user}`,
+        };
+        const file = saveConfig({ ...loadConfig(), login });
+        process.stdout.write(`Logged in to ${login.server} as ${login.subject} (access key ${login.accessKeyName}).\n`);
+        process.stderr.write(`Login stored in ${file}. Try: platform whoami\n`);
+        return;
+      }
+      if (!key) throw new CliError("--access-key KEY (or PLATFORM_ACCESS_KEY) is required", 2);
       const given = new ApiClient(conn);
       const self = await withSpinner("checking the access key", given.post(apiPath("selves"), SELF));
       let login: LoginConfig = {

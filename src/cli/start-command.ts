@@ -1,5 +1,7 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { addOidcOptions, oidcConfigOf } from "./oidc-options.js";
+import { applyServerConfigFile } from "./server-config-file.js";
 
 /** Parses `HOST:PORT` (IPv6 as `[::1]:8443`). */
 export function parseListen(value: string): { host: string; port: number } {
@@ -38,7 +40,7 @@ export function banner(
 }
 
 export function registerStartCommand(program: Command): void {
-  program
+  const start = program
     .command("start")
     .description("Run the platform API server (embedded SQLite storage by default)")
     .option("--data-dir <dir>", "where the database, certificates and keys live", "./data")
@@ -53,15 +55,22 @@ export function registerStartCommand(program: Command): void {
     .option("--log-level <level>", "fatal, error, warn, info, debug", "warn")
     .option("--max-key-ttl <seconds>", "longest access key ttl anyone can create (default: no limit)")
     .option("--audit-log <file>", "write an audit log (JSON lines) to this file, or - for stdout")
+    .option("--config <file>", "YAML file of these flags (keys without --; see docs/deployment.md); flags win");
+  addOidcOptions(start)
     .addHelpText(
       "after",
       `
 Examples:
   platform start
   platform start --data-dir /var/lib/platform --listen 127.0.0.1:9443
-  PLATFORM_BOOTSTRAP_KEY=$(openssl rand -hex 24) platform start`,
+  PLATFORM_BOOTSTRAP_KEY=$(openssl rand -hex 24) platform start
+  platform start --config /etc/platform/config.yaml
+  platform start --oidc-issuer-url https://dex.example.com --oidc-client-id platform \\
+    --oidc-client-secret-file /etc/platform/oidc-secret`,
     )
-    .action(async (opts: Record<string, string | undefined>) => {
+    .action(async (given: Record<string, string | undefined>, command: Command) => {
+      if (given.config) applyServerConfigFile(command, given.config);
+      const opts = command.opts<Record<string, string | undefined>>();
       const { host, port } = parseListen(opts.listen ?? "0.0.0.0:8443");
       if (!!opts.tlsCertFile !== !!opts.tlsPrivateKeyFile) {
         throw new Error("--tls-cert-file and --tls-private-key-file go together");
@@ -79,9 +88,18 @@ Examples:
         logLevel: opts.logLevel,
         maxKeyTtlSeconds: opts.maxKeyTtl ? positiveSeconds(opts.maxKeyTtl, "--max-key-ttl") : undefined,
         auditLog: opts.auditLog,
+        oidc: oidcConfigOf(opts),
       });
       // The banner alone goes to stdout; logs and shutdown notes go to stderr.
       process.stdout.write(banner(server, host, opts.dataDir ?? "./data"));
+      if (server.sso) {
+        const out = process.stdout;
+        const base = server.sso.settings.redirectBaseUrl ?? server.url;
+        out.write(`single sign-on with ${server.sso.settings.issuerUrl}; redirect URI: ${base}/auth/oidc/callback\n`);
+        if (!server.sso.settings.redirectBaseUrl) {
+          out.write("  (set --oidc-redirect-base-url if browsers reach this server at another address)\n");
+        }
+      }
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;

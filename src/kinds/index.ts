@@ -30,7 +30,7 @@ export function allResourceTypes(deps: KindDeps): ResourceType[] {
     userResource,
     clusterResource,
     sharedSecretResource(deps.cipher, deps.secretDataReaders),
-    ownedAccessKeyResource(),
+    ownedAccessKeyResource(deps.cipher),
     projectResource,
     virtualClusterInstanceResource,
     directClusterEndpointTokenResource(deps.tokenIssuer),

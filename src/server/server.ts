@@ -42,6 +42,8 @@ export interface ApiServerDeps {
   logLevel?: string;
   /** The cluster gateway (src/gateway): answers its own paths and upgrades before fastify routes anything. */
   gateway?: Pick<ClusterGateway, "handleRequest" | "handleUpgrade">;
+  /** Whether single sign-on is configured (the console shows "Sign in with SSO"). */
+  ssoConfigured: boolean;
   /** True once the server is closing: the fast GET path steps aside. */
   closing: () => boolean;
 }
@@ -157,7 +159,7 @@ function registerApiRoutes(app: FastifyInstance, deps: ApiServerDeps, groupPrefi
     };
 
   registerDiscoveryRoutes(app, { registry, authorizer, guarded });
-  registerConsole(app, { sessions: access.consoleSessions, authenticate });
+  registerConsole(app, { sessions: access.consoleSessions, authenticate, ssoConfigured: () => deps.ssoConfigured });
   const handlerDeps: ResourceHandlerDeps = {
     registry,
     authorizer,

@@ -4,10 +4,12 @@ import type { KubeObject } from "../../api/object.js";
 import { ScopeSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { generateAccessKey, hashAccessKey } from "../../crypto/access-keys.js";
-import type { UserInfo } from "../../registry/request-context.js";
+import { SYSTEM_USER, type UserInfo } from "../../registry/request-context.js";
 import type { Prepared, ResourceType } from "../../registry/resource-type.js";
 import { ageColumn, defineKind, displayNameColumn, nameColumn, specString } from "../define.js";
+import type { SecretDataCipher } from "../shared-secret/shared-secret.js";
 import { validateScope } from "../validation.js";
+import { encryptConnectorData, keepServerIdentityData } from "./connector-data.js";
 
 /** Stored keys carry only this marker plus the SHA-256 of the key; reads never show it. */
 export const KEY_HASH_PREFIX = "sha256:";
@@ -164,7 +166,8 @@ function takeKey(obj: KubeObject, given: unknown): { plaintext?: string; error?:
   return { plaintext: given };
 }
 
-export function ownedAccessKeyResource(): ResourceType {
+/** `cipher` encrypts `spec.identity.connectorData` (an SSO login's refresh token) at rest. */
+export function ownedAccessKeyResource(cipher?: SecretDataCipher): ResourceType {
   return defineKind({
     kind: "OwnedAccessKey",
     plural: "ownedaccesskeys",
@@ -191,6 +194,7 @@ export function ownedAccessKeyResource(): ResourceType {
         if (!s.user && !s.team && !s.subject) Object.assign(s, accessKeySubject(s, ctx.user));
         s.type ??= "User";
         delete obj.status; // lastActivity is the server's to write
+        keepServerIdentityData(obj, undefined, ctx.user === SYSTEM_USER);
         const { plaintext, error } = takeKey(obj, s.key);
         return {
           fieldErrors: error ? [error] : [],
@@ -198,8 +202,9 @@ export function ownedAccessKeyResource(): ResourceType {
           reveal: plaintext ? (created) => ({ ...created, spec: { ...created.spec, key: plaintext } }) : undefined,
         };
       },
-      prepareForUpdate(obj, old): Prepared {
+      prepareForUpdate(obj, old, ctx): Prepared {
         obj.spec ??= {};
+        keepServerIdentityData(obj, old, ctx.user === SYSTEM_USER);
         const given = obj.spec.key;
         const oldHash = old.spec?.key;
         let error: FieldError | undefined;
@@ -214,11 +219,14 @@ export function ownedAccessKeyResource(): ResourceType {
         return { fieldErrors: error ? [error] : [] };
       },
       validate: (obj) => validateKey(obj),
+      toStorage: cipher ? (obj) => encryptConnectorData(obj, cipher) : undefined,
       present(obj) {
         const spec = obj.spec;
         if (!spec) return obj;
-        if (!spec.key && !(spec?.identity as { connectorData?: string } | undefined)?.connectorData) return obj;
-        const { key: _hidden, ...rest } = spec;
+        const connectorData = (spec?.identity as { connectorData?: string } | undefined)?.connectorData;
+        if (!spec.key && !connectorData && !spec.oidcLogin) return obj;
+        // The deprecated oidcLogin holds tokens: never shown, like the key and connectorData.
+        const { key: _hidden, oidcLogin: _tokens, ...rest } = spec;
         const identity = rest.identity as Record<string, unknown> | undefined;
         if (identity?.connectorData !== undefined) {
           const { connectorData: _cd, ...visible } = identity;
