@@ -1,6 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import { ApiError } from "../api/errors.js";
-import { AuditLog } from "../audit/audit-log.js";
+import { AuditLog, type AuditOptions } from "../audit/audit-log.js";
 import { AccessKeyAuthenticator, bearerToken } from "../auth/authenticator.js";
 import { directTokenFallback } from "../auth/direct-token.js";
 import { FailedAuthLimiter } from "../auth/failed-auth-limiter.js";
@@ -21,7 +21,7 @@ import { installSecretPresentation } from "./presentation.js";
 /** Default failed authentications per address per minute before 429. */
 export const DEFAULT_MAX_FAILED_AUTH_PER_MINUTE = 30;
 
-export interface AccessControlConfig {
+export interface AccessControlConfig extends AuditOptions {
   maxKeyTtlSeconds?: number;
   /** `--audit-log`: a file path, or `-` for stdout. */
   auditLog?: string;
@@ -62,7 +62,7 @@ export class AccessControl {
       log.error({ err }, "recording key activity failed"),
     );
     this.userTeams = new UserTeamsController(registry, identity, (err) => log.error({ err }, "user teams controller"));
-    this.audit = config.auditLog ? new AuditLog(config.auditLog) : undefined;
+    this.audit = config.auditLog ? new AuditLog(config.auditLog, config) : undefined;
     this.subresources = accessKeySubresources(registry, identity);
     installSecretPresentation(registry, this.authorizer);
   }

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { registerAccessKeyCommands } from "./accesskeys.js";
+import { registerBackupCommands } from "./backup-command.js";
 import { registerCompletionCommand } from "./completion.js";
 import { CliError, USAGE_EXIT_CODE } from "./errors.js";
 import { registerListCommand } from "./list.js";
@@ -32,6 +33,7 @@ Examples:
     );
   registerStartCommand(program);
   registerMigrateStorageCommand(program);
+  registerBackupCommands(program);
   registerLoginCommands(program);
   registerSecretCommands(program);
   registerAccessKeyCommands(program);

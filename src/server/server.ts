@@ -14,10 +14,14 @@ import { EtcdLeaderElector, SingleReplicaElector } from "../controllers/leader-e
 import { loadOrCreateServerTls } from "../crypto/certificates.js";
 import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
 import "../crypto/reflect-metadata.js";
+import { installAuditHooks } from "../audit/audit-hooks.js";
+import type { AuditOptions } from "../audit/audit-log.js";
+import { assertNoRestoreInProgress } from "../backup/restore.js";
 import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
 import { loadOrCreateSigningKey, type TokenSigner } from "../crypto/jwt.js";
 import { loadOrCreateEncryptionKeys, type SecretBox } from "../crypto/secret-box.js";
 import { allResourceTypes } from "../kinds/index.js";
+import { attachOperations, type OperationsConfig } from "../metrics/server-hooks.js";
 import { CachedStorage } from "../registry/cache/cached-storage.js";
 import { Informer } from "../registry/informer.js";
 import { Registry } from "../registry/registry.js";
@@ -32,6 +36,7 @@ import { SERVER_VERSION } from "./discovery.js";
 import { registerDiscoveryRoutes } from "./discovery-routes.js";
 import { fastGet } from "./fast-get.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
+import { createLogger, installRequestLog, loggingOptions, requestIdOf } from "./request-log.js";
 import { handleResourceRequest, type ResourceHandlerDeps, type SubresourceHandler } from "./resource-handler.js";
 import { sendError } from "./respond.js";
 import { WatchStreams } from "./watch-stream.js";
@@ -39,7 +44,7 @@ import { WatchStreams } from "./watch-stream.js";
 /** Request bodies above this are refused with 413 before they are read whole. */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
-export interface ServerConfig {
+export interface ServerConfig extends OperationsConfig, AuditOptions {
   dataDir: string;
   /** Host to listen on (default 0.0.0.0). */
   host?: string;
@@ -100,7 +105,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const signer: TokenSigner = await loadOrCreateSigningKey(dataDir);
   // Reads and watches of every resource are served by the watch cache (src/registry/cache).
   const backend = await openStorage(config.storage ?? `sqlite:${resolve(dataDir, "platform.db")}`);
-  const storage = new CachedStorage(backend);
+  await assertNoRestoreInProgress(backend);
+  const logger = createLogger(config.logLevel ?? "warn");
+  const ops = attachOperations(config, backend);
+  const storage = new CachedStorage(ops.storage);
 
   const ownerRefs = new OwnerReferencesAdmission();
   const cipher = {
@@ -129,7 +137,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   );
   const adminKey = await bootstrapAdmin(registry, dataDir, config.bootstrapKey ?? process.env.PLATFORM_BOOTSTRAP_KEY);
   await identity.start();
-  const access = new AccessControl(registry, identity, signer, config);
+  const access = new AccessControl(registry, identity, signer, config, logger);
   await access.start();
   const authorizer: Authorizer = access.authorizer;
   ownerRefs.authorizer = authorizer;
@@ -142,7 +150,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   );
   const garbageCollector = new GarbageCollector(registry);
   const caCleanup = new VirtualClusterCaCleanup(registry, (err) =>
-    process.emitWarning(`virtual cluster CA cleanup failed: ${err instanceof Error ? err.message : String(err)}`),
+    logger.warn({ err }, "virtual cluster CA cleanup failed"),
   );
   controllers.register({
     name: "virtualcluster-ca-cleanup",
@@ -171,7 +179,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     groupPrefix,
     authenticate: (request) => access.authenticateNow(request),
     allows: (user, attrs) => access.authorizer.decide(user, attrs).allowed,
-    bypassed: () => closing,
+    bypassed: () => closing || logger.isLevelEnabled("info"),
+    served: ops.fastGetServed,
+    requestId: requestIdOf,
   });
   const app = Fastify({
     // fastify's own https server, with the fast GET path (fast-get.ts) in front of its routing.
@@ -186,7 +196,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       return server;
     },
     bodyLimit: MAX_BODY_BYTES,
-    logger: { level: config.logLevel ?? "warn" },
+    ...loggingOptions(logger),
     // Kubernetes paths are case-sensitive and never have trailing-slash aliases.
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1000 },
     return503OnClosing: true,
@@ -208,6 +218,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       return sendError(reply, errors.badRequest((err as Error).message));
     return sendError(reply, err);
   });
+  installRequestLog(app, logger);
+  ops.installHooks(app, watchStreams);
   app.setNotFoundHandler((_request, reply) => sendError(reply, errors.notFoundPath()));
 
   // ---- unauthenticated endpoints ----
@@ -221,12 +233,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
 
   // ---- authenticated API ----
   const authenticate = (request: FastifyRequest): Promise<RequestContext> => access.authenticate(request);
-  if (access.audit) {
-    const audit = access.audit;
-    app.addHook("onResponse", async (request, reply) => {
-      audit.record(request, request.method, request.url, reply.statusCode, request.ip);
-    });
-  }
+  if (access.audit) installAuditHooks(app, access.audit, watchStreams);
   const formatOf = (request: FastifyRequest): ResponseFormat => {
     try {
       return negotiateResponse(request.headers.accept, false);
@@ -238,7 +245,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     (handler: (request: FastifyRequest, reply: FastifyReply, ctx: RequestContext) => Promise<unknown>) =>
     async (request: FastifyRequest, reply: FastifyReply) => {
       try {
-        const ctx = await authenticate(request);
+        const ctx = await ops.authenticated(authenticate(request));
+        request.userName = ctx.user.name;
         return await handler(request, reply, ctx);
       } catch (err) {
         if (reply.sent || reply.raw.headersSent) return reply;
@@ -247,6 +255,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     };
 
   registerDiscoveryRoutes(app, { registry, authorizer, guarded });
+  ops.registerRoutes(app, { registry, authorizer, guarded, storage, gcQueueDepth: () => garbageCollector.queueDepth });
   const deps: ResourceHandlerDeps = {
     registry,
     authorizer,
@@ -264,6 +273,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   });
 
   await app.listen({ host: config.host ?? "0.0.0.0", port: config.port ?? 8443 });
+  await ops.listen();
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : (config.port ?? 8443);
   const host = !config.host || config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
@@ -293,6 +303,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
         await controllers.stop();
         watchStreams.closeAll();
         await app.close();
+        await ops.close();
         await access.stop();
         identity.stop();
         await storage.close();
