@@ -24,7 +24,13 @@ import { STAMP } from "./watch-clients.js";
 // ---------------------------------------------------------------- child: the server
 export async function serverChild(dataDir: string): Promise<void> {
   const t0 = performance.now();
-  const server = await startServer({ host: "127.0.0.1", port: 0, dataDir, logLevel: "error" });
+  const server = await startServer({
+    host: "127.0.0.1",
+    port: 0,
+    dataDir,
+    logLevel: "error",
+    metrics: process.env.PLATFORM_BENCH_METRICS !== "off",
+  });
   const started = performance.now() - t0;
   const storage = server.storage as CachedStorage;
   process.on("message", async (msg: { cmd: string; n?: number; from?: number; kind?: string }) => {

@@ -11,4 +11,6 @@ test("bench harness runs with --smoke counts", () => {
   assert.match(r.stdout, /\| GET req\/s/);
   assert.match(r.stdout, /\| WATCH /);
   assert.match(r.stdout, /\| Cold start /);
+  assert.match(r.stdout, /\| Backup of 200 objects/);
+  assert.match(r.stdout, /\| Restore of 200 objects/);
 });
