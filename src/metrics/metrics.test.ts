@@ -71,6 +71,14 @@ describe("metrics", () => {
     assert.ok(sample(after, "process_resident_memory_bytes") > 0);
   });
 
+  it("labels no series after a resource nobody serves", async () => {
+    assert.equal((await s.request("GET", `${G}/made-up-resource-x1/abc`)).status, 404);
+    assert.equal((await s.request("GET", `${G}/teams/counted/made-Up-SUB`)).status, 404);
+    const text = await scrape();
+    assert.ok(!text.includes("made-up-resource-x1"));
+    assert.ok(!text.includes("made-Up-SUB"));
+  });
+
   it("counts failed authentications", async () => {
     const before = sample(await scrape(), "authentication_attempts", { result: "failure" });
     assert.equal((await s.request("GET", `${G}/teams`, { token: "not-a-key" })).status, 401);

@@ -24,10 +24,22 @@ const METRIC_VERBS: Record<string, string> = {
   deletecollection: "DELETECOLLECTION",
 };
 
-/** The labels of a request, from its method, URL and content type alone. */
-export function requestLabels(method: string, url: string, contentType?: string): RequestLabels {
+/** Subresource names as a label: short lower-case words, anything else counted as "other". */
+const SUBRESOURCE = /^[a-z]{1,40}$/;
+
+/**
+ * The labels of a request, from its method, URL and content type. `known` says whether a
+ * resource name is served: a path naming anything else is labelled without a resource, so that
+ * no caller can make up label values (every new value is a new series kept in memory).
+ */
+export function requestLabels(
+  method: string,
+  url: string,
+  contentType: string | undefined,
+  known: (resource: string) => boolean,
+): RequestLabels {
   const d = describeRequest(method, url);
-  const resourceRequest = d.resource !== "" && !d.resource.startsWith("/");
+  const resourceRequest = d.resource !== "" && !d.resource.startsWith("/") && known(d.resource);
   let verb = METRIC_VERBS[d.verb] ?? method.toUpperCase();
   if (verb === "PATCH" && contentType?.startsWith("application/apply-patch")) verb = "APPLY";
   if (!resourceRequest) {
@@ -38,7 +50,7 @@ export function requestLabels(method: string, url: string, contentType?: string)
     group: GROUP,
     version: VERSION,
     resource: d.resource,
-    subresource: d.subresource ?? "",
+    subresource: d.subresource === undefined ? "" : SUBRESOURCE.test(d.subresource) ? d.subresource : "other",
     scope: scopeOf(!!d.name, d.namespace !== undefined),
     component: "apiserver",
   };

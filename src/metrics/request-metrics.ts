@@ -31,10 +31,10 @@ declare module "fastify" {
 }
 
 /** Counts every request fastify answers: totals, latency, in-flight and long-running (watch) gauges. */
-export function installRequestMetrics(app: FastifyInstance): void {
+export function installRequestMetrics(app: FastifyInstance, known: (resource: string) => boolean): void {
   app.decorateRequest("metricLabels", undefined);
   app.addHook("onRequest", (request, _reply, done) => {
-    const labels = requestLabels(request.method, request.url, request.headers["content-type"]);
+    const labels = requestLabels(request.method, request.url, request.headers["content-type"], known);
     request.metricLabels = labels;
     if (labels.verb === "WATCH") longrunningRequests.labels(labels).inc();
     else (isReadOnly(request) ? readOnly : mutating).inc();

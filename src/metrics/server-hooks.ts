@@ -40,7 +40,7 @@ export interface Operations {
   /** The store to put under the watch cache. */
   storage: Storage;
   fastGetServed?: (rt: ResourceType, namespaced: boolean, seconds: number) => void;
-  installHooks(app: FastifyInstance, watches: WatchStreams): void;
+  installHooks(app: FastifyInstance, watches: WatchStreams, registry: Registry): void;
   authenticated(p: Promise<RequestContext>): Promise<RequestContext>;
   registerRoutes(app: FastifyInstance, deps: RouteDeps): void;
   listen(): Promise<void>;
@@ -57,9 +57,9 @@ export function attachOperations(config: OperationsConfig, backend: Storage): Op
       ? new InstrumentedStorage(backend, backend instanceof EtcdStorage ? etcdRequestDuration : sqliteRequestDuration)
       : backend,
     fastGetServed: hot && ((rt, namespaced, seconds) => hot.served(rt, namespaced, seconds)),
-    installHooks(app, watches) {
+    installHooks(app, watches, registry) {
       if (!on) return;
-      installRequestMetrics(app);
+      installRequestMetrics(app, (resource) => registry.find(resource) !== undefined);
       watches.observe = observeWatch;
     },
     authenticated(p) {

@@ -219,7 +219,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     return sendError(reply, err);
   });
   installRequestLog(app, logger);
-  ops.installHooks(app, watchStreams);
+  ops.installHooks(app, watchStreams, registry);
   app.setNotFoundHandler((_request, reply) => sendError(reply, errors.notFoundPath()));
 
   // ---- unauthenticated endpoints ----
