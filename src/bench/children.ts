@@ -3,7 +3,8 @@
  * harness.ts): the server runs in a child process so that the load generator does not share its
  * event loop, and so do the bare node:https baselines.
  *
- * - `server DATADIR` (serverChild): the platform; first message {url, port, key, startedMs}, then
+ * - `server DATADIR [STORAGE]` (serverChild): the platform (embedded SQLite, or STORAGE such as
+ *   `etcd://…`); first message {url, port, key, startedMs}, then
  *   IPC commands fill, prime, cpu, settle, revision, rss and stop.
  * - `baseline DATADIR BODY` (baselineChild): a bare node:https server answering every request with
  *   BODY; first message {port}.
@@ -21,8 +22,11 @@ import { startServer } from "../server/server.js";
 import { clusterBytes, storedTeamBytes } from "./objects.js";
 import { STAMP } from "./watch-clients.js";
 
+/** The admin key of bench servers on etcd: the replicas of one etcd share it. */
+export const BENCH_ETCD_KEY = "bench-etcd-admin-key-0123456789abcdefghijk";
+
 // ---------------------------------------------------------------- child: the server
-export async function serverChild(dataDir: string): Promise<void> {
+export async function serverChild(dataDir: string, storageUrl?: string): Promise<void> {
   const t0 = performance.now();
   const server = await startServer({
     host: "127.0.0.1",
@@ -30,15 +34,18 @@ export async function serverChild(dataDir: string): Promise<void> {
     dataDir,
     logLevel: "error",
     metrics: process.env.PLATFORM_BENCH_METRICS !== "off",
+    ...(storageUrl ? { storage: storageUrl, bootstrapKey: BENCH_ETCD_KEY } : {}),
   });
   const started = performance.now() - t0;
   const storage = server.storage as CachedStorage;
+  // etcd refuses transactions of more than 128 operations (its --max-txn-ops default).
+  const fillBatch = storageUrl ? 100 : 1000;
   process.on("message", async (msg: { cmd: string; n?: number; from?: number; kind?: string }) => {
     if (msg.cmd === "fill") {
       let bytes = 0;
-      for (let i = msg.from ?? 0; i < (msg.from ?? 0) + msg.n!; i += 1000) {
+      for (let i = msg.from ?? 0; i < (msg.from ?? 0) + msg.n!; i += fillBatch) {
         const ops = [];
-        for (let j = i; j < Math.min(i + 1000, (msg.from ?? 0) + msg.n!); j++) {
+        for (let j = i; j < Math.min(i + fillBatch, (msg.from ?? 0) + msg.n!); j++) {
           const value = msg.kind === "teams" ? storedTeamBytes(`c${j}`) : clusterBytes(`c${j}`);
           bytes += value.length;
           ops.push({

@@ -13,6 +13,7 @@ import { baselineChild, serverChild, watchBaselineChild } from "./children.js";
 import { agent, type Bench, type Child, type Counts, type ServerBench, spawnChild, table } from "./harness.js";
 import { benchBackup } from "./phases/backup.js";
 import { benchCreate } from "./phases/create.js";
+import { benchEtcd } from "./phases/etcd.js";
 import { benchGet } from "./phases/get.js";
 import { benchList } from "./phases/list.js";
 import { benchMemory } from "./phases/memory.js";
@@ -20,10 +21,13 @@ import { benchWatch } from "./phases/watch.js";
 
 const quick = process.argv.includes("--quick");
 const smoke = process.argv.includes("--smoke");
-/** `--only=get,create,list,watch,memory,backup` runs just those phases (for profiling one at a time). */
+/** `--only=get,create,list,watch,memory,etcd,backup` runs just those phases (for profiling one at a time). */
 const onlyArg = process.argv.find((a) => a.startsWith("--only="));
 const only = onlyArg ? new Set(onlyArg.slice("--only=".length).split(",")) : undefined;
-const wants = (phase: string) => only === undefined || only.has(phase);
+/** `--skip=etcd,...` runs every phase but those. */
+const skipArg = process.argv.find((a) => a.startsWith("--skip="));
+const skip = new Set(skipArg ? skipArg.slice("--skip=".length).split(",") : []);
+const wants = (phase: string) => (only === undefined || only.has(phase)) && !skip.has(phase);
 const N: Counts = smoke
   ? { dur: 1, list: 50, page: 10, watchers: 5, wps: 20, watchSec: 1, mem: 200 }
   : quick
@@ -67,6 +71,7 @@ async function main(): Promise<void> {
     if (wants("watch")) await benchWatch(served, { procs: WATCH_PROCS, watched: WATCHED });
     await server.ask({ cmd: "stop" }).catch(() => {});
     if (wants("memory")) await benchMemory(bench);
+    if (wants("etcd")) await benchEtcd(bench);
     if (wants("backup")) await benchBackup(bench);
     console.log(
       `\nnode ${process.version}, ${cpus().length} cores, ${cpus()[0]?.model ?? "?"}${quick ? " (--quick)" : ""}\n`,
@@ -81,7 +86,7 @@ async function main(): Promise<void> {
 }
 
 const mode = process.argv[2];
-if (mode === "server") await serverChild(process.argv[3]!);
+if (mode === "server") await serverChild(process.argv[3]!, process.argv[4]);
 else if (mode === "baseline") await baselineChild(process.argv[3]!, process.argv[4]!);
 else if (mode === "watchbaseline") await watchBaselineChild(process.argv[3]!, process.argv[4]!);
 else await main();

@@ -4,18 +4,20 @@
  * Clients and controllers poll single objects far more than they do anything else, and
  * fastify's routing, hooks and reply machinery cost about as much again as the read itself
  * (docs/performance.md). This path answers only the plain successful case, and only from
- * memory without waiting: a key that authenticated before (the identity cache), an allow the
- * authorizer decides at once, an object in a watch cache that is provably current. Everything
- * else (a query string, a Table or YAML or protobuf response, impersonation, a credential not
- * seen yet or failing, a denied or missing object, a kind that transforms what it stores or
- * shows, audit logging, a store that must be asked for its revision) is left to the normal
- * handler, which then answers it exactly as before — errors and failed-auth counting included.
- * What a caller receives is the same either way. Being synchronous, it allocates no promises:
- * at tens of thousands of requests a second, those were a tenth of the garbage.
+ * memory: a key that authenticated before (the identity cache), an allow the authorizer decides
+ * at once, an object in a watch cache that is provably current. On the embedded store that is
+ * all synchronous (the store knows its revision), and it allocates no promises: at tens of
+ * thousands of requests a second, those were a tenth of the garbage. On etcd the cache must
+ * learn the store's revision first; that check is shared by every request arriving while one is
+ * in flight (one etcd round trip per batch), and the answer follows it. Everything else (a query
+ * string, a Table or YAML or protobuf response, impersonation, a credential not seen yet or
+ * failing, a denied or missing object, a kind that transforms what it stores or shows, audit
+ * logging) is left to the normal handler, which then answers it exactly as before — errors and
+ * failed-auth counting included. What a caller receives is the same either way.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { asksToImpersonate } from "../authz/impersonation.js";
-import { rawGetNow } from "../registry/cache/raw-read.js";
+import { rawGetSoon } from "../registry/cache/raw-read.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext, UserInfo } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";
@@ -41,8 +43,11 @@ export interface FastGetDeps {
   requestId?(headers: IncomingMessage["headers"]): string;
 }
 
-/** Answers the request and returns true, or touches nothing and returns false. */
-export type FastGet = (req: IncomingMessage, res: ServerResponse) => boolean;
+/**
+ * Answers the request and returns true, or touches nothing and returns false; or, when the
+ * answer waits for the store's revision check, a promise of the same.
+ */
+export type FastGet = (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
 
 export function fastGet(deps: FastGetDeps): FastGet {
   return (req, res) => {
@@ -58,21 +63,41 @@ export function fastGet(deps: FastGetDeps): FastGet {
       if (!path.name || path.subresource || !path.rt.verbs.includes("get")) return false;
       const ctx = deps.authenticate({ ip: req.socket.remoteAddress ?? "", headers: h });
       if (!ctx || !deps.allows(ctx.user, resourceAttributes(path, "get"))) return false;
-      const bytes = rawGetNow(path.store, path.namespace, path.name);
-      if (!bytes || res.headersSent) return false;
-      const headers: Record<string, string | number | string[]> = {
-        "content-type": "application/json",
-        "content-length": bytes.length,
-      };
-      if (ctx.warnings.length) headers.warning = warningHeaders(ctx.warnings);
-      if (deps.requestId) headers["x-request-id"] = deps.requestId(h);
-      res.writeHead(200, headers);
-      res.end(bytes);
-      deps.served?.(path.rt, path.namespace !== undefined, (performance.now() - started) / 1000);
-      return true;
+      const bytes = rawGetSoon(path.store, path.namespace, path.name);
+      const warnings = ctx.warnings;
+      if (bytes instanceof Promise)
+        return bytes.then(
+          (b) => send(res, b, warnings, deps, h, path.rt, path.namespace !== undefined, started),
+          () => false,
+        );
+      return send(res, bytes, warnings, deps, h, path.rt, path.namespace !== undefined, started);
     } catch {
       // A bad path, anything unexpected: the normal handler answers it properly.
       return false;
     }
   };
+}
+
+/** Writes the answer, with the request id, and counts it (plain arguments: nothing allocated to pass them). */
+function send(
+  res: ServerResponse,
+  bytes: Buffer | null | undefined,
+  warnings: readonly string[],
+  deps: FastGetDeps,
+  h: IncomingMessage["headers"],
+  rt: ResourceType,
+  namespaced: boolean,
+  started: number,
+): boolean {
+  if (!bytes || res.headersSent) return false;
+  const headers: Record<string, string | number | string[]> = {
+    "content-type": "application/json",
+    "content-length": bytes.length,
+  };
+  if (warnings.length) headers.warning = warningHeaders(warnings);
+  if (deps.requestId) headers["x-request-id"] = deps.requestId(h);
+  res.writeHead(200, headers);
+  res.end(bytes);
+  deps.served?.(rt, namespaced, (performance.now() - started) / 1000);
+  return true;
 }

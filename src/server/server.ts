@@ -187,7 +187,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     // fastify's own https server, with the fast GET path (fast-get.ts) in front of its routing.
     serverFactory: (handler) => {
       const server = createHttpsServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, (req, res) => {
-        if (!hotGet(req, res)) handler(req, res);
+        const answered = hotGet(req, res);
+        if (answered === false) handler(req, res);
+        else if (answered !== true) answered.then((ok) => ok || handler(req, res));
       });
       // What fastify sets on the servers it makes: keep-alive 72 s, no request timeout (watches).
       server.keepAliveTimeout = 72_000;

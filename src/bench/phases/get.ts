@@ -6,7 +6,8 @@ import type { PacedResult } from "../paced-get.js";
 
 const PACED_GET = fileURLToPath(new URL("../paced-get.js", import.meta.url));
 
-export async function benchGet(b: ServerBench): Promise<void> {
+/** `label` prefixes every row (the etcd phase runs the same measurement on etcd). */
+export async function benchGet(b: ServerBench, label = ""): Promise<void> {
   const { port, key, N, row } = b;
   const auth = { authorization: `Bearer ${key}` };
   const created = await req(port, key, "POST", PATH, clusterBytes("get-me").toString());
@@ -19,12 +20,17 @@ export async function benchGet(b: ServerBench): Promise<void> {
   const gb = await cannon(N.dur, { url: `https://127.0.0.1:${bport}/` });
   if (g.non2xx) throw new Error(`GET answered ${g.non2xx} non-2xx`);
   row(
-    "GET req/s (64 conns)",
+    `${label}GET req/s (64 conns)`,
     f(g.requests.average, 0),
     f(gb.requests.average, 0),
     `${f((100 * g.requests.average) / gb.requests.average, 0)}%`,
   );
-  row("GET p50/p99 ms at max rate", `${g.latency.p50}/${g.latency.p99}`, `${gb.latency.p50}/${gb.latency.p99}`, "");
+  row(
+    `${label}GET p50/p99 ms at max rate`,
+    `${g.latency.p50}/${g.latency.p99}`,
+    `${gb.latency.p50}/${gb.latency.p99}`,
+    "",
+  );
   // Half the measured maximum, evenly paced (paced-get.ts says why not autocannon's rate). A
   // p99 at this load is mostly the machine's scheduling noise, which comes and goes within
   // seconds: three short runs, alternating with the baseline's, and the median run of each.
@@ -45,7 +51,7 @@ export async function benchGet(b: ServerBench): Promise<void> {
     );
   };
   row(
-    `GET p50/p99 ms at ${half} req/s (half max, paced; median of 3 runs)`,
+    `${label}GET p50/p99 ms at ${half} req/s (half max, paced; median of 3 runs)`,
     latency(runs.platform),
     latency(runs.bare),
     "",

@@ -106,6 +106,15 @@ export class CachedStorage implements Storage {
     return cache?.isCurrentNow() ? cache.get(key) : NOT_NOW;
   }
 
+  /**
+   * getNow() that may wait for the store's revision check (etcd must be asked): the value once
+   * the cache is provably current, or NOT_NOW when it cannot be (then use get()).
+   */
+  async getChecked(key: string): Promise<KeyValue | undefined | typeof NOT_NOW> {
+    const cache = this.cacheFor(key);
+    return cache && (await cache.sync()) ? cache.get(key) : NOT_NOW;
+  }
+
   async get(key: string): Promise<KeyValue | undefined> {
     const cache = this.cacheFor(key);
     if (cache && (await cache.sync())) return cache.get(key);

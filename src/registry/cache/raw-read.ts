@@ -4,6 +4,7 @@
  * resourceVersion spliced in, served from the watch cache without a parse or a stringify.
  */
 import { errors } from "../../api/errors.js";
+import type { KeyValue } from "../../storage/interface.js";
 import type { ResourceType } from "../resource-type.js";
 import type { Store } from "../store.js";
 import { CachedStorage, NOT_NOW } from "./cached-storage.js";
@@ -35,7 +36,28 @@ export async function rawGet(store: Store, namespace: string | undefined, name: 
 export function rawGetNow(store: Store, namespace: string | undefined, name: string): Buffer | null | undefined {
   const cached = rawReadable(store);
   if (!cached) return undefined;
-  const kv = cached.getNow(store.key(namespace, name));
+  return rawBytes(cached.getNow(store.key(namespace, name)));
+}
+
+/**
+ * rawGetNow, or when the cache cannot prove at once that it is current (a store that must be
+ * asked for its revision: etcd), the same answer after that check: a promise of the bytes, null
+ * when the object does not exist, undefined when the cache cannot answer (use rawGet).
+ */
+export function rawGetSoon(
+  store: Store,
+  namespace: string | undefined,
+  name: string,
+): Buffer | null | undefined | Promise<Buffer | null | undefined> {
+  const cached = rawReadable(store);
+  if (!cached) return undefined;
+  const key = store.key(namespace, name);
+  const now = cached.getNow(key);
+  if (now !== NOT_NOW) return rawBytes(now);
+  return cached.getChecked(key).then(rawBytes);
+}
+
+function rawBytes(kv: KeyValue | undefined | typeof NOT_NOW): Buffer | null | undefined {
   if (kv === NOT_NOW) return undefined;
   return kv ? (withResourceVersion(kv.value, kv.modRevision) ?? undefined) : null;
 }

@@ -14,7 +14,7 @@ import type {
   WatchEvent,
   Watcher,
 } from "../../storage/interface.js";
-import { SqliteWatcher } from "../../storage/sqlite/sqlite-watcher.js";
+import { QueuedWatcher } from "../../storage/queued-watcher.js";
 import { lowerBound, SortedKeys } from "./sorted-keys.js";
 
 export interface ResourceCacheOptions {
@@ -43,7 +43,7 @@ export class ResourceCache {
   /** Everything under the prefix up to this revision has been applied. */
   revision = 0;
   private readonly waiters: { revision: number; resolve: () => void }[] = [];
-  private readonly watchers = new Set<SqliteWatcher>();
+  private readonly watchers = new Set<QueuedWatcher>();
   private feed: Watcher | undefined;
   private broken: Error | undefined;
   readonly ready: Promise<void>;
@@ -216,7 +216,7 @@ export class ResourceCache {
    */
   watch(prefix: string, afterRevision: number, callbacks: WatchCallbacks): Watcher | undefined {
     if (this.broken || this.feed === undefined || afterRevision < this.ringFloor) return undefined;
-    const watcher = new SqliteWatcher(prefix, afterRevision, callbacks, (w) => this.watchers.delete(w));
+    const watcher = new QueuedWatcher(prefix, afterRevision, callbacks, (w) => this.watchers.delete(w));
     const replay: WatchEvent[] = [];
     for (const ev of this.ringEvents()) if (ev.revision > afterRevision) replay.push(ev);
     if (replay.length > 0) watcher.offer(replay);

@@ -59,13 +59,47 @@ describe("etcd storage", () => {
       for (let i = 0; i < 20; i++) {
         written.push(await storage.create(`${p}${i}`, Buffer.from(String(i))));
         // Break the watch's gRPC stream now and then: it must resume from the last delivered revision.
-        if (i % 5 === 2)
-          (watcher as unknown as { stream?: { cancel(): void; emit(e: string): void } }).stream?.emit("end");
+        if (i % 5 === 2) storage.hub.breakStream();
       }
       for (let i = 0; i < 400 && revs.length < written.length; i++) await new Promise((r) => setTimeout(r, 25));
       assert.deepEqual(revs, written);
       assert.ok(progressed >= written.at(-1)!);
       watcher.close();
+    } finally {
+      await storage.close();
+    }
+  });
+
+  test("lists more than one gRPC message holds (paged at one revision), whole and with a limit", async () => {
+    const c = await etcd();
+    const storage = new EtcdStorage(parseEtcdUrl(c.url));
+    const p = `/big/${Date.now()}/`;
+    try {
+      const value = Buffer.alloc(2048, "x");
+      const total = 2600; // 5.3 MB: over grpc-js's 4 MiB default for one message
+      for (let i = 0; i < total; i += 100) {
+        const ops = Array.from({ length: Math.min(100, total - i) }, (_, j) => ({
+          type: "create" as const,
+          key: `${p}${String(i + j).padStart(5, "0")}`,
+          value,
+        }));
+        await storage.txn(ops);
+      }
+      const before = await storage.currentRevision();
+      const whole = await storage.list(p);
+      assert.equal(whole.items.length, total);
+      assert.equal(whole.more, false);
+      assert.equal(whole.revision, before);
+      assert.equal(whole.items.at(-1)!.key, `${p}${String(total - 1).padStart(5, "0")}`);
+      // A write after the first page must not show up in later pages (one snapshot).
+      const limited = await storage.list(p, { limit: 1500, revision: before });
+      await storage.create(`${p}99999`, value);
+      assert.equal(limited.items.length, 1500);
+      assert.equal(limited.more, true);
+      assert.equal(limited.remaining, total - 1500);
+      const rest = await storage.list(p, { after: limited.items.at(-1)!.key, revision: before });
+      assert.equal(rest.items.length, total - 1500);
+      assert.equal(rest.more, false);
     } finally {
       await storage.close();
     }

@@ -3,16 +3,10 @@
  * revisions are etcd's revisions (resourceVersion = mod revision), conditional writes are
  * transactions comparing create/mod revisions, lists are ranges at a revision.
  *
- * Watches are our own gRPC watch streams (one per Storage.watch), not etcd3's Watcher: that one
- * resumes after a disconnect from the *header* revision of the last response, which during a
- * catch-up (or right after creation) is ahead of the events actually delivered, so it could skip
- * events. Here the resume point is the revision of the last event delivered.
- *
- * Each watch covers the whole key space and filters by prefix on our side. That costs bandwidth
- * but makes progress exact: every etcd revision is made by at least one key change, so a watch
- * that has delivered an event at revision R (for any key) has delivered everything under its
- * prefix up to R. The Informer's sync() relies on that (onProgress), and etcd 3.4's own
- * progress requests are not ordered with events.
+ * Watches: one gRPC stream over the whole key space per storage, fanned out locally
+ * (watch-hub.ts, watch-stream.ts). The store's current revision, which every consistent read
+ * from the watch cache needs, is asked with one count-only range shared by every caller that
+ * arrives while the previous one is in flight (coalesced-read.ts).
  */
 import { Etcd3, type IOptions } from "etcd3";
 import type * as RPC from "etcd3/lib/rpc.js";
@@ -26,10 +20,12 @@ import type {
   TxnOp,
   TxnResult,
   WatchCallbacks,
-  WatchEvent,
   Watcher,
   WatchOptions,
 } from "../interface.js";
+import { CoalescedRead } from "./coalesced-read.js";
+import { EtcdWatchHub } from "./watch-hub.js";
+import { ALL_KEYS, toKv } from "./watch-stream.js";
 
 // Numeric values of etcd3's RPC enums (declared as const enums in its typings).
 const COMPARE_EQUAL = 0;
@@ -37,11 +33,8 @@ const COMPARE_GREATER = 1;
 const TARGET_CREATE = 1;
 const TARGET_MOD = 2;
 
-/** Watch reconnection backoff bounds. */
-const RETRY_MIN_MS = 50;
-const RETRY_MAX_MS = 2_000;
-
-const ALL_KEYS = Buffer.from([0]);
+/** Keys per range request of a list (see list()). */
+const LIST_PAGE = 1000;
 
 /** The smallest key greater than every key starting with `prefix` (etcd's prefix range end). */
 export function prefixRangeEnd(prefix: Buffer): Buffer {
@@ -53,15 +46,6 @@ export function prefixRangeEnd(prefix: Buffer): Buffer {
     }
   }
   return ALL_KEYS; // no upper bound: "every key >= start"
-}
-
-function toKv(kv: RPC.IKeyValue): KeyValue {
-  return {
-    key: kv.key.toString(),
-    value: Buffer.from(kv.value),
-    createRevision: Number(kv.create_revision),
-    modRevision: Number(kv.mod_revision),
-  };
 }
 
 function isCompactedError(err: unknown): boolean {
@@ -107,16 +91,24 @@ export function etcdClientOptions(options: EtcdStorageOptions): IOptions {
         }
       : {}),
     ...(options.user !== undefined ? { auth: { username: options.user, password: options.password ?? "" } } : {}),
+    // Lists are paged by key count (list()), not by bytes: large objects must not hit grpc-js's
+    // 4 MiB default for one response.
+    grpcOptions: { "grpc.max_receive_message_length": -1 },
   };
 }
 
 export class EtcdStorage implements Storage {
   readonly client: Etcd3;
-  private readonly watchers = new Set<EtcdWatcher>();
+  /** The one etcd watch stream of this storage, fanned out to every watch. */
+  readonly hub: EtcdWatchHub;
+  /** Revision checks shared by the callers that arrive while one is in flight. */
+  readonly revisionCheck: CoalescedRead<number>;
   private closed = false;
 
   constructor(options: EtcdStorageOptions | Etcd3) {
     this.client = options instanceof Etcd3 ? options : new Etcd3(etcdClientOptions(options));
+    this.hub = new EtcdWatchHub(this.client);
+    this.revisionCheck = new CoalescedRead(() => this.readRevision());
   }
 
   private checkOpen(): void {
@@ -138,25 +130,38 @@ export class EtcdStorage implements Storage {
     }
   }
 
+  /**
+   * A range, read in pages of at most LIST_PAGE keys at one revision: a gRPC message is capped
+   * (etcd3's default receive limit is 4 MiB), and a whole resource can be far larger — a cache
+   * or informer starting on 40,000 objects of 1 KiB failed to start the server.
+   */
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
     this.checkOpen();
-    const start = options.after !== undefined && options.after >= prefix ? `${options.after}\0` : prefix;
     const end = prefix === "" ? ALL_KEYS : prefixRangeEnd(Buffer.from(prefix));
+    const wanted = options.limit ?? 0;
+    let after = options.after;
+    let revision = options.revision ?? 0;
+    const items: KeyValue[] = [];
     try {
-      const res = await this.client.kv.range({
-        key: prefix === "" && start === "" ? ALL_KEYS : Buffer.from(start),
-        range_end: end,
-        ...(options.limit ? { limit: options.limit } : {}),
-        ...(options.revision ? { revision: options.revision } : {}),
-      });
-      const items = res.kvs.map(toKv);
-      const count = Number(res.count);
-      return {
-        items,
-        revision: options.revision ? options.revision : Number(res.header.revision),
-        more: res.more,
-        remaining: res.more ? count - items.length : 0,
-      };
+      for (;;) {
+        const start = after !== undefined && after >= prefix ? `${after}\0` : prefix;
+        const pageLimit = wanted > 0 ? Math.min(LIST_PAGE, wanted - items.length) : LIST_PAGE;
+        const res = await this.client.kv.range({
+          key: prefix === "" && start === "" ? ALL_KEYS : Buffer.from(start),
+          range_end: end,
+          limit: pageLimit,
+          ...(revision ? { revision } : {}),
+        });
+        // Every later page is read at the first one's revision: one consistent snapshot.
+        if (!revision) revision = Number(res.header.revision);
+        for (const kv of res.kvs) items.push(toKv(kv));
+        const done = !res.more || (wanted > 0 && items.length >= wanted);
+        if (done) {
+          const remaining = res.more ? Number(res.count) - res.kvs.length : 0;
+          return { items, revision, more: res.more, remaining };
+        }
+        after = items[items.length - 1]!.key;
+      }
     } catch (err) {
       throw storageFailure(err, prefix);
     }
@@ -236,16 +241,16 @@ export class EtcdStorage implements Storage {
 
   watch(prefix: string, options: WatchOptions, callbacks: WatchCallbacks): Watcher {
     this.checkOpen();
-    const watcher = new EtcdWatcher(this.client, prefix, options.afterRevision, callbacks, (w) =>
-      this.watchers.delete(w),
-    );
-    this.watchers.add(watcher);
-    watcher.start();
-    return watcher;
+    return this.hub.watch(prefix, options.afterRevision, callbacks);
   }
 
-  async currentRevision(): Promise<number> {
-    this.checkOpen();
+  /** Linearizable: at least the revision of every write acknowledged before the call. */
+  currentRevision(): Promise<number> {
+    if (this.closed) return Promise.reject(new Error("etcd storage is closed"));
+    return this.revisionCheck.get();
+  }
+
+  private async readRevision(): Promise<number> {
     try {
       // A count-only read of one key: the header carries the store's revision, linearizably.
       const res = await this.client.kv.range({ key: ALL_KEYS, count_only: true });
@@ -296,153 +301,7 @@ export class EtcdStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const watcher of [...this.watchers]) watcher.close();
+    this.hub.close();
     this.client.close();
-  }
-}
-
-/** One Storage.watch: a gRPC watch stream over all keys, re-established after failures. */
-class EtcdWatcher implements Watcher {
-  /** Revision of the last event delivered (or the start point): where a new stream resumes. */
-  private lastRevision: number;
-  private stream: RPC.IDuplexStream<RPC.IWatchRequest, RPC.IWatchResponse> | undefined;
-  private closed = false;
-  private retryMs = RETRY_MIN_MS;
-  private retryTimer: NodeJS.Timeout | undefined;
-
-  constructor(
-    private readonly client: Etcd3,
-    private readonly prefix: string,
-    afterRevision: number,
-    private readonly callbacks: WatchCallbacks,
-    private readonly onClosed: (w: EtcdWatcher) => void,
-  ) {
-    this.lastRevision = afterRevision;
-  }
-
-  start(): void {
-    if (this.closed) return;
-    this.client.watchClient.watch().then(
-      (stream) => {
-        if (this.closed) {
-          stream.cancel();
-          return;
-        }
-        this.stream = stream;
-        stream.on("data", (res: RPC.IWatchResponse) => {
-          if (this.stream === stream) this.onResponse(res);
-        });
-        const lost = (): void => {
-          if (this.stream !== stream) return;
-          this.stream = undefined;
-          stream.cancel();
-          this.retry();
-        };
-        stream.on("error", lost);
-        stream.on("end", lost);
-        stream.write({
-          create_request: {
-            key: ALL_KEYS,
-            range_end: ALL_KEYS,
-            start_revision: this.lastRevision + 1,
-            prev_kv: true,
-            progress_notify: true,
-          },
-        });
-      },
-      () => this.retry(),
-    );
-  }
-
-  private retry(): void {
-    if (this.closed) return;
-    const delay = this.retryMs;
-    this.retryMs = Math.min(RETRY_MAX_MS, this.retryMs * 2);
-    this.retryTimer = setTimeout(() => this.start(), delay);
-  }
-
-  private onResponse(res: RPC.IWatchResponse): void {
-    if (this.closed) return;
-    const compacted = Number(res.compact_revision);
-    if (compacted > 0) {
-      this.fail(
-        new StorageError(
-          "Compacted",
-          this.prefix,
-          `revision ${this.lastRevision + 1} was compacted (oldest kept: ${compacted})`,
-        ),
-      );
-      return;
-    }
-    if (res.canceled) {
-      // Cancelled by the server for another reason (e.g. auth revoked): reconnect and resume.
-      this.stream?.cancel();
-      this.stream = undefined;
-      this.retry();
-      return;
-    }
-    this.retryMs = RETRY_MIN_MS;
-    if (res.created) return;
-    if (res.events.length === 0) {
-      // A progress notification: sent only to a watcher that has delivered everything so far.
-      const revision = Number(res.header.revision);
-      if (revision > this.lastRevision) {
-        this.lastRevision = revision;
-        this.progress(revision);
-      }
-      return;
-    }
-    const events: WatchEvent[] = [];
-    let revision = this.lastRevision;
-    for (const ev of res.events) {
-      const rev = Number(ev.kv.mod_revision);
-      // After a reconnection the stream resumes at lastRevision + 1, so nothing repeats; this
-      // guard only protects the contract should a response ever overlap.
-      if (rev <= this.lastRevision) continue;
-      revision = rev;
-      const key = ev.kv.key.toString();
-      if (!key.startsWith(this.prefix)) continue;
-      const prevKv = ev.prev_kv ? toKv(ev.prev_kv) : undefined;
-      if (ev.type === "Delete") {
-        if (!prevKv) continue; // cannot happen with prev_kv requested, unless that revision's value is compacted
-        events.push({ type: "delete", kv: { ...prevKv, modRevision: rev }, prevKv, revision: rev });
-      } else {
-        const kv = toKv(ev.kv);
-        events.push(prevKv ? { type: "put", kv, prevKv, revision: rev } : { type: "put", kv, revision: rev });
-      }
-    }
-    this.lastRevision = revision;
-    try {
-      if (events.length > 0) this.callbacks.onEvents(events);
-    } catch (err) {
-      // A consumer that throws has lost events; ending its watch is the only honest answer.
-      this.fail(err instanceof Error ? err : new Error(String(err)));
-      return;
-    }
-    this.progress(revision);
-  }
-
-  private progress(revision: number): void {
-    if (this.closed) return;
-    try {
-      this.callbacks.onProgress?.(revision);
-    } catch (err) {
-      this.fail(err instanceof Error ? err : new Error(String(err)));
-    }
-  }
-
-  private fail(err: Error): void {
-    if (this.closed) return;
-    this.close();
-    this.callbacks.onError(err);
-  }
-
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.stream?.cancel();
-    this.stream = undefined;
-    this.onClosed(this);
   }
 }

@@ -30,11 +30,11 @@ import type {
   Watcher,
   WatchOptions,
 } from "../interface.js";
+import { QueuedWatcher } from "../queued-watcher.js";
 import { type AutoCompactionOptions, compactionTarget, type RevisionSample } from "./auto-compaction.js";
 import { type DurableWal, openDurableWal, type WalSync } from "./durable-wal.js";
 import { prefixEnd } from "./key-range.js";
 import { applyPragmas, type KvRow, migrate } from "./schema.js";
-import { SqliteWatcher } from "./sqlite-watcher.js";
 
 export interface SqliteStorageOptions {
   /** Revisions automatic compaction always keeps (default 10,000). */
@@ -103,7 +103,7 @@ export class SqliteStorage implements Storage {
   private flushHandle: NodeJS.Immediate | undefined;
   /** Writes queued while an fsync ran: commit them when it returns. */
   private flushAfterSync = false;
-  private readonly watchers = new Set<SqliteWatcher>();
+  private readonly watchers = new Set<QueuedWatcher>();
   private closed = false;
   private durabilityFailure: StorageError | undefined;
   private commitCount = 0;
@@ -371,7 +371,7 @@ export class SqliteStorage implements Storage {
   // --- watch --------------------------------------------------------------------------------
 
   watch(prefix: string, options: WatchOptions, callbacks: WatchCallbacks): Watcher {
-    const watcher = new SqliteWatcher(prefix, options.afterRevision, callbacks, (w) => this.watchers.delete(w));
+    const watcher = new QueuedWatcher(prefix, options.afterRevision, callbacks, (w) => this.watchers.delete(w));
     if (this.closed) {
       watcher.fail(unavailable("storage is closed"));
       return watcher;

@@ -1,12 +1,13 @@
 /**
- * One watch on the SQLite store: a per-watcher queue of event batches delivered on the
- * microtask queue, so callbacks never run inside a SQLite transaction and a slow or throwing
- * consumer cannot disturb the writer or other watchers. (The watch cache, which fans out from
- * outside any transaction, delivers in its own pass with offerNow.)
+ * One watch of any backend or cache: a per-watcher queue of event batches delivered on the
+ * microtask queue, so callbacks never run inside a storage transaction and a slow or throwing
+ * consumer cannot disturb the writer or other watchers. (A fan-out that runs outside any
+ * transaction already — the watch cache's, the etcd watch hub's — delivers in its own pass with
+ * offerNow.)
  */
-import type { WatchCallbacks, WatchEvent, Watcher } from "../interface.js";
+import type { WatchCallbacks, WatchEvent, Watcher } from "./interface.js";
 
-export class SqliteWatcher implements Watcher {
+export class QueuedWatcher implements Watcher {
   /** Highest revision already queued: the guard that makes replay→live free of duplicates. */
   private lastRevision: number;
   /** Event batches, and progress marks (a revision number) delivered in the same order. */
@@ -24,7 +25,7 @@ export class SqliteWatcher implements Watcher {
     private readonly prefix: string,
     afterRevision: number,
     private readonly callbacks: WatchCallbacks,
-    private readonly onClosed: (watcher: SqliteWatcher) => void,
+    private readonly onClosed: (watcher: QueuedWatcher) => void,
   ) {
     this.lastRevision = afterRevision;
   }

@@ -1,0 +1,186 @@
+/**
+ * The same measurements on etcd, each beside a baseline of the same run: GET beside a bare
+ * node:https server, CREATE beside raw etcd puts of the same bytes with the same concurrency,
+ * LIST of 10,000 beside the embedded store's LIST, and a write on one replica seen by a watcher
+ * on another beside a watcher on the writing replica. etcd is a real one started here.
+ */
+import { request as httpsRequest } from "node:https";
+import { join } from "node:path";
+import { Etcd3 } from "etcd3";
+import { EtcdCluster } from "../../testing/etcd-cluster.js";
+import { type Bench, type Child, cannon, f, PATH, pct, req, spawnChild } from "../harness.js";
+import { teamBytes } from "../objects.js";
+import { benchGet } from "./get.js";
+
+const TEAMS = PATH.replace("/clusters", "/teams");
+
+export async function benchEtcd(b: Bench): Promise<void> {
+  const etcd = await EtcdCluster.start(1);
+  try {
+    const a = await spawnChild(["server", join(b.dir, "etcd-a"), etcd.url], b.cpuProf);
+    b.children.push(a);
+    const port = a.first.port as number;
+    const key = a.first.key as string;
+    await benchGet({ ...b, server: a, dataDir: join(b.dir, "etcd-a"), port, key }, "etcd: ");
+    await listBesideSqlite(b, a);
+    await createBesideRawPuts(b, a, etcd);
+    await replicaWatch(b, etcd, a);
+  } finally {
+    for (const c of b.children) if (c.proc.exitCode === null) c.proc.kill();
+    await etcd.stop();
+  }
+}
+
+/** LIST of N.list Teams on etcd and on SQLite, interleaved (the machine's noise hits both). */
+async function listBesideSqlite(b: Bench, a: Child): Promise<void> {
+  const s = await spawnChild(["server", join(b.dir, "etcd-list-sqlite")], b.cpuProf);
+  b.children.push(s);
+  await Promise.all([
+    a.ask({ cmd: "fill", n: b.N.list, kind: "teams" }),
+    s.ask({ cmd: "fill", n: b.N.list, kind: "teams" }),
+  ]);
+  const ports = [a.first.port as number, s.first.port as number];
+  const keys = [a.first.key as string, s.first.key as string];
+  const ms: [number[], number[]] = [[], []];
+  let bytes = 0;
+  for (let i = 0; i < 16; i++) {
+    for (const j of [0, 1]) {
+      const t = performance.now();
+      const r = await req(ports[j]!, keys[j]!, "GET", TEAMS);
+      if (r.status !== 200) throw new Error(`LIST answered ${r.status}`);
+      // The first round warms both up (JIT, caches).
+      if (i > 0) ms[j]!.push(performance.now() - t);
+      bytes = r.body.length;
+    }
+  }
+  const [etcdMs, sqliteMs] = [pct(ms[0], 50), pct(ms[1], 50)];
+  b.row(
+    `etcd: LIST ${b.N.list} Teams (${f(bytes / 1048576)} MiB) ms, median`,
+    f(etcdMs),
+    `${f(sqliteMs)} (embedded SQLite)`,
+    `${f(etcdMs / sqliteMs, 2)}×`,
+  );
+  await s.ask({ cmd: "stop" }).catch(() => {});
+}
+
+/** CREATE of Teams through the platform on etcd, beside raw etcd puts of the same bytes, 64 at a time. */
+async function createBesideRawPuts(b: Bench, a: Child, etcd: EtcdCluster): Promise<void> {
+  const port = a.first.port as number;
+  const key = a.first.key as string;
+  let seq = 0;
+  const creates = (duration: number) =>
+    cannon(duration, {
+      url: `https://127.0.0.1:${port}${TEAMS}`,
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      requests: [{ setupRequest: (r) => ({ ...r, body: teamBytes(`e${seq++}`).toString() }) }],
+    });
+  await creates(1);
+  const before = await a.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" });
+  const c = await creates(b.N.dur);
+  const after = await a.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" });
+  if (c.non2xx) throw new Error(`CREATE on etcd answered ${c.non2xx} non-2xx`);
+  const raw = await rawEtcdPuts(etcd, teamBytes("raw-0123456789"), 64, b.N.dur * 1000);
+  const rate = c["2xx"] / b.N.dur;
+  b.row(
+    "etcd: CREATE teams/s (64 clients)",
+    f(rate, 0),
+    `${f(raw, 0)} (raw etcd puts)`,
+    `${f((100 * rate) / raw, 0)}%`,
+  );
+  const cpuMs = (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1000;
+  b.row("etcd: CREATE server CPU per object", `${f((1000 * cpuMs) / Math.max(1, c["2xx"]), 0)} µs`, "", "");
+}
+
+/** Puts of `value` under fresh keys from `concurrency` loops for `ms`: puts per second. */
+async function rawEtcdPuts(etcd: EtcdCluster, value: Buffer, concurrency: number, ms: number): Promise<number> {
+  const client = new Etcd3({ hosts: etcd.endpoints.map((e) => `http://${e}`) });
+  try {
+    let n = 0;
+    const end = performance.now() + ms;
+    await Promise.all(
+      Array.from({ length: concurrency }, async (_, lane) => {
+        for (let i = 0; performance.now() < end; i++) {
+          await client.put(`/bench-raw/${lane}/${i}`).value(value);
+          n++;
+        }
+      }),
+    );
+    return n / (ms / 1000);
+  } finally {
+    client.close();
+  }
+}
+
+/**
+ * N.wps PATCHes a second on replica A for N.watchSec seconds; the delay until a watcher on
+ * replica B sees each one, beside a watcher on A itself.
+ */
+async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void> {
+  const r2 = await spawnChild(["server", join(b.dir, "etcd-b"), etcd.url], b.cpuProf);
+  b.children.push(r2);
+  const key = a.first.key as string;
+  const portA = a.first.port as number;
+  const names = Array.from({ length: 10 }, (_, i) => `watched-${i}`);
+  for (const name of names) await req(portA, key, "POST", TEAMS, teamBytes(name).toString());
+  const list = JSON.parse((await req(portA, key, "GET", `${TEAMS}?limit=1`)).body.toString());
+  const rv = list.metadata.resourceVersion as string;
+  const sent = new Map<string, number>();
+  const delays: [number[], number[]] = [[], []];
+  const watches = [portA, r2.first.port as number].map((port, i) =>
+    watchStamps(port, key, `${TEAMS}?watch=true&resourceVersion=${rv}`, (stamp) => {
+      const at = sent.get(stamp);
+      if (at !== undefined) delays[i]!.push(performance.now() - at);
+    }),
+  );
+  await new Promise((r) => setTimeout(r, 500));
+  const total = b.N.wps * b.N.watchSec;
+  const start = performance.now();
+  const writes: Promise<unknown>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / b.N.wps;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const stamp = `s${i}`;
+    sent.set(stamp, performance.now());
+    const patch = JSON.stringify({ metadata: { annotations: { "bench/stamp": stamp } } });
+    writes.push(req(portA, key, "PATCH", `${TEAMS}/${names[i % names.length]}`, patch, "application/merge-patch+json"));
+  }
+  await Promise.all(writes);
+  await new Promise((r) => setTimeout(r, 1000));
+  for (const w of watches) w.close();
+  const [onA, onB] = delays;
+  b.row(
+    `etcd: write on replica A → watcher on B, ms p50/p99 (${b.N.wps} writes/s; ${onB.length}/${total} seen)`,
+    `${f(pct(onB, 50))}/${f(pct(onB, 99))}`,
+    `${f(pct(onA, 50))}/${f(pct(onA, 99))} (watcher on A; ${onA.length}/${total} seen)`,
+    "",
+  );
+  await r2.ask({ cmd: "stop" }).catch(() => {});
+}
+
+/** A watch whose events' `bench/stamp` annotations are passed to `seen` as they arrive. */
+function watchStamps(port: number, key: string, path: string, seen: (stamp: string) => void): { close(): void } {
+  const r = httpsRequest(
+    { host: "127.0.0.1", port, path, rejectUnauthorized: false, headers: { authorization: `Bearer ${key}` } },
+    (res) => {
+      let buffered = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => {
+        buffered += chunk;
+        let nl = buffered.indexOf("\n");
+        while (nl >= 0) {
+          const line = buffered.slice(0, nl);
+          buffered = buffered.slice(nl + 1);
+          const stamp = /"bench\/stamp":"([^"]+)"/.exec(line)?.[1];
+          if (stamp) seen(stamp);
+          nl = buffered.indexOf("\n");
+        }
+      });
+      res.on("error", () => {});
+    },
+  );
+  r.on("error", () => {});
+  r.end();
+  return { close: () => r.destroy() };
+}
