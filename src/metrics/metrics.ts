@@ -4,10 +4,17 @@
  * same, so its dashboards and alerts work unchanged; the platform's own metrics start with
  * `platform_`. See docs/operations.md for the list.
  */
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, type Metric, Registry } from "prom-client";
 import { walSyncTiming } from "../storage/sqlite/durable-wal.js";
+import { LabeledCounter, LabeledHistogram } from "./labeled-series.js";
 
 export const metricsRegistry = new Registry();
+
+/** Adds one of labeled-series.ts's metrics (prom-client prints any object with name, help, type and get()). */
+function register<M extends LabeledCounter | LabeledHistogram>(metric: M): M {
+  metricsRegistry.registerMetric(metric as unknown as Metric);
+  return metric;
+}
 collectDefaultMetrics({ register: metricsRegistry });
 
 /** kube-apiserver's request latency buckets (seconds). */
@@ -23,20 +30,22 @@ const FSYNC_BUCKETS = [0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 
 
 const REQUEST_LABELS = ["verb", "group", "version", "resource", "subresource", "scope", "component"] as const;
 
-export const requestTotal = new Counter({
-  name: "apiserver_request_total",
-  help: "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
-  labelNames: [...REQUEST_LABELS, "dry_run", "code"],
-  registers: [metricsRegistry],
-});
+export const requestTotal = register(
+  new LabeledCounter(
+    "apiserver_request_total",
+    "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
+    [...REQUEST_LABELS, "dry_run", "code"],
+  ),
+);
 
-export const requestDuration = new Histogram({
-  name: "apiserver_request_duration_seconds",
-  help: "Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.",
-  labelNames: [...REQUEST_LABELS, "dry_run"],
-  buckets: REQUEST_BUCKETS,
-  registers: [metricsRegistry],
-});
+export const requestDuration = register(
+  new LabeledHistogram(
+    "apiserver_request_duration_seconds",
+    "Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.",
+    [...REQUEST_LABELS, "dry_run"],
+    REQUEST_BUCKETS,
+  ),
+);
 
 export const inflightRequests = new Gauge({
   name: "apiserver_current_inflight_requests",
@@ -59,12 +68,13 @@ export const registeredWatchers = new Gauge({
   registers: [metricsRegistry],
 });
 
-export const watchEventsTotal = new Counter({
-  name: "apiserver_watch_events_total",
-  help: "Number of events sent in watch clients",
-  labelNames: ["group", "version", "kind"],
-  registers: [metricsRegistry],
-});
+export const watchEventsTotal = register(
+  new LabeledCounter("apiserver_watch_events_total", "Number of events sent in watch clients", [
+    "group",
+    "version",
+    "kind",
+  ]),
+);
 
 export const etcdRequestDuration = new Histogram({
   name: "etcd_request_duration_seconds",
@@ -95,11 +105,18 @@ export const auditEventTotal = new Counter({
   registers: [metricsRegistry],
 });
 
+/** Successful authentications the fast GET path made since the last scrape (added then: no hashing per request). */
+export const pendingFastAuthentications = { count: 0 };
+
 export const authenticationAttempts = new Counter({
   name: "authentication_attempts",
   help: "Counter of authenticated attempts.",
   labelNames: ["result"],
   registers: [metricsRegistry],
+  collect() {
+    if (pendingFastAuthentications.count > 0) this.inc({ result: "success" }, pendingFastAuthentications.count);
+    pendingFastAuthentications.count = 0;
+  },
 });
 
 export const gatewayRequests = new Counter({

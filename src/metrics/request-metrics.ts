@@ -3,13 +3,14 @@
  * where the label children are resolved once per resource so that counting allocates nothing.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { Counter, Histogram } from "prom-client";
 import type { ResourceType } from "../registry/resource-type.js";
 import { onRequestDone } from "../server/request-done.js";
+import type { CounterSeries, HistogramSeries } from "./labeled-series.js";
 import {
   authenticationAttempts,
   inflightRequests,
   longrunningRequests,
+  pendingFastAuthentications,
   registeredWatchers,
   requestDuration,
   requestTotal,
@@ -46,8 +47,8 @@ export function installRequestMetrics(app: FastifyInstance, known: (resource: st
       if (labels.verb === "WATCH") longrunningRequests.labels(labels).dec();
       else (isReadOnly(request) ? readOnly : mutating).dec();
       const dryRun = dryRunOf(request.url);
-      requestDuration.labels({ ...labels, dry_run: dryRun }).observe(reply.elapsedTime / 1000);
-      requestTotal.labels({ ...labels, dry_run: dryRun, code: String(reply.statusCode) }).inc();
+      requestDuration.observe(requestDuration.series({ ...labels, dry_run: dryRun }), reply.elapsedTime / 1000);
+      requestTotal.series({ ...labels, dry_run: dryRun, code: String(reply.statusCode) }).value++;
     }
   });
 }
@@ -66,8 +67,8 @@ export function countAuthentication(result: "success" | "failure" | "error"): vo
 }
 
 interface HotChildren {
-  total: Counter.Internal;
-  duration: Histogram.Internal<string>;
+  total: CounterSeries;
+  duration: HistogramSeries;
 }
 
 /** The fast GET path's counters: children per resource and scope, made on first use. */
@@ -82,9 +83,9 @@ export class FastGetMetrics {
       this.children.set(rt, entry);
     }
     const c = namespaced ? entry.namespaced : entry.cluster;
-    c.total.inc();
-    c.duration.observe(seconds);
-    authSuccess.inc();
+    c.total.value++;
+    requestDuration.observe(c.duration, seconds);
+    pendingFastAuthentications.count++;
   }
 }
 
@@ -99,7 +100,7 @@ function hotChildren(rt: ResourceType, namespaced: boolean): HotChildren {
     component: "apiserver",
     dry_run: "",
   };
-  return { total: requestTotal.labels({ ...labels, code: "200" }), duration: requestDuration.labels(labels) };
+  return { total: requestTotal.series({ ...labels, code: "200" }), duration: requestDuration.series(labels) };
 }
 
 /** What a watch stream reports: events sent, and its registration while open. */
@@ -111,12 +112,14 @@ export interface WatchObserver {
 /** apiserver_watch_events_total and apiserver_registered_watchers of one watch of a resource. */
 export function observeWatch(rt: ResourceType): WatchObserver {
   const labels = { group: rt.group, version: rt.version, kind: rt.kind };
-  const events = watchEventsTotal.labels(labels);
+  const events = watchEventsTotal.series(labels);
   const registered = registeredWatchers.labels(labels);
   registered.inc();
   let open = true;
   return {
-    event: () => events.inc(),
+    event: () => {
+      events.value++;
+    },
     end: () => {
       if (open) registered.dec();
       open = false;
