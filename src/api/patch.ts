@@ -56,10 +56,12 @@ export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
     if (err instanceof jsonpatch.JsonPatchError) {
       const index = typeof err.index === "number" ? err.index : undefined;
       const where = index === undefined ? "" : `operation ${index}${describeOperation(operations[index])}: `;
-      throw errors.unprocessable(undefined, [{ reason: err.name, message: `${where}${err.message}` }]);
+      // fast-json-patch appends the operation and the whole document to its message: keep only its first line.
+      const message = err.message.split("\n", 1)[0];
+      throw errors.unprocessable(undefined, [{ reason: err.name, message: `${where}${message}` }]);
     }
     if (err instanceof TypeError && err.message.startsWith("JSON-Patch:")) {
-      throw errors.unprocessable(undefined, [{ message: err.message }]);
+      throw errors.unprocessable(undefined, [{ message: err.message.split("\n", 1)[0] }]);
     }
     throw err;
   }

@@ -17,6 +17,7 @@ import { EscalationAdmission } from "./admission.js";
 import { PlatformAuthorizer } from "./authorizer.js";
 import { asksToImpersonate, impersonate } from "./impersonation.js";
 import { installSecretPresentation } from "./presentation.js";
+import { ReferenceAdmission } from "./reference-admission.js";
 
 /** Default failed authentications per address per minute before 429. */
 export const DEFAULT_MAX_FAILED_AUTH_PER_MINUTE = 30;
@@ -37,6 +38,8 @@ export interface AccessControlConfig extends AuditOptions {
 export class AccessControl {
   readonly authorizer: PlatformAuthorizer;
   readonly admission: EscalationAdmission;
+  /** Fields that name other objects need the caller's right on them. */
+  readonly references: ReferenceAdmission;
   readonly audit?: AuditLog;
   readonly subresources: Array<[string, SubresourceHandler]>;
   private readonly projects: Informer;
@@ -56,6 +59,9 @@ export class AccessControl {
     this.projects = new Informer(registry.store("projects"));
     this.authorizer = new PlatformAuthorizer(identity, this.projects);
     this.admission = new EscalationAdmission(this.authorizer, identity, { maxKeyTtlSeconds: config.maxKeyTtlSeconds });
+    this.references = new ReferenceAdmission(this.authorizer, (resource, ns, name) =>
+      registry.store(resource).read(ns, name),
+    );
     this.authenticator = new AccessKeyAuthenticator(identity, { fallback: directTokenFallback(identity, signer) });
     this.limiter = new FailedAuthLimiter(config.maxFailedAuthPerMinute ?? DEFAULT_MAX_FAILED_AUTH_PER_MINUTE);
     this.activity = new KeyActivityRecorder(registry.store("ownedaccesskeys"), identity.keys, Date.now, (err) =>
@@ -109,7 +115,11 @@ export class AccessControl {
   private contextOf(user: RequestContext["user"]): RequestContext {
     this.activity.touch(user);
     const ctx: RequestContext = { user, warnings: [] };
-    ctx.admit = this.admission.hook(ctx);
+    const escalation = this.admission.hook(ctx);
+    ctx.admit = async (resource, obj, old) => {
+      escalation(resource, obj, old);
+      await this.references.admit(ctx, resource, obj, old);
+    };
     return ctx;
   }
 }

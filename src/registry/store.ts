@@ -3,6 +3,7 @@ import { ApiError, errors, type FieldError, fieldError } from "../api/errors.js"
 import { generateName } from "../api/generate-name.js";
 import type { KubeList, KubeObject } from "../api/object.js";
 import { applyJsonPatch, applyMergePatch } from "../api/patch.js";
+import { hiddenReadRefusal, refuseHiddenReads } from "../authz/patch-read-guard.js";
 import { isStorageError } from "../storage/errors.js";
 import type { Storage } from "../storage/interface.js";
 import { serverSideApply } from "./apply/apply.js";
@@ -113,6 +114,11 @@ export class Store {
   }
 
   /** What the caller is shown of an object. */
+  /** The object as this caller may read it; undefined when it may not get it (ctx.canSee says so). */
+  private visibleTo(obj: KubeObject, ctx: RequestContext): KubeObject | undefined {
+    return ctx.canSee && !ctx.canSee(obj) ? undefined : this.present(obj, ctx);
+  }
+
   present(obj: KubeObject, ctx: RequestContext): KubeObject {
     return this.rt.strategy.present ? this.rt.strategy.present(obj, ctx) : obj;
   }
@@ -339,6 +345,8 @@ export class Store {
     for (let attempt = 0; ; attempt++) {
       const old = await this.read(namespace, name);
       if (!old) throw errors.notFound(this.gr, name);
+      if (type === "json")
+        refuseHiddenReads(patch, old, () => this.visibleTo(old, ctx), hiddenReadRefusal(this.gr, name, ctx.user.name));
       const patched = type === "json" ? applyJsonPatch(old, patch) : applyMergePatch(old, patch);
       const proposed = patched as KubeObject;
       if (!proposed || typeof proposed !== "object" || Array.isArray(proposed)) {

@@ -175,6 +175,8 @@ export async function handleResourceRequest(
       if (!path.name) throw errors.methodNotAllowed();
       requireVerb("patch");
       await authorize({ verb: "patch" });
+      // What a JSON patch may read (test, copy, move): only what the caller may get.
+      ctx.canSee = deps.authorizer.visibleTo?.(ctx.user, attrsFor(rt.plural, rt.group, namespace, "get"));
       const body = decodePatchBody(request.headers["content-type"], raw);
       const options = {
         ...writeOptions(q, request.headers["user-agent"], "PatchOptions"),

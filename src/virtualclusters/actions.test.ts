@@ -515,7 +515,7 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       assert.equal(ok.asked[0]!.object?.metadata.name, "c1");
     });
 
-    it("kubeconfig asks use on the instance (with the object, so access rules apply)", async () => {
+    it("kubeconfig asks use on the instance and on its cluster (with the objects, so access rules apply)", async () => {
       const body = { spec: {} };
       await assert.rejects(
         invoke(
@@ -532,8 +532,19 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       );
       assert.equal(ok.code, 201);
       assert.deepEqual(
-        ok.asked.map((a) => [a.verb, a.namespace, a.object?.metadata.name]),
-        [["use", "p-alpha", "vc3"]],
+        ok.asked.map((a) => [a.verb, a.resource ?? "virtualclusterinstances", a.namespace, a.object?.metadata.name]),
+        [
+          ["use", "virtualclusterinstances", "p-alpha", "vc3"],
+          ["use", "clusters", "", "c1"],
+        ],
+      );
+      await assert.rejects(
+        invoke(
+          "virtualclusterinstances/kubeconfig",
+          { method: "POST", namespace: "p-alpha", name: "vc3", body },
+          (a) => a.resource === "clusters",
+        ),
+        (err: { code?: number }) => err.code === 403,
       );
     });
 

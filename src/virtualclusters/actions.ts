@@ -1,6 +1,6 @@
 import { stringify } from "yaml";
 import { errors, type FieldError, fieldError } from "../api/errors.js";
-import { API_VERSION, GROUP, isPlainObject, nowTimestamp } from "../api/object.js";
+import { API_VERSION, GROUP, isPlainObject, type KubeObject, nowTimestamp } from "../api/object.js";
 import { createClientCertificate } from "../crypto/certificates.js";
 import { projectNamespace, projectOfNamespace } from "../kinds/project/project.js";
 import type { SecretDataCipher } from "../kinds/shared-secret/shared-secret.js";
@@ -39,6 +39,23 @@ export function registerVirtualClusterActions(
   subresources.set("projects/migratevirtualclusterinstance", migrateAction(deps.registry));
 }
 
+/** `use` on a cluster: what reaching into it with its stored credentials needs (import, kube config). */
+async function authorizeClusterUse(
+  authorize: Parameters<SubresourceHandler>[0]["authorize"],
+  name: string,
+  cluster: KubeObject,
+): Promise<void> {
+  await authorize({
+    verb: "use",
+    apiGroup: GROUP,
+    resource: "clusters",
+    subresource: "",
+    namespace: "",
+    name,
+    object: cluster,
+  });
+}
+
 // ---- kubeconfig ------------------------------------------------------------------------------
 
 function kubeconfigAction(registry: Registry, cas: VirtualClusterCaStore): SubresourceHandler {
@@ -73,6 +90,8 @@ function kubeconfigAction(registry: Registry, cas: VirtualClusterCaStore): Subre
     }
     const cluster = await registry.store("clusters").read(undefined, ref.cluster);
     if (!cluster) throw errors.notFound(CLUSTERS, ref.cluster);
+    // The certificate is signed with the cluster's credentials: only for who may use that cluster.
+    await authorizeClusterUse(authorize, ref.cluster, cluster);
     const suffix = cluster.metadata.annotations?.[INGRESS_SUFFIX_ANNOTATION];
     if (!suffix) {
       throw errors.unprocessable(
@@ -193,15 +212,7 @@ function importAction(registry: Registry, cas: VirtualClusterCaStore): Subresour
     if (!project) throw errors.notFound(PROJECTS, projectName);
     const cluster = await registry.store("clusters").read(undefined, clusterName);
     if (!cluster) throw errors.notFound(CLUSTERS, clusterName);
-    await authorize({
-      verb: "use",
-      apiGroup: GROUP,
-      resource: "clusters",
-      subresource: "",
-      namespace: "",
-      name: clusterName,
-      object: cluster,
-    });
+    await authorizeClusterUse(authorize, clusterName, cluster);
     await authorize({ verb: "create", resource: "virtualclusterinstances", subresource: "", namespace, name: "" });
 
     const client = await connect(registry, cluster);

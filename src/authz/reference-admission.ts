@@ -1,0 +1,134 @@
+import { errors, fieldError } from "../api/errors.js";
+import { GROUP, type KubeObject } from "../api/object.js";
+import { DEFAULT_SECRET_NAMESPACE } from "../controllers/cluster-health/cluster-connection.js";
+import type { RequestContext, UserInfo } from "../registry/request-context.js";
+import type { Authorizer } from "../server/authorizer.js";
+
+/** Reads an object of this group (undefined when it does not exist). */
+export type ObjectReader = (
+  resource: string,
+  namespace: string | undefined,
+  name: string,
+) => Promise<KubeObject | undefined>;
+
+/** One object a field names: which field, which object, and the right the writer needs on it. */
+export interface Reference {
+  field: string;
+  resource: string;
+  namespace?: string;
+  name: string;
+  verb: string;
+}
+
+/**
+ * A field that names another object needs the writer's right on that object (docs/permissions.md,
+ * "Fields that name other objects"). Only a reference that is new or changed is checked, so an
+ * object someone else pointed somewhere stays writable for its other fields. Runs after the
+ * escalation checks, with the object as it will be stored.
+ */
+export class ReferenceAdmission {
+  constructor(
+    private readonly authz: Authorizer,
+    private readonly read: ObjectReader,
+  ) {}
+
+  async admit(ctx: RequestContext, resource: string, obj: KubeObject, old: KubeObject | undefined): Promise<void> {
+    const user = ctx.user;
+    if (user.credential?.type === "Internal") return;
+    if (resource === "ownedaccesskeys") await this.keySubjectExists(obj, old);
+    for (const ref of changedReferences(resource, obj, old)) await this.requireRight(user, resource, obj, ref);
+  }
+
+  /** 403 unless the caller holds `ref.verb` on the named object (a missing object grants nothing but to roles). */
+  private async requireRight(user: UserInfo, resource: string, obj: KubeObject, ref: Reference): Promise<void> {
+    const target = await this.read(ref.resource, ref.namespace, ref.name);
+    const decision = await this.authz.authorize(user, {
+      verb: ref.verb,
+      apiGroup: GROUP,
+      resource: ref.resource,
+      subresource: "",
+      namespace: ref.namespace ?? "",
+      name: ref.name,
+      resourceRequest: true,
+      object: target,
+    });
+    if (decision.allowed) return;
+    const where = ref.namespace ? ` in the namespace "${ref.namespace}"` : "";
+    throw errors.forbidden(
+      { group: GROUP, resource },
+      obj.metadata.name ?? "",
+      `User "${user.name}" cannot ${ref.verb} resource "${ref.resource}" in API group "${GROUP}"${where}, which ${ref.field} names`,
+    );
+  }
+
+  /**
+   * A key for a user or team that does not exist is refused (422 on the field, as for any
+   * reference that does not resolve): otherwise it would start working for whoever is later
+   * created under that name. Checked after escalation, so only callers allowed to name that
+   * subject learn whether it exists.
+   */
+  private async keySubjectExists(obj: KubeObject, old: KubeObject | undefined): Promise<void> {
+    const s = obj.spec ?? {};
+    for (const [field, resource] of [
+      ["user", "users"],
+      ["team", "teams"],
+    ] as const) {
+      const name = s[field];
+      if (typeof name !== "string" || !name || (old && old.spec?.[field] === name)) continue;
+      if (await this.read(resource, undefined, name)) continue;
+      throw errors.invalid("OwnedAccessKey", GROUP, obj.metadata.name ?? "", [
+        fieldError("FieldValueInvalid", `spec.${field}`, `no ${resource.slice(0, -1)} of this name exists`, name),
+      ]);
+    }
+  }
+}
+
+/** The references of `obj` that `old` did not already have. */
+export function changedReferences(resource: string, obj: KubeObject, old: KubeObject | undefined): Reference[] {
+  const before = old ? referencesOf(resource, old) : [];
+  return referencesOf(resource, obj).filter(
+    (r) =>
+      !before.some(
+        (b) => b.field === r.field && b.resource === r.resource && b.namespace === r.namespace && b.name === r.name,
+      ),
+  );
+}
+
+/** Kinds with `spec.owner` (a user or a team). */
+const OWNED_RESOURCES = new Set(["clusters", "projects", "sharedsecrets", "virtualclusterinstances"]);
+
+/** Every reference to another object that needs a right (the table in docs/permissions.md). */
+export function referencesOf(resource: string, obj: KubeObject): Reference[] {
+  const spec = obj.spec ?? {};
+  const refs: Reference[] = [];
+  if (resource === "virtualclusterinstances") {
+    const cluster = (spec.clusterRef as { cluster?: unknown } | undefined)?.cluster;
+    if (typeof cluster === "string" && cluster) {
+      refs.push({ field: "spec.clusterRef.cluster", resource: "clusters", name: cluster, verb: "use" });
+    }
+  }
+  if (OWNED_RESOURCES.has(resource)) {
+    // Naming an owner one cannot see would attach one's object to a stranger: `get` on the owner.
+    const owner = spec.owner as { user?: unknown; team?: unknown } | undefined;
+    if (typeof owner?.user === "string" && owner.user) {
+      refs.push({ field: "spec.owner.user", resource: "users", name: owner.user, verb: "get" });
+    }
+    if (typeof owner?.team === "string" && owner.team) {
+      refs.push({ field: "spec.owner.team", resource: "teams", name: owner.team, verb: "get" });
+    }
+  }
+  if (resource === "clusters") {
+    const config = spec.config as { secretName?: unknown; secretNamespace?: unknown } | undefined;
+    if (typeof config?.secretName === "string" && config.secretName) {
+      const ns = typeof config.secretNamespace === "string" && config.secretNamespace;
+      refs.push({
+        field: "spec.config.secretName",
+        resource: "sharedsecrets",
+        namespace: ns || DEFAULT_SECRET_NAMESPACE,
+        name: config.secretName,
+        verb: "get",
+      });
+    }
+  }
+  return refs;
+}
