@@ -80,7 +80,7 @@ describe("backup and restore", { timeout: 120_000 }, () => {
     const { header, end } = await writeBackupFile(fetchBackupLines(server), file);
     source = await allKeys(s.storage, header.revision);
     assert.equal(end.objects, source.size);
-    assert.ok(header.encryptionKeyIds.length === 1, JSON.stringify(header));
+    assert.equal(end.encryptionKeyIds.length, 1, JSON.stringify(end));
   });
   after(async () => {
     await s?.stop();

@@ -13,7 +13,8 @@ export const BACKUP_FORMAT = "platform-backup";
 export const BACKUP_VERSION = 1;
 /** What a backup holds: every API object and the platform's internal keys (virtual cluster CAs). */
 export const BACKUP_PREFIXES = [REGISTRY_PREFIX, CA_KEY_PREFIX];
-const PAGE = 1000;
+/** Large pages: a store's paged list also counts what remains after each page. */
+const PAGE = 10_000;
 
 export interface BackupHeader {
   format: typeof BACKUP_FORMAT;
@@ -23,8 +24,6 @@ export interface BackupHeader {
   revision: number;
   /** Where it was taken from (a URL without credentials, or "api"). */
   source: string;
-  /** Names of the encryption keys that encrypted the secret data in it (`enc:v1:<name>:…`). */
-  encryptionKeyIds: string[];
 }
 
 export interface BackupRecord {
@@ -38,6 +37,8 @@ export interface BackupRecord {
 export interface BackupEnd {
   end: true;
   objects: number;
+  /** Names of the encryption keys that encrypted the secret data in it (`enc:v1:<name>:…`), found while writing. */
+  encryptionKeyIds: string[];
   sha256: string;
 }
 
@@ -70,22 +71,18 @@ export function recordValue(record: BackupRecord): Buffer {
 }
 
 /**
- * The backup's lines, read at the store's current revision. The key ids are collected in a
- * first pass (the header comes first), the values read in a second at the same revision.
+ * The backup's lines, read in one pass at the store's current revision; the encryption keys the
+ * secret data needs are found on the way and named in the end line.
  */
 export async function* backupLines(storage: Storage, source: string): AsyncGenerator<string> {
   const revision = await storage.currentRevision();
   const keyIds = new Set<string>();
-  for await (const kv of keysAt(storage, revision)) {
-    for (const m of kv.value.toString("utf8").matchAll(ENCRYPTED)) keyIds.add(m[1]!);
-  }
   const header: BackupHeader = {
     format: BACKUP_FORMAT,
     version: BACKUP_VERSION,
     createdAt: new Date().toISOString(),
     revision,
     source,
-    encryptionKeyIds: [...keyIds].sort(),
   };
   const hash = createHash("sha256");
   const line = (obj: unknown) => {
@@ -97,8 +94,10 @@ export async function* backupLines(storage: Storage, source: string): AsyncGener
   let objects = 0;
   for await (const kv of keysAt(storage, revision)) {
     objects++;
-    yield line(recordOf(kv));
+    const record = recordOf(kv);
+    if (record.value?.includes('"enc:v1:')) for (const m of record.value.matchAll(ENCRYPTED)) keyIds.add(m[1]!);
+    yield line(record);
   }
-  const end: BackupEnd = { end: true, objects, sha256: hash.digest("hex") };
+  const end: BackupEnd = { end: true, objects, encryptionKeyIds: [...keyIds].sort(), sha256: hash.digest("hex") };
   yield `${JSON.stringify(end)}\n`;
 }

@@ -20,6 +20,8 @@ export interface RestoreOptions {
 
 export interface RestoreResult {
   header: BackupHeader;
+  /** The encryption keys the restored secret data needs. */
+  encryptionKeyIds: string[];
   objects: number;
   /** True when an interrupted restore of the same file was found and started over. */
   resumed: boolean;
@@ -64,7 +66,7 @@ export async function restoreBackup(
   }
   await flush();
   await target.delete(RESTORE_MARKER);
-  return { header, objects, resumed };
+  return { header, encryptionKeyIds: end.encryptionKeyIds ?? [], objects, resumed };
 }
 
 /** Refuses to serve a store a restore is still writing. */

@@ -33,8 +33,15 @@ function described(url: string): string {
   return url.replace(/\?.*$/, "").replace(/\/\/[^@/]*@/, "//");
 }
 
-const progressLine = (verb: string) => (n: number, total?: number) =>
-  process.stderr.write(`${verb} ${n}${total !== undefined ? ` of ${total}` : ""} objects\n`);
+/** Progress on stderr, at most one line per 5,000 objects (and the last). */
+const progressLine = (verb: string) => {
+  let shown = 0;
+  return (n: number, total?: number) => {
+    if (n - shown < 5000 && n !== total) return;
+    shown = n;
+    process.stderr.write(`${verb} ${n}${total !== undefined ? ` of ${total}` : ""} objects\n`);
+  };
+};
 
 export function registerBackupCommands(program: Command): void {
   program
@@ -59,8 +66,8 @@ Examples:
         const { header, end } = await writeBackupFile(lines, opts.to, progress).catch(refuse);
         process.stdout.write(
           `wrote ${end.objects} objects at revision ${header.revision} to ${opts.to}\n` +
-            (header.encryptionKeyIds.length
-              ? `secret data is encrypted with key(s) ${header.encryptionKeyIds.join(", ")}: keep the encryption key file with the backup\n`
+            (end.encryptionKeyIds.length
+              ? `secret data is encrypted with key(s) ${end.encryptionKeyIds.join(", ")}: keep the encryption key file safe, apart from the backup\n`
               : ""),
         );
       };
@@ -100,7 +107,7 @@ Examples:
         process.stdout.write(
           `${result.resumed ? "restarted an interrupted restore: " : ""}restored ${result.objects} objects (backup revision ${result.header.revision}, taken ${result.header.createdAt}) into ${described(url)}\n`,
         );
-        const missing = missingKeys(opts.dataDir, result.header.encryptionKeyIds);
+        const missing = missingKeys(opts.dataDir, result.encryptionKeyIds);
         if (missing.length)
           process.stdout.write(
             `the server needs encryption key(s) ${missing.join(", ")} to read secret data: put the key file holding them at ${join(opts.dataDir ?? ".", ENCRYPTION_KEY_FILE_NAME)} (or pass --encryption-key-file to platform start)\n`,
