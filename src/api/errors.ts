@@ -261,12 +261,15 @@ export const errors = {
   unavailable(message: string): ApiError {
     return status(503, "ServiceUnavailable", message);
   },
+  /** Storage cannot be reached: 503 with Retry-After, which client-go and kubectl retry on. */
+  storageUnavailable(detail: string, retryAfterSeconds = 1): ApiError {
+    const e = status(503, "ServiceUnavailable", `storage is unavailable, try again later: ${detail}`, {
+      retryAfterSeconds,
+    });
+    e.headers["retry-after"] = String(retryAfterSeconds);
+    return e;
+  },
   internal(message = "an internal error occurred"): ApiError {
     return status(500, "InternalError", `Internal error occurred: ${message}`);
   },
 };
-
-/** A Status with status Success, as DELETE of a collection and similar return. */
-export function successStatus(details?: StatusDetails): Record<string, unknown> {
-  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details };
-}

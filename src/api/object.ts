@@ -5,8 +5,6 @@ export const VERSION = "v1";
 export const API_VERSION = `${GROUP}/${VERSION}`;
 /** The path prefix of the whole management API. */
 export const API_PREFIX = "/kubernetes/management";
-/** The label/annotation prefix the product owns. */
-export const PRODUCT_PREFIX = "management.platform/";
 
 export interface OwnerReference {
   apiVersion: string;
@@ -74,4 +72,14 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 /** RFC 3339 in UTC with second precision, as Kubernetes serialises metav1.Time. */
 export function nowTimestamp(now: Date = new Date()): string {
   return `${now.toISOString().slice(0, 19)}Z`;
+}
+
+/**
+ * Sets an own property, even one named `__proto__` (plain assignment to `__proto__` sets the
+ * prototype instead, and the key is silently lost). For maps whose keys come from clients.
+ */
+export function setOwnProperty(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }

@@ -4,7 +4,6 @@ import { stringify } from "yaml";
 import { ApiError } from "../api/errors.js";
 import { API_PREFIX, API_VERSION } from "../api/object.js";
 import { writeFileAtomic } from "../crypto/files.js";
-import { REGISTRY_PREFIX } from "../registry/keys.js";
 import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
 
@@ -27,7 +26,7 @@ export async function bootstrapAdmin(
   // "Empty" means no object at all: an etcd store's revision is never 0 (and leader election
   // writes keys of its own), so the revision cannot tell.
   // Another replica's data dir has the generated key; a PLATFORM_BOOTSTRAP_KEY is known to all.
-  if ((await registry.storage.list(REGISTRY_PREFIX, { limit: 1 })).items.length > 0) return known() ?? bootstrapKey;
+  if (!(await registry.isEmpty())) return known() ?? bootstrapKey;
   try {
     return await createAdmin(registry, keyFile, bootstrapKey);
   } catch (err) {

@@ -5,7 +5,7 @@ import type { IdentityIndex } from "./identity-index.js";
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 /**
- * The AccessKeyAuthenticator fallback for DirectClusterEndpointTokens (decisions.md §4): a JWT
+ * The AccessKeyAuthenticator fallback for DirectClusterEndpointTokens (docs/permissions.md): a JWT
  * this server signed is the identity of its `sub`, narrowed by its `scope`. Expired, forged or
  * foreign tokens, and tokens of users since disabled or deleted, are no identity (401).
  */

@@ -3,7 +3,7 @@ import type { Informer } from "../registry/informer.js";
 import { systemContext, type UserInfo } from "../registry/request-context.js";
 import type { Store } from "../registry/store.js";
 
-/** status.lastActivity is written at most this often per key (decisions.md §5). */
+/** status.lastActivity is written at most this often per key (docs/security.md). */
 export const ACTIVITY_WRITE_INTERVAL_MS = 60_000;
 
 /**

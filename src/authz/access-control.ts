@@ -11,19 +11,13 @@ import type { TokenSigner } from "../crypto/jwt.js";
 import { Informer } from "../registry/informer.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
-import type { SubresourceHandler } from "../server/resource-handler.js";
-import { accessKeySubresources } from "./access-key-subresources.js";
-import { EscalationAdmission } from "./admission.js";
 import { PlatformAuthorizer } from "./authorizer.js";
 import { asksToImpersonate, impersonate } from "./impersonation.js";
-import { installSecretPresentation } from "./presentation.js";
-import { ReferenceAdmission } from "./reference-admission.js";
 
 /** Default failed authentications per address per minute before 429. */
 export const DEFAULT_MAX_FAILED_AUTH_PER_MINUTE = 30;
 
 export interface AccessControlConfig extends AuditOptions {
-  maxKeyTtlSeconds?: number;
   /** `--audit-log`: a file path, or `-` for stdout. */
   auditLog?: string;
   maxFailedAuthPerMinute?: number;
@@ -32,16 +26,12 @@ export interface AccessControlConfig extends AuditOptions {
 /**
  * Everything between a request and the registry that decides who is calling and what they
  * may do: authentication (keys, direct tokens, impersonation, failed-attempt limits), the
- * authorizer, admission against escalation, the view role's presentation, key activity,
- * the audit log, the accesskeys subresources and the user-teams controller.
+ * authorizer, key activity,
+ * the audit log and the user-teams controller.
  */
 export class AccessControl {
   readonly authorizer: PlatformAuthorizer;
-  readonly admission: EscalationAdmission;
-  /** Fields that name other objects need the caller's right on them. */
-  readonly references: ReferenceAdmission;
   readonly audit?: AuditLog;
-  readonly subresources: Array<[string, SubresourceHandler]>;
   private readonly projects: Informer;
   private readonly authenticator: AccessKeyAuthenticator;
   private readonly limiter: FailedAuthLimiter;
@@ -58,10 +48,6 @@ export class AccessControl {
   ) {
     this.projects = new Informer(registry.store("projects"));
     this.authorizer = new PlatformAuthorizer(identity, this.projects);
-    this.admission = new EscalationAdmission(this.authorizer, identity, { maxKeyTtlSeconds: config.maxKeyTtlSeconds });
-    this.references = new ReferenceAdmission(this.authorizer, (resource, ns, name) =>
-      registry.store(resource).read(ns, name),
-    );
     this.authenticator = new AccessKeyAuthenticator(identity, { fallback: directTokenFallback(identity, signer) });
     this.limiter = new FailedAuthLimiter(config.maxFailedAuthPerMinute ?? DEFAULT_MAX_FAILED_AUTH_PER_MINUTE);
     this.activity = new KeyActivityRecorder(registry.store("ownedaccesskeys"), identity.keys, Date.now, (err) =>
@@ -69,8 +55,6 @@ export class AccessControl {
     );
     this.userTeams = new UserTeamsController(registry, identity, (err) => log.error({ err }, "user teams controller"));
     this.audit = config.auditLog ? new AuditLog(config.auditLog, config) : undefined;
-    this.subresources = accessKeySubresources(registry, identity);
-    installSecretPresentation(registry, this.authorizer);
   }
 
   /** After the identity index started. */
@@ -114,12 +98,6 @@ export class AccessControl {
 
   private contextOf(user: RequestContext["user"]): RequestContext {
     this.activity.touch(user);
-    const ctx: RequestContext = { user, warnings: [] };
-    const escalation = this.admission.hook(ctx);
-    ctx.admit = async (resource, obj, old) => {
-      escalation(resource, obj, old);
-      await this.references.admit(ctx, resource, obj, old);
-    };
-    return ctx;
+    return { user, warnings: [] };
   }
 }

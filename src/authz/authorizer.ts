@@ -3,13 +3,13 @@ import type { IdentityIndex } from "../auth/identity-index.js";
 import { projectOfNamespace } from "../kinds/project/project.js";
 import type { Informer } from "../registry/informer.js";
 import type { UserInfo } from "../registry/request-context.js";
-import type { Authorizer, Decision, RequestAttributes } from "../server/authorizer.js";
+import type { Authorizer, Decision, RequestAttributes } from "./contract.js";
 import { isRestricting, type Scope, scopeAllows } from "./scope.js";
 
 export const ADMIN_ROLE = "platform-management-admin";
 export const VIEW_ROLE = "platform-management-view";
 
-/** Kinds whose objects carry access[] rules (decisions.md §5). */
+/** Kinds whose objects carry access[] rules (docs/permissions.md). */
 export const ACCESS_RULE_RESOURCES = new Set(["clusters", "sharedsecrets", "projects", "virtualclusterinstances"]);
 /** Every verb an access rule can name; `*` stands for all of them. */
 export const ACCESS_VERBS = ["get", "list", "watch", "update", "patch", "delete", "use", "bind"] as const;
@@ -48,7 +48,7 @@ const ALLOW: Decision = { allowed: true };
 const DENY: Decision = { allowed: false };
 
 /**
- * The one authorizer (decisions.md §5): built-in roles through user and team clusterRoles,
+ * The one authorizer (docs/permissions.md): built-in roles through user and team clusterRoles,
  * access[] rules on the object, project membership, the self rules — then narrowed by the
  * credential's scope. Every decision here is synchronous over in-memory informers, so a
  * list can ask it once per object.
@@ -170,7 +170,7 @@ export class PlatformAuthorizer implements Authorizer {
     return this.membershipGrants(user, a);
   }
 
-  /** Own user, own teams, own keys (decisions.md §5). */
+  /** Own user, own teams, own keys (docs/permissions.md). */
   private selfRule(user: UserInfo, a: RequestAttributes): boolean {
     switch (a.resource) {
       case "users":

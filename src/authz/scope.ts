@@ -1,9 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
-import { GROUP } from "../api/object.js";
 import { projectOfNamespace } from "../kinds/project/project.js";
-import type { RequestAttributes } from "../server/authorizer.js";
+import type { RequestAttributes } from "./contract.js";
 
-/** A key's or token's scope (decisions.md §5, the seed's Scope). */
+/** A key's or token's scope (docs/permissions.md, the seed's Scope). */
 export interface Scope {
   allowPlatformCli?: boolean;
   projects?: Array<{ project: string }>;
@@ -178,6 +177,3 @@ export function scopeWithin(inner: Scope | undefined, outer: Scope | undefined):
   for (const r of inner.rules ?? []) if (!(outer.rules ?? []).some((o) => isDeepStrictEqual(o, r))) return false;
   return true;
 }
-
-/** The API group of this server, for rules that name it. */
-export const MANAGEMENT_GROUP = GROUP;

@@ -7,8 +7,8 @@ import { Readable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import { errors } from "../api/errors.js";
 import { API_PREFIX } from "../api/object.js";
+import type { Authorizer } from "../authz/contract.js";
 import type { Guarded } from "../metrics/metrics-endpoint.js";
-import type { Authorizer } from "../server/authorizer.js";
 import type { Storage } from "../storage/interface.js";
 import { backupLines } from "./backup-stream.js";
 

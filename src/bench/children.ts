@@ -15,10 +15,10 @@
 import { readFileSync } from "node:fs";
 import type { ServerResponse } from "node:http";
 import { createServer } from "node:https";
+import { startServer } from "../app/start-server.js";
 import { loadOrCreateServerTls } from "../crypto/certificates.js";
 import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
 import type { CachedStorage } from "../registry/cache/cached-storage.js";
-import { startServer } from "../server/server.js";
 import { clusterBytes, storedTeamBytes } from "./objects.js";
 import { STAMP } from "./watch-clients.js";
 

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { startServer } from "../server/server.js";
+import { startServer } from "../app/start-server.js";
 
 /** Parses `HOST:PORT` (IPv6 as `[::1]:8443`). */
 export function parseListen(value: string, flag = "--listen"): { host: string; port: number } {

@@ -1,5 +1,5 @@
 /**
- * Runs the background controllers (garbage collector, key expiry, cluster checks, ...) only on
+ * Runs the background controllers (garbage collector, user teams, virtual cluster CA cleanup, cluster health) only on
  * the replica that currently leads, and stops them when leadership is lost.
  */
 import type { LeaderElector } from "./leader-election.js";

@@ -7,7 +7,8 @@ import type { AddressInfo } from "node:net";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import "./reflect-metadata.js";
+// @peculiar/x509 registers its services with tsyringe, which needs the Reflect metadata API loaded first.
+import "reflect-metadata";
 import type { TLSSocket } from "node:tls";
 import { createSecureContext } from "node:tls";
 import * as x509 from "@peculiar/x509";

@@ -4,8 +4,8 @@
  * (CN = user name, O = groups). Keys are ECDSA P-256 signed with SHA-256: small,
  * fast, and accepted by every TLS stack the clients use (Go, Node, OpenSSL).
  */
-// Must be evaluated before @peculiar/x509 (see the module).
-import "./reflect-metadata.js";
+// @peculiar/x509 registers its services with tsyringe, which needs the Reflect metadata API loaded first.
+import "reflect-metadata";
 import {
   createPrivateKey,
   createPublicKey,

@@ -1,4 +1,3 @@
-import { type ProjectLookup, withProjectAdmission } from "../projects/instance-admission.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import { clusterResource } from "./cluster/cluster.js";
 import {
@@ -6,38 +5,34 @@ import {
   type TokenIssuer,
 } from "./direct-cluster-endpoint-token/direct-cluster-endpoint-token.js";
 import { ownedAccessKeyResource } from "./owned-access-key/owned-access-key.js";
-import { accessKeyOwner, type UidLookup, virtualClusterInstanceOwner, withOwnerLink } from "./owner-links.js";
 import { projectResource } from "./project/project.js";
 import { selfResource } from "./self/self.js";
-import { type SecretDataCipher, sharedSecretResource } from "./shared-secret/shared-secret.js";
+import { type SecretDataCipher, type SecretDataReaders, sharedSecretResource } from "./shared-secret/shared-secret.js";
 import { teamResource } from "./team/team.js";
 import { userResource } from "./user/user.js";
 import { virtualClusterInstanceResource } from "./virtual-cluster-instance/virtual-cluster-instance.js";
 
 export interface KindDeps {
+  /** Encrypts SharedSecret data at rest (absent: stored as given, in tests of the store alone). */
   cipher?: SecretDataCipher;
+  /** Who reads SharedSecret data (the others are shown secrets without it). */
+  secretDataReaders: SecretDataReaders;
   tokenIssuer: TokenIssuer;
-  /** Looks up owners' uids so keys and instances get ownerReferences (absent: none are added). */
-  uidLookup?: UidLookup;
-  /** Reads Projects, for the checks on instances in project namespaces (absent: unchecked, as in store-only tests). */
-  projects?: ProjectLookup;
 }
 
-/** The registration list: adding a kind is a folder and one line here. */
+/**
+ * The registration list: adding a kind is a folder and one line here. What a kind means for
+ * other kinds (owner references, project rules) is admission (src/admission/plugins.ts).
+ */
 export function allResourceTypes(deps: KindDeps): ResourceType[] {
   return [
     teamResource,
     userResource,
     clusterResource,
-    sharedSecretResource(deps.cipher),
-    deps.uidLookup ? withOwnerLink(ownedAccessKeyResource(), accessKeyOwner, deps.uidLookup) : ownedAccessKeyResource(),
+    sharedSecretResource(deps.cipher, deps.secretDataReaders),
+    ownedAccessKeyResource(),
     projectResource,
-    // Project admission keeps the instance's ownerReference to its Project itself (also across moves).
-    deps.projects
-      ? withProjectAdmission(virtualClusterInstanceResource, deps.projects)
-      : deps.uidLookup
-        ? withOwnerLink(virtualClusterInstanceResource, virtualClusterInstanceOwner, deps.uidLookup)
-        : virtualClusterInstanceResource,
+    virtualClusterInstanceResource,
     directClusterEndpointTokenResource(deps.tokenIssuer),
     selfResource,
   ];

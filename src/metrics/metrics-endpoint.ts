@@ -6,8 +6,8 @@
 import { createServer, type Server } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
+import type { Authorizer } from "../authz/contract.js";
 import type { RequestContext } from "../registry/request-context.js";
-import type { Authorizer } from "../server/authorizer.js";
 import { metricsRegistry } from "./metrics.js";
 
 export type Guarded = (

@@ -6,12 +6,12 @@
 import type { Server } from "node:http";
 import type { FastifyInstance } from "fastify";
 import { ApiError } from "../api/errors.js";
+import type { Authorizer } from "../authz/contract.js";
 import { registerBackupRoute } from "../backup/backup-route.js";
 import type { CachedStorage } from "../registry/cache/cached-storage.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";
-import type { Authorizer } from "../server/authorizer.js";
 import type { WatchStreams } from "../server/watch-stream.js";
 import { EtcdStorage } from "../storage/etcd/etcd-storage.js";
 import type { Storage } from "../storage/interface.js";

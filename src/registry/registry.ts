@@ -1,6 +1,12 @@
+import type { KubeObject } from "../api/object.js";
 import type { Storage } from "../storage/interface.js";
+import type { AdmissionChain } from "./admission.js";
+import { KeptKeys, type KeptValueCipher } from "./kept-keys.js";
+import { REGISTRY_PREFIX } from "./keys.js";
+import type { RequestContext } from "./request-context.js";
 import type { ResourceType } from "./resource-type.js";
-import { Store, type StoreHooks } from "./store.js";
+import { Store } from "./store.js";
+import { type TransactOp, transact } from "./transact.js";
 
 /** All kinds served, each with its generic store, found by plural name. */
 export class Registry {
@@ -10,11 +16,12 @@ export class Registry {
   constructor(
     readonly storage: Storage,
     resourceTypes: readonly ResourceType[],
-    hooks: StoreHooks = {},
+    /** Every write of every kind goes through it (store.ts describes the pipeline). */
+    admission: AdmissionChain,
     now?: () => Date,
   ) {
     for (const rt of resourceTypes) {
-      const entry = { rt, store: new Store(rt, { storage, now }, hooks) };
+      const entry = { rt, store: new Store(rt, { storage, admission, now }) };
       this.byPlural.set(rt.plural, entry);
       this.byKind.set(rt.kind, entry);
     }
@@ -37,5 +44,20 @@ export class Registry {
 
   storeOfKind(kind: string): Store | undefined {
     return this.byKind.get(kind)?.store;
+  }
+
+  /** Whether no object of any kind is stored (a new installation). */
+  async isEmpty(): Promise<boolean> {
+    return (await this.storage.list(REGISTRY_PREFIX, { limit: 1 })).items.length === 0;
+  }
+
+  /** Writes that happen together or not at all, each through the write pipeline (transact.ts). */
+  transact(ctx: RequestContext, ops: readonly TransactOp[]): Promise<KubeObject[]> {
+    return transact(this, ctx, ops);
+  }
+
+  /** The registry's key space `name` for server-internal data no resource serves (kept-keys.ts). */
+  keptKeys(name: string, cipher?: KeptValueCipher): KeptKeys {
+    return new KeptKeys(this.storage, name, cipher);
   }
 }

@@ -15,7 +15,7 @@ export interface UserInfo {
     type: "AccessKey" | "DirectClusterEndpointToken" | "Internal";
     name?: string;
     keyType?: string;
-    /** The key's scope (decisions.md §5), narrowing what the identity may do. */
+    /** The key's scope (docs/permissions.md), narrowing what the identity may do. */
     scope?: Record<string, unknown>;
   };
   /** Set when an admin acted as someone else through impersonation headers. */
@@ -32,11 +32,6 @@ export interface RequestContext {
    * absent means everything the verb-level check allowed.
    */
   canSee?: (obj: KubeObject) => boolean;
-  /**
-   * Admission with the caller in view (no escalation): called with the object as it will be
-   * stored, after validation and before the write; throws to refuse. Absent for the server's own writes.
-   */
-  admit?: (resource: string, obj: KubeObject, old: KubeObject | undefined) => void | Promise<void>;
 }
 
 /** The server's own identity, for controllers and bootstrap. */

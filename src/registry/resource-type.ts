@@ -28,16 +28,31 @@ export interface TableColumn {
 }
 
 /**
- * The per-kind policy the generic store calls in a fixed order:
- * prepareForCreate/prepareForUpdate (mutate: clear status, normalise) → validate (never mutates)
- * → warnings. toStorage/fromStorage translate between the API form and the stored form
- * (encryption at rest, key hashing); present() hides fields from a reader.
+ * What a prepare step hands to the rest of the same write: field errors it found while
+ * normalising (reported with validation's, in one 422), and for a create what the caller
+ * is shown once the object is stored (a generated key, revealed only in the create response).
+ */
+export interface Prepared {
+  fieldErrors?: FieldError[];
+  /** After a successful create (not dry-run): the response, from the object as it is shown. */
+  reveal?(created: KubeObject): KubeObject;
+}
+
+/**
+ * The per-kind policy the generic store calls in a fixed order, inside the write pipeline
+ * (store.ts): prepareForCreate/prepareForUpdate (mutate: clear status, normalise) → validate
+ * (never mutates) → warnings. toStorage/fromStorage translate between the API form and the
+ * stored form (encryption at rest, key hashing); present() hides fields from a reader.
  */
 export interface Strategy {
-  /** Called on create after metadata is set by the store. May mutate. */
-  prepareForCreate?(obj: KubeObject, ctx: RequestContext): void | Promise<void>;
+  /** Called on create after metadata is set by the store and mutating admission ran. May mutate. */
+  prepareForCreate?(obj: KubeObject, ctx: RequestContext): Prepared | undefined | Promise<Prepared | undefined>;
   /** Called on update (PUT/PATCH of the main resource). May mutate `obj`. */
-  prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext): void | Promise<void>;
+  prepareForUpdate?(
+    obj: KubeObject,
+    old: KubeObject,
+    ctx: RequestContext,
+  ): Prepared | undefined | Promise<Prepared | undefined>;
   /** Field errors of a new object. Never mutates. */
   validate?(obj: KubeObject, ctx: RequestContext): FieldError[] | Promise<FieldError[]>;
   /** Field errors of an update. Never mutates. Defaults to validate(obj). */
@@ -50,8 +65,6 @@ export interface Strategy {
   fromStorage?(obj: KubeObject): KubeObject;
   /** What a particular reader may see of an object (e.g. hide secret data from viewers). May return the same object. */
   present?(obj: KubeObject, ctx: RequestContext): KubeObject;
-  /** Called after a successful create (not dry-run), with the object as it is returned; may add one-time fields (a generated key). */
-  afterCreate?(created: KubeObject, ctx: RequestContext): KubeObject;
 }
 
 /** How a list field merges: keyed by some fields, a set of scalars, or replaced whole. */
@@ -76,6 +89,8 @@ export interface ResourceType {
   description: string;
   strategy: Strategy;
   columns: TableColumn[];
+  /** The rule for metadata.name (default: a DNS-1123 subdomain, 253 characters). */
+  names?: { format: "subdomain" | "label"; maxLength?: number };
   /** Extra field selectors beyond metadata.name / metadata.namespace. */
   fieldSelectors?: Record<string, (obj: KubeObject) => string | undefined>;
   /**

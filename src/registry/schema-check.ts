@@ -48,7 +48,8 @@ function pruneValue(value: unknown, schema: TSchema, path: string, unknown: stri
   const patternProperties = schema.patternProperties as Record<string, TSchema> | undefined;
   if (schema.additionalProperties === true) return;
   for (const key of Object.keys(value)) {
-    const child = properties?.[key];
+    // Own properties only: `toString` or `__proto__` must not find Object.prototype's members.
+    const child = properties && Object.hasOwn(properties, key) ? properties[key] : undefined;
     const childPath = path ? `${path}.${key}` : key;
     if (child) {
       pruneValue(value[key], child, childPath, unknown);

@@ -1,11 +1,12 @@
 import { isDeepStrictEqual } from "node:util";
 import { ApiError, errors, type FieldError, fieldError } from "../api/errors.js";
 import { generateName } from "../api/generate-name.js";
+import { nestingMessage, valueNestingExceeds } from "../api/nesting-depth.js";
 import type { KubeList, KubeObject } from "../api/object.js";
 import { applyJsonPatch, applyMergePatch } from "../api/patch.js";
-import { hiddenReadRefusal, refuseHiddenReads } from "../authz/patch-read-guard.js";
 import { isStorageError } from "../storage/errors.js";
 import type { Storage } from "../storage/interface.js";
+import { type AdmissionChain, admissionAttributes } from "./admission.js";
 import { serverSideApply } from "./apply/apply.js";
 import { decodeObject, encodeObject, parseResourceVersion, rememberStoredBytes } from "./codec.js";
 import { planDeletion, readyToRemove } from "./deletion.js";
@@ -16,15 +17,16 @@ import { recordUpdateManager } from "./managed-fields.js";
 import {
   desiredStateOf,
   mergeUpdateMetadata,
-  type NameRule,
   prepareCreateMetadata,
   validateObjectMetadata,
   validateTerminatingFinalizers,
 } from "./metadata.js";
 import type { DeleteOptions, ListOptions, PatchType, WriteOptions } from "./options.js";
+import { hiddenReadRefusal, refuseHiddenReads } from "./patch-read-guard.js";
 import type { RequestContext } from "./request-context.js";
-import { groupResource, type ResourceType } from "./resource-type.js";
+import { groupResource, type Prepared, type ResourceType } from "./resource-type.js";
 import { SchemaChecker } from "./schema-check.js";
+import { storageToApi } from "./storage-errors.js";
 import { listObjects } from "./store-list.js";
 
 /** How often a patch or an internal update is retried on a write conflict before giving up. */
@@ -32,26 +34,10 @@ const MAX_CONFLICT_RETRIES = 8;
 /** How many generated names are tried before answering 409 AlreadyExists. */
 const GENERATE_NAME_ATTEMPTS = 8;
 
-export interface StoreHooks {
-  /**
-   * Decides what happens when an object is deleted while it has no finalizers
-   * left; the lifecycle module (garbage collection, propagation) plugs in here.
-   */
-  beforeDelete?(rt: ResourceType, obj: KubeObject, options: DeleteOptions, ctx: RequestContext): Promise<void>;
-  /**
-   * Extra checks of a write as the client sent it (before the kind's strategy adds its own
-   * fields): the lifecycle module checks ownerReferences' blockOwnerDeletion here.
-   */
-  admit?(
-    rt: ResourceType,
-    obj: KubeObject,
-    old: KubeObject | undefined,
-    ctx: RequestContext,
-  ): Promise<FieldError[]> | FieldError[];
-}
-
 export interface StoreDeps {
   storage: Storage;
+  /** The admission plugins every write of this kind goes through (src/admission/plugins.ts). */
+  admission: AdmissionChain;
   now?: () => Date;
 }
 
@@ -64,6 +50,16 @@ export interface WriteResult {
 /**
  * The generic registry of one kind: create, get, list, update, patch and delete,
  * implemented once and steered by the kind's Strategy (k8s.io/apiserver's generic Store).
+ *
+ * Every write to an object goes through one pipeline, in this order (docs/architecture.md):
+ * 1. decode and check the body against the endpoint and the schema (admitBody);
+ * 2. mutating admission (`admission.admit`: plugins may change the object or report field errors);
+ * 3. the kind's `strategy.prepareForCreate`/`prepareForUpdate`;
+ * 4. metadata and strategy validation (with the field errors of steps 2 and 3: one 422);
+ * 5. validating admission (`admission.validate`: plugins refuse, never change);
+ * 6. the write (skipped on dry-run), mapping storage errors to API errors (storageToApi).
+ * The status subresource changes status only: steps 2 and 3 do not run for it. A delete runs
+ * the validating admission (step 5) on the object as stored, then plans finalizers (deletion.ts).
  */
 export class Store {
   readonly gr: { group: string; resource: string };
@@ -74,7 +70,6 @@ export class Store {
   constructor(
     readonly rt: ResourceType,
     private readonly deps: StoreDeps,
-    private readonly hooks: StoreHooks = {},
   ) {
     this.gr = groupResource(rt);
     this.checker = new SchemaChecker(rt.schema);
@@ -87,10 +82,6 @@ export class Store {
 
   key(namespace: string | undefined, name: string): string {
     return objectKey(this.rt, namespace, name);
-  }
-
-  private nameRule(): NameRule {
-    return this.rt.kind === "Project" ? "label" : "subdomain";
   }
 
   /** Stored bytes → API object (used by lists, watches and caches). */
@@ -162,28 +153,18 @@ export class Store {
     body: KubeObject,
     options: WriteOptions,
   ): Promise<KubeObject> {
-    const obj = this.admitBody(body, namespace, undefined, options, ctx);
-    prepareCreateMetadata(obj, this.now());
-    if (this.rt.hasStatus) obj.status = {};
-    const admitErrs = (await this.hooks.admit?.(this.rt, obj, undefined, ctx)) ?? [];
-    await this.rt.strategy.prepareForCreate?.(obj, ctx);
-    if (!options.managedFieldsPrepared) {
-      recordUpdateManager(obj, undefined, options.fieldManager, "", this.now(), this.rt);
-    }
-    this.collectWarnings(obj, undefined, ctx);
-
+    const { object: obj, fieldErrors, prepared } = await this.admitNew(ctx, namespace, body, options);
     const wantsGeneratedName = !obj.metadata.name && !!obj.metadata.generateName;
     for (let attempt = 0; ; attempt++) {
       if (wantsGeneratedName) obj.metadata.name = generateName(obj.metadata.generateName!);
-      await this.validateOrThrow(obj, [...admitErrs, ...((await this.rt.strategy.validate?.(obj, ctx)) ?? [])]);
-      await ctx.admit?.(this.rt.plural, obj, undefined);
+      await this.validateNew(ctx, obj, fieldErrors, options);
       if (options.dryRun) return this.present(obj, ctx);
       try {
         const bytes = this.encode(obj);
         const revision = await this.deps.storage.create(this.key(obj.metadata.namespace, obj.metadata.name!), bytes);
         obj.metadata.resourceVersion = String(revision);
         const shown = this.present(obj, ctx);
-        if (this.rt.strategy.afterCreate) return this.rt.strategy.afterCreate(shown, ctx);
+        if (prepared?.reveal) return prepared.reveal(shown);
         return this.shownAsStored(shown, obj, bytes);
       } catch (err) {
         if (!isStorageError(err, "KeyExists")) throw this.storageToApi(err, obj.metadata.name!);
@@ -195,10 +176,9 @@ export class Store {
   }
 
   /**
-   * Everything create does short of writing: admits, prepares and validates a new object
-   * and returns it with the key and bytes to store, for callers that write it in a
-   * multi-key storage transaction (moving an object between namespaces). `status`, when
-   * given, replaces the cleared status before encoding.
+   * Everything create does short of writing (the whole pipeline, steps 1–5): for the
+   * registry's transactions (registry.transact), which write several keys at once. `status`,
+   * when given, replaces the cleared status (a moved object keeps its own).
    */
   async prepareCreate(
     ctx: RequestContext,
@@ -207,13 +187,63 @@ export class Store {
     options: WriteOptions,
     status?: Record<string, unknown>,
   ): Promise<{ object: KubeObject; key: string; value: Buffer }> {
+    const { object: obj, fieldErrors } = await this.admitNew(ctx, namespace, body, options, status);
+    await this.validateNew(ctx, obj, fieldErrors, options);
+    return { object: obj, key: this.key(obj.metadata.namespace, obj.metadata.name!), value: this.encode(obj) };
+  }
+
+  /**
+   * A create of a kind that is not stored (selves, tokens): the body is checked, goes through
+   * admission, and the kind's own `virtualCreate` answers it.
+   */
+  async createVirtual(
+    ctx: RequestContext,
+    namespace: string | undefined,
+    body: KubeObject,
+    options: WriteOptions,
+  ): Promise<KubeObject> {
+    const create = this.rt.virtualCreate;
+    if (!create) throw errors.methodNotAllowed();
+    const obj = this.admitBody(body, namespace, undefined, options, ctx, { nameOptional: true });
+    const attrs = admissionAttributes("CREATE", this.rt, obj, undefined, ctx, options.dryRun);
+    const fieldErrors = await this.deps.admission.admit(attrs);
+    if (fieldErrors.length) throw errors.invalid(this.rt.kind, this.rt.group, obj.metadata.name ?? "", fieldErrors);
+    await this.deps.admission.validate(attrs);
+    return create(obj, ctx);
+  }
+
+  /** Pipeline steps 1–3 of a create: the checked body, admitted and prepared. */
+  private async admitNew(
+    ctx: RequestContext,
+    namespace: string | undefined,
+    body: KubeObject,
+    options: WriteOptions,
+    status?: Record<string, unknown>,
+  ): Promise<{ object: KubeObject; fieldErrors: FieldError[]; prepared: Prepared | undefined }> {
     const obj = this.admitBody(body, namespace, undefined, options, ctx);
     prepareCreateMetadata(obj, this.now());
     if (this.rt.hasStatus) obj.status = status ?? {};
-    await this.rt.strategy.prepareForCreate?.(obj, ctx);
-    recordUpdateManager(obj, undefined, options.fieldManager, "", this.now(), this.rt);
-    await this.validateOrThrow(obj, await this.rt.strategy.validate?.(obj, ctx));
-    return { object: obj, key: this.key(obj.metadata.namespace, obj.metadata.name!), value: this.encode(obj) };
+    const fieldErrors = await this.deps.admission.admit(
+      admissionAttributes("CREATE", this.rt, obj, undefined, ctx, options.dryRun),
+    );
+    const prepared = (await this.rt.strategy.prepareForCreate?.(obj, ctx)) ?? undefined;
+    fieldErrors.push(...(prepared?.fieldErrors ?? []));
+    if (!options.managedFieldsPrepared) {
+      recordUpdateManager(obj, undefined, options.fieldManager, "", this.now(), this.rt);
+    }
+    this.collectWarnings(obj, undefined, ctx);
+    return { object: obj, fieldErrors, prepared };
+  }
+
+  /** Pipeline steps 4–5 of a create: validation, then validating admission. */
+  private async validateNew(
+    ctx: RequestContext,
+    obj: KubeObject,
+    fieldErrors: FieldError[],
+    options: WriteOptions,
+  ): Promise<void> {
+    await this.validateOrThrow(obj, [...fieldErrors, ...((await this.rt.strategy.validate?.(obj, ctx)) ?? [])]);
+    await this.deps.admission.validate(admissionAttributes("CREATE", this.rt, obj, undefined, ctx, options.dryRun));
   }
 
   // ---- update (PUT) -------------------------------------------------------------------------
@@ -268,8 +298,11 @@ export class Store {
     obj.metadata.namespace = old.metadata.namespace;
     if (!this.rt.namespaced) delete obj.metadata.namespace;
     if (subresource === "") {
-      fieldErrs.push(...((await this.hooks.admit?.(this.rt, obj, old, ctx)) ?? []));
-      await this.rt.strategy.prepareForUpdate?.(obj, old, ctx);
+      fieldErrs.push(
+        ...(await this.deps.admission.admit(admissionAttributes("UPDATE", this.rt, obj, old, ctx, options.dryRun))),
+      );
+      const prepared = await this.rt.strategy.prepareForUpdate?.(obj, old, ctx);
+      fieldErrs.push(...(prepared?.fieldErrors ?? []));
     }
     if (!isDeepStrictEqual(desiredStateOf(obj), desiredStateOf(old))) {
       obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
@@ -282,7 +315,9 @@ export class Store {
       ? await this.rt.strategy.validateUpdate(obj, old, ctx)
       : await this.rt.strategy.validate?.(obj, ctx);
     await this.validateOrThrow(obj, [...fieldErrs, ...(strategyErrs ?? [])]);
-    await ctx.admit?.(this.rt.plural, obj, old);
+    await this.deps.admission.validate(
+      admissionAttributes("UPDATE", this.rt, obj, old, ctx, options.dryRun, subresource),
+    );
 
     obj.metadata.resourceVersion = old.metadata.resourceVersion;
     if (isDeepStrictEqual(obj, old)) return this.present(old, ctx); // no-op: no write, no new revision
@@ -425,7 +460,7 @@ export class Store {
       const current = await this.read(namespace, name);
       if (!current) throw errors.notFound(this.gr, name);
       this.checkPreconditions(current, options);
-      await this.hooks.beforeDelete?.(this.rt, current, options, ctx);
+      await this.deps.admission.validate(admissionAttributes("DELETE", this.rt, current, current, ctx, options.dryRun));
       const now = this.now();
       const next = planDeletion(current, options, now);
       if (next === "remove") {
@@ -459,6 +494,28 @@ export class Store {
         throw this.storageToApi(err, name);
       }
     }
+  }
+
+  /**
+   * DELETE of a collection: every object the list options select (and the caller may see,
+   * ctx.canSee), deleted one by one; one deleted meanwhile by someone else is skipped.
+   */
+  async deleteCollection(
+    ctx: RequestContext,
+    namespace: string | undefined,
+    listOptions: ListOptions,
+    options: DeleteOptions,
+  ): Promise<KubeList> {
+    const list = await this.list(ctx, namespace, { ...listOptions, limit: undefined, continue: undefined });
+    const deleted: KubeObject[] = [];
+    for (const item of list.items) {
+      try {
+        deleted.push((await this.delete(ctx, item.metadata.namespace, item.metadata.name!, options)).object);
+      } catch (err) {
+        if (!(err instanceof ApiError && err.code === 404)) throw err;
+      }
+    }
+    return { ...list, items: deleted };
   }
 
   private checkPreconditions(obj: KubeObject, options: DeleteOptions): void {
@@ -504,6 +561,8 @@ export class Store {
     if (!body || typeof body !== "object" || Array.isArray(body)) {
       throw errors.badRequest("the request body must be an object");
     }
+    // A patch can deepen an object past what any body may carry (copy a subtree into itself).
+    if (valueNestingExceeds(body)) throw errors.unprocessable(nestingMessage("the object"));
     const apiVersion = `${this.rt.group}/${this.rt.version}`;
     if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
       throw errors.badRequest(
@@ -565,7 +624,7 @@ export class Store {
 
   private async validateOrThrow(obj: KubeObject, strategyErrors: FieldError[] | undefined): Promise<void> {
     const errs = [
-      ...validateObjectMetadata(obj, this.nameRule(), this.rt.kind === "Project" ? 61 : undefined),
+      ...validateObjectMetadata(obj, this.rt.names?.format ?? "subdomain", this.rt.names?.maxLength),
       ...(strategyErrors ?? []),
     ];
     if (errs.length) throw errors.invalid(this.rt.kind, this.rt.group, obj.metadata.name ?? "", errs);
@@ -584,29 +643,11 @@ export class Store {
     }
   }
 
-  /** Storage errors become API errors here, at the registry boundary, and nowhere else. */
+  /** A storage error of a write of `name`, as an API error (storage-errors.ts). */
   storageToApi(err: unknown, name: string): Error {
-    if (!isStorageError(err)) return err as Error;
-    switch (err.code) {
-      case "KeyExists":
-        return errors.alreadyExists(this.gr, name);
-      case "NotFound":
-        return errors.notFound(this.gr, name);
-      case "Conflict":
-        return errors.staleObject(this.gr, name);
-      case "Compacted":
-        return errors.resourceVersionTooOld();
-      default:
-        return errors.unavailable(err.message);
-    }
+    return storageToApi(err, this.gr, name);
   }
 }
-
-export const PATCH_TYPES = [
-  "application/json-patch+json",
-  "application/merge-patch+json",
-  "application/apply-patch+yaml",
-] as const;
 
 function isApiError409(err: unknown): boolean {
   return err instanceof ApiError && err.code === 409;

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { errors, type FieldError } from "../api/errors.js";
+import type { Authorizer, RequestAttributes } from "../authz/contract.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
-import type { Authorizer, RequestAttributes } from "./authorizer.js";
 import { decodeObjectBody } from "./body.js";
 import { parseMediaRange, type ResponseFormat } from "./negotiation.js";
 import { decodeEnvelope, messageField, messageFields, PROTOBUF_CONTENT_TYPE, stringField } from "./protobuf.js";

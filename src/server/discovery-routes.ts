@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
 import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
+import type { Authorizer } from "../authz/contract.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
 import { handleSelfSubjectAccessReview, handleSelfSubjectReview } from "./auth-reviews.js";
-import type { Authorizer } from "./authorizer.js";
 import {
   AGGREGATED_DISCOVERY_V2,
   aggregatedDiscovery,

@@ -16,16 +16,16 @@
  * failed-auth counting included. What a caller receives is the same either way.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { RequestAttributes } from "../authz/contract.js";
 import { asksToImpersonate } from "../authz/impersonation.js";
 import { rawGetSoon } from "../registry/cache/raw-read.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext, UserInfo } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";
-import type { RequestAttributes } from "./authorizer.js";
 import { negotiateResponse } from "./negotiation.js";
 import { resourceAttributes } from "./resource-handler.js";
 import { resolveResourcePath } from "./resource-path.js";
-import { warningHeaders } from "./respond.js";
+import { warningHeaders } from "./warning-headers.js";
 
 export interface FastGetDeps {
   registry: Registry;

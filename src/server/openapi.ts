@@ -4,6 +4,7 @@ import { API_PREFIX } from "../api/object.js";
 import { listTypeOfSchema } from "../registry/list-types.js";
 import type { Registry } from "../registry/registry.js";
 import type { ResourceType } from "../registry/resource-type.js";
+import { ADVERTISED_PATCH_TYPES } from "./patch-media-types.js";
 
 /**
  * OpenAPI v3 documents generated from each kind's TypeBox schema (the same definition
@@ -170,12 +171,7 @@ function operation(
   };
 }
 
-/** The patch content types served: JSON Patch, merge patch and apply; never strategic merge (kubectl then computes a merge patch). */
-const PATCH_CONTENT_TYPES = [
-  "application/json-patch+json",
-  "application/merge-patch+json",
-  "application/apply-patch+yaml",
-];
+const PATCH_CONTENT_TYPES = [...ADVERTISED_PATCH_TYPES];
 
 function pathsOf(rt: ResourceType): Record<string, Json> {
   const base = `/apis/${rt.group}/${rt.version}`;

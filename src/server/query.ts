@@ -27,11 +27,16 @@ function bool(q: Query, name: string): boolean | undefined {
 function int(q: Query, name: string, min = 0): number | undefined {
   const v = one(q, name);
   if (v === undefined || v === "") return undefined;
-  if (!/^-?\d+$/.test(v) || Number(v) < min) throw errors.badRequest(`invalid value for ${name}: "${v}"`);
+  // Past 2^53 the number is not what was asked, and storage refuses it (limit=1e20 gave a 500).
+  if (!/^-?\d+$/.test(v) || Number(v) < min || !Number.isSafeInteger(Number(v)))
+    throw errors.badRequest(`invalid value for ${name}: "${v}"`);
   return Number(v);
 }
 
 export const MAX_FIELD_MANAGER_LENGTH = 128;
+
+/** The longest grace period a delete may ask for: 100 years. */
+export const MAX_GRACE_PERIOD_SECONDS = 100 * 365 * 24 * 3600;
 
 /** Which options a write's query is decoded as; a bad value is reported against that kind, as kube does. */
 export type WriteOptionsKind = "CreateOptions" | "UpdateOptions" | "PatchOptions";
@@ -164,8 +169,12 @@ export function deleteOptions(q: Query, body: unknown): DeleteOptions {
     ]);
   }
   const grace = b.gracePeriodSeconds ?? int(q, "gracePeriodSeconds");
-  if (grace !== undefined && (typeof grace !== "number" || !Number.isInteger(grace) || grace < 0)) {
-    throw errors.badRequest("gracePeriodSeconds must be a non-negative integer");
+  // The bound keeps now + grace a valid date (a larger value made the deletion timestamp throw: 500).
+  if (
+    grace !== undefined &&
+    (typeof grace !== "number" || !Number.isInteger(grace) || grace < 0 || grace > MAX_GRACE_PERIOD_SECONDS)
+  ) {
+    throw errors.badRequest(`gracePeriodSeconds must be a non-negative integer of at most ${MAX_GRACE_PERIOD_SECONDS}`);
   }
   const dryRun = ([] as unknown[]).concat(b.dryRun ?? [], q.dryRun ?? []);
   const dryRunErrs = validateDryRun(dryRun);

@@ -15,13 +15,13 @@ export interface ResourcePath {
 
 /**
  * Parses `[namespaces/{ns}/]{plural}[/{name}[/{subresource}]]`. A namespaced path for a
- * cluster-scoped kind, or an unknown plural, is 404 as in Kubernetes.
+ * cluster-scoped kind, or an unknown plural, is 404 as in Kubernetes. So is an empty segment
+ * (`users/`, `users//x`): read as the collection, `DELETE users/` with an empty name in a
+ * script deleted every user.
  */
 export function resolveResourcePath(registry: Registry, rest: string): ResourcePath {
-  const segments = rest
-    .split("/")
-    .filter((s) => s !== "")
-    .map(decodeSegment);
+  const segments = rest.split("/").map(decodeSegment);
+  if (segments.includes("")) throw notFound();
   let namespace: string | undefined;
   if (segments[0] === "namespaces" && segments.length >= 3) {
     namespace = segments[1];

@@ -2,7 +2,9 @@ import { Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
 import { stringify } from "yaml";
 import { ApiError, errors } from "../api/errors.js";
+import { isStorageError } from "../storage/errors.js";
 import type { ResponseFormat } from "./negotiation.js";
+import { warningHeaders } from "./warning-headers.js";
 
 /** Serialises a body as the negotiated format asks. */
 export function serialize(
@@ -12,11 +14,6 @@ export function serialize(
   if (format.encoding === "yaml")
     return { payload: stringify(body, { aliasDuplicateObjects: false }), contentType: "application/yaml" };
   return { payload: JSON.stringify(body), contentType: "application/json" };
-}
-
-/** `Warning: 299 - "text"` values, as kube-apiserver sends them. */
-export function warningHeaders(warnings: readonly string[]): string[] {
-  return [...new Set(warnings)].map((w) => `299 - ${JSON.stringify(w.replace(/[\r\n]+/g, " "))}`);
 }
 
 export function send(
@@ -52,6 +49,8 @@ export function sendJsonBytes(
 /** Any thrown value → a Status response; unexpected errors are logged and become a bare 500 (no stack reaches a client). */
 export function toApiError(err: unknown, log?: { error(obj: unknown, msg: string): void }): ApiError {
   if (err instanceof ApiError) return err;
+  // Reads (the cache's sync, a fallback read) reach here unmapped: storage down is a 503 on every verb.
+  if (isStorageError(err, "Unavailable")) return errors.storageUnavailable(err.message);
   log?.error({ err }, "internal error");
   return errors.internal("an unexpected error occurred; see the server log");
 }

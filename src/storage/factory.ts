@@ -5,6 +5,12 @@
  * - `etcd://host:2379[,host:2379...][?cacert=&cert=&key=&user=&password-file=]` (or `etcds://`):
  *   the etcd store, see etcd/etcd-url.ts and docs/deployment.md.
  */
+import {
+  type EtcdElectorOptions,
+  EtcdLeaderElector,
+  type LeaderElector,
+  SingleReplicaElector,
+} from "../controllers/leader-election.js";
 import { EtcdStorage } from "./etcd/etcd-storage.js";
 import { parseEtcdUrl } from "./etcd/etcd-url.js";
 import type { Storage } from "./interface.js";
@@ -29,4 +35,27 @@ export async function openStorage(url: string): Promise<Storage> {
   const path = scheme === "sqlite" ? url.slice("sqlite:".length).replace(/^\/\//, "") : url;
   if (path === "") throw new Error(`no database path in storage URL ${url}`);
   return openSqliteStorage(path, { compactIntervalMs: AUTO_COMPACT_INTERVAL_MS });
+}
+
+/** A backend and how replicas sharing it elect the one that runs the controllers. */
+export interface StorageBackend {
+  storage: Storage;
+  elector: LeaderElector;
+  /** Which backend: health checks are named after it (etcd, as kube-apiserver does). */
+  kind: "etcd" | "sqlite";
+}
+
+/**
+ * openStorage, with the leader elector that fits the backend: several replicas may share one
+ * etcd (an election over an etcd lease, on the backend's own client); a SQLite file has one.
+ */
+export async function openStorageBackend(
+  url: string,
+  leaderElection: Pick<EtcdElectorOptions, "ttlSeconds" | "retryMs"> = {},
+): Promise<StorageBackend> {
+  const storage = await openStorage(url);
+  if (storage instanceof EtcdStorage) {
+    return { storage, elector: new EtcdLeaderElector(storage.client, leaderElection), kind: "etcd" };
+  }
+  return { storage, elector: new SingleReplicaElector(), kind: "sqlite" };
 }

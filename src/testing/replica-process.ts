@@ -7,7 +7,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startServer } from "../server/server.js";
+import { startServer } from "../app/start-server.js";
 
 const server = await startServer({
   dataDir: mkdtempSync(join(tmpdir(), "platform-replica-")),

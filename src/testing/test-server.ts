@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { API_PREFIX } from "../api/object.js";
-import { type RunningServer, type ServerConfig, startServer } from "../server/server.js";
+import { type RunningServer, type ServerConfig, startServer } from "../app/start-server.js";
 
 /** The management API path of the group, for building request paths in tests. */
 export const GROUP_PATH = `${API_PREFIX}/apis/management.platform/v1`;

@@ -8,7 +8,7 @@ import { FakeKubeApiServer, type FakeVirtualCluster } from "../testing/fake-kube
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { registerVirtualClusterActions } from "./actions.js";
 import { VirtualClusterCaCleanup } from "./ca-cleanup.js";
-import { CA_KEY_PREFIX } from "./ca-store.js";
+import { CA_KEY_PREFIX, VirtualClusterCaStore } from "./ca-store.js";
 
 const SUFFIX = "vcluster.example.test";
 const API = "management.platform/v1";
@@ -436,7 +436,7 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       await server.storage.create(orphan, Buffer.from("{}"));
       const inUse = caKey(vc2.serviceUID); // imported as p-gamma/renamed above
       assert.ok(await server.storage.get(inUse));
-      const cleanup = new VirtualClusterCaCleanup(server.registry);
+      const cleanup = new VirtualClusterCaCleanup(server.registry, new VirtualClusterCaStore(server.registry));
       try {
         await cleanup.start();
         await cleanup.settled();
@@ -457,7 +457,10 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       deny: (a: Attrs) => boolean,
     ) {
       const handlers = new Map<string, SubresourceHandler>();
-      registerVirtualClusterActions(handlers, { registry: server.registry });
+      registerVirtualClusterActions(handlers, {
+        registry: server.registry,
+        cas: new VirtualClusterCaStore(server.registry),
+      });
       const asked: Attrs[] = [];
       let code = 0;
       const reply = {
@@ -474,7 +477,9 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       await handlers.get(key)!({
         request: { method: args.method, headers: { "content-type": "application/json" }, query: {} } as never,
         reply: reply as never,
-        ctx: { user: { name: "bob", subjectKind: "User", groups: [], teams: [] }, warnings: [] },
+        // The writes go through the registry's admission, which asks the server's own authorizer:
+        // as the admin, only the handler's own asks (recorded and refused here) decide.
+        ctx: { user: { name: "admin", subjectKind: "User", groups: [], teams: [] }, warnings: [] },
         path: {
           rt: found.rt,
           store: found.store,

@@ -1,16 +1,15 @@
 import { stringify } from "yaml";
+import type { ApiError } from "../api/errors.js";
 import { errors, type FieldError, fieldError } from "../api/errors.js";
 import { API_VERSION, GROUP, isPlainObject, type KubeObject, nowTimestamp } from "../api/object.js";
 import { createClientCertificate } from "../crypto/certificates.js";
 import { projectNamespace, projectOfNamespace } from "../kinds/project/project.js";
-import type { SecretDataCipher } from "../kinds/shared-secret/shared-secret.js";
 import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
 import { decodeObjectBody } from "../server/body.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
 import { send } from "../server/respond.js";
-import { isStorageError } from "../storage/errors.js";
-import { VirtualClusterCaStore } from "./ca-store.js";
+import type { VirtualClusterCaStore } from "./ca-store.js";
 import { connect, findVirtualClusterService, notFoundOnCluster, readVirtualClusterCa } from "./remote.js";
 
 /** Annotation on a Cluster: host suffix of virtual cluster ingress endpoints. */
@@ -25,7 +24,8 @@ const MOVE_ATTEMPTS = 5;
 
 export interface VirtualClusterActionDeps {
   registry: Registry;
-  cipher?: SecretDataCipher;
+  /** The kept CAs of imported virtual clusters. */
+  cas: VirtualClusterCaStore;
 }
 
 /** Registers the kubeconfig, import and migrate actions in the server's subresource map. */
@@ -33,7 +33,7 @@ export function registerVirtualClusterActions(
   subresources: Map<string, SubresourceHandler>,
   deps: VirtualClusterActionDeps,
 ): void {
-  const cas = new VirtualClusterCaStore(deps.registry.storage, deps.cipher);
+  const { cas } = deps;
   subresources.set("virtualclusterinstances/kubeconfig", kubeconfigAction(deps.registry, cas));
   subresources.set("projects/importvirtualcluster", importAction(deps.registry, cas));
   subresources.set("projects/migratevirtualclusterinstance", migrateAction(deps.registry));
@@ -235,37 +235,34 @@ function importAction(registry: Registry, cas: VirtualClusterCaStore): Subresour
       );
     }
     const ca = await readVirtualClusterCa(client, clusterName, vcNamespace, vcName);
-    const prepared = await instances.prepareCreate(
-      ctx,
-      namespace,
-      {
-        apiVersion: API_VERSION,
-        kind: "VirtualClusterInstance",
-        metadata: { name: instanceName },
-        spec: { clusterRef: { cluster: clusterName, namespace: vcNamespace, virtualCluster: vcName }, external: true },
-      },
-      { dryRun: false, fieldManager: "platform-import", fieldValidation: "Ignore" },
-      { phase: "Ready", serviceUID: service.uid },
-    );
     // The instance and its CA are written together: never an instance whose CA was lost.
-    try {
-      await registry.storage.txn([
-        { type: "create", key: prepared.key, value: prepared.value },
-        cas.createOp(service.uid, ca),
-      ]);
-    } catch (err) {
-      if (isStorageError(err, "KeyExists") && err.key === prepared.key) throw errors.alreadyExists(VCI, instanceName);
+    await registry.transact(ctx, [
+      {
+        type: "create",
+        resource: "virtualclusterinstances",
+        namespace,
+        body: {
+          apiVersion: API_VERSION,
+          kind: "VirtualClusterInstance",
+          metadata: { name: instanceName },
+          spec: {
+            clusterRef: { cluster: clusterName, namespace: vcNamespace, virtualCluster: vcName },
+            external: true,
+          },
+        },
+        options: { dryRun: false, fieldManager: "platform-import", fieldValidation: "Ignore" },
+        status: { phase: "Ready", serviceUID: service.uid },
+      },
       // The CA key is the lock on the service UID (ca-store.ts): another import wrote it first,
       // or the last instance was deleted a moment ago and its CA is being removed.
-      if (isStorageError(err, "KeyExists")) {
-        throw errors.conflict(
+      cas.keepOp(service.uid, ca, () =>
+        errors.conflict(
           VCI,
           instanceName,
           `virtual cluster ${vcNamespace}/${vcName} on cluster "${clusterName}" was imported concurrently; try again`,
-        );
-      }
-      throw instances.storageToApi(err, instanceName);
-    }
+        ),
+      ),
+    ]);
     return send(reply, 201, body, format, ctx.warnings);
   };
 }
@@ -312,37 +309,36 @@ function migrateAction(registry: Registry): SubresourceHandler {
       });
 
       const m = current.metadata;
-      const prepared = await instances.prepareCreate(
-        ctx,
-        toNamespace,
-        {
-          apiVersion: API_VERSION,
-          kind: "VirtualClusterInstance",
-          metadata: {
-            name,
-            ...(m.labels ? { labels: m.labels } : {}),
-            ...(m.annotations ? { annotations: m.annotations } : {}),
-            // Owners other than the old project stay; prepareCreate points the project owner at the target.
-            ...(m.ownerReferences ? { ownerReferences: m.ownerReferences } : {}),
-          },
-          spec: current.spec,
-        },
-        { dryRun: false, fieldManager: "platform-migrate", fieldValidation: "Ignore" },
-        (current.status ?? {}) as Record<string, unknown>,
-      );
       // One transaction: the source goes and the target appears at one revision, or neither.
       try {
-        await registry.storage.txn([
-          { type: "delete", key: instances.key(fromNamespace, name), expectedModRevision: Number(m.resourceVersion) },
-          { type: "create", key: prepared.key, value: prepared.value },
+        await registry.transact(ctx, [
+          { type: "delete", resource: "virtualclusterinstances", object: current },
+          {
+            type: "create",
+            resource: "virtualclusterinstances",
+            namespace: toNamespace,
+            body: {
+              apiVersion: API_VERSION,
+              kind: "VirtualClusterInstance",
+              metadata: {
+                name,
+                ...(m.labels ? { labels: m.labels } : {}),
+                ...(m.annotations ? { annotations: m.annotations } : {}),
+                // Owners other than the old project stay; project admission points the project owner at the target.
+                ...(m.ownerReferences ? { ownerReferences: m.ownerReferences } : {}),
+              },
+              spec: current.spec,
+            },
+            options: { dryRun: false, fieldManager: "platform-migrate", fieldValidation: "Ignore" },
+            status: (current.status ?? {}) as Record<string, unknown>,
+          },
         ]);
         return send(reply, 201, body, format, ctx.warnings);
       } catch (err) {
-        if (isStorageError(err, "KeyExists")) throw errors.alreadyExists(VCI, name);
         // Changed or deleted since it was read: read it again.
-        if ((isStorageError(err, "Conflict") || isStorageError(err, "NotFound")) && attempt + 1 < MOVE_ATTEMPTS)
-          continue;
-        throw instances.storageToApi(err, name);
+        const reason = (err as Partial<ApiError>).reason;
+        if ((reason === "Conflict" || reason === "NotFound") && attempt + 1 < MOVE_ATTEMPTS) continue;
+        throw err;
       }
     }
   };

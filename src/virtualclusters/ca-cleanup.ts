@@ -1,8 +1,7 @@
 import { Informer } from "../registry/informer.js";
-import { resourcePrefix } from "../registry/keys.js";
 import type { Registry } from "../registry/registry.js";
-import { isStorageError } from "../storage/errors.js";
-import { CA_KEY_PREFIX } from "./ca-store.js";
+import { systemContext } from "../registry/request-context.js";
+import type { VirtualClusterCaStore } from "./ca-store.js";
 
 /**
  * Removes the kept CA of an imported virtual cluster (ca-store.ts) once no instance refers to
@@ -23,6 +22,7 @@ export class VirtualClusterCaCleanup {
 
   constructor(
     private readonly registry: Registry,
+    private readonly cas: VirtualClusterCaStore,
     private readonly onError: (err: unknown) => void = () => {},
   ) {}
 
@@ -53,25 +53,15 @@ export class VirtualClusterCaCleanup {
   }
 
   private async removeUnused(serviceUIDs: string[] | undefined): Promise<void> {
-    const storage = this.registry.storage;
-    const kept = serviceUIDs
-      ? (await Promise.all(serviceUIDs.map((uid) => storage.get(`${CA_KEY_PREFIX}${uid}`)))).filter((kv) => !!kv)
-      : (await storage.list(CA_KEY_PREFIX)).items;
+    const kept = await this.cas.list(serviceUIDs);
     if (kept.length === 0) return;
     const used = new Set<string>();
-    const store = this.registry.store("virtualclusterinstances");
-    for (const kv of (await storage.list(resourcePrefix(store.rt))).items) {
-      const uid = store.decodeForWatch(kv).status?.serviceUID;
+    const instances = await this.registry.store("virtualclusterinstances").list(systemContext(), undefined, {});
+    for (const instance of instances.items) {
+      const uid = instance.status?.serviceUID;
       if (typeof uid === "string") used.add(uid);
     }
-    for (const kv of kept) {
-      if (used.has(kv.key.slice(CA_KEY_PREFIX.length))) continue;
-      try {
-        await storage.delete(kv.key, kv.modRevision);
-      } catch (err) {
-        // Written again (a new import) or already gone since it was read: nothing to remove.
-        if (!isStorageError(err, "Conflict") && !isStorageError(err, "NotFound")) throw err;
-      }
-    }
+    // Written again (a new import) or already gone since it was read: removeAt leaves it.
+    for (const { id, revision } of kept) if (!used.has(id)) await this.cas.removeAt(id, revision);
   }
 }

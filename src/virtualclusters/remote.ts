@@ -51,7 +51,7 @@ async function call<T>(client: ClusterClient, clusterName: string, fn: () => Pro
   }
 }
 
-/** The virtual cluster's Service: named like it, labelled app=vcluster, in its namespace (decisions.md §3). */
+/** The virtual cluster's Service: named like it, labelled app=vcluster, in its namespace (docs/clusters.md). */
 export async function findVirtualClusterService(
   client: ClusterClient,
   clusterName: string,

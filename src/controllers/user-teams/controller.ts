@@ -6,7 +6,7 @@ import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
 
 /**
- * Keeps User status.teams current (decisions.md §2): a user is in a team when the team's
+ * Keeps User status.teams current (docs/permissions.md): a user is in a team when the team's
  * spec.users names it or the two share a group. A change re-checks only the users it can
  * affect: a user change that user; a team change the users its spec.users names (before and
  * after), or every user when it names groups. A team naming neither (most creates) is not even

@@ -4,8 +4,8 @@ import type { KubeObject } from "../../api/object.js";
 import { ScopeSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { generateAccessKey, hashAccessKey } from "../../crypto/access-keys.js";
-import type { RequestContext } from "../../registry/request-context.js";
-import type { ResourceType } from "../../registry/resource-type.js";
+import type { UserInfo } from "../../registry/request-context.js";
+import type { Prepared, ResourceType } from "../../registry/resource-type.js";
 import { ageColumn, defineKind, displayNameColumn, nameColumn, specString } from "../define.js";
 import { validateScope } from "../validation.js";
 
@@ -83,8 +83,21 @@ const OwnedAccessKeyStatus = Type.Object(
   { description: "OwnedAccessKeyStatus is maintained by the server." },
 );
 
-/** The plaintext of a key just created, handed from prepareForCreate to afterCreate of the same request. */
-const createdKeys = new WeakMap<RequestContext, string>();
+/**
+ * The subject a key will have: the one the spec names, or else the caller itself (a key
+ * created without a subject is the caller's own).
+ */
+export function accessKeySubject(
+  spec: Record<string, unknown>,
+  caller: UserInfo,
+): { user?: string; team?: string; subject?: string } {
+  const named = (f: string) => (typeof spec[f] === "string" && spec[f] !== "" ? (spec[f] as string) : undefined);
+  if (spec.user || spec.team || spec.subject)
+    return { user: named("user"), team: named("team"), subject: named("subject") };
+  if (caller.subjectKind === "User") return { user: caller.name };
+  if (caller.subjectKind === "Team") return { team: caller.name };
+  return { subject: caller.name };
+}
 
 function subjectOf(obj: KubeObject): string {
   const s = obj.spec ?? {};
@@ -151,9 +164,6 @@ function takeKey(obj: KubeObject, given: unknown): { plaintext?: string; error?:
   return { plaintext: given };
 }
 
-/** Errors found while preparing (a too-short key) are reported by validate of the same request. */
-const prepareErrors = new WeakMap<KubeObject, FieldError[]>();
-
 export function ownedAccessKeyResource(): ResourceType {
   return defineKind({
     kind: "OwnedAccessKey",
@@ -175,35 +185,35 @@ export function ownedAccessKeyResource(): ResourceType {
       "spec.subject": (o) => specString(o, "subject"),
     },
     strategy: {
-      prepareForCreate(obj, ctx) {
+      prepareForCreate(obj, ctx): Prepared {
         obj.spec ??= {};
         const s = obj.spec;
-        if (!s.user && !s.team && !s.subject) {
-          if (ctx.user.subjectKind === "User") s.user = ctx.user.name;
-          else if (ctx.user.subjectKind === "Team") s.team = ctx.user.name;
-          else s.subject = ctx.user.name;
-        }
+        if (!s.user && !s.team && !s.subject) Object.assign(s, accessKeySubject(s, ctx.user));
         s.type ??= "User";
         delete obj.status; // lastActivity is the server's to write
         const { plaintext, error } = takeKey(obj, s.key);
-        if (error) prepareErrors.set(obj, [error]);
-        if (plaintext) createdKeys.set(ctx, plaintext);
+        return {
+          fieldErrors: error ? [error] : [],
+          // The plaintext is shown once, in the create response.
+          reveal: plaintext ? (created) => ({ ...created, spec: { ...created.spec, key: plaintext } }) : undefined,
+        };
       },
-      prepareForUpdate(obj, old) {
+      prepareForUpdate(obj, old): Prepared {
         obj.spec ??= {};
         const given = obj.spec.key;
         const oldHash = old.spec?.key;
+        let error: FieldError | undefined;
         if (given === undefined || given === "" || given === oldHash) {
           obj.spec.key = oldHash;
         } else {
-          const { error } = takeKey(obj, given);
-          if (error) prepareErrors.set(obj, [error]);
+          error = takeKey(obj, given).error;
         }
         // lastActivity is the server's to write.
         if (old.status === undefined) delete obj.status;
         else obj.status = old.status;
+        return { fieldErrors: error ? [error] : [] };
       },
-      validate: (obj) => [...(prepareErrors.get(obj) ?? []), ...validateKey(obj)],
+      validate: (obj) => validateKey(obj),
       present(obj) {
         const spec = obj.spec;
         if (!spec) return obj;
@@ -215,10 +225,6 @@ export function ownedAccessKeyResource(): ResourceType {
           rest.identity = visible;
         }
         return { ...obj, spec: rest };
-      },
-      afterCreate(created, ctx) {
-        const plaintext = createdKeys.get(ctx);
-        return plaintext ? { ...created, spec: { ...created.spec, key: plaintext } } : created;
       },
     },
     columns: [

@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { type FieldError, fieldError } from "../../api/errors.js";
 import { AccessRulesSchema, ConditionsSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
@@ -62,6 +62,9 @@ function validateProject(spec: Record<string, unknown> | undefined): FieldError[
   return errs;
 }
 
+/** The spec of a Project, as its schema admits it. */
+export type ProjectSpec = Static<typeof ProjectSpec>;
+
 export const projectResource = defineKind({
   kind: "Project",
   plural: "projects",
@@ -69,6 +72,8 @@ export const projectResource = defineKind({
   shortNames: ["proj"],
   namespaced: false,
   hasStatus: true,
+  // A project's name is part of its namespace `p-<name>`, a DNS-1123 label of at most 63 characters.
+  names: { format: "label", maxLength: 61 },
   description: "A Project groups virtual cluster instances in its namespace p-<name> and decides who may use them.",
   schema: objectSchema(
     "Project",

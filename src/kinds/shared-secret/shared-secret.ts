@@ -1,8 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import { type FieldError, fieldError } from "../../api/errors.js";
-import type { KubeObject } from "../../api/object.js";
+import { type KubeObject, setOwnProperty } from "../../api/object.js";
 import { AccessRulesSchema, ConditionsSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
+import type { UserInfo } from "../../registry/request-context.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import { ageColumn, defineKind, displayNameColumn, nameColumn, specString } from "../define.js";
 import { validateAccessRules } from "../validation.js";
@@ -70,11 +71,21 @@ function mapData(obj: KubeObject, fn: (v: string) => string): KubeObject {
   const data = obj.spec?.data as Record<string, string> | undefined;
   if (!data) return obj;
   const mapped: Record<string, string> = {};
-  for (const [k, v] of Object.entries(data)) mapped[k] = fn(v);
+  for (const [k, v] of Object.entries(data)) setOwnProperty(mapped, k, fn(v)); // `__proto__` is a valid key
   return { ...obj, spec: { ...obj.spec, data: mapped } };
 }
 
-export function sharedSecretResource(cipher?: SecretDataCipher): ResourceType {
+/** Who may read a secret's data (the authorizer, in the server): others read SharedSecrets without it. */
+export interface SecretDataReaders {
+  mayReadData(user: UserInfo, obj: KubeObject): boolean;
+}
+
+/**
+ * `platform-management-view` reads SharedSecrets without their data (docs/permissions.md):
+ * every get, list and watch event drops `spec.data` for a caller who sees the object only
+ * through that role.
+ */
+export function sharedSecretResource(cipher: SecretDataCipher | undefined, readers: SecretDataReaders): ResourceType {
   return defineKind({
     kind: "SharedSecret",
     plural: "sharedsecrets",
@@ -96,6 +107,11 @@ export function sharedSecretResource(cipher?: SecretDataCipher): ResourceType {
       ],
       toStorage: cipher ? (obj) => mapData(obj, (v) => cipher.encrypt(v)) : undefined,
       fromStorage: cipher ? (obj) => mapData(obj, (v) => cipher.decrypt(v)) : undefined,
+      present(obj, ctx) {
+        if (obj.spec?.data === undefined || readers.mayReadData(ctx.user, obj)) return obj;
+        const { data: _hidden, ...spec } = obj.spec;
+        return { ...obj, spec };
+      },
     },
     columns: [
       nameColumn(),

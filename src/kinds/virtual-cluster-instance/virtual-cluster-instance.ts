@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { fieldError } from "../../api/errors.js";
 import { AccessRulesSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
@@ -36,6 +36,9 @@ const VirtualClusterInstanceStatus = Type.Object(
   },
   { description: "Observed state of the instance." },
 );
+
+/** The spec of a VirtualClusterInstance, as its schema admits it. */
+export type VirtualClusterInstanceSpec = Static<typeof VirtualClusterInstanceSpec>;
 
 export const virtualClusterInstanceResource = defineKind({
   kind: "VirtualClusterInstance",

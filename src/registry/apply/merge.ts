@@ -5,7 +5,7 @@ import {
   fieldsV1ToPaths,
   type ListTypeOf,
 } from "../../api/fields-v1.js";
-import { isPlainObject } from "../../api/object.js";
+import { isPlainObject, setOwnProperty } from "../../api/object.js";
 
 /** The key of a keyed list item as comparable text, or undefined when it lacks a key field. */
 function itemKey(item: unknown, keys: readonly string[]): string | undefined {
@@ -28,7 +28,7 @@ export function mergeApplied(live: unknown, config: unknown, path: readonly stri
   if (isPlainObject(live) && isPlainObject(config)) {
     const out: Record<string, unknown> = { ...live };
     for (const [k, v] of Object.entries(config)) {
-      out[k] = Object.hasOwn(live, k) ? mergeApplied(live[k], v, [...path, k], lt) : structuredClone(v);
+      setOwnProperty(out, k, Object.hasOwn(live, k) ? mergeApplied(live[k], v, [...path, k], lt) : structuredClone(v));
     }
     return out;
   }

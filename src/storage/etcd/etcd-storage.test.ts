@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { EtcdCluster } from "../../testing/etcd-cluster.js";
+import { runStorageSuite } from "../../testing/storage-suite.js";
 import { openStorage } from "../factory.js";
-import { runStorageSuite } from "../storage-suite.js";
 import { EtcdStorage, etcdClientOptions, prefixRangeEnd } from "./etcd-storage.js";
 import { parseEtcdUrl } from "./etcd-url.js";
 

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { crashValue } from "./crash-writer.js";
+import { crashValue } from "../../testing/sqlite-crash-writer.js";
 import { openSqliteStorage } from "./sqlite-storage.js";
 
 /** How long the writer runs after its first acknowledged write (about a second, per the brief). */
@@ -44,7 +44,7 @@ test("acknowledged writes survive kill -9 of the writing process", { timeout: 60
 
 /** Run the writer, SIGKILL it about RUN_MS after its first ack, return the keys it acknowledged. */
 function runAndKill(path: string): Promise<string[]> {
-  const script = fileURLToPath(new URL("./crash-writer.js", import.meta.url));
+  const script = fileURLToPath(new URL("../../testing/sqlite-crash-writer.js", import.meta.url));
   const child = spawn(process.execPath, [script, path], { stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";

@@ -51,8 +51,9 @@ export interface KvRow {
 }
 
 export function applyPragmas(db: Database.Database): void {
-  // WAL lets readers proceed while a batch commits; synchronous=FULL fsyncs the WAL on every
-  // COMMIT, so an acknowledged write survives a crash of the process and of the machine.
+  // WAL lets readers proceed while a batch commits. synchronous=FULL is only the setting a
+  // connection starts with: a file-backed store switches to NORMAL and fsyncs the WAL itself,
+  // off the event loop, before a write is acknowledged (durable-wal.ts).
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = FULL");
   db.pragma("busy_timeout = 5000");

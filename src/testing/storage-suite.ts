@@ -12,8 +12,8 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, test } from "node:test";
-import { isStorageError, type StorageErrorCode } from "./errors.js";
-import type { KeyValue, Storage, WatchCallbacks, WatchEvent, Watcher } from "./interface.js";
+import { isStorageError, type StorageErrorCode } from "../storage/errors.js";
+import type { KeyValue, Storage, WatchCallbacks, WatchEvent, Watcher } from "../storage/interface.js";
 
 export interface OpenedStorage {
   readonly storage: Storage;

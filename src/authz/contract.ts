@@ -32,8 +32,3 @@ export interface Authorizer {
   /** Whether the decision depends on the object (access rules), so handlers must read it first. */
   needsObject?(user: UserInfo, attrs: RequestAttributes): boolean;
 }
-
-/** Until the authorization module is configured: every authenticated caller may do everything. */
-export const allowAllAuthorizer: Authorizer = {
-  authorize: () => ({ allowed: true }),
-};

@@ -2,8 +2,8 @@ import { errors } from "../api/errors.js";
 import { API_VERSION, type KubeObject } from "../api/object.js";
 import type { IdentityIndex } from "../auth/identity-index.js";
 import type { Registry } from "../registry/registry.js";
-import type { SubresourceHandler } from "../server/resource-handler.js";
-import { send } from "../server/respond.js";
+import type { SubresourceHandler } from "./resource-handler.js";
+import { send } from "./respond.js";
 
 /**
  * `GET users/{name}/accesskeys` and `GET teams/{name}/accesskeys`: that subject's keys, as

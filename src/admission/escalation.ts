@@ -2,37 +2,35 @@ import { isDeepStrictEqual } from "node:util";
 import { type ApiError, errors } from "../api/errors.js";
 import { GROUP, type KubeObject } from "../api/object.js";
 import type { IdentityIndex } from "../auth/identity-index.js";
-import type { RequestContext, UserInfo } from "../registry/request-context.js";
-import type { RequestAttributes } from "../server/authorizer.js";
-import { ACCESS_RULE_RESOURCES, ACCESS_VERBS, ADMIN_ROLE, type PlatformAuthorizer, VIEW_ROLE } from "./authorizer.js";
-import { isRestricting, type Scope, scopeWithin } from "./scope.js";
-
-export interface AdmissionOptions {
-  /** Longest key ttl (seconds) the server lets anyone create; undefined: no limit. */
-  maxKeyTtlSeconds?: number;
-}
+import {
+  ACCESS_RULE_RESOURCES,
+  ACCESS_VERBS,
+  ADMIN_ROLE,
+  type PlatformAuthorizer,
+  VIEW_ROLE,
+} from "../authz/authorizer.js";
+import type { RequestAttributes } from "../authz/contract.js";
+import { isRestricting, type Scope, scopeWithin } from "../authz/scope.js";
+import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
+import type { UserInfo } from "../registry/request-context.js";
 
 /**
- * No escalation (decisions.md §5): nobody gives anyone — themselves included — a clusterRole,
- * an access rule, a team or project membership, a key scope or key groups beyond what they
- * hold. Runs after validation, before the write, with the object as it will be stored.
+ * No escalation (docs/permissions.md): nobody gives anyone — themselves included — a
+ * clusterRole, an access rule, a team or project membership, a key scope or key groups beyond
+ * what they hold. A validating plugin: it sees the object as it will be stored.
  */
-export class EscalationAdmission {
+export class EscalationAdmission implements AdmissionPlugin {
+  readonly name = "NoEscalation";
+
   constructor(
-    private readonly authz: PlatformAuthorizer,
-    private readonly identity: IdentityIndex,
-    private readonly options: AdmissionOptions = {},
+    private readonly authz: Pick<PlatformAuthorizer, "decide" | "isAdmin" | "rolesOf">,
+    private readonly identity: Pick<IdentityIndex, "teamsOfUser">,
   ) {}
 
-  /** The hook the store calls (RequestContext.admit). */
-  hook(ctx: RequestContext): (resource: string, obj: KubeObject, old: KubeObject | undefined) => void {
-    return (resource, obj, old) => this.admit(ctx, resource, obj, old);
-  }
-
-  admit(ctx: RequestContext, resource: string, obj: KubeObject, old: KubeObject | undefined): void {
-    const user = ctx.user;
-    if (resource === "ownedaccesskeys") this.capTtl(obj, ctx);
-    if (user.credential?.type === "Internal") return;
+  validate(attrs: AdmissionAttributes): void {
+    if (isServerWrite(attrs) || attrs.operation === "DELETE") return;
+    const { user, object: obj, oldObject: old } = attrs;
+    const resource = attrs.resourceType.plural;
     const admin = this.authz.isAdmin(user);
     const callerScope = user.credential?.scope as Scope | undefined;
     const deny = (what: string) => forbiddenGrant(resource, obj, user, what);
@@ -121,16 +119,6 @@ export class EscalationAdmission {
     }
     if (user.subjectKind === "Team") return !!s.team && s.team === user.name;
     return !!s.subject && s.subject === user.name;
-  }
-
-  private capTtl(obj: KubeObject, ctx: RequestContext): void {
-    const max = this.options.maxKeyTtlSeconds;
-    if (!max || !obj.spec) return;
-    const ttl = Number(obj.spec.ttl ?? 0);
-    if (!ttl || ttl > max) {
-      obj.spec.ttl = max;
-      ctx.warnings.push(`spec.ttl capped to the server's maximum of ${max} seconds`);
-    }
   }
 }
 

@@ -5,7 +5,7 @@
  *
  * Usage: node crash-writer.js DB_PATH
  */
-import { openSqliteStorage } from "./sqlite-storage.js";
+import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 
 /** Writes in flight at once, so that batches of many writes share a commit. */
 const CONCURRENCY = 64;

@@ -1,8 +1,9 @@
 import { errors, fieldError } from "../api/errors.js";
 import { GROUP, type KubeObject } from "../api/object.js";
+import type { Authorizer } from "../authz/contract.js";
 import { DEFAULT_SECRET_NAMESPACE } from "../controllers/cluster-health/cluster-connection.js";
-import type { RequestContext, UserInfo } from "../registry/request-context.js";
-import type { Authorizer } from "../server/authorizer.js";
+import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
+import type { UserInfo } from "../registry/request-context.js";
 
 /** Reads an object of this group (undefined when it does not exist). */
 export type ObjectReader = (
@@ -23,18 +24,21 @@ export interface Reference {
 /**
  * A field that names another object needs the writer's right on that object (docs/permissions.md,
  * "Fields that name other objects"). Only a reference that is new or changed is checked, so an
- * object someone else pointed somewhere stays writable for its other fields. Runs after the
- * escalation checks, with the object as it will be stored.
+ * object someone else pointed somewhere stays writable for its other fields. A validating
+ * plugin after the escalation checks, with the object as it will be stored.
  */
-export class ReferenceAdmission {
+export class ReferenceAdmission implements AdmissionPlugin {
+  readonly name = "References";
+
   constructor(
-    private readonly authz: Authorizer,
+    private readonly authz: Pick<Authorizer, "authorize">,
     private readonly read: ObjectReader,
   ) {}
 
-  async admit(ctx: RequestContext, resource: string, obj: KubeObject, old: KubeObject | undefined): Promise<void> {
-    const user = ctx.user;
-    if (user.credential?.type === "Internal") return;
+  async validate(attrs: AdmissionAttributes): Promise<void> {
+    if (isServerWrite(attrs) || attrs.operation === "DELETE") return;
+    const { user, object: obj, oldObject: old } = attrs;
+    const resource = attrs.resourceType.plural;
     if (resource === "ownedaccesskeys") await this.keySubjectExists(obj, old);
     for (const ref of changedReferences(resource, obj, old)) await this.requireRight(user, resource, obj, ref);
   }

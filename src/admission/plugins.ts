@@ -1,0 +1,42 @@
+import type { IdentityIndex } from "../auth/identity-index.js";
+import type { PlatformAuthorizer } from "../authz/authorizer.js";
+import type { AdmissionPlugin } from "../registry/admission.js";
+import { EscalationAdmission } from "./escalation.js";
+import { KeyTtlCapAdmission } from "./key-ttl-cap.js";
+import { OwnerLinksAdmission, type UidLookup } from "./owner-links.js";
+import { OwnerReferencesAdmission, type OwnerSource } from "./owner-references.js";
+import { ProjectInstancesAdmission, type ProjectLookup } from "./project-instances.js";
+import { type ObjectReader, ReferenceAdmission } from "./references.js";
+
+export interface AdmissionDeps {
+  /** Decides the caller's rights (blockOwnerDeletion, no escalation). */
+  authorizer: Pick<PlatformAuthorizer, "authorize" | "needsObject" | "decide" | "isAdmin" | "rolesOf">;
+  /** Teams a user's groups put it in (no escalation through groups). */
+  identity: Pick<IdentityIndex, "teamsOfUser">;
+  /** Reads owners by kind (the registry). */
+  owners: OwnerSource;
+  /** Reads objects by resource (the registry), for the references a field names. */
+  read: ObjectReader;
+  projects: ProjectLookup;
+  uidOf: UidLookup;
+  /** `--max-key-ttl` in seconds; undefined: no limit. */
+  maxKeyTtlSeconds: number | undefined;
+}
+
+/**
+ * The server's admission plugins, in the order they run: all `admit` (mutating) phases in this
+ * order, then the kind's strategy, validation, then all `validate` phases in this order
+ * (docs/architecture.md). Owner references come first: they are checked on the body as the
+ * client sent it, before the next two add the server's own references. References come after
+ * escalation, so only callers allowed to name a key's subject learn whether it exists.
+ */
+export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
+  return [
+    new OwnerReferencesAdmission(deps.authorizer, deps.owners),
+    new ProjectInstancesAdmission(deps.projects),
+    new OwnerLinksAdmission(deps.uidOf),
+    new KeyTtlCapAdmission(deps.maxKeyTtlSeconds),
+    new EscalationAdmission(deps.authorizer, deps.identity),
+    new ReferenceAdmission(deps.authorizer, deps.read),
+  ];
+}

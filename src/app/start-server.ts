@@ -1,0 +1,150 @@
+import { resolve } from "node:path";
+import { admissionPlugins } from "../admission/plugins.js";
+import { bootstrapAdmin, writeAdminKubeconfig } from "../auth/bootstrap.js";
+import { IdentityIndex } from "../auth/identity-index.js";
+import { AccessControl } from "../authz/access-control.js";
+import { assertNoRestoreInProgress } from "../backup/restore.js";
+import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
+import { ControllerManager } from "../controllers/controller-manager.js";
+import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
+import { allResourceTypes } from "../kinds/index.js";
+import { attachOperations } from "../metrics/server-hooks.js";
+import { AdmissionChain } from "../registry/admission.js";
+import { CachedStorage } from "../registry/cache/cached-storage.js";
+import { Informer } from "../registry/informer.js";
+import { Registry } from "../registry/registry.js";
+import { accessKeySubresources } from "../server/access-key-subresources.js";
+import { storageCheck } from "../server/health.js";
+import type { SubresourceHandler } from "../server/resource-handler.js";
+import { createApiServer, listen } from "../server/server.js";
+import { WatchStreams } from "../server/watch-stream.js";
+import { openStorageBackend } from "../storage/factory.js";
+import { registerVirtualClusterActions } from "../virtualclusters/actions.js";
+import { VirtualClusterCaCleanup } from "../virtualclusters/ca-cleanup.js";
+import { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
+import type { RunningServer, ServerConfig } from "./config.js";
+import { forwardedAuthority } from "./forwarded-authority.js";
+import { loadKeys } from "./keys.js";
+
+export type { RunningServer, ServerConfig } from "./config.js";
+
+/**
+ * The composition root: builds every part in dependency order, binds the socket and returns a
+ * handle that tests and the CLI close. The only place that knows all the parts.
+ */
+export async function startServer(config: ServerConfig): Promise<RunningServer> {
+  const dataDir = resolve(config.dataDir);
+  const { tls, caPem, cipher, signer } = await loadKeys(config, dataDir);
+  const backend = await openStorageBackend(
+    config.storage ?? `sqlite:${resolve(dataDir, "platform.db")}`,
+    config.leaderElection,
+  );
+  await assertNoRestoreInProgress(backend.storage);
+  const ops = attachOperations(config, backend.storage);
+  // Reads and watches of every resource are served by the watch cache (src/registry/cache).
+  const storage = new CachedStorage(ops.storage);
+
+  // The registry's admission and the authorizer need each other's parts (the authorizer reads
+  // through the registry): they meet through these forwarding calls, made only once requests run.
+  const authz = () => access.authorizer;
+  const kinds = allResourceTypes({
+    cipher,
+    secretDataReaders: { mayReadData: (user, obj) => authz().canReadSecretData(user, obj) },
+    tokenIssuer: {
+      issue: (claims, ttl) =>
+        signer.signToken({ sub: claims.sub, subjectKind: claims.subjectKind, scope: claims.scope }, ttl),
+      maxTtlSeconds: config.maxTokenTtlSeconds ?? 86400,
+    },
+  });
+  const admission = new AdmissionChain(
+    admissionPlugins({
+      ...forwardedAuthority(authz, () => identity),
+      owners: {
+        resourceTypes: () => registry.resourceTypes(),
+        read: (rt, ns, n) => registry.store(rt.plural).read(ns, n),
+      },
+      read: (resource, ns, name) => registry.store(resource).read(ns, name),
+      projects: (name) => registry.store("projects").read(undefined, name),
+      uidOf: async (kind, ns, name) => (await registry.storeOfKind(kind)?.read(ns, name))?.metadata.uid,
+      maxKeyTtlSeconds: config.maxKeyTtlSeconds,
+    }),
+  );
+  const registry = new Registry(storage, kinds, admission);
+  const identity = new IdentityIndex(
+    new Informer(registry.store("ownedaccesskeys")),
+    new Informer(registry.store("users")),
+    new Informer(registry.store("teams")),
+  );
+  const access = new AccessControl(registry, identity, signer, config);
+  const adminKey = await bootstrapAdmin(registry, dataDir, config.bootstrapKey ?? process.env.PLATFORM_BOOTSTRAP_KEY);
+  await identity.start();
+  await access.start();
+
+  // Background work runs on the elected replica only (several may share one etcd).
+  const controllers = new ControllerManager(backend.elector);
+  const warn = (what: string) => (err: unknown) =>
+    process.emitWarning(`${what} failed: ${err instanceof Error ? err.message : String(err)}`);
+  const cas = new VirtualClusterCaStore(registry, cipher);
+  const caCleanup = new VirtualClusterCaCleanup(registry, cas, warn("virtual cluster CA cleanup"));
+  const garbageCollector = new GarbageCollector(registry);
+  const clusterHealth = new ClusterHealthController(registry, { intervalMs: config.clusterCheckIntervalMs });
+  for (const [name, c] of [
+    ["virtualcluster-ca-cleanup", caCleanup],
+    ["user-teams", access.userTeams],
+    ["garbage-collector", garbageCollector],
+    ["cluster-health", clusterHealth],
+  ] as const) {
+    controllers.register({ name, start: () => c.start(), stop: () => c.stop() });
+  }
+
+  const subresources = new Map<string, SubresourceHandler>(accessKeySubresources(registry, identity));
+  registerVirtualClusterActions(subresources, { registry, cas });
+  const watchStreams = new WatchStreams();
+  let closing = false;
+  const app = createApiServer({
+    tls,
+    registry,
+    authorizer: access.authorizer,
+    access,
+    subresources,
+    jwks: () => signer.jwks(),
+    storageHealth: storageCheck(storage, backend.kind === "etcd"),
+    bookmarkIntervalMs: config.bookmarkIntervalMs ?? 30_000,
+    watchStreams,
+    logLevel: config.logLevel,
+    closing: () => closing,
+    ops,
+    storage,
+    gcQueueDepth: () => garbageCollector.queueDepth,
+  });
+  const { url, port } = await listen(app, config.host, config.port);
+  await ops.listen();
+  const adminKubeconfig = adminKey ? writeAdminKubeconfig(dataDir, url, caPem, adminKey) : undefined;
+  controllers.start();
+
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    caPem,
+    adminKey,
+    adminKubeconfig,
+    registry,
+    storage,
+    controllers,
+    app,
+    close() {
+      closing = true;
+      closed ??= (async () => {
+        await controllers.stop();
+        watchStreams.closeAll();
+        await app.close();
+        await ops.close();
+        await access.stop();
+        identity.stop();
+        await storage.close();
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import { errors } from "../api/errors.js";
+import { isStorageError } from "../storage/errors.js";
+
+/** Storage errors become API errors here, at the registry boundary, and nowhere else. */
+export function storageToApi(err: unknown, gr: { group: string; resource: string }, name: string): Error {
+  if (!isStorageError(err)) return err as Error;
+  switch (err.code) {
+    case "KeyExists":
+      return errors.alreadyExists(gr, name);
+    case "NotFound":
+      return errors.notFound(gr, name);
+    case "Conflict":
+      return errors.staleObject(gr, name);
+    case "Compacted":
+      return errors.resourceVersionTooOld();
+    default:
+      return errors.storageUnavailable(err.message);
+  }
+}

@@ -1,0 +1,386 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { Type } from "@sinclair/typebox";
+import { type ApiError, errors, fieldError } from "../api/errors.js";
+import type { KubeObject } from "../api/object.js";
+import { objectSchema } from "../api/schema/meta.js";
+import { defineKind } from "../kinds/define.js";
+import type { Storage } from "../storage/interface.js";
+import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
+import { AdmissionChain } from "./admission.js";
+import { defaultWriteOptions } from "./options.js";
+import type { RequestContext, UserInfo } from "./request-context.js";
+import type { ResourceType } from "./resource-type.js";
+import { Store } from "./store.js";
+
+// The generic Store over a real SQLite `:memory:` database, with a small test kind whose
+// strategy and admission record what runs when: the write pipeline's order is pinned here.
+
+const WidgetSpec = Type.Object({ size: Type.Optional(Type.Integer()), color: Type.Optional(Type.String()) });
+const WidgetStatus = Type.Object({ phase: Type.Optional(Type.String()) });
+
+const ALICE: UserInfo = { name: "alice", subjectKind: "User", groups: [], teams: [] };
+
+interface Harness {
+  store: Store;
+  storage: Storage;
+  trace: string[];
+  ctx(): RequestContext;
+}
+
+/** What the admission chain of the harness does: records its calls, and refuses when asked to. */
+interface AdmissionScript {
+  /** Field errors the mutating phase reports (they join the validation errors: one 422). */
+  admitErrors?: (obj: KubeObject) => string[];
+  /** A refusal of the validating phase (thrown as is). */
+  refuse?: (obj: KubeObject) => ApiError | undefined;
+}
+
+function widgetKind(trace: string[]): ResourceType {
+  return defineKind({
+    kind: "Widget",
+    plural: "widgets",
+    singular: "widget",
+    shortNames: [],
+    namespaced: false,
+    hasStatus: true,
+    description: "A test kind.",
+    schema: objectSchema("Widget", "A test kind.", WidgetSpec, WidgetStatus),
+    columns: [],
+    strategy: {
+      prepareForCreate(obj) {
+        trace.push("prepareForCreate");
+        obj.spec ??= {};
+        obj.spec.color ??= "blue";
+      },
+      prepareForUpdate(obj) {
+        trace.push("prepareForUpdate");
+        obj.spec ??= {};
+        obj.spec.color ??= "blue";
+      },
+      validate(obj) {
+        trace.push("validate");
+        const size = obj.spec?.size;
+        return typeof size === "number" && size < 0
+          ? [fieldError("FieldValueInvalid", "spec.size", "must be 0 or more", size)]
+          : [];
+      },
+      warnings: (obj) => (obj.spec?.size === 13 ? ["13 is unlucky"] : []),
+    },
+  });
+}
+
+function harness(script: AdmissionScript = {}, storage: Storage = openSqliteStorage(":memory:")): Harness {
+  const trace: string[] = [];
+  const rt = widgetKind(trace);
+  const admission = new AdmissionChain([
+    {
+      name: "Recorder",
+      admit(attrs) {
+        trace.push("admit");
+        return (script.admitErrors?.(attrs.object) ?? []).map((m) => fieldError("FieldValueForbidden", "spec", m));
+      },
+      validate(attrs) {
+        trace.push("validateAdmission");
+        const refusal = script.refuse?.(attrs.object);
+        if (refusal) throw refusal;
+      },
+    },
+  ]);
+  const store = new Store(rt, { storage, admission });
+  const ctx = (): RequestContext => ({ user: ALICE, warnings: [] });
+  return { store, storage, trace, ctx };
+}
+
+const opts = (more: Partial<ReturnType<typeof defaultWriteOptions>> = {}) => ({
+  ...defaultWriteOptions("test"),
+  ...more,
+});
+
+function widget(name: string, spec: Record<string, unknown> = {}): KubeObject {
+  return { apiVersion: "management.platform/v1", kind: "Widget", metadata: { name }, spec };
+}
+
+async function rejects(p: Promise<unknown>, reason: string, code?: number): Promise<ApiError> {
+  try {
+    await p;
+  } catch (err) {
+    const e = err as ApiError;
+    assert.equal(e.reason, reason, e.message);
+    if (code !== undefined) assert.equal(e.code, code);
+    return e;
+  }
+  assert.fail(`expected ${reason}`);
+}
+
+describe("Store create", () => {
+  it("runs admission, prepare, validation and validating admission in that order, then writes", async () => {
+    const h = harness();
+    const created = await h.store.create(h.ctx(), undefined, widget("a", { size: 1 }), opts());
+    assert.deepEqual(h.trace, ["admit", "prepareForCreate", "validate", "validateAdmission"]);
+    assert.equal(created.spec?.color, "blue");
+    assert.ok(created.metadata.uid);
+    assert.ok(created.metadata.creationTimestamp);
+    assert.equal(created.metadata.generation, 1);
+    assert.deepEqual(created.status, {});
+    const stored = await h.store.read(undefined, "a");
+    assert.equal(stored?.metadata.resourceVersion, created.metadata.resourceVersion);
+    assert.equal(stored?.spec?.color, "blue");
+  });
+
+  it("reports field errors of mutating admission together with the strategy's in one 422", async () => {
+    const h = harness({ admitErrors: (o) => (o.spec?.color === "red" ? ["no red"] : []) });
+    const err = await rejects(
+      h.store.create(h.ctx(), undefined, widget("a", { size: -1, color: "red" }), opts()),
+      "Invalid",
+      422,
+    );
+    const causes = (err.status.details?.causes ?? []).map((c) => c.field);
+    assert.deepEqual(causes.sort(), ["spec", "spec.size"]);
+    // The validating admission does not run on an invalid object; nothing is stored.
+    assert.deepEqual(h.trace, ["admit", "prepareForCreate", "validate"]);
+    assert.equal(await h.store.read(undefined, "a"), undefined);
+  });
+
+  it("a refusal of the validating admission leaves nothing stored", async () => {
+    const h = harness({ refuse: (o) => (o.spec?.size === 7 ? errors.forbiddenMessage("no sevens") : undefined) });
+    await rejects(h.store.create(h.ctx(), undefined, widget("a", { size: 7 }), opts()), "Forbidden", 403);
+    assert.equal(await h.store.read(undefined, "a"), undefined);
+  });
+
+  it("dry-run runs the whole pipeline but writes nothing", async () => {
+    const h = harness();
+    const shown = await h.store.create(h.ctx(), undefined, widget("a", { size: 2 }), opts({ dryRun: true }));
+    assert.equal(shown.spec?.color, "blue");
+    assert.deepEqual(h.trace, ["admit", "prepareForCreate", "validate", "validateAdmission"]);
+    assert.equal(await h.store.read(undefined, "a"), undefined);
+  });
+
+  it("generateName picks a free name; a taken plain name is 409 AlreadyExists", async () => {
+    const h = harness();
+    const body = { ...widget(""), metadata: { generateName: "w-" } };
+    const one = await h.store.create(h.ctx(), undefined, body, opts());
+    const two = await h.store.create(h.ctx(), undefined, body, opts());
+    assert.match(one.metadata.name ?? "", /^w-[a-z0-9]{5}$/);
+    assert.notEqual(one.metadata.name, two.metadata.name);
+    await h.store.create(h.ctx(), undefined, widget("taken"), opts());
+    await rejects(h.store.create(h.ctx(), undefined, widget("taken"), opts()), "AlreadyExists", 409);
+  });
+
+  it("checks the body against the endpoint and the schema before anything runs", async () => {
+    const h = harness();
+    await rejects(h.store.create(h.ctx(), undefined, { ...widget("a"), kind: "Gadget" }, opts()), "BadRequest", 400);
+    await rejects(h.store.create(h.ctx(), undefined, widget("a", { size: "big" }), opts()), "Invalid", 422);
+    await rejects(
+      h.store.create(h.ctx(), undefined, widget("a", { shape: "round" }), opts({ fieldValidation: "Strict" })),
+      "BadRequest",
+      400,
+    );
+    assert.deepEqual(h.trace, []);
+    const ctx = h.ctx();
+    await h.store.create(ctx, undefined, widget("a", { shape: "round", size: 13 }), opts({ fieldValidation: "Warn" }));
+    assert.deepEqual(ctx.warnings, ['unknown field "spec.shape"', "13 is unlucky"]);
+    assert.equal((await h.store.read(undefined, "a"))?.spec?.shape, undefined);
+  });
+});
+
+describe("Store update and patch", () => {
+  it("update runs the same pipeline with the old object, bumps generation on a spec change", async () => {
+    const h = harness();
+    const a = await h.store.create(h.ctx(), undefined, widget("a", { size: 1 }), opts());
+    h.trace.length = 0;
+    const b = await h.store.update(h.ctx(), undefined, "a", { ...a, spec: { size: 2 } }, opts());
+    assert.deepEqual(h.trace, ["admit", "prepareForUpdate", "validate", "validateAdmission"]);
+    assert.equal(b.metadata.generation, 2);
+    assert.equal(b.spec?.color, "blue");
+    assert.equal(b.metadata.uid, a.metadata.uid);
+    // A stale resourceVersion is a 409 Conflict, never retried.
+    await rejects(h.store.update(h.ctx(), undefined, "a", { ...a, spec: { size: 3 } }, opts()), "Conflict", 409);
+  });
+
+  it("an update that changes nothing writes nothing", async () => {
+    const h = harness();
+    const a = await h.store.create(h.ctx(), undefined, widget("a", { size: 1 }), opts());
+    const same = await h.store.update(h.ctx(), undefined, "a", structuredClone(a), opts());
+    assert.equal(same.metadata.resourceVersion, a.metadata.resourceVersion);
+  });
+
+  it("the status subresource changes status only, without mutating admission or prepare", async () => {
+    const h = harness();
+    const a = await h.store.create(h.ctx(), undefined, widget("a", { size: 1 }), opts());
+    h.trace.length = 0;
+    const b = await h.store.update(
+      h.ctx(),
+      undefined,
+      "a",
+      { ...a, spec: { size: 99 }, status: { phase: "Ready" } },
+      opts(),
+      "status",
+    );
+    assert.deepEqual(h.trace, ["validate", "validateAdmission"]);
+    assert.equal(b.spec?.size, 1);
+    assert.deepEqual(b.status, { phase: "Ready" });
+    assert.equal(b.metadata.generation, 1);
+  });
+
+  it("a patch is retried on a write conflict and applied to the newest object", async () => {
+    const inner = openSqliteStorage(":memory:");
+    let interfere = false;
+    // A storage whose next update loses a race: another writer changes the object first.
+    const racing = new Proxy(inner, {
+      get(target, prop) {
+        if (prop !== "update") {
+          const v = Reflect.get(target, prop);
+          return typeof v === "function" ? v.bind(target) : v;
+        }
+        return async (key: string, value: Buffer, rev: number) => {
+          if (interfere) {
+            interfere = false;
+            const kv = (await inner.get(key))!;
+            const other = JSON.parse(kv.value.toString("utf8")) as KubeObject;
+            other.spec = { ...other.spec, color: "green" };
+            await inner.update(key, Buffer.from(JSON.stringify(other)), kv.modRevision);
+          }
+          return inner.update(key, value, rev);
+        };
+      },
+    }) as Storage;
+    const h = harness({}, racing);
+    await h.store.create(h.ctx(), undefined, widget("a", { size: 1 }), opts());
+    interfere = true;
+    const patched = await h.store.patch(h.ctx(), undefined, "a", "merge", { spec: { size: 5 } }, opts());
+    assert.equal(interfere, false, "the race happened");
+    assert.equal(patched.spec?.size, 5);
+    assert.equal(patched.spec?.color, "green", "the retry started from the other writer's object");
+
+    // guaranteedUpdate (controllers' writes) retries the same way.
+    interfere = true;
+    const updated = await h.store.guaranteedUpdate(h.ctx(), undefined, "a", (o) => {
+      o.spec = { ...o.spec, size: 6 };
+      return o;
+    });
+    assert.equal(interfere, false);
+    assert.equal(updated?.spec?.size, 6);
+    assert.equal(updated?.spec?.color, "green");
+
+    // A patch that names a resourceVersion is a precondition: not retried.
+    const current = (await h.store.read(undefined, "a"))!;
+    interfere = true;
+    await rejects(
+      h.store.patch(
+        h.ctx(),
+        undefined,
+        "a",
+        "merge",
+        { metadata: { resourceVersion: current.metadata.resourceVersion }, spec: { size: 8 } },
+        opts(),
+      ),
+      "Conflict",
+      409,
+    );
+  });
+
+  it("a patch goes through admission and validation too", async () => {
+    const h = harness({ refuse: (o) => (o.spec?.size === 7 ? errors.forbiddenMessage("no sevens") : undefined) });
+    await h.store.create(h.ctx(), undefined, widget("a", { size: 1 }), opts());
+    await rejects(h.store.patch(h.ctx(), undefined, "a", "merge", { spec: { size: -1 } }, opts()), "Invalid", 422);
+    await rejects(h.store.patch(h.ctx(), undefined, "a", "merge", { spec: { size: 7 } }, opts()), "Forbidden", 403);
+    assert.equal((await h.store.read(undefined, "a"))?.spec?.size, 1);
+    await rejects(h.store.patch(h.ctx(), undefined, "missing", "merge", { spec: {} }, opts()), "NotFound", 404);
+  });
+
+  it("dry-run update and patch write nothing", async () => {
+    const h = harness();
+    const a = await h.store.create(h.ctx(), undefined, widget("a", { size: 1 }), opts());
+    const dry = opts({ dryRun: true });
+    assert.equal((await h.store.update(h.ctx(), undefined, "a", { ...a, spec: { size: 2 } }, dry)).spec?.size, 2);
+    assert.equal((await h.store.patch(h.ctx(), undefined, "a", "merge", { spec: { size: 3 } }, dry)).spec?.size, 3);
+    const stored = await h.store.read(undefined, "a");
+    assert.equal(stored?.spec?.size, 1);
+    assert.equal(stored?.metadata.resourceVersion, a.metadata.resourceVersion);
+  });
+});
+
+describe("Store delete", () => {
+  it("removes an object without finalizers; a dry-run delete keeps it", async () => {
+    const h = harness();
+    await h.store.create(h.ctx(), undefined, widget("a"), opts());
+    const dry = await h.store.delete(h.ctx(), undefined, "a", { dryRun: true });
+    assert.equal(dry.removed, true);
+    assert.ok(await h.store.read(undefined, "a"));
+    const done = await h.store.delete(h.ctx(), undefined, "a", { dryRun: false });
+    assert.equal(done.removed, true);
+    assert.equal(await h.store.read(undefined, "a"), undefined);
+    await rejects(h.store.delete(h.ctx(), undefined, "a", { dryRun: false }), "NotFound", 404);
+  });
+
+  it("a finalizer keeps the object terminating until an update removes it", async () => {
+    const h = harness();
+    await h.store.create(
+      h.ctx(),
+      undefined,
+      { ...widget("a"), metadata: { name: "a", finalizers: ["example.com/hold"] } },
+      opts(),
+    );
+    const first = await h.store.delete(h.ctx(), undefined, "a", { dryRun: false });
+    assert.equal(first.removed, false);
+    assert.ok(first.object.metadata.deletionTimestamp);
+    const terminating = (await h.store.read(undefined, "a"))!;
+    assert.ok(terminating.metadata.deletionTimestamp);
+    // A terminating object takes no new finalizers.
+    await rejects(
+      h.store.update(
+        h.ctx(),
+        undefined,
+        "a",
+        { ...terminating, metadata: { ...terminating.metadata, finalizers: ["example.com/hold", "more"] } },
+        opts(),
+      ),
+      "Invalid",
+      422,
+    );
+    await h.store.update(
+      h.ctx(),
+      undefined,
+      "a",
+      { ...terminating, metadata: { ...terminating.metadata, finalizers: [] } },
+      opts(),
+    );
+    assert.equal(await h.store.read(undefined, "a"), undefined, "gone with its last finalizer");
+  });
+
+  it("runs the validating admission on the stored object; a refusal keeps it", async () => {
+    let refusing = false;
+    const h = harness({ refuse: () => (refusing ? errors.forbiddenMessage("not now") : undefined) });
+    await h.store.create(h.ctx(), undefined, widget("a", { size: 1 }), opts());
+    await h.store.create(h.ctx(), undefined, widget("b", { size: 2 }), opts());
+    refusing = true;
+    await rejects(h.store.delete(h.ctx(), undefined, "a", { dryRun: false }), "Forbidden", 403);
+    assert.ok(await h.store.read(undefined, "a"));
+    refusing = false;
+    h.trace.length = 0;
+    await h.store.delete(h.ctx(), undefined, "b", { dryRun: false });
+    assert.deepEqual(h.trace, ["validateAdmission"]);
+    assert.equal(await h.store.read(undefined, "b"), undefined);
+  });
+
+  it("checks uid and resourceVersion preconditions", async () => {
+    const h = harness();
+    const a = await h.store.create(h.ctx(), undefined, widget("a"), opts());
+    await rejects(
+      h.store.delete(h.ctx(), undefined, "a", { dryRun: false, preconditions: { uid: "other" } }),
+      "Conflict",
+      409,
+    );
+    await rejects(
+      h.store.delete(h.ctx(), undefined, "a", { dryRun: false, preconditions: { resourceVersion: "999999" } }),
+      "Conflict",
+      409,
+    );
+    const ok = await h.store.delete(h.ctx(), undefined, "a", {
+      dryRun: false,
+      preconditions: { uid: a.metadata.uid, resourceVersion: a.metadata.resourceVersion },
+    });
+    assert.equal(ok.removed, true);
+  });
+});

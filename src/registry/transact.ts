@@ -1,0 +1,76 @@
+import type { ApiError } from "../api/errors.js";
+import type { KubeObject } from "../api/object.js";
+import { isStorageError } from "../storage/errors.js";
+import type { TxnOp } from "../storage/interface.js";
+import type { KeptKeys } from "./kept-keys.js";
+import type { WriteOptions } from "./options.js";
+import type { Registry } from "./registry.js";
+import type { RequestContext } from "./request-context.js";
+import { storageToApi } from "./storage-errors.js";
+import type { Store } from "./store.js";
+
+/** One write of a registry transaction. */
+export type TransactOp =
+  /** Creates an object through the whole write pipeline (store.ts); `status` replaces the cleared one. */
+  | {
+      type: "create";
+      resource: string;
+      namespace: string | undefined;
+      body: KubeObject;
+      options: WriteOptions;
+      status?: Record<string, unknown>;
+    }
+  /** Deletes an object at the resourceVersion it was read at (a move's source). */
+  | { type: "delete"; resource: string; object: KubeObject }
+  /** Creates a kept entry; `onExists` is the error when one is kept for the id already. */
+  | { type: "keep"; keys: KeptKeys; id: string; value: string; onExists: () => ApiError };
+
+/**
+ * Several writes that happen together or not at all (an import writes an instance and its
+ * CA; a move deletes an instance in one namespace and creates it in another). Every create runs
+ * the same pipeline as a single create, and the storage error of the transaction is mapped to
+ * an API error here, naming the write that failed. Returns the created objects, in order.
+ */
+export async function transact(
+  registry: Registry,
+  ctx: RequestContext,
+  ops: readonly TransactOp[],
+): Promise<KubeObject[]> {
+  const created: KubeObject[] = [];
+  const planned: Array<{ op: TransactOp; txn: TxnOp; store?: Store; name: string }> = [];
+  for (const op of ops) {
+    if (op.type === "keep") {
+      planned.push({ op, txn: op.keys.createOp(op.id, op.value), name: op.id });
+      continue;
+    }
+    const store = registry.store(op.resource);
+    if (op.type === "create") {
+      const prepared = await store.prepareCreate(ctx, op.namespace, op.body, op.options, op.status);
+      created.push(prepared.object);
+      planned.push({
+        op,
+        store,
+        txn: { type: "create", key: prepared.key, value: prepared.value },
+        name: prepared.object.metadata.name!,
+      });
+    } else {
+      const m = op.object.metadata;
+      const txn: TxnOp = {
+        type: "delete",
+        key: store.key(m.namespace, m.name!),
+        expectedModRevision: Number(m.resourceVersion),
+      };
+      planned.push({ op, store, txn, name: m.name! });
+    }
+  }
+  try {
+    const { revision } = await registry.storage.txn(planned.map((p) => p.txn));
+    for (const obj of created) obj.metadata.resourceVersion = String(revision);
+    return created;
+  } catch (err) {
+    if (!isStorageError(err)) throw err;
+    const failed = planned.find((p) => p.txn.key === err.key);
+    if (failed?.op.type === "keep" && isStorageError(err, "KeyExists")) throw failed.op.onExists();
+    throw storageToApi(err, failed?.store?.gr ?? { group: "", resource: "" }, failed?.name ?? "");
+  }
+}

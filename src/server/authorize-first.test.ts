@@ -1,0 +1,46 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+
+// Every verb authorizes before it decodes a body: a caller without the right gets 403 whatever
+// it sends, and learns nothing from how its body would have been read.
+describe("authorization comes before the body", () => {
+  let s: TestServer;
+  let nobody: string;
+
+  before(async () => {
+    s = await startTestServer();
+    assert.equal(
+      (await s.request("POST", `${GROUP_PATH}/users`, { body: { metadata: { name: "nobody" } } })).status,
+      201,
+    );
+    const key = await s.request("POST", `${GROUP_PATH}/ownedaccesskeys`, {
+      body: { metadata: { name: "nobody-key" }, spec: { user: "nobody" } },
+    });
+    assert.equal(key.status, 201, key.text);
+    nobody = key.json.spec.key;
+    const cluster = await s.request("POST", `${GROUP_PATH}/clusters`, {
+      body: { metadata: { name: "c1" }, spec: { local: true } },
+    });
+    assert.equal(cluster.status, 201, cluster.text);
+  });
+  after(() => s.stop());
+
+  const malformed = { raw: "{ not json", contentType: "application/json" };
+  const cases: Array<[string, string, string]> = [
+    ["POST", "clusters", "application/json"],
+    ["PUT", "clusters/c1", "application/json"],
+    ["PATCH", "clusters/c1", "application/merge-patch+json"],
+    ["DELETE", "clusters/c1", "application/json"],
+    ["DELETE", "clusters", "application/json"],
+  ];
+
+  for (const [method, path, contentType] of cases) {
+    it(`${method} ${path} with a malformed body: 403 without the right, 400 with it`, async () => {
+      const refused = await s.request(method, `${GROUP_PATH}/${path}`, { ...malformed, contentType, token: nobody });
+      assert.equal(refused.status, 403, refused.text);
+      const admin = await s.request(method, `${GROUP_PATH}/${path}`, { ...malformed, contentType });
+      assert.equal(admin.status, 400, admin.text);
+    });
+  }
+});

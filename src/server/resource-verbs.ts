@@ -1,0 +1,200 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { errors } from "../api/errors.js";
+import type { KubeObject } from "../api/object.js";
+import type { RequestAttributes } from "../authz/contract.js";
+import { rawList } from "../registry/cache/raw-list.js";
+import { rawGet } from "../registry/cache/raw-read.js";
+import { withResourceVersion } from "../registry/cache/shared-codec.js";
+import { storedBytesOf } from "../registry/codec.js";
+import type { RequestContext } from "../registry/request-context.js";
+import type { Verb } from "../registry/resource-type.js";
+import { watchStore } from "../registry/store-watch.js";
+import { decodeObjectBody, decodePatchBody } from "./body.js";
+import type { ResponseFormat } from "./negotiation.js";
+import { deleteOptions, isWatch, listOptions, type Query, watchOptions, writeOptions } from "./query.js";
+import type { ResourceHandlerDeps } from "./resource-handler.js";
+import type { ResourcePath } from "./resource-path.js";
+import { send, sendJsonBytes } from "./respond.js";
+import { type IncludeObject, objectTable, toTable } from "./table.js";
+import { streamWatch } from "./watch-stream.js";
+
+/** One request on a resource endpoint, as every verb handler gets it. */
+export interface VerbCall {
+  deps: ResourceHandlerDeps;
+  request: FastifyRequest;
+  reply: FastifyReply;
+  ctx: RequestContext;
+  path: ResourcePath;
+  query: Query;
+  format: ResponseFormat;
+  /** `?includeObject` of a Table response (undefined: not a Table). */
+  table: IncludeObject | undefined;
+  raw: Buffer;
+  /** "status" for the status subresource, else "". */
+  subresource: "" | "status";
+  /** Asks the authorizer (reading the object when its access rules decide); 403 when refused. */
+  authorize(attrs: Partial<RequestAttributes> & { verb: string }): Promise<void>;
+}
+
+/**
+ * One handler per verb. Each checks the kind serves the verb, authorizes, and only then
+ * decodes a body: a caller who may not write learns nothing from how its body is read.
+ */
+export const VERB_HANDLERS: Record<Verb, (call: VerbCall) => Promise<unknown>> = {
+  async get(call) {
+    const { path, ctx } = await begin(call, "get");
+    const bytes =
+      call.format.encoding === "json" && !call.table ? await rawGet(path.store, path.namespace, path.name!) : undefined;
+    if (bytes) return call.reply.code(200).type("application/json").send(bytes);
+    return sendObject(call, 200, await path.store.get(ctx, path.namespace, path.name!));
+  },
+
+  async list(call) {
+    const { path, ctx, deps } = await begin(call, "list");
+    ctx.canSee = deps.authorizer.visibleTo?.(ctx.user, collectionAttributes(path, "list"));
+    const options = listOptions(call.query);
+    const fast =
+      call.format.encoding === "json" && !call.table
+        ? await rawList(path.store, ctx, path.namespace, options)
+        : undefined;
+    if (fast) return sendJsonBytes(call.reply, fast.payload(), fast.byteLength, ctx.warnings);
+    const list = await path.store.list(ctx, path.namespace, options);
+    const body = call.table ? toTable(path.rt, list.items, call.table, list.metadata as Record<string, unknown>) : list;
+    return send(call.reply, 200, body, call.format, ctx.warnings);
+  },
+
+  async watch(call) {
+    const { path, ctx, deps } = await begin(call, "watch");
+    const options = watchOptions(call.query);
+    ctx.canSee = deps.authorizer.visibleTo?.(ctx.user, collectionAttributes(path, "watch"));
+    return streamWatch(
+      call.request,
+      call.reply,
+      call.format,
+      options.timeoutSeconds,
+      (sink) =>
+        watchStore(path.store, ctx, path.namespace, options, sink, { bookmarkIntervalMs: deps.bookmarkIntervalMs }),
+      { rt: path.rt, table: call.table },
+      deps.watchStreams,
+    );
+  },
+
+  async create(call) {
+    const { path, ctx, request } = await begin(call, "create", { name: "" });
+    const body = decodeObjectBody(request.headers["content-type"], call.raw);
+    const options = {
+      ...writeOptions(call.query, request.headers["user-agent"], "CreateOptions"),
+      duplicateFields: body.duplicates,
+    };
+    const value = body.value as KubeObject;
+    // kube-apiserver answers 201 to a dry-run create too: the object would have been created.
+    if (path.rt.virtualCreate)
+      return sendObject(call, 201, await path.store.createVirtual(ctx, path.namespace, value, options));
+    return sendObject(call, 201, await path.store.create(ctx, path.namespace, value, options));
+  },
+
+  async update(call) {
+    const { path, ctx, request } = await begin(call, "update");
+    const body = decodeObjectBody(request.headers["content-type"], call.raw);
+    const options = {
+      ...writeOptions(call.query, request.headers["user-agent"], "UpdateOptions"),
+      duplicateFields: body.duplicates,
+    };
+    const value = body.value as KubeObject;
+    return sendObject(
+      call,
+      200,
+      await path.store.update(ctx, path.namespace, path.name!, value, options, call.subresource),
+    );
+  },
+
+  async patch(call) {
+    const { path, ctx, request, deps } = await begin(call, "patch");
+    // What a JSON patch may read (test, copy, move): only what the caller may get.
+    ctx.canSee = deps.authorizer.visibleTo?.(ctx.user, collectionAttributes(path, "get"));
+    const body = decodePatchBody(request.headers["content-type"], call.raw);
+    const options = {
+      ...writeOptions(call.query, request.headers["user-agent"], "PatchOptions"),
+      duplicateFields: body.duplicates,
+    };
+    const { store, namespace, name } = path;
+    if (body.type === "apply") {
+      const applied = await store.apply(ctx, namespace, name!, body.value, options, call.subresource);
+      return sendObject(call, applied.created ? 201 : 200, applied.object);
+    }
+    const patched = await store.patch(ctx, namespace, name!, body.type, body.value, options, call.subresource);
+    return sendObject(call, 200, patched);
+  },
+
+  async delete(call) {
+    const { path, ctx } = await begin(call, "delete");
+    const { object } = await path.store.delete(ctx, path.namespace, path.name!, deleteOptionsOf(call));
+    return sendObject(call, 200, object);
+  },
+
+  async deletecollection(call) {
+    const { path, ctx, deps } = await begin(call, "deletecollection");
+    ctx.canSee = deps.authorizer.visibleTo?.(ctx.user, collectionAttributes(path, "delete"));
+    const options = deleteOptionsOf(call);
+    const deleted = await path.store.deleteCollection(ctx, path.namespace, listOptions(call.query), options);
+    return send(call.reply, 200, deleted, call.format, ctx.warnings);
+  },
+};
+
+/** The verb's preamble: served by this kind (else 405), and allowed to the caller (else 403). */
+async function begin(call: VerbCall, verb: Verb, attrs: Partial<RequestAttributes> = {}): Promise<VerbCall> {
+  if (!call.path.rt.verbs.includes(verb)) throw errors.methodNotAllowed();
+  await call.authorize({ verb, ...attrs });
+  return call;
+}
+
+/** DeleteOptions from the query and the optional body. */
+function deleteOptionsOf(call: VerbCall) {
+  const body = call.raw.length
+    ? decodeObjectBody(call.request.headers["content-type"] ?? "application/json", call.raw).value
+    : undefined;
+  return deleteOptions(call.query, body);
+}
+
+/** Sends one object, fresh from a write as its stored bytes with resourceVersion spliced in (no second stringify). */
+function sendObject(call: VerbCall, code: number, obj: KubeObject): unknown {
+  const { reply, format, table, ctx } = call;
+  const stored = !table && format.encoding === "json" ? storedBytesOf(obj) : undefined;
+  const bytes = stored && withResourceVersion(stored, Number(obj.metadata.resourceVersion));
+  if (bytes) return sendJsonBytes(reply, bytes, bytes.length, ctx.warnings, code);
+  return send(reply, code, table ? objectTable(call.path.rt, obj, table) : obj, format, ctx.warnings);
+}
+
+function collectionAttributes(path: ResourcePath, verb: string): RequestAttributes {
+  return {
+    verb,
+    apiGroup: path.rt.group,
+    resource: path.rt.plural,
+    subresource: "",
+    namespace: path.namespace ?? "",
+    name: "",
+    resourceRequest: true,
+  };
+}
+
+/** Which verb a method on a path asks for; 405 for the combinations no verb serves. */
+export function verbOf(method: string, path: ResourcePath, query: Query, subresource: "" | "status"): Verb {
+  switch (method) {
+    case "GET":
+      if (path.name) return "get";
+      return isWatch(query) ? "watch" : "list";
+    case "POST":
+      if (path.name || (path.rt.namespaced && path.namespace === undefined)) break;
+      return "create";
+    case "PUT":
+      if (path.name) return "update";
+      break;
+    case "PATCH":
+      if (path.name) return "patch";
+      break;
+    case "DELETE":
+      if (subresource) break;
+      return path.name ? "delete" : "deletecollection";
+  }
+  throw errors.methodNotAllowed();
+}
