@@ -1,13 +1,15 @@
 import type { FastifyInstance } from "fastify";
+import type { AuditOptions } from "../audit/audit-log.js";
 import type { ControllerManager } from "../controllers/controller-manager.js";
 import type { ClusterGateway } from "../gateway/cluster-gateway.js";
+import type { OperationsConfig } from "../metrics/server-hooks.js";
 import type { Registry } from "../registry/registry.js";
 import type { FinishBrowserLogin } from "../sso/browser-login.js";
 import type { OidcConfig } from "../sso/config.js";
 import type { SingleSignOn } from "../sso/sso.js";
 import type { Storage } from "../storage/interface.js";
 
-export interface ServerConfig {
+export interface ServerConfig extends OperationsConfig, AuditOptions {
   dataDir: string;
   /** Host to listen on (default 0.0.0.0). */
   host?: string;

@@ -3,12 +3,14 @@ import { admissionPlugins } from "../admission/plugins.js";
 import { bootstrapAdmin, writeAdminKubeconfig } from "../auth/bootstrap.js";
 import { IdentityIndex } from "../auth/identity-index.js";
 import { AccessControl } from "../authz/access-control.js";
+import { assertNoRestoreInProgress } from "../backup/restore.js";
 import { startConsoleSession } from "../console/console-routes.js";
 import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
 import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
 import { ClusterGateway } from "../gateway/cluster-gateway.js";
 import { allResourceTypes } from "../kinds/index.js";
+import { attachOperations } from "../metrics/server-hooks.js";
 import { AdmissionChain } from "../registry/admission.js";
 import { CachedStorage } from "../registry/cache/cached-storage.js";
 import { Informer } from "../registry/informer.js";
@@ -40,8 +42,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     config.storage ?? `sqlite:${resolve(dataDir, "platform.db")}`,
     config.leaderElection,
   );
+  await assertNoRestoreInProgress(backend.storage);
+  const ops = attachOperations(config, backend.storage);
   // Reads and watches of every resource are served by the watch cache (src/registry/cache).
-  const storage = new CachedStorage(backend.storage);
+  const storage = new CachedStorage(ops.storage);
 
   // The registry's admission and the authorizer need each other's parts (the authorizer reads
   // through the registry): they meet through these forwarding calls, made only once requests run.
@@ -128,6 +132,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     ssoConfigured: config.oidc !== undefined,
     logLevel: config.logLevel,
     closing: () => closing,
+    ops,
+    storage,
+    gcQueueDepth: () => garbageCollector.queueDepth,
   });
   // Single sign-on (src/sso): its routes, and key refresh on the elected replica. A browser
   // sign-in ends in a web console session unless the embedder says otherwise.
@@ -158,6 +165,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   }
   const { url, port } = await listen(app, config.host, config.port);
   serverUrl = url;
+  await ops.listen();
   const adminKubeconfig = adminKey ? writeAdminKubeconfig(dataDir, url, caPem, adminKey) : undefined;
   controllers.start();
 
@@ -181,6 +189,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
         watchStreams.closeAll();
         gateway.stop();
         await app.close();
+        await ops.close();
         await access.stop();
         identity.stop();
         await storage.close();

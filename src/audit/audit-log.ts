@@ -1,29 +1,41 @@
-import { createWriteStream, type WriteStream } from "node:fs";
-import { API_PREFIX } from "../api/object.js";
+/**
+ * The audit log: `audit.k8s.io/v1` `Event` JSON lines, as kube-apiserver writes them, so that
+ * Kubernetes audit tooling reads it. Stages RequestReceived (once the caller is known),
+ * ResponseStarted (watches, when the stream starts) and ResponseComplete; the level of each
+ * request comes from the audit policy (audit-policy.ts, Metadata for everything without one).
+ *
+ * Request and response bodies appear only at the Request and RequestResponse levels, and never
+ * for the kinds that carry secret values (shared secrets, access keys, tokens) or for any
+ * subresource (accesskeys, kubeconfigs): whatever the policy says, those events stay at Metadata.
+ */
+import { randomUUID } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
+import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
+import { auditEventTotal } from "../metrics/metrics.js";
 import type { UserInfo } from "../registry/request-context.js";
+import {
+  type AuditLevel,
+  type AuditPolicy,
+  type AuditStage,
+  loadAuditPolicy,
+  METADATA_POLICY,
+  matchRule,
+} from "./audit-policy.js";
+import { RotatingFile } from "./rotating-file.js";
 
-/** One line of the audit log. Built only from the URL and the identity: never a header or a body, so never a key or secret. */
-export interface AuditEntry {
-  time: string;
-  user: string;
-  impersonatedBy?: string;
-  keyName?: string;
+/** Kubernetes verb and object coordinates of a request. */
+export interface RequestDescription {
   verb: string;
   resource: string;
   subresource?: string;
   namespace?: string;
   name?: string;
-  code: number;
-  sourceAddress: string;
 }
 
 const GROUP_PATH = new RegExp(`^${API_PREFIX}/apis/[^/]+/[^/]+/(.*)$`);
 
 /** Kubernetes verb and resource coordinates of a request, from its method and path alone. */
-export function describeRequest(
-  method: string,
-  url: string,
-): Pick<AuditEntry, "verb" | "resource" | "subresource" | "namespace" | "name"> {
+export function describeRequest(method: string, url: string): RequestDescription {
   const [path = "", query = ""] = url.split("?");
   const m = GROUP_PATH.exec(path);
   if (!m) return { verb: method.toLowerCase(), resource: path };
@@ -35,62 +47,223 @@ export function describeRequest(
   }
   const [resource = "", name, subresource] = parts;
   const watch = /(^|&)watch=(true|1)(&|$)/.test(query);
-  const verb =
-    method === "GET"
-      ? name
-        ? "get"
-        : watch
-          ? "watch"
-          : "list"
-      : method === "POST"
-        ? "create"
-        : method === "PUT"
-          ? "update"
-          : method === "PATCH"
-            ? "patch"
-            : method === "DELETE"
-              ? name
-                ? "delete"
-                : "deletecollection"
-              : method.toLowerCase();
-  return { verb, resource, subresource, namespace, name };
+  return { verb: verbOf(method, !!name, watch), resource, subresource, namespace, name };
 }
 
-/** JSON lines to a file (appended, mode 0600) or to stdout (`-`). */
+function verbOf(method: string, named: boolean, watch: boolean): string {
+  switch (method) {
+    case "GET":
+      return named ? "get" : watch ? "watch" : "list";
+    case "POST":
+      return "create";
+    case "PUT":
+      return "update";
+    case "PATCH":
+      return "patch";
+    case "DELETE":
+      return named ? "delete" : "deletecollection";
+    default:
+      return method.toLowerCase();
+  }
+}
+
+/** Kinds whose bodies carry secret values: never logged, whatever the policy. */
+export const SECRET_BEARING_RESOURCES = new Set(["sharedsecrets", "ownedaccesskeys", "directclusterendpointtokens"]);
+
+export interface AuditOptions {
+  /** `--audit-policy-file`: kube's Policy (YAML or JSON). */
+  auditPolicyFile?: string;
+  /** `--audit-log-maxsize`: megabytes before the file is rotated (0 or unset: never). */
+  auditLogMaxSizeMb?: number;
+  /** `--audit-log-maxbackup`: rotated files kept (default 10 when rotating). */
+  auditLogMaxBackup?: number;
+}
+
+/** The fields of a request the audit log reads (fastify's request has them all). */
+interface AuditedRequest {
+  method?: string;
+  url?: string;
+  id?: string;
+  ip?: string;
+  headers?: IncomingHttpHeaders;
+  body?: unknown;
+}
+
+interface Pending {
+  user: UserInfo;
+  level: AuditLevel;
+  omit: readonly AuditStage[];
+  received: string;
+  responseObject?: unknown;
+}
+
+interface AuditUser {
+  username: string;
+  uid?: string;
+  groups?: string[];
+}
+
+/** JSON lines to a file (appended, mode 0600, rotated by size) or to stdout (`-`). */
 export class AuditLog {
-  private readonly out: WriteStream | NodeJS.WriteStream;
-  private readonly callers = new WeakMap<object, UserInfo>();
+  private readonly file?: RotatingFile;
+  private readonly policy: AuditPolicy;
+  private readonly pending = new WeakMap<object, Pending>();
 
-  constructor(target: string) {
-    this.out = target === "-" ? process.stdout : createWriteStream(target, { flags: "a", mode: 0o600 });
+  constructor(target: string, options: AuditOptions = {}) {
+    this.policy = options.auditPolicyFile ? loadAuditPolicy(options.auditPolicyFile) : METADATA_POLICY;
+    if (target !== "-") {
+      const maxBytes = Math.max(0, options.auditLogMaxSizeMb ?? 0) * 1024 * 1024;
+      this.file = new RotatingFile(target, { maxBytes, maxBackups: options.auditLogMaxBackup ?? 10 });
+    }
   }
 
-  /** Remembers who made a request, for its line when the response is sent. */
+  /** Remembers who made a request and writes its RequestReceived event. */
   noteCaller(request: object, user: UserInfo): void {
-    this.callers.set(request, user);
+    const r = request as AuditedRequest;
+    const { level, omit } = this.levelOf(r, user);
+    const pending: Pending = { user, level, omit, received: new Date().toISOString() };
+    this.pending.set(request, pending);
+    this.emit(r, pending, "RequestReceived");
   }
 
+  /** Whether the response body should be kept for the ResponseComplete event (RequestResponse level). */
+  wantsResponse(request: object): boolean {
+    const p = this.pending.get(request);
+    return !!p && p.level === "RequestResponse" && bodiesAllowed(request as AuditedRequest);
+  }
+
+  /** The response body of a RequestResponse-level request (JSON text). */
+  noteResponse(request: object, body: string): void {
+    const p = this.pending.get(request);
+    if (!p) return;
+    try {
+      p.responseObject = JSON.parse(body);
+    } catch {
+      // Not JSON (YAML, protobuf, a table): kube-apiserver logs the object it encoded; we log none.
+    }
+  }
+
+  /** A long-running request (a watch) started sending its response. */
+  responseStarted(request: object, code: number): void {
+    const p = this.pending.get(request);
+    if (p) this.emit(request as AuditedRequest, p, "ResponseStarted", code);
+  }
+
+  /** The response was sent: its ResponseComplete event. */
   record(request: object, method: string, url: string, code: number, sourceAddress: string): void {
-    const user = this.callers.get(request);
-    const entry: AuditEntry = {
-      time: new Date().toISOString(),
-      user: user?.name ?? "",
-      ...(user?.impersonatedBy ? { impersonatedBy: user.impersonatedBy } : {}),
-      keyName: user?.credential?.name,
-      ...describeRequest(method, url),
-      code,
-      sourceAddress,
+    let p = this.pending.get(request);
+    const given = request as AuditedRequest;
+    const r: AuditedRequest = {
+      id: given.id,
+      headers: given.headers,
+      body: given.body,
+      method,
+      url,
+      ip: sourceAddress,
     };
-    this.out.write(`${JSON.stringify(entry)}\n`);
+    if (!p) {
+      // Refused before the caller was known (authentication failed).
+      const user: UserInfo = { name: "system:anonymous", subjectKind: "Subject", groups: [], teams: [] };
+      p = { user, ...this.levelOf(r, user), received: new Date().toISOString() };
+    }
+    this.emit(r, p, "ResponseComplete", code);
+    this.pending.delete(request);
   }
 
   /** Writes one line built elsewhere (the cluster gateway's, src/gateway/gateway-audit.ts). */
   write(entry: object): void {
-    this.out.write(`${JSON.stringify(entry)}\n`);
+    this.writeLine(`${JSON.stringify(entry)}\n`);
   }
 
   close(): Promise<void> {
-    if (this.out === process.stdout) return Promise.resolve();
-    return new Promise((resolve) => (this.out as WriteStream).end(resolve));
+    return this.file ? this.file.close() : Promise.resolve();
+  }
+
+  private writeLine(line: string): void {
+    if (this.file) this.file.write(line);
+    else process.stdout.write(line);
+  }
+
+  private levelOf(r: AuditedRequest, user: UserInfo): { level: AuditLevel; omit: readonly AuditStage[] } {
+    const d = describeRequest(r.method ?? "GET", r.url ?? "");
+    const resourceRequest = GROUP_PATH.test((r.url ?? "").split("?")[0] ?? "");
+    const rule = matchRule(this.policy, {
+      user: user.impersonatedBy ?? user.name,
+      groups: user.groups,
+      verb: d.verb,
+      resource: resourceRequest ? d.resource : "",
+      subresource: d.subresource ?? "",
+      apiGroup: resourceRequest ? GROUP : "",
+      namespace: d.namespace ?? "",
+      name: d.name ?? "",
+      path: (r.url ?? "").split("?")[0] ?? "",
+    });
+    return { level: rule?.level ?? "None", omit: [...this.policy.omitStages, ...(rule?.omitStages ?? [])] };
+  }
+
+  private emit(r: AuditedRequest, p: Pending, stage: AuditStage, code?: number): void {
+    if (p.level === "None" || p.omit.includes(stage)) return;
+    const url = r.url ?? "";
+    const d = describeRequest(r.method ?? "GET", url);
+    const resourceRequest = GROUP_PATH.test(url.split("?")[0] ?? "");
+    const bodies = bodiesAllowed(r);
+    const event = {
+      kind: "Event",
+      apiVersion: "audit.k8s.io/v1",
+      level: p.level,
+      auditID: r.id ?? randomUUID(),
+      stage,
+      requestURI: url,
+      verb: d.verb,
+      ...usersOf(p.user),
+      sourceIPs: r.ip ? [r.ip] : [],
+      ...(typeof r.headers?.["user-agent"] === "string" ? { userAgent: r.headers["user-agent"] } : {}),
+      ...(resourceRequest
+        ? {
+            objectRef: {
+              resource: d.resource,
+              ...(d.namespace ? { namespace: d.namespace } : {}),
+              ...(d.name ? { name: d.name } : {}),
+              apiGroup: GROUP,
+              apiVersion: VERSION,
+              ...(d.subresource ? { subresource: d.subresource } : {}),
+            },
+          }
+        : {}),
+      ...(code !== undefined ? { responseStatus: { metadata: {}, code } } : {}),
+      ...(p.level !== "Metadata" && bodies && r.body !== undefined ? requestObjectOf(r) : {}),
+      ...(stage === "ResponseComplete" && p.responseObject !== undefined ? { responseObject: p.responseObject } : {}),
+      requestReceivedTimestamp: p.received,
+      stageTimestamp: new Date().toISOString(),
+      ...(p.user.credential?.name
+        ? { annotations: { "management.platform/credential": `${p.user.credential.type}/${p.user.credential.name}` } }
+        : {}),
+    };
+    const line = `${JSON.stringify(event)}\n`;
+    this.writeLine(line);
+    auditEventTotal.inc();
+  }
+}
+
+/** kube puts the authenticated user in `user` and the one it acts as in `impersonatedUser`. */
+function usersOf(user: UserInfo): { user: AuditUser; impersonatedUser?: AuditUser } {
+  const self: AuditUser = { username: user.name, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups };
+  if (!user.impersonatedBy) return { user: self };
+  return { user: { username: user.impersonatedBy }, impersonatedUser: self };
+}
+
+function bodiesAllowed(r: AuditedRequest): boolean {
+  const d = describeRequest(r.method ?? "GET", r.url ?? "");
+  return !SECRET_BEARING_RESOURCES.has(d.resource) && !d.subresource;
+}
+
+function requestObjectOf(r: AuditedRequest): { requestObject?: unknown } {
+  const body = r.body;
+  const text = Buffer.isBuffer(body) ? body.toString("utf8") : typeof body === "string" ? body : undefined;
+  if (text === undefined || text.length === 0) return {};
+  try {
+    return { requestObject: JSON.parse(text) };
+  } catch {
+    return {}; // YAML or protobuf bodies: not logged
   }
 }

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import { ApiError } from "../api/errors.js";
-import { AuditLog } from "../audit/audit-log.js";
+import { AuditLog, type AuditOptions } from "../audit/audit-log.js";
 import { AccessKeyAuthenticator, bearerToken } from "../auth/authenticator.js";
 import { directTokenFallback } from "../auth/direct-token.js";
 import { FailedAuthLimiter } from "../auth/failed-auth-limiter.js";
@@ -18,7 +18,7 @@ import { asksToImpersonate, impersonate } from "./impersonation.js";
 /** Default failed authentications per address per minute before 429. */
 export const DEFAULT_MAX_FAILED_AUTH_PER_MINUTE = 30;
 
-export interface AccessControlConfig {
+export interface AccessControlConfig extends AuditOptions {
   /** `--audit-log`: a file path, or `-` for stdout. */
   auditLog?: string;
   maxFailedAuthPerMinute?: number;
@@ -57,7 +57,7 @@ export class AccessControl {
       log.error({ err }, "recording key activity failed"),
     );
     this.userTeams = new UserTeamsController(registry, identity, (err) => log.error({ err }, "user teams controller"));
-    this.audit = config.auditLog ? new AuditLog(config.auditLog) : undefined;
+    this.audit = config.auditLog ? new AuditLog(config.auditLog, config) : undefined;
   }
 
   /** After the identity index started. */

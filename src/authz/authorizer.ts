@@ -14,6 +14,16 @@ export const ACCESS_RULE_RESOURCES = new Set(["clusters", "sharedsecrets", "proj
 /** Every verb an access rule can name; `*` stands for all of them. */
 export const ACCESS_VERBS = ["get", "list", "watch", "update", "patch", "delete", "use", "bind"] as const;
 const READ_VERBS = new Set(["get", "list", "watch"]);
+/** Non-resource paths that need a role (kube-apiserver gives /metrics to monitoring only). */
+export const VIEW_PATHS = new Set(["/metrics"]);
+export const ADMIN_PATHS = new Set(["/kubernetes/management/backup"]); // src/backup/backup-route.ts
+
+function nonResourceGrant(roles: ReadonlySet<string>, path: string, viewRole: boolean): boolean {
+  if (ADMIN_PATHS.has(path)) return false; // admins were allowed before this is asked
+  if (VIEW_PATHS.has(path)) return viewRole && roles.has(VIEW_ROLE);
+  return true;
+}
+
 /** What every authenticated caller may create: it only describes or narrows the caller. */
 const SELF_CREATES = new Set([
   "selves",
@@ -143,7 +153,8 @@ export class PlatformAuthorizer implements Authorizer {
   private grants(user: UserInfo, a: RequestAttributes, viewRole: boolean): boolean {
     const roles = this.rolesOf(user);
     if (roles.has(ADMIN_ROLE)) return true;
-    if (!a.resourceRequest) return true; // discovery, version, openapi: every authenticated caller
+    // Discovery, version, openapi: every authenticated caller; /metrics: the view role too; backups: admins.
+    if (!a.resourceRequest) return nonResourceGrant(roles, a.path ?? "", viewRole);
     if (
       viewRole &&
       roles.has(VIEW_ROLE) &&

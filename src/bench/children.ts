@@ -33,6 +33,7 @@ export async function serverChild(dataDir: string, storageUrl?: string): Promise
     port: 0,
     dataDir,
     logLevel: "error",
+    metrics: process.env.PLATFORM_BENCH_METRICS !== "off",
     ...(storageUrl ? { storage: storageUrl, bootstrapKey: BENCH_ETCD_KEY } : {}),
   });
   const started = performance.now() - t0;

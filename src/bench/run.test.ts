@@ -19,4 +19,6 @@ test("bench harness runs with --smoke counts", () => {
   assert.match(r.stdout, /\| GATEWAY watch delivery/);
   assert.match(r.stdout, /\| Cold start /);
   assert.match(r.stdout, /\| CLI start: platform --version \| \d+ ms/);
+  assert.match(r.stdout, /\| Backup of 200 objects/);
+  assert.match(r.stdout, /\| Restore of 200 objects/);
 });

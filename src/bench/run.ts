@@ -11,6 +11,7 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { baselineChild, serverChild, watchBaselineChild } from "./children.js";
 import { agent, type Bench, type Child, type Counts, type ServerBench, spawnChild, table } from "./harness.js";
+import { benchBackup } from "./phases/backup.js";
 import { benchCli } from "./phases/cli.js";
 import { benchConsole } from "./phases/console.js";
 import { benchCreate } from "./phases/create.js";
@@ -23,7 +24,7 @@ import { benchWatch } from "./phases/watch.js";
 
 const quick = process.argv.includes("--quick");
 const smoke = process.argv.includes("--smoke");
-/** `--only=get,create,list,console,watch,cli,gateway,memory,etcd` runs just those phases (for profiling one at a time). */
+/** `--only=get,create,list,console,watch,cli,gateway,memory,etcd,backup` runs just those phases (for profiling one at a time). */
 const onlyArg = process.argv.find((a) => a.startsWith("--only="));
 const only = onlyArg ? new Set(onlyArg.slice("--only=".length).split(",")) : undefined;
 /** `--skip=etcd,...` runs every phase but those. */
@@ -35,6 +36,9 @@ const N: Counts = smoke
   : quick
     ? { dur: 3, list: 10_000, page: 500, watchers: 200, wps: 200, watchSec: 3, mem: 20_000 }
     : { dur: 8, list: 10_000, page: 500, watchers: 1000, wps: 200, watchSec: 8, mem: 100_000 };
+/** `--no-metrics`: the server counts nothing (to compare with metrics on; docs/performance.md). */
+const noMetrics = process.argv.includes("--no-metrics");
+if (noMetrics) process.env.PLATFORM_BENCH_METRICS = "off";
 /** `--watchers=N`: another watcher count for the WATCH phase (to find where it stops keeping up). */
 const watchersArg = process.argv.find((a) => a.startsWith("--watchers="));
 if (watchersArg) N.watchers = Number(watchersArg.slice("--watchers=".length));
@@ -52,7 +56,7 @@ async function main(): Promise<void> {
   const { rows, row } = table();
   try {
     console.error(
-      `node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "?"})${quick ? ", --quick" : ""}`,
+      `node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "?"})${quick ? ", --quick" : ""}${noMetrics ? ", --no-metrics" : ""}`,
     );
     const bench: Bench = { dir, cpuProf, N, children, row };
     const server = await spawnChild(["server", join(dir, "a")], cpuProf);
@@ -74,6 +78,7 @@ async function main(): Promise<void> {
     await server.ask({ cmd: "stop" }).catch(() => {});
     if (wants("memory")) await benchMemory(bench);
     if (wants("etcd")) await benchEtcd(bench);
+    if (wants("backup")) await benchBackup(bench);
     console.log(
       `\nnode ${process.version}, ${cpus().length} cores, ${cpus()[0]?.model ?? "?"}${quick ? " (--quick)" : ""}\n`,
     );

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { registerAccessKeyCommands } from "./accesskeys.js";
 import { registerAgentCommand } from "./agent-command.js";
+import { registerBackupCommands } from "./backup-command.js";
 import { clientSettings } from "./client-settings.js";
 import { registerCompletionCommand } from "./completion.js";
 import { registerCompleteNamesCommand } from "./completion-names.js";
@@ -47,6 +48,7 @@ Examples:
   registerStartCommand(program);
   registerAgentCommand(program);
   registerMigrateStorageCommand(program);
+  registerBackupCommands(program);
   registerLoginCommands(program);
   registerSecretCommands(program);
   registerAccessKeyCommands(program);

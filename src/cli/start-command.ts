@@ -4,11 +4,11 @@ import { addOidcOptions, oidcConfigOf } from "./oidc-options.js";
 import { applyServerConfigFile } from "./server-config-file.js";
 
 /** Parses `HOST:PORT` (IPv6 as `[::1]:8443`). */
-export function parseListen(value: string): { host: string; port: number } {
+export function parseListen(value: string, flag = "--listen"): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value);
-  if (!m) throw new Error(`--listen must be HOST:PORT, got "${value}"`);
+  if (!m) throw new Error(`${flag} must be HOST:PORT, got "${value}"`);
   const port = Number(m[3]);
-  if (port > 65535) throw new Error(`--listen port out of range: ${port}`);
+  if (port > 65535) throw new Error(`${flag} port out of range: ${port}`);
   return { host: m[1] ?? m[2] ?? "0.0.0.0", port };
 }
 
@@ -39,6 +39,14 @@ export function banner(
   return `${lines.join("\n")}\n`;
 }
 
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+function wholeNumber(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${flag} must be a whole number, got "${value}"`);
+  return n;
+}
+
 export function registerStartCommand(program: Command): void {
   const start = program
     .command("start")
@@ -52,9 +60,20 @@ export function registerStartCommand(program: Command): void {
       "--encryption-key-file <file>",
       "keys encrypting shared secret data at rest (default <data-dir>/encryption-keys.json)",
     )
-    .option("--log-level <level>", "fatal, error, warn, info, debug", "warn")
+    .option(
+      "--log-level <level>",
+      "fatal, error, warn, info (one access line per request), debug; JSON on stderr",
+      "warn",
+    )
     .option("--max-key-ttl <seconds>", "longest access key ttl anyone can create (default: no limit)")
-    .option("--audit-log <file>", "write an audit log (JSON lines) to this file, or - for stdout")
+    .option(
+      "--metrics-listen <host:port>",
+      "also serve GET /metrics over plain HTTP here, unauthenticated (e.g. 127.0.0.1:9090)",
+    )
+    .option("--audit-log <file>", "write an audit log (audit.k8s.io/v1 Event JSON lines) to this file, or - for stdout")
+    .option("--audit-policy-file <file>", "kube audit Policy deciding each request's level (default: Metadata for all)")
+    .option("--audit-log-maxsize <MB>", "rotate the audit log when it reaches this many megabytes (default: never)")
+    .option("--audit-log-maxbackup <n>", "rotated audit log files to keep (default 10)")
     .option("--config <file>", "YAML file of these flags (keys without --; see docs/deployment.md); flags win");
   addOidcOptions(start)
     .addHelpText(
@@ -72,6 +91,9 @@ Examples:
       if (given.config) applyServerConfigFile(command, given.config);
       const opts = command.opts<Record<string, string | undefined>>();
       const { host, port } = parseListen(opts.listen ?? "0.0.0.0:8443");
+      if (!LOG_LEVELS.includes(opts.logLevel ?? "warn")) {
+        throw new Error(`--log-level must be one of ${LOG_LEVELS.join(", ")}, got "${opts.logLevel}"`);
+      }
       if (!!opts.tlsCertFile !== !!opts.tlsPrivateKeyFile) {
         throw new Error("--tls-cert-file and --tls-private-key-file go together");
       }
@@ -89,6 +111,12 @@ Examples:
         maxKeyTtlSeconds: opts.maxKeyTtl ? positiveSeconds(opts.maxKeyTtl, "--max-key-ttl") : undefined,
         auditLog: opts.auditLog,
         oidc: oidcConfigOf(opts),
+        auditPolicyFile: opts.auditPolicyFile,
+        auditLogMaxSizeMb: opts.auditLogMaxsize ? wholeNumber(opts.auditLogMaxsize, "--audit-log-maxsize") : undefined,
+        auditLogMaxBackup: opts.auditLogMaxbackup
+          ? wholeNumber(opts.auditLogMaxbackup, "--audit-log-maxbackup")
+          : undefined,
+        metricsListen: opts.metricsListen ? parseListen(opts.metricsListen, "--metrics-listen") : undefined,
       });
       // The banner alone goes to stdout; logs and shutdown notes go to stderr.
       process.stdout.write(banner(server, host, opts.dataDir ?? "./data"));

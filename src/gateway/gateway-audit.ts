@@ -1,4 +1,5 @@
 import type { AuditLog } from "../audit/audit-log.js";
+import { countGatewayRequest } from "../metrics/metrics.js";
 import type { UserInfo } from "../registry/request-context.js";
 
 /** One forwarded request: who, to where, what, and how it ended. Never a header value or a body. */
@@ -15,8 +16,11 @@ export interface ForwardedRequest {
   sourceAddress: string;
 }
 
-/** The gateway's and the agent's single call into the audit log. */
+/** The gateway's and the agent's single call into the audit log (and the gateway request count). */
 export function auditForwarded(audit: Pick<AuditLog, "write"> | undefined, r: ForwardedRequest): void {
+  // Refusals are not counted by target: their path is the caller's to choose, and a made-up
+  // cluster name per request would grow the metric without bound.
+  if (r.code !== 401 && r.code !== 403 && r.code !== 404) countGatewayRequest(r.target, r.code);
   if (!audit) return;
   audit.write({
     time: new Date().toISOString(),

@@ -2,12 +2,15 @@ import { createServer as createHttpsServer } from "node:https";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
 import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
+import { installAuditHooks } from "../audit/audit-hooks.js";
 import type { AccessControl } from "../authz/access-control.js";
 import type { Authorizer } from "../authz/contract.js";
 import { registerConsole } from "../console/console-routes.js";
 import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
 import type { ClusterGateway } from "../gateway/cluster-gateway.js";
 import { writeStatusToSocket } from "../gateway/raw-status.js";
+import type { Operations } from "../metrics/server-hooks.js";
+import type { CachedStorage } from "../registry/cache/cached-storage.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
 import { SERVER_VERSION } from "./discovery.js";
@@ -16,6 +19,7 @@ import { fastGet } from "./fast-get.js";
 import { type HealthCheck, registerHealthRoutes } from "./health.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
 import { clientErrorHandler, frameworkErrors } from "./protocol-errors.js";
+import { createLogger, installRequestLog, loggingOptions, requestIdOf } from "./request-log.js";
 import { handleResourceRequest, type ResourceHandlerDeps, type SubresourceHandler } from "./resource-handler.js";
 import { sendError } from "./respond.js";
 import type { WatchStreams } from "./watch-stream.js";
@@ -46,18 +50,25 @@ export interface ApiServerDeps {
   ssoConfigured: boolean;
   /** True once the server is closing: the fast GET path steps aside. */
   closing: () => boolean;
+  /** Metrics and backup hooks (src/metrics/server-hooks.ts), and what their routes read. */
+  ops: Operations;
+  storage: CachedStorage;
+  gcQueueDepth(): number;
 }
 
 /** The fastify app of the API (not yet listening): routes, body parsing, errors, the fast GET path. */
 export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   const { registry, access, tls } = deps;
   const groupPrefix = `${API_PREFIX}/apis/${GROUP}/${VERSION}/`;
+  const logger = createLogger(deps.logLevel ?? "warn");
   const hotGet = fastGet({
     registry,
     groupPrefix,
     authenticate: (request) => access.authenticateNow(request),
     allows: (user, attrs) => access.authorizer.decide(user, attrs).allowed,
-    bypassed: deps.closing,
+    bypassed: () => deps.closing() || logger.isLevelEnabled("info"),
+    served: deps.ops.fastGetServed,
+    requestId: requestIdOf,
   });
   const app = Fastify({
     // fastify's own https server, with the fast GET path (fast-get.ts) in front of its routing.
@@ -84,7 +95,7 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
       return server;
     },
     bodyLimit: MAX_BODY_BYTES,
-    logger: { level: deps.logLevel ?? "warn" },
+    ...loggingOptions(logger),
     // Kubernetes paths are case-sensitive and never have trailing-slash aliases.
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1000 },
     return503OnClosing: true,
@@ -93,6 +104,8 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     forceCloseConnections: "idle",
   });
   acceptAnyBody(app);
+  installRequestLog(app, logger);
+  deps.ops.installHooks(app, deps.watchStreams, deps.registry);
   registerPublicRoutes(app, deps.jwks, deps.storageHealth);
   registerApiRoutes(app, deps, groupPrefix);
   return app;
@@ -133,12 +146,7 @@ function registerApiRoutes(app: FastifyInstance, deps: ApiServerDeps, groupPrefi
   const { registry, authorizer, access } = deps;
   const authenticate = (request: Pick<FastifyRequest, "ip" | "method" | "headers">): Promise<RequestContext> =>
     access.authenticate(request);
-  if (access.audit) {
-    const audit = access.audit;
-    app.addHook("onResponse", async (request, reply) => {
-      audit.record(request, request.method, request.url, reply.statusCode, request.ip);
-    });
-  }
+  if (access.audit) installAuditHooks(app, access.audit, deps.watchStreams);
   const formatOf = (request: FastifyRequest): ResponseFormat => {
     try {
       return negotiateResponse(request.headers.accept, false);
@@ -150,7 +158,8 @@ function registerApiRoutes(app: FastifyInstance, deps: ApiServerDeps, groupPrefi
     (handler: (request: FastifyRequest, reply: FastifyReply, ctx: RequestContext) => Promise<unknown>) =>
     async (request: FastifyRequest, reply: FastifyReply) => {
       try {
-        const ctx = await authenticate(request);
+        const ctx = await deps.ops.authenticated(authenticate(request));
+        request.userName = ctx.user.name;
         return await handler(request, reply, ctx);
       } catch (err) {
         if (reply.sent || reply.raw.headersSent) return reply;
@@ -160,6 +169,13 @@ function registerApiRoutes(app: FastifyInstance, deps: ApiServerDeps, groupPrefi
 
   registerDiscoveryRoutes(app, { registry, authorizer, guarded });
   registerConsole(app, { sessions: access.consoleSessions, authenticate, ssoConfigured: () => deps.ssoConfigured });
+  deps.ops.registerRoutes(app, {
+    registry,
+    authorizer,
+    guarded,
+    storage: deps.storage,
+    gcQueueDepth: deps.gcQueueDepth,
+  });
   const handlerDeps: ResourceHandlerDeps = {
     registry,
     authorizer,

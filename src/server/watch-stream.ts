@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
+import type { WatchObserver } from "../metrics/request-metrics.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { ApiWatchEvent, WatchHandle, WatchSink } from "../registry/store-watch.js";
 import type { ResponseFormat } from "./negotiation.js";
@@ -14,6 +15,10 @@ export class WatchStreams {
   readonly open = new Set<() => void>();
   /** Bytes a watch may have queued for a slow client before it is closed with 410. */
   maxBufferedBytes = 4 * 1024 * 1024;
+  /** Counts a resource's watches and their events (src/metrics), when set. */
+  observe?: (rt: ResourceType) => WatchObserver;
+  /** Told when a watch starts streaming (the audit log's ResponseStarted), when set. */
+  started?: (request: FastifyRequest) => void;
   closeAll(): void {
     for (const close of [...this.open]) close();
   }
@@ -42,6 +47,7 @@ export async function streamWatch(
   const pending: Frame[] = [];
   let writer: WatchWriter | undefined;
 
+  const observer = streams.observe?.(tableOf.rt);
   const writeHead = () => {
     if (started) return;
     started = true;
@@ -55,6 +61,7 @@ export async function streamWatch(
     // Send the headers now: clients (client-node's Watch, client-go) wait for them before
     // they consider the watch established, and a quiet watch may not write for a long time.
     res.flushHeaders();
+    streams.started?.(request);
     // Frames go straight to the connection, already chunk-framed (the response is hijacked and
     // alone on its connection until it ends); a response that is not chunked (HTTP/1.0) or has
     // no socket of its own gets the bare lines through res.write.
@@ -67,6 +74,7 @@ export async function streamWatch(
     if (ended) return;
     ended = true;
     openStreams.delete(finish);
+    observer?.end();
     clearTimeout(timer);
     handle?.close();
     writeHead();
@@ -87,6 +95,7 @@ export async function streamWatch(
   const sink: WatchSink = {
     send(event) {
       if (ended) return;
+      observer?.event();
       if (!writer) {
         pending.push(encode(event));
         return;
@@ -109,6 +118,7 @@ export async function streamWatch(
   } catch (err) {
     clearTimeout(timer);
     ended = true;
+    observer?.end();
     if (!started) return sendError(reply, err, format);
     res.end();
     return reply;

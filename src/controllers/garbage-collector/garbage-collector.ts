@@ -95,6 +95,11 @@ export class GarbageCollector {
     this.releaseIdle();
   }
 
+  /** Items waiting to be checked (a metric). */
+  get queueDepth(): number {
+    return this.queue.size;
+  }
+
   /** Resolves when nothing is queued or being processed (for tests and orderly shutdown). */
   idle(): Promise<void> {
     if (!this.running && this.queue.size === 0) return Promise.resolve();

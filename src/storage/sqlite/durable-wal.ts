@@ -24,6 +24,9 @@ import { closeSync, fsync, fsyncSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import type Database from "better-sqlite3";
 
+/** Told how long each WAL fsync took, in seconds (src/metrics sets it). */
+export const walSyncTiming: { observe?: (seconds: number) => void } = {};
+
 export class DurableWal {
   /** Highest committed revision asked to be durable. */
   private target = 0;
@@ -76,8 +79,10 @@ export class DurableWal {
     if (this.syncing || this.failed || this.durable >= this.target) return;
     this.syncing = true;
     const upTo = this.target;
+    const started = performance.now();
     this.syncFile(this.fd!, (err) => {
       this.syncing = false;
+      walSyncTiming.observe?.((performance.now() - started) / 1000);
       if (err) {
         this.failed = true;
         this.onFailure(err);

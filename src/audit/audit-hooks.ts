@@ -1,0 +1,16 @@
+/** The server's hooks into the audit log: completion of every request, the start of watches, response bodies. */
+import type { FastifyInstance } from "fastify";
+import { onRequestDone } from "../server/request-done.js";
+import type { WatchStreams } from "../server/watch-stream.js";
+import type { AuditLog } from "./audit-log.js";
+
+export function installAuditHooks(app: FastifyInstance, audit: AuditLog, watches: WatchStreams): void {
+  watches.started = (request) => audit.responseStarted(request, 200);
+  app.addHook("onSend", async (request, _reply, payload) => {
+    if (typeof payload === "string" && audit.wantsResponse(request)) audit.noteResponse(request, payload);
+    return payload;
+  });
+  onRequestDone(app, (request, reply) => {
+    audit.record(request, request.method, request.url, reply.statusCode, request.ip);
+  });
+}

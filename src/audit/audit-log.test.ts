@@ -1,0 +1,164 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { WatchClient } from "../testing/watch-client.js";
+import { parseAuditPolicy } from "./audit-policy.js";
+import { RotatingFile } from "./rotating-file.js";
+
+const G = GROUP_PATH;
+const POLICY = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: []
+rules:
+  - level: None
+    verbs: ["list"]
+    resources: [{ group: management.platform, resources: ["users"] }]
+  - level: Request
+    resources: [{ group: management.platform, resources: ["teams"] }]
+  - level: RequestResponse
+    resources: [{ group: management.platform, resources: ["sharedsecrets", "ownedaccesskeys", "users/accesskeys"] }]
+  - level: Metadata
+`;
+
+interface AuditEvent {
+  kind: string;
+  apiVersion: string;
+  level: string;
+  auditID: string;
+  stage: string;
+  verb: string;
+  requestURI: string;
+  user: { username: string };
+  objectRef?: { resource: string; name?: string; namespace?: string };
+  responseStatus?: { code: number };
+  requestObject?: { metadata?: { name?: string } };
+  responseObject?: unknown;
+}
+
+describe("audit log", () => {
+  let s: TestServer;
+  let dir: string;
+  let logFile: string;
+  const events = (): AuditEvent[] =>
+    readFileSync(logFile, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as AuditEvent);
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "platform-audit-"));
+    logFile = join(dir, "audit.log");
+    writeFileSync(join(dir, "policy.yaml"), POLICY);
+    s = await startTestServer({ auditLog: logFile, auditPolicyFile: join(dir, "policy.yaml") });
+  });
+  after(async () => {
+    await s?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("writes audit.k8s.io/v1 Events with the stages and levels of the policy", async () => {
+    const r = await s.request("POST", `${G}/teams`, {
+      body: { metadata: { name: "audited" }, spec: {} },
+      headers: { "x-request-id": "req-audit-1" },
+    });
+    assert.equal(r.status, 201);
+    assert.equal(r.headers["x-request-id"], "req-audit-1");
+    assert.equal((await s.request("GET", `${G}/users`)).status, 200);
+    await s.close(); // flushes the log
+    const mine = events().filter((e) => e.auditID === "req-audit-1");
+    assert.deepEqual(
+      mine.map((e) => e.stage),
+      ["RequestReceived", "ResponseComplete"],
+    );
+    for (const e of mine) {
+      assert.equal(e.kind, "Event");
+      assert.equal(e.apiVersion, "audit.k8s.io/v1");
+      assert.equal(e.level, "Request");
+      assert.equal(e.verb, "create");
+      assert.equal(e.user.username, "admin");
+      assert.equal(e.objectRef?.resource, "teams");
+      assert.equal(e.requestObject?.metadata?.name, "audited");
+    }
+    assert.equal(mine[1]?.responseStatus?.code, 201);
+    assert.ok(!events().some((e) => e.objectRef?.resource === "users" && e.verb === "list"), "level None");
+  });
+
+  it("never logs the bodies of secret-bearing kinds, whatever the policy", async () => {
+    s = await startTestServer({ auditLog: logFile, auditPolicyFile: join(dir, "policy.yaml") });
+    const secretValue = Buffer.from("very-secret-audit-value").toString("base64");
+    const secret = await s.request("POST", `${G}/namespaces/platform/sharedsecrets`, {
+      body: { metadata: { name: "audit-s" }, spec: { data: { k: secretValue } } },
+    });
+    assert.equal(secret.status, 201, secret.text);
+    assert.equal((await s.request("GET", `${G}/namespaces/platform/sharedsecrets/audit-s`)).status, 200);
+    assert.equal(
+      (await s.request("POST", `${G}/users`, { body: { metadata: { name: "kim" }, spec: {} } })).status,
+      201,
+    );
+    const key = await s.request("POST", `${G}/ownedaccesskeys`, {
+      body: { metadata: { name: "kim" }, spec: { user: "kim" } },
+    });
+    assert.equal(key.status, 201);
+    const keyValue = key.json.spec.key as string;
+    assert.ok(keyValue);
+    await s.close();
+    const text = readFileSync(logFile, "utf8");
+    assert.ok(!text.includes(secretValue), "secret data");
+    assert.ok(!text.includes("very-secret-audit-value"));
+    assert.ok(!text.includes(keyValue), "access key");
+    const secretEvents = events().filter((e) => e.objectRef?.resource === "sharedsecrets");
+    assert.ok(secretEvents.length >= 4);
+    for (const e of secretEvents) {
+      assert.equal(e.requestObject, undefined);
+      assert.equal(e.responseObject, undefined);
+    }
+  });
+
+  it("writes ResponseStarted when a watch starts streaming", async () => {
+    s = await startTestServer({ auditLog: logFile });
+    const w = new WatchClient(s, `${G}/teams?watch=true`, s.adminKey);
+    await w.until(() => true);
+    for (let i = 0; i < 100 && !events().some((e) => e.verb === "watch" && e.stage === "ResponseStarted"); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    w.close();
+    // The server sees the client go: ResponseComplete (a watch never "finishes", it closes).
+    for (let i = 0; i < 100 && !events().some((e) => e.verb === "watch" && e.stage === "ResponseComplete"); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await s.close();
+    const watch = events().filter((e) => e.verb === "watch");
+    assert.ok(watch.some((e) => e.stage === "ResponseStarted" && e.level === "Metadata"));
+    assert.ok(watch.some((e) => e.stage === "ResponseComplete"));
+  });
+
+  it("refuses a malformed policy with where the mistake is", () => {
+    assert.throws(
+      () => parseAuditPolicy({ kind: "Policy", apiVersion: "audit.k8s.io/v1", rules: [{ level: "All" }] }),
+      /rules\[0\]\.level/,
+    );
+    assert.throws(() => parseAuditPolicy({ kind: "Policy", apiVersion: "v1", rules: [] }), /apiVersion/);
+  });
+});
+
+describe("rotating file", () => {
+  it("rotates by size and keeps maxBackups files", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "platform-rotate-"));
+    try {
+      const path = join(dir, "a.log");
+      const f = new RotatingFile(path, { maxBytes: 100, maxBackups: 2 });
+      for (let i = 0; i < 20; i++) f.write(`${String(i).padStart(2, "0")} ${"x".repeat(36)}\n`); // 40 bytes each
+      await f.close();
+      await new Promise((r) => setTimeout(r, 50));
+      assert.ok(existsSync(`${path}.1`) && existsSync(`${path}.2`));
+      assert.ok(!existsSync(`${path}.3`));
+      for (const p of [path, `${path}.1`, `${path}.2`]) assert.ok(readFileSync(p).length <= 100);
+      assert.ok(readFileSync(path, "utf8").includes("19 "));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

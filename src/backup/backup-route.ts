@@ -1,0 +1,38 @@
+/**
+ * `GET /kubernetes/management/backup`: the whole store at one revision, as backup lines
+ * (backup-stream.ts), for `platform backup`. Admins only (a non-resource path no other role
+ * is granted). Values are sent as stored: secret data stays encrypted.
+ */
+import { Readable } from "node:stream";
+import type { FastifyInstance } from "fastify";
+import { errors } from "../api/errors.js";
+import { API_PREFIX } from "../api/object.js";
+import type { Authorizer } from "../authz/contract.js";
+import type { Guarded } from "../metrics/metrics-endpoint.js";
+import type { Storage } from "../storage/interface.js";
+import { backupLines } from "./backup-stream.js";
+
+export const BACKUP_PATH = `${API_PREFIX}/backup`;
+
+export function registerBackupRoute(
+  app: FastifyInstance,
+  deps: { authorizer: Authorizer; guarded: Guarded; store: Storage },
+): void {
+  app.get(
+    BACKUP_PATH,
+    deps.guarded(async (_request, reply, ctx) => {
+      const decision = await deps.authorizer.authorize(ctx.user, {
+        verb: "get",
+        apiGroup: "",
+        resource: "",
+        subresource: "",
+        namespace: "",
+        name: "",
+        path: BACKUP_PATH,
+        resourceRequest: false,
+      });
+      if (!decision.allowed) throw errors.forbiddenMessage(`User "${ctx.user.name}" cannot get path "${BACKUP_PATH}"`);
+      return reply.type("application/x-ndjson").send(Readable.from(backupLines(deps.store, "api")));
+    }),
+  );
+}

@@ -1,0 +1,59 @@
+/**
+ * `GET /metrics` on the API port (authenticated; admins and platform-management-view, like a
+ * non-resource URL in kube-apiserver), and optionally on a plain-HTTP `--metrics-listen` address
+ * for a local scraper (no authentication: bind it to loopback).
+ */
+import { createServer, type Server } from "node:http";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { errors } from "../api/errors.js";
+import type { Authorizer } from "../authz/contract.js";
+import type { RequestContext } from "../registry/request-context.js";
+import { metricsRegistry } from "./metrics.js";
+
+export type Guarded = (
+  handler: (request: FastifyRequest, reply: FastifyReply, ctx: RequestContext) => Promise<unknown>,
+) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+export function registerMetricsRoute(app: FastifyInstance, deps: { authorizer: Authorizer; guarded: Guarded }): void {
+  app.get(
+    "/metrics",
+    deps.guarded(async (_request, reply, ctx) => {
+      const decision = await deps.authorizer.authorize(ctx.user, {
+        verb: "get",
+        apiGroup: "",
+        resource: "",
+        subresource: "",
+        namespace: "",
+        name: "",
+        path: "/metrics",
+        resourceRequest: false,
+      });
+      if (!decision.allowed) {
+        throw errors.forbiddenMessage(`User "${ctx.user.name}" cannot get path "/metrics"`);
+      }
+      return reply.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());
+    }),
+  );
+}
+
+/** A plain-HTTP listener that serves only GET /metrics. Resolves once it listens. */
+export async function startMetricsListener(host: string, port: number): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/metrics") {
+      res.writeHead(404, { "content-type": "text/plain" }).end("not found: only GET /metrics is served here\n");
+      return;
+    }
+    metricsRegistry.metrics().then(
+      (text) => res.writeHead(200, { "content-type": metricsRegistry.contentType }).end(text),
+      (err: unknown) => res.writeHead(500, { "content-type": "text/plain" }).end(`${String(err)}\n`),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return server;
+}

@@ -1,0 +1,134 @@
+/**
+ * Every Prometheus metric the server exports, on one process-wide registry (as kube-apiserver's
+ * legacyregistry is). Names, labels and buckets follow kube-apiserver wherever the meaning is the
+ * same, so its dashboards and alerts work unchanged; the platform's own metrics start with
+ * `platform_`. See docs/operations.md for the list.
+ */
+import { Counter, collectDefaultMetrics, Gauge, Histogram, type Metric, Registry } from "prom-client";
+import { walSyncTiming } from "../storage/sqlite/durable-wal.js";
+import { LabeledCounter, LabeledHistogram } from "./labeled-series.js";
+
+export const metricsRegistry = new Registry();
+
+/** Adds one of labeled-series.ts's metrics (prom-client prints any object with name, help, type and get()). */
+function register<M extends LabeledCounter | LabeledHistogram>(metric: M): M {
+  metricsRegistry.registerMetric(metric as unknown as Metric);
+  return metric;
+}
+collectDefaultMetrics({ register: metricsRegistry });
+
+/** kube-apiserver's request latency buckets (seconds). */
+export const REQUEST_BUCKETS = [
+  0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60,
+];
+/** kube-apiserver's etcd request latency buckets (seconds). */
+export const STORAGE_BUCKETS = [
+  0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60,
+];
+/** Finer buckets for an fsync, which is usually well under 5 ms. */
+const FSYNC_BUCKETS = [0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512, 1.024, 2.048];
+
+const REQUEST_LABELS = ["verb", "group", "version", "resource", "subresource", "scope", "component"] as const;
+
+export const requestTotal = register(
+  new LabeledCounter(
+    "apiserver_request_total",
+    "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
+    [...REQUEST_LABELS, "dry_run", "code"],
+  ),
+);
+
+export const requestDuration = register(
+  new LabeledHistogram(
+    "apiserver_request_duration_seconds",
+    "Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.",
+    [...REQUEST_LABELS, "dry_run"],
+    REQUEST_BUCKETS,
+  ),
+);
+
+export const inflightRequests = new Gauge({
+  name: "apiserver_current_inflight_requests",
+  help: "Maximal number of currently used inflight request limit of this apiserver per request kind in last second.",
+  labelNames: ["request_kind"],
+  registers: [metricsRegistry],
+});
+
+export const longrunningRequests = new Gauge({
+  name: "apiserver_longrunning_requests",
+  help: "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.",
+  labelNames: REQUEST_LABELS,
+  registers: [metricsRegistry],
+});
+
+export const registeredWatchers = new Gauge({
+  name: "apiserver_registered_watchers",
+  help: "Number of currently registered watchers for a given resources",
+  labelNames: ["group", "version", "kind"],
+  registers: [metricsRegistry],
+});
+
+export const watchEventsTotal = register(
+  new LabeledCounter("apiserver_watch_events_total", "Number of events sent in watch clients", [
+    "group",
+    "version",
+    "kind",
+  ]),
+);
+
+export const etcdRequestDuration = new Histogram({
+  name: "etcd_request_duration_seconds",
+  help: "Etcd request latency in seconds for each operation and object type.",
+  labelNames: ["operation", "type"],
+  buckets: STORAGE_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+export const sqliteRequestDuration = new Histogram({
+  name: "platform_sqlite_request_duration_seconds",
+  help: "Embedded SQLite store request latency in seconds for each operation and object type (etcd_request_duration_seconds' equivalent; writes include the wait for the WAL fsync).",
+  labelNames: ["operation", "type"],
+  buckets: STORAGE_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+export const walFsyncDuration = new Histogram({
+  name: "platform_sqlite_wal_fsync_duration_seconds",
+  help: "Time of each fsync of the SQLite write-ahead log (one covers every transaction committed before it started).",
+  buckets: FSYNC_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+export const auditEventTotal = new Counter({
+  name: "apiserver_audit_event_total",
+  help: "Counter of audit events generated and sent to the audit backend.",
+  registers: [metricsRegistry],
+});
+
+/** Successful authentications the fast GET path made since the last scrape (added then: no hashing per request). */
+export const pendingFastAuthentications = { count: 0 };
+
+export const authenticationAttempts = new Counter({
+  name: "authentication_attempts",
+  help: "Counter of authenticated attempts.",
+  labelNames: ["result"],
+  registers: [metricsRegistry],
+  collect() {
+    if (pendingFastAuthentications.count > 0) this.inc({ result: "success" }, pendingFastAuthentications.count);
+    pendingFastAuthentications.count = 0;
+  },
+});
+
+export const gatewayRequests = new Counter({
+  name: "platform_gateway_requests_total",
+  help: "Requests proxied by the cluster gateway, by connected cluster and HTTP response code.",
+  labelNames: ["cluster", "code"],
+  registers: [metricsRegistry],
+});
+
+/** For the cluster gateway: count one proxied request. */
+export function countGatewayRequest(cluster: string, code: number): void {
+  gatewayRequests.labels(cluster, String(code)).inc();
+}
+
+walSyncTiming.observe = (seconds) => walFsyncDuration.observe(seconds);

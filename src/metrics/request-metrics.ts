@@ -1,0 +1,128 @@
+/**
+ * Request counting for the fastify path (hooks) and for the fast GET path (src/server/fast-get.ts),
+ * where the label children are resolved once per resource so that counting allocates nothing.
+ */
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { ResourceType } from "../registry/resource-type.js";
+import { onRequestDone } from "../server/request-done.js";
+import type { CounterSeries, HistogramSeries } from "./labeled-series.js";
+import {
+  authenticationAttempts,
+  inflightRequests,
+  longrunningRequests,
+  pendingFastAuthentications,
+  registeredWatchers,
+  requestDuration,
+  requestTotal,
+  watchEventsTotal,
+} from "./metrics.js";
+import { type RequestLabels, requestLabels, scopeOf } from "./request-labels.js";
+
+const readOnly = inflightRequests.labels("readOnly");
+const mutating = inflightRequests.labels("mutating");
+const authSuccess = authenticationAttempts.labels("success");
+const authFailure = authenticationAttempts.labels("failure");
+const authError = authenticationAttempts.labels("error");
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Set by the metrics hooks when the request arrives. */
+    metricLabels?: RequestLabels;
+  }
+}
+
+/** Counts every request fastify answers: totals, latency, in-flight and long-running (watch) gauges. */
+export function installRequestMetrics(app: FastifyInstance, known: (resource: string) => boolean): void {
+  app.decorateRequest("metricLabels", undefined);
+  app.addHook("onRequest", (request, _reply, done) => {
+    const labels = requestLabels(request.method, request.url, request.headers["content-type"], known);
+    request.metricLabels = labels;
+    if (labels.verb === "WATCH") longrunningRequests.labels(labels).inc();
+    else (isReadOnly(request) ? readOnly : mutating).inc();
+    done();
+  });
+  onRequestDone(app, (request, reply) => {
+    const labels = request.metricLabels;
+    if (labels) {
+      if (labels.verb === "WATCH") longrunningRequests.labels(labels).dec();
+      else (isReadOnly(request) ? readOnly : mutating).dec();
+      const dryRun = dryRunOf(request.url);
+      requestDuration.observe(requestDuration.series({ ...labels, dry_run: dryRun }), reply.elapsedTime / 1000);
+      requestTotal.series({ ...labels, dry_run: dryRun, code: String(reply.statusCode) }).value++;
+    }
+  });
+}
+
+function isReadOnly(request: FastifyRequest): boolean {
+  return request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS";
+}
+
+function dryRunOf(url: string): string {
+  return url.includes("dryRun=All") ? "All" : "";
+}
+
+/** The outcome of one authentication, for `authentication_attempts{result}`. */
+export function countAuthentication(result: "success" | "failure" | "error"): void {
+  (result === "success" ? authSuccess : result === "failure" ? authFailure : authError).inc();
+}
+
+interface HotChildren {
+  total: CounterSeries;
+  duration: HistogramSeries;
+}
+
+/** The fast GET path's counters: children per resource and scope, made on first use. */
+export class FastGetMetrics {
+  private readonly children = new WeakMap<ResourceType, { namespaced: HotChildren; cluster: HotChildren }>();
+
+  /** One successful GET answered in `seconds` (the caller authenticated from its cache). */
+  served(rt: ResourceType, namespaced: boolean, seconds: number): void {
+    let entry = this.children.get(rt);
+    if (entry === undefined) {
+      entry = { namespaced: hotChildren(rt, true), cluster: hotChildren(rt, false) };
+      this.children.set(rt, entry);
+    }
+    const c = namespaced ? entry.namespaced : entry.cluster;
+    c.total.value++;
+    requestDuration.observe(c.duration, seconds);
+    pendingFastAuthentications.count++;
+  }
+}
+
+function hotChildren(rt: ResourceType, namespaced: boolean): HotChildren {
+  const labels = {
+    verb: "GET",
+    group: rt.group,
+    version: rt.version,
+    resource: rt.plural,
+    subresource: "",
+    scope: scopeOf(true, namespaced),
+    component: "apiserver",
+    dry_run: "",
+  };
+  return { total: requestTotal.series({ ...labels, code: "200" }), duration: requestDuration.series(labels) };
+}
+
+/** What a watch stream reports: events sent, and its registration while open. */
+export interface WatchObserver {
+  event(): void;
+  end(): void;
+}
+
+/** apiserver_watch_events_total and apiserver_registered_watchers of one watch of a resource. */
+export function observeWatch(rt: ResourceType): WatchObserver {
+  const labels = { group: rt.group, version: rt.version, kind: rt.kind };
+  const events = watchEventsTotal.series(labels);
+  const registered = registeredWatchers.labels(labels);
+  registered.inc();
+  let open = true;
+  return {
+    event: () => {
+      events.value++;
+    },
+    end: () => {
+      if (open) registered.dec();
+      open = false;
+    },
+  };
+}

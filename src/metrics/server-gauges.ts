@@ -1,0 +1,131 @@
+/**
+ * Gauges read from a running server's state when Prometheus scrapes: objects per resource,
+ * clusters by health reason, access keys by type, the garbage collector's queue, watch cache
+ * lag and whether the store answers. A process may run several servers (tests do): each
+ * registers a source and the gauges add them up.
+ */
+import { Gauge } from "prom-client";
+import type { KubeObject } from "../api/object.js";
+import type { CachedStorage } from "../registry/cache/cached-storage.js";
+import { resourcePrefix } from "../registry/keys.js";
+import type { Registry } from "../registry/registry.js";
+import { metricsRegistry } from "./metrics.js";
+
+export interface ServerGaugeSource {
+  registry: Registry;
+  storage: CachedStorage;
+  /** Items waiting in the garbage collector's queue. */
+  gcQueueDepth(): number;
+}
+
+const sources = new Set<ServerGaugeSource>();
+
+/** Adds a server's state to the gauges; the returned function removes it (on close). */
+export function registerGaugeSource(source: ServerGaugeSource): () => void {
+  sources.add(source);
+  return () => sources.delete(source);
+}
+
+type Set1 = (labels: Record<string, string>, value: number) => void;
+
+/** A gauge whose value is computed over every source at scrape time. */
+function scraped(name: string, help: string, labelNames: string[], fill: (s: ServerGaugeSource, set: Set1) => unknown) {
+  return new Gauge({
+    name,
+    help,
+    labelNames,
+    registers: [metricsRegistry],
+    async collect() {
+      this.reset();
+      for (const source of sources) {
+        await fill(source, (labels, value) => this.inc(labels, value));
+      }
+    },
+  });
+}
+
+scraped(
+  "apiserver_storage_objects",
+  "Number of stored objects at the time of last check split by kind.",
+  ["resource"],
+  (s, set) => {
+    for (const rt of s.registry.resourceTypes()) {
+      const cache = s.storage.cacheFor(resourcePrefix(rt));
+      if (cache) set({ resource: `${rt.plural}.${rt.group}` }, cache.size);
+    }
+  },
+);
+
+scraped(
+  "platform_watch_cache_lag_revisions",
+  "How many store revisions a resource's watch cache is behind the store (0 when current).",
+  ["resource"],
+  async (s, set) => {
+    const current = await s.storage.inner.currentRevision().catch(() => undefined);
+    if (current === undefined) return;
+    for (const rt of s.registry.resourceTypes()) {
+      const cache = s.storage.cacheFor(resourcePrefix(rt));
+      if (cache) set({ resource: `${rt.plural}.${rt.group}` }, Math.max(0, current - cache.revision));
+    }
+  },
+);
+
+scraped(
+  "platform_storage_available",
+  "1 when the store answered a revision query at the last scrape (within 5 s), else 0.",
+  [],
+  async (s, set) => {
+    set({}, (await answersWithin(s.storage.inner.currentRevision(), 5000)) ? 1 : 0);
+  },
+);
+
+scraped(
+  "platform_clusters",
+  "Connected clusters by health reason (Cluster status.reason).",
+  ["reason"],
+  async (s, set) => {
+    for (const obj of await storedObjects(s, "clusters")) {
+      const status = obj.status as { reason?: string } | undefined;
+      set({ reason: status?.reason || "Unknown" }, 1);
+    }
+  },
+);
+
+scraped("platform_access_keys", "Owned access keys by type (User, Login, Other).", ["type"], async (s, set) => {
+  for (const obj of await storedObjects(s, "ownedaccesskeys")) {
+    set({ type: (obj.spec as { type?: string } | undefined)?.type ?? "User" }, 1);
+  }
+});
+
+scraped(
+  "platform_garbage_collector_queue_depth",
+  "Objects waiting to be checked by the garbage collector (on the elected replica).",
+  [],
+  (s, set) => set({}, s.gcQueueDepth()),
+);
+
+/** Every stored object of a resource, from the watch cache (as stored: status and spec are plain). */
+async function storedObjects(s: ServerGaugeSource, plural: string): Promise<KubeObject[]> {
+  const rt = s.registry.find(plural)?.rt;
+  if (!rt) return [];
+  const list = await s.storage.list(resourcePrefix(rt));
+  return list.items.map((kv) => JSON.parse(kv.value.toString("utf8")) as KubeObject);
+}
+
+async function answersWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([
+      p.then(
+        () => true,
+        () => false,
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * Runs `done` once when a request is over. fastify's onResponse hook runs when a response
+ * finishes, but a watch the client drops never finishes (its connection just closes): watches
+ * are followed to their response's `close` instead, which comes in every case.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+
+const WATCH_QUERY = /[?&]watch=(true|1)(&|$)/;
+
+export function isWatchUrl(url: string): boolean {
+  return url.includes("watch=") && WATCH_QUERY.test(url);
+}
+
+export function onRequestDone(
+  app: FastifyInstance,
+  done: (request: FastifyRequest, reply: FastifyReply) => void,
+): void {
+  app.addHook("onRequest", (request, reply, next) => {
+    if (isWatchUrl(request.url)) reply.raw.once("close", () => done(request, reply));
+    next();
+  });
+  app.addHook("onResponse", (request, reply, next) => {
+    if (!isWatchUrl(request.url)) done(request, reply);
+    next();
+  });
+}
