@@ -229,16 +229,25 @@ describe("identity and protection", () => {
       await new Promise((r) => setTimeout(r, 20));
       text = readFileSync(auditFile(), "utf8");
     }
+    // audit.k8s.io/v1 Events, one per line (docs/operations.md).
     const lines = text
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l));
-    const denied = lines.find((l) => l.user === "alice" && l.code === 403 && l.resource === "users");
+    const denied = lines.find(
+      (l) =>
+        l.user?.username === "alice" &&
+        l.stage === "ResponseComplete" &&
+        l.responseStatus?.code === 403 &&
+        l.objectRef?.resource === "users",
+    );
     assert.ok(denied, "the refusal is logged");
+    assert.equal(denied.kind, "Event");
+    assert.equal(denied.apiVersion, "audit.k8s.io/v1");
     assert.equal(denied.verb, "get");
-    assert.equal(denied.name, "bob");
-    assert.equal(denied.keyName, "alice");
-    assert.ok(denied.sourceAddress);
+    assert.equal(denied.objectRef.name, "bob");
+    assert.match(denied.annotations["management.platform/credential"], /\/alice$/);
+    assert.ok(denied.sourceIPs.length > 0);
     for (const needle of [aliceKey, s.adminKey, SECRET_VALUE, Buffer.from(SECRET_VALUE).toString("base64")]) {
       assert.equal(text.includes(needle), false);
     }
