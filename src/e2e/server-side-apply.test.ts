@@ -43,6 +43,8 @@ describe("server-side apply", () => {
       "f:spec": { "f:displayName": {} },
     });
 
+    // In a later second than the create: the entry's time must not make the same apply a change.
+    await new Promise((r) => setTimeout(r, 1100));
     const again = await apply("ssa-a", team("ssa-a", { displayName: "A" }, { tier: "one" }), "fieldManager=alice");
     assert.equal(again.status, 200);
     assert.equal(again.json.metadata.resourceVersion, created.json.metadata.resourceVersion, "no-op apply");

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import { ApiError, errors, type StatusCause } from "../../api/errors.js";
 import {
   differenceFieldsV1,
@@ -116,7 +117,10 @@ export async function serverSideApply(
     let placed = false;
     for (const e of entries) {
       if (isMine(e)) {
-        if (!isEmptyFieldsV1(applied)) nextEntries.push(myEntry());
+        // The entry's time moves only when the manager's fields or their values change (a no-op
+        // apply must stay a no-op, whatever second it lands in).
+        const same = isEmptyFieldsV1(changed) && isDeepStrictEqual(e.fieldsV1, applied);
+        if (!isEmptyFieldsV1(applied)) nextEntries.push(same ? e : myEntry());
         placed = true;
         continue;
       }
