@@ -10,7 +10,8 @@ import { after, before, describe, test } from "node:test";
 import type { CachedStorage } from "../registry/cache/cached-storage.js";
 import { SYSTEM_USER } from "../registry/request-context.js";
 import { fastGet } from "../server/fast-get.js";
-import type { EtcdStorage } from "../storage/etcd/etcd-storage.js";
+import { EtcdStorage } from "../storage/etcd/etcd-storage.js";
+import type { Storage } from "../storage/interface.js";
 import { EtcdCluster } from "../testing/etcd-cluster.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
@@ -19,7 +20,13 @@ const ROUNDS = 1000;
 /** Independent writer/reader lanes (each one write then one read, in order, ROUNDS / LANES times). */
 const LANES = 4;
 
-const etcdOf = (s: TestServer): EtcdStorage => (s.storage as CachedStorage).inner as EtcdStorage;
+/** The server's etcd backend, under the watch cache and any decorator (metrics). */
+function etcdOf(s: TestServer): EtcdStorage {
+  let storage: Storage = (s.storage as CachedStorage).inner;
+  while (!(storage instanceof EtcdStorage) && "inner" in storage) storage = (storage as { inner: Storage }).inner;
+  assert.ok(storage instanceof EtcdStorage, "the server stores in etcd");
+  return storage;
+}
 
 describe("consistent reads across replicas on etcd", { timeout: 300_000 }, () => {
   let etcd: EtcdCluster;

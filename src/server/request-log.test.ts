@@ -57,7 +57,7 @@ describe("logs of a running server", () => {
     child.stderr?.on("data", (c: Buffer) => {
       stderr += c.toString();
     });
-    for (let i = 0; i < 1200 && !stdout.includes("platform is serving on"); i++) {
+    for (let i = 0; i < 1200 && !stdout.includes("platform is listening on"); i++) {
       if (child.exitCode !== null) throw new Error(`server exited:\n${stdout}${stderr}`);
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -108,7 +108,7 @@ describe("logs of a running server", () => {
     assert.equal(access.filter((r) => r.path === `${GROUP_PATH}/users/admin`).length, 2);
     assert.ok(!stderr.includes(newKey) && !stderr.includes(adminKey), "no key in the logs");
     // The banner is the only plain text, and on stdout.
-    assert.ok(stdout.startsWith("platform is serving on"));
+    assert.ok(stdout.startsWith("platform is listening on"));
     assert.ok(!stdout.includes("{"));
   });
 });
