@@ -11,6 +11,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
+import { requestVerb } from "../api/request-verb.js";
 import { auditEventTotal } from "../metrics/metrics.js";
 import type { UserInfo } from "../registry/request-context.js";
 import {
@@ -47,24 +48,7 @@ export function describeRequest(method: string, url: string): RequestDescription
   }
   const [resource = "", name, subresource] = parts;
   const watch = /(^|&)watch=(true|1)(&|$)/.test(query);
-  return { verb: verbOf(method, !!name, watch), resource, subresource, namespace, name };
-}
-
-function verbOf(method: string, named: boolean, watch: boolean): string {
-  switch (method) {
-    case "GET":
-      return named ? "get" : watch ? "watch" : "list";
-    case "POST":
-      return "create";
-    case "PUT":
-      return "update";
-    case "PATCH":
-      return "patch";
-    case "DELETE":
-      return named ? "delete" : "deletecollection";
-    default:
-      return method.toLowerCase();
-  }
+  return { verb: requestVerb(method, !!name, watch), resource, subresource, namespace, name };
 }
 
 /** Kinds whose bodies carry secret values: never logged, whatever the policy. */

@@ -1,3 +1,4 @@
+import { requestVerb } from "../api/request-verb.js";
 import type { RequestAttributes } from "../authz/contract.js";
 
 /**
@@ -27,7 +28,7 @@ export function kubeRequestAttributes(method: string, pathAndQuery: string): Req
   const [resource = "", name = "", subresource = ""] = rest;
   const watch = /(^|&)watch=(true|1)(&|$)/.test(query);
   return {
-    verb: verbOf(method, name, watch),
+    verb: requestVerb(method, !!name, watch),
     apiGroup,
     resource,
     subresource,
@@ -35,24 +36,6 @@ export function kubeRequestAttributes(method: string, pathAndQuery: string): Req
     name,
     resourceRequest: true,
   };
-}
-
-function verbOf(method: string, name: string, watch: boolean): string {
-  switch (method) {
-    case "GET":
-    case "HEAD":
-      return watch ? "watch" : name ? "get" : "list";
-    case "POST":
-      return "create";
-    case "PUT":
-      return "update";
-    case "PATCH":
-      return "patch";
-    case "DELETE":
-      return name ? "delete" : "deletecollection";
-    default:
-      return method.toLowerCase();
-  }
 }
 
 function safeDecode(s: string): string {
