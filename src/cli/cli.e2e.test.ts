@@ -14,52 +14,24 @@ import { createServer as createHttpServer, type IncomingMessage, type Server } f
 import { request as httpsRequest } from "node:https";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parse } from "yaml";
+import { type CliRun, PLATFORM_BIN, runCli } from "../testing/cli-run.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
 /** bin/platform.js of this checkout (dist/cli/ → repo root). */
-const BIN = resolve(import.meta.dirname, "..", "..", "bin", "platform.js");
+const BIN = PLATFORM_BIN;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
-/**
- * Runs the real executable as a user would. Async spawn (never spawnSync): the server under test
- * runs in this very process and must keep answering while the CLI waits.
- */
+/** The real executable, run as a user would (src/testing/cli-run.ts). */
 function cli(
   home: string,
   args: string[],
   options: { input?: string; env?: Record<string, string> } = {},
 ): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: home,
-        PLATFORM_CONFIG: join(home, "config.json"),
-        KUBECONFIG: join(home, "kubeconfig"),
-        ...options.env,
-      },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on("error", fail);
-    child.on("close", (code) => done({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? "");
-  });
+  return runCli(home, args, options.env, options.input);
 }
 
 /** A failed run: exit 1, the message on stderr, and never a stack trace. */

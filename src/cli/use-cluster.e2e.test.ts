@@ -1,38 +1,18 @@
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { parse } from "yaml";
+import { type CliRun, runCli } from "../testing/cli-run.js";
 import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
-const BIN = resolve(import.meta.dirname, "..", "..", "bin", "platform.js");
-
-function cli(home: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: home,
-        PLATFORM_CONFIG: join(home, "config.json"),
-        KUBECONFIG: join(home, "kubeconfig"),
-      },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on("error", fail);
-    child.on("close", (code) => done({ code, stdout, stderr }));
-    child.stdin.end();
-  });
+/** The real executable, run as a user would (src/testing/cli-run.ts). */
+function cli(home: string, args: string[]): Promise<CliRun> {
+  return runCli(home, args);
 }
 
 /** `platform use cluster` / `use vcluster` / `list clusters` against a real server and a stand-in cluster. */

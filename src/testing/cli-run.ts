@@ -14,7 +14,13 @@ export interface CliRun {
  * Runs the real `platform` executable with HOME, its config and KUBECONFIG inside `home`. Async
  * spawn: a server under test in this process must keep answering while the CLI waits.
  */
-export function runCli(home: string, args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+export function runCli(
+  home: string,
+  args: string[],
+  env: Record<string, string> = {},
+  /** What the CLI reads on stdin (it sees end of input right after it). */
+  input = "",
+): Promise<CliRun> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [PLATFORM_BIN, ...args], {
       env: {
@@ -24,7 +30,7 @@ export function runCli(home: string, args: string[], env: Record<string, string>
         KUBECONFIG: join(home, "kubeconfig"),
         ...env,
       },
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";
     let stderr = "";
@@ -36,5 +42,6 @@ export function runCli(home: string, args: string[], env: Record<string, string>
     });
     child.on("error", fail);
     child.on("close", (code) => done({ code, stdout, stderr }));
+    child.stdin.end(input);
   });
 }
