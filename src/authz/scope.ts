@@ -110,16 +110,7 @@ function ruleAllows(rule: ScopeRule, a: RequestAttributes): boolean {
   if ((rule.verbs?.length ?? 0) > 0 && !rule.verbs!.includes(a.verb) && !rule.verbs!.includes("*")) return false;
   if (!a.resourceRequest) return pathMatches(rule.nonResourceURLs ?? [], a.path ?? "");
   if ((rule.namespaces?.length ?? 0) > 0 && !rule.namespaces!.includes(a.namespace)) return false;
-  const groups = rule.resources ?? [];
-  if (groups.length > 0) {
-    const target = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
-    const hit = groups.some(
-      (g) =>
-        (g.group ?? "") === a.apiGroup &&
-        ((g.resources?.length ?? 0) === 0 || g.resources!.some((r) => resourceEntryMatches(r, target))),
-    );
-    if (!hit) return false;
-  }
+  if (!ruleCoversResource(rule, a)) return false;
   if ((rule.resourceNames?.length ?? 0) > 0 && !rule.resourceNames!.includes(a.name)) return false;
   if ((rule.virtualClusters?.length ?? 0) > 0 && a.resource === "virtualclusterinstances") {
     if (!a.name) return false;
@@ -133,6 +124,21 @@ function ruleAllows(rule: ScopeRule, a: RequestAttributes): boolean {
   return true;
 }
 
+/** Whether a rule's `resources` (empty: all) name the request's group and resource (or subresource). */
+export function ruleCoversResource(
+  rule: ScopeRule,
+  a: Pick<RequestAttributes, "apiGroup" | "resource" | "subresource">,
+): boolean {
+  const groups = rule.resources ?? [];
+  if (groups.length === 0) return true;
+  const target = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+  return groups.some(
+    (g) =>
+      (g.group ?? "") === a.apiGroup &&
+      ((g.resources?.length ?? 0) === 0 || g.resources!.some((r) => resourceEntryMatches(r, target))),
+  );
+}
+
 function resourceEntryMatches(entry: string, target: string): boolean {
   if (entry === "*") return true;
   const [base, sub] = entry.split("/");
@@ -143,7 +149,8 @@ function resourceEntryMatches(entry: string, target: string): boolean {
   return base === tBase && sub === tSub;
 }
 
-function pathMatches(urls: readonly string[], path: string): boolean {
+/** Whether a rule's nonResourceURLs match a path (`*`, exact, or a trailing `/*`). */
+export function pathMatches(urls: readonly string[], path: string): boolean {
   return urls.some((u) => u === "*" || u === path || (u.endsWith("/*") && path.startsWith(u.slice(0, -1))));
 }
 

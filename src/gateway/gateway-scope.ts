@@ -1,5 +1,5 @@
 import type { RequestAttributes } from "../authz/contract.js";
-import { isRestricting, type Scope, type ScopeRule } from "../authz/scope.js";
+import { isRestricting, pathMatches, ruleCoversResource, type Scope, type ScopeRule } from "../authz/scope.js";
 
 /**
  * How a key's (or direct token's) scope limits gateway traffic. A scope that restricts
@@ -63,34 +63,11 @@ function ruleMatches(rule: ScopeRule, a: RequestAttributes): boolean {
   if (!a.resourceRequest) {
     // Discovery and /version are what every client needs to talk at all (as for the management API).
     const urls = rule.nonResourceURLs ?? [];
-    const path = a.path ?? "";
-    return (
-      urls.length === 0 ||
-      urls.some((u) => u === "*" || u === path || (u.endsWith("/*") && path.startsWith(u.slice(0, -1))))
-    );
+    return urls.length === 0 || pathMatches(urls, a.path ?? "");
   }
   const namespaces = rule.namespaces ?? [];
   if (namespaces.length > 0 && !namespaces.includes(a.namespace)) return false;
-  const groups = rule.resources ?? [];
-  if (groups.length > 0) {
-    const target = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
-    const hit = groups.some(
-      (g) =>
-        (g.group ?? "") === a.apiGroup &&
-        ((g.resources?.length ?? 0) === 0 || g.resources!.some((r) => resourceEntryMatches(r, target))),
-    );
-    if (!hit) return false;
-  }
+  if (!ruleCoversResource(rule, a)) return false;
   const names = rule.resourceNames ?? [];
   return names.length === 0 || names.includes(a.name);
-}
-
-function resourceEntryMatches(entry: string, target: string): boolean {
-  if (entry === "*") return true;
-  const [base, sub] = entry.split("/");
-  const [tBase, tSub] = target.split("/");
-  if (sub === undefined) return tSub === undefined && base === tBase;
-  if (base === "*") return tSub === sub;
-  if (sub === "*") return base === tBase && tSub !== undefined;
-  return base === tBase && sub === tSub;
 }
