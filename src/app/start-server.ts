@@ -3,6 +3,7 @@ import { admissionPlugins } from "../admission/plugins.js";
 import { bootstrapAdmin, writeAdminKubeconfig } from "../auth/bootstrap.js";
 import { IdentityIndex } from "../auth/identity-index.js";
 import { AccessControl } from "../authz/access-control.js";
+import { reviewKinds } from "../authz/reviews/index.js";
 import { assertNoRestoreInProgress } from "../backup/restore.js";
 import { startConsoleSession } from "../console/console-routes.js";
 import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
@@ -120,6 +121,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const app = createApiServer({
     tls,
     registry,
+    reviews: new Registry(storage, reviewKinds({ authorizer: access.authorizer, registry }), admission),
     authorizer: access.authorizer,
     access,
     subresources,

@@ -70,9 +70,13 @@ function widgetKind(trace: string[]): ResourceType {
   });
 }
 
-function harness(script: AdmissionScript = {}, storage: Storage = openSqliteStorage(":memory:")): Harness {
+function harness(
+  script: AdmissionScript = {},
+  storage: Storage = openSqliteStorage(":memory:"),
+  kind: (trace: string[]) => ResourceType = widgetKind,
+): Harness {
   const trace: string[] = [];
-  const rt = widgetKind(trace);
+  const rt = kind(trace);
   const admission = new AdmissionChain([
     {
       name: "Recorder",
@@ -181,6 +185,53 @@ describe("Store create", () => {
     await h.store.create(ctx, undefined, widget("a", { shape: "round", size: 13 }), opts({ fieldValidation: "Warn" }));
     assert.deepEqual(ctx.warnings, ['unknown field "spec.shape"', "13 is unlucky"]);
     assert.equal((await h.store.read(undefined, "a"))?.spec?.shape, undefined);
+  });
+});
+
+/** The test kind as a create-only kind (like selves, tokens and reviews): its answer is computed. */
+function virtualWidgetKind(trace: string[]): ResourceType {
+  return {
+    ...widgetKind(trace),
+    verbs: ["create"],
+    hasStatus: false,
+    async virtualCreate(body) {
+      trace.push("virtualCreate");
+      return { ...body, status: { phase: `answered ${String(body.spec?.color)}` } };
+    },
+  };
+}
+
+describe("Store createVirtual", () => {
+  it("runs the same pipeline, the answer computed in place of the write; nothing is stored", async () => {
+    const h = harness({}, undefined, virtualWidgetKind);
+    const answer = await h.store.createVirtual(h.ctx(), undefined, widget("", { size: 1 }), opts());
+    assert.deepEqual(h.trace, ["admit", "prepareForCreate", "validate", "validateAdmission", "virtualCreate"]);
+    assert.equal(answer.status?.phase, "answered blue");
+    assert.deepEqual((await h.storage.list("/", {})).items, []);
+  });
+
+  it("refuses what the body check, validation or admission refuses, before the answer", async () => {
+    const refuse = (o: KubeObject) => (o.spec?.size === 7 ? errors.forbiddenMessage("no sevens") : undefined);
+    const h = harness(
+      { admitErrors: (o) => (o.spec?.color === "red" ? ["no red"] : []), refuse },
+      undefined,
+      virtualWidgetKind,
+    );
+    await rejects(h.store.createVirtual(h.ctx(), undefined, { ...widget(""), kind: "Gadget" }, opts()), "BadRequest");
+    await rejects(h.store.createVirtual(h.ctx(), undefined, widget("", { size: "big" }), opts()), "Invalid", 422);
+    const invalid = await rejects(
+      h.store.createVirtual(h.ctx(), undefined, widget("", { size: -1, color: "red" }), opts()),
+      "Invalid",
+      422,
+    );
+    assert.deepEqual((invalid.status.details?.causes ?? []).map((c) => c.field).sort(), ["spec", "spec.size"]);
+    await rejects(h.store.createVirtual(h.ctx(), undefined, widget("", { size: 7 }), opts()), "Forbidden", 403);
+    assert.ok(!h.trace.includes("virtualCreate"));
+  });
+
+  it("a kind that is stored is not answered this way", async () => {
+    const h = harness();
+    await rejects(h.store.createVirtual(h.ctx(), undefined, widget("a"), opts()), "MethodNotAllowed", 405);
   });
 });
 

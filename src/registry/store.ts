@@ -193,8 +193,9 @@ export class Store {
   }
 
   /**
-   * A create of a kind that is not stored (selves, tokens): the body is checked, goes through
-   * admission, and the kind's own `virtualCreate` answers it.
+   * A create of a kind that is not stored (selves, tokens, reviews): the same pipeline as a
+   * create, where the write is the kind's own `virtualCreate` computing the answer. Nothing is
+   * stored, so no metadata is set or checked (a name is optional) and dry-run changes nothing.
    */
   async createVirtual(
     ctx: RequestContext,
@@ -207,6 +208,8 @@ export class Store {
     const obj = this.admitBody(body, namespace, undefined, options, ctx, { nameOptional: true });
     const attrs = admissionAttributes("CREATE", this.rt, obj, undefined, ctx, options.dryRun);
     const fieldErrors = await this.deps.admission.admit(attrs);
+    const prepared = await this.rt.strategy.prepareForCreate?.(obj, ctx);
+    fieldErrors.push(...(prepared?.fieldErrors ?? []), ...((await this.rt.strategy.validate?.(obj, ctx)) ?? []));
     if (fieldErrors.length) throw errors.invalid(this.rt.kind, this.rt.group, obj.metadata.name ?? "", fieldErrors);
     await this.deps.admission.validate(attrs);
     return create(obj, ctx);

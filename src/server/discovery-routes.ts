@@ -5,7 +5,6 @@ import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
 import type { Authorizer } from "../authz/contract.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
-import { handleSelfSubjectAccessReview, handleSelfSubjectReview } from "./auth-reviews.js";
 import {
   AGGREGATED_DISCOVERY_V2,
   aggregatedDiscovery,
@@ -17,8 +16,9 @@ import {
 } from "./discovery.js";
 import { negotiateResponse } from "./negotiation.js";
 import { buildOpenApi } from "./openapi.js";
+import { type Query, writeOptions } from "./query.js";
 import { send } from "./respond.js";
-import { handleSelfSubjectRulesReview } from "./rules-review.js";
+import { decodeReviewBody } from "./review-body.js";
 
 type Guarded = (
   handler: (request: FastifyRequest, reply: FastifyReply, ctx: RequestContext) => Promise<unknown>,
@@ -41,7 +41,7 @@ function sendCached(request: FastifyRequest, reply: FastifyReply, body: string, 
  */
 export function registerDiscoveryRoutes(
   app: FastifyInstance,
-  deps: { registry: Registry; authorizer: Authorizer; guarded: Guarded },
+  deps: { registry: Registry; reviews: Registry; authorizer: Authorizer; guarded: Guarded },
 ): void {
   const { registry, guarded } = deps;
   const groups = [
@@ -86,18 +86,22 @@ export function registerDiscoveryRoutes(
       guarded(async (req, reply) => send(reply, 200, extraResourceList(gv), format(req))),
     );
   }
-  app.post(
-    `${API_PREFIX}/apis/authorization.k8s.io/v1/selfsubjectaccessreviews`,
-    guarded((req, reply, ctx) => handleSelfSubjectAccessReview(deps, req, reply, ctx, format(req))),
-  );
-  app.post(
-    `${API_PREFIX}/apis/authorization.k8s.io/v1/selfsubjectrulesreviews`,
-    guarded((req, reply, ctx) => handleSelfSubjectRulesReview(deps, req, reply, ctx, format(req))),
-  );
-  app.post(
-    `${API_PREFIX}/apis/authentication.k8s.io/v1/selfsubjectreviews`,
-    guarded((req, reply, ctx) => handleSelfSubjectReview(req, reply, ctx, format(req))),
-  );
+  // The review kinds (src/authz/reviews): create-only, each create through its Store's pipeline.
+  for (const rt of deps.reviews.resourceTypes()) {
+    const store = deps.reviews.store(rt.plural);
+    app.post(
+      `${API_PREFIX}/apis/${rt.group}/${rt.version}/${rt.plural}`,
+      guarded(async (req, reply, ctx) => {
+        const body = decodeReviewBody(req);
+        const options = {
+          ...writeOptions(req.query as Query, req.headers["user-agent"], "CreateOptions"),
+          duplicateFields: body.duplicates,
+        };
+        const answer = await store.createVirtual(ctx, undefined, body.value, options);
+        return send(reply, 201, answer, format(req), ctx.warnings);
+      }),
+    );
+  }
 
   const openapi = buildOpenApi(registry);
   app.get(

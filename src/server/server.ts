@@ -31,6 +31,8 @@ export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 export interface ApiServerDeps {
   tls: { certPem: string; keyPem: string };
   registry: Registry;
+  /** The review kinds kubectl's `auth` commands create (src/authz/reviews), never stored. */
+  reviews: Registry;
   authorizer: Authorizer;
   access: Pick<AccessControl, "authenticate" | "authenticateNow" | "audit" | "authorizer" | "consoleSessions">;
   /** Custom subresources keyed `plural/subresource` (access keys, virtual cluster actions). */
@@ -167,7 +169,7 @@ function registerApiRoutes(app: FastifyInstance, deps: ApiServerDeps, groupPrefi
       }
     };
 
-  registerDiscoveryRoutes(app, { registry, authorizer, guarded });
+  registerDiscoveryRoutes(app, { registry, reviews: deps.reviews, authorizer, guarded });
   registerConsole(app, { sessions: access.consoleSessions, authenticate, ssoConfigured: () => deps.ssoConfigured });
   deps.ops.registerRoutes(app, {
     registry,

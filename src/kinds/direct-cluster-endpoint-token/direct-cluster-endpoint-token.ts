@@ -1,5 +1,5 @@
-import { Type } from "@sinclair/typebox";
-import { errors } from "../../api/errors.js";
+import { type Static, Type } from "@sinclair/typebox";
+import { fieldError } from "../../api/errors.js";
 import { nowTimestamp } from "../../api/object.js";
 import { ScopeSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
@@ -21,6 +21,16 @@ export interface TokenIssuer {
   maxTtlSeconds: number;
 }
 
+const DirectClusterEndpointTokenSpecSchema = Type.Object(
+  {
+    ttl: Type.Optional(Type.Integer({ description: "Lifetime of the token in seconds (default 1800)." })),
+    scope: Type.Optional(ScopeSchema),
+  },
+  { description: "What token to issue." },
+);
+
+export type DirectClusterEndpointTokenSpec = Static<typeof DirectClusterEndpointTokenSpecSchema>;
+
 export function directClusterEndpointTokenResource(issuer: TokenIssuer): ResourceType {
   return defineKind({
     kind: "DirectClusterEndpointToken",
@@ -34,41 +44,29 @@ export function directClusterEndpointTokenResource(issuer: TokenIssuer): Resourc
     schema: objectSchema(
       "DirectClusterEndpointToken",
       "Creating a DirectClusterEndpointToken issues a signed token for connecting to a cluster directly.",
-      Type.Object(
-        {
-          ttl: Type.Optional(Type.Integer({ description: "Lifetime of the token in seconds (default 1800)." })),
-          scope: Type.Optional(ScopeSchema),
-        },
-        { description: "What token to issue." },
-      ),
+      DirectClusterEndpointTokenSpecSchema,
       Type.Object({ token: Type.Optional(Type.String({ description: "The issued token (a JWT)." })) }),
     ),
     columns: [nameColumn()],
+    strategy: {
+      validate(obj) {
+        const spec = (obj.spec ?? {}) as DirectClusterEndpointTokenSpec;
+        const errs = validateScope(spec.scope, "spec.scope");
+        if (spec.ttl !== undefined && spec.ttl <= 0) {
+          errs.push(fieldError("FieldValueInvalid", "spec.ttl", "must be a positive number of seconds", spec.ttl));
+        }
+        return errs;
+      },
+    },
     async virtualCreate(body, ctx: RequestContext) {
-      const spec = body.spec ?? {};
-      const requested = spec.ttl === undefined ? DEFAULT_TOKEN_TTL_SECONDS : Number(spec.ttl);
-      const scopeErrors = validateScope(spec.scope, "spec.scope");
-      if (!Number.isInteger(requested) || requested <= 0) {
-        scopeErrors.push({
-          type: "FieldValueInvalid",
-          field: "spec.ttl",
-          detail: "must be a positive number of seconds",
-          value: spec.ttl,
-        });
-      }
-      if (scopeErrors.length)
-        throw errors.invalid(
-          "DirectClusterEndpointToken",
-          body.apiVersion?.split("/")[0] ?? "",
-          body.metadata.name ?? "",
-          scopeErrors,
-        );
+      const spec = (body.spec ?? {}) as DirectClusterEndpointTokenSpec;
+      const requested = spec.ttl ?? DEFAULT_TOKEN_TTL_SECONDS;
       const ttl = Math.min(requested, issuer.maxTtlSeconds);
       const token = await issuer.issue(
         {
           sub: ctx.user.name,
           subjectKind: ctx.user.subjectKind,
-          scope: spec.scope as Record<string, unknown> | undefined,
+          scope: spec.scope,
           // What the agent beside a cluster impersonates, when the platform may be out of reach.
           groups: [...impersonationOf(ctx.user).groups],
         },

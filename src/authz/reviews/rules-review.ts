@@ -1,15 +1,11 @@
-import type { FastifyReply, FastifyRequest } from "fastify";
-import { errors } from "../api/errors.js";
-import type { KubeObject } from "../api/object.js";
-import { ACCESS_RULE_RESOURCES, ACCESS_VERBS } from "../authz/authorizer.js";
-import type { Authorizer, RequestAttributes } from "../authz/contract.js";
-import type { Registry } from "../registry/registry.js";
-import { type RequestContext, systemContext, type UserInfo } from "../registry/request-context.js";
-import type { ResourceType } from "../registry/resource-type.js";
-import { decodeObjectBody } from "./body.js";
-import { parseMediaRange, type ResponseFormat } from "./negotiation.js";
-import { decodeEnvelope, messageField, messageFields, PROTOBUF_CONTENT_TYPE, stringField } from "./protobuf.js";
-import { send } from "./respond.js";
+import { type Static, Type } from "@sinclair/typebox";
+import type { KubeObject } from "../../api/object.js";
+import type { Registry } from "../../registry/registry.js";
+import { type RequestContext, systemContext, type UserInfo } from "../../registry/request-context.js";
+import type { ResourceType } from "../../registry/resource-type.js";
+import { ACCESS_RULE_RESOURCES, ACCESS_VERBS } from "../authorizer.js";
+import type { Authorizer, RequestAttributes } from "../contract.js";
+import { reviewKind, reviewMetadata } from "./review-kind.js";
 
 /**
  * authorization.k8s.io/v1 SelfSubjectRulesReview: what `kubectl auth can-i --list` posts. The
@@ -18,45 +14,41 @@ import { send } from "./respond.js";
  * kinds whose rights live on single objects, each such grant reported with its resourceNames.
  */
 
-const API_VERSION = "authorization.k8s.io/v1";
 /** Objects per kind looked at one by one; beyond that the answer says it is incomplete. */
 const MAX_OBJECTS_PER_KIND = 1000;
 
-interface ResourceRule {
-  verbs: string[];
-  apiGroups: string[];
-  resources: string[];
-  resourceNames?: string[];
-}
+const strings = (description: string) => Type.Array(Type.String(), { description });
 
-interface RulesBody {
-  apiVersion?: string;
-  kind?: string;
-  spec?: { namespace?: string };
-}
+const ResourceRuleSchema = Type.Object({
+  verbs: strings("The verbs allowed."),
+  apiGroups: strings("The API groups of the resources."),
+  resources: strings("The resources (plural)."),
+  resourceNames: Type.Optional(strings("The objects the rule is limited to; absent: every object.")),
+});
 
-function decode(request: FastifyRequest): RulesBody {
-  const raw = (request.body as Buffer | undefined) ?? Buffer.alloc(0);
-  if (parseMediaRange(request.headers["content-type"] ?? "").type === PROTOBUF_CONTENT_TYPE) {
-    // kubectl posts protobuf: SelfSubjectRulesReview{spec=2: {namespace=1}} (k8s.io/api generated.proto).
-    const envelope = decodeEnvelope(raw);
-    const spec = messageField(messageFields(envelope.raw), 2);
-    return {
-      apiVersion: envelope.apiVersion,
-      kind: envelope.kind,
-      spec: { namespace: spec ? stringField(spec, 1) : undefined },
-    };
-  }
-  const value = decodeObjectBody(request.headers["content-type"], raw).value;
-  if (!value || typeof value !== "object" || Array.isArray(value))
-    throw errors.badRequest("the body must be an object");
-  const body = value as RulesBody;
-  if (body.kind !== undefined && body.kind !== "SelfSubjectRulesReview")
-    throw errors.badRequest(`the body's kind must be SelfSubjectRulesReview, not "${String(body.kind)}"`);
-  if (body.apiVersion !== undefined && body.apiVersion !== API_VERSION)
-    throw errors.badRequest(`the body's apiVersion must be ${API_VERSION}, not "${String(body.apiVersion)}"`);
-  return body;
-}
+const SelfSubjectRulesReviewSpecSchema = Type.Object(
+  { namespace: Type.Optional(Type.String({ description: "The namespace to list rules in." })) },
+  { description: "Where to list the caller's rules." },
+);
+
+const SelfSubjectRulesReviewStatusSchema = Type.Object(
+  {
+    resourceRules: Type.Optional(
+      Type.Array(ResourceRuleSchema, { description: "What the caller may do on resources." }),
+    ),
+    nonResourceRules: Type.Optional(
+      Type.Array(Type.Object({ verbs: strings("The verbs allowed."), nonResourceURLs: strings("The paths.") }), {
+        description: "What the caller may do on paths outside the resources.",
+      }),
+    ),
+    incomplete: Type.Optional(Type.Boolean({ description: "Whether some rules could not be listed." })),
+    evaluationError: Type.Optional(Type.String({ description: "Why the list is incomplete." })),
+  },
+  { description: "The caller's rules." },
+);
+
+type ResourceRule = Static<typeof ResourceRuleSchema>;
+type SelfSubjectRulesReviewSpec = Static<typeof SelfSubjectRulesReviewSpecSchema>;
 
 /** The verbs a kind can be asked about: its served verbs, plus use/bind where access rules name them. */
 function verbsOf(rt: ResourceType): string[] {
@@ -182,15 +174,12 @@ function merge(rules: ResourceRule[]): ResourceRule[] {
   return out;
 }
 
-export async function handleSelfSubjectRulesReview(
+/** Every rule of the caller in `namespace`, merged as kube-apiserver's answers are. */
+async function rulesOf(
   deps: { authorizer: Authorizer; registry: Registry },
-  request: FastifyRequest,
-  reply: FastifyReply,
   ctx: RequestContext,
-  format: ResponseFormat,
-): Promise<unknown> {
-  const body = decode(request);
-  const namespace = typeof body.spec?.namespace === "string" ? body.spec.namespace : "";
+  namespace: string,
+): Promise<Record<string, unknown>> {
   const rules: ResourceRule[] = [];
   let incomplete = false;
   for (const rt of deps.registry.resourceTypes()) {
@@ -198,20 +187,30 @@ export async function handleSelfSubjectRulesReview(
     rules.push(...kind.rules);
     incomplete ||= kind.incomplete;
   }
-  return send(
-    reply,
-    201,
-    {
-      kind: "SelfSubjectRulesReview",
-      apiVersion: API_VERSION,
-      metadata: { creationTimestamp: null },
-      spec: { namespace },
-      status: {
-        resourceRules: merge(rules),
-        nonResourceRules: await nonResourceRules(deps.authorizer, ctx.user),
-        incomplete,
-      },
+  return {
+    resourceRules: merge(rules),
+    nonResourceRules: await nonResourceRules(deps.authorizer, ctx.user),
+    incomplete,
+  };
+}
+
+export function selfSubjectRulesReviewKind(deps: { authorizer: Authorizer; registry: Registry }): ResourceType {
+  return reviewKind({
+    group: "authorization.k8s.io",
+    kind: "SelfSubjectRulesReview",
+    plural: "selfsubjectrulesreviews",
+    description: "Lists what the caller may do in a namespace.",
+    spec: SelfSubjectRulesReviewSpecSchema,
+    status: SelfSubjectRulesReviewStatusSchema,
+    async virtualCreate(body, ctx) {
+      const namespace = (body.spec as SelfSubjectRulesReviewSpec | undefined)?.namespace ?? "";
+      return {
+        kind: "SelfSubjectRulesReview",
+        apiVersion: body.apiVersion,
+        metadata: reviewMetadata(),
+        spec: { namespace },
+        status: await rulesOf(deps, ctx, namespace),
+      };
     },
-    format,
-  );
+  });
 }
