@@ -4,6 +4,7 @@ import { isStorageError } from "../storage/errors.js";
 import type { WatchEvent } from "../storage/interface.js";
 import { decodeShared } from "./cache/shared-codec.js";
 import { parseResourceVersion } from "./codec.js";
+import type { ObjectFilter } from "./filter.js";
 import { awaitRevision } from "./fresh-revision.js";
 import { collectionPrefix } from "./keys.js";
 import type { WatchOptions } from "./options.js";
@@ -129,34 +130,11 @@ export async function watchStore(
     lastRevision = rv ?? 0;
   }
 
-  const decode = (kv: { value: Buffer; modRevision: number }) => store.decodeForWatch(kv);
-  const decodeEventObject = (kv: { value: Buffer; modRevision: number }) => {
-    try {
-      // Every watcher of the prefix gets the same kv: parse it once for all of them.
-      return decodeShared(kv, decode);
-    } catch {
-      return undefined;
-    }
-  };
-
-  // Most watches select nothing and may see everything: no per-event checks for them.
-  const matches = filter.matchesEverything ? () => true : (obj: KubeObject) => filter.matches(obj);
+  const translate = eventTranslator(store, ctx, filter, sink);
   const handle = (ev: WatchEvent) => {
     if (ev.revision <= lastRevision) return; // already covered by the initial list
     lastRevision = ev.revision;
-    const obj = decodeEventObject(ev.kv);
-    if (!obj) return;
-    if (ev.type === "delete") {
-      if (matches(obj)) sink.send({ type: "DELETED", object: store.present(obj, ctx) });
-      return;
-    }
-    const nowMatches = matches(obj);
-    const isNew = ev.kv.createRevision === ev.kv.modRevision || !ev.prevKv;
-    const prev = isNew ? undefined : decodeEventObject(ev.prevKv!);
-    const wasMatching = prev ? matches(prev) : false;
-    if (nowMatches && wasMatching) sink.send({ type: "MODIFIED", object: store.present(obj, ctx) });
-    else if (nowMatches) sink.send({ type: "ADDED", object: store.present(obj, ctx) });
-    else if (wasMatching) sink.send({ type: "DELETED", object: store.present(obj, ctx) });
+    translate(ev);
   };
 
   storageWatch = store.storage.watch(
@@ -186,4 +164,42 @@ export async function watchStore(
     bookmarkTimer.unref();
   }
   return { close: stop };
+}
+
+/**
+ * A storage event as what this watcher sees: an object entering the filter is ADDED, one
+ * leaving it DELETED, one staying in it MODIFIED; nothing for objects outside it.
+ */
+function eventTranslator(
+  store: Store,
+  ctx: RequestContext,
+  filter: ObjectFilter,
+  sink: WatchSink,
+): (ev: WatchEvent) => void {
+  const decode = (kv: { value: Buffer; modRevision: number }) => store.decodeForWatch(kv);
+  const decodeEventObject = (kv: { value: Buffer; modRevision: number }) => {
+    try {
+      // Every watcher of the prefix gets the same kv: parse it once for all of them.
+      return decodeShared(kv, decode);
+    } catch {
+      return undefined;
+    }
+  };
+  // Most watches select nothing and may see everything: no per-event checks for them.
+  const matches = filter.matchesEverything ? () => true : (obj: KubeObject) => filter.matches(obj);
+  return (ev) => {
+    const obj = decodeEventObject(ev.kv);
+    if (!obj) return;
+    if (ev.type === "delete") {
+      if (matches(obj)) sink.send({ type: "DELETED", object: store.present(obj, ctx) });
+      return;
+    }
+    const nowMatches = matches(obj);
+    const isNew = ev.kv.createRevision === ev.kv.modRevision || !ev.prevKv;
+    const prev = isNew ? undefined : decodeEventObject(ev.prevKv!);
+    const wasMatching = prev ? matches(prev) : false;
+    if (nowMatches && wasMatching) sink.send({ type: "MODIFIED", object: store.present(obj, ctx) });
+    else if (nowMatches) sink.send({ type: "ADDED", object: store.present(obj, ctx) });
+    else if (wasMatching) sink.send({ type: "DELETED", object: store.present(obj, ctx) });
+  };
 }

@@ -173,40 +173,68 @@ function operation(
 
 const PATCH_CONTENT_TYPES = [...ADVERTISED_PATCH_TYPES];
 
+/** What the paths of one kind share: where they live and the names of their operations and schemas. */
+interface KindPaths {
+  rt: ResourceType;
+  base: string;
+  Kind: string;
+  kindName: string;
+  listName: string;
+  verbs: Set<string>;
+  nsParams: Json[];
+  /** "Namespaced" in the operation ids of a namespaced kind (kube-apiserver's naming). */
+  suffix: string;
+  collection: string;
+  item: string;
+}
+
+const WRITE_PARAMS = [P.dryRun, P.fieldManager, P.fieldValidation];
+const LIST_PARAMS = [
+  P.labelSelector,
+  P.fieldSelector,
+  P.limit,
+  P.continue,
+  P.resourceVersion,
+  P.resourceVersionMatch,
+  P.watch,
+  P.allowWatchBookmarks,
+  P.sendInitialEvents,
+  P.timeoutSeconds,
+];
+const PATCH_BODY = { name: "io.k8s.apimachinery.pkg.apis.meta.v1.Patch", types: PATCH_CONTENT_TYPES };
+
 function pathsOf(rt: ResourceType): Record<string, Json> {
   const base = `/apis/${rt.group}/${rt.version}`;
-  const Kind = rt.kind;
-  const kindName = componentName(rt, rt.kind);
-  const listName = componentName(rt, rt.listKind);
-  const verbs = new Set<string>(rt.verbs);
-  const nsParams = rt.namespaced ? [P.namespace] : [];
-  const suffix = rt.namespaced ? "Namespaced" : "";
   const collection = rt.namespaced ? `${base}/namespaces/{namespace}/${rt.plural}` : `${base}/${rt.plural}`;
-  const item = `${collection}/{name}`;
-  const write = [P.dryRun, P.fieldManager, P.fieldValidation];
-  const listParams = [
-    P.labelSelector,
-    P.fieldSelector,
-    P.limit,
-    P.continue,
-    P.resourceVersion,
-    P.resourceVersionMatch,
-    P.watch,
-    P.allowWatchBookmarks,
-    P.sendInitialEvents,
-    P.timeoutSeconds,
-  ];
+  const k: KindPaths = {
+    rt,
+    base,
+    Kind: rt.kind,
+    kindName: componentName(rt, rt.kind),
+    listName: componentName(rt, rt.listKind),
+    verbs: new Set<string>(rt.verbs),
+    nsParams: rt.namespaced ? [P.namespace] : [],
+    suffix: rt.namespaced ? "Namespaced" : "",
+    collection,
+    item: `${collection}/{name}`,
+  };
+  return { ...collectionPaths(k), ...itemPaths(k), ...statusPaths(k) };
+}
+
+/** The collection: list (and watch), create, deletecollection; and the list across namespaces. */
+function collectionPaths(k: KindPaths): Record<string, Json> {
+  const { rt, Kind, suffix, verbs, kindName, listName } = k;
   const paths: Record<string, Json> = {};
-  const coll: Json = { parameters: [...nsParams, P.pretty] };
+  const coll: Json = { parameters: [...k.nsParams, P.pretty] };
   if (verbs.has("list"))
-    coll.get = operation(rt, "list", `list${suffix}${Kind}`, `list or watch ${Kind} objects`, listParams, listName);
+    coll.get = operation(rt, "list", `list${suffix}${Kind}`, `list or watch ${Kind} objects`, LIST_PARAMS, listName);
   if (verbs.has("create"))
     coll.post = operation(
       rt,
       "post",
       `create${suffix}${Kind}`,
       `create a ${Kind}`,
-      write,
+      WRITE_PARAMS,
       kindName,
       { name: kindName },
       ["200", "201"],
@@ -217,28 +245,34 @@ function pathsOf(rt: ResourceType): Record<string, Json> {
       "deletecollection",
       `deleteCollection${suffix}${Kind}`,
       `delete a collection of ${Kind} objects`,
-      [...listParams.slice(0, 5), P.dryRun, P.gracePeriodSeconds, P.propagationPolicy],
+      [...LIST_PARAMS.slice(0, 5), P.dryRun, P.gracePeriodSeconds, P.propagationPolicy],
       "io.k8s.apimachinery.pkg.apis.meta.v1.Status",
     );
-  if (coll.get || coll.post || coll.delete) paths[collection] = coll;
+  if (coll.get || coll.post || coll.delete) paths[k.collection] = coll;
   if (rt.namespaced && verbs.has("list")) {
-    paths[`${base}/${rt.plural}`] = {
+    paths[`${k.base}/${rt.plural}`] = {
       parameters: [P.pretty],
       get: operation(
         rt,
         "list",
         `list${Kind}ForAllNamespaces`,
         `list or watch ${Kind} objects of every namespace`,
-        listParams,
+        LIST_PARAMS,
         listName,
       ),
     };
   }
-  const one: Json = { parameters: [P.name, ...nsParams, P.pretty] };
+  return paths;
+}
+
+/** One object: get, replace, patch, delete. */
+function itemPaths(k: KindPaths): Record<string, Json> {
+  const { rt, Kind, suffix, verbs, kindName } = k;
+  const one: Json = { parameters: [P.name, ...k.nsParams, P.pretty] };
   if (verbs.has("get"))
     one.get = operation(rt, "get", `read${suffix}${Kind}`, `read the specified ${Kind}`, [], kindName);
   if (verbs.has("update"))
-    one.put = operation(rt, "put", `replace${suffix}${Kind}`, `replace the specified ${Kind}`, write, kindName, {
+    one.put = operation(rt, "put", `replace${suffix}${Kind}`, `replace the specified ${Kind}`, WRITE_PARAMS, kindName, {
       name: kindName,
     });
   if (verbs.has("patch"))
@@ -247,9 +281,9 @@ function pathsOf(rt: ResourceType): Record<string, Json> {
       "patch",
       `patch${suffix}${Kind}`,
       `partially update the specified ${Kind}`,
-      [...write, P.force],
+      [...WRITE_PARAMS, P.force],
       kindName,
-      { name: "io.k8s.apimachinery.pkg.apis.meta.v1.Patch", types: PATCH_CONTENT_TYPES },
+      PATCH_BODY,
     );
   if (verbs.has("delete"))
     one.delete = operation(
@@ -260,34 +294,37 @@ function pathsOf(rt: ResourceType): Record<string, Json> {
       [P.dryRun, P.gracePeriodSeconds, P.propagationPolicy],
       kindName,
     );
-  if (one.get || one.put || one.patch || one.delete) paths[item] = one;
-  if (rt.hasStatus) {
-    paths[`${item}/status`] = {
-      parameters: [P.name, ...nsParams, P.pretty],
+  return one.get || one.put || one.patch || one.delete ? { [k.item]: one } : {};
+}
+
+/** The status subresource, when the kind serves it: get, replace, patch. */
+function statusPaths(k: KindPaths): Record<string, Json> {
+  const { rt, Kind, suffix, kindName } = k;
+  if (!rt.hasStatus) return {};
+  return {
+    [`${k.item}/status`]: {
+      parameters: [P.name, ...k.nsParams, P.pretty],
       get: operation(rt, "get", `read${suffix}${Kind}Status`, `read status of the specified ${Kind}`, [], kindName),
       put: operation(
         rt,
         "put",
         `replace${suffix}${Kind}Status`,
         `replace status of the specified ${Kind}`,
-        write,
+        WRITE_PARAMS,
         kindName,
-        {
-          name: kindName,
-        },
+        { name: kindName },
       ),
       patch: operation(
         rt,
         "patch",
         `patch${suffix}${Kind}Status`,
         `partially update status of the specified ${Kind}`,
-        [...write, P.force],
+        [...WRITE_PARAMS, P.force],
         kindName,
-        { name: "io.k8s.apimachinery.pkg.apis.meta.v1.Patch", types: PATCH_CONTENT_TYPES },
+        PATCH_BODY,
       ),
-    };
-  }
-  return paths;
+    },
+  };
 }
 
 function schemasOf(rt: ResourceType): Record<string, Json> {

@@ -42,7 +42,6 @@ export async function streamWatch(
   let started = false;
   let ended = false;
   let handle: WatchHandle | undefined;
-  let columnsSent = false;
   /** Frames sent before the watch is established (the initial events) wait here. */
   const pending: Frame[] = [];
   let writer: WatchWriter | undefined;
@@ -51,22 +50,7 @@ export async function streamWatch(
   const writeHead = () => {
     if (started) return;
     started = true;
-    reply.hijack();
-    res.writeHead(200, {
-      "content-type": "application/json",
-      "cache-control": "no-cache, private",
-      "transfer-encoding": "chunked",
-      "x-content-type-options": "nosniff",
-    });
-    // Send the headers now: clients (client-node's Watch, client-go) wait for them before
-    // they consider the watch established, and a quiet watch may not write for a long time.
-    res.flushHeaders();
-    streams.started?.(request);
-    // Frames go straight to the connection, already chunk-framed (the response is hijacked and
-    // alone on its connection until it ends); a response that is not chunked (HTTP/1.0) or has
-    // no socket of its own gets the bare lines through res.write.
-    const chunked = (res as { chunkedEncoding?: boolean }).chunkedEncoding === true;
-    writer = res.socket && chunked ? new WatchWriter(res.socket, true) : new WatchWriter(res, false);
+    writer = startStream(request, reply, streams);
     for (const frame of pending) writer.push(frame);
     pending.length = 0;
   };
@@ -82,16 +66,7 @@ export async function streamWatch(
     writer!.flush();
     res.end();
   };
-  const encode = (event: ApiWatchEvent): Frame => {
-    if (tableOf.table && (event.type === "ADDED" || event.type === "MODIFIED" || event.type === "DELETED")) {
-      const object = objectTable(tableOf.rt, event.object as KubeObject, tableOf.table, !columnsSent);
-      columnsSent = true;
-      return frameOf(`${JSON.stringify({ type: event.type, object })}\n`);
-    }
-    // Bookmarks and errors are this watch's own; an event's object is shared by its watchers.
-    if (event.type === "BOOKMARK" || event.type === "ERROR") return frameOf(`${JSON.stringify(event)}\n`);
-    return sharedFrame(event.type, event.object);
-  };
+  const encode = eventEncoder(tableOf);
   const sink: WatchSink = {
     send(event) {
       if (ended) return;
@@ -131,4 +106,40 @@ export async function streamWatch(
   openStreams.add(finish);
   writeHead();
   return reply;
+}
+
+/** Sends the response head of a watch; returns the writer of the frames that follow it. */
+function startStream(request: FastifyRequest, reply: FastifyReply, streams: WatchStreams): WatchWriter {
+  const res = reply.raw;
+  reply.hijack();
+  res.writeHead(200, {
+    "content-type": "application/json",
+    "cache-control": "no-cache, private",
+    "transfer-encoding": "chunked",
+    "x-content-type-options": "nosniff",
+  });
+  // Send the headers now: clients (client-node's Watch, client-go) wait for them before
+  // they consider the watch established, and a quiet watch may not write for a long time.
+  res.flushHeaders();
+  streams.started?.(request);
+  // Frames go straight to the connection, already chunk-framed (the response is hijacked and
+  // alone on its connection until it ends); a response that is not chunked (HTTP/1.0) or has
+  // no socket of its own gets the bare lines through res.write.
+  const chunked = (res as { chunkedEncoding?: boolean }).chunkedEncoding === true;
+  return res.socket && chunked ? new WatchWriter(res.socket, true) : new WatchWriter(res, false);
+}
+
+/** Event → frame. With a Table request each event carries a one-row Table, column definitions in the first only. */
+function eventEncoder(tableOf: { rt: ResourceType; table?: IncludeObject }): (event: ApiWatchEvent) => Frame {
+  let columnsSent = false;
+  return (event) => {
+    if (tableOf.table && (event.type === "ADDED" || event.type === "MODIFIED" || event.type === "DELETED")) {
+      const object = objectTable(tableOf.rt, event.object as KubeObject, tableOf.table, !columnsSent);
+      columnsSent = true;
+      return frameOf(`${JSON.stringify({ type: event.type, object })}\n`);
+    }
+    // Bookmarks and errors are this watch's own; an event's object is shared by its watchers.
+    if (event.type === "BOOKMARK" || event.type === "ERROR") return frameOf(`${JSON.stringify(event)}\n`);
+    return sharedFrame(event.type, event.object);
+  };
 }

@@ -39,16 +39,7 @@ export async function serverSideApply(
   options: WriteOptions,
   subresource: "" | "status",
 ): Promise<WriteResult> {
-  if (!options.fieldManagerGiven) {
-    throw errors.invalid("PatchOptions", "meta.k8s.io", "", [
-      { type: "FieldValueRequired", field: "fieldManager", detail: "is required for apply patch" },
-    ]);
-  }
-  if (!isPlainObject(patch)) throw errors.badRequest("the apply configuration must be an object");
-  const sentMeta = (patch as KubeObject).metadata;
-  if (isPlainObject(sentMeta) && sentMeta.managedFields !== undefined && sentMeta.managedFields !== null) {
-    throw errors.badRequest("metadata.managedFields must be nil");
-  }
+  checkApplyRequest(patch, options);
   const rt = store.rt;
   const lt = (path: readonly string[]) => listTypeAt(rt, path);
   const manager = options.fieldManager;
@@ -103,35 +94,11 @@ export async function serverSideApply(
 
     const lastApplied = live.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
     const takeOver = lastApplied !== undefined ? lastAppliedFields(lastApplied, rt, lt) : {};
-    const conflicts: Array<{ entry: ManagedFieldsEntry; paths: string[] }> = [];
-    for (const e of others) {
-      let clash = intersectionFieldsV1(changed, (e.fieldsV1 ?? {}) as FieldsV1);
-      // Moving from client-side apply: fields kubectl last applied may be taken over without force.
-      if (e.operation === "Update") clash = differenceFieldsV1(clash, takeOver);
-      if (!isEmptyFieldsV1(clash)) conflicts.push({ entry: e, paths: fieldsV1ToPathStrings(clash) });
-    }
+    const conflicts = conflictsWith(others, changed, takeOver);
     if (conflicts.length > 0 && !options.force) throw applyConflict(store, name, conflicts);
 
     // Forced (or the take-over case): the changed fields leave their previous managers.
-    const nextEntries: ManagedFieldsEntry[] = [];
-    let placed = false;
-    for (const e of entries) {
-      if (isMine(e)) {
-        // The entry's time moves only when the manager's fields or their values change (a no-op
-        // apply must stay a no-op, whatever second it lands in).
-        const same = isEmptyFieldsV1(changed) && isDeepStrictEqual(e.fieldsV1, applied);
-        if (!isEmptyFieldsV1(applied)) nextEntries.push(same ? e : myEntry());
-        placed = true;
-        continue;
-      }
-      if (!sameScope(e)) {
-        nextEntries.push(e);
-        continue;
-      }
-      const rest = differenceFieldsV1((e.fieldsV1 ?? {}) as FieldsV1, changed);
-      if (!isEmptyFieldsV1(rest)) nextEntries.push({ ...e, fieldsV1: rest as Record<string, unknown> });
-    }
-    if (!placed && !isEmptyFieldsV1(applied)) nextEntries.push(myEntry());
+    const nextEntries = nextManagedFields(entries, changed, applied, { isMine, sameScope, entry: myEntry });
 
     const next = rebuild(live, merged, subresource);
     next.metadata.managedFields = capUpdateManagers(nextEntries);
@@ -148,6 +115,72 @@ export async function serverSideApply(
       throw err;
     }
   }
+}
+
+/** A request that is not an apply configuration from a named manager is refused before anything runs. */
+function checkApplyRequest(patch: unknown, options: WriteOptions): void {
+  if (!options.fieldManagerGiven) {
+    throw errors.invalid("PatchOptions", "meta.k8s.io", "", [
+      { type: "FieldValueRequired", field: "fieldManager", detail: "is required for apply patch" },
+    ]);
+  }
+  if (!isPlainObject(patch)) throw errors.badRequest("the apply configuration must be an object");
+  const sentMeta = (patch as KubeObject).metadata;
+  if (isPlainObject(sentMeta) && sentMeta.managedFields !== undefined && sentMeta.managedFields !== null) {
+    throw errors.badRequest("metadata.managedFields must be nil");
+  }
+}
+
+/** The fields this apply changes that other managers own, per manager. */
+function conflictsWith(
+  others: ManagedFieldsEntry[],
+  changed: FieldsV1,
+  takeOver: FieldsV1,
+): Array<{ entry: ManagedFieldsEntry; paths: string[] }> {
+  const conflicts: Array<{ entry: ManagedFieldsEntry; paths: string[] }> = [];
+  for (const e of others) {
+    let clash = intersectionFieldsV1(changed, (e.fieldsV1 ?? {}) as FieldsV1);
+    // Moving from client-side apply: fields kubectl last applied may be taken over without force.
+    if (e.operation === "Update") clash = differenceFieldsV1(clash, takeOver);
+    if (!isEmptyFieldsV1(clash)) conflicts.push({ entry: e, paths: fieldsV1ToPathStrings(clash) });
+  }
+  return conflicts;
+}
+
+/**
+ * The managed fields after the apply: the manager's entry holds exactly the applied fields, and
+ * the changed fields leave the other managers of the same scope (forced, or taken over).
+ */
+function nextManagedFields(
+  entries: ManagedFieldsEntry[],
+  changed: FieldsV1,
+  applied: FieldsV1,
+  mine: {
+    isMine(e: ManagedFieldsEntry): boolean;
+    sameScope(e: ManagedFieldsEntry): boolean;
+    entry(): ManagedFieldsEntry;
+  },
+): ManagedFieldsEntry[] {
+  const nextEntries: ManagedFieldsEntry[] = [];
+  let placed = false;
+  for (const e of entries) {
+    if (mine.isMine(e)) {
+      // The entry's time moves only when the manager's fields or their values change (a no-op
+      // apply must stay a no-op, whatever second it lands in).
+      const same = isEmptyFieldsV1(changed) && isDeepStrictEqual(e.fieldsV1, applied);
+      if (!isEmptyFieldsV1(applied)) nextEntries.push(same ? e : mine.entry());
+      placed = true;
+      continue;
+    }
+    if (!mine.sameScope(e)) {
+      nextEntries.push(e);
+      continue;
+    }
+    const rest = differenceFieldsV1((e.fieldsV1 ?? {}) as FieldsV1, changed);
+    if (!isEmptyFieldsV1(rest)) nextEntries.push({ ...e, fieldsV1: rest as Record<string, unknown> });
+  }
+  if (!placed && !isEmptyFieldsV1(applied)) nextEntries.push(mine.entry());
+  return nextEntries;
 }
 
 /** The live object with its owned part replaced by `owned` (server-owned metadata kept). */
