@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { type ApiError, errors } from "../api/errors.js";
-import { GROUP, type KubeObject } from "../api/object.js";
+import { GROUP, type KubeObject, specOf } from "../api/object.js";
+import type { AccessRule, ClusterRoleRef } from "../api/schema/common.js";
 import type { IdentityIndex } from "../auth/identity-index.js";
 import {
   ACCESS_RULE_RESOURCES,
@@ -11,6 +12,7 @@ import {
 } from "../authz/authorizer.js";
 import type { RequestAttributes } from "../authz/contract.js";
 import { isRestricting, type Scope, scopeWithin } from "../authz/scope.js";
+import type { ProjectSpec } from "../kinds/project/project.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
 import type { UserInfo } from "../registry/request-context.js";
 import type { ObjectReader } from "./references.js";
@@ -62,19 +64,17 @@ export class EscalationAdmission implements AdmissionPlugin {
     }
     if (ACCESS_RULE_RESOURCES.has(resource) && !admin) {
       const base = withoutGrants(old ?? obj, old === undefined);
-      const newRules = ((obj.spec?.access as unknown[]) ?? []).filter(
-        (r) => !((old?.spec?.access as unknown[]) ?? []).some((o) => isDeepStrictEqual(o, r)),
-      );
-      for (const rule of newRules as Array<{ verbs?: string[] }>) {
+      const rules = (o: KubeObject | undefined) => specOf<{ access: AccessRule[] }>(o).access ?? [];
+      const newRules = rules(obj).filter((r) => !rules(old).some((o) => isDeepStrictEqual(o, r)));
+      for (const rule of newRules) {
         const verbs = (rule.verbs ?? []).includes("*") ? [...ACCESS_VERBS] : (rule.verbs ?? []);
         for (const verb of verbs) {
           if (!this.authz.decide(user, attrsOn(resource, base, verb)).allowed) throw deny(`access rule verb "${verb}"`);
         }
       }
       if (resource === "projects") {
-        const newMembers = ((obj.spec?.members as unknown[]) ?? []).filter(
-          (m) => !((old?.spec?.members as unknown[]) ?? []).some((o) => isDeepStrictEqual(o, m)),
-        );
+        const members = (o: KubeObject | undefined) => specOf<ProjectSpec>(o).members ?? [];
+        const newMembers = members(obj).filter((m) => !members(old).some((o) => isDeepStrictEqual(o, m)));
         if (newMembers.length > 0) {
           // A member manages the project's instances: only who may do everything on the project adds one.
           for (const verb of ACCESS_VERBS) {
@@ -95,13 +95,13 @@ export class EscalationAdmission implements AdmissionPlugin {
       const newGroups = added(strings(s.groups), old ? strings(old.spec?.groups) : []);
       for (const g of newGroups) if (!admin && !user.groups.includes(g)) throw deny(`group "${g}"`);
       if (!old || !isDeepStrictEqual(s.scope, old.spec?.scope)) {
-        if (isRestricting(callerScope) && !scopeWithin(s.scope as Scope | undefined, callerScope)) {
+        if (isRestricting(callerScope) && !scopeWithin(specOf<{ scope: Scope }>(obj).scope, callerScope)) {
           throw deny("a key scope wider than the caller's own");
         }
       }
     }
     if (resource === "directclusterendpointtokens") {
-      if (isRestricting(callerScope) && !scopeWithin(obj.spec?.scope as Scope | undefined, callerScope)) {
+      if (isRestricting(callerScope) && !scopeWithin(specOf<{ scope: Scope }>(obj).scope, callerScope)) {
         throw deny("a token scope wider than the caller's own");
       }
       await this.checkTokenClusters(user, obj, deny);
@@ -113,7 +113,7 @@ export class EscalationAdmission implements AdmissionPlugin {
    * `use` on the cluster (the agent cannot ask the platform's rules itself), `*` needs an admin.
    */
   private async checkTokenClusters(user: UserInfo, obj: KubeObject, deny: (what: string) => ApiError): Promise<void> {
-    const rules = ((obj.spec?.scope as Scope | undefined)?.rules ?? []).filter((r) => !!r.cluster);
+    const rules = (specOf<{ scope: Scope }>(obj).scope?.rules ?? []).filter((r) => !!r.cluster);
     if (rules.length === 0) return;
     // The caller's scope was compared above; here the question is the grant itself.
     const unscoped: UserInfo = { ...user, credential: user.credential && { ...user.credential, scope: undefined } };
@@ -160,7 +160,7 @@ function strings(v: unknown): string[] {
 }
 
 function roleNames(obj: KubeObject | undefined): string[] {
-  return ((obj?.spec?.clusterRoles as Array<{ name?: string }> | undefined) ?? []).map((r) => r?.name ?? "");
+  return (specOf<{ clusterRoles: ClusterRoleRef[] }>(obj).clusterRoles ?? []).map((r) => r?.name ?? "");
 }
 
 function added(now: string[], before: string[]): string[] {

@@ -1,5 +1,5 @@
 import { errors, type FieldError, fieldError } from "../api/errors.js";
-import { API_VERSION, GROUP, type KubeObject, type OwnerReference } from "../api/object.js";
+import { API_VERSION, GROUP, type KubeObject, type OwnerReference, specOf } from "../api/object.js";
 import { type ProjectSpec, projectOfNamespace } from "../kinds/project/project.js";
 import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../registry/admission.js";
@@ -45,12 +45,12 @@ export class ProjectInstancesAdmission implements AdmissionPlugin {
 }
 
 function clusterOf(obj: KubeObject): string | undefined {
-  return (obj.spec as VirtualClusterInstanceSpec | undefined)?.clusterRef?.cluster;
+  return specOf<VirtualClusterInstanceSpec>(obj).clusterRef?.cluster;
 }
 
 /** Whether a project lets its instances run on `cluster`: an absent or empty allowedClusters does not restrict; `*` allows all. */
 function projectAllowsCluster(project: KubeObject, cluster: string): boolean {
-  const allowed = (project.spec as ProjectSpec | undefined)?.allowedClusters ?? [];
+  const allowed = specOf<ProjectSpec>(project).allowedClusters ?? [];
   return allowed.length === 0 || allowed.some((a) => a.name === "*" || a.name === cluster);
 }
 

@@ -1,7 +1,10 @@
 import { errors, fieldError } from "../api/errors.js";
-import { GROUP, type KubeObject } from "../api/object.js";
+import { GROUP, type KubeObject, specOf } from "../api/object.js";
+import type { Owner } from "../api/schema/common.js";
 import type { Authorizer } from "../authz/contract.js";
 import { DEFAULT_SECRET_NAMESPACE } from "../controllers/cluster-health/cluster-connection.js";
+import type { ClusterSpec } from "../kinds/cluster/cluster.js";
+import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
 import type { UserInfo } from "../registry/request-context.js";
 
@@ -103,17 +106,16 @@ const OWNED_RESOURCES = new Set(["clusters", "projects", "sharedsecrets", "virtu
 
 /** Every reference to another object that needs a right (the table in docs/permissions.md). */
 export function referencesOf(resource: string, obj: KubeObject): Reference[] {
-  const spec = obj.spec ?? {};
   const refs: Reference[] = [];
   if (resource === "virtualclusterinstances") {
-    const cluster = (spec.clusterRef as { cluster?: unknown } | undefined)?.cluster;
+    const cluster = specOf<VirtualClusterInstanceSpec>(obj).clusterRef?.cluster;
     if (typeof cluster === "string" && cluster) {
       refs.push({ field: "spec.clusterRef.cluster", resource: "clusters", name: cluster, verb: "use" });
     }
   }
   if (OWNED_RESOURCES.has(resource)) {
     // Naming an owner one cannot see would attach one's object to a stranger: `get` on the owner.
-    const owner = spec.owner as { user?: unknown; team?: unknown } | undefined;
+    const owner = specOf<{ owner: Owner }>(obj).owner;
     if (typeof owner?.user === "string" && owner.user) {
       refs.push({ field: "spec.owner.user", resource: "users", name: owner.user, verb: "get" });
     }
@@ -122,7 +124,7 @@ export function referencesOf(resource: string, obj: KubeObject): Reference[] {
     }
   }
   if (resource === "clusters") {
-    const config = spec.config as { secretName?: unknown; secretNamespace?: unknown } | undefined;
+    const config = specOf<ClusterSpec>(obj).config;
     if (typeof config?.secretName === "string" && config.secretName) {
       const ns = typeof config.secretNamespace === "string" && config.secretNamespace;
       refs.push({

@@ -83,3 +83,17 @@ export function setOwnProperty(target: Record<string, unknown>, key: string, val
     Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
+
+/**
+ * The spec of an object of a kind, typed as that kind's schema says (`Static<typeof XSpec>`,
+ * exported beside each kind): every object passed its kind's schema check on the way in
+ * (Store.admitBody), so this is the one place that reads an unknown spec as the kind's.
+ */
+export function specOf<S extends object>(obj: { spec?: Record<string, unknown> } | undefined): Partial<S> {
+  return (obj?.spec ?? {}) as Partial<S>;
+}
+
+/** The status of an object of a kind, typed as that kind's schema says (see specOf). */
+export function statusOf<S extends object>(obj: { status?: Record<string, unknown> } | undefined): Partial<S> {
+  return (obj?.status ?? {}) as Partial<S>;
+}

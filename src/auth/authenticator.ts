@@ -1,8 +1,9 @@
 import { timingSafeEqual } from "node:crypto";
 import { errors } from "../api/errors.js";
-import type { KubeObject } from "../api/object.js";
+import { type KubeObject, specOf } from "../api/object.js";
 import { hashAccessKey } from "../crypto/access-keys.js";
-import { KEY_HASH_PREFIX, keyExpiry } from "../kinds/owned-access-key/owned-access-key.js";
+import { KEY_HASH_PREFIX, keyExpiry, type OwnedAccessKeySpec } from "../kinds/owned-access-key/owned-access-key.js";
+import type { UserSpec } from "../kinds/user/user.js";
 import type { UserInfo } from "../registry/request-context.js";
 import type { IdentityIndex } from "./identity-index.js";
 
@@ -84,21 +85,21 @@ export class AccessKeyAuthenticator implements Authenticator {
   }
 
   identityOfKey(key: KubeObject): UserInfo {
-    const spec = key.spec ?? {};
+    const spec = specOf<OwnedAccessKeySpec>(key);
     if (spec.disabled === true) throw errors.unauthorized();
     const expiry = keyExpiry(key);
     if (expiry && Date.parse(expiry) <= this.now()) throw errors.unauthorized();
-    const keyGroups = (spec.groups as string[] | undefined) ?? [];
+    const keyGroups = spec.groups ?? [];
     const credential = {
       type: "AccessKey" as const,
       name: key.metadata.name,
-      keyType: (spec.type as string | undefined) ?? "User",
-      scope: spec.scope as Record<string, unknown> | undefined,
+      keyType: spec.type ?? "User",
+      scope: spec.scope,
     };
     if (typeof spec.user === "string" && spec.user) {
       const user = this.index.user(spec.user);
       if (!user || user.spec?.disabled === true) throw errors.unauthorized();
-      const groups = [...new Set([...((user.spec?.groups as string[] | undefined) ?? []), ...keyGroups])];
+      const groups = [...new Set([...(specOf<UserSpec>(user).groups ?? []), ...keyGroups])];
       const teams = this.index.teamsOfUser(spec.user, groups).map((t) => t.metadata.name!);
       return { name: spec.user, subjectKind: "User", uid: user.metadata.uid, groups, teams, credential };
     }

@@ -1,4 +1,6 @@
+import { specOf } from "../api/object.js";
 import { InvalidTokenError, type TokenSigner } from "../crypto/jwt.js";
+import type { UserSpec } from "../kinds/user/user.js";
 import type { UserInfo } from "../registry/request-context.js";
 import type { IdentityIndex } from "./identity-index.js";
 
@@ -33,7 +35,7 @@ export function directTokenFallback(
     if (kind === "User") {
       const user = identity.user(claims.sub);
       if (!user || user.spec?.disabled === true) return undefined;
-      const groups = (user.spec?.groups as string[] | undefined) ?? [];
+      const groups = specOf<UserSpec>(user).groups ?? [];
       const teams = identity.teamsOfUser(claims.sub, groups).map((t) => t.metadata.name ?? "");
       return { name: claims.sub, subjectKind: "User", uid: user.metadata.uid, groups, teams, credential };
     }

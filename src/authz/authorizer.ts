@@ -1,6 +1,7 @@
-import type { KubeObject } from "../api/object.js";
+import { type KubeObject, specOf } from "../api/object.js";
+import type { AccessRule, ClusterRoleRef } from "../api/schema/common.js";
 import type { IdentityIndex } from "../auth/identity-index.js";
-import { projectOfNamespace } from "../kinds/project/project.js";
+import { type ProjectSpec, projectOfNamespace } from "../kinds/project/project.js";
 import type { Informer } from "../registry/informer.js";
 import type { UserInfo } from "../registry/request-context.js";
 import type { Authorizer, Decision, RequestAttributes } from "./contract.js";
@@ -32,18 +33,6 @@ const SELF_CREATES = new Set([
   "selfsubjectreviews",
   "directclusterendpointtokens",
 ]);
-
-interface AccessRule {
-  verbs?: string[];
-  subresources?: string[];
-  users?: string[];
-  teams?: string[];
-}
-interface Member {
-  kind?: string;
-  name?: string;
-  clusterRole?: string;
-}
 
 const ALLOW: Decision = { allowed: true };
 const DENY: Decision = { allowed: false };
@@ -115,7 +104,7 @@ export class PlatformAuthorizer implements Authorizer {
     const roles = new Set<string>();
     if (user.credential?.type === "Internal") roles.add(ADMIN_ROLE);
     const add = (obj: KubeObject | undefined) => {
-      for (const r of (obj?.spec?.clusterRoles as Array<{ name?: string }> | undefined) ?? []) {
+      for (const r of specOf<{ clusterRoles: ClusterRoleRef[] }>(obj).clusterRoles ?? []) {
         if (r?.name) roles.add(r.name);
       }
     };
@@ -196,7 +185,7 @@ export class PlatformAuthorizer implements Authorizer {
   }
 
   private accessRuleGrants(user: UserInfo, obj: KubeObject, a: RequestAttributes): boolean {
-    const rules = (obj.spec?.access as AccessRule[] | undefined) ?? [];
+    const rules = specOf<{ access: AccessRule[] }>(obj).access ?? [];
     return rules.some((rule) => {
       const verbs = rule.verbs ?? [];
       if (!verbs.includes("*") && !verbs.includes(a.verb)) return false;
@@ -255,7 +244,7 @@ export function ruleNamesCaller(rule: AccessRule, user: UserInfo): boolean {
 export function memberRole(user: UserInfo, project: KubeObject | undefined): string | undefined {
   if (!project) return undefined;
   let best: string | undefined;
-  for (const m of (project.spec?.members as Member[] | undefined) ?? []) {
+  for (const m of specOf<ProjectSpec>(project).members ?? []) {
     const hit =
       (m.kind === "User" && user.subjectKind === "User" && m.name === user.name) ||
       (m.kind === "Team" && (user.subjectKind === "Team" ? m.name === user.name : user.teams.includes(m.name ?? "")));

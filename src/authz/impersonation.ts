@@ -1,5 +1,7 @@
 import { errors } from "../api/errors.js";
+import { specOf } from "../api/object.js";
 import type { IdentityIndex } from "../auth/identity-index.js";
+import type { UserSpec } from "../kinds/user/user.js";
 import type { UserInfo } from "../registry/request-context.js";
 import type { PlatformAuthorizer } from "./authorizer.js";
 
@@ -44,7 +46,7 @@ export function impersonate(
   }
   if (target === undefined) throw errors.badRequest("Impersonate-Group needs Impersonate-User");
   const user = identity.user(target);
-  const effectiveGroups = groups.length > 0 ? groups : ((user?.spec?.groups as string[] | undefined) ?? []);
+  const effectiveGroups = groups.length > 0 ? groups : (specOf<UserSpec>(user).groups ?? []);
   return {
     name: target,
     subjectKind: "User",

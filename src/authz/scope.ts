@@ -1,26 +1,10 @@
 import { isDeepStrictEqual } from "node:util";
+import type { Scope, ScopeRule } from "../api/schema/common.js";
 import { projectOfNamespace } from "../kinds/project/project.js";
 import type { RequestAttributes } from "./contract.js";
 
-/** A key's or token's scope (docs/permissions.md, the seed's Scope). */
-export interface Scope {
-  allowPlatformCli?: boolean;
-  projects?: Array<{ project: string }>;
-  spaces?: Array<{ project: string; space: string }>;
-  virtualClusters?: Array<{ project: string; virtualCluster: string }>;
-  rules?: ScopeRule[];
-}
-
-export interface ScopeRule {
-  verbs?: string[];
-  resources?: Array<{ group?: string; resources?: string[] }>;
-  resourceNames?: string[];
-  namespaces?: string[];
-  nonResourceURLs?: string[];
-  requestTargets?: string[];
-  cluster?: string;
-  virtualClusters?: Array<{ name?: string; namespace?: string }>;
-}
+/** A key's or token's scope (docs/permissions.md), as ScopeSchema admits it. */
+export type { Scope, ScopeRule };
 
 /** What the caller is, as far as the CLI exception needs to know. */
 export interface ScopeSubject {

@@ -1,7 +1,11 @@
 import { errors } from "../api/errors.js";
-import type { KubeObject } from "../api/object.js";
+import { type KubeObject, specOf, statusOf } from "../api/object.js";
 import { createClientCertificate } from "../crypto/certificates.js";
 import { projectOfNamespace } from "../kinds/project/project.js";
+import type {
+  VirtualClusterInstanceSpec,
+  VirtualClusterInstanceStatus,
+} from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { Registry } from "../registry/registry.js";
 import { INGRESS_SUFFIX_ANNOTATION } from "../virtualclusters/actions.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
@@ -64,7 +68,7 @@ export class VirtualClusterUpstreams {
     if (recorded) return recorded;
     const name = instance.metadata.name!;
     const project = projectOfNamespace(instance.metadata.namespace) ?? instance.metadata.namespace;
-    const clusterName = (instance.spec?.clusterRef as { cluster?: string } | undefined)?.cluster ?? "";
+    const clusterName = specOf<VirtualClusterInstanceSpec>(instance).clusterRef?.cluster ?? "";
     const suffix = this.cluster(clusterName)?.metadata.annotations?.[INGRESS_SUFFIX_ANNOTATION];
     if (!suffix) {
       throw errors.unavailable(
@@ -75,8 +79,8 @@ export class VirtualClusterUpstreams {
   }
 
   private async build(instance: KubeObject, endpoint: string, user: string, groups: readonly string[]) {
-    const ref = (instance.spec?.clusterRef ?? {}) as { cluster?: string; namespace?: string; virtualCluster?: string };
-    const serviceUID = instance.status?.serviceUID as string | undefined;
+    const ref = specOf<VirtualClusterInstanceSpec>(instance).clusterRef ?? {};
+    const serviceUID = statusOf<VirtualClusterInstanceStatus>(instance).serviceUID;
     let ca = serviceUID ? await this.cas.get(serviceUID) : undefined;
     if (!ca) {
       const cluster = this.cluster(ref.cluster ?? "");

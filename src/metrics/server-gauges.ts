@@ -5,7 +5,9 @@
  * registers a source and the gauges add them up.
  */
 import { Gauge } from "prom-client";
-import type { KubeObject } from "../api/object.js";
+import { type KubeObject, specOf, statusOf } from "../api/object.js";
+import type { ClusterStatus } from "../kinds/cluster/cluster.js";
+import type { OwnedAccessKeySpec } from "../kinds/owned-access-key/owned-access-key.js";
 import type { CachedStorage } from "../registry/cache/cached-storage.js";
 import { resourcePrefix } from "../registry/keys.js";
 import type { Registry } from "../registry/registry.js";
@@ -85,15 +87,14 @@ scraped(
   ["reason"],
   async (s, set) => {
     for (const obj of await storedObjects(s, "clusters")) {
-      const status = obj.status as { reason?: string } | undefined;
-      set({ reason: status?.reason || "Unknown" }, 1);
+      set({ reason: statusOf<ClusterStatus>(obj).reason || "Unknown" }, 1);
     }
   },
 );
 
 scraped("platform_access_keys", "Owned access keys by type (User, Login, Other).", ["type"], async (s, set) => {
   for (const obj of await storedObjects(s, "ownedaccesskeys")) {
-    set({ type: (obj.spec as { type?: string } | undefined)?.type ?? "User" }, 1);
+    set({ type: specOf<OwnedAccessKeySpec>(obj).type ?? "User" }, 1);
   }
 });
 

@@ -1,5 +1,5 @@
-import type { KubeObject } from "../api/object.js";
-import { keyExpiry } from "../kinds/owned-access-key/owned-access-key.js";
+import { type KubeObject, specOf } from "../api/object.js";
+import { keyExpiry, type OwnedAccessKeySpec } from "../kinds/owned-access-key/owned-access-key.js";
 import type { SecretDataCipher } from "../kinds/shared-secret/shared-secret.js";
 import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
@@ -63,7 +63,7 @@ export class LoginKeyRefresher {
     if (key.spec?.disabled === true) return false;
     const expiry = keyExpiry(key);
     if (expiry && Date.parse(expiry) <= now) return false;
-    const last = Date.parse(String((key.spec?.identity as { identityRefresh?: string })?.identityRefresh ?? ""));
+    const last = Date.parse(specOf<OwnedAccessKeySpec>(key).identity?.identityRefresh ?? "");
     return Number.isNaN(last) || now - last >= this.settings.refreshIntervalSeconds * 1000;
   }
 
@@ -102,7 +102,7 @@ export class LoginKeyRefresher {
   }
 
   private connectorData(key: KubeObject): ConnectorData | undefined {
-    const stored = (key.spec?.identity as { connectorData?: string } | undefined)?.connectorData;
+    const stored = specOf<OwnedAccessKeySpec>(key).identity?.connectorData;
     if (!stored) return undefined;
     try {
       return JSON.parse(this.cipher.decrypt(stored)) as ConnectorData;

@@ -1,5 +1,6 @@
 import { ApiError } from "../api/errors.js";
-import { API_VERSION, type KubeObject } from "../api/object.js";
+import { API_VERSION, type KubeObject, specOf } from "../api/object.js";
+import type { UserSpec } from "../kinds/user/user.js";
 import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
 import { type SsoIdentity, SsoRefusal } from "./claims.js";
@@ -82,7 +83,7 @@ export async function setGroups(
 ): Promise<KubeObject | undefined> {
   return registry.store("users").guaranteedUpdate(systemContext(), undefined, name, (obj) => {
     checkUser(obj, identity);
-    const current = (obj.spec?.groups as string[] | undefined) ?? [];
+    const current = specOf<UserSpec>(obj).groups ?? [];
     if (sameList(current, identity.groups)) return undefined;
     obj.spec = { ...obj.spec, groups: identity.groups };
     return obj;

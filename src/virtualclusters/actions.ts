@@ -1,9 +1,10 @@
 import { stringify } from "yaml";
 import type { ApiError } from "../api/errors.js";
 import { errors, type FieldError, fieldError } from "../api/errors.js";
-import { API_VERSION, GROUP, isPlainObject, type KubeObject, nowTimestamp } from "../api/object.js";
+import { API_VERSION, GROUP, isPlainObject, type KubeObject, nowTimestamp, statusOf } from "../api/object.js";
 import { createClientCertificate } from "../crypto/certificates.js";
 import { projectNamespace, projectOfNamespace } from "../kinds/project/project.js";
+import type { VirtualClusterInstanceStatus } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
 import { decodeObjectBody } from "../server/body.js";
@@ -98,7 +99,7 @@ function kubeconfigAction(registry: Registry, cas: VirtualClusterCaStore): Subre
         `cluster "${ref.cluster}" has no ingress suffix (annotation ${INGRESS_SUFFIX_ANNOTATION}), so virtual cluster ${namespace}/${name} has no endpoint a kube config could point to`,
       );
     }
-    const serviceUID = instance.status?.serviceUID as string | undefined;
+    const serviceUID = statusOf<VirtualClusterInstanceStatus>(instance).serviceUID;
     let ca = serviceUID ? await cas.get(serviceUID) : undefined;
     if (!ca) {
       // Not imported through the platform (or imported before CAs were kept): ask the cluster.

@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 
 /** Spec pieces several kinds share. */
 
@@ -126,3 +126,10 @@ export const ConditionSchema = Type.Object({
 });
 
 export const ConditionsSchema = Type.Array(ConditionSchema, { description: "Conditions the object is in." });
+
+/** The shared pieces as their schemas admit them. */
+export type Owner = Static<typeof OwnerSchema>;
+export type ClusterRoleRef = Static<typeof ClusterRoleRefSchema>;
+export type AccessRule = Static<typeof AccessRuleSchema>;
+export type Scope = Static<typeof ScopeSchema>;
+export type ScopeRule = Static<typeof ScopeRuleSchema>;

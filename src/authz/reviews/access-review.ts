@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FieldError } from "../../api/errors.js";
-import type { KubeObject } from "../../api/object.js";
+import { type KubeObject, specOf } from "../../api/object.js";
 import type { Registry } from "../../registry/registry.js";
 import type { RequestContext } from "../../registry/request-context.js";
 import type { ResourceType } from "../../registry/resource-type.js";
@@ -110,7 +110,7 @@ export function selfSubjectAccessReviewKind(deps: { authorizer: Authorizer; regi
     status: SelfSubjectAccessReviewStatusSchema,
     strategy: {
       validate(obj: KubeObject): FieldError[] {
-        const spec = (obj.spec ?? {}) as SelfSubjectAccessReviewSpec;
+        const spec = specOf<SelfSubjectAccessReviewSpec>(obj);
         if (!spec.resourceAttributes !== !spec.nonResourceAttributes) return [];
         return [
           {
@@ -123,7 +123,7 @@ export function selfSubjectAccessReviewKind(deps: { authorizer: Authorizer; regi
       },
     },
     async virtualCreate(body, ctx) {
-      const spec = (body.spec ?? {}) as SelfSubjectAccessReviewSpec;
+      const spec = specOf<SelfSubjectAccessReviewSpec>(body);
       return {
         kind: "SelfSubjectAccessReview",
         apiVersion: body.apiVersion,

@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import type { KubeObject } from "../../api/object.js";
+import { type KubeObject, specOf } from "../../api/object.js";
 import type { Registry } from "../../registry/registry.js";
 import { type RequestContext, systemContext, type UserInfo } from "../../registry/request-context.js";
 import type { ResourceType } from "../../registry/resource-type.js";
@@ -203,7 +203,7 @@ export function selfSubjectRulesReviewKind(deps: { authorizer: Authorizer; regis
     spec: SelfSubjectRulesReviewSpecSchema,
     status: SelfSubjectRulesReviewStatusSchema,
     async virtualCreate(body, ctx) {
-      const namespace = (body.spec as SelfSubjectRulesReviewSpec | undefined)?.namespace ?? "";
+      const namespace = specOf<SelfSubjectRulesReviewSpec>(body).namespace ?? "";
       return {
         kind: "SelfSubjectRulesReview",
         apiVersion: body.apiVersion,

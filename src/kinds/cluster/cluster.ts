@@ -1,5 +1,6 @@
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { fieldError } from "../../api/errors.js";
+import { specOf } from "../../api/object.js";
 import { AccessRulesSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { ageColumn, defineKind, displayNameColumn, nameColumn, statusField } from "../define.js";
@@ -40,6 +41,10 @@ const ClusterStatus = Type.Object(
   { description: "ClusterStatus is the observed state of a connected cluster." },
 );
 
+/** The spec and status of a Cluster, as its schema admits them. */
+export type ClusterSpec = Static<typeof ClusterSpec>;
+export type ClusterStatus = Static<typeof ClusterStatus>;
+
 export const clusterResource = defineKind({
   kind: "Cluster",
   plural: "clusters",
@@ -56,10 +61,9 @@ export const clusterResource = defineKind({
   ),
   strategy: {
     validate(obj) {
-      const spec = obj.spec ?? {};
+      const spec = specOf<ClusterSpec>(obj);
       const errs = validateAccessRules(spec.access, "spec.access");
-      const config = spec.config as { secretName?: string } | undefined;
-      if (spec.local !== true && !config?.secretName) {
+      if (spec.local !== true && !spec.config?.secretName) {
         errs.push(
           fieldError(
             "FieldValueRequired",

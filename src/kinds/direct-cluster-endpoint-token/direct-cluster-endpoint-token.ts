@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { fieldError } from "../../api/errors.js";
-import { nowTimestamp } from "../../api/object.js";
+import { nowTimestamp, specOf } from "../../api/object.js";
 import { ScopeSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { impersonationOf } from "../../gateway/impersonation-identity.js";
@@ -29,7 +29,13 @@ const DirectClusterEndpointTokenSpecSchema = Type.Object(
   { description: "What token to issue." },
 );
 
+const DirectClusterEndpointTokenStatusSchema = Type.Object({
+  token: Type.Optional(Type.String({ description: "The issued token (a JWT)." })),
+});
+
+/** The spec and status of a DirectClusterEndpointToken, as its schema admits them. */
 export type DirectClusterEndpointTokenSpec = Static<typeof DirectClusterEndpointTokenSpecSchema>;
+export type DirectClusterEndpointTokenStatus = Static<typeof DirectClusterEndpointTokenStatusSchema>;
 
 export function directClusterEndpointTokenResource(issuer: TokenIssuer): ResourceType {
   return defineKind({
@@ -45,12 +51,12 @@ export function directClusterEndpointTokenResource(issuer: TokenIssuer): Resourc
       "DirectClusterEndpointToken",
       "Creating a DirectClusterEndpointToken issues a signed token for connecting to a cluster directly.",
       DirectClusterEndpointTokenSpecSchema,
-      Type.Object({ token: Type.Optional(Type.String({ description: "The issued token (a JWT)." })) }),
+      DirectClusterEndpointTokenStatusSchema,
     ),
     columns: [nameColumn()],
     strategy: {
       validate(obj) {
-        const spec = (obj.spec ?? {}) as DirectClusterEndpointTokenSpec;
+        const spec = specOf<DirectClusterEndpointTokenSpec>(obj);
         const errs = validateScope(spec.scope, "spec.scope");
         if (spec.ttl !== undefined && spec.ttl <= 0) {
           errs.push(fieldError("FieldValueInvalid", "spec.ttl", "must be a positive number of seconds", spec.ttl));
@@ -59,7 +65,7 @@ export function directClusterEndpointTokenResource(issuer: TokenIssuer): Resourc
       },
     },
     async virtualCreate(body, ctx: RequestContext) {
-      const spec = (body.spec ?? {}) as DirectClusterEndpointTokenSpec;
+      const spec = specOf<DirectClusterEndpointTokenSpec>(body);
       const requested = spec.ttl ?? DEFAULT_TOKEN_TTL_SECONDS;
       const ttl = Math.min(requested, issuer.maxTtlSeconds);
       const token = await issuer.issue(

@@ -1,12 +1,11 @@
 import type { KubeObject } from "../../api/object.js";
 import { isEncrypted } from "../../crypto/secret-box.js";
 import type { SecretDataCipher } from "../shared-secret/shared-secret.js";
+import type { AccessKeyIdentity } from "./owned-access-key.js";
 
-type Identity = Record<string, unknown> & { connectorData?: unknown };
-
-function identityOf(obj: KubeObject | undefined): Identity | undefined {
+function identityOf(obj: KubeObject | undefined): AccessKeyIdentity | undefined {
   const identity = obj?.spec?.identity;
-  return identity && typeof identity === "object" ? (identity as Identity) : undefined;
+  return identity && typeof identity === "object" ? (identity as AccessKeyIdentity) : undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { type FieldError, fieldError } from "../../api/errors.js";
-import type { KubeObject } from "../../api/object.js";
+import { type KubeObject, specOf, statusOf } from "../../api/object.js";
 import { ScopeSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { generateAccessKey, hashAccessKey } from "../../crypto/access-keys.js";
@@ -84,6 +84,12 @@ const OwnedAccessKeyStatus = Type.Object(
   { lastActivity: Type.Optional(Type.String({ format: "date-time", description: "Last time the key was used." })) },
   { description: "OwnedAccessKeyStatus is maintained by the server." },
 );
+
+/** The spec and status of an OwnedAccessKey, as its schema admits them. */
+export type OwnedAccessKeySpec = Static<typeof OwnedAccessKeySpec>;
+export type OwnedAccessKeyStatus = Static<typeof OwnedAccessKeyStatus>;
+/** The SSO login data of a key (`spec.identity`). */
+export type AccessKeyIdentity = Static<typeof IdentitySchema>;
 
 /**
  * The subject a key will have: the one the spec names, or else the caller itself (a key
@@ -223,7 +229,7 @@ export function ownedAccessKeyResource(cipher?: SecretDataCipher): ResourceType 
       present(obj) {
         const spec = obj.spec;
         if (!spec) return obj;
-        const connectorData = (spec?.identity as { connectorData?: string } | undefined)?.connectorData;
+        const connectorData = specOf<OwnedAccessKeySpec>(obj).identity?.connectorData;
         if (!spec.key && !connectorData && !spec.oidcLogin) return obj;
         // The deprecated oidcLogin holds tokens: never shown, like the key and connectorData.
         const { key: _hidden, oidcLogin: _tokens, ...rest } = spec;
@@ -270,7 +276,7 @@ export function ownedAccessKeyResource(cipher?: SecretDataCipher): ResourceType 
         type: "string",
         description: "Last time the key was used.",
         priority: 0,
-        cell: (o) => (o.status?.lastActivity as string | undefined) ?? "<never>",
+        cell: (o) => statusOf<OwnedAccessKeyStatus>(o).lastActivity ?? "<never>",
       },
       displayNameColumn(1),
       ageColumn(),

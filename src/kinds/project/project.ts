@@ -1,5 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { type FieldError, fieldError } from "../../api/errors.js";
+import { specOf } from "../../api/object.js";
 import { AccessRulesSchema, ConditionsSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { ageColumn, defineKind, displayNameColumn, nameColumn } from "../define.js";
@@ -39,9 +40,9 @@ const ProjectSpec = Type.Object(
   { description: "ProjectSpec is the desired state of a project." },
 );
 
-function validateProject(spec: Record<string, unknown> | undefined): FieldError[] {
-  const errs = validateAccessRules(spec?.access, "spec.access");
-  const members = (spec?.members as Array<{ kind: string; clusterRole?: string }> | undefined) ?? [];
+function validateProject(spec: Partial<ProjectSpec>): FieldError[] {
+  const errs = validateAccessRules(spec.access, "spec.access");
+  const members = spec.members ?? [];
   members.forEach((m, i) => {
     if (m.kind !== "User" && m.kind !== "Team") {
       errs.push(
@@ -64,6 +65,8 @@ function validateProject(spec: Record<string, unknown> | undefined): FieldError[
 
 /** The spec of a Project, as its schema admits it. */
 export type ProjectSpec = Static<typeof ProjectSpec>;
+/** One member of a project. */
+export type ProjectMember = NonNullable<ProjectSpec["members"]>[number];
 
 export const projectResource = defineKind({
   kind: "Project",
@@ -81,7 +84,7 @@ export const projectResource = defineKind({
     ProjectSpec,
     Type.Object({ conditions: Type.Optional(ConditionsSchema) }, { description: "Observed state of the project." }),
   ),
-  strategy: { validate: (obj) => validateProject(obj.spec) },
+  strategy: { validate: (obj) => validateProject(specOf<ProjectSpec>(obj)) },
   columns: [
     nameColumn(),
     displayNameColumn(),
@@ -97,7 +100,7 @@ export const projectResource = defineKind({
       type: "string",
       description: "Members of the project.",
       priority: 1,
-      cell: (o) => ((o.spec?.members as Array<{ name: string }> | undefined) ?? []).map((m) => m.name).join(","),
+      cell: (o) => (specOf<ProjectSpec>(o).members ?? []).map((m) => m.name).join(","),
     },
     ageColumn(),
   ],

@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { nowTimestamp } from "../../api/object.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { defineKind, nameColumn } from "../define.js";
@@ -17,6 +17,9 @@ const SelfStatus = Type.Object(
   },
   { description: "Who the caller is." },
 );
+
+/** The status of a Self (who the caller is), as its schema admits it. */
+export type SelfStatus = Static<typeof SelfStatus>;
 
 export const selfResource = defineKind({
   kind: "Self",

@@ -1,6 +1,6 @@
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { type FieldError, fieldError } from "../../api/errors.js";
-import { type KubeObject, setOwnProperty } from "../../api/object.js";
+import { type KubeObject, setOwnProperty, specOf } from "../../api/object.js";
 import { AccessRulesSchema, ConditionsSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import type { UserInfo } from "../../registry/request-context.js";
@@ -28,6 +28,9 @@ const SharedSecretStatus = Type.Object(
   { conditions: Type.Optional(ConditionsSchema) },
   { description: "SharedSecretStatus is the observed state of a shared secret." },
 );
+
+/** The spec of a SharedSecret, as its schema admits it. */
+export type SharedSecretSpec = Static<typeof SharedSecretSpec>;
 
 const DATA_KEY = /^[-._a-zA-Z0-9]+$/;
 /** RFC 4648 §4 base64 with padding (what Kubernetes Secrets accept). */
@@ -68,7 +71,7 @@ export interface SecretDataCipher {
 }
 
 function mapData(obj: KubeObject, fn: (v: string) => string): KubeObject {
-  const data = obj.spec?.data as Record<string, string> | undefined;
+  const data = specOf<SharedSecretSpec>(obj).data;
   if (!data) return obj;
   const mapped: Record<string, string> = {};
   for (const [k, v] of Object.entries(data)) setOwnProperty(mapped, k, fn(v)); // `__proto__` is a valid key
@@ -121,7 +124,7 @@ export function sharedSecretResource(cipher: SecretDataCipher | undefined, reade
         type: "integer",
         description: "Number of data keys.",
         priority: 0,
-        cell: (o) => Object.keys((o.spec?.data as object | undefined) ?? {}).length,
+        cell: (o) => Object.keys(specOf<SharedSecretSpec>(o).data ?? {}).length,
       },
       {
         name: "Description",

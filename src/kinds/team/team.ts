@@ -1,4 +1,5 @@
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
+import { specOf } from "../../api/object.js";
 import { AccessRulesSchema, ClusterRolesSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { ageColumn, defineKind, displayNameColumn, nameColumn } from "../define.js";
@@ -20,6 +21,9 @@ const TeamSpec = Type.Object(
   },
   { description: "TeamSpec is the desired state of a team." },
 );
+
+/** The spec of a Team, as its schema admits it. */
+export type TeamSpec = Static<typeof TeamSpec>;
 
 export const teamResource = defineKind({
   kind: "Team",
@@ -49,14 +53,14 @@ export const teamResource = defineKind({
       type: "string",
       description: "Member users.",
       priority: 0,
-      cell: (o) => ((o.spec?.users as string[] | undefined) ?? []).join(","),
+      cell: (o) => (specOf<TeamSpec>(o).users ?? []).join(","),
     },
     {
       name: "Groups",
       type: "string",
       description: "Identity-provider groups.",
       priority: 1,
-      cell: (o) => ((o.spec?.groups as string[] | undefined) ?? []).join(","),
+      cell: (o) => (specOf<TeamSpec>(o).groups ?? []).join(","),
     },
     ageColumn(),
   ],

@@ -1,4 +1,5 @@
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
+import { specOf, statusOf } from "../../api/object.js";
 import { ClusterRolesSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { SYSTEM_USER } from "../../registry/request-context.js";
@@ -23,6 +24,10 @@ const UserStatus = Type.Object(
   { teams: Type.Optional(Type.Array(Type.String(), { description: "Teams the user belongs to (computed)." })) },
   { description: "UserStatus is computed by the server." },
 );
+
+/** The spec and status of a User, as its schema admits them. */
+export type UserSpec = Static<typeof UserSpec>;
+export type UserStatus = Static<typeof UserStatus>;
 
 export const userResource = defineKind({
   kind: "User",
@@ -57,14 +62,14 @@ export const userResource = defineKind({
       type: "string",
       description: "Teams the user belongs to.",
       priority: 0,
-      cell: (o) => ((o.status?.teams as string[] | undefined) ?? []).join(","),
+      cell: (o) => (statusOf<UserStatus>(o).teams ?? []).join(","),
     },
     {
       name: "Cluster Roles",
       type: "string",
       description: "Cluster roles of the user.",
       priority: 1,
-      cell: (o) => ((o.spec?.clusterRoles as Array<{ name: string }> | undefined) ?? []).map((r) => r.name).join(","),
+      cell: (o) => (specOf<UserSpec>(o).clusterRoles ?? []).map((r) => r.name).join(","),
     },
     {
       name: "Disabled",

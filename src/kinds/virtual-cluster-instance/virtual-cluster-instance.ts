@@ -1,5 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { fieldError } from "../../api/errors.js";
+import { specOf } from "../../api/object.js";
 import { AccessRulesSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { ageColumn, defineKind, displayNameColumn, nameColumn, statusField } from "../define.js";
@@ -37,8 +38,9 @@ const VirtualClusterInstanceStatus = Type.Object(
   { description: "Observed state of the instance." },
 );
 
-/** The spec of a VirtualClusterInstance, as its schema admits it. */
+/** The spec and status of a VirtualClusterInstance, as its schema admits them. */
 export type VirtualClusterInstanceSpec = Static<typeof VirtualClusterInstanceSpec>;
+export type VirtualClusterInstanceStatus = Static<typeof VirtualClusterInstanceStatus>;
 
 export const virtualClusterInstanceResource = defineKind({
   kind: "VirtualClusterInstance",
@@ -55,7 +57,7 @@ export const virtualClusterInstanceResource = defineKind({
     VirtualClusterInstanceStatus,
   ),
   fieldSelectors: {
-    "spec.clusterRef.cluster": (o) => (o.spec?.clusterRef as { cluster?: string } | undefined)?.cluster,
+    "spec.clusterRef.cluster": (o) => specOf<VirtualClusterInstanceSpec>(o).clusterRef?.cluster,
   },
   strategy: {
     validate(obj) {
@@ -74,7 +76,7 @@ export const virtualClusterInstanceResource = defineKind({
       type: "string",
       description: "Connected cluster.",
       priority: 0,
-      cell: (o) => (o.spec?.clusterRef as { cluster?: string } | undefined)?.cluster ?? "",
+      cell: (o) => specOf<VirtualClusterInstanceSpec>(o).clusterRef?.cluster ?? "",
     },
     {
       name: "Phase",
