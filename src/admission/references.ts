@@ -91,7 +91,7 @@ export class ReferenceAdmission implements AdmissionPlugin {
 }
 
 /** The references of `obj` that `old` did not already have. */
-export function changedReferences(resource: string, obj: KubeObject, old: KubeObject | undefined): Reference[] {
+function changedReferences(resource: string, obj: KubeObject, old: KubeObject | undefined): Reference[] {
   const before = old ? referencesOf(resource, old) : [];
   return referencesOf(resource, obj).filter(
     (r) =>
@@ -105,7 +105,7 @@ export function changedReferences(resource: string, obj: KubeObject, old: KubeOb
 const OWNED_RESOURCES = new Set(["clusters", "projects", "sharedsecrets", "virtualclusterinstances"]);
 
 /** Every reference to another object that needs a right (the table in docs/permissions.md). */
-export function referencesOf(resource: string, obj: KubeObject): Reference[] {
+function referencesOf(resource: string, obj: KubeObject): Reference[] {
   const refs: Reference[] = [];
   if (resource === "virtualclusterinstances") {
     const cluster = specOf<VirtualClusterInstanceSpec>(obj).clusterRef?.cluster;

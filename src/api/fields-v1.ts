@@ -140,7 +140,7 @@ function scalarString(v: unknown): string {
 }
 
 /** One path element as Kubernetes prints it: `.name`, `[name="x",port=80]`, `[="x"]`, `[0]`. */
-export function pathElementString(pe: PathElement): string {
+function pathElementString(pe: PathElement): string {
   if ("field" in pe) return `.${pe.field}`;
   if ("key" in pe) {
     return `[${Object.keys(pe.key)

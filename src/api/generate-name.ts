@@ -7,8 +7,8 @@ import { randomInt } from "node:crypto";
 
 /** The characters Kubernetes draws from (no vowels, no confusable 0/1/3). */
 export const GENERATE_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
-export const GENERATE_NAME_RANDOM_LENGTH = 5;
-export const MAX_GENERATE_NAME_PREFIX_LENGTH = 63 - GENERATE_NAME_RANDOM_LENGTH;
+const GENERATE_NAME_RANDOM_LENGTH = 5;
+const MAX_GENERATE_NAME_PREFIX_LENGTH = 63 - GENERATE_NAME_RANDOM_LENGTH;
 
 /** `prefix` (cut to 58 characters) followed by 5 random characters. `randomIndex(n)` returns 0 ≤ i < n. */
 export function generateName(prefix: string, randomIndex: (n: number) => number = randomInt): string {

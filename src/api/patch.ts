@@ -22,7 +22,7 @@ export const MAX_JSON_PATCH_OPERATIONS = 10000;
 export type JsonPatchOperation = jsonpatch.Operation;
 
 /** Checks a decoded JSON Patch body is an array of objects of at most 10,000 operations. */
-export function parseJsonPatch(ops: unknown): JsonPatchOperation[] {
+function parseJsonPatch(ops: unknown): JsonPatchOperation[] {
   if (!Array.isArray(ops)) {
     throw errors.badRequest("json: cannot unmarshal object into Go value of type jsonpatch.Patch");
   }

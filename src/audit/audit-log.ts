@@ -52,7 +52,7 @@ export function describeRequest(method: string, url: string): RequestDescription
 }
 
 /** Kinds whose bodies carry secret values: never logged, whatever the policy. */
-export const SECRET_BEARING_RESOURCES = new Set(["sharedsecrets", "ownedaccesskeys", "directclusterendpointtokens"]);
+const SECRET_BEARING_RESOURCES = new Set(["sharedsecrets", "ownedaccesskeys", "directclusterendpointtokens"]);
 
 export interface AuditOptions {
   /** `--audit-policy-file`: kube's Policy (YAML or JSON). */

@@ -6,9 +6,9 @@
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 
-export const AUDIT_LEVELS = ["None", "Metadata", "Request", "RequestResponse"] as const;
+const AUDIT_LEVELS = ["None", "Metadata", "Request", "RequestResponse"] as const;
 export type AuditLevel = (typeof AUDIT_LEVELS)[number];
-export const AUDIT_STAGES = ["RequestReceived", "ResponseStarted", "ResponseComplete", "Panic"] as const;
+const AUDIT_STAGES = ["RequestReceived", "ResponseStarted", "ResponseComplete", "Panic"] as const;
 export type AuditStage = (typeof AUDIT_STAGES)[number];
 
 interface GroupResources {

@@ -8,9 +8,9 @@ import { MIN_GIVEN_KEY_LENGTH } from "../kinds/owned-access-key/owned-access-key
 import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
 
-export const ADMIN_USER = "admin";
-export const ADMIN_KEY_FILE = "admin-access-key";
-export const ADMIN_KUBECONFIG_FILE = "admin.kubeconfig";
+const ADMIN_USER = "admin";
+const ADMIN_KEY_FILE = "admin-access-key";
+const ADMIN_KUBECONFIG_FILE = "admin.kubeconfig";
 
 /**
  * First start with an empty store: user `admin` with the admin cluster role and an access
@@ -109,7 +109,7 @@ export function writeAdminKubeconfig(
 }
 
 /** A given bootstrap key must be as long as any given access key; say which setting is wrong, before anything starts. */
-export function checkBootstrapKey(bootstrapKey: string | undefined): void {
+function checkBootstrapKey(bootstrapKey: string | undefined): void {
   if (bootstrapKey === undefined || bootstrapKey === "") return;
   if (bootstrapKey.length < MIN_GIVEN_KEY_LENGTH) {
     throw new Error(

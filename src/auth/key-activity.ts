@@ -4,7 +4,7 @@ import { systemContext, type UserInfo } from "../registry/request-context.js";
 import type { Store } from "../registry/store.js";
 
 /** status.lastActivity is written at most this often per key (docs/security.md). */
-export const ACTIVITY_WRITE_INTERVAL_MS = 60_000;
+const ACTIVITY_WRITE_INTERVAL_MS = 60_000;
 
 /**
  * Records that a key was used: one status write per key per minute at most, so a busy CI

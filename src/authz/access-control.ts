@@ -16,7 +16,7 @@ import { PlatformAuthorizer } from "./authorizer.js";
 import { asksToImpersonate, impersonate } from "./impersonation.js";
 
 /** Default failed authentications per address per minute before 429. */
-export const DEFAULT_MAX_FAILED_AUTH_PER_MINUTE = 30;
+const DEFAULT_MAX_FAILED_AUTH_PER_MINUTE = 30;
 
 export interface AccessControlConfig extends AuditOptions {
   /** `--audit-log`: a file path, or `-` for stdout. */

@@ -16,8 +16,8 @@ export const ACCESS_RULE_RESOURCES = new Set(["clusters", "sharedsecrets", "proj
 export const ACCESS_VERBS = ["get", "list", "watch", "update", "patch", "delete", "use", "bind"] as const;
 const READ_VERBS = new Set(["get", "list", "watch"]);
 /** Non-resource paths that need a role (kube-apiserver gives /metrics to monitoring only). */
-export const VIEW_PATHS = new Set(["/metrics"]);
-export const ADMIN_PATHS = new Set(["/kubernetes/management/backup"]); // src/backup/backup-route.ts
+const VIEW_PATHS = new Set(["/metrics"]);
+const ADMIN_PATHS = new Set(["/kubernetes/management/backup"]); // src/backup/backup-route.ts
 
 function nonResourceGrant(roles: ReadonlySet<string>, path: string, viewRole: boolean): boolean {
   if (ADMIN_PATHS.has(path)) return false; // admins were allowed before this is asked
@@ -224,14 +224,14 @@ function scopeOf(user: UserInfo): Scope | undefined {
   return user.credential?.scope as Scope | undefined;
 }
 
-export function ownsKey(user: UserInfo, key: KubeObject): boolean {
+function ownsKey(user: UserInfo, key: KubeObject): boolean {
   const s = key.spec ?? {};
   if (user.subjectKind === "User") return s.user === user.name;
   if (user.subjectKind === "Team") return s.team === user.name;
   return !!s.subject && s.subject === user.name;
 }
 
-export function ruleNamesCaller(rule: AccessRule, user: UserInfo): boolean {
+function ruleNamesCaller(rule: AccessRule, user: UserInfo): boolean {
   const users = rule.users ?? [];
   if (users.includes("*")) return true;
   if (user.subjectKind === "User" && users.includes(user.name)) return true;
@@ -241,7 +241,7 @@ export function ruleNamesCaller(rule: AccessRule, user: UserInfo): boolean {
 }
 
 /** The strongest project role of the caller: "" (plain member), a built-in role, or undefined (no member). */
-export function memberRole(user: UserInfo, project: KubeObject | undefined): string | undefined {
+function memberRole(user: UserInfo, project: KubeObject | undefined): string | undefined {
   if (!project) return undefined;
   let best: string | undefined;
   for (const m of specOf<ProjectSpec>(project).members ?? []) {

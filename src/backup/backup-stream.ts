@@ -57,7 +57,7 @@ export async function* keysAt(storage: Storage, revision: number): AsyncGenerato
   }
 }
 
-export function recordOf(kv: KeyValue): BackupRecord {
+function recordOf(kv: KeyValue): BackupRecord {
   const text = kv.value.toString("utf8");
   return Buffer.byteLength(text) === kv.value.length && Buffer.from(text, "utf8").equals(kv.value)
     ? { key: kv.key, value: text }

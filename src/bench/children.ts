@@ -23,7 +23,7 @@ import { clusterBytes, storedTeamBytes } from "./objects.js";
 import { STAMP } from "./watch-clients.js";
 
 /** The admin key of bench servers on etcd: the replicas of one etcd share it. */
-export const BENCH_ETCD_KEY = "bench-etcd-admin-key-0123456789abcdefghijk";
+const BENCH_ETCD_KEY = "bench-etcd-admin-key-0123456789abcdefghijk";
 
 // ---------------------------------------------------------------- child: the server
 export async function serverChild(dataDir: string, storageUrl?: string): Promise<void> {

@@ -12,7 +12,7 @@ const SOURCES: Record<string, (scope?: string) => string> = {
     apiPath("virtualclusterinstances", undefined, project ? projectNamespace(project) : undefined),
 };
 
-export const COMPLETABLE_KINDS = Object.keys(SOURCES);
+const COMPLETABLE_KINDS = Object.keys(SOURCES);
 
 /**
  * `platform __complete-names KIND [SCOPE]`: the names the shell completions offer (hidden). Prints

@@ -20,7 +20,7 @@ function commandTree(root: Command): Map<string, { subs: string[]; flags: string
   return tree;
 }
 
-export function bashCompletion(root: Command): string {
+function bashCompletion(root: Command): string {
   const cases = [...commandTree(root)]
     .map(([path, { subs, flags }]) => `    "${path}") words="${[...subs, ...flags].join(" ")}" ;;`)
     .join("\n");
@@ -72,7 +72,7 @@ complete -o default -F _platform platform
 `;
 }
 
-export function zshCompletion(root: Command): string {
+function zshCompletion(root: Command): string {
   return `#compdef platform
 # zsh completion for platform; load with: source <(platform completion zsh)
 autoload -U +X bashcompinit && bashcompinit
@@ -80,7 +80,7 @@ ${bashCompletion(root)}`;
 }
 
 /** Fish: one `complete` line per command path, its subcommands, flags and (where they are) object names. */
-export function fishCompletion(root: Command): string {
+function fishCompletion(root: Command): string {
   const tree = [...commandTree(root)].filter(([path]) => !path.startsWith("__"));
   const q = (t: string) => `'${t.replace(/'/g, "\\'")}'`;
   const lines: string[] = [];

@@ -25,7 +25,7 @@ export interface TransportOptions {
 /** One dispatcher per CLI process and TLS setting; closed by closeTransports() so no socket keeps the process alive. */
 const dispatchers = new Map<string, Dispatcher>();
 
-export function dispatcherFor(options: TransportOptions): Dispatcher {
+function dispatcherFor(options: TransportOptions): Dispatcher {
   const key = `${options.timeoutMs}:${options.insecureSkipTLSVerify ? 1 : 0}:${options.certificateAuthorityData ?? ""}`;
   const known = dispatchers.get(key);
   if (known) return known;

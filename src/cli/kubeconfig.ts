@@ -27,7 +27,7 @@ export function kubeconfigPath(): string {
   return first ?? join(homedir(), ".kube", "config");
 }
 
-export function readKubeconfig(file: string): KubeConfig {
+function readKubeconfig(file: string): KubeConfig {
   if (!existsSync(file)) return { apiVersion: "v1", kind: "Config", clusters: [], users: [], contexts: [] };
   try {
     return (parse(readFileSync(file, "utf8")) as KubeConfig | null) ?? { apiVersion: "v1", kind: "Config" };
@@ -88,7 +88,7 @@ export function currentEntries(doc: KubeConfig): { cluster: Record<string, unkno
 }
 
 /** The kubeconfig user of a login: `platform token` as an exec credential plugin, or (inlineKey) the key itself. */
-export function loginUser(login: LoginConfig, inlineKey: boolean): Record<string, unknown> {
+function loginUser(login: LoginConfig, inlineKey: boolean): Record<string, unknown> {
   if (inlineKey) return { token: login.accessKey };
   return {
     exec: {

@@ -11,7 +11,7 @@ import { ssoLogin } from "./sso-login.js";
 const SELF = { apiVersion: "management.platform/v1", kind: "Self", metadata: {} };
 
 /** Who a Self response names, as "user alice" / "team ops" / "subject x". */
-export function subjectOfSelf(self: Json): string {
+function subjectOfSelf(self: Json): string {
   const s = self?.status ?? {};
   if (s.user) return `user ${s.user}`;
   if (s.team) return `team ${s.team}`;

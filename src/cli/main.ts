@@ -18,7 +18,7 @@ import { registerUseCommand } from "./use.js";
 import { registerUseClusterCommands } from "./use-cluster.js";
 import { registerVirtualClusterCommands } from "./vclusters.js";
 
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command();
   program
     .name("platform")

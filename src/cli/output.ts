@@ -11,7 +11,7 @@ export function parseOutput(value: string | undefined): OutputFormat {
 }
 
 /** Colour only when writing to a terminal, and never when NO_COLOR is set (https://no-color.org). */
-export function useColour(stream: NodeJS.WriteStream): boolean {
+function useColour(stream: NodeJS.WriteStream): boolean {
   if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== "") return false;
   return stream.isTTY === true;
 }
@@ -19,10 +19,9 @@ export function useColour(stream: NodeJS.WriteStream): boolean {
 function paint(code: string, text: string, stream: NodeJS.WriteStream): string {
   return useColour(stream) ? `\u001b[${code}m${text}\u001b[0m` : text;
 }
-export const bold = (t: string, s = process.stdout) => paint("1", t, s);
+const bold = (t: string, s = process.stdout) => paint("1", t, s);
 export const red = (t: string, s = process.stderr) => paint("31", t, s);
 export const green = (t: string, s = process.stdout) => paint("32", t, s);
-export const yellow = (t: string, s = process.stderr) => paint("33", t, s);
 
 export function printJsonOrYaml(value: unknown, format: "json" | "yaml"): void {
   process.stdout.write(format === "json" ? `${JSON.stringify(value, null, 2)}\n` : stringify(value));

@@ -6,9 +6,9 @@ import { CliError } from "./errors.js";
 import { kubeconfigPath, mergeContext } from "./kubeconfig.js";
 
 /** Cluster annotation: the URL of the cluster's agent (`platform agent`), for direct connections. */
-export const DIRECT_ENDPOINT_ANNOTATION = "management.platform/direct-cluster-endpoint";
+const DIRECT_ENDPOINT_ANNOTATION = "management.platform/direct-cluster-endpoint";
 /** Cluster annotation: base64 PEM of the CA that signed the agent's serving certificate (optional). */
-export const DIRECT_ENDPOINT_CA_ANNOTATION = "management.platform/direct-cluster-endpoint-ca";
+const DIRECT_ENDPOINT_CA_ANNOTATION = "management.platform/direct-cluster-endpoint-ca";
 
 const SSAR = "/kubernetes/management/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
 

@@ -7,7 +7,7 @@ import { type ConsoleSessions, sessionCookie } from "./sessions.js";
 import { StaticAssets } from "./static-assets.js";
 
 /** Where the console lives; `/` redirects here. */
-export const CONSOLE_PATH = "/console";
+const CONSOLE_PATH = "/console";
 
 export interface ConsoleDeps {
   sessions: ConsoleSessions;

@@ -4,7 +4,7 @@ import type { FastifyReply } from "fastify";
  * The console's page and script come only from this server; nothing inline runs (React sets
  * text, never HTML), nothing may frame it, and no referrer leaves it.
  */
-export const CONTENT_SECURITY_POLICY = [
+const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",

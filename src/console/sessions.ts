@@ -10,9 +10,9 @@ export const SESSION_COOKIE = "__Host-platform-session";
 /** The header that carries the session's CSRF token on writes. */
 export const CSRF_HEADER = "x-csrf-token";
 /** A session ends this long after sign-in however busy it is. */
-export const SESSION_MAX_AGE_SECONDS = 12 * 3600;
+const SESSION_MAX_AGE_SECONDS = 12 * 3600;
 /** …and this long after its last use. */
-export const SESSION_IDLE_SECONDS = 3600;
+const SESSION_IDLE_SECONDS = 3600;
 /** Beyond this many live sessions the oldest are ended (bounded memory). */
 const MAX_SESSIONS = 50_000;
 
@@ -118,7 +118,7 @@ export class ConsoleSessions {
 }
 
 /** The session id from the Cookie header, if any. */
-export function sessionIdOf(headers: IncomingHttpHeaders): string | undefined {
+function sessionIdOf(headers: IncomingHttpHeaders): string | undefined {
   const cookie = headers.cookie;
   if (!cookie) return undefined;
   for (const part of cookie.split(";")) {

@@ -7,7 +7,7 @@ import { brotliCompress, constants, gzipSync } from "node:zlib";
 const brotliAsync = promisify(brotliCompress);
 
 /** Where `npm run build` (vite) writes the console: `dist/console-web`, beside this module's folder. */
-export const DEFAULT_ASSETS_DIR = fileURLToPath(new URL("../console-web/", import.meta.url));
+const DEFAULT_ASSETS_DIR = fileURLToPath(new URL("../console-web/", import.meta.url));
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",

@@ -19,8 +19,8 @@ import { impersonationOf } from "./impersonation-identity.js";
 import { kubeRequestAttributes } from "./kube-request.js";
 import { VirtualClusterUpstreams } from "./vcluster-upstreams.js";
 
-export const CLUSTER_GATEWAY_PREFIX = "/kubernetes/cluster/";
-export const PROJECT_GATEWAY_PREFIX = "/kubernetes/project/";
+const CLUSTER_GATEWAY_PREFIX = "/kubernetes/cluster/";
+const PROJECT_GATEWAY_PREFIX = "/kubernetes/project/";
 const CLUSTER_PATH = /^\/kubernetes\/cluster\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
 const VCLUSTER_PATH = /^\/kubernetes\/project\/([^/?]+)\/virtualcluster\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
 const CLUSTERS = { group: GROUP, resource: "clusters" };

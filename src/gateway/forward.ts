@@ -68,7 +68,7 @@ function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
 }
 
 /** The headers sent upstream: the caller's own minus credentials and impersonation, plus ours. */
-export function upstreamHeaders(req: IncomingMessage, target: ForwardTarget, upgrade: boolean): OutgoingHttpHeaders {
+function upstreamHeaders(req: IncomingMessage, target: ForwardTarget, upgrade: boolean): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   const named = connectionTokens(req.headers);
   for (const [name, value] of Object.entries(req.headers)) {

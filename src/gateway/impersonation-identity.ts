@@ -2,7 +2,7 @@ import type { UserInfo } from "../registry/request-context.js";
 import type { Impersonation } from "./forward.js";
 
 /** The group every team of a user is impersonated as: `platform:team:<team>`. */
-export const TEAM_GROUP_PREFIX = "platform:team:";
+const TEAM_GROUP_PREFIX = "platform:team:";
 
 /**
  * The Impersonate-* identity of a platform caller on a connected cluster: the user name with its

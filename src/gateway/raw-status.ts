@@ -7,12 +7,7 @@ import type { Status } from "../api/errors.js";
  * Kubernetes `Status` errors written straight to node's response or socket: the gateway answers
  * before (and without) fastify, and for an upgrade request there is only the socket.
  */
-export function statusBody(
-  code: number,
-  reason: Status["reason"],
-  message: string,
-  details?: Status["details"],
-): string {
+function statusBody(code: number, reason: Status["reason"], message: string, details?: Status["details"]): string {
   const status: Status = {
     kind: "Status",
     apiVersion: "v1",

@@ -18,7 +18,7 @@ import type {
 } from "../storage/interface.js";
 
 /** `/registry/<group>/<plural>/…` → `<plural>.<group>` (other keys: as they are, up to 64 characters). */
-export function typeOfKey(key: string): string {
+function typeOfKey(key: string): string {
   const m = /^\/registry\/([^/]+)\/([^/]+)/.exec(key);
   return m ? `${m[2]}.${m[1]}` : key.slice(0, 64);
 }

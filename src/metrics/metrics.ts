@@ -18,11 +18,11 @@ function register<M extends LabeledCounter | LabeledHistogram>(metric: M): M {
 collectDefaultMetrics({ register: metricsRegistry });
 
 /** kube-apiserver's request latency buckets (seconds). */
-export const REQUEST_BUCKETS = [
+const REQUEST_BUCKETS = [
   0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60,
 ];
 /** kube-apiserver's etcd request latency buckets (seconds). */
-export const STORAGE_BUCKETS = [
+const STORAGE_BUCKETS = [
   0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60,
 ];
 /** Finer buckets for an fsync, which is usually well under 5 ms. */
@@ -92,7 +92,7 @@ export const sqliteRequestDuration = new Histogram({
   registers: [metricsRegistry],
 });
 
-export const walFsyncDuration = new Histogram({
+const walFsyncDuration = new Histogram({
   name: "platform_sqlite_wal_fsync_duration_seconds",
   help: "Time of each fsync of the SQLite write-ahead log (one covers every transaction committed before it started).",
   buckets: FSYNC_BUCKETS,
@@ -119,7 +119,7 @@ export const authenticationAttempts = new Counter({
   },
 });
 
-export const gatewayRequests = new Counter({
+const gatewayRequests = new Counter({
   name: "platform_gateway_requests_total",
   help: "Requests proxied by the cluster gateway, by connected cluster and HTTP response code.",
   labelNames: ["cluster", "code"],

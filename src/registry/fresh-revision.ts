@@ -2,7 +2,7 @@ import { errors } from "../api/errors.js";
 import type { Storage } from "../storage/interface.js";
 
 /** How long kube-apiserver's watch cache waits for a revision it has not seen yet (waitUntilFreshAndBlock). */
-export const DEFAULT_FRESHNESS_WAIT_MS = 3000;
+const DEFAULT_FRESHNESS_WAIT_MS = 3000;
 const POLL_MS = 25;
 
 /**

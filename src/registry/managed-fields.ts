@@ -11,8 +11,8 @@ import { listTypeAt } from "./list-types.js";
 import type { ResourceType } from "./resource-type.js";
 
 /** Kubernetes keeps at most this many Update managers; older ones are merged into one entry. */
-export const MAX_UPDATE_MANAGERS = 10;
-export const ANCIENT_CHANGES_MANAGER = "ancient-changes";
+const MAX_UPDATE_MANAGERS = 10;
+const ANCIENT_CHANGES_MANAGER = "ancient-changes";
 
 /**
  * The part of an object whose fields managers own: server-owned metadata is never

@@ -28,7 +28,7 @@ export function prepareCreateMetadata(obj: KubeObject, now: Date): void {
  * does (its typed ObjectMeta omits them): `kubectl diff` sends `annotations: {}` in its dry-run
  * patch and would otherwise see a change that is none.
  */
-export function dropEmptyCollections(obj: KubeObject): void {
+function dropEmptyCollections(obj: KubeObject): void {
   const m = obj.metadata as Record<string, unknown>;
   for (const field of ["labels", "annotations"]) {
     const v = m[field];

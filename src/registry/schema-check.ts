@@ -66,7 +66,7 @@ function pruneValue(value: unknown, schema: TSchema, path: string, unknown: stri
 }
 
 /** `/spec/clusterRoles/0/name` → `spec.clusterRoles[0].name`. */
-export function instancePathToField(instancePath: string): string {
+function instancePathToField(instancePath: string): string {
   let out = "";
   for (const raw of instancePath.split("/").slice(1)) {
     const part = raw.replace(/~1/g, "/").replace(/~0/g, "~");

@@ -25,7 +25,7 @@ export interface WatchSink {
 }
 
 /** The annotation on the bookmark that ends the initial events of sendInitialEvents=true. */
-export const INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end";
+const INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end";
 
 export interface WatchHandle {
   close(): void;
@@ -37,7 +37,7 @@ export interface WatchSettings {
 }
 
 /** Rejects watch parameter combinations kube-apiserver rejects (400). */
-export function checkWatchOptions(options: WatchOptions): void {
+function checkWatchOptions(options: WatchOptions): void {
   const match = options.resourceVersionMatch;
   if (options.sendInitialEvents !== undefined) {
     if (match !== "NotOlderThan") {

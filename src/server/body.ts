@@ -32,14 +32,14 @@ export function decodePatchBody(contentType: string | undefined, raw: Buffer): D
 }
 
 /** Aliases one YAML body may expand (counted as the yaml package counts them, by node). */
-export const MAX_YAML_ALIAS_COUNT = 100;
+const MAX_YAML_ALIAS_COUNT = 100;
 
 /** The only explicit YAML tags a body may carry: the JSON-compatible ones of the core schema. */
 const ALLOWED_YAML_TAGS = new Set(
   ["str", "int", "float", "bool", "null", "map", "seq"].map((t) => `tag:yaml.org,2002:${t}`),
 );
 
-export function decodeJson(raw: Buffer): DecodedBody {
+function decodeJson(raw: Buffer): DecodedBody {
   const text = raw.toString("utf8");
   // Before parsing: JSON.parse copes, but everything after it recurses over the value.
   if (textNestingExceeds(text)) throw errors.badRequest(`error decoding JSON body: ${nestingMessage("the body")}`);
@@ -52,7 +52,7 @@ export function decodeJson(raw: Buffer): DecodedBody {
   return { value, duplicates: findDuplicateJsonKeys(text) };
 }
 
-export function decodeYaml(raw: Buffer): DecodedBody {
+function decodeYaml(raw: Buffer): DecodedBody {
   const text = raw.toString("utf8");
   // Flow collections (`[[[…`) nest without indentation; block nesting is checked after parsing.
   if (textNestingExceeds(text)) throw errors.badRequest(`error decoding YAML body: ${nestingMessage("the body")}`);

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 
 /** How long the storage check waits for an answer before it counts as failed. */
-export const STORAGE_CHECK_TIMEOUT_MS = 2_000;
+const STORAGE_CHECK_TIMEOUT_MS = 2_000;
 
 export interface HealthCheck {
   name: string;

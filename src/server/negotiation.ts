@@ -11,11 +11,7 @@ interface MediaRange {
   params: Record<string, string>;
 }
 
-export const SERVED_MEDIA_TYPES = [
-  "application/json",
-  "application/yaml",
-  "application/json;as=Table;v=v1;g=meta.k8s.io",
-];
+const SERVED_MEDIA_TYPES = ["application/json", "application/yaml", "application/json;as=Table;v=v1;g=meta.k8s.io"];
 
 export function parseMediaRange(value: string): MediaRange {
   const [type, ...rest] = value.split(";");

@@ -18,12 +18,12 @@ import { ADVERTISED_PATCH_TYPES } from "./patch-media-types.js";
 type Json = Record<string, unknown>;
 
 /** Component name of a kind, reverse-DNS like kube-apiserver's (`com.platform.management.v1.User`). */
-export function componentName(rt: Pick<ResourceType, "group" | "version">, kind: string): string {
+function componentName(rt: Pick<ResourceType, "group" | "version">, kind: string): string {
   return `${rt.group.split(".").reverse().join(".")}.${rt.version}.${kind}`;
 }
 
 /** TypeBox (JSON Schema) → OpenAPI 3.0 schema: nullable instead of null unions, map types, list types. */
-export function toOpenApiSchema(schema: TSchema): Json {
+function toOpenApiSchema(schema: TSchema): Json {
   const anyOf = schema.anyOf as TSchema[] | undefined;
   if (anyOf) {
     const nonNull = anyOf.filter((s) => s.type !== "null");
@@ -348,7 +348,7 @@ function schemasOf(rt: ResourceType): Record<string, Json> {
 }
 
 /** The document of one group/version: every kind's schema and operations. */
-export function groupVersionDocument(registry: Registry, group: string, version: string): Json | undefined {
+function groupVersionDocument(registry: Registry, group: string, version: string): Json | undefined {
   const kinds = registry.resourceTypes().filter((rt) => rt.group === group && rt.version === version);
   if (kinds.length === 0) return undefined;
   return {

@@ -5,7 +5,7 @@ import type { PatchType } from "../registry/options.js";
  * server-side apply; never strategic merge (kubectl then computes a merge patch). The one list
  * for decoding (body.ts), 415 answers and the OpenAPI document.
  */
-export const PATCH_MEDIA_TYPES: Readonly<Record<string, PatchType>> = {
+const PATCH_MEDIA_TYPES: Readonly<Record<string, PatchType>> = {
   "application/json-patch+json": "json",
   "application/merge-patch+json": "merge",
   "application/apply-patch+yaml": "apply",

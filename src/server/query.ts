@@ -35,10 +35,10 @@ function int(q: Query, name: string, min = 0): number | undefined {
   return Number(v);
 }
 
-export const MAX_FIELD_MANAGER_LENGTH = 128;
+const MAX_FIELD_MANAGER_LENGTH = 128;
 
 /** The longest grace period a delete may ask for: 100 years. */
-export const MAX_GRACE_PERIOD_SECONDS = 100 * 365 * 24 * 3600;
+const MAX_GRACE_PERIOD_SECONDS = 100 * 365 * 24 * 3600;
 
 /** Which options a write's query is decoded as; a bad value is reported against that kind, as kube does. */
 export type WriteOptionsKind = "CreateOptions" | "UpdateOptions" | "PatchOptions";
@@ -105,7 +105,7 @@ function validateDryRun(values: unknown[]): FieldError[] {
 }
 
 /** `kubectl/v1.32.4 (linux/amd64) kubernetes/abc` → `kubectl` (what kube-apiserver records). */
-export function productToken(userAgent: string | undefined): string {
+function productToken(userAgent: string | undefined): string {
   const token = (userAgent ?? "").split("/")[0]?.split(" ")[0]?.trim();
   return token ? token.slice(0, MAX_FIELD_MANAGER_LENGTH) : "unknown";
 }

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
 const WATCH_QUERY = /[?&]watch=(true|1)(&|$)/;
 
-export function isWatchUrl(url: string): boolean {
+function isWatchUrl(url: string): boolean {
   return url.includes("watch=") && WATCH_QUERY.test(url);
 }
 

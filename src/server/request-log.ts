@@ -11,7 +11,7 @@ import { type FastifyBaseLogger, type FastifyInstance, LogController } from "fas
 import { type Logger, pino } from "pino";
 import { onRequestDone } from "./request-done.js";
 
-export const REQUEST_ID_HEADER = "x-request-id";
+const REQUEST_ID_HEADER = "x-request-id";
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Unique per process start; the counter makes ids unique within it without randomness per request. */
 const ID_PREFIX = randomBytes(6).toString("hex");

@@ -7,10 +7,7 @@ import type { ResponseFormat } from "./negotiation.js";
 import { warningHeaders } from "./warning-headers.js";
 
 /** Serialises a body as the negotiated format asks. */
-export function serialize(
-  body: unknown,
-  format: Pick<ResponseFormat, "encoding">,
-): { payload: string; contentType: string } {
+function serialize(body: unknown, format: Pick<ResponseFormat, "encoding">): { payload: string; contentType: string } {
   if (format.encoding === "yaml")
     return { payload: stringify(body, { aliasDuplicateObjects: false }), contentType: "application/yaml" };
   return { payload: JSON.stringify(body), contentType: "application/json" };
@@ -47,7 +44,7 @@ export function sendJsonBytes(
 }
 
 /** Any thrown value → a Status response; unexpected errors are logged and become a bare 500 (no stack reaches a client). */
-export function toApiError(err: unknown, log?: { error(obj: unknown, msg: string): void }): ApiError {
+function toApiError(err: unknown, log?: { error(obj: unknown, msg: string): void }): ApiError {
   if (err instanceof ApiError) return err;
   // Reads (the cache's sync, a fallback read) reach here unmapped: storage down is a 503 on every verb.
   if (isStorageError(err, "Unavailable")) return errors.storageUnavailable(err.message);

@@ -25,7 +25,7 @@ import { sendError } from "./respond.js";
 import type { WatchStreams } from "./watch-stream.js";
 
 /** Request bodies above this are refused with 413 before they are read whole. */
-export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 /** What the HTTP layer serves; the composition root (src/app) builds it. */
 export interface ApiServerDeps {

@@ -14,7 +14,7 @@ export function parseIncludeObject(value: string | undefined): IncludeObject {
 }
 
 /** kubectl's short age form: 45s, 12m, 5h, 3d, 2y (k8s.io/apimachinery duration.HumanDuration, simplified). */
-export function humanAge(timestamp: unknown, now = Date.now()): string {
+function humanAge(timestamp: unknown, now = Date.now()): string {
   if (typeof timestamp !== "string") return "<unknown>";
   const t = Date.parse(timestamp);
   if (Number.isNaN(t)) return "<unknown>";

@@ -15,7 +15,7 @@
  */
 
 /** kube-apiserver's truncateAtTotalRunes. */
-export const WARNING_TOTAL_CHARACTERS = 4096;
+const WARNING_TOTAL_CHARACTERS = 4096;
 /** kube-apiserver's truncateItemRunes. */
 export const WARNING_ITEM_CHARACTERS = 256;
 /** The most Warning headers one response carries. */

@@ -112,7 +112,7 @@ export class IdentityProvider {
 }
 
 /** openid-client's errors as the two kinds the platform tells apart. */
-export function classify(err: unknown): Error {
+function classify(err: unknown): Error {
   if (err instanceof IdpUnreachableError || err instanceof LoginRefusedError) return err;
   if (err instanceof TypeError)
     return new IdpUnreachableError(`the identity provider cannot be reached: ${detail(err)}`);

@@ -50,7 +50,7 @@ function newUser(identity: SsoIdentity): KubeObject {
 }
 
 /** Refuses a user that is disabled, being deleted, or not linked to this identity. */
-export function checkUser(user: KubeObject, identity: SsoIdentity): void {
+function checkUser(user: KubeObject, identity: SsoIdentity): void {
   const name = user.metadata.name;
   const annotations = user.metadata.annotations ?? {};
   const issuer = annotations[ISSUER_ANNOTATION];

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 
 /** Debian's Chromium (`.ci/run` installs it); PLATFORM_CHROMIUM overrides the path. */
-export const CHROMIUM_PATH = process.env.PLATFORM_CHROMIUM ?? "/usr/bin/chromium";
+const CHROMIUM_PATH = process.env.PLATFORM_CHROMIUM ?? "/usr/bin/chromium";
 
 const ARGS = [
   "--headless=new",

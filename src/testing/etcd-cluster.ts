@@ -15,7 +15,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 const READY_ATTEMPTS = 600;
 const POLL_MS = 50;
 
-export function etcdBinary(): string {
+function etcdBinary(): string {
   try {
     return execFileSync("sh", ["-c", "command -v etcd"], { encoding: "utf8" }).trim();
   } catch {

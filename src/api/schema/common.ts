@@ -10,7 +10,7 @@ export const OwnerSchema = Type.Object(
   { description: "The owner of the object: a user or a team." },
 );
 
-export const ClusterRoleRefSchema = Type.Object(
+const ClusterRoleRefSchema = Type.Object(
   {
     name: Type.String({
       description: "Name of a built-in cluster role: platform-management-admin or platform-management-view.",
@@ -23,7 +23,7 @@ export const ClusterRolesSchema = Type.Array(ClusterRoleRefSchema, {
   description: "Cluster roles granted to this subject (and, for a team, to all its members).",
 });
 
-export const AccessRuleSchema = Type.Object(
+const AccessRuleSchema = Type.Object(
   {
     name: Type.Optional(Type.String({ description: "Optional name of the rule." })),
     verbs: Type.Array(Type.String(), {
@@ -116,7 +116,7 @@ export const ScopeSchema = Type.Object(
   { description: "Narrows what a key or token may do." },
 );
 
-export const ConditionSchema = Type.Object({
+const ConditionSchema = Type.Object({
   type: Type.String({ description: "Type of the condition." }),
   status: Type.String({ description: "True, False or Unknown." }),
   severity: Type.Optional(Type.String()),

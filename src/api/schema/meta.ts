@@ -8,7 +8,7 @@ import { type TObject, type TProperties, Type } from "@sinclair/typebox";
 const StringMap = (description: string) =>
   Type.Record(Type.String(), Type.String(), { description, additionalProperties: false });
 
-export const OwnerReferenceSchema = Type.Object(
+const OwnerReferenceSchema = Type.Object(
   {
     apiVersion: Type.String({ description: "API version of the referent." }),
     kind: Type.String({ description: "Kind of the referent." }),
@@ -27,7 +27,7 @@ export const OwnerReferenceSchema = Type.Object(
   { description: "A reference to an owner object; when all owners are gone the object is garbage collected." },
 );
 
-export const ManagedFieldsEntrySchema = Type.Object(
+const ManagedFieldsEntrySchema = Type.Object(
   {
     manager: Type.Optional(Type.String({ description: "Identifier of the workflow managing these fields." })),
     operation: Type.Optional(Type.String({ description: "Apply or Update." })),

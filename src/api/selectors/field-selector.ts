@@ -10,7 +10,7 @@
 import { errors } from "../errors.js";
 import { isPlainObject } from "../object.js";
 
-export const DEFAULT_SELECTABLE_FIELDS: readonly string[] = ["metadata.name", "metadata.namespace"];
+const DEFAULT_SELECTABLE_FIELDS: readonly string[] = ["metadata.name", "metadata.namespace"];
 
 export type FieldOperator = "=" | "==" | "!=";
 
@@ -91,7 +91,7 @@ export function escapeFieldValue(s: string): string {
 }
 
 /** Compiles requirements into a selector. */
-export function fieldSelectorOf(requirements: readonly FieldRequirement[]): FieldSelector {
+function fieldSelectorOf(requirements: readonly FieldRequirement[]): FieldSelector {
   const text = (r: FieldRequirement) => `${r.field}${r.operator}${escapeFieldValue(r.value)}`;
   const sorted = [...requirements].sort((a, b) => (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0));
   const exactValue = (field: string) =>

@@ -263,7 +263,7 @@ function matchesRequirement(r: LabelRequirement, labels: Readonly<Record<string,
 }
 
 /** The canonical text of one requirement (`key in (a,b)`, `!key`, `key=v`). */
-export function requirementString(r: LabelRequirement): string {
+function requirementString(r: LabelRequirement): string {
   switch (r.operator) {
     case "exists":
       return r.key;
@@ -278,7 +278,7 @@ export function requirementString(r: LabelRequirement): string {
 }
 
 /** Compiles requirements into a selector (requirements are sorted by key, stably). */
-export function labelSelectorOf(requirements: readonly LabelRequirement[]): LabelSelector {
+function labelSelectorOf(requirements: readonly LabelRequirement[]): LabelSelector {
   const sorted = [...requirements].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const text = sorted.map(requirementString).join(",");
   const matcher = (labels?: Readonly<Record<string, string>> | null): boolean => {

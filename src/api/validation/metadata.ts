@@ -11,10 +11,10 @@ import { isQualifiedName, isValidLabelValue } from "./names.js";
 export const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
 
 /** Finalizers Kubernetes accepts without a domain prefix. */
-export const STANDARD_FINALIZERS: readonly string[] = ["kubernetes", "orphan", "foregroundDeletion"];
+const STANDARD_FINALIZERS: readonly string[] = ["kubernetes", "orphan", "foregroundDeletion"];
 
 /** A label key: a qualified name. */
-export function validateLabelName(key: string, path: string): FieldError[] {
+function validateLabelName(key: string, path: string): FieldError[] {
   return isQualifiedName(key).map((msg) => fieldError("FieldValueInvalid", path, msg, key));
 }
 

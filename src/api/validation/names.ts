@@ -4,10 +4,10 @@
  * Callers turn the messages into FieldErrors (see ./metadata.ts).
  */
 
-export const DNS1123_LABEL_MAX_LENGTH = 63;
-export const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
-export const QUALIFIED_NAME_MAX_LENGTH = 63;
-export const LABEL_VALUE_MAX_LENGTH = 63;
+const DNS1123_LABEL_MAX_LENGTH = 63;
+const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
+const QUALIFIED_NAME_MAX_LENGTH = 63;
+const LABEL_VALUE_MAX_LENGTH = 63;
 
 const dns1123LabelFmt = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const dns1123SubdomainFmt = `${dns1123LabelFmt}(\\.${dns1123LabelFmt})*`;
@@ -29,12 +29,12 @@ const labelValueErrMsg =
   "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
 /** `must be no more than N characters`, as validation.MaxLenError. */
-export function maxLenError(length: number): string {
+function maxLenError(length: number): string {
   return `must be no more than ${length} characters`;
 }
 
 /** `must be non-empty`, as validation.EmptyError. */
-export function emptyError(): string {
+function emptyError(): string {
   return "must be non-empty";
 }
 

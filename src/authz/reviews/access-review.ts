@@ -78,7 +78,7 @@ function requestAttributes(spec: SelfSubjectAccessReviewSpec): RequestAttributes
 }
 
 /** The decision for one review, asking again with the object when the authorizer's rules live on objects. */
-export async function reviewAccess(
+async function reviewAccess(
   authorizer: Authorizer,
   registry: Registry,
   ctx: RequestContext,

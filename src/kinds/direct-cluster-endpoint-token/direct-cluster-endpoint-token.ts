@@ -9,7 +9,7 @@ import type { ResourceType } from "../../registry/resource-type.js";
 import { defineKind, nameColumn } from "../define.js";
 import { validateScope } from "../validation.js";
 
-export const DEFAULT_TOKEN_TTL_SECONDS = 1800;
+const DEFAULT_TOKEN_TTL_SECONDS = 1800;
 
 /** Signs the token; the server's ES256 key lives behind it. */
 export interface TokenIssuer {

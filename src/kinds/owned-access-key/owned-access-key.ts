@@ -14,7 +14,7 @@ import { encryptConnectorData, keepServerIdentityData } from "./connector-data.j
 /** Stored keys carry only this marker plus the SHA-256 of the key; reads never show it. */
 export const KEY_HASH_PREFIX = "sha256:";
 export const MIN_GIVEN_KEY_LENGTH = 32;
-export const ACCESS_KEY_TYPES = ["User", "Login", "Other"] as const;
+const ACCESS_KEY_TYPES = ["User", "Login", "Other"] as const;
 
 const IdentitySchema = Type.Object(
   {

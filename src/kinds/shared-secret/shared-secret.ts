@@ -36,7 +36,7 @@ const DATA_KEY = /^[-._a-zA-Z0-9]+$/;
 /** RFC 4648 §4 base64 with padding (what Kubernetes Secrets accept). */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-export function validateSecretData(data: unknown, path: string): FieldError[] {
+function validateSecretData(data: unknown, path: string): FieldError[] {
   if (!data || typeof data !== "object") return [];
   const errs: FieldError[] = [];
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {

@@ -19,7 +19,7 @@ import type { Store, WriteResult } from "../store.js";
 import { mergeApplied, removeFields } from "./merge.js";
 
 /** kubectl's client-side-apply record; its fields may be taken over by an apply (see below). */
-export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
+const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
 
 const MAX_ATTEMPTS = 8;
 

@@ -13,7 +13,7 @@
  */
 import type Database from "better-sqlite3";
 
-export const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 1;
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS kv (

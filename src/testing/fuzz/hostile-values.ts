@@ -170,13 +170,13 @@ export function accept(rng: Rng): string | undefined {
 }
 
 /** Nested `{"a":…}` / `[…]` text `levels` deep. */
-export function deepText(rng: Rng, levels: number): string {
+function deepText(rng: Rng, levels: number): string {
   return rng.chance(0.5)
     ? `${'{"a":'.repeat(levels)}1${"}".repeat(levels)}`
     : `${"[".repeat(levels)}${"]".repeat(levels)}`;
 }
 
-export function aliasBomb(): string {
+function aliasBomb(): string {
   let raw = 'a0: &a0 ["x","x","x","x","x","x","x","x","x"]\n';
   for (let i = 1; i < 9; i++)
     raw += `a${i}: &a${i} [${Array(9)
