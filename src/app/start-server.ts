@@ -44,7 +44,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     config.leaderElection,
   );
   await assertNoRestoreInProgress(backend.storage);
-  const ops = attachOperations(config, backend.storage);
+  const ops = attachOperations(config, backend.storage, backend.kind);
   // Reads and watches of every resource are served by the watch cache (src/registry/cache).
   const storage = new CachedStorage(ops.storage);
 

@@ -13,7 +13,6 @@ import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { WatchStreams } from "../server/watch-stream.js";
-import { EtcdStorage } from "../storage/etcd/etcd-storage.js";
 import type { Storage } from "../storage/interface.js";
 import { InstrumentedStorage } from "./instrumented-storage.js";
 import { etcdRequestDuration, sqliteRequestDuration } from "./metrics.js";
@@ -47,14 +46,15 @@ export interface Operations {
   close(): Promise<void>;
 }
 
-export function attachOperations(config: OperationsConfig, backend: Storage): Operations {
+/** `kind` is the backend's (storage/factory.ts): its requests are timed in its own histogram. */
+export function attachOperations(config: OperationsConfig, backend: Storage, kind: "etcd" | "sqlite"): Operations {
   const on = config.metrics !== false;
   const hot = on ? new FastGetMetrics() : undefined;
   let unregister: (() => void) | undefined;
   let listener: Server | undefined;
   return {
     storage: on
-      ? new InstrumentedStorage(backend, backend instanceof EtcdStorage ? etcdRequestDuration : sqliteRequestDuration)
+      ? new InstrumentedStorage(backend, kind === "etcd" ? etcdRequestDuration : sqliteRequestDuration)
       : backend,
     fastGetServed: hot && ((rt, namespaced, seconds) => hot.served(rt, namespaced, seconds)),
     installHooks(app, watches, registry) {

@@ -1,4 +1,4 @@
-import { errors } from "../api/errors.js";
+import { type ApiError, errors } from "../api/errors.js";
 import { isStorageError } from "../storage/errors.js";
 
 /** Storage errors become API errors here, at the registry boundary, and nowhere else. */
@@ -16,4 +16,12 @@ export function storageToApi(err: unknown, gr: { group: string; resource: string
     default:
       return errors.storageUnavailable(err.message);
   }
+}
+
+/**
+ * A storage outage that reached the HTTP layer unmapped (reads: the cache's sync, a fallback
+ * read) as the API error every verb answers with (503); undefined for any other error.
+ */
+export function storageOutageToApi(err: unknown): ApiError | undefined {
+  return isStorageError(err, "Unavailable") ? errors.storageUnavailable(err.message) : undefined;
 }

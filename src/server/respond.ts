@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
 import { stringify } from "yaml";
 import { ApiError, errors } from "../api/errors.js";
-import { isStorageError } from "../storage/errors.js";
+import { storageOutageToApi } from "../registry/storage-errors.js";
 import type { ResponseFormat } from "./negotiation.js";
 import { warningHeaders } from "./warning-headers.js";
 
@@ -47,7 +47,8 @@ export function sendJsonBytes(
 function toApiError(err: unknown, log?: { error(obj: unknown, msg: string): void }): ApiError {
   if (err instanceof ApiError) return err;
   // Reads (the cache's sync, a fallback read) reach here unmapped: storage down is a 503 on every verb.
-  if (isStorageError(err, "Unavailable")) return errors.storageUnavailable(err.message);
+  const outage = storageOutageToApi(err);
+  if (outage) return outage;
   log?.error({ err }, "internal error");
   return errors.internal("an unexpected error occurred; see the server log");
 }
