@@ -57,7 +57,7 @@ export function validateEmail(email: unknown, path: string): FieldError[] {
 
 const SCOPE_RESOURCE_ENTRY = /^(\*|[a-z0-9.-]+)(\/(\*|[a-z0-9.-]+))?$/;
 
-/** Scope shapes (docs/permissions.md, and the seed's deprecated rules). */
+/** Scope shapes (docs/permissions.md, with the deprecated `rules`). */
 export function validateScope(scope: unknown, path: string): FieldError[] {
   if (!scope || typeof scope !== "object") return [];
   const s = scope as {

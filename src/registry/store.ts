@@ -104,12 +104,12 @@ export class Store {
     return shown;
   }
 
-  /** What the caller is shown of an object. */
   /** The object as this caller may read it; undefined when it may not get it (ctx.canSee says so). */
   private visibleTo(obj: KubeObject, ctx: RequestContext): KubeObject | undefined {
     return ctx.canSee && !ctx.canSee(obj) ? undefined : this.present(obj, ctx);
   }
 
+  /** What the caller is shown of an object (the kind's `present`: secret data hidden from viewers). */
   present(obj: KubeObject, ctx: RequestContext): KubeObject {
     return this.rt.strategy.present ? this.rt.strategy.present(obj, ctx) : obj;
   }

@@ -32,7 +32,7 @@ export function resolveResourcePath(registry: Registry, rest: string): ResourceP
   if (!found || extra.length > 0) throw notFound();
   if (namespace !== undefined && !found.rt.namespaced) throw notFound();
   // A name on a cluster-wide path of a namespaced kind addresses nothing, except for custom
-  // subresources that look the object up across namespaces (the seed's GET
+  // subresources that look the object up across namespaces (the cluster-wide GET
   // virtualclusterinstances/{name}/kubeconfig); the handler 404s every other such path.
   if (found.rt.namespaced && namespace === undefined && name !== undefined && !subresource) throw notFound();
   return { rt: found.rt, store: found.store, namespace, name, subresource: subresource ?? "" };
