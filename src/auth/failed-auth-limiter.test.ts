@@ -20,7 +20,10 @@ describe("FailedAuthLimiter", () => {
     limiter.fail("10.0.0.1");
     assert.equal(limiter.isBlocked("10.0.0.1"), false);
     limiter.fail("10.0.0.1");
-    assert.equal(statusOf(() => limiter.check("10.0.0.1")), 429);
+    assert.equal(
+      statusOf(() => limiter.check("10.0.0.1")),
+      429,
+    );
     assert.equal(limiter.isBlocked("10.0.0.2"), false, "another address is not blocked");
     now = 60_000;
     assert.equal(limiter.isBlocked("10.0.0.1"), false);
@@ -31,10 +34,22 @@ describe("FailedAuthLimiter", () => {
     limiter.succeed("10.0.0.1", "good");
     limiter.succeed("10.0.0.2", "elsewhere");
     limiter.fail("10.0.0.1");
-    assert.equal(statusOf(() => limiter.check("10.0.0.1", "good")), undefined);
-    assert.equal(statusOf(() => limiter.check("10.0.0.1", "elsewhere")), 429);
-    assert.equal(statusOf(() => limiter.check("10.0.0.1", "guess")), 429);
-    assert.equal(statusOf(() => limiter.check("10.0.0.1")), 429);
+    assert.equal(
+      statusOf(() => limiter.check("10.0.0.1", "good")),
+      undefined,
+    );
+    assert.equal(
+      statusOf(() => limiter.check("10.0.0.1", "elsewhere")),
+      429,
+    );
+    assert.equal(
+      statusOf(() => limiter.check("10.0.0.1", "guess")),
+      429,
+    );
+    assert.equal(
+      statusOf(() => limiter.check("10.0.0.1")),
+      429,
+    );
   });
 
   it("forgets a good key after a day, and the oldest past 64 keys per address", () => {
