@@ -50,7 +50,3 @@ export interface DeleteOptions {
 }
 
 export type PatchType = "json" | "merge" | "apply";
-
-export function defaultWriteOptions(fieldManager = "platform"): WriteOptions {
-  return { dryRun: false, fieldManager, fieldValidation: "Ignore" };
-}

@@ -8,7 +8,7 @@ import { defineKind } from "../kinds/define.js";
 import type { Storage } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { AdmissionChain } from "./admission.js";
-import { defaultWriteOptions } from "./options.js";
+import type { WriteOptions } from "./options.js";
 import type { RequestContext, UserInfo } from "./request-context.js";
 import type { ResourceType } from "./resource-type.js";
 import { Store } from "./store.js";
@@ -96,8 +96,10 @@ function harness(
   return { store, storage, trace, ctx };
 }
 
-const opts = (more: Partial<ReturnType<typeof defaultWriteOptions>> = {}) => ({
-  ...defaultWriteOptions("test"),
+const opts = (more: Partial<WriteOptions> = {}): WriteOptions => ({
+  dryRun: false,
+  fieldManager: "test",
+  fieldValidation: "Ignore",
   ...more,
 });
 
