@@ -144,6 +144,7 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
   await new Promise((r) => setTimeout(r, 500));
   const total = b.N.wps * b.N.watchSec;
   const before = await a.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" });
+  const callsBefore = await etcdCalls(etcd);
   const writes = await paced(b.N.wps, total, (i) => {
     const stamp = `s${i}`;
     const at = performance.now();
@@ -156,6 +157,7 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
   });
   await Promise.all(writes);
   const after = await a.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" });
+  const callsAfter = await etcdCalls(etcd);
   await new Promise((r) => setTimeout(r, 1000));
   for (const w of watches) w.close();
   const [onA, onB] = delays;
@@ -172,6 +174,13 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
     "",
     "",
   );
+  const perPatch = (method: string) => f(((callsAfter.get(method) ?? 0) - (callsBefore.get(method) ?? 0)) / total, 2);
+  b.row(
+    "etcd: requests etcd served per PATCH (both replicas): Range; Txn",
+    `${perPatch("Range")}; ${perPatch("Txn")}`,
+    "",
+    "",
+  );
   await r2.ask({ cmd: "stop" }).catch(() => {});
   const raw = await rawEtcdWatch(etcd, teamBytes("raw-watch-0123"), b.N.wps, total);
   b.row(
@@ -180,6 +189,17 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
     `${f(pct(raw.acked, 50))}/${f(pct(raw.acked, 99))} (put acknowledged)`,
     "",
   );
+}
+
+/** Unary requests etcd has answered so far, by method (its own grpc_server_handled_total). */
+async function etcdCalls(etcd: EtcdCluster): Promise<Map<string, number>> {
+  const text = await (await fetch(`http://${etcd.endpoints[0]}/metrics`)).text();
+  const calls = new Map<string, number>();
+  for (const m of text.matchAll(/^grpc_server_handled_total\{([^}]*)\} (\S+)$/gm)) {
+    const method = /grpc_method="([^"]+)"/.exec(m[1]!)?.[1];
+    if (method) calls.set(method, (calls.get(method) ?? 0) + Number(m[2]));
+  }
+  return calls;
 }
 
 /** Calls `write(i)` for i < total, `rate` a second on schedule (not waiting for answers). */
