@@ -11,12 +11,12 @@
  */
 import { ApiError } from "../api/errors.js";
 import type { KeyValue, Storage } from "../storage/interface.js";
-import { NOT_NOW } from "./cache/cached-storage.js";
 import type { RequestContext } from "./request-context.js";
 
-/** A storage that can hand out the cache's copy of a key (CachedStorage). */
+/** A storage that can hand out the cache's copy of a key (CachedStorage.getRecent). */
 interface RecentReads {
-  getRecent(key: string): Promise<KeyValue | undefined | typeof NOT_NOW>;
+  /** Undefined: no copy to start from (absent, or the cache cannot vouch for it). */
+  getRecent(key: string): Promise<KeyValue | undefined>;
 }
 
 function hasRecentReads(storage: Storage): storage is Storage & RecentReads {
@@ -43,7 +43,7 @@ export async function onCachedCopy<T>(
 ): Promise<{ result: T } | undefined> {
   if (!hasRecentReads(storage)) return undefined;
   const kv = await storage.getRecent(key);
-  if (kv === undefined || kv === NOT_NOW) return undefined;
+  if (kv === undefined) return undefined;
   const warnings = ctx.warnings.length;
   try {
     return { result: await attempt(kv) };

@@ -114,17 +114,18 @@ export class CachedStorage implements Storage {
    * than a write another replica just made, never older than this process's own acknowledged
    * writes. For the first attempt of a read-modify-write whose write is conditional on the
    * key's modRevision (that condition catches a stale copy), as kube-apiserver's updates start
-   * from the watch cache's copy. NOT_NOW when there is no cache to ask.
+   * from the watch cache's copy. Undefined when the cache has no copy or cannot vouch for one
+   * (then read consistently).
    */
-  async getRecent(key: string): Promise<KeyValue | undefined | typeof NOT_NOW> {
+  async getRecent(key: string): Promise<KeyValue | undefined> {
     const cache = this.cacheFor(key);
-    if (cache === undefined) return NOT_NOW;
+    if (cache === undefined) return undefined;
     try {
       await cache.ready;
     } catch {
-      return NOT_NOW;
+      return undefined;
     }
-    return (await cache.reach(this.written)) ? cache.get(key) : NOT_NOW;
+    return (await cache.reach(this.written)) ? cache.get(key) : undefined;
   }
 
   /**
