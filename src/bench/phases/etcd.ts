@@ -83,8 +83,10 @@ async function createBesideRawPuts(b: Bench, a: Child, etcd: EtcdCluster): Promi
     });
   await creates(1);
   const before = await a.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" });
+  const callsBefore = await etcdCalls(etcd);
   const c = await creates(b.N.dur);
   const after = await a.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" });
+  const callsAfter = await etcdCalls(etcd);
   if (c.non2xx) throw new Error(`CREATE on etcd answered ${c.non2xx} non-2xx`);
   const raw = await rawEtcdPuts(etcd, teamBytes("raw-0123456789"), 64, b.N.dur * 1000);
   const rate = c["2xx"] / b.N.dur;
@@ -96,6 +98,9 @@ async function createBesideRawPuts(b: Bench, a: Child, etcd: EtcdCluster): Promi
   );
   const cpuMs = (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1000;
   b.row("etcd: CREATE server CPU per object", `${f((1000 * cpuMs) / Math.max(1, c["2xx"]), 0)} µs`, "", "");
+  const perCreate = (method: string) =>
+    f(((callsAfter.get(method) ?? 0) - (callsBefore.get(method) ?? 0)) / Math.max(1, c["2xx"]), 2);
+  b.row("etcd: requests etcd served per CREATE: Range; Txn", `${perCreate("Range")}; ${perCreate("Txn")}`, "", "");
 }
 
 /** Puts of `value` under fresh keys from `concurrency` loops for `ms`: puts per second. */
