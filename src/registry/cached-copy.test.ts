@@ -142,6 +142,19 @@ describe("updates from the watch cache's copy", () => {
     await s.close();
   });
 
+  it("a refusal earned only by the stale copy is not the answer (JSON patch test)", async () => {
+    const s = setup();
+    await s.staleCopy();
+    // The test fails on the cached copy (a=1) and holds on the current object (a=2).
+    const ops = [
+      { op: "test", path: "/metadata/labels/a", value: "2" },
+      { op: "replace", path: "/spec/size", value: 8 },
+    ];
+    const patched = await s.store.patch(s.ctx(), undefined, "g", "json", ops, s.opts);
+    assert.deepEqual([patched.metadata.labels?.a, patched.spec?.size], ["2", 8]);
+    await s.close();
+  });
+
   it("an update naming the current resourceVersion succeeds although the copy is older", async () => {
     const s = setup();
     const { fresh } = await s.staleCopy();
