@@ -35,6 +35,8 @@ export function acquireStoreLock(dbPath: string): StoreLock {
   try {
     // In EXCLUSIVE locking mode the lock a write takes is kept until the connection closes.
     db.pragma("locking_mode = EXCLUSIVE");
+    // No journal file beside it: the one row it holds is not worth one.
+    db.pragma("journal_mode = MEMORY");
     db.exec("CREATE TABLE IF NOT EXISTS holder (id INTEGER PRIMARY KEY, pid INTEGER, since TEXT)");
     db.prepare("INSERT OR REPLACE INTO holder (id, pid, since) VALUES (1, ?, ?)").run(
       process.pid,
