@@ -111,6 +111,20 @@ describe("core v1 Events", () => {
     assert.equal(page.json.metadata.remainingItemCount, undefined);
   });
 
+  it("an expired key is an Event once its lifetime ended", async () => {
+    const res = await server.request("POST", `${GROUP_PATH}/ownedaccesskeys`, {
+      body: { metadata: { name: "bob-short" }, spec: { user: "bob", ttl: 1 } },
+    });
+    assert.equal(res.status, 201, res.text);
+    await waitFor(async () => {
+      // The controller looks every 30 s; ask it now once the key's second is over.
+      server.events.accessKeys.checkExpiries();
+      return (await eventsOf(undefined)).some((e) => e.reason === "Expired");
+    });
+    const expired = (await eventsOf(bobKey)).find((e) => e.reason === "Expired");
+    assert.match(expired?.message ?? "", /bob-short of user bob expired at /);
+  });
+
   it("nobody writes Events, not even an admin: 405", async () => {
     const body = {
       apiVersion: "v1",
