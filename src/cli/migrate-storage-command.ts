@@ -5,7 +5,6 @@
  * yet, and the server must be stopped while the copy runs (it reads one consistent snapshot).
  */
 import type { Command } from "commander";
-import { REGISTRY_PREFIX } from "../registry/keys.js";
 import type { Storage, TxnOp } from "../storage/interface.js";
 
 /** Keys read per page, and created per transaction (etcd allows 128 operations per txn by default). */
@@ -23,6 +22,8 @@ export async function migrateStorage(
   to: Storage,
   log: (line: string) => void = () => {},
 ): Promise<MigrateResult> {
+  // Loaded here, not at start: every CLI command would load it otherwise.
+  const { REGISTRY_PREFIX } = await import("../registry/keys.js");
   if ((await to.list(REGISTRY_PREFIX, { limit: 1 })).items.length > 0) {
     throw new Error("the target store already holds objects; migrate only into an empty store");
   }
