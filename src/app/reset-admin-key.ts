@@ -31,6 +31,7 @@ import {
   writeAdminKubeconfig,
 } from "../auth/bootstrap.js";
 import { writeFileAtomic } from "../crypto/files.js";
+import { createPlatformEvents } from "../events/platform-events.js";
 import { allResourceTypes } from "../kinds/index.js";
 import { AdmissionChain } from "../registry/admission.js";
 import { Registry } from "../registry/registry.js";
@@ -88,6 +89,10 @@ export async function resetAdminKey(options: ResetKeyOptions): Promise<ResetKeyR
     writeFileAtomic(keyFile, `${key}\n`, 0o600);
     const kubeconfig = writeResetKubeconfig(dataDir, options.server, key);
     if (options.auditLog) await recordInAuditLog(options, created, revoked);
+    // Also an Event on the admin user, for whoever looks with kubectl events in the next hour.
+    const events = createPlatformEvents(storage, registry, (err) => process.emitWarning(`event not written: ${err}`));
+    events.recorder.record(user, "Warning", "AdminKeyReset", resetMessage(keyName, revoked));
+    await events.recorder.flush();
     return { keyName, keyFile, kubeconfig, revoked, kept, userRepairs: repairs, auditLog: options.auditLog };
   } finally {
     await storage.close();
@@ -197,7 +202,7 @@ function previousCluster(text: string): { server?: string; caPem?: string } {
 async function recordInAuditLog(options: ResetKeyOptions, key: KubeObject, revoked: string[]): Promise<void> {
   const log = new AuditLog(options.auditLog!, options);
   const now = new Date().toISOString();
-  const name = key.metadata.name;
+  const name = key.metadata.name ?? "";
   log.write({
     kind: "Event",
     apiVersion: "audit.k8s.io/v1",
@@ -214,10 +219,14 @@ async function recordInAuditLog(options: ResetKeyOptions, key: KubeObject, revok
     requestReceivedTimestamp: now,
     stageTimestamp: now,
     annotations: {
-      "management.platform/admin-reset-key": `new key ${name} for user ${ADMIN_USER}; revoked: ${revoked.join(",") || "none"}`,
+      "management.platform/admin-reset-key": resetMessage(name, revoked),
     },
   });
   await log.close();
+}
+
+function resetMessage(keyName: string, revoked: string[]): string {
+  return `platform admin reset-key wrote new key ${keyName} for user ${ADMIN_USER}; revoked: ${revoked.join(",") || "none"}`;
 }
 
 function osUser(): string {

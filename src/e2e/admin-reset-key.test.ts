@@ -67,7 +67,10 @@ describe("platform admin reset-key", () => {
       .find((e) => e.userAgent === "platform admin reset-key");
     assert.ok(line, "the audit log records the reset");
     assert.equal(line.verb, "create");
-    assert.match(JSON.stringify(line.annotations), /revoked: admin-bootstrap/);
+    assert.match(
+      JSON.stringify(line.annotations),
+      /wrote new key admin-reset-\d+ for user admin; revoked: admin-bootstrap/,
+    );
 
     // The kubeconfig reset-key wrote works as it is once the server is back on the same port.
     server = await startServerProcess(dataDir, server.port, ["--audit-log", auditLog]);
@@ -77,6 +80,12 @@ describe("platform admin reset-key", () => {
       assert.match(users.stdout, /user\.management\.platform\/admin/);
       const who = await kubectl(kubeconfig, ["auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"]);
       assert.equal(who.stdout, "admin");
+      // The reset is an Event on the admin user too.
+      const events = await kubectl(kubeconfig, ["events", "-A", "--for", "user/admin"]);
+      assert.match(
+        events.stdout,
+        /Warning\s+AdminKeyReset\s+User\/admin\s+platform admin reset-key wrote new key admin-reset-/,
+      );
       // The old key was revoked.
       const old = await kubectl(kubeconfig, ["--token", oldKey, "get", "users"]);
       assert.notEqual(old.code, 0);
