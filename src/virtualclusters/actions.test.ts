@@ -136,7 +136,7 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       ).find((e) => e.reason === "Imported");
       assert.ok(imported, events.text);
       assert.equal(imported.involvedObject.name, "vc1");
-      assert.match(imported.message, /team-a\/vc1 on cluster c1 by admin/);
+      assert.match(imported.message, /imported from virtual cluster team-a\/vc1 on cluster c1$/);
     });
 
     it("importName names the instance", async () => {

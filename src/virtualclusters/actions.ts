@@ -271,7 +271,7 @@ function importAction(registry: Registry, cas: VirtualClusterCaStore, events?: E
         instance,
         "Normal",
         "Imported",
-        `imported from virtual cluster ${vcNamespace}/${vcName} on cluster ${clusterName} by ${ctx.user.name}`,
+        `imported from virtual cluster ${vcNamespace}/${vcName} on cluster ${clusterName}`,
       );
     return send(reply, 201, body, format, ctx.warnings);
   };
