@@ -54,7 +54,8 @@ export async function runRestore(
   url: string,
   opts: { from: string; force?: boolean; dataDir?: string },
 ): Promise<void> {
-  const store = await openStorage(url);
+  // Owned while restoring: a running server on this store is refused (storage/sqlite/store-lock.ts).
+  const store = await openStorage(url, { exclusive: true });
   try {
     const result = await restoreBackup(opts.from, store, {
       force: opts.force,

@@ -61,9 +61,10 @@ Example:
     .action(async (opts: { from: string; to: string }) => {
       // Loaded only here, so the other commands start without the storage drivers.
       const { openStorage } = await import("../storage/factory.js");
-      const from = await openStorage(opts.from);
+      // Both stores owned while copying: a server running on either is refused.
+      const from = await openStorage(opts.from, { exclusive: true });
       try {
-        const to = await openStorage(opts.to);
+        const to = await openStorage(opts.to, { exclusive: true });
         try {
           const result = await migrateStorage(from, to, (line) => process.stderr.write(`${line}\n`));
           process.stdout.write(

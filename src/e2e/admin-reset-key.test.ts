@@ -38,6 +38,13 @@ describe("platform admin reset-key", () => {
       assert.equal(refused.code, 1, refused.stdout + refused.stderr);
       assert.match(refused.stderr, /in use by another process .*stop it first/);
       assert.equal(readFileSync(join(dataDir, "admin-access-key"), "utf8").trim(), oldKey, "key file untouched");
+      // So is a restore into its store (a backup of it may be read meanwhile).
+      const backupFile = join(dir, "running.backup.gz");
+      const backup = await runCli(home, ["backup", "--data-dir", dataDir, "--to", backupFile]);
+      assert.equal(backup.code, 0, backup.stderr);
+      const restore = await runCli(home, ["restore", "--from", backupFile, "--data-dir", dataDir, "--force"]);
+      assert.equal(restore.code, 1, restore.stdout);
+      assert.match(restore.stderr, /in use by another process/);
       // A second server on the same store is refused the same way.
       await assert.rejects(startServerProcess(dataDir), /in use by another process/);
     } finally {
