@@ -30,7 +30,7 @@ import {
   adminUserObject,
   writeAdminKubeconfig,
 } from "../auth/bootstrap.js";
-import { writeFileAtomic } from "../crypto/files.js";
+import { ensureDir, writeFileAtomic } from "../crypto/files.js";
 import { createPlatformEvents } from "../events/platform-events.js";
 import { allResourceTypes } from "../kinds/index.js";
 import { AdmissionChain } from "../registry/admission.js";
@@ -70,6 +70,8 @@ export async function resetAdminKey(options: ResetKeyOptions): Promise<ResetKeyR
   const dataDir = resolve(options.dataDir);
   const url = options.storage ?? `sqlite:${resolve(dataDir, "platform.db")}`;
   assertStoreExists(url);
+  // With etcd the data dir may be new: it only receives the key and kubeconfig files.
+  ensureDir(dataDir);
   const storage = await openStorage(url, { exclusive: true });
   try {
     const registry = offlineRegistry(storage);

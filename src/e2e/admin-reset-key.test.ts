@@ -6,7 +6,9 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { hashAccessKey } from "../crypto/access-keys.js";
 import { runCli } from "../testing/cli-run.js";
+import { EtcdCluster } from "../testing/etcd-cluster.js";
 import { startServerProcess } from "../testing/server-process.js";
+import { GROUP_PATH, startTestServer } from "../testing/test-server.js";
 
 const KUBECTL = process.env.KUBECTL ?? "/usr/bin/kubectl";
 
@@ -100,6 +102,35 @@ describe("platform admin reset-key", () => {
     } finally {
       server.child.kill("SIGTERM");
       await server.exited;
+    }
+  });
+
+  it("on etcd, resets while a server runs: the running server takes the new key at once", async () => {
+    const etcd = await EtcdCluster.start(1);
+    try {
+      const server = await startTestServer({ storage: etcd.url });
+      try {
+        const localDir = join(dir, "etcd-local");
+        const r = await runCli(home, ["admin", "reset-key", "--storage", etcd.url, "--data-dir", localDir]);
+        assert.equal(r.code, 0, r.stderr);
+        assert.match(r.stdout, /revoked: +admin-bootstrap/);
+        const key = readFileSync(join(localDir, "admin-access-key"), "utf8").trim();
+        let status = 0;
+        for (let i = 0; i < 50 && status !== 200; i++) {
+          status = (await server.request("GET", `${GROUP_PATH}/users/admin`, { token: key })).status;
+          if (status !== 200) await new Promise((done) => setTimeout(done, 100));
+        }
+        assert.equal(status, 200, "the new key authenticates on the running server");
+        for (let i = 0; i < 50 && status !== 401; i++) {
+          status = (await server.request("GET", `${GROUP_PATH}/users/admin`, { token: server.adminKey })).status;
+          if (status !== 401) await new Promise((done) => setTimeout(done, 100));
+        }
+        assert.equal(status, 401, "the bootstrap key is revoked");
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await etcd.stop();
     }
   });
 
