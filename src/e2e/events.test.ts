@@ -152,6 +152,21 @@ describe("core v1 Events", () => {
       assert.equal(res.status, 405, `${method} ${path}: ${res.text}`);
     }
     assert.ok((await server.request("GET", one)).status === 200, "the event is still there");
+    // kubectl auth can-i says the same.
+    const canI = async (verb: string, token?: string) =>
+      (
+        await server.request("POST", "/kubernetes/management/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", {
+          token,
+          body: {
+            apiVersion: "authorization.k8s.io/v1",
+            kind: "SelfSubjectAccessReview",
+            spec: { resourceAttributes: { verb, group: "", resource: "events", namespace: "default" } },
+          },
+        })
+      ).json.status.allowed;
+    assert.equal(await canI("create"), false);
+    assert.equal(await canI("delete"), false);
+    assert.equal(await canI("list", bobKey), true);
     // Without a credential: 401, as everywhere.
     assert.equal((await server.request("GET", EVENTS, { token: null })).status, 401);
   });
