@@ -25,7 +25,7 @@ import {
 import type { DeleteOptions, ListOptions, PatchType, WriteOptions } from "./options.js";
 import { hiddenReadRefusal, refuseHiddenReads } from "./patch-read-guard.js";
 import type { RequestContext } from "./request-context.js";
-import { groupResource, type Prepared, type ResourceType } from "./resource-type.js";
+import { apiVersionOf, groupResource, type Prepared, type ResourceType } from "./resource-type.js";
 import { SchemaChecker } from "./schema-check.js";
 import { storageToApi } from "./storage-errors.js";
 import { listObjects } from "./store-list.js";
@@ -134,7 +134,7 @@ export class Store {
       return filter.matches(obj) ? obj : undefined;
     });
     return {
-      apiVersion: `${this.rt.group}/${this.rt.version}`,
+      apiVersion: apiVersionOf(this.rt),
       kind: this.rt.listKind,
       metadata: result.metadata,
       items: result.items.map((o) => this.present(o, ctx)),
@@ -599,7 +599,7 @@ export class Store {
     }
     // A patch can deepen an object past what any body may carry (copy a subtree into itself).
     if (valueNestingExceeds(body)) throw errors.unprocessable(nestingMessage("the object"));
-    const apiVersion = `${this.rt.group}/${this.rt.version}`;
+    const apiVersion = apiVersionOf(this.rt);
     if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
       throw errors.badRequest(
         `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`,
