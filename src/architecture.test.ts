@@ -51,11 +51,12 @@ const STORAGE_EXCEPTIONS: Record<string, string> = {
   "src/backup/backup-stream.ts": "a backup copies the storage key space as it is",
   "src/backup/backup-route.ts": "serves that copy of the backend",
   "src/backup/restore.ts": "a restore writes the key space back as it was",
-  "src/cli/backup-command.ts": "restores into a data directory offline, opening the backend by its URL",
+  "src/cli/backup-actions.ts": "restores into a data directory offline, opening the backend by its URL",
   "src/cli/migrate-storage-command.ts": "copies one backend into another offline",
   "src/metrics/instrumented-storage.ts": "the metrics decorator of the backend (a Storage itself)",
   "src/metrics/server-hooks.ts": "puts that decorator around the backend the composition root hands it",
   "src/metrics/metrics.ts": "times the SQLite WAL's fsyncs (durable-wal.ts's hook)",
+  "src/events/platform-events.ts": "builds the Events' own registry on the backend the composition root hands it",
 };
 
 describe("architecture: import rules", () => {

@@ -15,7 +15,7 @@ export const PRIVATE_FILE_MODE = 0o600;
 export const PUBLIC_FILE_MODE = 0o644;
 
 /** Creates the data directory (owner only, as it holds keys) if it does not exist yet. */
-function ensureDir(dir: string): void {
+export function ensureDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
 }
 

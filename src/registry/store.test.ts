@@ -7,6 +7,7 @@ import { objectSchema } from "../api/schema/meta.js";
 import { defineKind } from "../kinds/define.js";
 import type { Storage } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
+import { defaultWriteOptions } from "../testing/write-options.js";
 import { AdmissionChain } from "./admission.js";
 import type { WriteOptions } from "./options.js";
 import type { RequestContext, UserInfo } from "./request-context.js";
@@ -96,12 +97,7 @@ function harness(
   return { store, storage, trace, ctx };
 }
 
-const opts = (more: Partial<WriteOptions> = {}): WriteOptions => ({
-  dryRun: false,
-  fieldManager: "test",
-  fieldValidation: "Ignore",
-  ...more,
-});
+const opts = (more: Partial<WriteOptions> = {}): WriteOptions => ({ ...defaultWriteOptions("test"), ...more });
 
 function widget(name: string, spec: Record<string, unknown> = {}): KubeObject {
   return { apiVersion: "management.platform/v1", kind: "Widget", metadata: { name }, spec };
