@@ -1,4 +1,10 @@
-import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type {
+  ClientRequest,
+  IncomingHttpHeaders,
+  IncomingMessage,
+  OutgoingHttpHeaders,
+  ServerResponse,
+} from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { Duplex } from "node:stream";
 import { classifyError } from "../controllers/cluster-health/cluster-connection.js";
@@ -127,6 +133,40 @@ function credentialsRejected(target: ForwardTarget) {
   };
 }
 
+/** One exchange's accounting: the status the client got, the bytes sent to it, and `done` called once. */
+interface Exchange extends ForwardResult {
+  finish(): void;
+}
+
+/**
+ * What both forwarders begin with: the accounting, and the upstream request unless the client
+ * left while the request was being authorized (then the exchange is over as 499, nothing is sent).
+ */
+function begin(
+  client: { destroyed: boolean },
+  req: IncomingMessage,
+  target: ForwardTarget,
+  upgrade: boolean,
+  done: (r: ForwardResult) => void,
+): { x: Exchange; upReq: ClientRequest } | undefined {
+  let over = false;
+  const x: Exchange = {
+    code: 0,
+    bytes: 0,
+    finish() {
+      if (over) return;
+      over = true;
+      done({ code: x.code, bytes: x.bytes });
+    },
+  };
+  if (client.destroyed) {
+    x.code = 499;
+    x.finish();
+    return undefined;
+  }
+  return { x, upReq: upstreamRequest(req, target, upgrade) };
+}
+
 /** Forwards a plain (non-upgrade) request; `done` is called once, when the exchange is over. */
 export function forwardHttp(
   req: IncomingMessage,
@@ -134,63 +174,77 @@ export function forwardHttp(
   target: ForwardTarget,
   done: (r: ForwardResult) => void,
 ): void {
-  let bytes = 0;
-  let code = 0;
-  let over = false;
-  const finish = () => {
-    if (over) return;
-    over = true;
-    done({ code, bytes });
-  };
-  if (res.destroyed) {
-    // The client left while the request was being authorized: nothing to forward.
-    code = 499;
-    finish();
-    return;
-  }
-  const upReq = upstreamRequest(req, target, false);
+  const started = begin(res, req, target, false, done);
+  if (!started) return;
+  const { x, upReq } = started;
   upReq.on("response", (upRes) => {
-    code = upRes.statusCode ?? 502;
-    if (code === 401) {
+    x.code = upRes.statusCode ?? 502;
+    if (x.code === 401) {
       // The upstream refused the platform's own credentials: the caller's are fine, the cluster is unusable.
       upRes.resume();
       const s = credentialsRejected(target);
-      code = s.code;
-      bytes += writeStatus(res, s.code, s.reason, s.message);
+      x.code = s.code;
+      x.bytes += writeStatus(res, s.code, s.reason, s.message);
       return;
     }
-    res.writeHead(code, responseHeaders(upRes));
     const delimited = upRes.headers["content-length"] !== undefined;
-    // Watches and `logs -f` send headers long before their first event: let the client see them.
-    // A body of known length follows at once, in the same write.
-    if (!delimited) res.flushHeaders();
-    upRes.on("data", (chunk: Buffer) => {
-      bytes += chunk.length;
-    });
-    upRes.pipe(res);
     upRes.on("error", () => {
       // The upstream went away mid-response. A chunked stream (a watch) is ended cleanly, so
       // the client sees the end of its watch; a body of announced length cannot be, so it is cut.
       if (delimited) res.destroy();
       else res.end();
     });
+    // The body that came with the headers is parsed in the same turn: wait for it, then either
+    // answer at once or stream.
+    setImmediate(() => relayResponse(req, upRes, res, x));
   });
   upReq.on("error", (err) => {
     if (res.headersSent) {
       res.destroy();
     } else {
       const s = unreachable(err, target);
-      code = s.code;
-      bytes += writeStatus(res, s.code, s.reason, s.message);
+      x.code = s.code;
+      x.bytes += writeStatus(res, s.code, s.reason, s.message);
     }
-    finish();
+    x.finish();
   });
   res.on("close", () => {
     // The client went away (or the response is complete): nothing more is wanted upstream.
     if (!res.writableFinished) upReq.destroy();
-    finish();
+    x.finish();
   });
   req.pipe(upReq);
+}
+
+/**
+ * A response the upstream has already sent whole (one object, a short list) goes out as one
+ * write with its Content-Length: headers, body and the end of a chunked body would otherwise be
+ * three TLS records. Anything still arriving (a watch, `logs -f`, a large list) is streamed:
+ * its headers are sent at once, so the client sees them long before a first event, then each
+ * chunk as it comes. What is held is what already arrived, never more than a socket read.
+ */
+function relayResponse(req: IncomingMessage, upRes: IncomingMessage, res: ServerResponse, x: Exchange): void {
+  if (res.destroyed) return;
+  const headers = responseHeaders(upRes);
+  if (upRes.complete) {
+    const chunks: Buffer[] = [];
+    for (let c: Buffer | null = upRes.read(); c !== null; c = upRes.read()) chunks.push(c);
+    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    // A HEAD answer and a 204/304 carry no body, whatever length they announce.
+    const bodiless = req.method === "HEAD" || x.code === 204 || x.code === 304;
+    if (!bodiless && headers["content-length"] === undefined) headers["content-length"] = body.length;
+    x.bytes += body.length;
+    res.writeHead(x.code, headers);
+    res.end(body);
+    upRes.resume();
+    return;
+  }
+  res.writeHead(x.code, headers);
+  if (headers["content-length"] === undefined) res.flushHeaders();
+  upRes.on("data", (chunk: Buffer) => {
+    x.bytes += chunk.length;
+  });
+  upRes.pipe(res);
 }
 
 /** Forwards an upgrade request (exec, attach, port-forward); after the upstream's 101 the sockets are piped. */
@@ -201,32 +255,21 @@ export function forwardUpgrade(
   target: ForwardTarget,
   done: (r: ForwardResult) => void,
 ): void {
-  let bytes = 0;
-  let code = 0;
-  let over = false;
-  const finish = () => {
-    if (over) return;
-    over = true;
-    done({ code, bytes });
-  };
-  if (socket.destroyed) {
-    code = 499;
-    finish();
-    return;
-  }
-  const upReq = upstreamRequest(req, target, true);
+  const started = begin(socket, req, target, true, done);
+  if (!started) return;
+  const { x, upReq } = started;
   socket.on("error", () => socket.destroy());
   socket.on("close", () => {
     upReq.destroy();
-    finish();
+    x.finish();
   });
   upReq.on("upgrade", (upRes, upSocket, upHead) => {
-    code = upRes.statusCode ?? 101;
+    x.code = upRes.statusCode ?? 101;
     socket.write(rawResponseHead(upRes, upRes.rawHeaders));
     if (upHead.length > 0) socket.write(upHead);
     if (head.length > 0) upSocket.write(head);
     upSocket.on("data", (chunk: Buffer) => {
-      bytes += chunk.length;
+      x.bytes += chunk.length;
     });
     upSocket.on("error", () => upSocket.destroy());
     upSocket.on("close", () => socket.end());
@@ -236,12 +279,12 @@ export function forwardUpgrade(
   });
   upReq.on("response", (upRes) => {
     // The upstream refused the upgrade (403, 404, 400): its answer goes back, then the connection closes.
-    code = upRes.statusCode ?? 502;
-    if (code === 401) {
+    x.code = upRes.statusCode ?? 502;
+    if (x.code === 401) {
       upRes.resume();
       const s = credentialsRejected(target);
-      code = s.code;
-      bytes += writeStatusToSocket(socket, s.code, s.reason, s.message);
+      x.code = s.code;
+      x.bytes += writeStatusToSocket(socket, s.code, s.reason, s.message);
       return;
     }
     const kept: string[] = [];
@@ -254,18 +297,18 @@ export function forwardUpgrade(
     kept.push("Connection", "close");
     socket.write(rawResponseHead(upRes, kept));
     upRes.on("data", (chunk: Buffer) => {
-      bytes += chunk.length;
+      x.bytes += chunk.length;
     });
     upRes.pipe(socket);
     upRes.on("error", () => socket.destroy());
   });
   upReq.on("error", (err) => {
-    if (code === 0) {
+    if (x.code === 0) {
       const s = unreachable(err, target);
-      code = s.code;
-      bytes += writeStatusToSocket(socket, s.code, s.reason, s.message);
+      x.code = s.code;
+      x.bytes += writeStatusToSocket(socket, s.code, s.reason, s.message);
     } else socket.destroy();
-    finish();
+    x.finish();
   });
   upReq.end();
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Agent } from "node:https";
+import { createSecureContext } from "node:tls";
 import type { KubeConfig } from "@kubernetes/client-node";
 
 /**
@@ -37,9 +38,9 @@ export function makeUpstream(server: string, tls: UpstreamTls, headers: Record<s
   const agent = new Agent({
     keepAlive: true,
     maxFreeSockets: MAX_FREE_SOCKETS,
-    ca: tls.caPem,
-    cert: tls.certPem,
-    key: tls.keyPem,
+    // One TLS context for every connection of the pool: otherwise each new socket parses the CA
+    // and the client certificate again.
+    secureContext: createSecureContext({ ca: tls.caPem, cert: tls.certPem, key: tls.keyPem }),
     rejectUnauthorized: tls.insecureSkipTLSVerify !== true,
     servername: tls.serverName,
   });

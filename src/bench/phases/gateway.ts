@@ -64,10 +64,11 @@ export async function benchGateway(b: ServerBench): Promise<void> {
   const through: PacedResult = await pacedGet(N.dur, port, gw, key, rate);
   const direct: PacedResult = await pacedGet(N.dur, upPort, POD, upToken, rate);
   const p = (r: PacedResult, q: number) => histogramPct(new Map(r.histogram), r.ok, q);
+  const latency = (r: PacedResult) => `${f(p(r, 50))}/${f(p(r, 99))}${r.failed ? ` (${r.failed} failed)` : ""}`;
   row(
     `GATEWAY GET p50/p99 ms at ${rate} req/s (paced) through / direct`,
-    `${f(p(through, 50))}/${f(p(through, 99))}`,
-    `${f(p(direct, 50))}/${f(p(direct, 99))}`,
+    latency(through),
+    latency(direct),
     `+${f(p(through, 50) - p(direct, 50))} ms p50`,
   );
   const watchers = Math.min(N.watchers, 200);
