@@ -13,7 +13,10 @@ import { pacedGet } from "./get.js";
 const POD = "/api/v1/namespaces/default/pods/bench";
 const WATCH = "/api/v1/namespaces/default/pods?watch=true";
 
-/** Child mode `fakecluster`: the upstream. First message {port, token, kubeconfig}; then {cmd:"event"} adds a stamped pod. */
+/**
+ * Child mode `fakecluster`: the upstream. First message {port, token, kubeconfig}; then
+ * {cmd:"event"} adds a stamped pod, {cmd:"cpu"} answers {cpuMs} used so far.
+ */
 export async function fakeClusterChild(): Promise<void> {
   const fake = await FakeClusterApiServer.start();
   fake.add("pods", "default", "bench");
@@ -22,6 +25,9 @@ export async function fakeClusterChild(): Promise<void> {
     if (msg.cmd === "event") {
       fake.add("pods", "default", `e${n++}`, { stamp: Date.now() });
       process.send!({ ok: true });
+    } else if (msg.cmd === "cpu") {
+      const used = process.cpuUsage();
+      process.send!({ cpuMs: (used.user + used.system) / 1000 });
     }
   });
   process.send!({ port: Number(new URL(fake.url).port), token: fake.token, kubeconfig: fake.kubeconfig() });
@@ -46,11 +52,20 @@ export async function benchGateway(b: ServerBench): Promise<void> {
     if (r.status !== 201) throw new Error(`GATEWAY setup ${path}: ${r.status} ${r.body}`);
   }
   const gw = `/kubernetes/cluster/bench${POD}`;
-  const g = await cannon(N.dur, { url: `https://127.0.0.1:${port}${gw}`, headers: { authorization: `Bearer ${key}` } });
-  const d = await cannon(N.dur, {
-    url: `https://127.0.0.1:${upPort}${POD}`,
-    headers: { authorization: `Bearer ${upToken}` },
-  });
+  const viaGw = { url: `https://127.0.0.1:${port}${gw}`, headers: { authorization: `Bearer ${key}` } };
+  const toUp = { url: `https://127.0.0.1:${upPort}${POD}`, headers: { authorization: `Bearer ${upToken}` } };
+  // Warm both first: a cold process compiles its hot paths and opens its connections (two TLS
+  // handshakes per gateway connection) during the first second, which a short run would charge
+  // to the gateway alone (it runs first).
+  await cannon(1, viaGw);
+  await cannon(1, toUp);
+  const cpu = async (c: { ask<T>(m: object): Promise<T> }) => (await c.ask<{ cpuMs: number }>({ cmd: "cpu" })).cpuMs;
+  const gwCpu0 = await cpu(b.server);
+  const g = await cannon(N.dur, viaGw);
+  const gwCpu = (await cpu(b.server)) - gwCpu0;
+  const upCpu0 = await cpu(up);
+  const d = await cannon(N.dur, toUp);
+  const upCpu = (await cpu(up)) - upCpu0;
   if (g.errors || d.errors) console.error(`GATEWAY GET errors: ${g.errors} through, ${d.errors} direct`);
   if (g.non2xx || d.non2xx) throw new Error(`GATEWAY GET answered non-2xx: ${g.non2xx} through, ${d.non2xx} direct`);
   row(
@@ -58,6 +73,15 @@ export async function benchGateway(b: ServerBench): Promise<void> {
     f(g.requests.average, 0),
     f(d.requests.average, 0),
     `${f((100 * g.requests.average) / d.requests.average, 0)}%`,
+  );
+  // CPU per request does not depend on how busy the shared machine is, throughput does: the
+  // gateway's own cost per forwarded GET beside the upstream's per GET it answers.
+  const perReq = (ms: number, r: typeof g) => (1000 * ms) / Math.max(1, r["2xx"]);
+  row(
+    "GATEWAY CPU µs per GET: gateway process (through) / upstream process (direct)",
+    f(perReq(gwCpu, g), 0),
+    f(perReq(upCpu, d), 0),
+    `${f(perReq(gwCpu, g) / perReq(upCpu, d), 1)}×`,
   );
   // Latency at a moderate steady rate both can serve: half of the gateway's maximum.
   const rate = Math.max(1, Math.floor(g.requests.average / 2));
