@@ -77,10 +77,13 @@ function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
 export function upstreamHeaders(req: IncomingMessage, target: ForwardTarget, upgrade: boolean): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   const named = connectionTokens(req.headers);
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || DROPPED_REQUEST_HEADERS.has(name) || named.has(name)) continue;
+  // headersDistinct keeps a header sent on several lines as several values (req.headers joins
+  // them with ", "): SPDY's X-Stream-Protocol-Version offers one protocol per line, and an API
+  // server matches each line exactly.
+  for (const [name, values] of Object.entries(req.headersDistinct)) {
+    if (values === undefined || DROPPED_REQUEST_HEADERS.has(name) || named.has(name)) continue;
     if (name.startsWith("impersonate-")) continue;
-    out[name] = value;
+    out[name] = values.length === 1 ? values[0] : values;
   }
   Object.assign(out, target.upstream.headers);
   if (target.impersonate) {
