@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { Agent, request } from "node:https";
 import { after, before, describe, it } from "node:test";
 import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
-import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { connectCluster } from "../testing/gateway-fixture.js";
+import { startTestServer, type TestServer } from "../testing/test-server.js";
 
 /** The gateway under load and failure: slow clusters, many watches. */
 describe("cluster gateway faults", () => {
@@ -10,30 +11,14 @@ describe("cluster gateway faults", () => {
   let slow: FakeClusterApiServer;
   let fast: FakeClusterApiServer;
 
-  async function connect(name: string, cluster: FakeClusterApiServer) {
-    for (const [path, body] of [
-      [
-        "namespaces/platform/sharedsecrets",
-        {
-          metadata: { name: `${name}-kc` },
-          spec: { data: { config: Buffer.from(cluster.kubeconfig()).toString("base64") } },
-        },
-      ],
-      ["clusters", { metadata: { name }, spec: { config: { secretName: `${name}-kc` } } }],
-    ] as const) {
-      const res = await server.request("POST", `${GROUP_PATH}/${path}`, { body });
-      assert.equal(res.status, 201, res.text);
-    }
-  }
-
   before(async () => {
     [slow, fast, server] = await Promise.all([
       FakeClusterApiServer.start(),
       FakeClusterApiServer.start(),
       startTestServer(),
     ]);
-    await connect("slow", slow);
-    await connect("fast", fast);
+    await connectCluster(server, "slow", slow);
+    await connectCluster(server, "fast", fast);
     fast.add("pods", "default", "p");
   });
   after(async () => {
