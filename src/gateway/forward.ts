@@ -8,7 +8,7 @@ import type {
 import { request as httpsRequest } from "node:https";
 import type { Duplex } from "node:stream";
 import { classifyError } from "../controllers/cluster-health/cluster-connection.js";
-import { writeStatus, writeStatusToSocket } from "./raw-status.js";
+import { writeStatusToSocket } from "./raw-status.js";
 import type { Upstream } from "./upstream.js";
 
 /**
@@ -54,7 +54,7 @@ const DROPPED_REQUEST_HEADERS = new Set([
   "authorization",
   "cookie",
 ]);
-const DROPPED_RESPONSE_HEADERS = new Set([
+export const DROPPED_RESPONSE_HEADERS = new Set([
   "connection",
   "keep-alive",
   "proxy-connection",
@@ -63,7 +63,7 @@ const DROPPED_RESPONSE_HEADERS = new Set([
   "upgrade",
 ]);
 
-function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
+export function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
   const value = headers.connection;
   return new Set(
     (value ?? "")
@@ -98,16 +98,6 @@ export function upstreamHeaders(req: IncomingMessage, target: ForwardTarget, upg
   return out;
 }
 
-function responseHeaders(res: IncomingMessage): OutgoingHttpHeaders {
-  const out: OutgoingHttpHeaders = {};
-  const named = connectionTokens(res.headers);
-  for (const [name, value] of Object.entries(res.headers)) {
-    if (value === undefined || DROPPED_RESPONSE_HEADERS.has(name) || named.has(name)) continue;
-    out[name] = value;
-  }
-  return out;
-}
-
 function upstreamRequest(req: IncomingMessage, target: ForwardTarget, upgrade: boolean) {
   const { base, pathPrefix, agent } = target.upstream;
   return httpsRequest({
@@ -123,12 +113,12 @@ function upstreamRequest(req: IncomingMessage, target: ForwardTarget, upgrade: b
 }
 
 /** The 503 for a connection that failed before the upstream answered, with the health check's reason names. */
-function unreachable(err: unknown, target: ForwardTarget) {
+export function unreachable(err: unknown, target: ForwardTarget) {
   const e = classifyError(err, target.upstream.base.origin);
   return { code: 503, reason: "ServiceUnavailable" as const, message: `${e.reason}: ${e.message}` };
 }
 
-function credentialsRejected(target: ForwardTarget) {
+export function credentialsRejected(target: ForwardTarget) {
   return {
     code: 503,
     reason: "ServiceUnavailable" as const,
@@ -137,21 +127,15 @@ function credentialsRejected(target: ForwardTarget) {
 }
 
 /** One exchange's accounting: the status the client got, the bytes sent to it, and `done` called once. */
-interface Exchange extends ForwardResult {
+export interface Exchange extends ForwardResult {
   finish(): void;
 }
 
 /**
- * What both forwarders begin with: the accounting, and the upstream request unless the client
- * left while the request was being authorized (then the exchange is over as 499, nothing is sent).
+ * What both forwarders begin with: the accounting, unless the client left while the request was
+ * being authorized (then the exchange is over as 499 and nothing is sent upstream).
  */
-function begin(
-  client: { destroyed: boolean },
-  req: IncomingMessage,
-  target: ForwardTarget,
-  upgrade: boolean,
-  done: (r: ForwardResult) => void,
-): { x: Exchange; upReq: ClientRequest } | undefined {
+export function begin(client: { destroyed: boolean }, done: (r: ForwardResult) => void): Exchange | undefined {
   let over = false;
   const x: Exchange = {
     code: 0,
@@ -167,87 +151,7 @@ function begin(
     x.finish();
     return undefined;
   }
-  return { x, upReq: upstreamRequest(req, target, upgrade) };
-}
-
-/** Forwards a plain (non-upgrade) request; `done` is called once, when the exchange is over. */
-export function forwardHttp(
-  req: IncomingMessage,
-  res: ServerResponse,
-  target: ForwardTarget,
-  done: (r: ForwardResult) => void,
-): void {
-  const started = begin(res, req, target, false, done);
-  if (!started) return;
-  const { x, upReq } = started;
-  upReq.on("response", (upRes) => {
-    x.code = upRes.statusCode ?? 502;
-    if (x.code === 401) {
-      // The upstream refused the platform's own credentials: the caller's are fine, the cluster is unusable.
-      upRes.resume();
-      const s = credentialsRejected(target);
-      x.code = s.code;
-      x.bytes += writeStatus(res, s.code, s.reason, s.message);
-      return;
-    }
-    const delimited = upRes.headers["content-length"] !== undefined;
-    upRes.on("error", () => {
-      // The upstream went away mid-response. A chunked stream (a watch) is ended cleanly, so
-      // the client sees the end of its watch; a body of announced length cannot be, so it is cut.
-      if (delimited) res.destroy();
-      else res.end();
-    });
-    // The body that came with the headers is parsed in the same turn: wait for it, then either
-    // answer at once or stream.
-    setImmediate(() => relayResponse(req, upRes, res, x));
-  });
-  upReq.on("error", (err) => {
-    if (res.headersSent) {
-      res.destroy();
-    } else {
-      const s = unreachable(err, target);
-      x.code = s.code;
-      x.bytes += writeStatus(res, s.code, s.reason, s.message);
-    }
-    x.finish();
-  });
-  res.on("close", () => {
-    // The client went away (or the response is complete): nothing more is wanted upstream.
-    if (!res.writableFinished) upReq.destroy();
-    x.finish();
-  });
-  req.pipe(upReq);
-}
-
-/**
- * A response the upstream has already sent whole (one object, a short list) goes out as one
- * write with its Content-Length: headers, body and the end of a chunked body would otherwise be
- * three TLS records. Anything still arriving (a watch, `logs -f`, a large list) is streamed:
- * its headers are sent at once, so the client sees them long before a first event, then each
- * chunk as it comes. What is held is what already arrived, never more than a socket read.
- */
-function relayResponse(req: IncomingMessage, upRes: IncomingMessage, res: ServerResponse, x: Exchange): void {
-  if (res.destroyed) return;
-  const headers = responseHeaders(upRes);
-  if (upRes.complete) {
-    const chunks: Buffer[] = [];
-    for (let c: Buffer | null = upRes.read(); c !== null; c = upRes.read()) chunks.push(c);
-    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    // A HEAD answer and a 204/304 carry no body, whatever length they announce.
-    const bodiless = req.method === "HEAD" || x.code === 204 || x.code === 304;
-    if (!bodiless && headers["content-length"] === undefined) headers["content-length"] = body.length;
-    x.bytes += body.length;
-    res.writeHead(x.code, headers);
-    res.end(body);
-    upRes.resume();
-    return;
-  }
-  res.writeHead(x.code, headers);
-  if (headers["content-length"] === undefined) res.flushHeaders();
-  upRes.on("data", (chunk: Buffer) => {
-    x.bytes += chunk.length;
-  });
-  upRes.pipe(res);
+  return x;
 }
 
 /** Forwards an upgrade request (exec, attach, port-forward); after the upstream's 101 the sockets are piped. */
@@ -258,9 +162,9 @@ export function forwardUpgrade(
   target: ForwardTarget,
   done: (r: ForwardResult) => void,
 ): void {
-  const started = begin(socket, req, target, true, done);
-  if (!started) return;
-  const { x, upReq } = started;
+  const x = begin(socket, done);
+  if (!x) return;
+  const upReq = upstreamRequest(req, target, true);
   socket.on("error", () => socket.destroy());
   socket.on("close", () => {
     upReq.destroy();
