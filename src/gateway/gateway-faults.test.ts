@@ -26,6 +26,19 @@ describe("cluster gateway faults", () => {
     await Promise.all([slow.stop(), fast.stop()]);
   });
 
+  it("a cluster whose certificate the kubeconfig's CA does not verify gives 503 TLSVerificationFailed", async () => {
+    const b64 = (pem: string) => Buffer.from(pem).toString("base64");
+    // slow's address, fast's CA.
+    const wrongCa = slow.kubeconfig().replace(b64(slow.ca.certPem), b64(fast.ca.certPem));
+    await connectCluster(server, "wrong-ca", { kubeconfig: () => wrongCa });
+    const before = slow.seen.length;
+    const res = await server.request("GET", "/kubernetes/cluster/wrong-ca/api/v1/namespaces/default/pods");
+    assert.equal(res.status, 503, res.text);
+    assert.equal(res.json.kind, "Status");
+    assert.match(res.json.message, /^TLSVerificationFailed: cannot verify the TLS certificate/);
+    assert.equal(slow.seen.length, before, "no request was sent over the unverified connection");
+  });
+
   it("a slow cluster does not hold up another cluster's requests", async () => {
     slow.delayMs = 4000;
     let slowDone = 0;
