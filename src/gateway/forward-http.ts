@@ -94,6 +94,8 @@ class Relay implements Dispatcher.DispatchHandlers {
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[] | string[] | null, resume: () => void): boolean {
+    // An informational answer (103 Early Hints) precedes the real one: wait for that.
+    if (statusCode < 200) return true;
     this.x.code = statusCode;
     if (statusCode === 401) {
       // The upstream refused the platform's own credentials: the caller's are fine, the cluster is unusable.
