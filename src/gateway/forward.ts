@@ -1,10 +1,4 @@
-import type {
-  ClientRequest,
-  IncomingHttpHeaders,
-  IncomingMessage,
-  OutgoingHttpHeaders,
-  ServerResponse,
-} from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { Duplex } from "node:stream";
 import { classifyError } from "../controllers/cluster-health/cluster-connection.js";
@@ -12,12 +6,12 @@ import { writeStatusToSocket } from "./raw-status.js";
 import type { Upstream } from "./upstream.js";
 
 /**
- * Forwarding one request to an upstream API server with node's http primitives: the request
- * body and the response are piped chunk by chunk (watch, `logs -f` and large lists stream), an
- * upgrade (exec, attach, port-forward over WebSocket or SPDY) is answered with the upstream's
- * 101 and then the two sockets are piped. No redirect is followed (node's client never does).
- * A proxy library was not used: what this needs beyond node is header hygiene and accounting,
- * and both the central gateway and the agent share this file.
+ * Forwarding to an upstream API server, the parts both kinds of request share (header hygiene,
+ * accounting, the 503s) and upgrades: an upgrade (exec, attach, port-forward over WebSocket or
+ * SPDY) is sent with node's https client, answered with the upstream's 101, and then the two
+ * sockets are piped. Plain requests go through forward-http.ts. No redirect is followed.
+ * A proxy library was not used: what this needs beyond node and undici is header hygiene and
+ * accounting, and both the central gateway and the agent share these files.
  */
 
 /** Who the upstream should take the request to be (Impersonate-User/-Group); absent when a client certificate says it. */
