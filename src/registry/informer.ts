@@ -149,6 +149,12 @@ export class Informer {
     return [...this.objects.values()].map((kv) => this.decode(kv));
   }
 
+  /** Every object's name (a namespaced kind's as `namespace/name`), none decoded: for queuing them all. */
+  names(): string[] {
+    const skip = resourcePrefix(this.store.rt).length;
+    return [...this.objects.keys()].map((key) => key.slice(skip));
+  }
+
   /**
    * The objects whose stored bytes pass a cheap test (for example "contains this key"), decoded;
    * the others are never parsed. The test may pass objects it need not: callers still check.

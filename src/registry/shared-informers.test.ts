@@ -113,6 +113,7 @@ describe("SharedInformers", () => {
           .sort(),
         ["after", "before", "later"],
       );
+      assert.deepEqual(gateway.names().sort(), ["after", "before", "later"]);
       assert.equal(watches.length, 1);
       assert.deepEqual(informers.resources(), [{ resource: "gadgets", synced: true }]);
     } finally {

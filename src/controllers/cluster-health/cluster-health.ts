@@ -98,7 +98,7 @@ export class ClusterHealthController {
     );
     await Promise.all([clusters.synced(), secrets.synced()]);
     const checkAll = () => {
-      for (const c of clusters.list()) queue.add(c.metadata.name!);
+      for (const name of clusters.names()) queue.add(name);
     };
     checkAll();
     this.timer = setInterval(checkAll, this.intervalMs);

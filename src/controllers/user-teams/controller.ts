@@ -51,7 +51,7 @@ export class UserTeamsController {
   }
 
   private addAll(queue: WorkQueue<string>): void {
-    for (const user of this.identity.users.list()) queue.add(user.metadata.name ?? "");
+    for (const name of this.identity.users.names()) queue.add(name);
   }
 
   private onTeamChange(queue: WorkQueue<string>, e: InformerEvent): void {
