@@ -190,6 +190,23 @@ describe("WorkQueue", () => {
     assert.equal(q.delayedCount, 0);
   });
 
+  it("a delay longer than one timer may wait is re-armed until it is due", async () => {
+    const timers = new ManualTimers();
+    const seen: string[] = [];
+    const q = new WorkQueue<string>({ timers, process: async (k) => void seen.push(k) });
+    const hour = 60 * 60 * 1000;
+    q.addAfter("k", 2.5 * hour);
+    assert.deepEqual(timers.delays, [hour]);
+    timers.advance(hour);
+    timers.advance(hour);
+    assert.deepEqual(timers.delays, [hour / 2]);
+    await turn();
+    assert.deepEqual(seen, []);
+    timers.advance(hour / 2);
+    await q.idle();
+    assert.deepEqual(seen, ["k"]);
+  });
+
   it("idle() waits for the keys being processed", async () => {
     const g = gate();
     let done = false;
