@@ -86,7 +86,14 @@ export class Informer {
    * informer (shared-informers.ts) add their handlers, then await this.
    */
   synced(): Promise<void> {
-    this.started ??= this.listAndWatch();
+    if (!this.started) {
+      const start = this.listAndWatch();
+      this.started = start;
+      // A first list that failed (storage unavailable) is tried again by the next consumer to ask.
+      start.catch(() => {
+        if (this.started === start) this.started = undefined;
+      });
+    }
     return this.started;
   }
 

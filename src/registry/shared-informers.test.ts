@@ -36,10 +36,15 @@ function gadgetKind() {
 }
 
 /** The storage, with every watch() it is asked for recorded by prefix. */
-function countingWatches(storage: Storage): { storage: Storage; watches: string[] } {
+function countingWatches(storage: Storage): { storage: Storage; watches: string[]; failLists: (n: number) => void } {
   const watches: string[] = [];
+  let listFailures = 0;
   const counted = new Proxy(storage, {
     get(target, prop) {
+      if (prop === "list" && listFailures > 0) {
+        listFailures--;
+        return () => Promise.reject(new Error("storage unavailable (test)"));
+      }
       if (prop === "watch") {
         return (...args: Parameters<Storage["watch"]>) => {
           watches.push(args[0]);
@@ -50,11 +55,17 @@ function countingWatches(storage: Storage): { storage: Storage; watches: string[
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-  return { storage: counted, watches };
+  return {
+    storage: counted,
+    watches,
+    failLists: (n) => {
+      listFailures = n;
+    },
+  };
 }
 
 function setup() {
-  const { storage, watches } = countingWatches(openSqliteStorage(":memory:"));
+  const { storage, watches, failLists } = countingWatches(openSqliteStorage(":memory:"));
   const store = new Store(gadgetKind(), { storage, admission: new AdmissionChain([]) });
   const informers = new SharedInformers({
     store: (plural) => {
@@ -69,7 +80,7 @@ function setup() {
       { apiVersion: "management.platform/v1", kind: "Gadget", metadata: { name }, spec: {} } as KubeObject,
       defaultWriteOptions("test"),
     );
-  return { storage, watches, store, informers, create };
+  return { storage, watches, store, informers, create, failLists };
 }
 
 describe("SharedInformers", () => {
@@ -116,6 +127,24 @@ describe("SharedInformers", () => {
       assert.deepEqual(gateway.names().sort(), ["after", "before", "later"]);
       assert.equal(watches.length, 1);
       assert.deepEqual(informers.resources(), [{ resource: "gadgets", synced: true }]);
+    } finally {
+      informers.stop();
+      await storage.close();
+    }
+  });
+
+  it("a first list that failed is tried again by the next consumer that waits for it", async () => {
+    const { informers, storage, create, failLists, watches } = setup();
+    try {
+      await create("one");
+      failLists(1);
+      const informer = informers.for("gadgets");
+      await assert.rejects(informer.synced(), /storage unavailable/);
+      assert.equal(informer.hasSynced, false);
+      await informer.synced();
+      assert.equal(informer.hasSynced, true);
+      assert.deepEqual(informer.names(), ["one"]);
+      assert.equal(watches.length, 1);
     } finally {
       informers.stop();
       await storage.close();
