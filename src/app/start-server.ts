@@ -8,6 +8,8 @@ import { startConsoleSession } from "../console/console-routes.js";
 import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
 import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
+import { registerEventRoutes } from "../events/event-routes.js";
+import { createPlatformEvents } from "../events/platform-events.js";
 import { ClusterGateway } from "../gateway/cluster-gateway.js";
 import { allResourceTypes } from "../kinds/index.js";
 import { attachOperations } from "../metrics/server-hooks.js";
@@ -93,11 +95,12 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const warn = (what: string) => (err: unknown) => log.error({ err }, `${what} failed`);
   const cas = new VirtualClusterCaStore(registry, cipher);
   const caCleanup = new VirtualClusterCaCleanup(registry, informers, cas, log);
-  const garbageCollector = new GarbageCollector(registry, informers, { log });
+  const events = createPlatformEvents(storage, informers, warn("recording an event"), config.events);
+  const garbageCollector = new GarbageCollector(registry, informers, { log, events: events.recorder });
   const clusterHealth = new ClusterHealthController(
     registry,
     informers,
-    { intervalMs: config.clusterCheckIntervalMs },
+    { intervalMs: config.clusterCheckIntervalMs, events: events.recorder },
     log,
   );
   for (const [name, c] of [
@@ -105,12 +108,14 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     ["user-teams", access.userTeams],
     ["garbage-collector", garbageCollector],
     ["cluster-health", clusterHealth],
+    ["event-cleanup", events.cleanup],
+    ["access-key-events", events.accessKeys],
   ] as const) {
     controllers.register({ name, start: () => c.start(), stop: () => c.stop() });
   }
 
   const subresources = new Map<string, SubresourceHandler>(accessKeySubresources(registry, identity));
-  registerVirtualClusterActions(subresources, { registry, cas });
+  registerVirtualClusterActions(subresources, { registry, cas, events: events.recorder });
   const watchStreams = new WatchStreams();
   // The gateway takes access keys only (a console session cookie is not a credential there).
   const gateway = new ClusterGateway({
@@ -142,6 +147,15 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     ops,
     storage,
     gcQueueDepth: () => garbageCollector.queueDepth,
+    extraRoutes: (app, guarded) =>
+      registerEventRoutes(app, guarded, {
+        events: events.store,
+        registry,
+        authorizer: access.authorizer,
+        watchStreams,
+        bookmarkIntervalMs: config.bookmarkIntervalMs ?? 30_000,
+        freshnessWaitMs: config.freshnessWaitMs,
+      }),
   });
   // Single sign-on (src/sso): its routes, and key refresh on the elected replica. A browser
   // sign-in ends in a web console session unless the embedder says otherwise.
@@ -189,6 +203,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     controllers,
     sso,
     gateway,
+    events,
     app,
     close() {
       closing = true;

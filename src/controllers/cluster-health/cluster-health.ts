@@ -1,6 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
 import { ApiError } from "../../api/errors.js";
 import type { KubeObject } from "../../api/object.js";
+import type { EventRecorder } from "../../events/event-recorder.js";
+import { recordClusterHealth } from "../../events/messages.js";
 import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
@@ -21,6 +23,8 @@ export interface ClusterHealthOptions {
   timeoutMs?: number;
   /** Checks running at once at most (default 16); the others wait their turn in order. */
   concurrency?: number;
+  /** Reports Ready ↔ NotReady changes (src/events). */
+  events?: EventRecorder;
 }
 
 /** What a check found, as written to Cluster.status. */
@@ -55,6 +59,7 @@ export class ClusterHealthController {
   private unsubscribe: Array<() => void> = [];
   private queue?: WorkQueue<string>;
   private stopped = true;
+  private readonly events?: EventRecorder;
 
   constructor(
     private readonly registry: Registry,
@@ -62,6 +67,7 @@ export class ClusterHealthController {
     options: ClusterHealthOptions = {},
     private readonly log: ControllerLog = silentLog,
   ) {
+    this.events = options.events;
     this.intervalMs = options.intervalMs ?? 60_000;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.concurrency = Math.max(1, options.concurrency ?? 16);
@@ -119,6 +125,7 @@ export class ClusterHealthController {
     if (!cluster || cluster.metadata.deletionTimestamp) return;
     const health = await checkCluster(this.registry, cluster, this.timeoutMs);
     if (this.stopped) return;
+    recordClusterHealth(this.events, cluster, health);
     try {
       await store.guaranteedUpdate(
         systemContext(),

@@ -1,5 +1,7 @@
 import { ApiError } from "../../api/errors.js";
 import type { KubeObject, OwnerReference } from "../../api/object.js";
+import type { EventRecorder } from "../../events/event-recorder.js";
+import { recordGarbageCollected } from "../../events/messages.js";
 import { deletionDeadline, FOREGROUND_FINALIZER, ORPHAN_FINALIZER, readyToRemove } from "../../registry/deletion.js";
 import type { Informer, InformerEvent } from "../../registry/informer.js";
 import { resourcePrefix } from "../../registry/keys.js";
@@ -15,6 +17,8 @@ import { WorkQueue } from "../work-queue.js";
 export interface GarbageCollectorOptions {
   now?: () => Date;
   log?: ControllerLog;
+  /** Reports each object it deletes (src/events). */
+  events?: EventRecorder;
 }
 
 /** An object's identity in the collector: `Kind/namespace/name`. */
@@ -58,7 +62,7 @@ export class GarbageCollector {
   constructor(
     private readonly registry: Registry,
     private readonly informers: SharedInformers,
-    options: GarbageCollectorOptions = {},
+    private readonly options: GarbageCollectorOptions = {},
   ) {
     this.now = options.now ?? (() => new Date());
     this.log = options.log ?? silentLog;
@@ -290,6 +294,7 @@ export class GarbageCollector {
         propagationPolicy: policy,
         preconditions: { uid: obj.metadata.uid },
       });
+      recordGarbageCollected(this.options.events, obj);
     } catch (err) {
       // Gone already, or replaced by a new object of the same name: nothing to do.
       if (err instanceof ApiError && (err.code === 404 || err.code === 409)) return;
