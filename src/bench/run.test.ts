@@ -10,7 +10,7 @@ test("bench harness runs with --smoke counts", () => {
   const script = fileURLToPath(new URL("./run.js", import.meta.url));
   const r = spawnSync(process.execPath, [script, "--smoke", "--skip=etcd,console"], {
     encoding: "utf8",
-    timeout: 240_000,
+    timeout: 480_000,
   });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /\| GET req\/s/);
