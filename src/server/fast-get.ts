@@ -18,7 +18,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestAttributes } from "../authz/contract.js";
 import { asksToImpersonate } from "../authz/impersonation.js";
-import { rawGetSoon } from "../registry/cache/raw-read.js";
+import { rawGetSoon } from "../registry/raw-read.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext, UserInfo } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";

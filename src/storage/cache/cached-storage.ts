@@ -16,21 +16,16 @@ import type {
   WatchCallbacks,
   Watcher,
   WatchOptions,
-} from "../../storage/interface.js";
-import { REGISTRY_PREFIX } from "../keys.js";
+} from "../interface.js";
 import { ResourceCache, type ResourceCacheOptions } from "./resource-cache.js";
 
 export interface CachedStorageOptions extends ResourceCacheOptions {
   /**
    * The cache partition a key or prefix belongs to (a prefix ending in "/"), or undefined when
-   * it is not cached. Default: one partition per resource, `/registry/<group>/<plural>/`.
+   * it is not cached. The key layout is the caller's (the registry caches one partition per
+   * resource: registry/keys.ts registryPartition).
    */
-  readonly partition?: (keyOrPrefix: string) => string | undefined;
-}
-
-/** `/registry/<group>/<plural>/` of a registry key or prefix, if it is at least that deep. */
-export function registryPartition(keyOrPrefix: string): string | undefined {
-  return partitionBySegments(REGISTRY_PREFIX, 2)(keyOrPrefix);
+  readonly partition: (keyOrPrefix: string) => string | undefined;
 }
 
 /** Partitions of `root` followed by `segments` path segments. */
@@ -56,9 +51,9 @@ export class CachedStorage implements Storage {
 
   constructor(
     readonly inner: Storage,
-    private readonly options: CachedStorageOptions = {},
+    private readonly options: CachedStorageOptions,
   ) {
-    this.partition = options.partition ?? registryPartition;
+    this.partition = options.partition;
   }
 
   /** The cache of a partition, started on first use. */

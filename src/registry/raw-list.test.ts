@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
-import { encodeObject } from "../codec.js";
-import { objectKey } from "../keys.js";
-import type { ListOptions } from "../options.js";
-import { type RequestContext, systemContext } from "../request-context.js";
-import type { Store } from "../store.js";
+import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { encodeObject } from "./codec.js";
+import { objectKey } from "./keys.js";
+import type { ListOptions } from "./options.js";
 import { LIST_CHUNK_BYTES, rawList } from "./raw-list.js";
+import { type RequestContext, systemContext } from "./request-context.js";
+import type { Store } from "./store.js";
 
 /** The fast path's list and the normal path's, as parsed JSON. */
 async function both(store: Store, ctx: () => RequestContext, ns: string | undefined, options: ListOptions) {

@@ -5,16 +5,8 @@
  * storage's progress notifications move its revision forward when writes land elsewhere, which
  * is what lets a consistent read wait only until the cache has caught up.
  */
-import type {
-  KeyValue,
-  ListOptions,
-  ListResult,
-  Storage,
-  WatchCallbacks,
-  WatchEvent,
-  Watcher,
-} from "../../storage/interface.js";
-import { QueuedWatcher } from "../../storage/queued-watcher.js";
+import type { KeyValue, ListOptions, ListResult, Storage, WatchCallbacks, WatchEvent, Watcher } from "../interface.js";
+import { QueuedWatcher } from "../queued-watcher.js";
 import { lowerBound, SortedKeys } from "./sorted-keys.js";
 
 export interface ResourceCacheOptions {

@@ -3,12 +3,12 @@
  * nor what callers see (present), the API JSON of an object is its stored bytes with the
  * resourceVersion spliced in, served from the watch cache without a parse or a stringify.
  */
-import { errors } from "../../api/errors.js";
-import type { KeyValue } from "../../storage/interface.js";
-import type { ResourceType } from "../resource-type.js";
-import type { Store } from "../store.js";
-import { CachedStorage, NOT_NOW } from "./cached-storage.js";
+import { errors } from "../api/errors.js";
+import { CachedStorage, NOT_NOW } from "../storage/cache/cached-storage.js";
+import type { KeyValue } from "../storage/interface.js";
+import type { ResourceType } from "./resource-type.js";
 import { withResourceVersion } from "./shared-codec.js";
+import type { Store } from "./store.js";
 
 /** Whether a kind's stored bytes are what callers see: nothing decrypts them or presents them per caller. */
 export function servesStoredBytes(rt: ResourceType): boolean {
