@@ -45,7 +45,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   );
   await assertNoRestoreInProgress(backend.storage);
   const ops = attachOperations(config, backend.storage);
-  // Reads and watches of every resource are served by the watch cache (src/registry/cache).
+  // Reads and watches of every resource are served by the watch cache (src/storage/cache).
   const storage = new CachedStorage(ops.storage, { partition: registryPartition });
 
   // The registry's admission and the authorizer need each other's parts (the authorizer reads
