@@ -1,11 +1,12 @@
 /**
  * The GET fast path: when a kind's strategy neither transforms stored objects (fromStorage)
  * nor what callers see (present), the API JSON of an object is its stored bytes with the
- * resourceVersion spliced in, served from the watch cache without a parse or a stringify.
+ * resourceVersion spliced in, served from memory without a parse or a stringify. It applies
+ * when the storage keeps values in memory (Storage.getFromMemory: the watch cache); reached
+ * through Store.readRaw and Store.readRawSoon.
  */
 import { errors } from "../api/errors.js";
-import { CachedStorage, NOT_NOW } from "../storage/cache/cached-storage.js";
-import type { KeyValue } from "../storage/interface.js";
+import { type MemoryRead, NOT_NOW } from "../storage/interface.js";
 import type { ResourceType } from "./resource-type.js";
 import { withResourceVersion } from "./shared-codec.js";
 import type { Store } from "./store.js";
@@ -15,49 +16,36 @@ export function servesStoredBytes(rt: ResourceType): boolean {
   return !rt.strategy.present && !rt.strategy.fromStorage;
 }
 
-/** The watch cache a raw read of this kind can be served from, if any. */
-function rawReadable(store: Store): CachedStorage | undefined {
-  return servesStoredBytes(store.rt) && store.storage instanceof CachedStorage ? store.storage : undefined;
+/** Whether a raw read of this kind applies: its bytes are what callers see, and the storage reads from memory. */
+function rawReadable(store: Store): boolean {
+  return servesStoredBytes(store.rt) && store.storage.getFromMemory !== undefined;
 }
 
 /** The object's JSON bytes, or undefined when the fast path does not apply (use store.get). */
 export async function rawGet(store: Store, namespace: string | undefined, name: string): Promise<Buffer | undefined> {
-  const cached = rawReadable(store);
-  if (!cached) return undefined;
-  const kv = await cached.get(store.key(namespace, name));
+  if (!rawReadable(store)) return undefined;
+  const kv = await store.storage.get(store.key(namespace, name));
   if (!kv) throw errors.notFound(store.gr, name);
   return withResourceVersion(kv.value, kv.modRevision);
 }
 
 /**
- * rawGet without waiting, for the synchronous fast path: the bytes, null when the object does not
- * exist, or undefined when this cannot be answered right now from the cache (use rawGet).
- */
-export function rawGetNow(store: Store, namespace: string | undefined, name: string): Buffer | null | undefined {
-  const cached = rawReadable(store);
-  if (!cached) return undefined;
-  return rawBytes(cached.getNow(store.key(namespace, name)));
-}
-
-/**
- * rawGetNow, or when the cache cannot prove at once that it is current (a store that must be
- * asked for its revision: etcd), the same answer after that check: a promise of the bytes, null
- * when the object does not exist, undefined when the cache cannot answer (use rawGet).
+ * The object's JSON bytes from memory, for the synchronous fast path: the bytes, null when the
+ * object does not exist, or undefined when memory cannot answer (use rawGet); a promise of the
+ * same only when the storage must first check its revision (etcd).
  */
 export function rawGetSoon(
   store: Store,
   namespace: string | undefined,
   name: string,
 ): Buffer | null | undefined | Promise<Buffer | null | undefined> {
-  const cached = rawReadable(store);
-  if (!cached) return undefined;
-  const key = store.key(namespace, name);
-  const now = cached.getNow(key);
-  if (now !== NOT_NOW) return rawBytes(now);
-  return cached.getChecked(key).then(rawBytes);
+  const { storage } = store;
+  if (!storage.getFromMemory || !servesStoredBytes(store.rt)) return undefined;
+  const read = storage.getFromMemory(store.key(namespace, name));
+  return read instanceof Promise ? read.then(rawBytes) : rawBytes(read);
 }
 
-function rawBytes(kv: KeyValue | undefined | typeof NOT_NOW): Buffer | null | undefined {
+function rawBytes(kv: MemoryRead): Buffer | null | undefined {
   if (kv === NOT_NOW) return undefined;
   return kv ? (withResourceVersion(kv.value, kv.modRevision) ?? undefined) : null;
 }

@@ -10,6 +10,7 @@ import type {
   KeyValue,
   ListOptions,
   ListResult,
+  MemoryRead,
   Storage,
   TxnOp,
   TxnResult,
@@ -17,6 +18,7 @@ import type {
   Watcher,
   WatchOptions,
 } from "../interface.js";
+import { NOT_NOW } from "../interface.js";
 import { ResourceCache, type ResourceCacheOptions } from "./resource-cache.js";
 
 export interface CachedStorageOptions extends ResourceCacheOptions {
@@ -41,9 +43,6 @@ export function partitionBySegments(root: string, segments: number): (keyOrPrefi
     return k.slice(0, at);
   };
 }
-
-/** CachedStorage.getNow's "ask again with get()". */
-export const NOT_NOW = Symbol("not now");
 
 export class CachedStorage implements Storage {
   private readonly caches = new Map<string, ResourceCache>();
@@ -93,21 +92,15 @@ export class CachedStorage implements Storage {
   }
 
   /**
-   * get() answered from the cache without waiting, or NOT_NOW when the cache cannot prove right
-   * now that it is current (then use get()).
+   * The cached value at once when the cache can prove right now that it is current (the
+   * embedded store knows its revision), else after the store's revision check (etcd must be
+   * asked): no promise is made when none is needed, this is the hot GET's read.
    */
-  getNow(key: string): KeyValue | undefined | typeof NOT_NOW {
+  getFromMemory(key: string): MemoryRead | Promise<MemoryRead> {
     const cache = this.cacheFor(key);
-    return cache?.isCurrentNow() ? cache.get(key) : NOT_NOW;
-  }
-
-  /**
-   * getNow() that may wait for the store's revision check (etcd must be asked): the value once
-   * the cache is provably current, or NOT_NOW when it cannot be (then use get()).
-   */
-  async getChecked(key: string): Promise<KeyValue | undefined | typeof NOT_NOW> {
-    const cache = this.cacheFor(key);
-    return cache && (await cache.sync()) ? cache.get(key) : NOT_NOW;
+    if (cache === undefined) return NOT_NOW;
+    if (cache.isCurrentNow()) return cache.get(key);
+    return cache.sync().then((current) => (current ? cache.get(key) : NOT_NOW));
   }
 
   async get(key: string): Promise<KeyValue | undefined> {
