@@ -81,9 +81,17 @@ export function lowerBound(
   before?: (a: string, b: string) => boolean,
 ): number {
   let hi = a.length;
+  if (before) {
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (before(a[mid]!, x)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (before ? before(a[mid]!, x) : a[mid]! < x) lo = mid + 1;
+    if (a[mid]! < x) lo = mid + 1;
     else hi = mid;
   }
   return lo;
