@@ -21,3 +21,16 @@ export function requestVerb(method: string, named: boolean, watch: boolean): str
       return method.toLowerCase();
   }
 }
+
+/**
+ * Whether a raw query string asks for a watch, read as kube-apiserver reads boolean parameters:
+ * only `0` and `false` (any case) are false; any other value, the empty string included, is true.
+ * The Python client sends `watch=True`; a reader that knew only `true`/`1` called that a list.
+ * A repeated `watch` counts by its first value, as kube-apiserver reads it: a gateway that read
+ * another one than the connected cluster does could call a watch a list and check the wrong verb.
+ */
+export function queryAsksWatch(query: string): boolean {
+  const v = new URLSearchParams(query).get("watch");
+  if (v === null) return false;
+  return !(v === "0" || v.toLowerCase() === "false");
+}

@@ -11,7 +11,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
-import { requestVerb } from "../api/request-verb.js";
+import { queryAsksWatch, requestVerb } from "../api/request-verb.js";
 import { auditEventTotal } from "../metrics/metrics.js";
 import type { UserInfo } from "../registry/request-context.js";
 import {
@@ -47,7 +47,7 @@ export function describeRequest(method: string, url: string): RequestDescription
     parts = parts.slice(2);
   }
   const [resource = "", name, subresource] = parts;
-  const watch = /(^|&)watch=(true|1)(&|$)/.test(query);
+  const watch = queryAsksWatch(query);
   return { verb: requestVerb(method, !!name, watch), resource, subresource, namespace, name };
 }
 

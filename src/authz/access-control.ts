@@ -8,6 +8,7 @@ import type { IdentityIndex } from "../auth/identity-index.js";
 import { KeyActivityRecorder } from "../auth/key-activity.js";
 import { ConsoleSessions } from "../console/sessions.js";
 import { UserTeamsController } from "../controllers/user-teams/controller.js";
+import { hashAccessKey } from "../crypto/access-keys.js";
 import type { TokenSigner } from "../crypto/jwt.js";
 import { Informer } from "../registry/informer.js";
 import type { Registry } from "../registry/registry.js";
@@ -73,14 +74,17 @@ export class AccessControl {
   /** The request's caller and context, or a 401/403/429 ApiError. */
   async authenticate(request: Pick<FastifyRequest, "ip" | "method" | "headers">): Promise<RequestContext> {
     const address = request.ip;
-    this.limiter.check(address);
+    const credential = this.credentialOf(request);
+    // A blocked address still serves keys that authenticated from it before (see the limiter).
+    if (this.limiter.isBlocked(address)) this.limiter.check(address, credential && hashAccessKey(credential));
     let user: RequestContext["user"];
     try {
-      user = await this.authenticator.authenticate(this.credentialOf(request));
+      user = await this.authenticator.authenticate(credential);
     } catch (err) {
       if (err instanceof ApiError && err.status.code === 401) this.limiter.fail(address);
       throw err;
     }
+    if (credential) this.limiter.succeed(address, hashAccessKey(credential));
     user = impersonate(request.headers, user, this.authorizer, this.identity);
     this.audit?.noteCaller(request, user);
     return this.contextOf(user);

@@ -92,6 +92,18 @@ async function main(): Promise<void> {
 }
 
 const mode = process.argv[2];
+if (process.send) {
+  // A child: when the bench dies (a test's timeout kills it), its IPC channel closes; go with it
+  // rather than live on as an orphan server.
+  process.on("disconnect", () => process.exit(0));
+} else {
+  // Killed from outside: exit normally, so the exit handlers stop the etcd the bench started.
+  for (const [signal, code] of [
+    ["SIGTERM", 143],
+    ["SIGINT", 130],
+  ] as const)
+    process.once(signal, () => process.exit(code));
+}
 if (mode === "server") await serverChild(process.argv[3]!, process.argv[4]);
 else if (mode === "baseline") await baselineChild(process.argv[3]!, process.argv[4]!);
 else if (mode === "fakecluster") await fakeClusterChild();

@@ -1,4 +1,4 @@
-import { requestVerb } from "../api/request-verb.js";
+import { queryAsksWatch, requestVerb } from "../api/request-verb.js";
 import type { RequestAttributes } from "../authz/contract.js";
 
 /**
@@ -26,7 +26,7 @@ export function kubeRequestAttributes(method: string, pathAndQuery: string): Req
     namespace = rest[1]!;
   }
   const [resource = "", name = "", subresource = ""] = rest;
-  const watch = /(^|&)watch=(true|1)(&|$)/.test(query);
+  const watch = queryAsksWatch(query);
   return {
     verb: requestVerb(method, !!name, watch),
     apiGroup,

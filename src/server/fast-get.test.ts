@@ -111,7 +111,7 @@ describe("fast GET path", () => {
 });
 
 describe("fast GET path through the server", () => {
-  it("failed authentications on single-object GETs are counted once each, then 429 for every key", async () => {
+  it("failed authentications on single-object GETs are counted once each, then 429 for unknown keys", async () => {
     const s = await startTestServer({ maxFailedAuthPerMinute: 3 });
     try {
       const one = `${GROUP_PATH}/users/admin`;
@@ -120,7 +120,8 @@ describe("fast GET path through the server", () => {
         assert.equal((await s.request("GET", one, { token: "wrong-key-wrong-key-wrong-key-123" })).status, 401);
       }
       assert.equal((await s.request("GET", one, { token: "wrong-key-wrong-key-wrong-key-123" })).status, 429);
-      assert.equal((await s.request("GET", one)).status, 429);
+      // The admin key authenticated before the block (first request above): it goes on working.
+      assert.equal((await s.request("GET", one)).status, 200);
     } finally {
       await s.stop();
     }

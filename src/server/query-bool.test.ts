@@ -10,9 +10,10 @@ describe("boolean query parameters (as kube-apiserver converts them)", () => {
     for (const v of ["", "1", "true", "True", "TRUE", "yes", "anything"])
       assert.equal(bool({ force: v }, "force"), true, v);
   });
-  it("leaves an absent parameter undefined and takes the last of repeated values", () => {
+  it("leaves an absent parameter undefined and takes the first of repeated values, as kube does", () => {
     assert.equal(bool({}, "force"), undefined);
-    assert.equal(bool({ force: ["true", "False"] }, "force"), false);
+    assert.equal(bool({ force: ["true", "False"] }, "force"), true);
+    assert.equal(bool({ force: ["False", "true"] }, "force"), false);
     assert.equal(isWatch({ watch: "True" }), true);
     assert.equal(isWatch({ watch: "False" }), false);
   });

@@ -11,9 +11,10 @@ import type {
 /** Query parameters as fastify hands them: a value or, when repeated, an array of values. */
 export type Query = Record<string, string | string[] | undefined>;
 
+/** A repeated parameter counts by its first value, as kube-apiserver's query conversion reads it. */
 function one(q: Query, name: string): string | undefined {
   const v = q[name];
-  return Array.isArray(v) ? v[v.length - 1] : v;
+  return Array.isArray(v) ? v[0] : v;
 }
 
 /**

@@ -4,11 +4,11 @@
  * are followed to their response's `close` instead, which comes in every case.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-
-const WATCH_QUERY = /[?&]watch=(true|1)(&|$)/;
+import { queryAsksWatch } from "../api/request-verb.js";
 
 export function isWatchUrl(url: string): boolean {
-  return url.includes("watch=") && WATCH_QUERY.test(url);
+  const q = url.indexOf("?");
+  return q >= 0 && url.includes("watch=", q) && queryAsksWatch(url.slice(q + 1));
 }
 
 export function onRequestDone(

@@ -97,6 +97,7 @@ export class EtcdCluster {
   }
 
   private spawn(i: number): void {
+    stopAtExit(this);
     const m = this.members[i]!;
     const initialCluster = this.members.map((x) => `${x.name}=http://127.0.0.1:${x.peerPort}`).join(",");
     const child = spawn(
@@ -189,9 +190,28 @@ export class EtcdCluster {
     await this.waitHealthy(i);
   }
 
+  /** Kills every member at once, synchronously (the process is exiting). */
+  killNow(): void {
+    for (const m of this.members) if (m.process?.exitCode === null) m.process.kill("SIGKILL");
+  }
+
   /** Stops every member and removes the data dirs. */
   async stop(): Promise<void> {
+    running.delete(this);
     for (let i = 0; i < this.members.length; i++) await this.kill(i);
     await rm(this.root, { recursive: true, force: true });
   }
+}
+
+/** Clusters started by this process and not stopped: killed when it exits, so none is orphaned. */
+const running = new Set<EtcdCluster>();
+let exitHookInstalled = false;
+
+function stopAtExit(cluster: EtcdCluster): void {
+  running.add(cluster);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    for (const c of running) c.killNow();
+  });
 }

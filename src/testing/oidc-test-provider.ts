@@ -118,6 +118,8 @@ export class TestIdentityProvider {
         ctx.body = await this.tamper(ctx.body as Record<string, unknown>);
       }
     });
+    // The provider answers its own failures with a bare "server_error" page: say why on stderr.
+    provider.on("server_error", (_ctx: unknown, err: unknown) => console.error("test identity provider:", err));
     this.handler = provider.callback();
   }
 
