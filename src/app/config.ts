@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { AuditOptions } from "../audit/audit-log.js";
 import type { ControllerManager } from "../controllers/controller-manager.js";
+import type { PlatformEvents } from "../events/platform-events.js";
 import type { ClusterGateway } from "../gateway/cluster-gateway.js";
 import type { OperationsConfig } from "../metrics/server-hooks.js";
 import type { Registry } from "../registry/registry.js";
@@ -37,6 +38,8 @@ export interface ServerConfig extends OperationsConfig, AuditOptions {
   clusterCheckIntervalMs?: number;
   /** etcd leader election of the controllers: lease TTL (default 5 s) and retry period (default 500 ms). */
   leaderElection?: { ttlSeconds?: number; retryMs?: number };
+  /** How long Events are kept after they last happened, and how often expired ones are removed (default 1 h, 1 min). */
+  events?: { ttlMs?: number; intervalMs?: number };
   /** Sign-in with an OpenID Connect identity provider (`--oidc-*`); absent: SSO is off. */
   oidc?: OidcConfig;
   /** The last step of a browser sign-in (default: a web console session, then the console). */
@@ -59,6 +62,8 @@ export interface RunningServer {
   sso?: SingleSignOn;
   /** The cluster gateway (src/gateway). */
   gateway: ClusterGateway;
+  /** The platform's core v1 Events (src/events). */
+  events: PlatformEvents;
   app: FastifyInstance;
   close(): Promise<void>;
 }

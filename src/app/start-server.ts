@@ -8,6 +8,8 @@ import { startConsoleSession } from "../console/console-routes.js";
 import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
 import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
+import { registerEventRoutes } from "../events/event-routes.js";
+import { createPlatformEvents } from "../events/platform-events.js";
 import { ClusterGateway } from "../gateway/cluster-gateway.js";
 import { allResourceTypes } from "../kinds/index.js";
 import { attachOperations } from "../metrics/server-hooks.js";
@@ -93,19 +95,25 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     process.emitWarning(`${what} failed: ${err instanceof Error ? err.message : String(err)}`);
   const cas = new VirtualClusterCaStore(registry, cipher);
   const caCleanup = new VirtualClusterCaCleanup(registry, cas, warn("virtual cluster CA cleanup"));
-  const garbageCollector = new GarbageCollector(registry);
-  const clusterHealth = new ClusterHealthController(registry, { intervalMs: config.clusterCheckIntervalMs });
+  const events = createPlatformEvents(storage, registry, warn("recording an event"), config.events);
+  const garbageCollector = new GarbageCollector(registry, { events: events.recorder });
+  const clusterHealth = new ClusterHealthController(registry, {
+    intervalMs: config.clusterCheckIntervalMs,
+    events: events.recorder,
+  });
   for (const [name, c] of [
     ["virtualcluster-ca-cleanup", caCleanup],
     ["user-teams", access.userTeams],
     ["garbage-collector", garbageCollector],
     ["cluster-health", clusterHealth],
+    ["event-cleanup", events.cleanup],
+    ["access-key-events", events.accessKeys],
   ] as const) {
     controllers.register({ name, start: () => c.start(), stop: () => c.stop() });
   }
 
   const subresources = new Map<string, SubresourceHandler>(accessKeySubresources(registry, identity));
-  registerVirtualClusterActions(subresources, { registry, cas });
+  registerVirtualClusterActions(subresources, { registry, cas, events: events.recorder });
   const watchStreams = new WatchStreams();
   // The gateway takes access keys only (a console session cookie is not a credential there).
   const gateway = new ClusterGateway({
@@ -136,6 +144,15 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     ops,
     storage,
     gcQueueDepth: () => garbageCollector.queueDepth,
+    extraRoutes: (app, guarded) =>
+      registerEventRoutes(app, guarded, {
+        events: events.store,
+        registry,
+        authorizer: access.authorizer,
+        watchStreams,
+        bookmarkIntervalMs: config.bookmarkIntervalMs ?? 30_000,
+        freshnessWaitMs: config.freshnessWaitMs,
+      }),
   });
   // Single sign-on (src/sso): its routes, and key refresh on the elected replica. A browser
   // sign-in ends in a web console session unless the embedder says otherwise.
@@ -182,6 +199,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     controllers,
     sso,
     gateway,
+    events,
     app,
     close() {
       closing = true;

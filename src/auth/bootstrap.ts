@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { ApiError } from "../api/errors.js";
-import { API_PREFIX, API_VERSION } from "../api/object.js";
+import { API_PREFIX, API_VERSION, type KubeObject } from "../api/object.js";
 import { writeFileAtomic } from "../crypto/files.js";
 import { MIN_GIVEN_KEY_LENGTH } from "../kinds/owned-access-key/owned-access-key.js";
 import type { Registry } from "../registry/registry.js";
@@ -11,6 +11,32 @@ import { systemContext } from "../registry/request-context.js";
 export const ADMIN_USER = "admin";
 export const ADMIN_KEY_FILE = "admin-access-key";
 export const ADMIN_KUBECONFIG_FILE = "admin.kubeconfig";
+export const ADMIN_BOOTSTRAP_KEY_NAME = "admin-bootstrap";
+/** The cluster role that makes `admin` the administrator. */
+export const ADMIN_CLUSTER_ROLE = "platform-management-admin";
+
+/** The `admin` user as the first start creates it. */
+export function adminUserObject(): KubeObject {
+  return {
+    apiVersion: API_VERSION,
+    kind: "User",
+    metadata: { name: ADMIN_USER },
+    spec: { displayName: "Administrator", username: ADMIN_USER, clusterRoles: [{ name: ADMIN_CLUSTER_ROLE }] },
+  };
+}
+
+/** An access key of the admin user, owned by it (generated unless `key` is given). */
+export function adminKeyObject(name: string, user: KubeObject, displayName: string, key?: string): KubeObject {
+  return {
+    apiVersion: API_VERSION,
+    kind: "OwnedAccessKey",
+    metadata: {
+      name,
+      ownerReferences: [{ apiVersion: API_VERSION, kind: "User", name: ADMIN_USER, uid: user.metadata.uid! }],
+    },
+    spec: { user: ADMIN_USER, displayName, type: "User", ...(key ? { key } : {}) },
+  };
+}
 
 /**
  * First start with an empty store: user `admin` with the admin cluster role and an access
@@ -41,40 +67,15 @@ export async function bootstrapAdmin(
 async function createAdmin(registry: Registry, keyFile: string, bootstrapKey: string | undefined): Promise<string> {
   const ctx = systemContext();
   const options = { dryRun: false, fieldManager: "platform-bootstrap", fieldValidation: "Strict" as const };
-  const user = await registry.store("users").create(
-    ctx,
-    undefined,
-    {
-      apiVersion: API_VERSION,
-      kind: "User",
-      metadata: { name: ADMIN_USER },
-      spec: {
-        displayName: "Administrator",
-        username: ADMIN_USER,
-        clusterRoles: [{ name: "platform-management-admin" }],
-      },
-    },
-    options,
-  );
-  const key = await registry.store("ownedaccesskeys").create(
-    ctx,
-    undefined,
-    {
-      apiVersion: API_VERSION,
-      kind: "OwnedAccessKey",
-      metadata: {
-        name: "admin-bootstrap",
-        ownerReferences: [{ apiVersion: API_VERSION, kind: "User", name: ADMIN_USER, uid: user.metadata.uid! }],
-      },
-      spec: {
-        user: ADMIN_USER,
-        displayName: "Bootstrap key of the admin user",
-        type: "User",
-        ...(bootstrapKey ? { key: bootstrapKey } : {}),
-      },
-    },
-    options,
-  );
+  const user = await registry.store("users").create(ctx, undefined, adminUserObject(), options);
+  const key = await registry
+    .store("ownedaccesskeys")
+    .create(
+      ctx,
+      undefined,
+      adminKeyObject(ADMIN_BOOTSTRAP_KEY_NAME, user, "Bootstrap key of the admin user", bootstrapKey),
+      options,
+    );
   const value = String(key.spec?.key);
   writeFileAtomic(keyFile, `${value}\n`, 0o600);
   return value;

@@ -46,6 +46,7 @@ interface Member {
 }
 
 const ALLOW: Decision = { allowed: true };
+const EVENT_VERBS = new Set(["get", "list", "watch"]);
 const DENY: Decision = { allowed: false };
 
 /**
@@ -151,6 +152,8 @@ export class PlatformAuthorizer implements Authorizer {
 
   /** The unscoped grant. `viewRole: false` leaves the view role out (for data visibility). */
   private grants(user: UserInfo, a: RequestAttributes, viewRole: boolean): boolean {
+    // Core Events (src/events): everyone reads them, each filtered by its object; only the platform writes.
+    if (a.resourceRequest && a.apiGroup === "" && a.resource === "events") return EVENT_VERBS.has(a.verb);
     const roles = this.rolesOf(user);
     if (roles.has(ADMIN_ROLE)) return true;
     // Discovery, version, openapi: every authenticated caller; /metrics: the view role too; backups: admins.

@@ -1,7 +1,5 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { startAgent } from "../agent/agent.js";
-import { loadOrCreateServerTls } from "../crypto/certificates.js";
 import { parseListen } from "./start-command.js";
 
 export function registerAgentCommand(program: Command): void {
@@ -31,6 +29,9 @@ Examples:
       if (!!opts.tlsCertFile !== !!opts.tlsPrivateKeyFile) {
         throw new Error("--tls-cert-file and --tls-private-key-file go together");
       }
+      // Loaded only here: the other commands start without the agent's modules.
+      const { startAgent } = await import("../agent/agent.js");
+      const { loadOrCreateServerTls } = await import("../crypto/certificates.js");
       const tls =
         opts.tlsCertFile && opts.tlsPrivateKeyFile
           ? { certPem: readFileSync(opts.tlsCertFile, "utf8"), keyPem: readFileSync(opts.tlsPrivateKeyFile, "utf8") }

@@ -3,16 +3,9 @@
  * A backup is taken from the logged-in server (admin only) or from a stopped store; a restore
  * goes into a stopped, empty store.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
-import { BackupFileError, writeBackupFile } from "../backup/backup-file.js";
-import { backupLines } from "../backup/backup-stream.js";
-import { fetchBackupLines } from "../backup/fetch-backup.js";
-import { RestoreRefused, restoreBackup } from "../backup/restore.js";
-import { ENCRYPTION_KEY_FILE_NAME } from "../crypto/secret-box.js";
-import { openStorage } from "../storage/factory.js";
-import { requireLogin } from "./config.js";
 import { CliError } from "./errors.js";
 
 interface StoreOpts {
@@ -27,21 +20,6 @@ function storeUrl(opts: StoreOpts): string | undefined {
   if (opts.dataDir) return `sqlite:${join(resolve(opts.dataDir), "platform.db")}`;
   return undefined;
 }
-
-/** The URL without credentials, for the backup's header. */
-function described(url: string): string {
-  return url.replace(/\?.*$/, "").replace(/\/\/[^@/]*@/, "//");
-}
-
-/** Progress on stderr, at most one line per 5,000 objects (and the last). */
-const progressLine = (verb: string) => {
-  let shown = 0;
-  return (n: number, total?: number) => {
-    if (n - shown < 5000 && n !== total) return;
-    shown = n;
-    process.stderr.write(`${verb} ${n}${total !== undefined ? ` of ${total}` : ""} objects\n`);
-  };
-};
 
 export function registerBackupCommands(program: Command): void {
   program
@@ -61,23 +39,8 @@ Examples:
     )
     .action(async (opts: StoreOpts & { to: string }) => {
       const url = storeUrl(opts);
-      const progress = progressLine("backed up");
-      const run = async (lines: AsyncIterable<string>) => {
-        const { header, end } = await writeBackupFile(lines, opts.to, progress).catch(refuse);
-        process.stdout.write(
-          `wrote ${end.objects} objects at revision ${header.revision} to ${opts.to}\n` +
-            (end.encryptionKeyIds.length
-              ? `secret data is encrypted with key(s) ${end.encryptionKeyIds.join(", ")}: keep the encryption key file safe, apart from the backup\n`
-              : ""),
-        );
-      };
-      if (!url) return run(fetchBackupLines(requireLogin()));
-      const store = await openStorage(url);
-      try {
-        await run(backupLines(store, described(url)));
-      } finally {
-        await store.close();
-      }
+      const { runBackup } = await import("./backup-actions.js");
+      await runBackup(url, opts.to);
     });
 
   program
@@ -98,42 +61,7 @@ Examples:
       const url = storeUrl(opts);
       if (!url) throw new CliError("give the store to restore into: --data-dir DIR or --storage URL", 2);
       if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-      const store = await openStorage(url);
-      try {
-        const result = await restoreBackup(opts.from, store, {
-          force: opts.force,
-          progress: progressLine("restored"),
-        }).catch(refuse);
-        process.stdout.write(
-          `${result.resumed ? "restarted an interrupted restore: " : ""}restored ${result.objects} objects (backup revision ${result.header.revision}, taken ${result.header.createdAt}) into ${described(url)}\n`,
-        );
-        const missing = missingKeys(opts.dataDir, result.encryptionKeyIds);
-        if (missing.length)
-          process.stdout.write(
-            `the server needs encryption key(s) ${missing.join(", ")} to read secret data: put the key file holding them at ${join(opts.dataDir ?? ".", ENCRYPTION_KEY_FILE_NAME)} (or pass --encryption-key-file to platform start)\n`,
-          );
-      } finally {
-        await store.close();
-      }
+      const { runRestore } = await import("./backup-actions.js");
+      await runRestore(url, opts);
     });
-}
-
-function refuse(err: unknown): never {
-  if (err instanceof BackupFileError || err instanceof RestoreRefused) throw new CliError(err.message);
-  throw err;
-}
-
-/** Key names the backup needs that the data dir's key file does not hold (all of them without one). */
-function missingKeys(dataDir: string | undefined, needed: string[]): string[] {
-  if (!dataDir) return [];
-  const file = join(dataDir, ENCRYPTION_KEY_FILE_NAME);
-  if (!existsSync(file)) return needed;
-  try {
-    const names = ((JSON.parse(readFileSync(file, "utf8")) as { keys?: Array<{ name?: string }> }).keys ?? []).map(
-      (k) => k.name,
-    );
-    return needed.filter((n) => !names.includes(n));
-  } catch {
-    return needed;
-  }
 }

@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { parseDuration } from "./accesskeys.js";
 import { normalizeServer } from "./api-client.js";
 import { parseRequestTimeout } from "./http-transport.js";
+import { networkError } from "./network-errors.js";
 import { formatTable, parseOutput } from "./output.js";
 
 describe("cli helpers", () => {
@@ -20,6 +21,26 @@ describe("cli helpers", () => {
     assert.equal(normalizeServer("h.example.com:8443"), "https://h.example.com:8443");
     assert.throws(() => normalizeServer("ftp://h"), /not an https URL/);
     assert.throws(() => normalizeServer("http://h:8443"), /served over HTTPS only; use https:\/\/h:8443$/);
+  });
+
+  it("a refused connection names the proxy when HTTPS_PROXY is set", () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+    const saved = process.env.HTTPS_PROXY;
+    try {
+      delete process.env.HTTPS_PROXY;
+      assert.equal(
+        networkError("https://h:1", refused, 0).message,
+        "cannot reach https://h:1: connection refused (is the server running?)",
+      );
+      process.env.HTTPS_PROXY = "http://proxy:3128";
+      assert.match(
+        networkError("https://h:1", refused, 0).message,
+        /or the proxy http:\/\/proxy:3128 \(HTTPS_PROXY; NO_PROXY/,
+      );
+    } finally {
+      if (saved === undefined) delete process.env.HTTPS_PROXY;
+      else process.env.HTTPS_PROXY = saved;
+    }
   });
 
   it("parseRequestTimeout reads kubectl's forms", () => {

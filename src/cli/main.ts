@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { registerAccessKeyCommands } from "./accesskeys.js";
+import { registerAdminCommands } from "./admin-command.js";
 import { registerAgentCommand } from "./agent-command.js";
 import { registerBackupCommands } from "./backup-command.js";
 import { clientSettings } from "./client-settings.js";
@@ -59,6 +60,7 @@ Examples:
   registerUseClusterCommands(program);
   registerCompletionCommand(program);
   registerCompleteNamesCommand(program);
+  registerAdminCommands(program);
   // Every (sub)command reports usage errors by throwing, so main decides the exit code (2).
   const exitOverride = (cmd: Command) => {
     cmd.exitOverride();

@@ -5,7 +5,6 @@
  * yet, and the server must be stopped while the copy runs (it reads one consistent snapshot).
  */
 import type { Command } from "commander";
-import { REGISTRY_PREFIX } from "../registry/keys.js";
 import type { Storage, TxnOp } from "../storage/interface.js";
 
 /** Keys read per page, and created per transaction (etcd allows 128 operations per txn by default). */
@@ -23,6 +22,8 @@ export async function migrateStorage(
   to: Storage,
   log: (line: string) => void = () => {},
 ): Promise<MigrateResult> {
+  // Loaded here, not at start: every CLI command would load it otherwise.
+  const { REGISTRY_PREFIX } = await import("../registry/keys.js");
   if ((await to.list(REGISTRY_PREFIX, { limit: 1 })).items.length > 0) {
     throw new Error("the target store already holds objects; migrate only into an empty store");
   }
@@ -60,9 +61,10 @@ Example:
     .action(async (opts: { from: string; to: string }) => {
       // Loaded only here, so the other commands start without the storage drivers.
       const { openStorage } = await import("../storage/factory.js");
-      const from = await openStorage(opts.from);
+      // Both stores owned while copying: a server running on either is refused.
+      const from = await openStorage(opts.from, { exclusive: true });
       try {
-        const to = await openStorage(opts.to);
+        const to = await openStorage(opts.to, { exclusive: true });
         try {
           const result = await migrateStorage(from, to, (line) => process.stderr.write(`${line}\n`));
           process.stdout.write(

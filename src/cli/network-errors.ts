@@ -16,6 +16,12 @@ function codeOf(err: unknown): string | undefined {
   return code === "UND_ERR_CONNECT_TIMEOUT" ? "TIMEOUT" : code;
 }
 
+/** When a proxy is configured, the refusal may be the proxy's: say so. */
+function proxyNote(): string {
+  const proxy = process.env.HTTPS_PROXY ?? process.env.https_proxy;
+  return proxy ? `; or the proxy ${proxy} (HTTPS_PROXY; NO_PROXY lists hosts reached directly)` : "";
+}
+
 /** A failed request as one sentence that says what to do, never a stack trace. */
 export function networkError(where: string, err: unknown, timeoutMs: number): CliError {
   const code = codeOf(err);
@@ -39,10 +45,10 @@ export function networkError(where: string, err: unknown, timeoutMs: number): Cl
         `cannot reach ${where}: the host does not answer (${code}); check the address, and a firewall or proxy (HTTPS_PROXY/NO_PROXY) in the way`,
       );
     case "ECONNREFUSED":
-      return new CliError(`cannot reach ${where}: connection refused (is the server running?)`);
+      return new CliError(`cannot reach ${where}: connection refused (is the server running?${proxyNote()})`);
     case "ENOTFOUND":
     case "EAI_AGAIN":
-      return new CliError(`cannot reach ${where}: host not found`);
+      return new CliError(`cannot reach ${where}: host not found${proxyNote()}`);
     case "ERR_TLS_CERT_ALTNAME_INVALID":
       return new CliError(
         `the certificate of ${where} is not for that host name (${message}); use the name or address the certificate was made for`,

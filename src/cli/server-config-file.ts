@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { parse } from "yaml";
+import { parse } from "./lazy-yaml.js";
 
 /**
  * `platform start --config FILE`: a YAML file whose keys are the flags without `--`

@@ -8,7 +8,7 @@ import {
 } from "../api/fields-v1.js";
 import { type KubeObject, type ManagedFieldsEntry, nowTimestamp } from "../api/object.js";
 import { listTypeAt } from "./list-types.js";
-import type { ResourceType } from "./resource-type.js";
+import { apiVersionOf, type ResourceType } from "./resource-type.js";
 
 /** Kubernetes keeps at most this many Update managers; older ones are merged into one entry. */
 export const MAX_UPDATE_MANAGERS = 10;
@@ -97,7 +97,7 @@ export function recordUpdateManager(
     entries.push({
       manager,
       operation: "Update",
-      apiVersion: `${rt.group}/${rt.version}`,
+      apiVersion: apiVersionOf(rt),
       time,
       fieldsType: "FieldsV1",
       fieldsV1: changed as Record<string, unknown>,

@@ -100,6 +100,11 @@ export interface ResourceType {
   virtualCreate?: (body: KubeObject, ctx: RequestContext) => Promise<KubeObject>;
 }
 
+/** `group/version`, or `v1` alone for the core group (""), as Kubernetes writes apiVersion. */
+export function apiVersionOf(rt: Pick<ResourceType, "group" | "version">): string {
+  return rt.group ? `${rt.group}/${rt.version}` : rt.version;
+}
+
 export function groupResource(rt: Pick<ResourceType, "group" | "plural">): { group: string; resource: string } {
   return { group: rt.group, resource: rt.plural };
 }

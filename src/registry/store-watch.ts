@@ -7,6 +7,7 @@ import { awaitRevision } from "./fresh-revision.js";
 import { collectionPrefix } from "./keys.js";
 import type { WatchOptions } from "./options.js";
 import type { RequestContext } from "./request-context.js";
+import { apiVersionOf } from "./resource-type.js";
 import { decodeShared } from "./shared-codec.js";
 import type { Store } from "./store.js";
 
@@ -111,7 +112,7 @@ export async function watchStore(
     sink.send({
       type: "BOOKMARK",
       object: {
-        apiVersion: `${store.rt.group}/${store.rt.version}`,
+        apiVersion: apiVersionOf(store.rt),
         kind: store.rt.kind,
         metadata: { resourceVersion: String(lastRevision), ...(annotations ? { annotations } : {}) },
       },

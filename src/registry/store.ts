@@ -8,6 +8,7 @@ import { isStorageError } from "../storage/errors.js";
 import type { Storage } from "../storage/interface.js";
 import { type AdmissionChain, admissionAttributes } from "./admission.js";
 import { serverSideApply } from "./apply/apply.js";
+import { onCachedCopy, UnprovenNoOp } from "./cached-copy.js";
 import { decodeObject, encodeObject, parseResourceVersion, rememberStoredBytes } from "./codec.js";
 import { planDeletion, readyToRemove } from "./deletion.js";
 import { compileFilter, type ObjectFilter } from "./filter.js";
@@ -26,7 +27,7 @@ import { hiddenReadRefusal, refuseHiddenReads } from "./patch-read-guard.js";
 import { type RawListBody, rawList } from "./raw-list.js";
 import { rawGet, rawGetSoon } from "./raw-read.js";
 import type { RequestContext } from "./request-context.js";
-import { groupResource, type Prepared, type ResourceType } from "./resource-type.js";
+import { apiVersionOf, groupResource, type Prepared, type ResourceType } from "./resource-type.js";
 import { SchemaChecker } from "./schema-check.js";
 import { storageToApi } from "./storage-errors.js";
 import { listObjects } from "./store-list.js";
@@ -156,7 +157,7 @@ export class Store {
       return filter.matches(obj) ? obj : undefined;
     });
     return {
-      apiVersion: `${this.rt.group}/${this.rt.version}`,
+      apiVersion: apiVersionOf(this.rt),
       kind: this.rt.listKind,
       metadata: result.metadata,
       items: result.items.map((o) => this.present(o, ctx)),
@@ -287,10 +288,18 @@ export class Store {
       ]);
     }
     const expected = this.parseRv(rv);
+    const once = (old: KubeObject, cachedCopy: boolean) => {
+      if (Number(old.metadata.resourceVersion) !== expected) throw errors.staleObject(this.gr, name);
+      // writeUpdate may change what it is given: an attempt that may be redone gets a copy.
+      return this.writeUpdate(ctx, old, cachedCopy ? structuredClone(obj) : obj, options, subresource, cachedCopy);
+    };
+    const cached = options.dryRun
+      ? undefined
+      : await onCachedCopy(this.deps.storage, this.key(namespace, name), ctx, (kv) => once(this.decode(kv), true));
+    if (cached) return cached.result;
     const old = await this.read(namespace, name);
     if (!old) throw errors.notFound(this.gr, name);
-    if (Number(old.metadata.resourceVersion) !== expected) throw errors.staleObject(this.gr, name);
-    return this.writeUpdate(ctx, old, obj, options, subresource);
+    return once(old, false);
   }
 
   /**
@@ -303,6 +312,8 @@ export class Store {
     proposed: KubeObject,
     options: WriteOptions,
     subresource: "" | "status",
+    /** `old` is the cache's copy (cached-copy.ts): a no-op proves nothing and is redone. */
+    cachedCopy = false,
   ): Promise<KubeObject> {
     const name = old.metadata.name!;
     let obj: KubeObject;
@@ -343,7 +354,10 @@ export class Store {
     );
 
     obj.metadata.resourceVersion = old.metadata.resourceVersion;
-    if (isDeepStrictEqual(obj, old)) return this.present(old, ctx); // no-op: no write, no new revision
+    if (isDeepStrictEqual(obj, old)) {
+      if (cachedCopy) throw new UnprovenNoOp();
+      return this.present(old, ctx); // no-op: no write, no new revision
+    }
     if (options.dryRun) return this.present(obj, ctx);
 
     const key = this.key(old.metadata.namespace, name);
@@ -400,30 +414,52 @@ export class Store {
     options: WriteOptions,
     subresource: "" | "status",
   ): Promise<KubeObject> {
+    const once = (old: KubeObject, cachedCopy: boolean) =>
+      this.patchAttempt(ctx, old, namespace, name, type, patch, options, subresource, cachedCopy);
+    // A dry run writes nothing, so nothing would prove a cached copy current.
+    const cached = options.dryRun
+      ? undefined
+      : await onCachedCopy(this.deps.storage, this.key(namespace, name), ctx, (kv) => once(this.decode(kv), true));
+    if (cached) return cached.result;
     for (let attempt = 0; ; attempt++) {
       const old = await this.read(namespace, name);
       if (!old) throw errors.notFound(this.gr, name);
-      if (type === "json")
-        refuseHiddenReads(patch, old, () => this.visibleTo(old, ctx), hiddenReadRefusal(this.gr, name, ctx.user.name));
-      const patched = type === "json" ? applyJsonPatch(old, patch) : applyMergePatch(old, patch);
-      const proposed = patched as KubeObject;
-      if (!proposed || typeof proposed !== "object" || Array.isArray(proposed)) {
-        throw errors.badRequest("the patch did not produce an object");
-      }
-      proposed.metadata ??= {};
-      const asked = proposed.metadata.resourceVersion;
-      const conditional = asked !== undefined && asked !== old.metadata.resourceVersion;
-      if (conditional) throw errors.staleObject(this.gr, name);
-      // applyMergePatch/applyJsonPatch return a copy that shares nothing: no second clone.
-      const admitted = this.admitBody(proposed, namespace, name, options, ctx, { owned: true });
-      admitted.metadata.resourceVersion = old.metadata.resourceVersion;
       try {
-        return await this.writeUpdate(ctx, old, admitted, options, subresource);
+        return await once(old, false);
       } catch (err) {
         const retriable = err instanceof ApiError && err.reason === "Conflict" && !patchCarriesVersion(patch, type);
         if (!retriable || attempt + 1 >= MAX_CONFLICT_RETRIES) throw err;
       }
     }
+  }
+
+  /** One patch of `old` (a consistent read, or the cache's copy: see cached-copy.ts). */
+  private patchAttempt(
+    ctx: RequestContext,
+    old: KubeObject,
+    namespace: string | undefined,
+    name: string,
+    type: Exclude<PatchType, "apply">,
+    patch: unknown,
+    options: WriteOptions,
+    subresource: "" | "status",
+    cachedCopy: boolean,
+  ): Promise<KubeObject> {
+    if (type === "json")
+      refuseHiddenReads(patch, old, () => this.visibleTo(old, ctx), hiddenReadRefusal(this.gr, name, ctx.user.name));
+    const patched = type === "json" ? applyJsonPatch(old, patch) : applyMergePatch(old, patch);
+    const proposed = patched as KubeObject;
+    if (!proposed || typeof proposed !== "object" || Array.isArray(proposed)) {
+      throw errors.badRequest("the patch did not produce an object");
+    }
+    proposed.metadata ??= {};
+    const asked = proposed.metadata.resourceVersion;
+    const conditional = asked !== undefined && asked !== old.metadata.resourceVersion;
+    if (conditional) throw errors.staleObject(this.gr, name);
+    // applyMergePatch/applyJsonPatch return a copy that shares nothing: no second clone.
+    const admitted = this.admitBody(proposed, namespace, name, options, ctx, { owned: true });
+    admitted.metadata.resourceVersion = old.metadata.resourceVersion;
+    return this.writeUpdate(ctx, old, admitted, options, subresource, cachedCopy);
   }
 
   /** Server-side apply (see apply/apply.ts); `created` says whether the object was created (201). */
@@ -586,7 +622,7 @@ export class Store {
     }
     // A patch can deepen an object past what any body may carry (copy a subtree into itself).
     if (valueNestingExceeds(body)) throw errors.unprocessable(nestingMessage("the object"));
-    const apiVersion = `${this.rt.group}/${this.rt.version}`;
+    const apiVersion = apiVersionOf(this.rt);
     if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
       throw errors.badRequest(
         `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`,

@@ -49,7 +49,15 @@ describe("client compatibility endpoints", () => {
 
     const legacy = await server.request("GET", `${API_PREFIX}/apis`);
     assert.equal(legacy.json.kind, "APIGroupList");
-    assert.equal((await server.request("GET", `${API_PREFIX}/api`)).status, 404);
+    // The core group serves Events alone (src/events).
+    const core = await server.request("GET", `${API_PREFIX}/api`);
+    assert.deepEqual(core.json.versions, ["v1"]);
+    const coreAggregated = await server.request("GET", `${API_PREFIX}/api`, { headers: { accept } });
+    assert.equal(coreAggregated.headers["content-type"], AGGREGATED_DISCOVERY_V2);
+    assert.deepEqual(
+      JSON.parse(coreAggregated.text).items[0].versions[0].resources.map((r: { resource: string }) => r.resource),
+      ["events"],
+    );
     const list = await server.request("GET", GROUP_PATH);
     assert.equal(list.json.kind, "APIResourceList");
     assert.ok(list.json.resources.some((r: { name: string }) => r.name === "clusters/status"));

@@ -50,14 +50,6 @@ export function registerDiscoveryRoutes(
   ];
   const format = (req: FastifyRequest) => negotiateResponse(req.headers.accept, false);
 
-  // There is no core group: kubectl tolerates 404 here (aggregated API servers answer so too).
-  app.get(
-    `${API_PREFIX}/api`,
-    guarded(async () => {
-      throw errors.notFoundPath();
-    }),
-  );
-
   const aggregated = JSON.stringify(aggregatedDiscovery(registry));
   const aggregatedEtag = createHash("sha256").update(aggregated).digest("hex");
   app.get(

@@ -53,7 +53,13 @@ export interface ApiServerDeps {
   ops: Operations;
   storage: RouteDeps["storage"];
   gcQueueDepth(): number;
+  /** More authenticated routes (the core group's Events, src/events), given the same guard. */
+  extraRoutes?: (app: FastifyInstance, guarded: Guarded) => void;
 }
+
+type Guarded = (
+  handler: (request: FastifyRequest, reply: FastifyReply, ctx: RequestContext) => Promise<unknown>,
+) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 /** The fastify app of the API (not yet listening): routes, body parsing, errors, the fast GET path. */
 export function createApiServer(deps: ApiServerDeps): FastifyInstance {
@@ -167,6 +173,7 @@ function registerApiRoutes(app: FastifyInstance, deps: ApiServerDeps, groupPrefi
     };
 
   registerDiscoveryRoutes(app, { registry, authorizer, guarded });
+  deps.extraRoutes?.(app, guarded);
   registerConsole(app, { sessions: access.consoleSessions, authenticate, ssoConfigured: () => deps.ssoConfigured });
   deps.ops.registerRoutes(app, {
     registry,

@@ -22,7 +22,11 @@ import { openSqliteStorage } from "./sqlite/sqlite-storage.js";
  */
 const AUTO_COMPACT_INTERVAL_MS = 60_000;
 
-export async function openStorage(url: string): Promise<Storage> {
+/**
+ * `exclusive`: the opener owns a SQLite store while it is open (sqlite/store-lock.ts), so a
+ * second server or an offline admin command on the same database is refused.
+ */
+export async function openStorage(url: string, options: { exclusive?: boolean } = {}): Promise<Storage> {
   const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(url)?.[1]?.toLowerCase();
   if (scheme === "etcd" || scheme === "etcds") {
     // History compaction is etcd's own job there (--auto-compaction-retention), shared by all replicas.
@@ -34,7 +38,7 @@ export async function openStorage(url: string): Promise<Storage> {
   }
   const path = scheme === "sqlite" ? url.slice("sqlite:".length).replace(/^\/\//, "") : url;
   if (path === "") throw new Error(`no database path in storage URL ${url}`);
-  return openSqliteStorage(path, { compactIntervalMs: AUTO_COMPACT_INTERVAL_MS });
+  return openSqliteStorage(path, { compactIntervalMs: AUTO_COMPACT_INTERVAL_MS, exclusive: options.exclusive });
 }
 
 /** A backend and how replicas sharing it elect the one that runs the controllers. */
@@ -53,7 +57,8 @@ export async function openStorageBackend(
   url: string,
   leaderElection: Pick<EtcdElectorOptions, "ttlSeconds" | "retryMs"> = {},
 ): Promise<StorageBackend> {
-  const storage = await openStorage(url);
+  // A SQLite file belongs to one server process at a time.
+  const storage = await openStorage(url, { exclusive: true });
   if (storage instanceof EtcdStorage) {
     return { storage, elector: new EtcdLeaderElector(storage.client, leaderElection), kind: "etcd" };
   }

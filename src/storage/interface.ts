@@ -140,6 +140,13 @@ export interface Storage {
    * from memory too whenever it can, so a read costs no round trip.
    */
   getFromMemory?(key: string): MemoryRead | Promise<MemoryRead>;
+  /**
+   * Optional, for the same kind of storage: its copy of `key` without a revision check —
+   * possibly older than another replica's write, never older than this process's own — or
+   * undefined when it has none it can vouch for. Only for a read-modify-write whose write is
+   * conditional on the copy's modRevision (registry/cached-copy.ts).
+   */
+  getRecent?(key: string): Promise<KeyValue | undefined>;
   /** The oldest revision still readable (0 when nothing was compacted). */
   compactedRevision(): Promise<number>;
   /** Drop history older than `revision`: lists and watches from before it become "Compacted". */

@@ -72,6 +72,17 @@ export class QueuedWatcher implements Watcher {
     this.schedule();
   }
 
+  /**
+   * progress() delivered in the caller's turn, for the fan-outs that use offerNow(): a
+   * microtask per watcher and write (the etcd hub has one subscriber per cache and informer,
+   * about 30) cost more than the progress itself.
+   */
+  progressNow(revision: number): void {
+    if (this.ending || !this.callbacks.onProgress) return;
+    this.pending.push(revision);
+    this.run();
+  }
+
   /** End with an error after the events already queued. */
   fail(err: Error): void {
     if (this.ending) return;

@@ -128,6 +128,15 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       );
       // The CA key is kept, but never shown through the API.
       assert.doesNotMatch(inst.text, /PRIVATE KEY/);
+      // The import is an Event on the new instance.
+      await server.events.recorder.flush();
+      const events = await server.request("GET", "/kubernetes/management/api/v1/namespaces/p-alpha/events");
+      const imported = (
+        events.json.items as Array<{ reason: string; message: string; involvedObject: { name: string } }>
+      ).find((e) => e.reason === "Imported");
+      assert.ok(imported, events.text);
+      assert.equal(imported.involvedObject.name, "vc1");
+      assert.match(imported.message, /imported from virtual cluster team-a\/vc1 on cluster c1$/);
     });
 
     it("importName names the instance", async () => {

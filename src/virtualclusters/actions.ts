@@ -3,6 +3,7 @@ import type { ApiError } from "../api/errors.js";
 import { errors, type FieldError, fieldError } from "../api/errors.js";
 import { API_VERSION, GROUP, isPlainObject, type KubeObject, nowTimestamp } from "../api/object.js";
 import { createClientCertificate } from "../crypto/certificates.js";
+import type { EventRecorder } from "../events/event-recorder.js";
 import { projectNamespace, projectOfNamespace } from "../kinds/project/project.js";
 import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
@@ -26,6 +27,8 @@ export interface VirtualClusterActionDeps {
   registry: Registry;
   /** The kept CAs of imported virtual clusters. */
   cas: VirtualClusterCaStore;
+  /** Reports imports (src/events). */
+  events?: EventRecorder;
 }
 
 /** Registers the kubeconfig, import and migrate actions in the server's subresource map. */
@@ -35,7 +38,7 @@ export function registerVirtualClusterActions(
 ): void {
   const { cas } = deps;
   subresources.set("virtualclusterinstances/kubeconfig", kubeconfigAction(deps.registry, cas));
-  subresources.set("projects/importvirtualcluster", importAction(deps.registry, cas));
+  subresources.set("projects/importvirtualcluster", importAction(deps.registry, cas, deps.events));
   subresources.set("projects/migratevirtualclusterinstance", migrateAction(deps.registry));
 }
 
@@ -184,7 +187,7 @@ async function findInstance(registry: Registry, namespace: string | undefined, n
 
 // ---- import ----------------------------------------------------------------------------------
 
-function importAction(registry: Registry, cas: VirtualClusterCaStore): SubresourceHandler {
+function importAction(registry: Registry, cas: VirtualClusterCaStore, events?: EventRecorder): SubresourceHandler {
   return async ({ request, reply, ctx, path, format, raw, authorize }) => {
     if (request.method !== "POST") throw errors.methodNotAllowed();
     const projectName = path.name!;
@@ -236,7 +239,7 @@ function importAction(registry: Registry, cas: VirtualClusterCaStore): Subresour
     }
     const ca = await readVirtualClusterCa(client, clusterName, vcNamespace, vcName);
     // The instance and its CA are written together: never an instance whose CA was lost.
-    await registry.transact(ctx, [
+    const [instance] = await registry.transact(ctx, [
       {
         type: "create",
         resource: "virtualclusterinstances",
@@ -263,6 +266,13 @@ function importAction(registry: Registry, cas: VirtualClusterCaStore): Subresour
         ),
       ),
     ]);
+    if (instance)
+      events?.record(
+        instance,
+        "Normal",
+        "Imported",
+        `imported from virtual cluster ${vcNamespace}/${vcName} on cluster ${clusterName}`,
+      );
     return send(reply, 201, body, format, ctx.warnings);
   };
 }

@@ -14,6 +14,10 @@ import { benchGet } from "./get.js";
 
 const TEAMS = PATH.replace("/clusters", "/teams");
 
+/** BENCH_ETCD_PARTS=get,list,create,watch runs only those parts of the phase (to profile one). */
+const parts = process.env.BENCH_ETCD_PARTS?.split(",");
+const wants = (part: string) => parts === undefined || parts.includes(part);
+
 export async function benchEtcd(b: Bench): Promise<void> {
   const etcd = await EtcdCluster.start(1);
   try {
@@ -21,10 +25,12 @@ export async function benchEtcd(b: Bench): Promise<void> {
     b.children.push(a);
     const port = a.first.port as number;
     const key = a.first.key as string;
-    await benchGet({ ...b, server: a, dataDir: join(b.dir, "etcd-a"), port, key }, "etcd: ");
-    await listBesideSqlite(b, a);
-    await createBesideRawPuts(b, a, etcd);
-    await replicaWatch(b, etcd, a);
+    if (wants("get")) await benchGet({ ...b, server: a, dataDir: join(b.dir, "etcd-a"), port, key }, "etcd: ");
+    if (wants("list")) await listBesideSqlite(b, a);
+    if (wants("create")) await createBesideRawPuts(b, a, etcd);
+    if (wants("watch")) await replicaWatch(b, etcd, a);
+    // Stopped, not killed: a --cpu-prof profile is written on exit.
+    await a.ask({ cmd: "stop" }).catch(() => {});
   } finally {
     for (const c of b.children) if (c.proc.exitCode === null) c.proc.kill();
     await etcd.stop();
@@ -77,26 +83,45 @@ async function createBesideRawPuts(b: Bench, a: Child, etcd: EtcdCluster): Promi
     });
   await creates(1);
   const before = await a.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" });
+  const callsBefore = await etcdCalls(etcd);
   const c = await creates(b.N.dur);
   const after = await a.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" });
+  const callsAfter = await etcdCalls(etcd);
   if (c.non2xx) throw new Error(`CREATE on etcd answered ${c.non2xx} non-2xx`);
   const raw = await rawEtcdPuts(etcd, teamBytes("raw-0123456789"), 64, b.N.dur * 1000);
   const rate = c["2xx"] / b.N.dur;
   b.row(
     "etcd: CREATE teams/s (64 clients)",
     f(rate, 0),
-    `${f(raw, 0)} (raw etcd puts)`,
-    `${f((100 * rate) / raw, 0)}%`,
+    `${f(raw.rate, 0)} (raw etcd puts)`,
+    `${f((100 * rate) / raw.rate, 0)}%`,
   );
   const cpuMs = (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1000;
-  b.row("etcd: CREATE server CPU per object", `${f((1000 * cpuMs) / Math.max(1, c["2xx"]), 0)} µs`, "", "");
+  b.row(
+    "etcd: CREATE server CPU per object",
+    `${f((1000 * cpuMs) / Math.max(1, c["2xx"]), 0)} µs`,
+    `${f(raw.cpuPerPutUs, 0)} µs (etcd3 client CPU per raw put)`,
+    "",
+  );
+  const perCreate = (method: string) =>
+    f(((callsAfter.get(method) ?? 0) - (callsBefore.get(method) ?? 0)) / Math.max(1, c["2xx"]), 2);
+  b.row("etcd: requests etcd served per CREATE: Range; Txn", `${perCreate("Range")}; ${perCreate("Txn")}`, "", "");
 }
 
-/** Puts of `value` under fresh keys from `concurrency` loops for `ms`: puts per second. */
-async function rawEtcdPuts(etcd: EtcdCluster, value: Buffer, concurrency: number, ms: number): Promise<number> {
+/**
+ * Puts of `value` under fresh keys from `concurrency` loops for `ms`: puts per second, and the
+ * CPU this (otherwise idle) process spent per put: the etcd3 client's own cost of one call.
+ */
+async function rawEtcdPuts(
+  etcd: EtcdCluster,
+  value: Buffer,
+  concurrency: number,
+  ms: number,
+): Promise<{ rate: number; cpuPerPutUs: number }> {
   const client = new Etcd3({ hosts: etcd.endpoints.map((e) => `http://${e}`) });
   try {
     let n = 0;
+    const cpu = process.cpuUsage();
     const end = performance.now() + ms;
     await Promise.all(
       Array.from({ length: concurrency }, async (_, lane) => {
@@ -106,7 +131,8 @@ async function rawEtcdPuts(etcd: EtcdCluster, value: Buffer, concurrency: number
         }
       }),
     );
-    return n / (ms / 1000);
+    const used = process.cpuUsage(cpu);
+    return { rate: n / (ms / 1000), cpuPerPutUs: (used.user + used.system) / Math.max(1, n) };
   } finally {
     client.close();
   }
@@ -114,7 +140,8 @@ async function rawEtcdPuts(etcd: EtcdCluster, value: Buffer, concurrency: number
 
 /**
  * N.wps PATCHes a second on replica A for N.watchSec seconds; the delay until a watcher on
- * replica B sees each one, beside a watcher on A itself.
+ * replica B sees each one, beside a watcher on A itself, the PATCHes' own response time, and
+ * the floor: raw etcd puts at the same rate seen by a raw etcd watch (rawEtcdWatch).
  */
 async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void> {
   const r2 = await spawnChild(["server", join(b.dir, "etcd-b"), etcd.url], b.cpuProf);
@@ -127,6 +154,7 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
   const rv = list.metadata.resourceVersion as string;
   const sent = new Map<string, number>();
   const delays: [number[], number[]] = [[], []];
+  const answered: number[] = [];
   const watches = [portA, r2.first.port as number].map((port, i) =>
     watchStamps(port, key, `${TEAMS}?watch=true&resourceVersion=${rv}`, (stamp) => {
       const at = sent.get(stamp);
@@ -135,18 +163,21 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
   );
   await new Promise((r) => setTimeout(r, 500));
   const total = b.N.wps * b.N.watchSec;
-  const start = performance.now();
-  const writes: Promise<unknown>[] = [];
-  for (let i = 0; i < total; i++) {
-    const due = start + (i * 1000) / b.N.wps;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  const before = await a.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" });
+  const callsBefore = await etcdCalls(etcd);
+  const writes = await paced(b.N.wps, total, (i) => {
     const stamp = `s${i}`;
-    sent.set(stamp, performance.now());
+    const at = performance.now();
+    sent.set(stamp, at);
     const patch = JSON.stringify({ metadata: { annotations: { "bench/stamp": stamp } } });
-    writes.push(req(portA, key, "PATCH", `${TEAMS}/${names[i % names.length]}`, patch, "application/merge-patch+json"));
-  }
+    const name = names[i % names.length]!;
+    return req(portA, key, "PATCH", `${TEAMS}/${name}`, patch, "application/merge-patch+json").then(() => {
+      answered.push(performance.now() - at);
+    });
+  });
   await Promise.all(writes);
+  const after = await a.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" });
+  const callsAfter = await etcdCalls(etcd);
   await new Promise((r) => setTimeout(r, 1000));
   for (const w of watches) w.close();
   const [onA, onB] = delays;
@@ -156,7 +187,95 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
     `${f(pct(onA, 50))}/${f(pct(onA, 99))} (watcher on A; ${onA.length}/${total} seen)`,
     "",
   );
+  const cpuMs = (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1000;
+  b.row(
+    "etcd: those PATCHes' response time on A, ms p50/p99; A's CPU per PATCH",
+    `${f(pct(answered, 50))}/${f(pct(answered, 99))}; ${f((1000 * cpuMs) / total, 0)} µs`,
+    "",
+    "",
+  );
+  const perPatch = (method: string) => f(((callsAfter.get(method) ?? 0) - (callsBefore.get(method) ?? 0)) / total, 2);
+  b.row(
+    "etcd: requests etcd served per PATCH (both replicas): Range; Txn",
+    `${perPatch("Range")}; ${perPatch("Txn")}`,
+    "",
+    "",
+  );
   await r2.ask({ cmd: "stop" }).catch(() => {});
+  const raw = await rawEtcdWatch(etcd, teamBytes("raw-watch-0123"), b.N.wps, total);
+  b.row(
+    `etcd: raw etcd put → raw etcd watch event, ms p50/p99 (${b.N.wps} puts/s)`,
+    `${f(pct(raw.seen, 50))}/${f(pct(raw.seen, 99))}`,
+    `${f(pct(raw.acked, 50))}/${f(pct(raw.acked, 99))} (put acknowledged)`,
+    "",
+  );
+}
+
+/** Unary requests etcd has answered so far, by method (its own grpc_server_handled_total). */
+async function etcdCalls(etcd: EtcdCluster): Promise<Map<string, number>> {
+  const text = await (await fetch(`http://${etcd.endpoints[0]}/metrics`)).text();
+  const calls = new Map<string, number>();
+  for (const m of text.matchAll(/^grpc_server_handled_total\{([^}]*)\} (\S+)$/gm)) {
+    const method = /grpc_method="([^"]+)"/.exec(m[1]!)?.[1];
+    if (method) calls.set(method, (calls.get(method) ?? 0) + Number(m[2]));
+  }
+  return calls;
+}
+
+/** Calls `write(i)` for i < total, `rate` a second on schedule (not waiting for answers). */
+async function paced<T>(rate: number, total: number, write: (i: number) => Promise<T>): Promise<Promise<T>[]> {
+  const start = performance.now();
+  const writes: Promise<T>[] = [];
+  for (let i = 0; i < total; i++) {
+    const wait = start + (i * 1000) / rate - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    writes.push(write(i));
+  }
+  return writes;
+}
+
+/**
+ * The floor under the replica watch figure: `rate` puts a second straight to etcd (etcd3
+ * client, one connection), and the delay until an etcd watch on their prefix (another
+ * client) sees each one, beside the puts' own acknowledgement time.
+ */
+async function rawEtcdWatch(
+  etcd: EtcdCluster,
+  value: Buffer,
+  rate: number,
+  total: number,
+): Promise<{ seen: number[]; acked: number[] }> {
+  const hosts = etcd.endpoints.map((e) => `http://${e}`);
+  const writer = new Etcd3({ hosts });
+  const reader = new Etcd3({ hosts });
+  const sent = new Map<string, number>();
+  const seen: number[] = [];
+  const acked: number[] = [];
+  try {
+    const watcher = await reader.watch().prefix("/bench-raw-watch/").create();
+    watcher.on("put", (kv) => {
+      const at = sent.get(kv.key.toString());
+      if (at !== undefined) seen.push(performance.now() - at);
+    });
+    const puts = await paced(rate, total, (i) => {
+      const k = `/bench-raw-watch/${i}`;
+      const at = performance.now();
+      sent.set(k, at);
+      return writer
+        .put(k)
+        .value(value)
+        .then(() => {
+          acked.push(performance.now() - at);
+        });
+    });
+    await Promise.all(puts);
+    await new Promise((r) => setTimeout(r, 500));
+    await watcher.cancel();
+    return { seen, acked };
+  } finally {
+    writer.close();
+    reader.close();
+  }
 }
 
 /** A watch whose events' `bench/stamp` annotations are passed to `seen` as they arrive. */

@@ -74,6 +74,24 @@ describe("cluster health controller against a stand-in Kubernetes API server", (
     assert.match(String(failed.message), /platform\/nosecret-config does not exist/);
     await putSecret(server, "nosecret-config", kube.kubeconfig());
     await waitForStatus(server, "nosecret", (s) => s.phase === "Initialized" && s.online === true);
+    // Each readiness change is an Event on the cluster, with the reason.
+    await server.events.recorder.flush();
+    const events = await server.request(
+      "GET",
+      "/kubernetes/management/api/v1/events?fieldSelector=involvedObject.kind%3DCluster,involvedObject.name%3Dnosecret",
+    );
+    assert.equal(events.status, 200, events.text);
+    const seen = (events.json.items as Array<{ reason: string; type: string; message: string }>).map(
+      (e) => `${e.type}/${e.reason}: ${e.message}`,
+    );
+    assert.ok(
+      seen.some((e) => /^Warning\/NotReady: .*ConfigSecretNotFound/.test(e)),
+      seen.join("\n"),
+    );
+    assert.ok(
+      seen.some((e) => /^Normal\/Ready: /.test(e)),
+      seen.join("\n"),
+    );
   });
 
   it("a secret without the config key, or with an unreadable kubeconfig, fails with KubeConfigInvalid", async () => {

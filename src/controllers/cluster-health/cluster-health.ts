@@ -1,5 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { KubeObject } from "../../api/object.js";
+import type { EventRecorder } from "../../events/event-recorder.js";
+import { recordClusterHealth } from "../../events/messages.js";
 import { Informer } from "../../registry/informer.js";
 import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
@@ -18,6 +20,8 @@ export interface ClusterHealthOptions {
   timeoutMs?: number;
   /** Checks running at once at most (default 16); the others wait their turn in order. */
   concurrency?: number;
+  /** Reports Ready ↔ NotReady changes (src/events). */
+  events?: EventRecorder;
 }
 
 /** What a check found, as written to Cluster.status. */
@@ -54,11 +58,13 @@ export class ClusterHealthController {
   private readonly waiting = new Set<string>();
   private readonly concurrency: number;
   private stopped = true;
+  private readonly events?: EventRecorder;
 
   constructor(
     private readonly registry: Registry,
     options: ClusterHealthOptions = {},
   ) {
+    this.events = options.events;
     this.intervalMs = options.intervalMs ?? 60_000;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.concurrency = Math.max(1, options.concurrency ?? 16);
@@ -164,6 +170,7 @@ export class ClusterHealthController {
     if (!cluster || cluster.metadata.deletionTimestamp) return;
     const health = await checkCluster(this.registry, cluster, this.timeoutMs);
     if (this.stopped) return;
+    recordClusterHealth(this.events, cluster, health);
     try {
       await store.guaranteedUpdate(
         systemContext(),

@@ -1,5 +1,7 @@
 import { ApiError } from "../../api/errors.js";
 import type { KubeObject, OwnerReference } from "../../api/object.js";
+import type { EventRecorder } from "../../events/event-recorder.js";
+import { recordGarbageCollected } from "../../events/messages.js";
 import { deletionDeadline, FOREGROUND_FINALIZER, ORPHAN_FINALIZER, readyToRemove } from "../../registry/deletion.js";
 import { Informer, type InformerEvent } from "../../registry/informer.js";
 import { resourcePrefix } from "../../registry/keys.js";
@@ -14,6 +16,8 @@ export interface GarbageCollectorOptions {
   /** Delay before an item that failed is tried again. */
   retryDelayMs?: number;
   onError?: (err: unknown, item: string) => void;
+  /** Reports each object it deletes (src/events). */
+  events?: EventRecorder;
 }
 
 /** An object's identity in the collector: `Kind/namespace/name`. */
@@ -327,6 +331,7 @@ export class GarbageCollector {
         propagationPolicy: policy,
         preconditions: { uid: obj.metadata.uid },
       });
+      recordGarbageCollected(this.options.events, obj);
     } catch (err) {
       // Gone already, or replaced by a new object of the same name: nothing to do.
       if (err instanceof ApiError && (err.code === 404 || err.code === 409)) return;

@@ -75,20 +75,51 @@ export class CachedStorage implements Storage {
     await Promise.all(prefixes.map((p) => this.cacheFor(p)?.ready));
   }
 
-  create(key: string, value: Buffer): Promise<number> {
-    return this.inner.create(key, value);
+  async create(key: string, value: Buffer): Promise<number> {
+    return this.wrote(await this.inner.create(key, value));
   }
 
-  update(key: string, value: Buffer, expectedModRevision: number): Promise<number> {
-    return this.inner.update(key, value, expectedModRevision);
+  async update(key: string, value: Buffer, expectedModRevision: number): Promise<number> {
+    return this.wrote(await this.inner.update(key, value, expectedModRevision));
   }
 
-  delete(key: string, expectedModRevision?: number): Promise<DeleteResult> {
-    return this.inner.delete(key, expectedModRevision);
+  async delete(key: string, expectedModRevision?: number): Promise<DeleteResult> {
+    const res = await this.inner.delete(key, expectedModRevision);
+    this.wrote(res.revision);
+    return res;
   }
 
-  txn(ops: readonly TxnOp[]): Promise<TxnResult> {
-    return this.inner.txn(ops);
+  async txn(ops: readonly TxnOp[]): Promise<TxnResult> {
+    const res = await this.inner.txn(ops);
+    this.wrote(res.revision);
+    return res;
+  }
+
+  /** The highest revision this process has written (getRecent waits for the cache to reach it). */
+  private written = 0;
+
+  private wrote(revision: number): number {
+    if (revision > this.written) this.written = revision;
+    return revision;
+  }
+
+  /**
+   * The cache's copy of a key, with no revision check (no etcd round trip): possibly older
+   * than a write another replica just made, never older than this process's own acknowledged
+   * writes. For the first attempt of a read-modify-write whose write is conditional on the
+   * key's modRevision (that condition catches a stale copy), as kube-apiserver's updates start
+   * from the watch cache's copy. Undefined when the cache has no copy or cannot vouch for one
+   * (then read consistently).
+   */
+  async getRecent(key: string): Promise<KeyValue | undefined> {
+    const cache = this.cacheFor(key);
+    if (cache === undefined) return undefined;
+    try {
+      await cache.ready;
+    } catch {
+      return undefined;
+    }
+    return (await cache.reach(this.written)) ? cache.get(key) : undefined;
   }
 
   /**

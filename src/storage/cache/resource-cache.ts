@@ -149,7 +149,15 @@ export class ResourceCache {
       return false;
     }
     if (this.broken) return false;
-    const target = await this.inner.currentRevision();
+    return this.reach(await this.inner.currentRevision());
+  }
+
+  /**
+   * Waits until the cache has applied everything up to `target` (call after `ready`). False
+   * when it could not (broken, or not within the timeout).
+   */
+  async reach(target: number): Promise<boolean> {
+    if (this.broken) return false;
     if (this.revision >= target) return true;
     let timer: NodeJS.Timeout | undefined;
     const reached = await new Promise<boolean>((resolve) => {

@@ -102,7 +102,7 @@ export class EtcdWatchHub {
     for (const ev of events) this.remember(ev);
     for (const w of this.subscribers) {
       if (events.length > 0) w.offerNow(events);
-      w.progress(revision);
+      w.progressNow(revision);
     }
   }
 

@@ -35,6 +35,7 @@ import { QueuedWatcher } from "../queued-watcher.js";
 import { type AutoCompactionOptions, compactionTarget, type RevisionSample } from "./auto-compaction.js";
 import { type DurableWal, openDurableWal, type WalSync } from "./durable-wal.js";
 import { applyPragmas, type KvRow, migrate } from "./schema.js";
+import { acquireStoreLock, type StoreLock } from "./store-lock.js";
 
 export interface SqliteStorageOptions {
   /** Revisions automatic compaction always keeps (default 10,000). */
@@ -45,6 +46,8 @@ export interface SqliteStorageOptions {
   readonly compactIntervalMs?: number;
   /** How the WAL file is fsynced after a commit (default fs.fsync; tests hold it back). */
   readonly walSync?: WalSync;
+  /** Own the store while open (store-lock.ts): another process that asks for it is refused. */
+  readonly exclusive?: boolean;
 }
 
 const DEFAULT_MIN_HISTORY = 10_000;
@@ -109,10 +112,17 @@ export class SqliteStorage implements Storage {
   private commitCount = 0;
   private autoCompaction: NodeJS.Timeout | undefined;
   private readonly options: SqliteStorageOptions;
+  private readonly lock: StoreLock | undefined;
 
   constructor(path: string, options: SqliteStorageOptions = {}) {
     this.options = Object.freeze({ ...options });
-    this.db = new Database(path);
+    this.lock = options.exclusive && path !== ":memory:" ? acquireStoreLock(path) : undefined;
+    try {
+      this.db = new Database(path);
+    } catch (err) {
+      this.lock?.release();
+      throw err;
+    }
     try {
       applyPragmas(this.db);
       migrate(this.db);
@@ -127,6 +137,7 @@ export class SqliteStorage implements Storage {
       );
     } catch (err) {
       this.db.close();
+      this.lock?.release();
       throw err;
     }
     this.stmt = prepareStatements(this.db);
@@ -480,6 +491,7 @@ export class SqliteStorage implements Storage {
     this.watchers.clear();
     this.wal.close();
     this.db.close();
+    this.lock?.release();
   }
 
   private assertOpen(): void {
