@@ -10,6 +10,7 @@ import { ClusterConnectionError } from "../controllers/cluster-health/cluster-co
 import { projectNamespace } from "../kinds/project/project.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext, UserInfo } from "../registry/request-context.js";
+import type { SharedInformers } from "../registry/shared-informers.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import { ClusterUpstreams } from "./cluster-upstreams.js";
 import { auditForwarded } from "./gateway-audit.js";
@@ -28,6 +29,8 @@ const VCIS = { group: GROUP, resource: "virtualclusterinstances" };
 
 export interface ClusterGatewayDeps {
   registry: Registry;
+  /** The replica's informers: the gateway keeps Clusters and SharedSecrets from them. */
+  informers: SharedInformers;
   authenticate(request: { ip: string; headers: IncomingMessage["headers"] }): Promise<RequestContext>;
   authorizer: PlatformAuthorizer;
   cas: VirtualClusterCaStore;
@@ -49,7 +52,7 @@ export class ClusterGateway {
   private readonly unscoped = new WeakMap<UserInfo, UserInfo>();
 
   constructor(private readonly deps: ClusterGatewayDeps) {
-    this.clusters = new ClusterUpstreams(deps.registry);
+    this.clusters = new ClusterUpstreams(deps.registry, deps.informers);
     this.vclusters = new VirtualClusterUpstreams(deps.registry, deps.cas, (n) => this.clusters.cluster(n));
     this.handler = new GatewayHandler(
       (req) => this.resolve(req),
