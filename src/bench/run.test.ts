@@ -16,6 +16,8 @@ test("bench harness runs with --smoke counts", () => {
   assert.match(r.stdout, /\| GET req\/s/);
   assert.match(r.stdout, /\| WATCH /);
   assert.match(r.stdout, /\| GATEWAY GET req\/s/);
+  assert.match(r.stdout, /\| GATEWAY CPU µs per GET /);
+  assert.match(r.stdout, /\| GATEWAY GET p50\/p99 ms at \d+ req\/s \(paced\) through \/ direct \| \d+\.\d\//);
   assert.match(r.stdout, /\| GATEWAY watch delivery/);
   assert.match(r.stdout, /\| Cold start /);
   assert.match(r.stdout, /\| CLI start: platform --version \| \d+ ms/);
