@@ -14,7 +14,7 @@ import { ClusterGateway } from "../gateway/cluster-gateway.js";
 import { allResourceTypes } from "../kinds/index.js";
 import { attachOperations } from "../metrics/server-hooks.js";
 import { AdmissionChain } from "../registry/admission.js";
-import { CachedStorage } from "../registry/cache/cached-storage.js";
+import { registryPartition } from "../registry/keys.js";
 import { Registry } from "../registry/registry.js";
 import { SharedInformers } from "../registry/shared-informers.js";
 import { accessKeySubresources } from "../server/access-key-subresources.js";
@@ -24,6 +24,7 @@ import type { SubresourceHandler } from "../server/resource-handler.js";
 import { createApiServer, listen } from "../server/server.js";
 import { WatchStreams } from "../server/watch-stream.js";
 import { SingleSignOn, ssoInfo } from "../sso/sso.js";
+import { CachedStorage } from "../storage/cache/cached-storage.js";
 import { openStorageBackend } from "../storage/factory.js";
 import { registerVirtualClusterActions } from "../virtualclusters/actions.js";
 import { VirtualClusterCaCleanup } from "../virtualclusters/ca-cleanup.js";
@@ -47,8 +48,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   );
   await assertNoRestoreInProgress(backend.storage);
   const ops = attachOperations(config, backend.storage);
-  // Reads and watches of every resource are served by the watch cache (src/registry/cache).
-  const storage = new CachedStorage(ops.storage);
+  // Reads and watches of every resource are served by the watch cache (src/storage/cache).
+  const storage = new CachedStorage(ops.storage, { partition: registryPartition });
 
   // The registry's admission and the authorizer need each other's parts (the authorizer reads
   // through the registry): they meet through these forwarding calls, made only once requests run.

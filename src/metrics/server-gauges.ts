@@ -6,9 +6,9 @@
  */
 import { Gauge } from "prom-client";
 import type { KubeObject } from "../api/object.js";
-import type { CachedStorage } from "../registry/cache/cached-storage.js";
 import { resourcePrefix } from "../registry/keys.js";
 import type { Registry } from "../registry/registry.js";
+import type { CachedStorage } from "../storage/cache/cached-storage.js";
 import { metricsRegistry } from "./metrics.js";
 
 export interface ServerGaugeSource {

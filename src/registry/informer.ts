@@ -1,8 +1,8 @@
 import type { KubeObject } from "../api/object.js";
 import { isStorageError } from "../storage/errors.js";
 import type { KeyValue, WatchEvent, Watcher } from "../storage/interface.js";
-import { decodeShared } from "./cache/shared-codec.js";
 import { resourcePrefix } from "./keys.js";
+import { decodeShared } from "./shared-codec.js";
 import type { Store } from "./store.js";
 
 /**

@@ -10,8 +10,7 @@ import { registerConsole } from "../console/console-routes.js";
 import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
 import type { ClusterGateway } from "../gateway/cluster-gateway.js";
 import { writeStatusToSocket } from "../gateway/raw-status.js";
-import type { Operations } from "../metrics/server-hooks.js";
-import type { CachedStorage } from "../registry/cache/cached-storage.js";
+import type { Operations, RouteDeps } from "../metrics/server-hooks.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
 import { SERVER_VERSION } from "./discovery.js";
@@ -54,7 +53,7 @@ export interface ApiServerDeps {
   closing: () => boolean;
   /** Metrics and backup hooks (src/metrics/server-hooks.ts), and what their routes read. */
   ops: Operations;
-  storage: CachedStorage;
+  storage: RouteDeps["storage"];
   gcQueueDepth(): number;
   /** More authenticated routes (the core group's Events, src/events), given the same guard. */
   extraRoutes?: (app: FastifyInstance, guarded: Guarded) => void;
