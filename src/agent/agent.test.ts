@@ -5,9 +5,15 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
-import { stringify } from "yaml";
 import { loadOrCreateServerTls } from "../crypto/certificates.js";
 import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
+import {
+  echoThrough,
+  type KubectlTarget,
+  kubectlAt,
+  postObject,
+  startPortForward,
+} from "../testing/gateway-fixture.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { type RunningAgent, startAgent } from "./agent.js";
 
@@ -22,40 +28,17 @@ describe("direct cluster endpoint agent", () => {
   let agentCa: string;
   let aliceKey: string;
   const dir = mkdtempSync(join(tmpdir(), "platform-agent-"));
-  let files = 0;
+  /** The agent as kubectl sees it (set once it listens). */
+  let direct: KubectlTarget;
 
-  async function post(path: string, body: unknown, token?: string) {
-    const res = await server.request("POST", `${GROUP_PATH}/${path}`, { body, token });
-    assert.equal(res.status, 201, `${path}: ${res.text}`);
-    return res.json;
-  }
+  const post = (path: string, body: unknown, token?: string) => postObject(server, path, body, token);
 
   async function token(scope: unknown, ttl = 600): Promise<string> {
     const issued = await post("directclusterendpointtokens", { metadata: {}, spec: { ttl, scope } }, aliceKey);
     return issued.status.token as string;
   }
 
-  function kubectl(bearer: string, ...args: string[]) {
-    const file = join(dir, `a-${++files}.kubeconfig`);
-    writeFileSync(
-      file,
-      stringify({
-        apiVersion: "v1",
-        kind: "Config",
-        clusters: [
-          {
-            name: "a",
-            cluster: { server: agent.url, "certificate-authority-data": Buffer.from(agentCa).toString("base64") },
-          },
-        ],
-        users: [{ name: "a", user: { token: bearer } }],
-        contexts: [{ name: "a", context: { cluster: "a", user: "a", namespace: "default" } }],
-        "current-context": "a",
-      }),
-      { mode: 0o600 },
-    );
-    return run("/usr/bin/kubectl", [`--kubeconfig=${file}`, ...args], { timeout: 30_000 });
-  }
+  const kubectl = (bearer: string, ...args: string[]) => kubectlAt(direct, bearer, args);
 
   before(async () => {
     [server, cluster] = await Promise.all([startTestServer(), FakeClusterApiServer.start()]);
@@ -82,6 +65,7 @@ describe("direct cluster endpoint agent", () => {
       port: 0,
       tls,
     });
+    direct = { url: agent.url, caPem: agentCa, dir };
   });
   after(async () => {
     await agent.close();
@@ -99,6 +83,31 @@ describe("direct cluster endpoint agent", () => {
     assert.equal(last.authorization, `Bearer ${cluster.token}`, "the token itself never reaches the cluster");
     const who = await kubectl(t, "exec", "web-1", "--", "whoami");
     assert.equal(who.stdout, "alice\n");
+  });
+
+  it("port-forward through the agent, over WebSocket and over SPDY/3.1", async () => {
+    const t = await token({ rules: [{ cluster: "c1" }] });
+    const before = cluster.portForwards;
+    const ws = await startPortForward(direct, t, "pod/web-1");
+    try {
+      assert.equal(await echoThrough(ws.port, "through the agent"), "through the agent");
+    } finally {
+      ws.child.kill();
+    }
+    const spdy = await startPortForward(direct, t, "pod/web-1", { KUBECTL_PORT_FORWARD_WEBSOCKETS: "false" });
+    try {
+      assert.equal(await echoThrough(spdy.port, "spdy via the agent"), "spdy via the agent");
+    } finally {
+      spdy.child.kill();
+    }
+    assert.equal(cluster.portForwards - before, 2);
+    assert.deepEqual(cluster.spdyUpgrades, ["portforward.k8s.io"]);
+    const seen = cluster.seen.filter((s) => s.path.includes("/portforward"));
+    assert.equal(seen.length, 2);
+    for (const s of seen) {
+      assert.equal(s.impersonateUser, "alice");
+      assert.equal(s.authorization, `Bearer ${cluster.token}`);
+    }
   });
 
   it("refuses tokens for another cluster, access keys, and expired tokens (401)", async () => {

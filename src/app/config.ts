@@ -5,6 +5,7 @@ import type { PlatformEvents } from "../events/platform-events.js";
 import type { ClusterGateway } from "../gateway/cluster-gateway.js";
 import type { OperationsConfig } from "../metrics/server-hooks.js";
 import type { Registry } from "../registry/registry.js";
+import type { SharedInformers } from "../registry/shared-informers.js";
 import type { FinishBrowserLogin } from "../sso/browser-login.js";
 import type { OidcConfig } from "../sso/config.js";
 import type { SingleSignOn } from "../sso/sso.js";
@@ -55,6 +56,8 @@ export interface RunningServer {
   adminKey?: string;
   adminKubeconfig?: string;
   registry: Registry;
+  /** The replica's informers, one per kind (shared by the authorizer, the gateway and the controllers). */
+  informers: SharedInformers;
   storage: Storage;
   /** Background controllers; they run only while this replica is the elected leader. */
   controllers: ControllerManager;

@@ -36,6 +36,7 @@ import { allResourceTypes } from "../kinds/index.js";
 import { AdmissionChain } from "../registry/admission.js";
 import { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
+import { SharedInformers } from "../registry/shared-informers.js";
 import { openStorage } from "../storage/factory.js";
 
 /** Marks the keys a reset created: the next reset revokes them like the bootstrap key. */
@@ -92,7 +93,9 @@ export async function resetAdminKey(options: ResetKeyOptions): Promise<ResetKeyR
     const kubeconfig = writeResetKubeconfig(dataDir, options.server, key);
     if (options.auditLog) await recordInAuditLog(options, created, revoked);
     // Also an Event on the admin user, for whoever looks with kubectl events in the next hour.
-    const events = createPlatformEvents(storage, registry, (err) => process.emitWarning(`event not written: ${err}`));
+    const events = createPlatformEvents(storage, new SharedInformers(registry), (err) =>
+      process.emitWarning(`event not written: ${err}`),
+    );
     events.recorder.record(user, "Warning", "AdminKeyReset", resetMessage(keyName, revoked));
     await events.recorder.flush();
     return { keyName, keyFile, kubeconfig, revoked, kept, userRepairs: repairs, auditLog: options.auditLog };

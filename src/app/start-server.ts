@@ -15,15 +15,17 @@ import { ClusterGateway } from "../gateway/cluster-gateway.js";
 import { allResourceTypes } from "../kinds/index.js";
 import { attachOperations } from "../metrics/server-hooks.js";
 import { AdmissionChain } from "../registry/admission.js";
-import { CachedStorage } from "../registry/cache/cached-storage.js";
-import { Informer } from "../registry/informer.js";
+import { registryPartition } from "../registry/keys.js";
 import { Registry } from "../registry/registry.js";
+import { SharedInformers } from "../registry/shared-informers.js";
 import { accessKeySubresources } from "../server/access-key-subresources.js";
 import { storageCheck } from "../server/health.js";
+import { createLogger } from "../server/request-log.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
 import { createApiServer, listen } from "../server/server.js";
 import { WatchStreams } from "../server/watch-stream.js";
 import { SingleSignOn, ssoInfo } from "../sso/sso.js";
+import { CachedStorage } from "../storage/cache/cached-storage.js";
 import { openStorageBackend } from "../storage/factory.js";
 import { registerVirtualClusterActions } from "../virtualclusters/actions.js";
 import { VirtualClusterCaCleanup } from "../virtualclusters/ca-cleanup.js";
@@ -47,8 +49,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   );
   await assertNoRestoreInProgress(backend.storage);
   const ops = attachOperations(config, backend.storage, backend.kind);
-  // Reads and watches of every resource are served by the watch cache (src/registry/cache).
-  const storage = new CachedStorage(ops.storage);
+  // Reads and watches of every resource are served by the watch cache (src/storage/cache).
+  const storage = new CachedStorage(ops.storage, { partition: registryPartition });
 
   // The registry's admission and the authorizer need each other's parts (the authorizer reads
   // through the registry): they meet through these forwarding calls, made only once requests run.
@@ -79,28 +81,30 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     }),
   );
   const registry = new Registry(storage, kinds, admission);
-  const identity = new IdentityIndex(
-    new Informer(registry.store("ownedaccesskeys")),
-    new Informer(registry.store("users")),
-    new Informer(registry.store("teams")),
-  );
-  const access = new AccessControl(registry, identity, signer, config);
+  const log = createLogger(config.logLevel ?? "warn");
+  // One informer per kind on this replica, shared by every consumer (src/registry/shared-informers.ts).
+  const informers = new SharedInformers(registry);
+  const identity = new IdentityIndex(informers.for("ownedaccesskeys"), informers.for("users"), informers.for("teams"));
+  const access = new AccessControl(registry, informers, identity, signer, config, log);
   const adminKey = await bootstrapAdmin(registry, dataDir, config.bootstrapKey ?? process.env.PLATFORM_BOOTSTRAP_KEY);
   await identity.start();
   await access.start();
 
   // Background work runs on the elected replica only (several may share one etcd).
-  const controllers = new ControllerManager(backend.elector);
-  const warn = (what: string) => (err: unknown) =>
-    process.emitWarning(`${what} failed: ${err instanceof Error ? err.message : String(err)}`);
-  const cas = new VirtualClusterCaStore(registry, cipher);
-  const caCleanup = new VirtualClusterCaCleanup(registry, cas, warn("virtual cluster CA cleanup"));
-  const events = createPlatformEvents(storage, registry, warn("recording an event"), config.events);
-  const garbageCollector = new GarbageCollector(registry, { events: events.recorder });
-  const clusterHealth = new ClusterHealthController(registry, {
-    intervalMs: config.clusterCheckIntervalMs,
-    events: events.recorder,
+  const controllers = new ControllerManager(backend.elector, {
+    onError: (controller, err) => log.error({ err, controller }, `controller ${controller} failed to start or stop`),
   });
+  const warn = (what: string) => (err: unknown) => log.error({ err }, `${what} failed`);
+  const cas = new VirtualClusterCaStore(registry, cipher);
+  const caCleanup = new VirtualClusterCaCleanup(registry, informers, cas, log);
+  const events = createPlatformEvents(storage, informers, warn("recording an event"), config.events);
+  const garbageCollector = new GarbageCollector(registry, informers, { log, events: events.recorder });
+  const clusterHealth = new ClusterHealthController(
+    registry,
+    informers,
+    { intervalMs: config.clusterCheckIntervalMs, events: events.recorder },
+    log,
+  );
   for (const [name, c] of [
     ["virtualcluster-ca-cleanup", caCleanup],
     ["user-teams", access.userTeams],
@@ -118,6 +122,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   // The gateway takes access keys only (a console session cookie is not a credential there).
   const gateway = new ClusterGateway({
     registry,
+    informers,
     authenticate: (request) =>
       access.authenticate({ ip: request.ip, method: "GET", headers: { ...request.headers, cookie: undefined } }),
     authorizer: access.authorizer,
@@ -140,7 +145,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     watchStreams,
     gateway,
     ssoConfigured: config.oidc !== undefined,
-    logLevel: config.logLevel,
+    logger: log,
     closing: () => closing,
     ops,
     storage,
@@ -196,6 +201,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     adminKey,
     adminKubeconfig,
     registry,
+    informers,
     storage,
     controllers,
     sso,
@@ -211,7 +217,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
         await app.close();
         await ops.close();
         await access.stop();
-        identity.stop();
+        informers.stop();
         await storage.close();
       })();
       return closed;

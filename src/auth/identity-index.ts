@@ -35,19 +35,13 @@ export class IdentityIndex {
   }
 
   async start(): Promise<void> {
-    await Promise.all([this.keys.start(), this.users.start(), this.teams.start()]);
+    await Promise.all([this.keys.synced(), this.users.synced(), this.teams.synced()]);
     this.keysByHash.clear();
     for (const k of this.keys.list()) this.indexKey(k);
     this.teamsByMember.clear();
     this.teamsByGroup.clear();
     // Only teams whose stored bytes name members can add to the membership index.
     for (const t of this.teams.listWhere(mayNameMembers)) this.indexTeam(t);
-  }
-
-  stop(): void {
-    this.keys.stop();
-    this.users.stop();
-    this.teams.stop();
   }
 
   private indexKey(k: KubeObject): void {

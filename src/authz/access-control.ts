@@ -10,9 +10,10 @@ import { ConsoleSessions } from "../console/sessions.js";
 import { UserTeamsController } from "../controllers/user-teams/controller.js";
 import { hashAccessKey } from "../crypto/access-keys.js";
 import type { TokenSigner } from "../crypto/jwt.js";
-import { Informer } from "../registry/informer.js";
+import type { Informer } from "../registry/informer.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
+import type { SharedInformers } from "../registry/shared-informers.js";
 import { PlatformAuthorizer } from "./authorizer.js";
 import { asksToImpersonate, impersonate } from "./impersonation.js";
 
@@ -45,29 +46,29 @@ export class AccessControl {
 
   constructor(
     registry: Registry,
+    informers: SharedInformers,
     private readonly identity: IdentityIndex,
     signer: Pick<TokenSigner, "verifyToken">,
     config: AccessControlConfig,
     log: { error(obj: unknown, msg: string): void } = { error: () => {} },
   ) {
-    this.projects = new Informer(registry.store("projects"));
+    this.projects = informers.for("projects");
     this.authorizer = new PlatformAuthorizer(identity, this.projects);
     this.authenticator = new AccessKeyAuthenticator(identity, { fallback: directTokenFallback(identity, signer) });
     this.limiter = new FailedAuthLimiter(config.maxFailedAuthPerMinute ?? DEFAULT_MAX_FAILED_AUTH_PER_MINUTE);
     this.activity = new KeyActivityRecorder(registry.store("ownedaccesskeys"), identity.keys, Date.now, (err) =>
       log.error({ err }, "recording key activity failed"),
     );
-    this.userTeams = new UserTeamsController(registry, identity, (err) => log.error({ err }, "user teams controller"));
+    this.userTeams = new UserTeamsController(registry, identity, log);
     this.audit = config.auditLog ? new AuditLog(config.auditLog, config) : undefined;
   }
 
   /** After the identity index started. */
   async start(): Promise<void> {
-    await this.projects.start();
+    await this.projects.synced();
   }
 
   async stop(): Promise<void> {
-    this.projects.stop();
     await this.audit?.close();
   }
 

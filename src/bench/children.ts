@@ -18,7 +18,7 @@ import { createServer } from "node:https";
 import { startServer } from "../app/start-server.js";
 import { loadOrCreateServerTls } from "../crypto/certificates.js";
 import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
-import type { CachedStorage } from "../registry/cache/cached-storage.js";
+import type { CachedStorage } from "../storage/cache/cached-storage.js";
 import { clusterBytes, storedTeamBytes } from "./objects.js";
 import { STAMP } from "./watch-clients.js";
 

@@ -8,7 +8,7 @@ test("bench CONSOLE phase runs with --smoke counts", () => {
   const script = fileURLToPath(new URL("./run.js", import.meta.url));
   const r = spawnSync(process.execPath, [script, "--smoke", "--only=console"], {
     encoding: "utf8",
-    timeout: 240_000,
+    timeout: 480_000,
   });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /\| CONSOLE 50 teams: first page rendered in Chromium ms, median \(first load\) \| \d/);

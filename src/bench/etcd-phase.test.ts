@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 // The etcd phase of the bench (not its figures): with minimal counts it runs end to end on a real etcd.
 test("bench etcd phase runs with --smoke counts", () => {
   const script = fileURLToPath(new URL("./run.js", import.meta.url));
-  const r = spawnSync(process.execPath, [script, "--smoke", "--only=etcd"], { encoding: "utf8", timeout: 240_000 });
+  const r = spawnSync(process.execPath, [script, "--smoke", "--only=etcd"], { encoding: "utf8", timeout: 480_000 });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /\| etcd: GET req\/s/);
   assert.match(r.stdout, /\| etcd: LIST /);

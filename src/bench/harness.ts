@@ -66,8 +66,13 @@ export async function spawnChild(
   if (hello) proc.send(hello);
   const next = () =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
-      proc.once("message", (m) => resolve(m as Record<string, unknown>));
-      proc.once("exit", (code) => reject(new Error(`bench child exited (${code})`)));
+      // Each answer removes its exit listener: a long phase asks many times.
+      const onExit = (code: number | null) => reject(new Error(`bench child exited (${code})`));
+      proc.once("message", (m) => {
+        proc.off("exit", onExit);
+        resolve(m as Record<string, unknown>);
+      });
+      proc.once("exit", onExit);
     });
   const first = await next();
   return {

@@ -17,6 +17,7 @@
  * and exits.
  */
 import { connect, type TLSSocket } from "node:tls";
+import { responseEnd } from "./http-response-end.js";
 
 export interface PacedResult {
   /** [bucket (0.1 ms), count] pairs of the latency of every 200. */
@@ -28,8 +29,6 @@ export interface PacedResult {
   cpuMs: number;
 }
 
-const HEADER_END = Buffer.from("\r\n\r\n");
-
 /** One keep-alive connection with at most one request in flight. */
 class Connection {
   private pending: Buffer = Buffer.alloc(0);
@@ -39,7 +38,7 @@ class Connection {
   constructor(
     private readonly socket: TLSSocket,
     private readonly request: Buffer,
-    private readonly onAnswer: (c: Connection, status: number, due: number) => void,
+    private readonly onAnswer: (c: Connection, status: number, due: number | undefined) => void,
   ) {
     socket.on("data", (chunk: Buffer) => this.read(chunk));
   }
@@ -51,16 +50,14 @@ class Connection {
 
   private read(chunk: Buffer): void {
     this.pending = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
-    const end = this.pending.indexOf(HEADER_END);
-    if (end < 0) return;
-    const head = this.pending.subarray(0, end).toString("latin1");
-    const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
-    if (this.pending.length < end + 4 + length) return;
-    const status = Number(head.slice(9, 12));
-    this.pending = this.pending.subarray(end + 4 + length);
-    const due = this.due!;
-    this.due = undefined;
-    this.onAnswer(this, status, due);
+    // Several answers may come in one read, and one answer in several.
+    for (let end = responseEnd(this.pending); end > 0; end = responseEnd(this.pending)) {
+      const status = Number(this.pending.subarray(9, 12).toString("latin1"));
+      this.pending = this.pending.subarray(end);
+      const due = this.due;
+      this.due = undefined;
+      this.onAnswer(this, status, due);
+    }
   }
 
   close(): void {
@@ -86,7 +83,12 @@ async function main(): Promise<void> {
   const backlog: number[] = [];
   let backlogHead = 0;
 
-  const onAnswer = (c: Connection, status: number, due: number) => {
+  const onAnswer = (c: Connection, status: number, due: number | undefined) => {
+    if (due === undefined) {
+      // An answer with no request in flight (a framing error): never a latency, and the connection is not idle twice.
+      failed++;
+      return;
+    }
     if (status === 200) {
       const bucket = Math.max(0, Math.round((performance.now() - due) * 10));
       histogram.set(bucket, (histogram.get(bucket) ?? 0) + 1);

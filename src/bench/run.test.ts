@@ -10,12 +10,14 @@ test("bench harness runs with --smoke counts", () => {
   const script = fileURLToPath(new URL("./run.js", import.meta.url));
   const r = spawnSync(process.execPath, [script, "--smoke", "--skip=etcd,console"], {
     encoding: "utf8",
-    timeout: 240_000,
+    timeout: 480_000,
   });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /\| GET req\/s/);
   assert.match(r.stdout, /\| WATCH /);
   assert.match(r.stdout, /\| GATEWAY GET req\/s/);
+  assert.match(r.stdout, /\| GATEWAY CPU µs per GET /);
+  assert.match(r.stdout, /\| GATEWAY GET p50\/p99 ms at \d+ req\/s \(paced\) through \/ direct \| \d+\.\d\//);
   assert.match(r.stdout, /\| GATEWAY watch delivery/);
   assert.match(r.stdout, /\| Cold start /);
   assert.match(r.stdout, /\| CLI start: platform --version \| \d+ ms/);

@@ -189,7 +189,11 @@ describe("web console in Chromium", { timeout: 240_000 }, () => {
     await page.getByRole("heading", { name: /Production/ }).waitFor();
     await page.getByText("Connected", { exact: true }).first().waitFor({ timeout: 30_000 });
     await audit("cluster-detail", true);
-    // The YAML editor: add the annotation that kube configs of its virtual clusters need.
+    // How to connect: through the gateway; no agent is recorded yet, so no direct connection.
+    await page.getByText("platform use cluster prod", { exact: false }).first().waitFor();
+    assert.equal(await page.getByText("platform use cluster prod --direct").count(), 0);
+    assert.ok(await page.getByText(`${server.url}/kubernetes/cluster/prod`).isVisible());
+    // The YAML editor: add the annotation that kube configs of its virtual clusters need, and an agent URL.
     await page.getByRole("link", { name: "Edit" }).click();
     await page.getByRole("button", { name: "YAML" }).click();
     const yaml = page.getByLabel("The whole object (YAML)");
@@ -197,7 +201,7 @@ describe("web console in Chromium", { timeout: 240_000 }, () => {
     await yaml.fill(
       text.replace(
         /^metadata:\n/m,
-        "metadata:\n  annotations:\n    management.platform/ingress-suffix: vc.example.com\n",
+        "metadata:\n  annotations:\n    management.platform/ingress-suffix: vc.example.com\n    management.platform/direct-cluster-endpoint: https://agent.prod.example.com:6443\n",
       ),
     );
     await audit("cluster-yaml");
@@ -205,6 +209,9 @@ describe("web console in Chromium", { timeout: 240_000 }, () => {
     await page.getByRole("heading", { name: /Production/ }).waitFor();
     const prod = await server.request("GET", `${GROUP_PATH}/clusters/prod`);
     assert.equal(prod.json.metadata.annotations["management.platform/ingress-suffix"], "vc.example.com");
+    // With an agent recorded, the page offers the direct connection too.
+    await page.getByText("platform use cluster prod --direct").waitFor();
+    assert.ok(await page.locator("code", { hasText: "https://agent.prod.example.com:6443" }).isVisible());
   });
 
   it("shows shared secret values only after reveal", async () => {
@@ -259,6 +266,8 @@ describe("web console in Chromium", { timeout: 240_000 }, () => {
     await page.getByRole("link", { name: "dev" }).waitFor();
     await audit("project-detail", true);
     await page.getByRole("link", { name: "dev" }).click();
+    await page.getByText("platform use vcluster dev --project web", { exact: false }).waitFor();
+    assert.ok(await page.getByText(`${server.url}/kubernetes/project/web/virtualcluster/dev`).isVisible());
     await page.getByLabel("Certificate valid for (hours)").fill("3");
     await audit("instance-detail", true);
     const download = page.waitForEvent("download");

@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { after, before, describe, test } from "node:test";
-import type { CachedStorage } from "../registry/cache/cached-storage.js";
 import { SYSTEM_USER } from "../registry/request-context.js";
 import { fastGet } from "../server/fast-get.js";
+import type { CachedStorage } from "../storage/cache/cached-storage.js";
 import { EtcdStorage } from "../storage/etcd/etcd-storage.js";
 import type { Storage } from "../storage/interface.js";
 import { EtcdCluster } from "../testing/etcd-cluster.js";

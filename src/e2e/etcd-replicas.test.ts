@@ -147,10 +147,27 @@ describe("replicas on one etcd", { timeout: 120_000 }, () => {
         assert.ok(servers[leader]!.controllers.runningControllers().includes(name), name);
       }
       assert.deepEqual(servers[other]!.controllers.runningControllers(), []);
+      // One shared informer per kind: the follower runs only those its requests need (identity,
+      // authorizer, gateway); the leader's controllers added one for every stored kind.
+      const informed = (i: number) =>
+        servers[i]!.informers.resources()
+          .filter((r) => r.synced)
+          .map((r) => r.resource)
+          .sort();
+      assert.deepEqual(informed(other), ["clusters", "ownedaccesskeys", "projects", "sharedsecrets", "teams", "users"]);
+      const stored = servers[leader]!.registry.resourceTypes()
+        .filter((rt) => !rt.virtualCreate)
+        .map((rt) => rt.plural)
+        .sort();
+      assert.deepEqual(informed(leader), stored);
       await servers[leader]!.stop();
       stopped.add(leader);
       assert.equal(flags[leader]!.running, false);
       await waitFor("the other replica to take over", () => flags[other]!.running);
+      await waitFor("the new leader's controllers to start", () =>
+        servers[other]!.controllers.runningControllers().includes("garbage-collector"),
+      );
+      assert.deepEqual(informed(other), stored);
       // Clients of the remaining replica are unaffected.
       assert.equal(
         (await servers[other]!.request("POST", `${GROUP_PATH}/teams`, { body: team("after-stop") })).status,

@@ -1,7 +1,7 @@
 import type { KubeObject } from "../api/object.js";
 import { keyExpiry } from "../kinds/owned-access-key/owned-access-key.js";
-import { Informer } from "../registry/informer.js";
-import type { Registry } from "../registry/registry.js";
+import type { Informer } from "../registry/informer.js";
+import type { SharedInformers } from "../registry/shared-informers.js";
 import type { EventRecorder } from "./event-recorder.js";
 
 export interface AccessKeyEventsOptions {
@@ -23,7 +23,7 @@ export class AccessKeyEvents {
   private readonly now: () => number;
 
   constructor(
-    private readonly registry: Registry,
+    private readonly informers: Pick<SharedInformers, "for">,
     private readonly events: EventRecorder,
     private readonly options: AccessKeyEventsOptions = {},
   ) {
@@ -31,8 +31,9 @@ export class AccessKeyEvents {
   }
 
   async start(): Promise<void> {
-    this.informer = new Informer(this.registry.store("ownedaccesskeys"));
-    await this.informer.start();
+    // The replica's shared informer of access keys (the identity index's): never stopped here.
+    this.informer = this.informers.for("ownedaccesskeys");
+    await this.informer.synced();
     this.checkedUntil = this.now();
     this.unsubscribe = this.informer.onChange((e) => {
       if (e.type === "upsert" && e.old && e.object.spec?.disabled === true && e.old.spec?.disabled !== true) {
@@ -51,7 +52,6 @@ export class AccessKeyEvents {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.unsubscribe?.();
-    this.informer?.stop();
   }
 
   /** Reports the keys that expired since the last look. */

@@ -4,6 +4,7 @@ import type { KubeObject } from "../api/object.js";
 import { AdmissionChain } from "../registry/admission.js";
 import { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
+import { SharedInformers } from "../registry/shared-informers.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { EventCleanup } from "./event-cleanup.js";
 import { StoreEventRecorder } from "./event-recorder.js";
@@ -18,9 +19,13 @@ const user = (name: string, uid: string): KubeObject => ({
 describe("Event expiry and counting", () => {
   it("keeps an Event for the TTL after it last happened, then deletes it", async () => {
     const storage = openSqliteStorage(":memory:");
-    const { store } = createPlatformEvents(storage, new Registry(storage, [], new AdmissionChain([])), (e) => {
-      throw e;
-    });
+    const { store } = createPlatformEvents(
+      storage,
+      new SharedInformers(new Registry(storage, [], new AdmissionChain([]))),
+      (e) => {
+        throw e;
+      },
+    );
     let now = new Date("2026-01-01T10:00:00Z");
     const recorder = new StoreEventRecorder(
       store,

@@ -1,5 +1,6 @@
 import { AdmissionChain } from "../registry/admission.js";
 import { Registry } from "../registry/registry.js";
+import type { SharedInformers } from "../registry/shared-informers.js";
 import type { Store } from "../registry/store.js";
 import type { Storage } from "../storage/interface.js";
 import { AccessKeyEvents } from "./access-key-events.js";
@@ -22,7 +23,8 @@ export interface PlatformEvents {
  */
 export function createPlatformEvents(
   storage: Storage,
-  platform: Registry,
+  /** The platform's informers (access keys, for AccessKeyEvents). */
+  informers: Pick<SharedInformers, "for">,
   onError: (err: unknown) => void,
   cleanup: Pick<EventCleanupOptions, "ttlMs" | "intervalMs"> = {},
 ): PlatformEvents {
@@ -32,6 +34,6 @@ export function createPlatformEvents(
     store,
     recorder,
     cleanup: new EventCleanup(store, { ...cleanup, onError }),
-    accessKeys: new AccessKeyEvents(platform, recorder),
+    accessKeys: new AccessKeyEvents(informers, recorder),
   };
 }

@@ -4,14 +4,16 @@ import {
   clusterClient,
   DEFAULT_SECRET_NAMESPACE,
 } from "../controllers/cluster-health/cluster-connection.js";
-import { Informer } from "../registry/informer.js";
+import type { Informer } from "../registry/informer.js";
 import type { Registry } from "../registry/registry.js";
+import type { SharedInformers } from "../registry/shared-informers.js";
 import { retireUpstream, type Upstream, upstreamFromKubeConfig } from "./upstream.js";
 
 /**
  * One upstream (parsed kubeconfig, keep-alive pool) per connected cluster, built on first use
  * and rebuilt when the Cluster's spec or annotations, or its config SharedSecret, change. The
- * informers keep Clusters and SharedSecrets in memory, so a request reads neither from storage.
+ * replica's shared informers keep Clusters and SharedSecrets in memory, so a request reads
+ * neither from storage.
  */
 export class ClusterUpstreams {
   readonly clusters: Informer;
@@ -19,13 +21,15 @@ export class ClusterUpstreams {
   private readonly built = new Map<string, Promise<Upstream>>();
   private readonly unsubscribe: Array<() => void> = [];
 
-  constructor(private readonly registry: Registry) {
-    this.clusters = new Informer(registry.store("clusters"));
-    this.secrets = new Informer(registry.store("sharedsecrets"));
+  constructor(
+    private readonly registry: Registry,
+    informers: SharedInformers,
+  ) {
+    this.clusters = informers.for("clusters");
+    this.secrets = informers.for("sharedsecrets");
   }
 
   async start(): Promise<void> {
-    await Promise.all([this.clusters.start(), this.secrets.start()]);
     this.unsubscribe.push(
       this.clusters.onChange((e) => {
         const name = e.object.metadata.name!;
@@ -49,13 +53,12 @@ export class ClusterUpstreams {
         }
       }),
     );
+    await Promise.all([this.clusters.synced(), this.secrets.synced()]);
   }
 
   stop(): void {
     for (const u of this.unsubscribe.splice(0)) u();
     for (const name of [...this.built.keys()]) this.forget(name);
-    this.clusters.stop();
-    this.secrets.stop();
   }
 
   cluster(name: string): KubeObject | undefined {

@@ -1,17 +1,17 @@
-import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { Duplex } from "node:stream";
 import { classifyError } from "../controllers/cluster-health/cluster-connection.js";
-import { writeStatus, writeStatusToSocket } from "./raw-status.js";
+import { writeStatusToSocket } from "./raw-status.js";
 import type { Upstream } from "./upstream.js";
 
 /**
- * Forwarding one request to an upstream API server with node's http primitives: the request
- * body and the response are piped chunk by chunk (watch, `logs -f` and large lists stream), an
- * upgrade (exec, attach, port-forward over WebSocket or SPDY) is answered with the upstream's
- * 101 and then the two sockets are piped. No redirect is followed (node's client never does).
- * A proxy library was not used: what this needs beyond node is header hygiene and accounting,
- * and both the central gateway and the agent share this file.
+ * Forwarding to an upstream API server, the parts both kinds of request share (header hygiene,
+ * accounting, the 503s) and upgrades: an upgrade (exec, attach, port-forward over WebSocket or
+ * SPDY) is sent with node's https client, answered with the upstream's 101, and then the two
+ * sockets are piped. Plain requests go through forward-http.ts. No redirect is followed.
+ * A proxy library was not used: what this needs beyond node and undici is header hygiene and
+ * accounting, and both the central gateway and the agent share these files.
  */
 
 /** Who the upstream should take the request to be (Impersonate-User/-Group); absent when a client certificate says it. */
@@ -48,7 +48,7 @@ const DROPPED_REQUEST_HEADERS = new Set([
   "authorization",
   "cookie",
 ]);
-const DROPPED_RESPONSE_HEADERS = new Set([
+export const DROPPED_RESPONSE_HEADERS = new Set([
   "connection",
   "keep-alive",
   "proxy-connection",
@@ -57,7 +57,7 @@ const DROPPED_RESPONSE_HEADERS = new Set([
   "upgrade",
 ]);
 
-function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
+export function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
   const value = headers.connection;
   return new Set(
     (value ?? "")
@@ -68,13 +68,16 @@ function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
 }
 
 /** The headers sent upstream: the caller's own minus credentials and impersonation, plus ours. */
-function upstreamHeaders(req: IncomingMessage, target: ForwardTarget, upgrade: boolean): OutgoingHttpHeaders {
+export function upstreamHeaders(req: IncomingMessage, target: ForwardTarget, upgrade: boolean): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   const named = connectionTokens(req.headers);
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || DROPPED_REQUEST_HEADERS.has(name) || named.has(name)) continue;
+  // headersDistinct keeps a header sent on several lines as several values (req.headers joins
+  // them with ", "): SPDY's X-Stream-Protocol-Version offers one protocol per line, and an API
+  // server matches each line exactly.
+  for (const [name, values] of Object.entries(req.headersDistinct)) {
+    if (values === undefined || DROPPED_REQUEST_HEADERS.has(name) || named.has(name)) continue;
     if (name.startsWith("impersonate-")) continue;
-    out[name] = value;
+    out[name] = values.length === 1 ? values[0] : values;
   }
   Object.assign(out, target.upstream.headers);
   if (target.impersonate) {
@@ -85,16 +88,6 @@ function upstreamHeaders(req: IncomingMessage, target: ForwardTarget, upgrade: b
   if (upgrade) {
     out.connection = "Upgrade";
     out.upgrade = req.headers.upgrade ?? "";
-  }
-  return out;
-}
-
-function responseHeaders(res: IncomingMessage): OutgoingHttpHeaders {
-  const out: OutgoingHttpHeaders = {};
-  const named = connectionTokens(res.headers);
-  for (const [name, value] of Object.entries(res.headers)) {
-    if (value === undefined || DROPPED_RESPONSE_HEADERS.has(name) || named.has(name)) continue;
-    out[name] = value;
   }
   return out;
 }
@@ -114,12 +107,12 @@ function upstreamRequest(req: IncomingMessage, target: ForwardTarget, upgrade: b
 }
 
 /** The 503 for a connection that failed before the upstream answered, with the health check's reason names. */
-function unreachable(err: unknown, target: ForwardTarget) {
+export function unreachable(err: unknown, target: ForwardTarget) {
   const e = classifyError(err, target.upstream.base.origin);
   return { code: 503, reason: "ServiceUnavailable" as const, message: `${e.reason}: ${e.message}` };
 }
 
-function credentialsRejected(target: ForwardTarget) {
+export function credentialsRejected(target: ForwardTarget) {
   return {
     code: 503,
     reason: "ServiceUnavailable" as const,
@@ -127,70 +120,32 @@ function credentialsRejected(target: ForwardTarget) {
   };
 }
 
-/** Forwards a plain (non-upgrade) request; `done` is called once, when the exchange is over. */
-export function forwardHttp(
-  req: IncomingMessage,
-  res: ServerResponse,
-  target: ForwardTarget,
-  done: (r: ForwardResult) => void,
-): void {
-  let bytes = 0;
-  let code = 0;
+/** One exchange's accounting: the status the client got, the bytes sent to it, and `done` called once. */
+export interface Exchange extends ForwardResult {
+  finish(): void;
+}
+
+/**
+ * What both forwarders begin with: the accounting, unless the client left while the request was
+ * being authorized (then the exchange is over as 499 and nothing is sent upstream).
+ */
+export function begin(client: { destroyed: boolean }, done: (r: ForwardResult) => void): Exchange | undefined {
   let over = false;
-  const finish = () => {
-    if (over) return;
-    over = true;
-    done({ code, bytes });
+  const x: Exchange = {
+    code: 0,
+    bytes: 0,
+    finish() {
+      if (over) return;
+      over = true;
+      done({ code: x.code, bytes: x.bytes });
+    },
   };
-  if (res.destroyed) {
-    // The client left while the request was being authorized: nothing to forward.
-    code = 499;
-    finish();
-    return;
+  if (client.destroyed) {
+    x.code = 499;
+    x.finish();
+    return undefined;
   }
-  const upReq = upstreamRequest(req, target, false);
-  upReq.on("response", (upRes) => {
-    code = upRes.statusCode ?? 502;
-    if (code === 401) {
-      // The upstream refused the platform's own credentials: the caller's are fine, the cluster is unusable.
-      upRes.resume();
-      const s = credentialsRejected(target);
-      code = s.code;
-      bytes += writeStatus(res, s.code, s.reason, s.message);
-      return;
-    }
-    res.writeHead(code, responseHeaders(upRes));
-    const delimited = upRes.headers["content-length"] !== undefined;
-    // Watches and `logs -f` send headers long before their first event: let the client see them.
-    // A body of known length follows at once, in the same write.
-    if (!delimited) res.flushHeaders();
-    upRes.on("data", (chunk: Buffer) => {
-      bytes += chunk.length;
-    });
-    upRes.pipe(res);
-    upRes.on("error", () => {
-      // The upstream went away mid-response. A chunked stream (a watch) is ended cleanly, so
-      // the client sees the end of its watch; a body of announced length cannot be, so it is cut.
-      if (delimited) res.destroy();
-      else res.end();
-    });
-  });
-  upReq.on("error", (err) => {
-    if (res.headersSent) {
-      res.destroy();
-    } else {
-      const s = unreachable(err, target);
-      code = s.code;
-      bytes += writeStatus(res, s.code, s.reason, s.message);
-    }
-    finish();
-  });
-  res.on("close", () => {
-    // The client went away (or the response is complete): nothing more is wanted upstream.
-    if (!res.writableFinished) upReq.destroy();
-    finish();
-  });
-  req.pipe(upReq);
+  return x;
 }
 
 /** Forwards an upgrade request (exec, attach, port-forward); after the upstream's 101 the sockets are piped. */
@@ -201,32 +156,21 @@ export function forwardUpgrade(
   target: ForwardTarget,
   done: (r: ForwardResult) => void,
 ): void {
-  let bytes = 0;
-  let code = 0;
-  let over = false;
-  const finish = () => {
-    if (over) return;
-    over = true;
-    done({ code, bytes });
-  };
-  if (socket.destroyed) {
-    code = 499;
-    finish();
-    return;
-  }
+  const x = begin(socket, done);
+  if (!x) return;
   const upReq = upstreamRequest(req, target, true);
   socket.on("error", () => socket.destroy());
   socket.on("close", () => {
     upReq.destroy();
-    finish();
+    x.finish();
   });
   upReq.on("upgrade", (upRes, upSocket, upHead) => {
-    code = upRes.statusCode ?? 101;
+    x.code = upRes.statusCode ?? 101;
     socket.write(rawResponseHead(upRes, upRes.rawHeaders));
     if (upHead.length > 0) socket.write(upHead);
     if (head.length > 0) upSocket.write(head);
     upSocket.on("data", (chunk: Buffer) => {
-      bytes += chunk.length;
+      x.bytes += chunk.length;
     });
     upSocket.on("error", () => upSocket.destroy());
     upSocket.on("close", () => socket.end());
@@ -236,12 +180,12 @@ export function forwardUpgrade(
   });
   upReq.on("response", (upRes) => {
     // The upstream refused the upgrade (403, 404, 400): its answer goes back, then the connection closes.
-    code = upRes.statusCode ?? 502;
-    if (code === 401) {
+    x.code = upRes.statusCode ?? 502;
+    if (x.code === 401) {
       upRes.resume();
       const s = credentialsRejected(target);
-      code = s.code;
-      bytes += writeStatusToSocket(socket, s.code, s.reason, s.message);
+      x.code = s.code;
+      x.bytes += writeStatusToSocket(socket, s.code, s.reason, s.message);
       return;
     }
     const kept: string[] = [];
@@ -254,18 +198,18 @@ export function forwardUpgrade(
     kept.push("Connection", "close");
     socket.write(rawResponseHead(upRes, kept));
     upRes.on("data", (chunk: Buffer) => {
-      bytes += chunk.length;
+      x.bytes += chunk.length;
     });
     upRes.pipe(socket);
     upRes.on("error", () => socket.destroy());
   });
   upReq.on("error", (err) => {
-    if (code === 0) {
+    if (x.code === 0) {
       const s = unreachable(err, target);
-      code = s.code;
-      bytes += writeStatusToSocket(socket, s.code, s.reason, s.message);
+      x.code = s.code;
+      x.bytes += writeStatusToSocket(socket, s.code, s.reason, s.message);
     } else socket.destroy();
-    finish();
+    x.finish();
   });
   upReq.end();
 }

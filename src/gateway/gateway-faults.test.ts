@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { Agent, request } from "node:https";
 import { after, before, describe, it } from "node:test";
 import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
-import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { connectCluster } from "../testing/gateway-fixture.js";
+import { startTestServer, type TestServer } from "../testing/test-server.js";
 
 /** The gateway under load and failure: slow clusters, many watches. */
 describe("cluster gateway faults", () => {
@@ -10,35 +11,32 @@ describe("cluster gateway faults", () => {
   let slow: FakeClusterApiServer;
   let fast: FakeClusterApiServer;
 
-  async function connect(name: string, cluster: FakeClusterApiServer) {
-    for (const [path, body] of [
-      [
-        "namespaces/platform/sharedsecrets",
-        {
-          metadata: { name: `${name}-kc` },
-          spec: { data: { config: Buffer.from(cluster.kubeconfig()).toString("base64") } },
-        },
-      ],
-      ["clusters", { metadata: { name }, spec: { config: { secretName: `${name}-kc` } } }],
-    ] as const) {
-      const res = await server.request("POST", `${GROUP_PATH}/${path}`, { body });
-      assert.equal(res.status, 201, res.text);
-    }
-  }
-
   before(async () => {
     [slow, fast, server] = await Promise.all([
       FakeClusterApiServer.start(),
       FakeClusterApiServer.start(),
       startTestServer(),
     ]);
-    await connect("slow", slow);
-    await connect("fast", fast);
+    await connectCluster(server, "slow", slow);
+    await connectCluster(server, "fast", fast);
     fast.add("pods", "default", "p");
   });
   after(async () => {
     await server.stop();
     await Promise.all([slow.stop(), fast.stop()]);
+  });
+
+  it("a cluster whose certificate the kubeconfig's CA does not verify gives 503 TLSVerificationFailed", async () => {
+    const b64 = (pem: string) => Buffer.from(pem).toString("base64");
+    // slow's address, fast's CA.
+    const wrongCa = slow.kubeconfig().replace(b64(slow.ca.certPem), b64(fast.ca.certPem));
+    await connectCluster(server, "wrong-ca", { kubeconfig: () => wrongCa });
+    const before = slow.seen.length;
+    const res = await server.request("GET", "/kubernetes/cluster/wrong-ca/api/v1/namespaces/default/pods");
+    assert.equal(res.status, 503, res.text);
+    assert.equal(res.json.kind, "Status");
+    assert.match(res.json.message, /^TLSVerificationFailed: cannot verify the TLS certificate/);
+    assert.equal(slow.seen.length, before, "no request was sent over the unverified connection");
   });
 
   it("a slow cluster does not hold up another cluster's requests", async () => {

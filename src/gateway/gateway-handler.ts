@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { ApiError } from "../api/errors.js";
 import type { UserInfo } from "../registry/request-context.js";
-import { type ForwardResult, type ForwardTarget, forwardHttp, forwardUpgrade } from "./forward.js";
+import { type ForwardResult, type ForwardTarget, forwardUpgrade } from "./forward.js";
+import { forwardHttp } from "./forward-http.js";
 import type { ForwardedRequest } from "./gateway-audit.js";
 import { writeStatus, writeStatusToSocket } from "./raw-status.js";
 
@@ -49,6 +50,7 @@ export class GatewayHandler {
 
   serve(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
+    sourceAddresses.set(req, req.socket.remoteAddress ?? "");
     this.track(res);
     const record = (r: ForwardResult, user?: UserInfo, label = this.label(req)) =>
       this.audit(this.entry(req, started, r, user, label));
@@ -64,6 +66,7 @@ export class GatewayHandler {
 
   serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const started = performance.now();
+    sourceAddresses.set(req, req.socket.remoteAddress ?? "");
     this.track(socket);
     socket.on("error", () => socket.destroy());
     this.resolve(req).then(
@@ -88,10 +91,13 @@ export class GatewayHandler {
       code: r.code,
       bytes: r.bytes,
       durationMs: performance.now() - started,
-      sourceAddress: req.socket.remoteAddress ?? "",
+      sourceAddress: sourceAddresses.get(req) ?? "",
     };
   }
 }
+
+/** Read when the request arrives: once the exchange is over, node may have detached the socket. */
+const sourceAddresses = new WeakMap<IncomingMessage, string>();
 
 /** A resolver that refuses a caller it has authenticated says who, for the audit line. */
 export function refusing(err: unknown, user: UserInfo): unknown {

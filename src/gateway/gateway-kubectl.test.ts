@@ -1,17 +1,23 @@
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { promisify } from "node:util";
 import { stringify } from "yaml";
 import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
-import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
-
-const run = promisify(execFile);
-const KUBECTL = "/usr/bin/kubectl";
+import {
+  accessKey,
+  connectCluster,
+  echoThrough,
+  KUBECTL,
+  type KubectlTarget,
+  kubectlAt,
+  postObject,
+  startPortForward,
+  writeKubeconfig,
+} from "../testing/gateway-fixture.js";
+import { startTestServer, type TestServer } from "../testing/test-server.js";
 
 /**
  * Real kubectl through the cluster gateway (`/kubernetes/cluster/c1`) to a stand-in cluster
@@ -22,65 +28,22 @@ describe("cluster gateway with kubectl", () => {
   let server: TestServer;
   let cluster: FakeClusterApiServer;
   const keys: Record<string, string> = {};
-  let files = 0;
   const auditFile = join(mkdtempSync(join(tmpdir(), "gw-audit-")), "audit.log");
+  let gateway: KubectlTarget;
 
-  async function post(path: string, body: unknown) {
-    const res = await server.request("POST", `${GROUP_PATH}/${path}`, { body });
-    assert.equal(res.status, 201, `${path}: ${res.text}`);
-    return res.json;
-  }
-
-  async function key(user: string, scope?: unknown): Promise<string> {
-    const created = await post("ownedaccesskeys", {
-      metadata: { generateName: `${user}-` },
-      spec: { user, ...(scope ? { scope } : {}) },
-    });
-    return created.spec.key as string;
-  }
-
-  function kubeconfig(token: string, base = "/kubernetes/cluster/c1"): string {
-    const file = join(server.dataDir, `gw-${++files}.kubeconfig`);
-    writeFileSync(
-      file,
-      stringify({
-        apiVersion: "v1",
-        kind: "Config",
-        clusters: [
-          {
-            name: "gw",
-            cluster: {
-              server: `${server.url}${base}`,
-              "certificate-authority-data": Buffer.from(server.caPem ?? "").toString("base64"),
-            },
-          },
-        ],
-        users: [{ name: "gw", user: { token } }],
-        contexts: [{ name: "gw", context: { cluster: "gw", user: "gw", namespace: "default" } }],
-        "current-context": "gw",
-      }),
-      { mode: 0o600 },
-    );
-    return file;
-  }
-
-  const kubectl = (token: string, ...args: string[]) =>
-    run(KUBECTL, [`--kubeconfig=${kubeconfig(token)}`, ...args], { timeout: 30_000 });
+  const post = (path: string, body: unknown) => postObject(server, path, body);
+  const key = (user: string, scope?: unknown) => accessKey(server, user, scope);
+  const kubeconfig = (token: string) => writeKubeconfig(gateway.dir, gateway.url, gateway.caPem, token);
+  const kubectl = (token: string, ...args: string[]) => kubectlAt(gateway, token, args);
 
   before(async () => {
     cluster = await FakeClusterApiServer.start();
     server = await startTestServer({ auditLog: auditFile });
-    await post("namespaces/platform/sharedsecrets", {
-      metadata: { name: "c1-kubeconfig" },
-      spec: { data: { config: Buffer.from(cluster.kubeconfig()).toString("base64") } },
-    });
+    gateway = { url: `${server.url}/kubernetes/cluster/c1`, caPem: server.caPem ?? "", dir: server.dataDir };
     await post("teams", { metadata: { name: "devs" }, spec: { users: ["alice"] } });
     await post("users", { metadata: { name: "alice" }, spec: { groups: ["qa"] } });
     await post("users", { metadata: { name: "bob" }, spec: {} });
-    await post("clusters", {
-      metadata: { name: "c1" },
-      spec: { config: { secretName: "c1-kubeconfig" }, access: [{ verbs: ["use"], users: ["alice"] }] },
-    });
+    await connectCluster(server, "c1", cluster, { access: [{ verbs: ["use"], users: ["alice"] }] });
     keys.alice = await key("alice");
     keys.bob = await key("bob");
     cluster.add("pods", "default", "web-1");
@@ -214,38 +177,48 @@ describe("cluster gateway with kubectl", () => {
   });
 
   it("port-forward over WebSocket (SPDY tunneled): bytes go to the pod's port and back", async () => {
-    const child = spawn(KUBECTL, [`--kubeconfig=${kubeconfig(keys.alice!)}`, "port-forward", "pod/web-1", ":8080"]);
-    let out = "";
-    child.stdout.on("data", (c: Buffer) => {
-      out += c.toString();
-    });
-    let err = "";
-    child.stderr.on("data", (c: Buffer) => {
-      err += c.toString();
-    });
+    const { child, port } = await startPortForward(gateway, keys.alice!, "pod/web-1");
     try {
-      await waitFor(() => /Forwarding from 127\.0\.0\.1:\d+/.test(out) || child.exitCode !== null);
-      const port = Number(/Forwarding from 127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
-      assert.ok(port > 0, `kubectl port-forward started: ${out} ${err}`);
-      const echoed = await new Promise<string>((resolve, reject) => {
-        const socket = connect(port, "127.0.0.1", () => socket.write("ping through the gateway"));
-        let got = "";
-        socket.on("data", (d: Buffer) => {
-          got += d.toString();
-          if (got.length >= "ping through the gateway".length) {
-            socket.end();
-            resolve(got);
-          }
-        });
-        socket.on("error", reject);
-      });
-      assert.equal(echoed, "ping through the gateway");
+      assert.equal(await echoThrough(port, "ping through the gateway"), "ping through the gateway");
       assert.equal(cluster.portForwards, 1);
       const seen = cluster.seen.filter((s) => s.path.includes("/portforward"));
       assert.ok(seen.length > 0 && seen.every((s) => s.impersonateUser === "alice"));
     } finally {
       child.kill();
     }
+  });
+
+  it("exec and port-forward over SPDY/3.1 (kubectl's fallback): negotiated, impersonated, bytes both ways", async () => {
+    const spdy = { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: "false", KUBECTL_PORT_FORWARD_WEBSOCKETS: "false" };
+    const before = cluster.seen.length;
+    const echo = await kubectlAt(gateway, keys.alice!, ["exec", "web-1", "--", "echo", "over", "spdy"], spdy);
+    assert.equal(echo.stdout, "over spdy\n");
+    const child = spawn(KUBECTL, [`--kubeconfig=${kubeconfig(keys.alice!)}`, "exec", "-i", "web-1", "--", "cat"], {
+      env: { ...process.env, ...spdy },
+    });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => {
+      out += c.toString();
+    });
+    child.stdin.end("stdin over spdy\n");
+    assert.equal(await new Promise((resolve) => child.on("exit", resolve)), 0);
+    assert.equal(out, "stdin over spdy\n");
+    const pf = await startPortForward(gateway, keys.alice!, "pod/web-1", spdy);
+    try {
+      assert.equal(await echoThrough(pf.port, "spdy port-forward"), "spdy port-forward");
+    } finally {
+      pf.child.kill();
+    }
+    // kubectl offered several protocols, one header line each: the stand-in matched them exactly.
+    assert.deepEqual(cluster.spdyUpgrades, ["v4.channel.k8s.io", "v4.channel.k8s.io", "portforward.k8s.io"]);
+    const upgrades = cluster.seen.slice(before).filter((s) => /\/(exec|portforward)/.test(s.path));
+    assert.equal(upgrades.length, 3);
+    for (const s of upgrades) {
+      assert.equal(s.impersonateUser, "alice");
+      assert.equal(s.authorization, `Bearer ${cluster.token}`);
+    }
+    await assert.rejects(kubectlAt(gateway, keys.bob!, ["exec", "web-1", "--", "echo", "no"], spdy), /forbidden/i);
+    assert.equal(cluster.spdyUpgrades.length, 3, "the refused upgrade never reached the cluster");
   });
 
   it("a cluster that goes offline gives 503 with the reason, and recovers", async () => {

@@ -1,16 +1,11 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { promisify } from "node:util";
 import { stringify } from "yaml";
 import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
 import { FakeKubeApiServer } from "../testing/fake-kube-apiserver.js";
+import { connectCluster, kubectlAt, postObject } from "../testing/gateway-fixture.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION } from "./vcluster-upstreams.js";
-
-const run = promisify(execFile);
 
 /**
  * The gateway's two other kinds of target: a second platform server as the connected cluster
@@ -24,38 +19,10 @@ describe("cluster gateway targets", () => {
   let vcluster: FakeClusterApiServer;
   let aliceKey: string;
   let bobKey: string;
-  let files = 0;
 
-  async function post(target: TestServer, path: string, body: unknown) {
-    const res = await target.request("POST", `${GROUP_PATH}/${path}`, { body });
-    assert.equal(res.status, 201, `${path}: ${res.text}`);
-    return res.json;
-  }
-
-  function kubectl(token: string, base: string, ...args: string[]) {
-    const file = join(server.dataDir, `t-${++files}.kubeconfig`);
-    writeFileSync(
-      file,
-      stringify({
-        apiVersion: "v1",
-        kind: "Config",
-        clusters: [
-          {
-            name: "gw",
-            cluster: {
-              server: `${server.url}${base}`,
-              "certificate-authority-data": Buffer.from(server.caPem ?? "").toString("base64"),
-            },
-          },
-        ],
-        users: [{ name: "gw", user: { token } }],
-        contexts: [{ name: "gw", context: { cluster: "gw", user: "gw", namespace: "default" } }],
-        "current-context": "gw",
-      }),
-      { mode: 0o600 },
-    );
-    return run("/usr/bin/kubectl", [`--kubeconfig=${file}`, ...args], { timeout: 30_000 });
-  }
+  const post = (target: TestServer, path: string, body: unknown) => postObject(target, path, body);
+  const kubectl = (token: string, base: string, ...args: string[]) =>
+    kubectlAt({ url: `${server.url}${base}`, caPem: server.caPem ?? "", dir: server.dataDir }, token, args);
 
   before(async () => {
     [server, downstream, host] = await Promise.all([startTestServer(), startTestServer(), FakeKubeApiServer.start()]);
@@ -87,19 +54,9 @@ describe("cluster gateway targets", () => {
     vcluster = await FakeClusterApiServer.start({ ca: vc.ca, clientCa: vc.ca });
     vcluster.add("pods", "default", "inside-vc");
 
-    for (const [name, kc] of [
-      ["downstream", downstreamKubeconfig],
-      ["host", host.kubeconfig()],
-    ] as const) {
-      await post(server, "namespaces/platform/sharedsecrets", {
-        metadata: { name: `${name}-kc` },
-        spec: { data: { config: Buffer.from(kc).toString("base64") } },
-      });
-      await post(server, "clusters", {
-        metadata: { name },
-        spec: { config: { secretName: `${name}-kc` }, access: [{ verbs: ["use"], users: ["alice"] }] },
-      });
-    }
+    const access = { access: [{ verbs: ["use"], users: ["alice"] }] };
+    await connectCluster(server, "downstream", { kubeconfig: () => downstreamKubeconfig }, access);
+    await connectCluster(server, "host", host, access);
     for (const name of ["alice", "bob"]) await post(server, "users", { metadata: { name }, spec: {} });
     await post(server, "projects", { metadata: { name: "alpha" }, spec: {} });
     await post(server, "projects/alpha/importvirtualcluster", {

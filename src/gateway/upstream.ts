@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { Agent } from "node:https";
+import { createSecureContext } from "node:tls";
 import type { KubeConfig } from "@kubernetes/client-node";
+import { Pool } from "undici";
 
 /**
  * Where forwarded requests go and with which credentials: a base URL, one keep-alive
@@ -13,7 +15,10 @@ export interface Upstream {
   base: URL;
   /** Its path without the trailing slash (`""` for a server at the root): prefixes every forwarded path. */
   pathPrefix: string;
+  /** Upgrades (exec, attach, port-forward) leave their pool with the socket: node's https client. */
   agent: Agent;
+  /** Every other request: an undici keep-alive pool (cheaper per request than node's client). */
+  pool: Pool;
   /** Credential headers added to every request (Authorization for token or basic credentials). */
   headers: Readonly<Record<string, string>>;
   /** Why this upstream cannot be used, when it cannot (the 503 reason and message). */
@@ -34,16 +39,25 @@ const MAX_FREE_SOCKETS = 64;
 export function makeUpstream(server: string, tls: UpstreamTls, headers: Record<string, string>): Upstream {
   const base = new URL(server);
   const pathPrefix = base.pathname.replace(/\/+$/, "");
+  // One TLS context for every connection of both pools: otherwise each new socket parses the CA
+  // and the client certificate again.
+  const secureContext = createSecureContext({ ca: tls.caPem, cert: tls.certPem, key: tls.keyPem });
+  const rejectUnauthorized = tls.insecureSkipTLSVerify !== true;
   const agent = new Agent({
     keepAlive: true,
     maxFreeSockets: MAX_FREE_SOCKETS,
-    ca: tls.caPem,
-    cert: tls.certPem,
-    key: tls.keyPem,
-    rejectUnauthorized: tls.insecureSkipTLSVerify !== true,
+    secureContext,
+    rejectUnauthorized,
     servername: tls.serverName,
   });
-  return { base, pathPrefix, agent, headers };
+  const pool = new Pool(base.origin, {
+    connect: { secureContext, rejectUnauthorized, ...(tls.serverName ? { servername: tls.serverName } : {}) },
+    // Idle sockets are closed before a Kubernetes API server (or node's default 5 s) would.
+    keepAliveTimeout: 4_000,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
+  return { base, pathPrefix, agent, pool, headers };
 }
 
 /**
@@ -86,6 +100,8 @@ export function retireUpstream(upstream: Upstream): void {
   const agent = upstream.agent;
   agent.on("free", (socket) => socket.destroy());
   for (const sockets of Object.values(agent.freeSockets)) for (const s of sockets ?? []) s.destroy();
+  // Closing the pool lets the requests in flight finish, then closes its sockets.
+  upstream.pool.close().catch(() => {});
 }
 
 function readTokenFile(file: string | undefined): string | undefined {

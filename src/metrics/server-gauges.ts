@@ -8,9 +8,9 @@ import { Gauge } from "prom-client";
 import { type KubeObject, specOf, statusOf } from "../api/object.js";
 import type { ClusterStatus } from "../kinds/cluster/cluster.js";
 import type { OwnedAccessKeySpec } from "../kinds/owned-access-key/owned-access-key.js";
-import type { CachedStorage } from "../registry/cache/cached-storage.js";
 import { resourcePrefix } from "../registry/keys.js";
 import type { Registry } from "../registry/registry.js";
+import type { CachedStorage } from "../storage/cache/cached-storage.js";
 import { metricsRegistry } from "./metrics.js";
 
 export interface ServerGaugeSource {

@@ -4,11 +4,12 @@ import { Type } from "@sinclair/typebox";
 import type { KubeObject } from "../api/object.js";
 import { objectSchema } from "../api/schema/meta.js";
 import { defineKind } from "../kinds/define.js";
+import { CachedStorage } from "../storage/cache/cached-storage.js";
 import type { Storage, WatchCallbacks, WatchEvent, WatchOptions } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
-import { defaultWriteOptions } from "../testing/write-options.js";
 import { AdmissionChain } from "./admission.js";
-import { CachedStorage } from "./cache/cached-storage.js";
+import { registryPartition } from "./keys.js";
+import { defaultWriteOptions } from "./options.js";
 import type { RequestContext } from "./request-context.js";
 import { Store } from "./store.js";
 
@@ -78,7 +79,7 @@ function setup() {
   const inner = openSqliteStorage(":memory:");
   const gate = withHeldEvents(inner);
   // A short wait for a cache that cannot catch up (its events are held): reads fall back to storage.
-  const cached = new CachedStorage(gate.storage, { syncTimeoutMs: 20 });
+  const cached = new CachedStorage(gate.storage, { partition: registryPartition, syncTimeoutMs: 20 });
   const admission = new AdmissionChain([]);
   const store = new Store(gadgets, { storage: cached, admission });
   // The other replica: writes straight to the shared store, past this replica's cache.

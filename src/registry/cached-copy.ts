@@ -13,16 +13,6 @@ import { ApiError } from "../api/errors.js";
 import type { KeyValue, Storage } from "../storage/interface.js";
 import type { RequestContext } from "./request-context.js";
 
-/** A storage that can hand out the cache's copy of a key (CachedStorage.getRecent). */
-interface RecentReads {
-  /** Undefined: no copy to start from (absent, or the cache cannot vouch for it). */
-  getRecent(key: string): Promise<KeyValue | undefined>;
-}
-
-function hasRecentReads(storage: Storage): storage is Storage & RecentReads {
-  return typeof (storage as Partial<RecentReads>).getRecent === "function";
-}
-
 /** An update of a cached copy that changes nothing: the caller redoes it from a consistent read. */
 export class UnprovenNoOp extends Error {
   constructor() {
@@ -41,7 +31,8 @@ export async function onCachedCopy<T>(
   ctx: RequestContext,
   attempt: (kv: KeyValue) => Promise<T>,
 ): Promise<{ result: T } | undefined> {
-  if (!hasRecentReads(storage)) return undefined;
+  // Only a storage that keeps copies has getRecent (Storage.getRecent: the watch cache).
+  if (!storage.getRecent) return undefined;
   const kv = await storage.getRecent(key);
   if (kv === undefined) return undefined;
   const warnings = ctx.warnings.length;

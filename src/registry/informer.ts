@@ -1,8 +1,8 @@
 import type { KubeObject } from "../api/object.js";
 import { isStorageError } from "../storage/errors.js";
 import type { KeyValue, WatchEvent, Watcher } from "../storage/interface.js";
-import { decodeShared } from "./cache/shared-codec.js";
 import { resourcePrefix } from "./keys.js";
+import { decodeShared } from "./shared-codec.js";
 import type { Store } from "./store.js";
 
 /**
@@ -57,6 +57,9 @@ class DecodedOnAccess implements InformerEvent {
  * (client-go's informer, inside the server). Used where a lookup per request must not
  * touch the database: access keys by hash, users and teams for identity.
  *
+ * One per kind per replica, shared by every consumer through SharedInformers
+ * (shared-informers.ts); each consumer adds its handlers with onChange().
+ *
  * It keeps each object's stored bytes (the KeyValue the watch cache already holds, so no
  * second copy) and decodes on access; a decoded object costs several times its JSON size,
  * and a server with 100,000 objects cannot afford one per informer.
@@ -69,6 +72,7 @@ export class Informer {
   private revision = 0;
   private stopped = false;
   private listed = false;
+  private started?: Promise<void>;
 
   constructor(private readonly store: Store) {}
 
@@ -76,10 +80,32 @@ export class Informer {
     return decodeShared(kv, (k) => this.store.decodeForWatch(k));
   }
 
-  /** Lists and starts watching; resolves when the copy is complete. */
-  async start(): Promise<void> {
+  /**
+   * Starts the informer the first time anyone asks (a list, then a watch from its revision) and
+   * resolves once the copy is complete; later calls share that start. Consumers of a shared
+   * informer (shared-informers.ts) add their handlers, then await this.
+   */
+  synced(): Promise<void> {
+    if (!this.started) {
+      const start = this.listAndWatch();
+      this.started = start;
+      // A first list that failed (storage unavailable) is tried again by the next consumer to ask.
+      start.catch(() => {
+        if (this.started === start) this.started = undefined;
+      });
+    }
+    return this.started;
+  }
+
+  /** Whether the first list has been applied (client-go's HasSynced). */
+  get hasSynced(): boolean {
+    return this.listed;
+  }
+
+  private async listAndWatch(): Promise<void> {
     const prefix = resourcePrefix(this.store.rt);
     const list = await this.store.storage.list(prefix);
+    if (this.stopped) return;
     const previous = new Map(this.objects);
     this.objects.clear();
     for (const kv of list.items) this.objects.set(kv.key, kv);
@@ -107,13 +133,14 @@ export class Informer {
         onError: (err) => {
           if (this.stopped) return;
           // History was compacted under us: start over from a fresh list.
-          if (isStorageError(err, "Compacted")) void this.start();
+          if (isStorageError(err, "Compacted")) void this.listAndWatch();
         },
       },
     );
     this.release();
   }
 
+  /** Stops the watch: for the owner of the informer (SharedInformers), never for one of its consumers. */
   stop(): void {
     this.stopped = true;
     this.watcher?.close();
@@ -127,6 +154,12 @@ export class Informer {
   /** Every object, decoded now: O(objects), for controllers' passes, not per request. */
   list(): KubeObject[] {
     return [...this.objects.values()].map((kv) => this.decode(kv));
+  }
+
+  /** Every object's name (a namespaced kind's as `namespace/name`), none decoded: for queuing them all. */
+  names(): string[] {
+    const skip = resourcePrefix(this.store.rt).length;
+    return [...this.objects.keys()].map((key) => key.slice(skip));
   }
 
   /**
@@ -144,6 +177,7 @@ export class Informer {
     return kv && this.decode(kv);
   }
 
+  /** Adds an event handler (any number, one per consumer); returns its removal. */
   onChange(listener: (e: InformerEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

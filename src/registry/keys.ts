@@ -1,3 +1,4 @@
+import { partitionBySegments } from "../storage/cache/cached-storage.js";
 import type { ResourceType } from "./resource-type.js";
 
 /** Every object lives under one prefix per group; resource versions are store revisions. */
@@ -13,6 +14,9 @@ export function collectionPrefix(rt: ResourceType, namespace: string | undefined
   if (rt.namespaced && namespace) return `${resourcePrefix(rt)}${namespace}/`;
   return resourcePrefix(rt);
 }
+
+/** The watch cache partition of a registry key or prefix: `/registry/<group>/<plural>/`, if it is that deep. */
+export const registryPartition: (keyOrPrefix: string) => string | undefined = partitionBySegments(REGISTRY_PREFIX, 2);
 
 export function objectKey(rt: ResourceType, namespace: string | undefined, name: string): string {
   return rt.namespaced ? `${resourcePrefix(rt)}${namespace}/${name}` : `${resourcePrefix(rt)}${name}`;

@@ -50,3 +50,7 @@ export interface DeleteOptions {
 }
 
 export type PatchType = "json" | "merge" | "apply";
+
+export function defaultWriteOptions(fieldManager = "platform"): WriteOptions {
+  return { dryRun: false, fieldManager, fieldValidation: "Ignore" };
+}

@@ -2,7 +2,6 @@ import { ApiError, errors, type Status } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import { isStorageError } from "../storage/errors.js";
 import type { WatchEvent } from "../storage/interface.js";
-import { decodeShared } from "./cache/shared-codec.js";
 import { parseResourceVersion } from "./codec.js";
 import type { ObjectFilter } from "./filter.js";
 import { awaitRevision } from "./fresh-revision.js";
@@ -10,6 +9,7 @@ import { collectionPrefix } from "./keys.js";
 import type { WatchOptions } from "./options.js";
 import type { RequestContext } from "./request-context.js";
 import { apiVersionOf } from "./resource-type.js";
+import { decodeShared } from "./shared-codec.js";
 import type { Store } from "./store.js";
 
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";

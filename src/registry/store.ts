@@ -24,6 +24,8 @@ import {
 } from "./metadata.js";
 import type { DeleteOptions, ListOptions, PatchType, WriteOptions } from "./options.js";
 import { hiddenReadRefusal, refuseHiddenReads } from "./patch-read-guard.js";
+import { type RawListBody, rawList } from "./raw-list.js";
+import { rawGet, rawGetSoon } from "./raw-read.js";
 import type { RequestContext } from "./request-context.js";
 import { apiVersionOf, groupResource, type Prepared, type ResourceType } from "./resource-type.js";
 import { SchemaChecker } from "./schema-check.js";
@@ -113,6 +115,27 @@ export class Store {
   /** What the caller is shown of an object (the kind's `present`: secret data hidden from viewers). */
   present(obj: KubeObject, ctx: RequestContext): KubeObject {
     return this.rt.strategy.present ? this.rt.strategy.present(obj, ctx) : obj;
+  }
+
+  /**
+   * GET as JSON bytes: the stored bytes with the resourceVersion spliced in, when the kind shows
+   * objects as stored and the storage reads from memory; undefined otherwise (use get()).
+   */
+  readRaw(namespace: string | undefined, name: string): Promise<Buffer | undefined> {
+    return rawGet(this, namespace, name);
+  }
+
+  /**
+   * readRaw() answered from memory, without a promise when none is needed: the bytes, null when
+   * the object does not exist, undefined when memory cannot answer (use readRaw or get).
+   */
+  readRawSoon(namespace: string | undefined, name: string): ReturnType<typeof rawGetSoon> {
+    return rawGetSoon(this, namespace, name);
+  }
+
+  /** LIST as JSON bytes around each object's stored bytes, when the kind shows objects as stored; undefined otherwise (use list()). */
+  listRaw(ctx: RequestContext, namespace: string | undefined, options: ListOptions): Promise<RawListBody | undefined> {
+    return rawList(this, ctx, namespace, options);
   }
 
   /** Reads an object as stored (API form), or undefined. */

@@ -18,7 +18,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestAttributes } from "../authz/contract.js";
 import { asksToImpersonate } from "../authz/impersonation.js";
-import { rawGetSoon } from "../registry/cache/raw-read.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext, UserInfo } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";
@@ -63,7 +62,7 @@ export function fastGet(deps: FastGetDeps): FastGet {
       if (!path.name || path.subresource || !path.rt.verbs.includes("get")) return false;
       const ctx = deps.authenticate({ ip: req.socket.remoteAddress ?? "", headers: h });
       if (!ctx || !deps.allows(ctx.user, resourceAttributes(path, "get"))) return false;
-      const bytes = rawGetSoon(path.store, path.namespace, path.name);
+      const bytes = path.store.readRawSoon(path.namespace, path.name);
       const warnings = ctx.warnings;
       if (bytes instanceof Promise)
         return bytes.then(

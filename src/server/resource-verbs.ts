@@ -2,12 +2,10 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import type { RequestAttributes } from "../authz/contract.js";
-import { rawList } from "../registry/cache/raw-list.js";
-import { rawGet } from "../registry/cache/raw-read.js";
-import { withResourceVersion } from "../registry/cache/shared-codec.js";
 import { storedBytesOf } from "../registry/codec.js";
 import type { RequestContext } from "../registry/request-context.js";
 import type { Verb } from "../registry/resource-type.js";
+import { withResourceVersion } from "../registry/shared-codec.js";
 import { watchStore } from "../registry/store-watch.js";
 import { decodeObjectBody, decodePatchBody } from "./body.js";
 import type { ResponseFormat } from "./negotiation.js";
@@ -44,7 +42,7 @@ export const VERB_HANDLERS: Record<Verb, (call: VerbCall) => Promise<unknown>> =
   async get(call) {
     const { path, ctx } = await begin(call, "get");
     const bytes =
-      call.format.encoding === "json" && !call.table ? await rawGet(path.store, path.namespace, path.name!) : undefined;
+      call.format.encoding === "json" && !call.table ? await path.store.readRaw(path.namespace, path.name!) : undefined;
     if (bytes) return call.reply.code(200).type("application/json").send(bytes);
     return sendObject(call, 200, await path.store.get(ctx, path.namespace, path.name!));
   },
@@ -55,7 +53,7 @@ export const VERB_HANDLERS: Record<Verb, (call: VerbCall) => Promise<unknown>> =
     const options = { ...listOptions(call.query), freshnessWaitMs: deps.freshnessWaitMs };
     const fast =
       call.format.encoding === "json" && !call.table
-        ? await rawList(path.store, ctx, path.namespace, options)
+        ? await path.store.listRaw(ctx, path.namespace, options)
         : undefined;
     if (fast) return sendJsonBytes(call.reply, fast.payload(), fast.byteLength, ctx.warnings);
     const list = await path.store.list(ctx, path.namespace, options);

@@ -1,5 +1,6 @@
 import { createServer as createHttpsServer } from "node:https";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import type { Logger } from "pino";
 import { errors } from "../api/errors.js";
 import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
 import { installAuditHooks } from "../audit/audit-hooks.js";
@@ -9,8 +10,7 @@ import { registerConsole } from "../console/console-routes.js";
 import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
 import type { ClusterGateway } from "../gateway/cluster-gateway.js";
 import { writeStatusToSocket } from "../gateway/raw-status.js";
-import type { Operations } from "../metrics/server-hooks.js";
-import type { CachedStorage } from "../registry/cache/cached-storage.js";
+import type { Operations, RouteDeps } from "../metrics/server-hooks.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
 import { SERVER_VERSION } from "./discovery.js";
@@ -19,7 +19,7 @@ import { fastGet } from "./fast-get.js";
 import { type HealthCheck, registerHealthRoutes } from "./health.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
 import { clientErrorHandler, frameworkErrors } from "./protocol-errors.js";
-import { createLogger, installRequestLog, loggingOptions, requestIdOf } from "./request-log.js";
+import { installRequestLog, loggingOptions, requestIdOf } from "./request-log.js";
 import { handleResourceRequest, type ResourceHandlerDeps, type SubresourceHandler } from "./resource-handler.js";
 import { sendError } from "./respond.js";
 import type { WatchStreams } from "./watch-stream.js";
@@ -45,7 +45,8 @@ export interface ApiServerDeps {
   /** How long a list or watch at a resourceVersion ahead of the store waits before 504. */
   freshnessWaitMs?: number;
   watchStreams: WatchStreams;
-  logLevel?: string;
+  /** The server's JSON logger (request-log.ts createLogger), shared with the controllers. */
+  logger: Logger;
   /** The cluster gateway (src/gateway): answers its own paths and upgrades before fastify routes anything. */
   gateway?: Pick<ClusterGateway, "handleRequest" | "handleUpgrade">;
   /** Whether single sign-on is configured (the console shows "Sign in with SSO"). */
@@ -54,7 +55,7 @@ export interface ApiServerDeps {
   closing: () => boolean;
   /** Metrics and backup hooks (src/metrics/server-hooks.ts), and what their routes read. */
   ops: Operations;
-  storage: CachedStorage;
+  storage: RouteDeps["storage"];
   gcQueueDepth(): number;
   /** More authenticated routes (the core group's Events, src/events), given the same guard. */
   extraRoutes?: (app: FastifyInstance, guarded: Guarded) => void;
@@ -68,7 +69,7 @@ type Guarded = (
 export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   const { registry, access, tls } = deps;
   const groupPrefix = `${API_PREFIX}/apis/${GROUP}/${VERSION}/`;
-  const logger = createLogger(deps.logLevel ?? "warn");
+  const logger = deps.logger;
   const hotGet = fastGet({
     registry,
     groupPrefix,

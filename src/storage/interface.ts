@@ -98,6 +98,12 @@ export interface WatchCallbacks {
   onProgress?(revision: number): void;
 }
 
+/** Storage.getFromMemory's "memory cannot answer this now: use get()". */
+export const NOT_NOW: unique symbol = Symbol("not now");
+
+/** What Storage.getFromMemory answers: the value (undefined: no such key), or NOT_NOW. */
+export type MemoryRead = KeyValue | undefined | typeof NOT_NOW;
+
 export interface Storage {
   /** Create a key. It must not exist: StorageError "KeyExists". Returns the new revision. */
   create(key: string, value: Buffer): Promise<number>;
@@ -126,6 +132,21 @@ export interface Storage {
    * must ask the cluster): lets a cached read prove it is current without waiting.
    */
   currentRevisionNow?(): number;
+  /**
+   * Optional, for a storage that keeps current values in memory (the watch cache,
+   * storage/cache/): the value of `key` from memory once memory is provably current — at once
+   * when the backend knows its revision synchronously, else a promise after one revision check —
+   * or NOT_NOW when memory cannot answer (then use get()). A storage that has it answers get()
+   * from memory too whenever it can, so a read costs no round trip.
+   */
+  getFromMemory?(key: string): MemoryRead | Promise<MemoryRead>;
+  /**
+   * Optional, for the same kind of storage: its copy of `key` without a revision check —
+   * possibly older than another replica's write, never older than this process's own — or
+   * undefined when it has none it can vouch for. Only for a read-modify-write whose write is
+   * conditional on the copy's modRevision (registry/cached-copy.ts).
+   */
+  getRecent?(key: string): Promise<KeyValue | undefined>;
   /** The oldest revision still readable (0 when nothing was compacted). */
   compactedRevision(): Promise<number>;
   /** Drop history older than `revision`: lists and watches from before it become "Compacted". */

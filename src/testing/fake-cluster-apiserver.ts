@@ -10,6 +10,7 @@ import {
   createCertificateAuthority,
   createServingCertificate,
 } from "../crypto/certificates.js";
+import { acceptSpdy, isSpdyUpgrade, spdyExec } from "./fake-cluster-spdy.js";
 import { SpdyServerSession, type SpdyStream } from "./spdy-server-session.js";
 
 /**
@@ -61,6 +62,8 @@ export class FakeClusterApiServer {
   delayMs = 0;
   /** Port-forward sessions opened. */
   portForwards = 0;
+  /** The protocol of each upgrade answered over SPDY/3.1 (kubectl's fallback from WebSocket), in order. */
+  readonly spdyUpgrades: string[] = [];
   /** Lines a `logs` request writes (one every 20 ms when following). */
   logLines = 5;
   private readonly objects = new Map<string, Obj>();
@@ -318,6 +321,14 @@ export class FakeClusterApiServer {
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const seen = this.identify(req);
     const url = new URL(req.url ?? "/", "https://x");
+    const kind = /\/pods\/[^/]+\/(exec|portforward)$/.exec(url.pathname)?.[1] as "exec" | "portforward" | undefined;
+    if (seen && kind && isSpdyUpgrade(req)) {
+      if (kind === "portforward") this.portForwards++;
+      const onStream = kind === "exec" ? spdyExec(url) : portForwardStreams();
+      const protocol = acceptSpdy(req, socket, head, kind, onStream);
+      if (protocol) this.spdyUpgrades.push(protocol);
+      return;
+    }
     if (seen && /\/pods\/[^/]+\/portforward$/.test(url.pathname)) {
       if (req.headers["sec-websocket-protocol"]?.includes(PORT_FORWARD_PROTOCOL)) {
         req.headers["sec-websocket-protocol"] = PORT_FORWARD_TOKEN;
@@ -332,27 +343,10 @@ export class FakeClusterApiServer {
     this.wss.handleUpgrade(req, socket, head, (ws) => this.exec(ws, url.searchParams.getAll("command"), seen));
   }
 
-  /**
-   * Port-forward: every forwarded port is an echo server. Per connection kubectl opens an error
-   * stream and a data stream (headers streamType, port, requestID); what arrives on the data
-   * stream goes back on it, and when kubectl ends it both streams are ended.
-   */
+  /** Port-forward over WebSocket: SPDY frames tunneled in binary messages (portForwardStreams()). */
   private portForward(ws: WebSocket): void {
     this.portForwards++;
-    const tunnel = createWebSocketStream(ws);
-    const errorStreams = new Map<string, SpdyStream>();
-    new SpdyServerSession(tunnel, (stream) => {
-      const requestId = stream.headers.requestid ?? "";
-      if (stream.headers.streamtype === "error") {
-        errorStreams.set(requestId, stream);
-        return;
-      }
-      stream.on("data", (data: Buffer) => stream.write(data));
-      stream.on("end", () => {
-        stream.end();
-        errorStreams.get(requestId)?.end();
-      });
-    });
+    new SpdyServerSession(createWebSocketStream(ws), portForwardStreams());
   }
 
   /** `echo ARGS` prints them; `whoami` prints the user the request came as; `cat` echoes stdin until it closes. */
@@ -391,4 +385,26 @@ export class FakeClusterApiServer {
     );
     ws.close(1000);
   }
+}
+
+/**
+ * Port-forward's streams, over a WebSocket tunnel or a SPDY upgrade alike: every forwarded port
+ * is an echo server. Per connection kubectl opens an error stream and a data stream (headers
+ * streamType, port, requestID); what arrives on the data stream goes back on it, and when
+ * kubectl ends it both streams are ended.
+ */
+function portForwardStreams(): (stream: SpdyStream) => void {
+  const errorStreams = new Map<string, SpdyStream>();
+  return (stream) => {
+    const requestId = stream.headers.requestid ?? "";
+    if (stream.headers.streamtype === "error") {
+      errorStreams.set(requestId, stream);
+      return;
+    }
+    stream.on("data", (data: Buffer) => stream.write(data));
+    stream.on("end", () => {
+      stream.end();
+      errorStreams.get(requestId)?.end();
+    });
+  };
 }

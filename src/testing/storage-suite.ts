@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, test } from "node:test";
 import { isStorageError, type StorageErrorCode } from "../storage/errors.js";
-import type { KeyValue, Storage, WatchCallbacks, WatchEvent, Watcher } from "../storage/interface.js";
+import type { KeyValue, ListOptions, Storage, WatchCallbacks, WatchEvent, Watcher } from "../storage/interface.js";
 
 export interface OpenedStorage {
   readonly storage: Storage;
@@ -219,6 +219,62 @@ export function runStorageSuite(name: string, open: OpenStorage): void {
         const all = await keys("");
         assert.deepEqual(all, [...all].sort());
         assert.equal(all.length, 9);
+      });
+
+      it("orders keys as UTF-8 bytes and bounds prefixes ending in the highest code points", async ({ storage, p }) => {
+        // Keys whose UTF-16 order differs from their byte order (U+E000..U+FFFF sort below
+        // U+10000 as bytes, above it as UTF-16 units), and prefixes whose end needs a carry.
+        const edge = [
+          "a\u{10000}",
+          "a\u{10ffff}",
+          "a\u{10ffff}b",
+          "a\ue000",
+          "a\uffff",
+          "a\uffffb",
+          "a~",
+          "b",
+          "\u00e9",
+        ];
+        // Half before the first list, half after: a cache fills from the first and hears the rest.
+        for (const key of edge.slice(0, 4)) await storage.create(`${p}${key}`, bytes(key));
+        await storage.list(p);
+        for (const key of edge.slice(4)) await storage.create(`${p}${key}`, bytes(key));
+        const byteOrder = edge.map((k) => `${p}${k}`).sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+        const keys = async (prefix: string, options?: ListOptions) =>
+          (await storage.list(`${p}${prefix}`, options)).items.map((i) => i.key);
+        assert.deepEqual(await keys(""), byteOrder);
+        for (const prefix of ["a\u{10000}", "a\u{10ffff}", "a\uffff", "a\ue000", "a", "\u00e9"]) {
+          const expected = byteOrder.filter((k) => k.startsWith(`${p}${prefix}`));
+          assert.deepEqual(await keys(prefix), expected, `prefix ${JSON.stringify(prefix)}`);
+        }
+        // Paging through in pieces meets every key once, in the same order.
+        const paged: string[] = [];
+        let after: string | undefined;
+        for (let more = true; more; ) {
+          const page = await storage.list(p, { limit: 2, ...(after === undefined ? {} : { after }) });
+          paged.push(...page.items.map((i) => i.key));
+          after = paged.at(-1);
+          more = page.more;
+        }
+        assert.deepEqual(paged, byteOrder);
+        // A watch's replay is bounded the same way.
+        const seen = await new Promise<string[]>((resolve, reject) => {
+          const got: string[] = [];
+          const w = storage.watch(
+            `${p}a\u{10ffff}`,
+            { afterRevision: 0 },
+            {
+              onEvents: (events) => {
+                got.push(...events.map((e) => e.kv.key));
+                if (got.length < 2) return;
+                w.close();
+                resolve(got);
+              },
+              onError: reject,
+            },
+          );
+        });
+        assert.deepEqual(seen, [`${p}a\u{10ffff}`, `${p}a\u{10ffff}b`]);
       });
 
       it("reads the state as of a past revision", async ({ storage, p }) => {

@@ -445,7 +445,11 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       await server.storage.create(orphan, Buffer.from("{}"));
       const inUse = caKey(vc2.serviceUID); // imported as p-gamma/renamed above
       assert.ok(await server.storage.get(inUse));
-      const cleanup = new VirtualClusterCaCleanup(server.registry, new VirtualClusterCaStore(server.registry));
+      const cleanup = new VirtualClusterCaCleanup(
+        server.registry,
+        server.informers,
+        new VirtualClusterCaStore(server.registry),
+      );
       try {
         await cleanup.start();
         await cleanup.settled();

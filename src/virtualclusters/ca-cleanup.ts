@@ -1,57 +1,63 @@
-import { Informer } from "../registry/informer.js";
+import { type ControllerLog, logRetry, silentLog } from "../controllers/controller-log.js";
+import { WorkQueue } from "../controllers/work-queue.js";
 import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
+import type { SharedInformers } from "../registry/shared-informers.js";
 import type { VirtualClusterCaStore } from "./ca-store.js";
+
+/** The queue key that stands for every kept CA (a service UID is never `*`). */
+const EVERY_CA = "*";
 
 /**
  * Removes the kept CA of an imported virtual cluster (ca-store.ts) once no instance refers to
  * it any more: a CA key can mint client certificates for anyone in that virtual cluster, so it
  * must not outlive the last instance that needs it. Runs on the elected replica.
  *
- * When an instance goes away, its service UID is looked up among every instance in storage
- * (not the informer: a move deletes the old instance and creates the new one in one
+ * When an instance goes away, its service UID is queued and looked up among every instance in
+ * storage (not the informer: a move deletes the old instance and creates the new one in one
  * transaction, and an informer between those two events would see neither). The CA is then
  * deleted only at the revision it was read at, so an import of the same virtual cluster that
  * wrote the CA meanwhile keeps it. At start, CAs without an instance (an instance deleted while
- * no replica was leading) are removed the same way.
+ * no replica was leading) are removed the same way. One key at a time; a failure is retried
+ * with backoff (work-queue.ts).
  */
 export class VirtualClusterCaCleanup {
-  private informer?: Informer;
   private unsubscribe?: () => void;
-  private work: Promise<void> = Promise.resolve();
+  private queue?: WorkQueue<string>;
 
   constructor(
     private readonly registry: Registry,
+    private readonly informers: SharedInformers,
     private readonly cas: VirtualClusterCaStore,
-    private readonly onError: (err: unknown) => void = () => {},
+    private readonly log: ControllerLog = silentLog,
   ) {}
 
   async start(): Promise<void> {
-    this.informer = new Informer(this.registry.store("virtualclusterinstances"));
-    await this.informer.start();
-    this.unsubscribe = this.informer.onChange((e) => {
-      const uid = e.type === "delete" ? e.object.status?.serviceUID : undefined;
-      if (typeof uid === "string" && uid) this.enqueue([uid]);
+    const queue = new WorkQueue<string>({
+      process: (uid) => this.removeUnused(uid === EVERY_CA ? undefined : [uid]),
+      onError: logRetry(this.log, "virtualcluster-ca-cleanup"),
     });
-    this.enqueue(undefined);
+    this.queue = queue;
+    const instances = this.informers.for("virtualclusterinstances");
+    this.unsubscribe = instances.onChange((e) => {
+      const uid = e.type === "delete" ? e.object.status?.serviceUID : undefined;
+      if (typeof uid === "string" && uid && uid !== EVERY_CA) queue.add(uid);
+    });
+    await instances.synced();
+    queue.add(EVERY_CA);
   }
 
   async stop(): Promise<void> {
     this.unsubscribe?.();
-    this.informer?.stop();
-    await this.work;
+    await this.queue?.shutdown();
   }
 
   /** Resolves when the removals asked for so far are done (tests). */
   settled(): Promise<void> {
-    return this.work;
+    return this.queue?.idle() ?? Promise.resolve();
   }
 
-  /** Looks at these service UIDs' CAs (undefined: at every CA kept). One pass at a time. */
-  private enqueue(serviceUIDs: string[] | undefined): void {
-    this.work = this.work.then(() => this.removeUnused(serviceUIDs)).catch(this.onError);
-  }
-
+  /** Looks at these service UIDs' CAs (undefined: at every CA kept). */
   private async removeUnused(serviceUIDs: string[] | undefined): Promise<void> {
     const kept = await this.cas.list(serviceUIDs);
     if (kept.length === 0) return;

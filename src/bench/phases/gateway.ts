@@ -13,7 +13,10 @@ import { pacedGet } from "./get.js";
 const POD = "/api/v1/namespaces/default/pods/bench";
 const WATCH = "/api/v1/namespaces/default/pods?watch=true";
 
-/** Child mode `fakecluster`: the upstream. First message {port, token, kubeconfig}; then {cmd:"event"} adds a stamped pod. */
+/**
+ * Child mode `fakecluster`: the upstream. First message {port, token, kubeconfig}; then
+ * {cmd:"event"} adds a stamped pod, {cmd:"cpu"} answers {cpuMs} used so far.
+ */
 export async function fakeClusterChild(): Promise<void> {
   const fake = await FakeClusterApiServer.start();
   fake.add("pods", "default", "bench");
@@ -22,6 +25,9 @@ export async function fakeClusterChild(): Promise<void> {
     if (msg.cmd === "event") {
       fake.add("pods", "default", `e${n++}`, { stamp: Date.now() });
       process.send!({ ok: true });
+    } else if (msg.cmd === "cpu") {
+      const used = process.cpuUsage();
+      process.send!({ cpuMs: (used.user + used.system) / 1000 });
     }
   });
   process.send!({ port: Number(new URL(fake.url).port), token: fake.token, kubeconfig: fake.kubeconfig() });
@@ -46,11 +52,15 @@ export async function benchGateway(b: ServerBench): Promise<void> {
     if (r.status !== 201) throw new Error(`GATEWAY setup ${path}: ${r.status} ${r.body}`);
   }
   const gw = `/kubernetes/cluster/bench${POD}`;
-  const g = await cannon(N.dur, { url: `https://127.0.0.1:${port}${gw}`, headers: { authorization: `Bearer ${key}` } });
-  const d = await cannon(N.dur, {
-    url: `https://127.0.0.1:${upPort}${POD}`,
-    headers: { authorization: `Bearer ${upToken}` },
-  });
+  const viaGw = { url: `https://127.0.0.1:${port}${gw}`, headers: { authorization: `Bearer ${key}` } };
+  const toUp = { url: `https://127.0.0.1:${upPort}${POD}`, headers: { authorization: `Bearer ${upToken}` } };
+  // Warm both first: a cold process compiles its hot paths and opens its connections (two TLS
+  // handshakes per gateway connection) during the first second, which a short run would charge
+  // to the gateway alone (it runs first).
+  await cannon(1, viaGw);
+  await cannon(1, toUp);
+  const g = await cannon(N.dur, viaGw);
+  const d = await cannon(N.dur, toUp);
   if (g.errors || d.errors) console.error(`GATEWAY GET errors: ${g.errors} through, ${d.errors} direct`);
   if (g.non2xx || d.non2xx) throw new Error(`GATEWAY GET answered non-2xx: ${g.non2xx} through, ${d.non2xx} direct`);
   row(
@@ -59,15 +69,28 @@ export async function benchGateway(b: ServerBench): Promise<void> {
     f(d.requests.average, 0),
     `${f((100 * g.requests.average) / d.requests.average, 0)}%`,
   );
+  // CPU per request barely depends on how busy the shared machine is, throughput does: the
+  // gateway process's cost per forwarded GET beside the upstream's per GET it answers, on
+  // connections opened beforehand (a TLS handshake costs as much as dozens of GETs).
+  const n = N.dur >= 8 ? 2000 : 400;
+  const gwCpu = await cpuPerGet(b.server, port, gw, key, n);
+  const upCpu = await cpuPerGet(up, upPort, POD, upToken, n);
+  row(
+    `GATEWAY CPU µs per GET (${n} on open connections): gateway process (through) / upstream process (direct)`,
+    f(gwCpu, 0),
+    f(upCpu, 0),
+    `${f(gwCpu / upCpu, 1)}×`,
+  );
   // Latency at a moderate steady rate both can serve: half of the gateway's maximum.
   const rate = Math.max(1, Math.floor(g.requests.average / 2));
   const through: PacedResult = await pacedGet(N.dur, port, gw, key, rate);
   const direct: PacedResult = await pacedGet(N.dur, upPort, POD, upToken, rate);
   const p = (r: PacedResult, q: number) => histogramPct(new Map(r.histogram), r.ok, q);
+  const latency = (r: PacedResult) => `${f(p(r, 50))}/${f(p(r, 99))}${r.failed ? ` (${r.failed} failed)` : ""}`;
   row(
     `GATEWAY GET p50/p99 ms at ${rate} req/s (paced) through / direct`,
-    `${f(p(through, 50))}/${f(p(through, 99))}`,
-    `${f(p(direct, 50))}/${f(p(direct, 99))}`,
+    latency(through),
+    latency(direct),
     `+${f(p(through, 50) - p(direct, 50))} ms p50`,
   );
   const watchers = Math.min(N.watchers, 200);
@@ -80,6 +103,32 @@ export async function benchGateway(b: ServerBench): Promise<void> {
     "",
   );
   up.proc.kill();
+}
+
+/** CPU (µs) the `measured` process spends per GET of `path`, 16 at a time on kept-alive connections warmed first. */
+async function cpuPerGet(
+  measured: { ask<T>(m: object): Promise<T> },
+  port: number,
+  path: string,
+  key: string,
+  n: number,
+): Promise<number> {
+  const many = async (count: number) => {
+    let left = count;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (left-- > 0) {
+          const r = await req(port, key, "GET", path);
+          if (r.status !== 200) throw new Error(`GATEWAY GET ${path}: ${r.status}`);
+        }
+      }),
+    );
+  };
+  await many(100);
+  const cpu = async () => (await measured.ask<{ cpuMs: number }>({ cmd: "cpu" })).cpuMs;
+  const before = await cpu();
+  await many(n);
+  return (1000 * ((await cpu()) - before)) / n;
 }
 
 /** Opens `n` watches, has the upstream add a stamped pod 10 times a second, and measures stamp-to-arrival. */

@@ -1,10 +1,13 @@
 import { isDeepStrictEqual } from "node:util";
+import { ApiError } from "../../api/errors.js";
 import type { KubeObject } from "../../api/object.js";
 import type { EventRecorder } from "../../events/event-recorder.js";
 import { recordClusterHealth } from "../../events/messages.js";
-import { Informer } from "../../registry/informer.js";
 import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
+import type { SharedInformers } from "../../registry/shared-informers.js";
+import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
+import { WorkQueue } from "../work-queue.js";
 import {
   ClusterConnectionError,
   classifyError,
@@ -41,28 +44,28 @@ const DEFAULT_PROBE_NAMESPACE = DEFAULT_SECRET_NAMESPACE;
  * and every `intervalMs`. Status goes through the status subresource, so a check never
  * bumps generation and never triggers itself. start()/stop() let leader election run it
  * on one replica at a time.
+ *
+ * Each of those asks queues the cluster's name (work-queue.ts): one check per cluster at a
+ * time, a request during a check runs it once more after, from the back of the line (checks
+ * slower than the interval cannot keep their slots while other clusters wait), and at most
+ * `concurrency` checks at once: with thousands of clusters, every interval must not open
+ * thousands of connections at the same moment. A failed status write is retried with backoff.
  */
 export class ClusterHealthController {
   private readonly intervalMs: number;
   private readonly timeoutMs: number;
-  private clusters?: Informer;
-  private secrets?: Informer;
+  private readonly concurrency: number;
   private timer?: NodeJS.Timeout;
   private unsubscribe: Array<() => void> = [];
-  /** Per cluster: the running check, and whether another is wanted after it. */
-  private readonly running = new Map<string, { promise: Promise<void>; again: boolean }>();
-  /**
-   * Clusters waiting for a free check, oldest first. Every interval asks for every cluster: with
-   * thousands of them, starting all at once would open thousands of connections at the same moment.
-   */
-  private readonly waiting = new Set<string>();
-  private readonly concurrency: number;
+  private queue?: WorkQueue<string>;
   private stopped = true;
   private readonly events?: EventRecorder;
 
   constructor(
     private readonly registry: Registry,
+    private readonly informers: SharedInformers,
     options: ClusterHealthOptions = {},
+    private readonly log: ControllerLog = silentLog,
   ) {
     this.events = options.events;
     this.intervalMs = options.intervalMs ?? 60_000;
@@ -73,29 +76,38 @@ export class ClusterHealthController {
   async start(): Promise<void> {
     if (!this.stopped) return;
     this.stopped = false;
-    this.clusters = new Informer(this.registry.store("clusters"));
-    this.secrets = new Informer(this.registry.store("sharedsecrets"));
-    await Promise.all([this.clusters.start(), this.secrets.start()]);
+    const queue = new WorkQueue<string>({
+      process: (name) => this.reconcile(name),
+      concurrency: this.concurrency,
+      onError: logRetry(this.log, "cluster-health"),
+    });
+    this.queue = queue;
+    const clusters = this.informers.for("clusters");
+    const secrets = this.informers.for("sharedsecrets");
     this.unsubscribe.push(
-      this.clusters.onChange((e) => {
+      clusters.onChange((e) => {
         if (e.type !== "upsert") return;
         // Spec changes bump generation; status writes (ours) do not.
-        if (!e.old || e.old.metadata.generation !== e.object.metadata.generation) this.enqueue(e.object.metadata.name!);
+        if (!e.old || e.old.metadata.generation !== e.object.metadata.generation) queue.add(e.object.metadata.name!);
       }),
-      this.secrets.onChange((e) => {
-        for (const c of this.clusters?.list() ?? []) {
+      secrets.onChange((e) => {
+        for (const c of clusters.list()) {
           const cfg = (c.spec?.config ?? {}) as { secretName?: string; secretNamespace?: string };
           if (
             cfg.secretName === e.object.metadata.name &&
             (cfg.secretNamespace || DEFAULT_SECRET_NAMESPACE) === e.object.metadata.namespace
           ) {
-            this.enqueue(c.metadata.name!);
+            queue.add(c.metadata.name!);
           }
         }
       }),
     );
-    this.checkAll();
-    this.timer = setInterval(() => this.checkAll(), this.intervalMs);
+    await Promise.all([clusters.synced(), secrets.synced()]);
+    const checkAll = () => {
+      for (const name of clusters.names()) queue.add(name);
+    };
+    checkAll();
+    this.timer = setInterval(checkAll, this.intervalMs);
     this.timer.unref();
   }
 
@@ -103,65 +115,8 @@ export class ClusterHealthController {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.timer);
-    this.waiting.clear();
     for (const u of this.unsubscribe.splice(0)) u();
-    this.clusters?.stop();
-    this.secrets?.stop();
-    await Promise.allSettled([...this.running.values()].map((r) => r.promise));
-  }
-
-  /** Checks one cluster now and writes its status (tests and callers that cannot wait for the interval). */
-  async checkNow(name: string): Promise<void> {
-    this.waiting.delete(name);
-    this.enqueue(name, true);
-    await this.running.get(name)?.promise;
-  }
-
-  private checkAll(): void {
-    for (const c of this.clusters?.list() ?? []) this.enqueue(c.metadata.name!);
-  }
-
-  /**
-   * One check per cluster at a time (a request during a check queues one more, behind the
-   * clusters already waiting), and at most `concurrency` checks at once; `now` starts it at once
-   * regardless (checkNow).
-   */
-  private enqueue(name: string, now = false): void {
-    if (this.stopped) return;
-    const current = this.running.get(name);
-    if (current) {
-      current.again = true;
-      return;
-    }
-    if (now) this.begin(name);
-    else {
-      this.waiting.add(name);
-      this.startWaiting();
-    }
-  }
-
-  private startWaiting(): void {
-    while (!this.stopped && this.running.size < this.concurrency && this.waiting.size > 0) {
-      const name = this.waiting.values().next().value!;
-      this.waiting.delete(name);
-      this.begin(name);
-    }
-  }
-
-  private begin(name: string): void {
-    const entry = { again: false, promise: Promise.resolve() };
-    entry.promise = (async () => {
-      try {
-        await this.reconcile(name);
-      } finally {
-        this.running.delete(name);
-        // Asked again meanwhile: to the back of the line, so that checks slower than the interval
-        // cannot keep their slots while other clusters wait.
-        if (entry.again && !this.stopped) this.waiting.add(name);
-        this.startWaiting();
-      }
-    })();
-    this.running.set(name, entry);
+    await this.queue?.shutdown();
   }
 
   private async reconcile(name: string): Promise<void> {
@@ -185,8 +140,10 @@ export class ClusterHealthController {
         "status",
         "platform-cluster-health",
       );
-    } catch {
-      // The next check (interval or change) writes again; a failed status write must not stop the controller.
+    } catch (err) {
+      // Deleted during the check: nothing to write. Any other failure is retried by the queue.
+      if (err instanceof ApiError && err.code === 404) return;
+      throw err;
     }
   }
 }

@@ -3,19 +3,20 @@ import type { KubeObject, OwnerReference } from "../../api/object.js";
 import type { EventRecorder } from "../../events/event-recorder.js";
 import { recordGarbageCollected } from "../../events/messages.js";
 import { deletionDeadline, FOREGROUND_FINALIZER, ORPHAN_FINALIZER, readyToRemove } from "../../registry/deletion.js";
-import { Informer, type InformerEvent } from "../../registry/informer.js";
+import type { Informer, InformerEvent } from "../../registry/informer.js";
 import { resourcePrefix } from "../../registry/keys.js";
 import type { PropagationPolicy } from "../../registry/options.js";
 import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
 import type { ResourceType } from "../../registry/resource-type.js";
+import type { SharedInformers } from "../../registry/shared-informers.js";
 import type { Store } from "../../registry/store.js";
+import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
+import { WorkQueue } from "../work-queue.js";
 
 export interface GarbageCollectorOptions {
   now?: () => Date;
-  /** Delay before an item that failed is tried again. */
-  retryDelayMs?: number;
-  onError?: (err: unknown, item: string) => void;
+  log?: ControllerLog;
   /** Reports each object it deletes (src/events). */
   events?: EventRecorder;
 }
@@ -29,9 +30,6 @@ interface Kind {
   informer: Informer;
 }
 
-/** Node's setTimeout overflows beyond ~24.8 days; longer deadlines are re-armed. */
-const MAX_TIMER_MS = 60 * 60 * 1000;
-
 /**
  * The garbage collector (kube-controller-manager's, inside the server). It watches every
  * stored kind, keeps an owner-uid → dependents index, and:
@@ -44,6 +42,9 @@ const MAX_TIMER_MS = 60 * 60 * 1000;
  *  - removes terminating objects without finalizers when their grace period ends.
  * Its state is rebuilt from the store on start, so a restart mid-deletion finishes the work.
  * Owner existence is always checked against the store itself, never only the cache.
+ *
+ * Events queue object keys (`Kind/namespace/name`) in a WorkQueue (work-queue.ts), processed
+ * one at a time; a failure is retried with backoff, a grace period's end is an addAfter.
  */
 export class GarbageCollector {
   private readonly kinds = new Map<string, Kind>();
@@ -53,30 +54,35 @@ export class GarbageCollector {
   private readonly ownersOf = new Map<ItemKey, string[]>();
   /** Every kind an ownerReference has named since start (never shrinks: a cheap, safe filter). */
   private readonly ownerKinds = new Set<string>();
-  private readonly queue = new Set<ItemKey>();
-  private readonly timers = new Map<ItemKey, NodeJS.Timeout>();
-  private readonly idleWaiters: Array<() => void> = [];
-  private running?: Promise<void>;
-  private stopped = true;
+  private queue?: WorkQueue<ItemKey>;
+  private unsubscribe: Array<() => void> = [];
   private readonly now: () => Date;
+  private readonly log: ControllerLog;
 
   constructor(
     private readonly registry: Registry,
+    private readonly informers: SharedInformers,
     private readonly options: GarbageCollectorOptions = {},
   ) {
     this.now = options.now ?? (() => new Date());
+    this.log = options.log ?? silentLog;
   }
 
   async start(): Promise<void> {
-    this.stopped = false;
+    this.queue = new WorkQueue<ItemKey>({
+      process: (key) => this.process(key),
+      onError: logRetry(this.log, "garbage-collector"),
+    });
+    this.dependents.clear();
+    this.ownersOf.clear();
     for (const rt of this.registry.resourceTypes()) {
       if (rt.virtualCreate) continue;
       const store = this.registry.store(rt.plural);
-      const informer = new Informer(store);
-      informer.onChange((e) => this.observe(rt.kind, e));
+      const informer = this.informers.for(rt.plural);
+      this.unsubscribe.push(informer.onChange((e) => this.observe(rt.kind, e)));
       this.kinds.set(rt.kind, { rt, store, informer });
     }
-    await Promise.all([...this.kinds.values()].map((k) => k.informer.start()));
+    await Promise.all([...this.kinds.values()].map((k) => k.informer.synced()));
     // Rebuild: index and look at every object that has owners or is being deleted. The stored
     // bytes of any other object contain neither key, and it is never parsed (100,000 objects
     // parsed at start cost seconds and hundreds of MiB).
@@ -89,25 +95,19 @@ export class GarbageCollector {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    for (const { informer } of this.kinds.values()) informer.stop();
+    for (const u of this.unsubscribe.splice(0)) u();
+    await this.queue?.shutdown();
     this.kinds.clear();
-    for (const t of this.timers.values()) clearTimeout(t);
-    this.timers.clear();
-    this.queue.clear();
-    await this.running;
-    this.releaseIdle();
   }
 
   /** Items waiting to be checked (a metric). */
   get queueDepth(): number {
-    return this.queue.size;
+    return this.queue?.length ?? 0;
   }
 
-  /** Resolves when nothing is queued or being processed (for tests and orderly shutdown). */
+  /** Resolves when nothing is queued or being processed (for tests). */
   idle(): Promise<void> {
-    if (!this.running && this.queue.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.queue?.idle() ?? Promise.resolve();
   }
 
   /** Keys of the dependents indexed under an owner uid. */
@@ -122,9 +122,6 @@ export class GarbageCollector {
     const key = keyOf(kind, e.object);
     if (e.type === "delete") {
       this.unindex(key);
-      const t = this.timers.get(key);
-      if (t) clearTimeout(t);
-      this.timers.delete(key);
     } else {
       this.index(kind, e.object);
       this.enqueueIfActionable(kind, e.object);
@@ -183,42 +180,8 @@ export class GarbageCollector {
     this.ownersOf.delete(key);
   }
 
-  // ---- the work queue ----------------------------------------------------------------------
-
   private enqueue(key: ItemKey): void {
-    if (this.stopped) return;
-    this.queue.add(key);
-    this.running ??= this.drain().finally(() => {
-      this.running = undefined;
-      if (this.queue.size > 0 && !this.stopped) this.enqueue(this.queue.values().next().value!);
-      else this.releaseIdle();
-    });
-  }
-
-  private async drain(): Promise<void> {
-    // Let the current burst of events land before working through the queue.
-    await new Promise((r) => setImmediate(r));
-    while (!this.stopped && this.queue.size > 0) {
-      // The oldest entry (a Set keeps insertion order); copying the set would be O(n) per item.
-      const key = this.queue.values().next().value!;
-      this.queue.delete(key);
-      try {
-        await this.process(key);
-      } catch (err) {
-        this.options.onError?.(err, key);
-        this.retryLater(key);
-      }
-    }
-  }
-
-  private retryLater(key: ItemKey): void {
-    if (this.stopped) return;
-    const t = setTimeout(() => this.enqueue(key), this.options.retryDelayMs ?? 1000);
-    t.unref();
-  }
-
-  private releaseIdle(): void {
-    for (const w of this.idleWaiters.splice(0)) w();
+    this.queue?.add(key);
   }
 
   // ---- one object ------------------------------------------------------------------------
@@ -278,7 +241,7 @@ export class GarbageCollector {
     }
     if (finalizers.length === 0) {
       if (readyToRemove(obj, this.now())) await this.deleteObject(k, obj, "Background");
-      else this.armDeadline(keyOf(k.rt.kind, obj), obj);
+      else this.lookAgainAtDeadline(keyOf(k.rt.kind, obj), obj);
     }
   }
 
@@ -347,18 +310,11 @@ export class GarbageCollector {
     });
   }
 
-  private armDeadline(key: ItemKey, obj: KubeObject): void {
+  /** Looks at a terminating object again when its grace period ends (a little after: clocks). */
+  private lookAgainAtDeadline(key: ItemKey, obj: KubeObject): void {
     const deadline = deletionDeadline(obj);
-    if (deadline === undefined || this.stopped) return;
-    const existing = this.timers.get(key);
-    if (existing) clearTimeout(existing);
-    const wait = Math.min(Math.max(deadline - this.now().getTime(), 0) + 50, MAX_TIMER_MS);
-    const t = setTimeout(() => {
-      this.timers.delete(key);
-      this.enqueue(key);
-    }, wait);
-    t.unref();
-    this.timers.set(key, t);
+    if (deadline === undefined) return;
+    this.queue?.addAfter(key, Math.max(deadline - this.now().getTime(), 0) + 50);
   }
 
   private kindAndName(key: ItemKey): { kind: Kind; namespace: string | undefined; name: string } | undefined {

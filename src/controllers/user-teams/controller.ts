@@ -1,113 +1,86 @@
 import { isDeepStrictEqual } from "node:util";
-import type { KubeObject } from "../../api/object.js";
+import { ApiError } from "../../api/errors.js";
 import { type IdentityIndex, mayNameMembers, stringList } from "../../auth/identity-index.js";
 import type { InformerEvent } from "../../registry/informer.js";
 import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
+import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
+import { WorkQueue } from "../work-queue.js";
 
 /**
  * Keeps User status.teams current (docs/permissions.md): a user is in a team when the team's
- * spec.users names it or the two share a group. A change re-checks only the users it can
- * affect: a user change that user; a team change the users its spec.users names (before and
- * after), or every user when it names groups. A team naming neither (most creates) is not even
- * parsed. A write happens only where the answer changed, so its own writes settle at once.
+ * spec.users names it or the two share a group. A change queues only the users it can affect:
+ * a user change that user; a team change the users its spec.users names (before and after), or
+ * every user when it names groups. A team naming neither (most creates) is not even parsed.
+ * The queue's keys are user names; a write happens only where the answer changed, so its own
+ * writes settle at once. A failed write is retried with backoff (work-queue.ts).
  */
 export class UserTeamsController {
   private unsubscribe: Array<() => void> = [];
-  private running = false;
-  /** Users to re-check, or "all" (at start, and after a change to a team's groups). */
-  private pending: Set<string> | "all" = "all";
-  private idle: Promise<void> = Promise.resolve();
+  private queue?: WorkQueue<string>;
 
   constructor(
     private readonly registry: Registry,
     private readonly identity: IdentityIndex,
-    private readonly onError: (err: unknown) => void = () => {},
+    private readonly log: ControllerLog = silentLog,
   ) {}
 
+  /** After the identity index started (its informers have synced). */
   start(): void {
+    const queue = new WorkQueue<string>({
+      process: (name) => this.reconcile(name),
+      onError: logRetry(this.log, "user-teams"),
+    });
+    this.queue = queue;
     this.unsubscribe = [
-      this.identity.users.onChange((e) => this.recheck([e.object.metadata.name ?? ""])),
-      this.identity.teams.onChange((e) => this.onTeamChange(e)),
+      this.identity.users.onChange((e) => queue.add(e.object.metadata.name ?? "")),
+      this.identity.teams.onChange((e) => this.onTeamChange(queue, e)),
     ];
-    this.recheck("all");
+    this.addAll(queue);
   }
 
-  stop(): Promise<void> {
-    for (const u of this.unsubscribe) u();
-    this.unsubscribe = [];
-    return this.idle;
+  async stop(): Promise<void> {
+    for (const u of this.unsubscribe.splice(0)) u();
+    await this.queue?.shutdown();
+    this.queue = undefined;
   }
 
-  /** Resolves when the pass in progress (if any) is done: for tests. */
+  /** Resolves when no user waits to be checked: for tests. */
   settled(): Promise<void> {
-    return this.idle;
+    return this.queue?.idle() ?? Promise.resolve();
   }
 
-  private onTeamChange(e: InformerEvent): void {
+  private addAll(queue: WorkQueue<string>): void {
+    for (const name of this.identity.users.names()) queue.add(name);
+  }
+
+  private onTeamChange(queue: WorkQueue<string>, e: InformerEvent): void {
     const before = e.type === "upsert" && e.oldBytes && mayNameMembers(e.oldBytes) ? e.old : undefined;
     const now = mayNameMembers(e.bytes) ? e.object : undefined;
     const users: string[] = [];
     for (const team of [before, now]) {
       if (!team) continue;
       if (stringList(team.spec?.groups).length > 0) {
-        this.recheck("all");
+        this.addAll(queue);
         return;
       }
       users.push(...stringList(team.spec?.users));
     }
-    if (users.length > 0) this.recheck(users);
+    for (const u of users) queue.add(u);
   }
 
-  private recheck(users: string[] | "all"): void {
-    if (users === "all") this.pending = "all";
-    else if (this.pending !== "all") for (const u of users) this.pending.add(u);
-    if (this.running) return;
-    this.running = true;
-    this.idle = (async () => {
-      try {
-        while (this.unsubscribe.length > 0 && (this.pending === "all" || this.pending.size > 0)) {
-          const batch = this.pending;
-          this.pending = new Set();
-          try {
-            await this.reconcile(batch);
-          } catch (err) {
-            this.onError(err);
-            // Kept for the next change to retry (a failed write must not lose whom to re-check).
-            // What changed meanwhile (the cast undoes TypeScript's narrowing across the await).
-            const queued = this.pending as Set<string> | "all";
-            this.pending = batch === "all" || queued === "all" ? "all" : new Set([...batch, ...queued]);
-            break;
-          }
-        }
-      } finally {
-        this.running = false;
-      }
-    })();
-  }
-
-  private async reconcile(names: Set<string> | "all"): Promise<void> {
-    const users = this.registry.store("users");
-    const candidates =
-      names === "all"
-        ? this.identity.users.list()
-        : [...names].map((n) => this.identity.user(n)).filter((u): u is KubeObject => !!u);
-    for (const user of candidates) {
-      const name = user.metadata.name ?? "";
-      const want = this.identity
-        .teamsOfUser(name, (user.spec?.groups as string[] | undefined) ?? [])
-        .map((t) => t.metadata.name ?? "")
-        .sort();
-      if (isDeepStrictEqual(user.status?.teams ?? [], want)) continue;
-      await users.guaranteedUpdate(
+  private async reconcile(name: string): Promise<void> {
+    const user = this.identity.user(name);
+    if (!user) return;
+    const want = this.teamsOf(name, user.spec?.groups);
+    if (isDeepStrictEqual(user.status?.teams ?? [], want)) return;
+    try {
+      await this.registry.store("users").guaranteedUpdate(
         systemContext(),
         undefined,
         name,
         (obj) => {
-          const current = this.identity
-            .teamsOfUser(name, (obj.spec?.groups as string[] | undefined) ?? [])
-            .map((t) => t.metadata.name ?? "")
-            .sort();
+          const current = this.teamsOf(name, obj.spec?.groups);
           if (isDeepStrictEqual(obj.status?.teams ?? [], current)) return undefined;
           obj.status = { ...(obj.status ?? {}), teams: current };
           return obj;
@@ -115,6 +88,17 @@ export class UserTeamsController {
         "status",
         "platform-user-teams",
       );
+    } catch (err) {
+      // Deleted meanwhile: nothing left to keep current.
+      if (err instanceof ApiError && err.code === 404) return;
+      throw err;
     }
+  }
+
+  private teamsOf(name: string, groups: unknown): string[] {
+    return this.identity
+      .teamsOfUser(name, (groups as string[] | undefined) ?? [])
+      .map((t) => t.metadata.name ?? "")
+      .sort();
   }
 }

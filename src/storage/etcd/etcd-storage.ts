@@ -23,6 +23,7 @@ import type {
   Watcher,
   WatchOptions,
 } from "../interface.js";
+import { keyBefore, prefixEnd } from "../key-range.js";
 import { CoalescedRead } from "./coalesced-read.js";
 import { EtcdWatchHub } from "./watch-hub.js";
 import { ALL_KEYS, toKv } from "./watch-stream.js";
@@ -36,16 +37,10 @@ const TARGET_MOD = 2;
 /** Keys per range request of a list (see list()). */
 const LIST_PAGE = 1000;
 
-/** The smallest key greater than every key starting with `prefix` (etcd's prefix range end). */
-export function prefixRangeEnd(prefix: Buffer): Buffer {
-  const end = Buffer.from(prefix);
-  for (let i = end.length - 1; i >= 0; i--) {
-    if (end[i]! < 0xff) {
-      end[i] = end[i]! + 1;
-      return end.subarray(0, i + 1);
-    }
-  }
-  return ALL_KEYS; // no upper bound: "every key >= start"
+/** etcd's range_end of a prefix: its end in key order as bytes, or "every key >= start". */
+function prefixRangeEnd(prefix: string): Buffer {
+  const end = prefixEnd(prefix);
+  return end === undefined ? ALL_KEYS : Buffer.from(end);
 }
 
 function isCompactedError(err: unknown): boolean {
@@ -137,14 +132,14 @@ export class EtcdStorage implements Storage {
    */
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
     this.checkOpen();
-    const end = prefix === "" ? ALL_KEYS : prefixRangeEnd(Buffer.from(prefix));
+    const end = prefixRangeEnd(prefix);
     const wanted = options.limit ?? 0;
     let after = options.after;
     let revision = options.revision ?? 0;
     const items: KeyValue[] = [];
     try {
       for (;;) {
-        const start = after !== undefined && after >= prefix ? `${after}\0` : prefix;
+        const start = after !== undefined && !keyBefore(after, prefix) ? `${after}\0` : prefix;
         const pageLimit = wanted > 0 ? Math.min(LIST_PAGE, wanted - items.length) : LIST_PAGE;
         const res = await this.client.kv.range({
           key: prefix === "" && start === "" ? ALL_KEYS : Buffer.from(start),

@@ -6,7 +6,6 @@ import { describe, test } from "node:test";
 import { runStorageSuite } from "../../testing/storage-suite.js";
 import { isStorageError } from "../errors.js";
 import { compactionTarget, type RevisionSample } from "./auto-compaction.js";
-import { prefixEnd } from "./key-range.js";
 import { openSqliteStorage } from "./sqlite-storage.js";
 
 async function tempDir(): Promise<{ dir: string; remove: () => Promise<void> }> {
@@ -211,13 +210,5 @@ describe("sqlite storage", () => {
     // The revision count can hold it back further.
     assert.equal(compactionTarget([...samples], 360_000, 1000, 800, 300_000), 200);
     assert.equal(compactionTarget([...samples], 360_000, 1000, 5000, 300_000), 0);
-  });
-
-  test("prefixEnd bounds exactly the keys with the prefix", () => {
-    assert.equal(prefixEnd("/a/b/"), "/a/b0");
-    assert.equal(prefixEnd(""), undefined);
-    assert.equal(prefixEnd("a\uffff"), "b");
-    for (const key of ["/a/b/", "/a/b/x", "/a/b/\u00ff"]) assert.ok(key >= "/a/b/" && key < prefixEnd("/a/b/")!);
-    assert.ok(!("/a/b0" < prefixEnd("/a/b/")!));
   });
 });

@@ -30,10 +30,10 @@ import type {
   Watcher,
   WatchOptions,
 } from "../interface.js";
+import { prefixEnd } from "../key-range.js";
 import { QueuedWatcher } from "../queued-watcher.js";
 import { type AutoCompactionOptions, compactionTarget, type RevisionSample } from "./auto-compaction.js";
 import { type DurableWal, openDurableWal, type WalSync } from "./durable-wal.js";
-import { prefixEnd } from "./key-range.js";
 import { applyPragmas, type KvRow, migrate } from "./schema.js";
 import { acquireStoreLock, type StoreLock } from "./store-lock.js";
 

@@ -1,10 +1,10 @@
 import type { KubeObject } from "../../api/types";
+import { ClusterConnect } from "./ConnectInstructions";
 
 /** Health of a connected cluster, and how to reach it with kubectl. */
 export function ClusterPanel({ cluster }: { cluster: KubeObject }) {
   const s = cluster.status ?? {};
   const healthy = s.phase === "Initialized" && s.online === true;
-  const origin = window.location.origin;
   return (
     <>
       <h2>Health</h2>
@@ -30,11 +30,7 @@ export function ClusterPanel({ cluster }: { cluster: KubeObject }) {
           <dd>{s.online === true ? "yes" : s.online === false ? "no" : "not checked yet"}</dd>
         </div>
       </dl>
-      <h2>Connect with kubectl</h2>
-      <p>Sign in with the platform CLI, then list what you may use on this cluster:</p>
-      <pre className="code">
-        {`platform login ${origin} --access-key "$KEY"\nkubectl --kubeconfig admin.kubeconfig get cluster ${cluster.metadata.name} -o yaml`}
-      </pre>
+      <ClusterConnect cluster={cluster} />
     </>
   );
 }

@@ -3,6 +3,7 @@ import { API, describeError, request } from "../../api/client";
 import type { KubeObject } from "../../api/types";
 import { useCan } from "../../permissions";
 import { navigate } from "../../router";
+import { VirtualClusterConnect } from "./ConnectInstructions";
 
 /** A virtual cluster instance: download a kube config for it, move it to another project. */
 export function InstancePanel({ instance }: { instance: KubeObject }) {
@@ -17,6 +18,7 @@ export function InstancePanel({ instance }: { instance: KubeObject }) {
         Phase <span className="badge">{String(instance.status?.phase ?? "unknown")}</span>{" "}
         {String(instance.status?.message ?? "")}
       </p>
+      {canUse && <VirtualClusterConnect instance={instance} />}
       {canUse && <KubeConfigDownload namespace={ns} name={name} />}
       {canDelete && <MoveInstance namespace={ns} name={name} />}
     </>

@@ -5,17 +5,10 @@
  * storage's progress notifications move its revision forward when writes land elsewhere, which
  * is what lets a consistent read wait only until the cache has caught up.
  */
-import type {
-  KeyValue,
-  ListOptions,
-  ListResult,
-  Storage,
-  WatchCallbacks,
-  WatchEvent,
-  Watcher,
-} from "../../storage/interface.js";
-import { QueuedWatcher } from "../../storage/queued-watcher.js";
-import { lowerBound, SortedKeys } from "./sorted-keys.js";
+import type { KeyValue, ListOptions, ListResult, Storage, WatchCallbacks, WatchEvent, Watcher } from "../interface.js";
+import { keyBefore, prefixEnd } from "../key-range.js";
+import { QueuedWatcher } from "../queued-watcher.js";
+import { SortedKeys } from "./sorted-keys.js";
 
 export interface ResourceCacheOptions {
   /** Events kept for watches that start from a recent revision (default 4096). */
@@ -206,11 +199,12 @@ export class ResourceCache {
    */
   list(prefix: string, options: ListOptions): ListResult {
     const after = options.after ?? "";
-    const from = after >= prefix ? after : prefix;
+    const from = keyBefore(after, prefix) ? prefix : after;
     const sorted = this.sorted.keys();
-    let i = lowerBound(sorted, from);
+    let i = this.sorted.lowerBound(from);
     if (i < sorted.length && sorted[i] === after) i++;
-    const end = lowerBound(sorted, prefixEndOf(prefix), i);
+    const endKey = prefixEnd(prefix);
+    const end = endKey === undefined ? sorted.length : this.sorted.lowerBound(endKey, i);
     const limit = options.limit ?? 0;
     const stop = limit > 0 ? Math.min(end, i + limit) : end;
     const items: KeyValue[] = new Array(stop - i);
@@ -238,10 +232,4 @@ export class ResourceCache {
     this.watchers.clear();
     for (const waiter of this.waiters.splice(0)) waiter.resolve();
   }
-}
-
-/** The first string greater than every string starting with `prefix`. */
-export function prefixEndOf(prefix: string): string {
-  if (prefix === "") return "\u{10ffff}";
-  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }

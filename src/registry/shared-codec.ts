@@ -9,7 +9,7 @@
  * watch cache keeps every current KeyValue alive, so a WeakMap keyed by them would keep a
  * decoded copy of every object ever watched (several times the stored size).
  */
-import type { KubeObject } from "../../api/object.js";
+import type { KubeObject } from "../api/object.js";
 
 const DECODED_MEMO = 4096;
 const decoded = new Map<object, KubeObject>();

@@ -1,14 +1,13 @@
 import assert from "node:assert/strict";
-import { EventEmitter } from "node:events";
 import { describe, test } from "node:test";
-import { streamWatch, WatchStreams } from "../../server/watch-stream.js";
-import type { ListOptions, Storage } from "../../storage/interface.js";
-import { openSqliteStorage } from "../../storage/sqlite/sqlite-storage.js";
-import { CachedStorage } from "./cached-storage.js";
-import { withResourceVersion } from "./shared-codec.js";
+import type { ListOptions, Storage } from "../interface.js";
+import { openSqliteStorage } from "../sqlite/sqlite-storage.js";
+import { CachedStorage, partitionBySegments } from "./cached-storage.js";
 
 const P = "/registry/g/things/";
 const bytes = (s: string) => Buffer.from(s);
+/** One cache partition per `/registry/<group>/<plural>/`, as the registry has it. */
+const partition = partitionBySegments("/registry/", 2);
 
 /** Counts the reads that reach the real storage. */
 function counting(inner: Storage): { storage: Storage; lists: () => number; gets: () => number } {
@@ -30,7 +29,7 @@ describe("watch cache", () => {
   test("get and list are served from memory, and see writes made behind its back", async () => {
     const inner = openSqliteStorage(":memory:");
     const c = counting(inner);
-    const cached = new CachedStorage(c.storage);
+    const cached = new CachedStorage(c.storage, { partition });
     await inner.create(`${P}a`, bytes('{"n":1}'));
     assert.equal((await cached.list(P)).items.length, 1);
     const listsAfterFill = c.lists();
@@ -57,7 +56,7 @@ describe("watch cache", () => {
   });
 
   test("a list at an older revision is answered by the storage's history", async () => {
-    const cached = new CachedStorage(openSqliteStorage(":memory:"));
+    const cached = new CachedStorage(openSqliteStorage(":memory:"), { partition });
     const r1 = await cached.create(`${P}a`, bytes("1"));
     await cached.list(P);
     await cached.update(`${P}a`, bytes("2"), r1);
@@ -69,7 +68,7 @@ describe("watch cache", () => {
 
   test("a watch from a recent revision replays the event ring", async () => {
     const inner = openSqliteStorage(":memory:");
-    const cached = new CachedStorage(inner, { ringSize: 16 });
+    const cached = new CachedStorage(inner, { partition, ringSize: 16 });
     await cached.list(P);
     const r1 = await cached.create(`${P}a`, bytes("1"));
     await cached.create(`${P}b`, bytes("2"));
@@ -99,7 +98,7 @@ describe("watch cache", () => {
 describe("watch cache fan-out", () => {
   test("a watch whose callback throws ends with onError; the cache's other watches go on, in order", async () => {
     const inner = openSqliteStorage(":memory:");
-    const cached = new CachedStorage(inner);
+    const cached = new CachedStorage(inner, { partition });
     await cached.list(P);
     let innerWatches = 0;
     const realWatch = inner.watch.bind(inner);
@@ -133,69 +132,5 @@ describe("watch cache fan-out", () => {
     assert.deepEqual(seen, [`${P}a`, `${P}b`]);
     assert.equal(innerWatches, 0, "both watches were the cache's");
     await cached.close();
-  });
-});
-
-describe("shared codec", () => {
-  test("splices the resourceVersion into the top-level metadata only", () => {
-    const stored = bytes('{"spec":{"metadata":{"x":"\\"metadata\\":{"}},"metadata":{"name":"a"}}');
-    const out = JSON.parse(withResourceVersion(stored, 42)!.toString());
-    assert.equal(out.metadata.resourceVersion, "42");
-    assert.equal(out.spec.metadata.resourceVersion, undefined);
-    assert.equal(
-      JSON.parse(withResourceVersion(bytes('{"metadata":{}}'), 7)!.toString()).metadata.resourceVersion,
-      "7",
-    );
-    assert.equal(withResourceVersion(bytes('{"kind":"metadata"}'), 1), undefined);
-  });
-});
-
-describe("slow watchers", () => {
-  test("a watch whose client does not read is closed with a 410 ERROR event", async () => {
-    const written: Buffer[] = [];
-    let ended = false;
-    // A stand-in response without a socket of its own: the watch writes its lines through it.
-    const res = Object.assign(new EventEmitter(), {
-      writableLength: 0,
-      writeHead() {},
-      flushHeaders() {},
-      write(chunk: Buffer) {
-        written.push(chunk);
-        // Nothing is ever drained: the client does not read.
-        res.writableLength += chunk.length;
-        return false;
-      },
-      end() {
-        ended = true;
-      },
-    });
-    const request = { raw: new EventEmitter() };
-    const reply = { raw: res, hijack() {} };
-    const streams = new WatchStreams();
-    streams.maxBufferedBytes = 1000;
-    let sink: { send(e: unknown): void } | undefined;
-    await streamWatch(
-      request as never,
-      reply as never,
-      { encoding: "json" } as never,
-      undefined,
-      async (s) => {
-        sink = s;
-        return { close() {} };
-      },
-      { rt: {} as never },
-      streams,
-    );
-    for (let i = 0; i < 100 && !ended; i++) {
-      sink!.send({ type: "ADDED", object: { metadata: { name: `o${i}`, pad: "x".repeat(100) } } });
-      // Let queued frames reach the response between events, as separate writes would.
-      await new Promise((r) => process.nextTick(r));
-    }
-    assert.equal(ended, true);
-    const lines = Buffer.concat(written).toString().trim().split("\n");
-    const last = JSON.parse(lines.at(-1)!);
-    assert.equal(last.type, "ERROR");
-    assert.equal(last.object.code, 410);
-    assert.ok(lines.length < 20, "closed soon after the budget was exceeded");
   });
 });

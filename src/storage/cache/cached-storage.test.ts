@@ -1,8 +1,8 @@
 import { after } from "node:test";
-import { openStorage } from "../../storage/factory.js";
-import { openSqliteStorage } from "../../storage/sqlite/sqlite-storage.js";
 import { EtcdCluster } from "../../testing/etcd-cluster.js";
 import { runStorageSuite } from "../../testing/storage-suite.js";
+import { openStorage } from "../factory.js";
+import { openSqliteStorage } from "../sqlite/sqlite-storage.js";
 import { CachedStorage, partitionBySegments } from "./cached-storage.js";
 
 // The cache must be indistinguishable from the storage it fronts: the shared storage suite

@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
-import { encodeObject } from "../codec.js";
-import { objectKey } from "../keys.js";
-import type { ListOptions } from "../options.js";
-import { type RequestContext, systemContext } from "../request-context.js";
-import type { Store } from "../store.js";
-import { LIST_CHUNK_BYTES, rawList } from "./raw-list.js";
+import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { encodeObject } from "./codec.js";
+import { objectKey } from "./keys.js";
+import type { ListOptions } from "./options.js";
+import { LIST_CHUNK_BYTES } from "./raw-list.js";
+import { type RequestContext, systemContext } from "./request-context.js";
+import type { Store } from "./store.js";
 
 /** The fast path's list and the normal path's, as parsed JSON. */
 async function both(store: Store, ctx: () => RequestContext, ns: string | undefined, options: ListOptions) {
-  const raw = await rawList(store, ctx(), ns, options);
+  const raw = await store.listRaw(ctx(), ns, options);
   assert.ok(raw, "the fast path applies");
   const fast = JSON.parse(raw.toBuffer().toString("utf8"));
   const slow = JSON.parse(JSON.stringify(await store.list(ctx(), ns, options)));
@@ -128,7 +128,7 @@ describe("raw list (LIST fast path)", () => {
       resourceVersionMatch: "NotOlderThan",
     });
     for (const bad of [{ resourceVersionMatch: "Exact" }, { continue: "garbage" }, { resourceVersion: "x" }]) {
-      const fast = await rawList(teams, systemContext(), undefined, bad).catch((e: unknown) => e);
+      const fast = await teams.listRaw(systemContext(), undefined, bad).catch((e: unknown) => e);
       const slow = await teams.list(systemContext(), undefined, bad).catch((e: unknown) => e);
       assert.ok(fast instanceof Error, JSON.stringify(bad));
       assert.deepEqual(fast, slow);
@@ -136,7 +136,7 @@ describe("raw list (LIST fast path)", () => {
   });
 
   it("pieces of any size join to the whole body", async () => {
-    const body = await rawList(teams, systemContext(), undefined, {});
+    const body = await teams.listRaw(systemContext(), undefined, {});
     assert.ok(body);
     const whole = body.toBuffer();
     assert.equal(whole.length, body.byteLength);
@@ -145,7 +145,7 @@ describe("raw list (LIST fast path)", () => {
       assert.deepEqual(Buffer.concat(pieces), whole, `pieces of ${target}`);
       if (target === 1) assert.equal(pieces.length, 9, "one item per piece");
     }
-    const empty = await rawList(teams, systemContext(), undefined, { labelSelector: "parity=none" });
+    const empty = await teams.listRaw(systemContext(), undefined, { labelSelector: "parity=none" });
     assert.deepEqual(JSON.parse(Buffer.concat([...empty!.chunks(1)]).toString()).items, []);
   });
 
@@ -172,7 +172,7 @@ describe("raw list (LIST fast path)", () => {
   it("kinds that transform or hide fields keep the normal path", async () => {
     for (const plural of ["ownedaccesskeys", "sharedsecrets"]) {
       const store = server.registry.store(plural);
-      assert.equal(await rawList(store, systemContext(), undefined, {}), undefined, plural);
+      assert.equal(await store.listRaw(systemContext(), undefined, {}), undefined, plural);
     }
   });
 

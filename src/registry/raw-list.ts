@@ -7,15 +7,15 @@
  * visibility filter still parses each object, to decide, but the bytes sent are the stored ones).
  * The stored bytes are the same whether the cache or the storage answered, so no cache is needed.
  */
-import type { KeyValue } from "../../storage/interface.js";
-import { decodeObject } from "../codec.js";
-import { collectionPrefix } from "../keys.js";
-import type { ListOptions } from "../options.js";
-import type { RequestContext } from "../request-context.js";
-import type { Store } from "../store.js";
-import { listObjects } from "../store-list.js";
+import type { KeyValue } from "../storage/interface.js";
+import { decodeObject } from "./codec.js";
+import { collectionPrefix } from "./keys.js";
+import type { ListOptions } from "./options.js";
 import { servesStoredBytes } from "./raw-read.js";
+import type { RequestContext } from "./request-context.js";
 import { metadataBodyAt, resourceVersionMember } from "./shared-codec.js";
+import type { Store } from "./store.js";
+import { listObjects } from "./store-list.js";
 
 /** An item's bytes and where its resourceVersion member goes (-1: `bytes` is the whole item already). */
 interface RawItem {

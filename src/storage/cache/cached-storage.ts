@@ -10,27 +10,24 @@ import type {
   KeyValue,
   ListOptions,
   ListResult,
+  MemoryRead,
   Storage,
   TxnOp,
   TxnResult,
   WatchCallbacks,
   Watcher,
   WatchOptions,
-} from "../../storage/interface.js";
-import { REGISTRY_PREFIX } from "../keys.js";
+} from "../interface.js";
+import { NOT_NOW } from "../interface.js";
 import { ResourceCache, type ResourceCacheOptions } from "./resource-cache.js";
 
 export interface CachedStorageOptions extends ResourceCacheOptions {
   /**
    * The cache partition a key or prefix belongs to (a prefix ending in "/"), or undefined when
-   * it is not cached. Default: one partition per resource, `/registry/<group>/<plural>/`.
+   * it is not cached. The key layout is the caller's (the registry caches one partition per
+   * resource: registry/keys.ts registryPartition).
    */
-  readonly partition?: (keyOrPrefix: string) => string | undefined;
-}
-
-/** `/registry/<group>/<plural>/` of a registry key or prefix, if it is at least that deep. */
-export function registryPartition(keyOrPrefix: string): string | undefined {
-  return partitionBySegments(REGISTRY_PREFIX, 2)(keyOrPrefix);
+  readonly partition: (keyOrPrefix: string) => string | undefined;
 }
 
 /** Partitions of `root` followed by `segments` path segments. */
@@ -47,18 +44,15 @@ export function partitionBySegments(root: string, segments: number): (keyOrPrefi
   };
 }
 
-/** CachedStorage.getNow's "ask again with get()". */
-export const NOT_NOW = Symbol("not now");
-
 export class CachedStorage implements Storage {
   private readonly caches = new Map<string, ResourceCache>();
   private readonly partition: (keyOrPrefix: string) => string | undefined;
 
   constructor(
     readonly inner: Storage,
-    private readonly options: CachedStorageOptions = {},
+    private readonly options: CachedStorageOptions,
   ) {
-    this.partition = options.partition ?? registryPartition;
+    this.partition = options.partition;
   }
 
   /** The cache of a partition, started on first use. */
@@ -129,21 +123,15 @@ export class CachedStorage implements Storage {
   }
 
   /**
-   * get() answered from the cache without waiting, or NOT_NOW when the cache cannot prove right
-   * now that it is current (then use get()).
+   * The cached value at once when the cache can prove right now that it is current (the
+   * embedded store knows its revision), else after the store's revision check (etcd must be
+   * asked): no promise is made when none is needed, this is the hot GET's read.
    */
-  getNow(key: string): KeyValue | undefined | typeof NOT_NOW {
+  getFromMemory(key: string): MemoryRead | Promise<MemoryRead> {
     const cache = this.cacheFor(key);
-    return cache?.isCurrentNow() ? cache.get(key) : NOT_NOW;
-  }
-
-  /**
-   * getNow() that may wait for the store's revision check (etcd must be asked): the value once
-   * the cache is provably current, or NOT_NOW when it cannot be (then use get()).
-   */
-  async getChecked(key: string): Promise<KeyValue | undefined | typeof NOT_NOW> {
-    const cache = this.cacheFor(key);
-    return cache && (await cache.sync()) ? cache.get(key) : NOT_NOW;
+    if (cache === undefined) return NOT_NOW;
+    if (cache.isCurrentNow()) return cache.get(key);
+    return cache.sync().then((current) => (current ? cache.get(key) : NOT_NOW));
   }
 
   async get(key: string): Promise<KeyValue | undefined> {

@@ -37,6 +37,30 @@ describe("SortedKeys", () => {
     assert.deepEqual(keys.keys(), ["a", "b", "c"]);
   });
 
+  it("keeps key order (UTF-8 bytes), not UTF-16 order, once a key needs it", () => {
+    const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+    const keys = new SortedKeys();
+    keys.reset(["/a/b", "/a/c"]);
+    for (const key of ["/a/\u{10000}", "/a/\ue000", "/a/\uffff", "/a/\u{10ffff}", "/a/a", "/a/\u00e9"]) keys.add(key);
+    const expected = [
+      "/a/b",
+      "/a/c",
+      "/a/\u{10000}",
+      "/a/\ue000",
+      "/a/\uffff",
+      "/a/\u{10ffff}",
+      "/a/a",
+      "/a/\u00e9",
+    ].sort(byBytes);
+    assert.deepEqual(keys.keys(), expected);
+    assert.equal(keys.lowerBound("/a/\u{10000}"), expected.indexOf("/a/\u{10000}"));
+    assert.equal(keys.lowerBound("/a/\uffffz"), expected.indexOf("/a/\u{10000}"));
+    keys.add("/a/\uffff\u{10000}");
+    keys.remove("/a/\ue000");
+    const after = [...expected.filter((k) => k !== "/a/\ue000"), "/a/\uffff\u{10000}"].sort(byBytes);
+    assert.deepEqual(keys.keys(), after);
+  });
+
   it("lowerBound finds the first index not below the value", () => {
     const a = ["a", "c", "e"];
     assert.deepEqual(

@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { KubeObject } from "../../api/object.js";
+import { IdentityIndex } from "../../auth/identity-index.js";
+import { ownedAccessKeyResource } from "../../kinds/owned-access-key/owned-access-key.js";
+import { teamResource } from "../../kinds/team/team.js";
+import { userResource } from "../../kinds/user/user.js";
+import { defaultWriteOptions } from "../../registry/options.js";
+import { systemContext } from "../../registry/request-context.js";
+import { SharedInformers } from "../../registry/shared-informers.js";
+import { flakyRegistry } from "../../testing/flaky-registry.js";
+import { UserTeamsController } from "./controller.js";
+
+const object = (kind: string, name: string, spec: Record<string, unknown>): KubeObject => ({
+  apiVersion: "management.platform/v1",
+  kind,
+  metadata: { name },
+  spec,
+});
+
+test("user-teams: a status write that fails is logged with its retry, and the retry writes it", async () => {
+  const { registry, failNextUpdates, close } = flakyRegistry([teamResource, userResource, ownedAccessKeyResource()]);
+  const informers = new SharedInformers(registry);
+  const identity = new IdentityIndex(informers.for("ownedaccesskeys"), informers.for("users"), informers.for("teams"));
+  const logged: Array<Record<string, unknown>> = [];
+  const controller = new UserTeamsController(registry, identity, {
+    error: (obj) => logged.push(obj as Record<string, unknown>),
+  });
+  try {
+    const opts = defaultWriteOptions("test");
+    await registry.store("users").create(systemContext(), undefined, object("User", "alice", {}), opts);
+    await registry
+      .store("teams")
+      .create(systemContext(), undefined, object("Team", "devs", { users: ["alice"] }), opts);
+    await identity.start();
+    failNextUpdates(2);
+    controller.start();
+    // Bounded: two retries (250 ms, then 500 ms) and the write.
+    let teams: unknown;
+    for (let i = 0; i < 100 && teams === undefined; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      teams = (await registry.store("users").read(undefined, "alice"))?.status?.teams;
+    }
+    assert.deepEqual(teams, ["devs"]);
+    assert.deepEqual(
+      logged.map((l) => [l.controller, l.key, l.attempt, l.retryInMs, /unavailable/.test(String(l.err))]),
+      [
+        ["user-teams", "alice", 1, 250, true],
+        ["user-teams", "alice", 2, 500, true],
+      ],
+    );
+  } finally {
+    await controller.stop();
+    informers.stop();
+    await close();
+  }
+});

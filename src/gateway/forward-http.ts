@@ -1,0 +1,187 @@
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { Dispatcher } from "undici";
+import {
+  begin,
+  connectionTokens,
+  credentialsRejected,
+  DROPPED_RESPONSE_HEADERS,
+  type Exchange,
+  type ForwardResult,
+  type ForwardTarget,
+  unreachable,
+  upstreamHeaders,
+} from "./forward.js";
+import { writeStatus } from "./raw-status.js";
+
+/**
+ * Forwards a plain (non-upgrade) request through the upstream's undici Pool: a keep-alive pool
+ * whose per-request cost is a fraction of node's ClientRequest. The request body is streamed up
+ * (never buffered), the response streamed down with backpressure. A response the upstream sent
+ * whole (one object, a short list) goes out as one write with its Content-Length: headers, body
+ * and the end of a chunked body would otherwise be three TLS records. Anything still arriving
+ * after that (a watch, `logs -f`, a large list) is streamed: its headers are sent at once, so
+ * the client sees them long before a first event, then each chunk as it comes. `done` is called
+ * once, when the exchange is over.
+ */
+export function forwardHttp(
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: ForwardTarget,
+  done: (r: ForwardResult) => void,
+): void {
+  const x = begin(res, done);
+  if (!x) return;
+  const { upstream } = target;
+  const hasBody = req.headers["content-length"] !== undefined || req.headers["transfer-encoding"] !== undefined;
+  if (!hasBody) req.resume();
+  const handler = new Relay(req, res, target, x);
+  res.on("close", () => {
+    // The client went away (or the response is complete): nothing more is wanted upstream.
+    if (!res.writableFinished) handler.abort();
+    x.finish();
+  });
+  upstream.pool.dispatch(
+    {
+      origin: upstream.base.origin,
+      path: `${upstream.pathPrefix}${target.path.startsWith("/") ? "" : "/"}${target.path}`,
+      method: (req.method ?? "GET") as Dispatcher.HttpMethod,
+      headers: undiciHeaders(upstreamHeaders(req, target, false)),
+      body: hasBody ? req : null,
+      // Watches and `logs -f` stay open as long as the client wants.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    },
+    handler,
+  );
+}
+
+/** undici refuses `expect` (and the hop-by-hop headers upstreamHeaders already drops). */
+function undiciHeaders(headers: OutgoingHttpHeaders): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || name === "expect") continue;
+    out[name] = typeof value === "number" ? String(value) : value;
+  }
+  return out;
+}
+
+/** The dispatch handler: the upstream's answer, relayed to the client. */
+class Relay implements Dispatcher.DispatchHandlers {
+  private abortUpstream?: (err?: Error) => void;
+  private aborted = false;
+  private headers?: OutgoingHttpHeaders;
+  /** Body chunks held until the turn the headers came in is over (then either all of it, or a stream). */
+  private held: Buffer[] | undefined;
+  private complete = false;
+  private delimited = false;
+  private rejected = false;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly target: ForwardTarget,
+    private readonly x: Exchange,
+  ) {}
+
+  abort(): void {
+    this.aborted = true;
+    this.abortUpstream?.();
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    this.abortUpstream = abort;
+    if (this.aborted) abort();
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[] | string[] | null, resume: () => void): boolean {
+    // An informational answer (103 Early Hints) precedes the real one: wait for that.
+    if (statusCode < 200) return true;
+    this.x.code = statusCode;
+    if (statusCode === 401) {
+      // The upstream refused the platform's own credentials: the caller's are fine, the cluster is unusable.
+      this.rejected = true;
+      const s = credentialsRejected(this.target);
+      this.x.code = s.code;
+      this.x.bytes += writeStatus(this.res, s.code, s.reason, s.message);
+      return true;
+    }
+    this.headers = relayedHeaders(rawHeaders ?? []);
+    this.delimited = this.headers["content-length"] !== undefined;
+    this.held = [];
+    this.res.on("drain", resume);
+    // The body that came with the headers arrives in this same turn: wait for it.
+    setImmediate(() => this.startStreaming());
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.rejected) return true;
+    this.x.bytes += chunk.length;
+    if (this.held) {
+      this.held.push(chunk);
+      return true;
+    }
+    return this.res.write(chunk);
+  }
+
+  onComplete(): void {
+    this.complete = true;
+    if (this.rejected || this.held) return; // answered whole by startStreaming()
+    this.res.end();
+  }
+
+  onError(err: Error): void {
+    if (this.rejected) {
+      // The 401 was answered already.
+    } else if (this.headers) {
+      // The upstream went away mid-response. A chunked stream (a watch) is ended cleanly, so
+      // the client sees the end of its watch; a body of announced length cannot be, so it is cut.
+      if (this.held) this.flushHeld();
+      if (this.delimited) this.res.destroy();
+      else this.res.end();
+    } else if (!this.aborted && !this.res.destroyed) {
+      const s = unreachable(err, this.target);
+      this.x.code = s.code;
+      this.x.bytes += writeStatus(this.res, s.code, s.reason, s.message);
+    }
+    this.x.finish();
+  }
+
+  private startStreaming(): void {
+    if (this.res.destroyed || !this.held || !this.headers) return;
+    if (this.complete) {
+      const body = this.held.length === 1 ? this.held[0]! : Buffer.concat(this.held);
+      this.held = undefined;
+      // A HEAD answer and a 204/304 carry no body, whatever length they announce.
+      const bodiless = this.req.method === "HEAD" || this.x.code === 204 || this.x.code === 304;
+      if (!bodiless && this.headers["content-length"] === undefined) this.headers["content-length"] = body.length;
+      this.res.writeHead(this.x.code, this.headers);
+      this.res.end(body);
+      return;
+    }
+    this.flushHeld();
+  }
+
+  private flushHeld(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    if (!this.res.headersSent) {
+      this.res.writeHead(this.x.code, this.headers);
+      if (!this.delimited) this.res.flushHeaders();
+    }
+    for (const c of held) this.res.write(c);
+  }
+}
+
+function relayedHeaders(raw: Buffer[] | string[]): OutgoingHttpHeaders {
+  const pairs: [string, string][] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) pairs.push([raw[i]!.toString().toLowerCase(), raw[i + 1]!.toString()]);
+  const named = connectionTokens({ connection: pairs.find(([n]) => n === "connection")?.[1] });
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of pairs) {
+    if (DROPPED_RESPONSE_HEADERS.has(name) || named.has(name)) continue;
+    const prior = out[name];
+    out[name] = prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [String(prior), value];
+  }
+  return out;
+}

@@ -1,0 +1,95 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { Type } from "@sinclair/typebox";
+import type { ApiError } from "../api/errors.js";
+import type { KubeObject } from "../api/object.js";
+import { objectSchema } from "../api/schema/meta.js";
+import { defineKind } from "../kinds/define.js";
+import { CachedStorage } from "../storage/cache/cached-storage.js";
+import type { Storage } from "../storage/interface.js";
+import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
+import { AdmissionChain } from "./admission.js";
+import { registryPartition } from "./keys.js";
+import { defaultWriteOptions } from "./options.js";
+import type { RequestContext } from "./request-context.js";
+import type { Strategy } from "./resource-type.js";
+import { Store } from "./store.js";
+
+// Store.readRaw / readRawSoon / listRaw: the stored-bytes fast paths HTTP takes, decided by the
+// Store from the kind and the storage's interface (Storage.getFromMemory), never by its class.
+
+function gadgets(storage: Storage, strategy: Strategy = {}): Store {
+  const rt = defineKind({
+    kind: "Gadget",
+    plural: "gadgets",
+    singular: "gadget",
+    shortNames: [],
+    namespaced: false,
+    hasStatus: false,
+    description: "A test kind.",
+    schema: objectSchema("Gadget", "A test kind.", Type.Object({ size: Type.Optional(Type.Integer()) }), undefined),
+    columns: [],
+    strategy,
+  });
+  return new Store(rt, { storage, admission: new AdmissionChain([]) });
+}
+
+const ctx = (): RequestContext => ({
+  user: { name: "alice", subjectKind: "User", groups: [], teams: [] },
+  warnings: [],
+});
+const gadget = (name: string): KubeObject => ({
+  apiVersion: "management.platform/v1",
+  kind: "Gadget",
+  metadata: { name },
+  spec: { size: 3 },
+});
+const cached = (inner: Storage) => new CachedStorage(inner, { partition: registryPartition });
+
+async function withGadget(store: Store): Promise<KubeObject> {
+  await store.create(ctx(), undefined, gadget("g"), defaultWriteOptions("test"));
+  return store.get(ctx(), undefined, "g");
+}
+
+describe("Store.readRaw", () => {
+  it("answers the stored bytes with the resourceVersion from a storage that reads from memory", async () => {
+    const store = gadgets(cached(openSqliteStorage(":memory:")));
+    const expected = await withGadget(store);
+    assert.deepEqual(JSON.parse((await store.readRaw(undefined, "g"))!.toString()), expected);
+    const soon = store.readRawSoon(undefined, "g");
+    assert.ok(Buffer.isBuffer(soon), "the embedded store answers at once, without a promise");
+    assert.deepEqual(JSON.parse(soon.toString()), expected);
+    assert.equal(store.readRawSoon(undefined, "missing"), null);
+    await assert.rejects(store.readRaw(undefined, "missing"), (e: ApiError) => e.code === 404);
+    await store.storage.close();
+  });
+
+  it("waits for the revision check when the backend cannot say its revision at once (etcd)", async () => {
+    const inner = openSqliteStorage(":memory:");
+    const asking = Object.create(inner) as Storage;
+    asking.currentRevisionNow = undefined;
+    const store = gadgets(cached(asking));
+    const expected = await withGadget(store);
+    const soon = store.readRawSoon(undefined, "g");
+    assert.ok(soon instanceof Promise);
+    assert.deepEqual(JSON.parse((await soon)!.toString()), expected);
+    await store.storage.close();
+  });
+
+  it("steps aside for a storage without memory and for a kind that presents or transforms", async () => {
+    const plain = gadgets(openSqliteStorage(":memory:"));
+    await withGadget(plain);
+    assert.equal(await plain.readRaw(undefined, "g"), undefined);
+    assert.equal(plain.readRawSoon(undefined, "g"), undefined);
+    // A LIST's bytes are the same whoever answered: it needs no memory.
+    assert.ok(await plain.listRaw(ctx(), undefined, {}));
+    await plain.storage.close();
+
+    const presenting = gadgets(cached(openSqliteStorage(":memory:")), { present: (obj) => obj });
+    await withGadget(presenting);
+    assert.equal(await presenting.readRaw(undefined, "g"), undefined);
+    assert.equal(presenting.readRawSoon(undefined, "g"), undefined);
+    assert.equal(await presenting.listRaw(ctx(), undefined, {}), undefined);
+    await presenting.storage.close();
+  });
+});

@@ -1,0 +1,19 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { withResourceVersion } from "./shared-codec.js";
+
+const bytes = (s: string) => Buffer.from(s);
+
+describe("shared codec", () => {
+  test("splices the resourceVersion into the top-level metadata only", () => {
+    const stored = bytes('{"spec":{"metadata":{"x":"\\"metadata\\":{"}},"metadata":{"name":"a"}}');
+    const out = JSON.parse(withResourceVersion(stored, 42)!.toString());
+    assert.equal(out.metadata.resourceVersion, "42");
+    assert.equal(out.spec.metadata.resourceVersion, undefined);
+    assert.equal(
+      JSON.parse(withResourceVersion(bytes('{"metadata":{}}'), 7)!.toString()).metadata.resourceVersion,
+      "7",
+    );
+    assert.equal(withResourceVersion(bytes('{"kind":"metadata"}'), 1), undefined);
+  });
+});

@@ -1,0 +1,161 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { Type } from "@sinclair/typebox";
+import type { KubeObject } from "../api/object.js";
+import { objectSchema } from "../api/schema/meta.js";
+import { defineKind } from "../kinds/define.js";
+import type { Storage } from "../storage/interface.js";
+import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
+import { AdmissionChain } from "./admission.js";
+import type { InformerEvent } from "./informer.js";
+import { defaultWriteOptions } from "./options.js";
+import { systemContext } from "./request-context.js";
+import { SharedInformers } from "./shared-informers.js";
+import { Store } from "./store.js";
+
+// SharedInformers over a real SQLite `:memory:` store whose watch() calls are counted.
+
+function gadgetKind() {
+  return defineKind({
+    kind: "Gadget",
+    plural: "gadgets",
+    singular: "gadget",
+    shortNames: [],
+    namespaced: false,
+    hasStatus: false,
+    description: "A test kind.",
+    schema: objectSchema(
+      "Gadget",
+      "A test kind.",
+      Type.Object({ size: Type.Optional(Type.Integer()) }),
+      Type.Object({}),
+    ),
+    columns: [],
+    strategy: {},
+  });
+}
+
+/** The storage, with every watch() it is asked for recorded by prefix. */
+function countingWatches(storage: Storage): { storage: Storage; watches: string[]; failLists: (n: number) => void } {
+  const watches: string[] = [];
+  let listFailures = 0;
+  const counted = new Proxy(storage, {
+    get(target, prop) {
+      if (prop === "list" && listFailures > 0) {
+        listFailures--;
+        return () => Promise.reject(new Error("storage unavailable (test)"));
+      }
+      if (prop === "watch") {
+        return (...args: Parameters<Storage["watch"]>) => {
+          watches.push(args[0]);
+          return target.watch(...args);
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return {
+    storage: counted,
+    watches,
+    failLists: (n) => {
+      listFailures = n;
+    },
+  };
+}
+
+function setup() {
+  const { storage, watches, failLists } = countingWatches(openSqliteStorage(":memory:"));
+  const store = new Store(gadgetKind(), { storage, admission: new AdmissionChain([]) });
+  const informers = new SharedInformers({
+    store: (plural) => {
+      assert.equal(plural, "gadgets");
+      return store;
+    },
+  });
+  const create = (name: string) =>
+    store.create(
+      systemContext(),
+      undefined,
+      { apiVersion: "management.platform/v1", kind: "Gadget", metadata: { name }, spec: {} } as KubeObject,
+      defaultWriteOptions("test"),
+    );
+  return { storage, watches, store, informers, create, failLists };
+}
+
+describe("SharedInformers", () => {
+  it("gives two consumers of one kind the same informer over one watch, each with its own handler", async () => {
+    const { watches, informers, create, storage } = setup();
+    try {
+      await create("before");
+      const gateway = informers.for("gadgets");
+      const controller = informers.for("gadgets");
+      assert.equal(gateway, controller);
+      assert.equal(gateway.hasSynced, false);
+      const seenByGateway: string[] = [];
+      const seenByController: string[] = [];
+      const removeGateway = gateway.onChange((e: InformerEvent) =>
+        seenByGateway.push(`${e.type} ${e.object.metadata.name}`),
+      );
+      controller.onChange((e: InformerEvent) => seenByController.push(`${e.type} ${e.object.metadata.name}`));
+      await Promise.all([gateway.synced(), controller.synced(), gateway.synced()]);
+      assert.equal(gateway.hasSynced, true);
+      assert.deepEqual(watches, ["/registry/management.platform/gadgets/"], "one list and watch for both");
+      assert.deepEqual(
+        gateway.list().map((o) => o.metadata.name),
+        ["before"],
+      );
+
+      await create("after");
+      await gateway.sync(); // handlers run as the copy applies the event
+      assert.deepEqual(seenByGateway, ["upsert after"]);
+      assert.deepEqual(seenByController, ["upsert after"]);
+
+      // One consumer leaving (a controller losing the lease) does not stop the other's copy.
+      removeGateway();
+      await create("later");
+      await controller.sync();
+      assert.deepEqual(seenByController, ["upsert after", "upsert later"]);
+      assert.deepEqual(seenByGateway, ["upsert after"]);
+      assert.deepEqual(
+        gateway
+          .list()
+          .map((o) => o.metadata.name)
+          .sort(),
+        ["after", "before", "later"],
+      );
+      assert.deepEqual(gateway.names().sort(), ["after", "before", "later"]);
+      assert.equal(watches.length, 1);
+      assert.deepEqual(informers.resources(), [{ resource: "gadgets", synced: true }]);
+    } finally {
+      informers.stop();
+      await storage.close();
+    }
+  });
+
+  it("a first list that failed is tried again by the next consumer that waits for it", async () => {
+    const { informers, storage, create, failLists, watches } = setup();
+    try {
+      await create("one");
+      failLists(1);
+      const informer = informers.for("gadgets");
+      await assert.rejects(informer.synced(), /storage unavailable/);
+      assert.equal(informer.hasSynced, false);
+      await informer.synced();
+      assert.equal(informer.hasSynced, true);
+      assert.deepEqual(informer.names(), ["one"]);
+      assert.equal(watches.length, 1);
+    } finally {
+      informers.stop();
+      await storage.close();
+    }
+  });
+
+  it("after stop, no informer is handed out", async () => {
+    const { informers, storage } = setup();
+    await informers.for("gadgets").synced();
+    informers.stop();
+    assert.throws(() => informers.for("gadgets"), /after the informers stopped/);
+    await storage.close();
+  });
+});
