@@ -3,6 +3,9 @@ import type { Command } from "commander";
 import { addOidcOptions, oidcConfigOf } from "./oidc-options.js";
 import { applyServerConfigFile } from "./server-config-file.js";
 
+/** How long a stop signal waits for in-flight requests and the store to close before exiting anyway. */
+const SHUTDOWN_GRACE_SECONDS = 30;
+
 /** Parses `HOST:PORT` (IPv6 as `[::1]:8443`). */
 export function parseListen(value: string, flag = "--listen"): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value);
@@ -130,9 +133,19 @@ Examples:
       }
       let stopping = false;
       const stop = (signal: string) => {
-        if (stopping) return;
+        if (stopping) {
+          // A second signal: the operator does not want to wait.
+          process.stderr.write(`${signal} again: exiting now\n`);
+          process.exit(1);
+        }
         stopping = true;
         process.stderr.write(`${signal}: finishing in-flight requests and closing the store\n`);
+        // A shutdown that does not finish (a stuck client connection or controller) must not
+        // leave a process that holds the data dir's lock: give up after the grace period.
+        setTimeout(() => {
+          process.stderr.write(`shutdown did not finish within ${SHUTDOWN_GRACE_SECONDS} s; exiting\n`);
+          process.exit(1);
+        }, SHUTDOWN_GRACE_SECONDS * 1000).unref();
         server.close().then(
           () => process.exit(0),
           (err: unknown) => {

@@ -51,9 +51,14 @@ export async function startServerProcess(
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on("exit", (code, signal) => resolve({ code, signal })),
   );
-  const deadline = Date.now() + 30_000;
+  // Generous: a first start creates the CA and keys, and a loaded CI machine is slow at it.
+  const deadline = Date.now() + 120_000;
   while (!out.includes("platform is listening on")) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${out}`);
+    if (child.exitCode !== null || Date.now() > deadline) {
+      // Never leave it behind: a live child keeps the test process (and the data dir's lock) alive.
+      if (child.exitCode === null) child.kill("SIGKILL");
+      throw new Error(`server did not start:\n${out}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
