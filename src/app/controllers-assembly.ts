@@ -1,0 +1,51 @@
+import type { Logger } from "pino";
+import type { AccessControl } from "../authz/access-control.js";
+import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
+import { ControllerManager } from "../controllers/controller-manager.js";
+import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
+import type { LeaderElector } from "../controllers/leader-election.js";
+import type { PlatformEvents } from "../events/platform-events.js";
+import type { Registry } from "../registry/registry.js";
+import type { SharedInformers } from "../registry/shared-informers.js";
+import { VirtualClusterCaCleanup } from "../virtualclusters/ca-cleanup.js";
+import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
+import type { ServerConfig } from "./config.js";
+
+/**
+ * The background work of a replica, registered with the controller manager, which runs it on the
+ * elected replica only (several may share one etcd). Started by the composition root once the
+ * server listens.
+ */
+export function assembleControllers(deps: {
+  config: ServerConfig;
+  elector: LeaderElector;
+  registry: Registry;
+  informers: SharedInformers;
+  access: AccessControl;
+  cas: VirtualClusterCaStore;
+  events: PlatformEvents;
+  log: Logger;
+}): { controllers: ControllerManager; garbageCollector: GarbageCollector } {
+  const { config, registry, informers, events, log } = deps;
+  const controllers = new ControllerManager(deps.elector, {
+    onError: (controller, err) => log.error({ err, controller }, `controller ${controller} failed to start or stop`),
+  });
+  const garbageCollector = new GarbageCollector(registry, informers, { log, events: events.recorder });
+  const clusterHealth = new ClusterHealthController(
+    registry,
+    informers,
+    { intervalMs: config.clusterCheckIntervalMs, events: events.recorder },
+    log,
+  );
+  for (const [name, c] of [
+    ["virtualcluster-ca-cleanup", new VirtualClusterCaCleanup(registry, informers, deps.cas, log)],
+    ["user-teams", deps.access.userTeams],
+    ["garbage-collector", garbageCollector],
+    ["cluster-health", clusterHealth],
+    ["event-cleanup", events.cleanup],
+    ["access-key-events", events.accessKeys],
+  ] as const) {
+    controllers.register({ name, start: () => c.start(), stop: () => c.stop() });
+  }
+  return { controllers, garbageCollector };
+}

@@ -1,0 +1,28 @@
+import type { AccessControl } from "../authz/access-control.js";
+import { ClusterGateway } from "../gateway/cluster-gateway.js";
+import type { Registry } from "../registry/registry.js";
+import type { SharedInformers } from "../registry/shared-informers.js";
+import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
+
+/**
+ * The cluster gateway (src/gateway), started. It authenticates with access keys only: a web
+ * console session cookie is not a credential there, so it is dropped before authentication.
+ */
+export async function startGateway(
+  registry: Registry,
+  informers: SharedInformers,
+  access: AccessControl,
+  cas: VirtualClusterCaStore,
+): Promise<ClusterGateway> {
+  const gateway = new ClusterGateway({
+    registry,
+    informers,
+    authenticate: (request) =>
+      access.authenticate({ ip: request.ip, method: "GET", headers: { ...request.headers, cookie: undefined } }),
+    authorizer: access.authorizer,
+    cas,
+    audit: access.audit,
+  });
+  await gateway.start();
+  return gateway;
+}

@@ -1,0 +1,55 @@
+import { admissionPlugins } from "../admission/plugins.js";
+import type { IdentityIndex } from "../auth/identity-index.js";
+import type { PlatformAuthorizer } from "../authz/authorizer.js";
+import { allResourceTypes } from "../kinds/index.js";
+import { AdmissionChain } from "../registry/admission.js";
+import { Registry } from "../registry/registry.js";
+import type { Storage } from "../storage/interface.js";
+import type { ServerConfig } from "./config.js";
+import { forwardedAuthority } from "./forwarded-authority.js";
+import type { loadKeys } from "./keys.js";
+
+type Keys = Awaited<ReturnType<typeof loadKeys>>;
+
+/**
+ * The registry of every kind with the one admission chain (src/admission/plugins.ts). The kinds
+ * and the admission plugins need the authorizer and the identity index, which are built from the
+ * registry afterwards: they reach them through `authorizer()` and `identity()`, called only once
+ * requests run.
+ */
+export function assembleRegistry(
+  config: ServerConfig,
+  storage: Storage,
+  keys: Pick<Keys, "cipher" | "signer">,
+  authorizer: () => PlatformAuthorizer,
+  identity: () => IdentityIndex,
+): { registry: Registry; admission: AdmissionChain } {
+  const { cipher, signer } = keys;
+  const kinds = allResourceTypes({
+    cipher,
+    secretDataReaders: { mayReadData: (user, obj) => authorizer().canReadSecretData(user, obj) },
+    tokenIssuer: {
+      issue: (claims, ttl) =>
+        signer.signToken(
+          { sub: claims.sub, subjectKind: claims.subjectKind, scope: claims.scope, groups: claims.groups },
+          ttl,
+        ),
+      maxTtlSeconds: config.maxTokenTtlSeconds ?? 86400,
+    },
+  });
+  const admission = new AdmissionChain(
+    admissionPlugins({
+      ...forwardedAuthority(authorizer, identity),
+      owners: {
+        resourceTypes: () => registry.resourceTypes(),
+        read: (rt, ns, n) => registry.store(rt.plural).read(ns, n),
+      },
+      read: (resource, ns, name) => registry.store(resource).read(ns, name),
+      projects: (name) => registry.store("projects").read(undefined, name),
+      uidOf: async (kind, ns, name) => (await registry.storeOfKind(kind)?.read(ns, name))?.metadata.uid,
+      maxKeyTtlSeconds: config.maxKeyTtlSeconds,
+    }),
+  );
+  const registry = new Registry(storage, kinds, admission);
+  return { registry, admission };
+}

@@ -1,0 +1,36 @@
+import type { FastifyInstance } from "fastify";
+import { startConsoleSession } from "../console/console-routes.js";
+import type { ControllerManager } from "../controllers/controller-manager.js";
+import { SingleSignOn, type SsoDeps, ssoInfo } from "../sso/sso.js";
+import type { ServerConfig } from "./config.js";
+
+/**
+ * Single sign-on (src/sso): `GET /auth/oidc/config` always, and with `--oidc-issuer-url` the
+ * sign-in routes and the Login-key refresh, which runs on the elected replica. A browser sign-in
+ * ends in a web console session (then /console/) unless the embedder passes its own ending.
+ */
+export function wireSso(
+  app: FastifyInstance,
+  config: ServerConfig,
+  controllers: ControllerManager,
+  deps: Omit<SsoDeps, "finish">,
+): SingleSignOn | undefined {
+  app.get("/auth/oidc/config", async (_req, reply) => reply.send(ssoInfo(config.oidc)));
+  if (!config.oidc) return undefined;
+  const sso = new SingleSignOn(config.oidc, {
+    ...deps,
+    finish:
+      config.finishBrowserLogin ??
+      ((reply, key) => {
+        startConsoleSession(reply, key);
+        return reply.redirect("/console/", 303);
+      }),
+  });
+  sso.register(app);
+  controllers.register({
+    name: "oidc-login-refresh",
+    start: () => sso.refresher.start(),
+    stop: () => sso.refresher.stop(),
+  });
+  return sso;
+}

@@ -1,0 +1,23 @@
+import { join } from "node:path";
+import { assertNoRestoreInProgress } from "../backup/restore.js";
+import { attachOperations } from "../metrics/server-hooks.js";
+import { registryPartition } from "../registry/keys.js";
+import { CachedStorage } from "../storage/cache/cached-storage.js";
+import { openStorageBackend } from "../storage/factory.js";
+import type { ServerConfig } from "./config.js";
+
+/**
+ * The store the server runs on: the backend the config names (the embedded SQLite database in the
+ * data dir by default), refused while a restore is half done, counted by the metrics, and served
+ * to every read and watch through the watch cache (src/storage/cache).
+ */
+export async function openServerStorage(config: ServerConfig, dataDir: string) {
+  const backend = await openStorageBackend(
+    config.storage ?? `sqlite:${join(dataDir, "platform.db")}`,
+    config.leaderElection,
+  );
+  await assertNoRestoreInProgress(backend.storage);
+  const ops = attachOperations(config, backend.storage, backend.kind);
+  const storage = new CachedStorage(ops.storage, { partition: registryPartition });
+  return { backend, ops, storage };
+}
