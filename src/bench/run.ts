@@ -13,7 +13,6 @@ import { baselineChild, serverChild, watchBaselineChild } from "./children.js";
 import { agent, type Bench, type Child, type Counts, type ServerBench, spawnChild, table } from "./harness.js";
 import { benchBackup } from "./phases/backup.js";
 import { benchCli } from "./phases/cli.js";
-import { benchConsole } from "./phases/console.js";
 import { benchCreate } from "./phases/create.js";
 import { benchEtcd } from "./phases/etcd.js";
 import { benchGateway, fakeClusterChild } from "./phases/gateway.js";
@@ -71,7 +70,8 @@ async function main(): Promise<void> {
     if (wants("get")) await benchGet(served);
     if (wants("create")) await benchCreate(served);
     if (wants("list")) await benchList(bench);
-    if (wants("console")) await benchConsole(bench);
+    // Loaded only when it runs: it brings playwright-core, which every forked child would load too.
+    if (wants("console")) await (await import("./phases/console.js")).benchConsole(bench);
     if (wants("watch")) await benchWatch(served, { procs: WATCH_PROCS, watched: WATCHED });
     if (wants("cli")) await benchCli(served);
     if (wants("gateway")) await benchGateway(served);
