@@ -5,6 +5,7 @@
  * storage's progress notifications move its revision forward when writes land elsewhere, which
  * is what lets a consistent read wait only until the cache has caught up.
  */
+import { EventRing } from "../event-ring.js";
 import type { KeyValue, ListOptions, ListResult, Storage, WatchCallbacks, WatchEvent, Watcher } from "../interface.js";
 import { keyBefore, prefixEnd } from "../key-range.js";
 import { QueuedWatcher } from "../queued-watcher.js";
@@ -29,10 +30,7 @@ export class ResourceCache {
   private readonly items = new Map<string, KeyValue>();
   /** The same keys in order, for ranges and pagination. */
   private readonly sorted = new SortedKeys();
-  private readonly ring: WatchEvent[] = [];
-  private ringHead = 0;
-  /** Every event with revision > ringFloor is in the ring. */
-  private ringFloor = 0;
+  private readonly ring: EventRing;
   /** Everything under the prefix up to this revision has been applied. */
   revision = 0;
   private readonly waiters: { revision: number; resolve: () => void }[] = [];
@@ -42,7 +40,6 @@ export class ResourceCache {
   readonly ready: Promise<void>;
   /** Filled: set with the initial list, before any reader can see the cache as current. */
   private started = false;
-  private readonly ringSize: number;
   private readonly syncTimeoutMs: number;
 
   constructor(
@@ -51,7 +48,7 @@ export class ResourceCache {
     options: ResourceCacheOptions = {},
     private readonly onBroken: (cache: ResourceCache) => void = () => {},
   ) {
-    this.ringSize = Math.max(16, options.ringSize ?? DEFAULT_RING);
+    this.ring = new EventRing(Math.max(16, options.ringSize ?? DEFAULT_RING));
     this.syncTimeoutMs = options.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS;
     this.ready = this.start();
     // A failed start is reported to the first reader (it falls back to storage); never unhandled.
@@ -65,7 +62,7 @@ export class ResourceCache {
     // Storage lists are in key order already.
     this.sorted.reset(initial.items.map((kv) => kv.key));
     this.revision = initial.revision;
-    this.ringFloor = initial.revision;
+    this.ring.reset(initial.revision);
     this.feed = this.inner.watch(
       this.prefix,
       { afterRevision: initial.revision },
@@ -90,31 +87,12 @@ export class ResourceCache {
       } else if (this.items.delete(ev.kv.key)) {
         this.sorted.remove(ev.kv.key);
       }
-      this.pushRing(ev);
+      this.ring.push(ev);
     }
     // This runs in the feed's delivery, outside any storage transaction: deliver in this pass.
     for (const w of this.watchers) w.offerNow(events);
     const last = events[events.length - 1];
     if (last) this.advance(last.revision);
-  }
-
-  private pushRing(ev: WatchEvent): void {
-    if (this.ring.length < this.ringSize) {
-      this.ring.push(ev);
-      return;
-    }
-    // Full: overwrite the oldest; everything above its revision is still here... except other
-    // events of the same revision (a transaction), so the floor is that revision itself.
-    const evicted = this.ring[this.ringHead]!;
-    this.ring[this.ringHead] = ev;
-    this.ringHead = (this.ringHead + 1) % this.ringSize;
-    this.ringFloor = Math.max(this.ringFloor, evicted.revision);
-  }
-
-  /** The ring's events in revision order. */
-  private *ringEvents(): Generator<WatchEvent> {
-    const n = this.ring.length;
-    for (let i = 0; i < n; i++) yield this.ring[(this.ringHead + i) % n]!;
   }
 
   private advance(revision: number): void {
@@ -217,10 +195,9 @@ export class ResourceCache {
    * than the ring (the storage serves it from its history, or answers Compacted).
    */
   watch(prefix: string, afterRevision: number, callbacks: WatchCallbacks): Watcher | undefined {
-    if (this.broken || this.feed === undefined || afterRevision < this.ringFloor) return undefined;
+    if (this.broken || this.feed === undefined || afterRevision < this.ring.floor) return undefined;
     const watcher = new QueuedWatcher(prefix, afterRevision, callbacks, (w) => this.watchers.delete(w));
-    const replay: WatchEvent[] = [];
-    for (const ev of this.ringEvents()) if (ev.revision > afterRevision) replay.push(ev);
+    const replay = this.ring.after(afterRevision);
     if (replay.length > 0) watcher.offer(replay);
     this.watchers.add(watcher);
     return watcher;

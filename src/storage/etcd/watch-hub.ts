@@ -13,8 +13,10 @@
  * Progress is passed on with every response: the stream covers every key, so having delivered
  * revision R means every watch has everything under its prefix up to R.
  */
+
 import type { Etcd3 } from "etcd3";
 import type { StorageError } from "../errors.js";
+import { EventRing } from "../event-ring.js";
 import type { WatchCallbacks, WatchEvent, Watcher } from "../interface.js";
 import { QueuedWatcher } from "../queued-watcher.js";
 import { EtcdWatchStream } from "./watch-stream.js";
@@ -26,17 +28,17 @@ export class EtcdWatchHub {
   private stream: EtcdWatchStream | undefined;
   private readonly subscribers = new Set<QueuedWatcher>();
   private readonly dedicated = new Set<QueuedWatcher>();
-  private ring: WatchEvent[] = [];
-  private ringHead = 0;
-  /** Every event with revision > ringFloor is in the ring (valid while the stream is open). */
-  private ringFloor = 0;
+  /** Recent events of the shared stream (its floor is valid while the stream is open). */
+  private readonly ring: EventRing;
   /** gRPC watch streams opened so far, shared and dedicated (tests and the bench count them). */
   streamsOpened = 0;
 
   constructor(
     private readonly client: Etcd3,
-    private readonly ringSize = DEFAULT_RING,
-  ) {}
+    ringSize = DEFAULT_RING,
+  ) {
+    this.ring = new EventRing(ringSize);
+  }
 
   /** The revision the shared stream has delivered up to (0 before it opened). */
   get revision(): number {
@@ -45,22 +47,17 @@ export class EtcdWatchHub {
 
   watch(prefix: string, afterRevision: number, callbacks: WatchCallbacks): Watcher {
     if (this.stream === undefined) this.open(afterRevision);
-    else if (afterRevision < this.ringFloor) {
+    else if (afterRevision < this.ring.floor) {
       // Caches and informers start together, each from its own list's revision, so the first
       // one to open the stream may be a little ahead of the others: re-open the shared stream
       // from the earlier revision (every watch drops what it already has). Far behind, a
       // stream of its own spares everyone else the replay.
-      if (this.revision - afterRevision > this.ringSize) return this.watchAlone(prefix, afterRevision, callbacks);
+      if (this.revision - afterRevision > this.ring.size) return this.watchAlone(prefix, afterRevision, callbacks);
       this.stream.close();
       this.open(afterRevision);
     }
     const watcher = new QueuedWatcher(prefix, afterRevision, callbacks, (w) => this.subscribers.delete(w));
-    const replay: WatchEvent[] = [];
-    const n = this.ring.length;
-    for (let i = 0; i < n; i++) {
-      const ev = this.ring[(this.ringHead + i) % n]!;
-      if (ev.revision > afterRevision) replay.push(ev);
-    }
+    const replay = this.ring.after(afterRevision);
     if (replay.length > 0) watcher.offer(replay);
     if (this.revision > afterRevision) watcher.progress(this.revision);
     this.subscribers.add(watcher);
@@ -87,9 +84,7 @@ export class EtcdWatchHub {
   }
 
   private open(afterRevision: number): void {
-    this.ring = [];
-    this.ringHead = 0;
-    this.ringFloor = afterRevision;
+    this.ring.reset(afterRevision);
     this.stream = new EtcdWatchStream(this.client, "", afterRevision, {
       onResponse: (events, revision) => this.fanOut(events, revision),
       onCompacted: (err) => this.reset(err),
@@ -99,24 +94,11 @@ export class EtcdWatchHub {
   }
 
   private fanOut(events: readonly WatchEvent[], revision: number): void {
-    for (const ev of events) this.remember(ev);
+    for (const ev of events) this.ring.push(ev);
     for (const w of this.subscribers) {
       if (events.length > 0) w.offerNow(events);
       w.progressNow(revision);
     }
-  }
-
-  private remember(ev: WatchEvent): void {
-    if (this.ring.length < this.ringSize) {
-      this.ring.push(ev);
-      return;
-    }
-    // Full: overwrite the oldest. Other events of its revision (one transaction) may remain,
-    // so the floor is that revision itself.
-    const evicted = this.ring[this.ringHead]!;
-    this.ring[this.ringHead] = ev;
-    this.ringHead = (this.ringHead + 1) % this.ringSize;
-    this.ringFloor = Math.max(this.ringFloor, evicted.revision);
   }
 
   /** The shared stream cannot resume (compacted): every watch on it ends with that error. */
