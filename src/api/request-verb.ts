@@ -31,6 +31,10 @@ export function requestVerb(method: string, named: boolean, watch: boolean): str
  */
 export function queryAsksWatch(query: string): boolean {
   const v = new URLSearchParams(query).get("watch");
-  if (v === null) return false;
-  return !(v === "0" || v.toLowerCase() === "false");
+  return v !== null && kubeBool(v);
+}
+
+/** A boolean query value as kube-apiserver converts it: only `0` and `false` (any case) are false. */
+export function kubeBool(value: string): boolean {
+  return !(value === "0" || value.toLowerCase() === "false");
 }

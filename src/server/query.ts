@@ -1,4 +1,5 @@
 import { errors, type FieldError, fieldError } from "../api/errors.js";
+import { kubeBool } from "../api/request-verb.js";
 import type {
   DeleteOptions,
   FieldValidation,
@@ -23,8 +24,7 @@ function one(q: Query, name: string): string | undefined {
  */
 export function bool(q: Query, name: string): boolean | undefined {
   const v = one(q, name);
-  if (v === undefined) return undefined;
-  return !(v === "0" || v.toLowerCase() === "false");
+  return v === undefined ? undefined : kubeBool(v);
 }
 
 function int(q: Query, name: string, min = 0): number | undefined {
