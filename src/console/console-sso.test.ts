@@ -17,27 +17,8 @@ describe("web console sign-in with SSO in Chromium", { timeout: 240_000 }, () =>
     idp = await TestIdentityProvider.start();
     idp.accounts.set("dana-sub", { preferred_username: "dana", groups: ["platform-users"] });
     idp.accounts.set("eve-sub", { preferred_username: "eve", groups: ["outsiders"] });
-    server = await startTestServer({
-      oidc: {
-        issuerUrl: idp.issuer,
-        clientId: "platform",
-        clientSecret: "console-client-secret",
-        usernameClaim: "preferred_username",
-        groupsClaim: "groups",
-        scopes: ["openid", "profile", "email", "groups", "offline_access"],
-        allowedGroups: ["platform-users"],
-        loginKeyTtlSeconds: 3600,
-        refreshIntervalSeconds: 3600,
-        caPem: idp.caPem,
-      },
-    });
-    idp.setClients([
-      {
-        client_id: "platform",
-        client_secret: "console-client-secret",
-        redirect_uris: [`${server.url}/auth/oidc/callback`],
-      },
-    ]);
+    server = await startTestServer({ oidc: idp.platformConfig("console-client-secret") });
+    idp.trustPlatform(server.url, "console-client-secret");
     browser = await launchChromium();
   });
   after(async () => {

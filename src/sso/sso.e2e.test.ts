@@ -5,22 +5,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { decodeJwt, generateKeyPair } from "jose";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium } from "../testing/browser.js";
 import { TestIdentityProvider } from "../testing/oidc-test-provider.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { defaultFinish } from "./browser-login.js";
 import { ISSUER_ANNOTATION, SUBJECT_ANNOTATION } from "./user-sync.js";
 
-const CHROMIUM_ARGS = [
-  "--headless=new",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const SELF = { apiVersion: "management.platform/v1", kind: "Self", metadata: {} };
 const BIN = join(process.cwd(), "bin", "platform.js");
 
@@ -44,30 +35,13 @@ describe("sign-in with an OpenID Connect identity provider", () => {
     idp.accounts.set("bob-sub", { preferred_username: "bob", groups: ["platform-users", "ops"] });
     idp.accounts.set("carol-sub", { preferred_username: "carol", groups: ["platform-users"] });
     server = await startTestServer({
-      oidc: {
-        issuerUrl: idp.issuer,
-        clientId: "platform",
-        clientSecret: "test-client-secret",
-        usernameClaim: "preferred_username",
-        groupsClaim: "groups",
-        scopes: ["openid", "profile", "email", "groups", "offline_access"],
-        allowedGroups: ["platform-users"],
-        loginKeyTtlSeconds: 3600,
-        refreshIntervalSeconds: 3600,
-        caPem: idp.caPem,
-      },
+      oidc: idp.platformConfig("test-client-secret"),
       finishBrowserLogin: (reply, key, info) => {
         finished.push({ key, name: info.accessKeyName, user: info.user });
         return defaultFinish(reply, key, info);
       },
     });
-    idp.setClients([
-      {
-        client_id: "platform",
-        client_secret: "test-client-secret",
-        redirect_uris: [`${server.url}/auth/oidc/callback`],
-      },
-    ]);
+    idp.trustPlatform(server.url, "test-client-secret");
     const team = await server.request("POST", `${GROUP_PATH}/teams`, {
       body: {
         apiVersion: "management.platform/v1",
@@ -77,7 +51,7 @@ describe("sign-in with an OpenID Connect identity provider", () => {
       },
     });
     assert.equal(team.status, 201, team.text);
-    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   after(async () => {

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from "jose";
 import Provider, { type KoaContext } from "oidc-provider";
 import { createCertificateAuthority, createServingCertificate } from "../crypto/certificates.js";
+import type { OidcConfig } from "../sso/config.js";
 
 type SigningKey = Parameters<SignJWT["sign"]>[0];
 
@@ -61,6 +62,32 @@ export class TestIdentityProvider {
     const jwk = { ...(await exportJWK(privateKey)), kid: "test-idp-key", alg: "RS256", use: "sig" };
     idp = new TestIdentityProvider(`https://127.0.0.1:${port}`, ca.certPem, server, jwk);
     return idp;
+  }
+
+  /**
+   * The platform's SSO settings for this provider as the tests use them: client `platform`,
+   * username and groups from the ID token, people of group `platform-users` allowed.
+   */
+  platformConfig(clientSecret: string): OidcConfig {
+    return {
+      issuerUrl: this.issuer,
+      clientId: "platform",
+      clientSecret,
+      usernameClaim: "preferred_username",
+      groupsClaim: "groups",
+      scopes: ["openid", "profile", "email", "groups", "offline_access"],
+      allowedGroups: ["platform-users"],
+      loginKeyTtlSeconds: 3600,
+      refreshIntervalSeconds: 3600,
+      caPem: this.caPem,
+    };
+  }
+
+  /** Registers the platform at `serverUrl` as the provider's one client (see platformConfig). */
+  trustPlatform(serverUrl: string, clientSecret: string): void {
+    this.setClients([
+      { client_id: "platform", client_secret: clientSecret, redirect_uris: [`${serverUrl}/auth/oidc/callback`] },
+    ]);
   }
 
   /** (Re)creates the provider with these clients. */
