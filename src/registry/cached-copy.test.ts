@@ -1,12 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { Type } from "@sinclair/typebox";
 import type { KubeObject } from "../api/object.js";
-import { objectSchema } from "../api/schema/meta.js";
-import { defineKind } from "../kinds/define.js";
 import { CachedStorage } from "../storage/cache/cached-storage.js";
 import type { Storage, WatchCallbacks, WatchEvent, WatchOptions } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
+import { gadgetKind } from "../testing/gadget-kind.js";
 import { AdmissionChain } from "./admission.js";
 import { registryPartition } from "./keys.js";
 import { defaultWriteOptions } from "./options.js";
@@ -62,18 +60,7 @@ function withHeldEvents(inner: Storage): { storage: Storage; hold(on: boolean): 
   };
 }
 
-const gadgets = defineKind({
-  kind: "Gadget",
-  plural: "gadgets",
-  singular: "gadget",
-  shortNames: [],
-  namespaced: false,
-  hasStatus: false,
-  description: "A test kind.",
-  schema: objectSchema("Gadget", "A test kind.", Type.Object({ size: Type.Optional(Type.Integer()) }), undefined),
-  columns: [],
-  strategy: {},
-});
+const gadgets = gadgetKind();
 
 function setup() {
   const inner = openSqliteStorage(":memory:");

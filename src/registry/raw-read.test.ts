@@ -1,13 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { Type } from "@sinclair/typebox";
 import type { ApiError } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
-import { objectSchema } from "../api/schema/meta.js";
-import { defineKind } from "../kinds/define.js";
 import { CachedStorage } from "../storage/cache/cached-storage.js";
 import type { Storage } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
+import { gadgetKind } from "../testing/gadget-kind.js";
 import { AdmissionChain } from "./admission.js";
 import { registryPartition } from "./keys.js";
 import { defaultWriteOptions } from "./options.js";
@@ -19,18 +17,7 @@ import { Store } from "./store.js";
 // Store from the kind and the storage's interface (Storage.getFromMemory), never by its class.
 
 function gadgets(storage: Storage, strategy: Strategy = {}): Store {
-  const rt = defineKind({
-    kind: "Gadget",
-    plural: "gadgets",
-    singular: "gadget",
-    shortNames: [],
-    namespaced: false,
-    hasStatus: false,
-    description: "A test kind.",
-    schema: objectSchema("Gadget", "A test kind.", Type.Object({ size: Type.Optional(Type.Integer()) }), undefined),
-    columns: [],
-    strategy,
-  });
+  const rt = gadgetKind(strategy);
   return new Store(rt, { storage, admission: new AdmissionChain([]) });
 }
 

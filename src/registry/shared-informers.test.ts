@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { Type } from "@sinclair/typebox";
 import type { KubeObject } from "../api/object.js";
-import { objectSchema } from "../api/schema/meta.js";
-import { defineKind } from "../kinds/define.js";
 import type { Storage } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
+import { gadgetKind } from "../testing/gadget-kind.js";
 import { AdmissionChain } from "./admission.js";
 import type { InformerEvent } from "./informer.js";
 import { defaultWriteOptions } from "./options.js";
@@ -14,26 +12,6 @@ import { SharedInformers } from "./shared-informers.js";
 import { Store } from "./store.js";
 
 // SharedInformers over a real SQLite `:memory:` store whose watch() calls are counted.
-
-function gadgetKind() {
-  return defineKind({
-    kind: "Gadget",
-    plural: "gadgets",
-    singular: "gadget",
-    shortNames: [],
-    namespaced: false,
-    hasStatus: false,
-    description: "A test kind.",
-    schema: objectSchema(
-      "Gadget",
-      "A test kind.",
-      Type.Object({ size: Type.Optional(Type.Integer()) }),
-      Type.Object({}),
-    ),
-    columns: [],
-    strategy: {},
-  });
-}
 
 /** The storage, with every watch() it is asked for recorded by prefix. */
 function countingWatches(storage: Storage): { storage: Storage; watches: string[]; failLists: (n: number) => void } {
