@@ -16,6 +16,11 @@ export interface RequestAttributes {
   object?: KubeObject;
 }
 
+/** The attributes of a request to a path that is not a resource (`/version`, `/metrics`, …). */
+export function nonResourceAttributes(verb: string, path: string): RequestAttributes {
+  return { verb, apiGroup: "", resource: "", subresource: "", namespace: "", name: "", path, resourceRequest: false };
+}
+
 export interface Decision {
   allowed: boolean;
   /** Why not, for the 403 message. */

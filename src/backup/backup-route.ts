@@ -7,7 +7,7 @@ import { Readable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import { errors } from "../api/errors.js";
 import { API_PREFIX } from "../api/object.js";
-import type { Authorizer } from "../authz/contract.js";
+import { type Authorizer, nonResourceAttributes } from "../authz/contract.js";
 import type { Guarded } from "../metrics/metrics-endpoint.js";
 import type { Storage } from "../storage/interface.js";
 import { backupLines } from "./backup-stream.js";
@@ -21,16 +21,7 @@ export function registerBackupRoute(
   app.get(
     BACKUP_PATH,
     deps.guarded(async (_request, reply, ctx) => {
-      const decision = await deps.authorizer.authorize(ctx.user, {
-        verb: "get",
-        apiGroup: "",
-        resource: "",
-        subresource: "",
-        namespace: "",
-        name: "",
-        path: BACKUP_PATH,
-        resourceRequest: false,
-      });
+      const decision = await deps.authorizer.authorize(ctx.user, nonResourceAttributes("get", BACKUP_PATH));
       if (!decision.allowed) throw errors.forbiddenMessage(`User "${ctx.user.name}" cannot get path "${BACKUP_PATH}"`);
       return reply.type("application/x-ndjson").send(Readable.from(backupLines(deps.store, "api")));
     }),

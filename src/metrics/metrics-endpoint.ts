@@ -6,7 +6,7 @@
 import { createServer, type Server } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
-import type { Authorizer } from "../authz/contract.js";
+import { type Authorizer, nonResourceAttributes } from "../authz/contract.js";
 import type { RequestContext } from "../registry/request-context.js";
 import { metricsRegistry } from "./metrics.js";
 
@@ -18,16 +18,7 @@ export function registerMetricsRoute(app: FastifyInstance, deps: { authorizer: A
   app.get(
     "/metrics",
     deps.guarded(async (_request, reply, ctx) => {
-      const decision = await deps.authorizer.authorize(ctx.user, {
-        verb: "get",
-        apiGroup: "",
-        resource: "",
-        subresource: "",
-        namespace: "",
-        name: "",
-        path: "/metrics",
-        resourceRequest: false,
-      });
+      const decision = await deps.authorizer.authorize(ctx.user, nonResourceAttributes("get", "/metrics"));
       if (!decision.allowed) {
         throw errors.forbiddenMessage(`User "${ctx.user.name}" cannot get path "/metrics"`);
       }

@@ -4,7 +4,7 @@ import { type KubeObject, specOf } from "../../api/object.js";
 import type { Registry } from "../../registry/registry.js";
 import type { RequestContext } from "../../registry/request-context.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import type { Authorizer, RequestAttributes } from "../contract.js";
+import { type Authorizer, nonResourceAttributes, type RequestAttributes } from "../contract.js";
 import { reviewKind, reviewMetadata } from "./review-kind.js";
 
 const str = (description: string) => Type.Optional(Type.String({ description }));
@@ -65,16 +65,7 @@ function requestAttributes(spec: SelfSubjectAccessReviewSpec): RequestAttributes
       resourceRequest: true,
     };
   }
-  return {
-    verb: nra?.verb ?? "",
-    apiGroup: "",
-    resource: "",
-    subresource: "",
-    namespace: "",
-    name: "",
-    path: nra?.path ?? "",
-    resourceRequest: false,
-  };
+  return nonResourceAttributes(nra?.verb ?? "", nra?.path ?? "");
 }
 
 /** The decision for one review, asking again with the object when the authorizer's rules live on objects. */

@@ -4,7 +4,7 @@ import type { Registry } from "../../registry/registry.js";
 import { type RequestContext, systemContext, type UserInfo } from "../../registry/request-context.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import { ACCESS_RULE_RESOURCES, ACCESS_VERBS } from "../authorizer.js";
-import type { Authorizer, RequestAttributes } from "../contract.js";
+import { type Authorizer, nonResourceAttributes, type RequestAttributes } from "../contract.js";
 import { reviewKind, reviewMetadata } from "./review-kind.js";
 
 /**
@@ -146,16 +146,7 @@ function ownNames(user: UserInfo, plural: string): string[] | undefined {
 
 /** What every authenticated caller may read outside the resources: discovery, version, openapi. */
 async function nonResourceRules(authorizer: Authorizer, user: UserInfo) {
-  const probe: RequestAttributes = {
-    verb: "get",
-    apiGroup: "",
-    resource: "",
-    subresource: "",
-    namespace: "",
-    name: "",
-    path: "/version",
-    resourceRequest: false,
-  };
+  const probe = nonResourceAttributes("get", "/version");
   return (await authorizer.authorize(user, probe)).allowed ? [{ verbs: ["get"], nonResourceURLs: ["*"] }] : [];
 }
 
