@@ -76,16 +76,18 @@ export class AccessControl {
   async authenticate(request: Pick<FastifyRequest, "ip" | "method" | "headers">): Promise<RequestContext> {
     const address = request.ip;
     const credential = this.credentialOf(request);
+    // Hashed once: the authenticator looks the key up by it, the limiter remembers it.
+    const hash = credential && hashAccessKey(credential);
     // A blocked address still serves keys that authenticated from it before (see the limiter).
-    if (this.limiter.isBlocked(address)) this.limiter.check(address, credential && hashAccessKey(credential));
+    if (this.limiter.isBlocked(address)) this.limiter.check(address, hash);
     let user: RequestContext["user"];
     try {
-      user = await this.authenticator.authenticate(credential);
+      user = await this.authenticator.authenticate(credential, hash);
     } catch (err) {
       if (err instanceof ApiError && err.status.code === 401) this.limiter.fail(address);
       throw err;
     }
-    if (credential) this.limiter.succeed(address, hashAccessKey(credential));
+    if (hash) this.limiter.succeed(address, hash);
     user = impersonate(request.headers, user, this.authorizer, this.identity);
     this.audit?.noteCaller(request, user);
     return this.contextOf(user);
