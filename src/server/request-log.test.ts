@@ -37,6 +37,8 @@ describe("logs of a running server", () => {
             text += c;
           });
           res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+          // A connection cut mid-answer ends in neither: say so, with the server's output, instead of hanging.
+          res.on("aborted", () => reject(new Error(`answer cut off; server output:\n${stdout}${stderr}`)));
         },
       );
       req.on("error", reject);
