@@ -117,6 +117,11 @@ describe("set operations", () => {
     assert.equal(isEmptyFieldsV1(undefined), true);
     assert.equal(isEmptyFieldsV1({ "f:spec": {} }), false);
     assert.equal(isEmptyFieldsV1(differenceFieldsV1(a, a)), true);
+    // Not canonical: the root alone (`.`), a nested `.`, a non-object leaf are all members.
+    assert.equal(isEmptyFieldsV1({ ".": {} }), false);
+    assert.equal(isEmptyFieldsV1({ "f:spec": { ".": {} } }), false);
+    assert.equal(isEmptyFieldsV1({ "f:spec": { "f:a": null } } as never), false);
+    assert.equal(isEmptyFieldsV1([] as never), true);
   });
 
   it("normalises: `.` without children becomes a leaf, keys sorted", () => {

@@ -449,9 +449,9 @@ export function intersectionFieldsV1(a: FieldsV1, b: FieldsV1): FieldsV1 {
 
 /** True when the set holds no field. */
 export function isEmptyFieldsV1(fs: FieldsV1 | undefined | null): boolean {
-  if (!fs) return true;
-  const root = fromFieldsV1(fs, true);
-  return prune(root) && !root.member;
+  // Every node below the root is in the set or leads to one (a node without children is a
+  // leaf, and a leaf is a member): a set is empty exactly when its root has no key at all.
+  return !isPlainObject(fs) || Object.keys(fs).length === 0;
 }
 
 /** The set written canonically: `.` where needed, empty branches dropped, keys sorted. */
