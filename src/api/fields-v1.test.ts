@@ -82,6 +82,46 @@ describe("fieldsV1Of", () => {
     assert.deepEqual(fieldsV1Of({}), {});
     assert.deepEqual(fieldsV1Of(undefined), {});
   });
+
+  it("comes out canonical: keys and list items in order, as normalizeFieldsV1 writes the set", () => {
+    const unordered = {
+      spec: {
+        zeta: { b: 1, a: { d: [], c: {} } },
+        roles: [{ name: "view", verbs: ["list", "get"] }, { name: "admin" }, {}],
+        ports: [
+          { protocol: "UDP", port: 53 },
+          { port: 80, protocol: "TCP", extra: null },
+        ],
+        alpha: [3, 1, 2],
+      },
+      metadata: { labels: { z: "1", a: "2" }, finalizers: ["b", "a"] },
+    };
+    for (const obj of [team, unordered]) {
+      const fs = fieldsV1Of(obj, listType);
+      assert.equal(JSON.stringify(fs), JSON.stringify(normalizeFieldsV1(fs)));
+    }
+    assert.deepEqual(
+      fieldsV1Of(
+        {
+          spec: {
+            ports: [
+              { port: 80, protocol: "TCP" },
+              { port: 53, protocol: "UDP" },
+            ],
+          },
+        },
+        listType,
+      ),
+      {
+        "f:spec": {
+          "f:ports": {
+            'k:{"port":53,"protocol":"UDP"}': { ".": {}, "f:port": {}, "f:protocol": {} },
+            'k:{"port":80,"protocol":"TCP"}': { ".": {}, "f:port": {}, "f:protocol": {} },
+          },
+        },
+      },
+    );
+  });
 });
 
 describe("set operations", () => {
