@@ -18,9 +18,18 @@ import type {
 import type { HistogramSeries, LabeledHistogram } from "./labeled-series.js";
 
 /** `/registry/<group>/<plural>/…` → `<plural>.<group>` (other keys: as they are, up to 64 characters). */
-function typeOfKey(key: string): string {
-  const m = /^\/registry\/([^/]+)\/([^/]+)/.exec(key);
-  return m ? `${m[2]}.${m[1]}` : key.slice(0, 64);
+export function typeOfKey(key: string): string {
+  // By hand rather than a regular expression: every storage call is timed.
+  const REGISTRY = "/registry/";
+  if (key.startsWith(REGISTRY)) {
+    const slash = key.indexOf("/", REGISTRY.length);
+    if (slash > REGISTRY.length) {
+      const end = key.indexOf("/", slash + 1);
+      const plural = key.slice(slash + 1, end < 0 ? key.length : end);
+      if (plural !== "") return `${plural}.${key.slice(REGISTRY.length, slash)}`;
+    }
+  }
+  return key.slice(0, 64);
 }
 
 export class InstrumentedStorage implements Storage {
