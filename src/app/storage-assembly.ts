@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { assertNoRestoreInProgress } from "../backup/restore.js";
+import { replicaInfo } from "../metrics/metrics.js";
 import { attachOperations } from "../metrics/server-hooks.js";
 import { registryPartition } from "../registry/keys.js";
 import { CachedStorage } from "../storage/cache/cached-storage.js";
@@ -18,6 +19,7 @@ export async function openServerStorage(config: ServerConfig, dataDir: string) {
   );
   await assertNoRestoreInProgress(backend.storage);
   const ops = attachOperations(config, backend.storage, backend.kind);
+  if (config.metrics !== false) replicaInfo.labels(backend.elector.identity).set(1);
   const storage = new CachedStorage(ops.storage, { partition: registryPartition });
   return { backend, ops, storage };
 }

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import type { ServerConfig } from "../app/config.js";
 import { addOidcOptions, oidcConfigOf } from "./oidc-options.js";
 import { applyServerConfigFile } from "./server-config-file.js";
 
@@ -42,6 +43,20 @@ export function banner(
   return `${lines.join("\n")}\n`;
 }
 
+/** The single sign-on lines of the banner. */
+function ssoNotes(server: {
+  url: string;
+  sso?: { settings: { issuerUrl: string; redirectBaseUrl?: string } };
+}): string {
+  if (!server.sso) return "";
+  const base = server.sso.settings.redirectBaseUrl ?? server.url;
+  let text = `single sign-on with ${server.sso.settings.issuerUrl}; redirect URI: ${base}/auth/oidc/callback\n`;
+  if (!server.sso.settings.redirectBaseUrl) {
+    text += "  (set --oidc-redirect-base-url if browsers reach this server at another address)\n";
+  }
+  return text;
+}
+
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 function wholeNumber(value: string, flag: string): number {
@@ -77,6 +92,11 @@ export function registerStartCommand(program: Command): void {
     .option("--audit-policy-file <file>", "kube audit Policy deciding each request's level (default: Metadata for all)")
     .option("--audit-log-maxsize <MB>", "rotate the audit log when it reaches this many megabytes (default: never)")
     .option("--audit-log-maxbackup <n>", "rotated audit log files to keep (default 10)")
+    .option(
+      "--workers <n>",
+      "server processes sharing --listen, each a replica (etcd storage only); auto: one per CPU",
+      "1",
+    )
     .option("--config <file>", "YAML file of these flags (keys without --; see docs/deployment.md); flags win");
   addOidcOptions(start)
     .addHelpText(
@@ -87,6 +107,7 @@ Examples:
   platform start --data-dir /var/lib/platform --listen 127.0.0.1:9443
   PLATFORM_BOOTSTRAP_KEY=$(openssl rand -hex 24) platform start
   platform start --config /etc/platform/config.yaml
+  platform start --storage etcd://127.0.0.1:2379 --workers auto
   platform start --oidc-issuer-url https://dex.example.com --oidc-client-id platform \\
     --oidc-client-secret-file /etc/platform/oidc-secret`,
     )
@@ -101,8 +122,12 @@ Examples:
         throw new Error("--tls-cert-file and --tls-private-key-file go together");
       }
       // Loaded only here: every other command starts without the server's modules.
-      const { startServer } = await import("../app/start-server.js");
-      const server = await startServer({
+      const { assertWorkersFitStorage, isServerWorker, parseWorkers, reportWorkerReady, runPrimary } = await import(
+        "../app/worker-cluster.js"
+      );
+      const workers = parseWorkers(opts.workers);
+      assertWorkersFitStorage(workers, opts.storage);
+      const config: ServerConfig = {
         dataDir: opts.dataDir ?? "./data",
         host,
         port,
@@ -120,17 +145,19 @@ Examples:
           ? wholeNumber(opts.auditLogMaxbackup, "--audit-log-maxbackup")
           : undefined,
         metricsListen: opts.metricsListen ? parseListen(opts.metricsListen, "--metrics-listen") : undefined,
-      });
-      // The banner alone goes to stdout; logs and shutdown notes go to stderr.
-      process.stdout.write(banner(server, host, opts.dataDir ?? "./data"));
-      if (server.sso) {
-        const out = process.stdout;
-        const base = server.sso.settings.redirectBaseUrl ?? server.url;
-        out.write(`single sign-on with ${server.sso.settings.issuerUrl}; redirect URI: ${base}/auth/oidc/callback\n`);
-        if (!server.sso.settings.redirectBaseUrl) {
-          out.write("  (set --oidc-redirect-base-url if browsers reach this server at another address)\n");
-        }
+      };
+      if (workers > 1 && !isServerWorker()) {
+        // The primary (worker-cluster.ts): bootstraps once, then runs the server in `workers` processes.
+        const { bootstrapBeforeWorkers } = await import("../app/primary-bootstrap.js");
+        await runPrimary(workers, () => bootstrapBeforeWorkers(config), SHUTDOWN_GRACE_SECONDS + 5);
+        return;
       }
+      const { startServer } = await import("../app/start-server.js");
+      const server = await startServer(config);
+      // The banner alone goes to stdout (a worker's, through its primary); logs and shutdown notes go to stderr.
+      const text = banner(server, host, opts.dataDir ?? "./data") + ssoNotes(server);
+      if (isServerWorker()) reportWorkerReady(text);
+      else process.stdout.write(text);
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) {
@@ -155,6 +182,7 @@ Examples:
         );
       };
       process.on("SIGTERM", () => stop("SIGTERM"));
-      process.on("SIGINT", () => stop("SIGINT"));
+      // A worker stops when its primary says so (SIGTERM); a terminal's Ctrl-C reaches the primary too.
+      process.on("SIGINT", () => (isServerWorker() ? undefined : stop("SIGINT")));
     });
 }

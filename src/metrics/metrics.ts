@@ -143,4 +143,16 @@ export function countGatewayRequest(cluster: string, code: number): void {
   gatewayRequests.labels(cluster, String(code)).inc();
 }
 
+/**
+ * Which server process answered this scrape: its identity in the controllers' leader election
+ * (host, pid and a random part). Several replicas, or the workers of `--workers N` behind one
+ * address, each export their own.
+ */
+export const replicaInfo = new Gauge({
+  name: "platform_replica_info",
+  help: "This server process (replica), by its leader-election identity; always 1.",
+  labelNames: ["identity"],
+  registers: [metricsRegistry],
+});
+
 walSyncTiming.observe = (seconds) => walFsyncDuration.observe(seconds);
