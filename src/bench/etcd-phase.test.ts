@@ -11,5 +11,7 @@ test("bench etcd phase runs with --smoke counts", () => {
   assert.match(r.stdout, /\| etcd: GET req\/s/);
   assert.match(r.stdout, /\| etcd: LIST /);
   assert.match(r.stdout, /\| etcd: CREATE teams\/s .*raw etcd puts/);
+  assert.match(r.stdout, /\| etcd: CREATE teams\/s \(64 clients\), server with 2 workers \| \d+ .*raw etcd puts/);
+  assert.match(r.stdout, /\| etcd: GET req\/s \(64 conns\), server with 2 workers \| \d+ /);
   assert.match(r.stdout, /\| etcd: write on replica A → watcher on B/);
 });

@@ -10,11 +10,12 @@ import { Etcd3 } from "etcd3";
 import { EtcdCluster } from "../../testing/etcd-cluster.js";
 import { type Bench, type Child, cannon, f, PATH, pct, req, spawnChild } from "../harness.js";
 import { teamBytes } from "../objects.js";
+import { workersBesideBaselines } from "./etcd-workers.js";
 import { benchGet } from "./get.js";
 
 const TEAMS = PATH.replace("/clusters", "/teams");
 
-/** BENCH_ETCD_PARTS=get,list,create,watch runs only those parts of the phase (to profile one). */
+/** BENCH_ETCD_PARTS=get,list,create,watch,workers runs only those parts of the phase (to profile one). */
 const parts = process.env.BENCH_ETCD_PARTS?.split(",");
 const wants = (part: string) => parts === undefined || parts.includes(part);
 
@@ -27,10 +28,15 @@ export async function benchEtcd(b: Bench): Promise<void> {
     const key = a.first.key as string;
     if (wants("get")) await benchGet({ ...b, server: a, dataDir: join(b.dir, "etcd-a"), port, key }, "etcd: ");
     if (wants("list")) await listBesideSqlite(b, a);
-    if (wants("create")) await createBesideRawPuts(b, a, etcd);
+    const rawRate = wants("create") ? await createBesideRawPuts(b, a, etcd) : undefined;
     if (wants("watch")) await replicaWatch(b, etcd, a);
     // Stopped, not killed: a --cpu-prof profile is written on exit.
     await a.ask({ cmd: "stop" }).catch(() => {});
+    // After the single replica stopped: the two workers share the machine with etcd alone.
+    if (wants("workers")) {
+      const raw = rawRate ?? (await rawEtcdPuts(etcd, teamBytes("raw-0123456789"), 64, b.N.dur * 1000)).rate;
+      await workersBesideBaselines(b, etcd.url, key, raw);
+    }
   } finally {
     for (const c of b.children) if (c.proc.exitCode === null) c.proc.kill();
     await etcd.stop();
@@ -70,7 +76,7 @@ async function listBesideSqlite(b: Bench, a: Child): Promise<void> {
 }
 
 /** CREATE of Teams through the platform on etcd, beside raw etcd puts of the same bytes, 64 at a time. */
-async function createBesideRawPuts(b: Bench, a: Child, etcd: EtcdCluster): Promise<void> {
+async function createBesideRawPuts(b: Bench, a: Child, etcd: EtcdCluster): Promise<number> {
   const port = a.first.port as number;
   const key = a.first.key as string;
   let seq = 0;
@@ -106,6 +112,7 @@ async function createBesideRawPuts(b: Bench, a: Child, etcd: EtcdCluster): Promi
   const perCreate = (method: string) =>
     f(((callsAfter.get(method) ?? 0) - (callsBefore.get(method) ?? 0)) / Math.max(1, c["2xx"]), 2);
   b.row("etcd: requests etcd served per CREATE: Range; Txn", `${perCreate("Range")}; ${perCreate("Txn")}`, "", "");
+  return raw.rate;
 }
 
 /**

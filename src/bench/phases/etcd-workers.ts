@@ -1,0 +1,110 @@
+/**
+ * The etcd phase's figures for `platform start --workers 2`: the real CLI server (a primary and two
+ * worker processes on one listening address, each a replica on the bench's etcd), measured with
+ * the same clients as the single-process lines, beside the same baselines. Two processes: on a
+ * machine of two cores they share them with etcd, the load generator and each other.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import { type Bench, cannon, f, PATH, req, spawnChild } from "../harness.js";
+import { clusterBytes, teamBytes } from "../objects.js";
+
+const TEAMS = PATH.replace("/clusters", "/teams");
+
+/** `platform start --workers 2` on `storageUrl`, until its banner says it serves; `key` is the shared admin key. */
+async function startWorkers(
+  dataDir: string,
+  storageUrl: string,
+  key: string,
+): Promise<{ proc: ChildProcess; port: number }> {
+  const proc = spawn(
+    process.execPath,
+    [
+      "bin/platform.js",
+      "start",
+      "--data-dir",
+      dataDir,
+      "--listen",
+      "127.0.0.1:0",
+      "--storage",
+      storageUrl,
+      "--workers",
+      "2",
+    ],
+    {
+      // The bench's replicas share one admin key (children.ts): a store bootstrapped before keeps it.
+      env: { ...process.env, PLATFORM_BOOTSTRAP_KEY: key },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  proc.stdout?.setEncoding("utf8");
+  let out = "";
+  const port = await new Promise<number>((resolve, reject) => {
+    proc.stdout?.on("data", (chunk: string) => {
+      out += chunk;
+      const m = /listening on 127\.0\.0\.1:(\d+)[\s\S]*workers: +2 processes/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    proc.once("exit", (code) => reject(new Error(`platform start --workers 2 exited (${code}):\n${out}`)));
+  });
+  return { proc, port };
+}
+
+/**
+ * CREATE of Teams with 64 clients (32 connections reach each worker), beside `rawRate` (the raw
+ * etcd puts of the single-process line), and GET of one object beside a bare node:https server
+ * sending the same bytes, measured now.
+ */
+export async function workersBesideBaselines(
+  b: Bench,
+  storageUrl: string,
+  key: string,
+  rawRate: number,
+): Promise<void> {
+  const { proc, port } = await startWorkers(join(b.dir, "etcd-workers"), storageUrl, key);
+  // Stopped (SIGTERM) by the bench's own cleanup too, should this phase fail half-way.
+  b.children.push({ proc, first: { port }, ask: () => Promise.reject(new Error("no IPC with platform start")) });
+  try {
+    let seq = 0;
+    const creates = (duration: number) =>
+      cannon(duration, {
+        url: `https://127.0.0.1:${port}${TEAMS}`,
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        requests: [{ setupRequest: (r) => ({ ...r, body: teamBytes(`w${seq++}`).toString() }) }],
+      });
+    await creates(1);
+    const c = await creates(b.N.dur);
+    if (c.non2xx) throw new Error(`CREATE with 2 workers answered ${c.non2xx} non-2xx`);
+    const rate = c["2xx"] / b.N.dur;
+    b.row(
+      "etcd: CREATE teams/s (64 clients), server with 2 workers",
+      f(rate, 0),
+      `${f(rawRate, 0)} (raw etcd puts)`,
+      `${f((100 * rate) / rawRate, 0)}%`,
+    );
+    const created = await req(port, key, "POST", PATH, clusterBytes("get-me-workers").toString());
+    if (created.status !== 201) throw new Error(`create failed: ${created.status} ${created.body}`);
+    const one = await req(port, key, "GET", `${PATH}/get-me-workers`);
+    const base = await spawnChild(["baseline", join(b.dir, "etcd-workers"), one.body.toString()], b.cpuProf);
+    b.children.push(base);
+    const auth = { authorization: `Bearer ${key}` };
+    await cannon(1, { url: `https://127.0.0.1:${port}${PATH}/get-me-workers`, headers: auth });
+    const g = await cannon(b.N.dur, { url: `https://127.0.0.1:${port}${PATH}/get-me-workers`, headers: auth });
+    const gb = await cannon(b.N.dur, { url: `https://127.0.0.1:${base.first.port as number}/` });
+    if (g.non2xx) throw new Error(`GET with 2 workers answered ${g.non2xx} non-2xx`);
+    b.row(
+      "etcd: GET req/s (64 conns), server with 2 workers",
+      f(g.requests.average, 0),
+      f(gb.requests.average, 0),
+      `${f((100 * g.requests.average) / gb.requests.average, 0)}%`,
+    );
+    base.proc.kill();
+  } finally {
+    if (proc.exitCode === null) {
+      const exited = new Promise((r) => proc.once("exit", r));
+      proc.kill("SIGTERM");
+      await exited;
+    }
+  }
+}
