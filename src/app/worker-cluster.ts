@@ -33,14 +33,26 @@ export function parseWorkers(value: string | undefined): number {
   return n;
 }
 
-/** Refuses several workers on a store only one process may open. */
-export function assertWorkersFitStorage(workers: number, storage: string | undefined): void {
+/**
+ * Refuses several workers where they cannot work: on a store only one process may open, and with
+ * single sign-on, whose sign-ins in progress live in the memory of the process that began them
+ * (a connection of the same browser may reach another worker).
+ */
+export function assertWorkersAllowed(workers: number, storage: string | undefined, sso: boolean): void {
   if (workers <= 1) return;
-  if (storage !== undefined && /^etcds?:/i.test(storage)) return;
-  throw new Error(
-    `--workers ${workers} needs etcd storage (--storage etcd://host:2379): the embedded SQLite store ` +
-      "is owned by one server process (it holds the database's lock and its revision), so it runs with one worker",
-  );
+  if (storage === undefined || !/^etcds?:/i.test(storage)) {
+    throw new Error(
+      `--workers ${workers} needs etcd storage (--storage etcd://host:2379): the embedded SQLite store ` +
+        "is owned by one server process (it holds the database's lock and its revision), so it runs with one worker",
+    );
+  }
+  if (sso) {
+    throw new Error(
+      `--workers ${workers} does not work with single sign-on (--oidc-*) yet: a sign-in in progress lives in the ` +
+        "memory of one process, and the browser's next connection may reach another worker; run one worker " +
+        "per replica (several replicas behind a load balancer with session affinity, docs/deployment.md)",
+    );
+  }
 }
 
 /** True in a process forked by the primary: it runs the server and reports to the primary. */

@@ -122,11 +122,10 @@ Examples:
         throw new Error("--tls-cert-file and --tls-private-key-file go together");
       }
       // Loaded only here: every other command starts without the server's modules.
-      const { assertWorkersFitStorage, isServerWorker, parseWorkers, reportWorkerReady, runPrimary } = await import(
+      const { assertWorkersAllowed, isServerWorker, parseWorkers, reportWorkerReady, runPrimary } = await import(
         "../app/worker-cluster.js"
       );
       const workers = parseWorkers(opts.workers);
-      assertWorkersFitStorage(workers, opts.storage);
       const config: ServerConfig = {
         dataDir: opts.dataDir ?? "./data",
         host,
@@ -146,6 +145,7 @@ Examples:
           : undefined,
         metricsListen: opts.metricsListen ? parseListen(opts.metricsListen, "--metrics-listen") : undefined,
       };
+      assertWorkersAllowed(workers, config.storage, config.oidc !== undefined);
       if (workers > 1 && !isServerWorker()) {
         // The primary (worker-cluster.ts): bootstraps once, then runs the server in `workers` processes.
         const { bootstrapBeforeWorkers } = await import("../app/primary-bootstrap.js");
