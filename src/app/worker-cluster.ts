@@ -95,7 +95,7 @@ export async function runPrimary(count: number, bootstrap: () => Promise<void>, 
   const allReady = new Promise<void>((resolve, reject) => {
     startFailed = reject;
     const fork = (slot: Slot) => {
-      const worker = cluster.fork({ PLATFORM_WORKER: String(slot.index + 1) });
+      const worker = cluster.fork();
       slot.worker = worker;
       slot.readyAt = undefined;
       worker.on("message", (message: ReadyMessage) => {
