@@ -28,14 +28,15 @@ export async function benchEtcd(b: Bench): Promise<void> {
     const key = a.first.key as string;
     if (wants("get")) await benchGet({ ...b, server: a, dataDir: join(b.dir, "etcd-a"), port, key }, "etcd: ");
     if (wants("list")) await listBesideSqlite(b, a);
-    const rawRate = wants("create") ? await createBesideRawPuts(b, a, etcd) : undefined;
+    if (wants("create")) await createBesideRawPuts(b, a, etcd);
     if (wants("watch")) await replicaWatch(b, etcd, a);
     // Stopped, not killed: a --cpu-prof profile is written on exit.
     await a.ask({ cmd: "stop" }).catch(() => {});
     // After the single replica stopped: the two workers share the machine with etcd alone.
     if (wants("workers")) {
-      const raw = rawRate ?? (await rawEtcdPuts(etcd, teamBytes("raw-0123456789"), 64, b.N.dur * 1000)).rate;
-      await workersBesideBaselines(b, etcd.url, key, raw);
+      await workersBesideBaselines(b, etcd.url, key, () =>
+        rawEtcdPuts(etcd, teamBytes("raw-0123456789"), 64, b.N.dur * 1000),
+      );
     }
   } finally {
     for (const c of b.children) if (c.proc.exitCode === null) c.proc.kill();
@@ -76,7 +77,7 @@ async function listBesideSqlite(b: Bench, a: Child): Promise<void> {
 }
 
 /** CREATE of Teams through the platform on etcd, beside raw etcd puts of the same bytes, 64 at a time. */
-async function createBesideRawPuts(b: Bench, a: Child, etcd: EtcdCluster): Promise<number> {
+async function createBesideRawPuts(b: Bench, a: Child, etcd: EtcdCluster): Promise<void> {
   const port = a.first.port as number;
   const key = a.first.key as string;
   let seq = 0;
@@ -112,7 +113,6 @@ async function createBesideRawPuts(b: Bench, a: Child, etcd: EtcdCluster): Promi
   const perCreate = (method: string) =>
     f(((callsAfter.get(method) ?? 0) - (callsBefore.get(method) ?? 0)) / Math.max(1, c["2xx"]), 2);
   b.row("etcd: requests etcd served per CREATE: Range; Txn", `${perCreate("Range")}; ${perCreate("Txn")}`, "", "");
-  return raw.rate;
 }
 
 /**
