@@ -113,6 +113,9 @@ class Relay implements Dispatcher.DispatchHandlers {
   private complete = false;
   private delimited = false;
   private rejected = false;
+  /** undici's resume(), registered for the client's `drain` the first time a write is refused. */
+  private resume?: () => void;
+  private waitsForDrain = false;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -146,7 +149,7 @@ class Relay implements Dispatcher.DispatchHandlers {
     this.headers = relayedHeaders(rawHeaders ?? []);
     this.delimited = this.headers["content-length"] !== undefined;
     this.held = [];
-    this.res.on("drain", resume);
+    this.resume = resume;
     // The body that came with the headers arrives in this same turn: wait for it.
     setImmediate(() => this.startStreaming());
     return true;
@@ -159,13 +162,21 @@ class Relay implements Dispatcher.DispatchHandlers {
       this.held.push(chunk);
       return true;
     }
-    return this.res.write(chunk);
+    if (this.res.write(chunk)) return true;
+    // The client reads slower than the upstream sends: undici pauses until the client drains.
+    if (!this.waitsForDrain && this.resume) {
+      this.waitsForDrain = true;
+      this.res.on("drain", this.resume);
+    }
+    return false;
   }
 
   onComplete(): void {
     this.complete = true;
-    if (this.rejected || this.held) return; // answered whole by startStreaming()
-    this.res.end();
+    if (this.rejected) return;
+    // Complete in the turn its headers came: answered whole now (the turn's end finds nothing held).
+    if (this.held) this.startStreaming();
+    else this.res.end();
   }
 
   onError(err: Error): void {
@@ -211,6 +222,9 @@ class Relay implements Dispatcher.DispatchHandlers {
   }
 }
 
+/** `Connection: keep-alive` (what every keep-alive answer says) names no header. */
+const PLAIN_CONNECTION = /^\s*(keep-alive|close)\s*$/i;
+
 function relayedHeaders(raw: Buffer[] | string[]): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   let connection: string | undefined;
@@ -223,6 +237,8 @@ function relayedHeaders(raw: Buffer[] | string[]): OutgoingHttpHeaders {
     out[name] = prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [String(prior), value];
   }
   // Headers the upstream named in Connection are for the hop, not for the client.
-  if (connection !== undefined) for (const name of connectionTokens({ connection })) delete out[name];
+  if (connection !== undefined && !PLAIN_CONNECTION.test(connection)) {
+    for (const name of connectionTokens({ connection })) delete out[name];
+  }
   return out;
 }

@@ -49,7 +49,8 @@ export class GatewayHandler {
 
   private track(o: ServerResponse | Duplex): void {
     this.open.add(o);
-    o.once("close", () => this.open.delete(o));
+    // `close` comes once: on() spares once()'s wrapper, per request.
+    o.on("close", () => this.open.delete(o));
   }
 
   serve(req: IncomingMessage, res: ServerResponse): void {
