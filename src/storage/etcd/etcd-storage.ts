@@ -4,8 +4,8 @@
  * transactions comparing create/mod revisions, lists are ranges at a revision.
  *
  * Calls: Range, Txn and Compact go over etcd's HTTP/JSON gateway (kv-http.ts), which costs the
- * server about a third of the CPU of the same call through gRPC; leader election (leases) and
- * the watch stream use the etcd3 gRPC client.
+ * server about a third of the CPU of the same call through gRPC (kv-client.ts says when gRPC is
+ * used instead); leader election (leases) and the watch stream use the etcd3 gRPC client.
  *
  * Watches: one gRPC stream over the whole key space per storage, fanned out locally
  * (watch-hub.ts, watch-stream.ts). The store's current revision, which every consistent read
@@ -28,7 +28,8 @@ import type {
 } from "../interface.js";
 import { keyBefore, prefixEnd } from "../key-range.js";
 import { CoalescedRead } from "./coalesced-read.js";
-import { type Compare, EtcdKvHttp, type RequestOp, type TxnResponse } from "./kv-http.js";
+import { EtcdKvClient } from "./kv-client.js";
+import type { Compare, RequestOp, TxnResponse } from "./kv-http.js";
 import { EtcdWatchHub } from "./watch-hub.js";
 import { ALL_KEYS } from "./watch-stream.js";
 
@@ -93,8 +94,8 @@ export function etcdClientOptions(options: EtcdStorageOptions): IOptions {
 export class EtcdStorage implements Storage {
   /** gRPC: the watch stream and leader election (leases). */
   readonly client: Etcd3;
-  /** HTTP/JSON gateway: every KV call. */
-  readonly kv: EtcdKvHttp;
+  /** Every KV call: over etcd's HTTP/JSON gateway (gRPC where the gateway refuses the identity). */
+  readonly kv: EtcdKvClient;
   /** The one etcd watch stream of this storage, fanned out to every watch. */
   readonly hub: EtcdWatchHub;
   /** Revision checks shared by the callers that arrive while one is in flight. */
@@ -103,7 +104,7 @@ export class EtcdStorage implements Storage {
 
   constructor(options: EtcdStorageOptions) {
     this.client = new Etcd3(etcdClientOptions(options));
-    this.kv = new EtcdKvHttp(options);
+    this.kv = new EtcdKvClient(options, this.client);
     this.hub = new EtcdWatchHub(this.client);
     this.revisionCheck = new CoalescedRead(() => this.readRevision());
   }

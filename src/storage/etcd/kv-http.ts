@@ -110,6 +110,19 @@ export interface TxnResponse {
   readonly responses: ResponseOp[];
 }
 
+/** The KV calls the storage makes, whichever way they travel (kv-http.ts, kv-grpc.ts). */
+export interface EtcdKv {
+  range(r: RangeRequest): Promise<RangeResponse>;
+  txn(t: TxnRequest): Promise<TxnResponse>;
+  compact(revision: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** etcd's gateway refuses, with auth on, every request whose client certificate names a user. */
+export function isGatewayRefusal(err: unknown): boolean {
+  return err instanceof EtcdRequestError && /CommonName of client sending a request against gateway/.test(err.message);
+}
+
 /** An error etcd answered (message as etcd words it, e.g. "etcdserver: mvcc: required revision has been compacted"), or a transport failure (code 14). */
 export class EtcdRequestError extends Error {
   constructor(
@@ -248,13 +261,15 @@ function errorOf(status: number, text: string): EtcdRequestError {
 
 // ---- the client ----------------------------------------------------------------------------
 
-export class EtcdKvHttp {
+export class EtcdKvHttp implements EtcdKv {
   private readonly pools: Pool[];
   private readonly origins: string[];
   /** Index of the endpoint in use. */
   private current = 0;
   private token: Promise<string> | undefined;
   private closed = false;
+  /** Tokens fetched so far (tests). */
+  authentications = 0;
 
   constructor(private readonly options: EtcdKvHttpOptions) {
     const tls = options.tls === true || options.ca !== undefined || options.cert !== undefined;
@@ -301,8 +316,8 @@ export class EtcdKvHttp {
   }
 
   /** Compacting twice to one revision is harmless, so this one is retried like a read. */
-  async compact(revision: number, physical = true): Promise<void> {
-    await this.call("/v3/kv/compaction", { revision: String(revision), physical }, true);
+  async compact(revision: number): Promise<void> {
+    await this.call("/v3/kv/compaction", { revision: String(revision), physical: true }, true);
   }
 
   /** The origin requests go to now (tests). */
@@ -368,6 +383,13 @@ export class EtcdKvHttp {
     const text = await res.body.text();
     if (res.statusCode === 200) return { ok: JSON.parse(text) as T };
     const err = errorOf(res.statusCode, text);
+    if (/transport: /.test(err.message) && this.origins[index]!.startsWith("https:")) {
+      // The gateway could not reach etcd's own gRPC server on the same port. Under TLS that is
+      // almost always this (the gateway presents the member's certificate as a client's):
+      err.message +=
+        " — with --client-cert-auth, etcd's member certificate must also allow client auth" +
+        " (extendedKeyUsage clientAuth, as etcd's guides and kubeadm issue it)";
+    }
     return { err, sent: !/no leader/.test(err.message) };
   }
 
@@ -388,6 +410,7 @@ export class EtcdKvHttp {
   }
 
   private async authenticate(): Promise<string> {
+    this.authentications++;
     const payload = JSON.stringify({ name: this.options.user, password: this.options.password ?? "" });
     for (let tried = 0; ; tried++) {
       const index = this.current;
