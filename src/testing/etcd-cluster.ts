@@ -211,7 +211,6 @@ export class EtcdCluster {
   async leader(): Promise<number> {
     for (let attempt = 0; attempt < READY_ATTEMPTS; attempt++) {
       for (let i = 0; i < this.members.length; i++) {
-        const m = this.members[i]!;
         if (!this.isRunning(i)) continue;
         try {
           const status = (await this.post(i, "/v3/maintenance/status", {})) as {
