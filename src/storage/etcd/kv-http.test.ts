@@ -106,6 +106,32 @@ describe("etcd KV over the JSON gateway", () => {
     }
   });
 
+  test("an etcd user given while etcd's auth is off is refused with etcd's reason", async () => {
+    const storage = new EtcdStorage(parseEtcdUrl(`${etcd.url}?user=root&password=x`));
+    try {
+      await assert.rejects(
+        storage.currentRevision(),
+        (e: unknown) => isStorageError(e, "Unavailable") && /authentication is not enabled/.test(e.message),
+      );
+    } finally {
+      await storage.close();
+    }
+  });
+
+  test("a read whose kept-alive connection was closed under it is sent again", async () => {
+    const dropping = await droppingServer();
+    const kv = new EtcdKvHttp({ endpoints: [`127.0.0.1:${dropping.port}`] });
+    try {
+      await assert.rejects(kv.range({ key: "/x" }), (e: unknown) => e instanceof EtcdRequestError && e.code === 14);
+      assert.equal(dropping.requests(), 2, "a read is tried twice on a single endpoint");
+      await assert.rejects(kv.txn({ compare: [], success: [], failure: [] }));
+      assert.equal(dropping.requests(), 3, "a write once");
+    } finally {
+      await kv.close();
+      dropping.server.close();
+    }
+  });
+
   test("int64 values are exact or refused", () => {
     assert.equal(int64(undefined), 0);
     assert.equal(int64("9007199254740991"), Number.MAX_SAFE_INTEGER);

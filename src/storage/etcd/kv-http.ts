@@ -16,7 +16,9 @@
  *
  * Auth: with a user, a token from `/v3/auth/authenticate` goes in the Authorization header; when
  * etcd says it is no longer valid (tokens expire, --auth-token-ttl), one fresh token is fetched
- * for everyone and the request is sent again (it was refused, so nothing was applied).
+ * for everyone and the request is sent again (it was refused, so nothing was applied). A user
+ * given while etcd's auth is off fails every call ("authentication is not enabled"), as the
+ * gRPC watch with it would never start.
  *
  * On the wire bytes are base64 and int64 values are decimal strings; revisions become numbers
  * only after a check that they are exact (Number.isSafeInteger).
@@ -387,7 +389,7 @@ export class EtcdKvHttp implements EtcdKv {
       }
       if ("ok" in outcome) return outcome.ok;
       const { err, sent } = outcome;
-      if (err.code === CODE_UNAUTHENTICATED && token !== undefined && !reauthenticated) {
+      if (err.code === CODE_UNAUTHENTICATED && tokenPromise !== undefined && !reauthenticated) {
         reauthenticated = true;
         // Expired: the next call fetches a fresh one (once, unless another caller already did).
         if (this.token === tokenPromise) this.token = undefined;
@@ -396,7 +398,9 @@ export class EtcdKvHttp implements EtcdKv {
       if (err.code !== CODE_UNAVAILABLE) throw err;
       this.failover(index);
       tried++;
-      if (tried >= this.pools.length || (sent && !idempotent)) throw err;
+      // A read gets a second try even with one endpoint: a kept-alive connection the member
+      // closed (restarted) fails the request on it, and a fresh one may well succeed.
+      if (tried >= Math.max(this.pools.length, idempotent ? 2 : 1) || (sent && !idempotent)) throw err;
     }
   }
 
@@ -410,7 +414,7 @@ export class EtcdKvHttp implements EtcdKv {
     body: string,
     token: string | undefined,
   ): Promise<{ ok: T } | { err: EtcdRequestError; sent: boolean }> {
-    const headers = token === undefined ? JSON_HEADERS : [...JSON_HEADERS, "authorization", token];
+    const headers = token ? [...JSON_HEADERS, "authorization", token] : JSON_HEADERS;
     const res = await post(this.pools[index]!, path, headers, body);
     if (res.status === 200) return { ok: JSON.parse(res.text) as T };
     const err = errorOf(res.status, res.text);
@@ -454,7 +458,7 @@ export class EtcdKvHttp implements EtcdKv {
       }
       if ("ok" in outcome) {
         if (!outcome.ok.token)
-          throw new EtcdRequestError("etcd authentication answered no token (is auth enabled?)", 16);
+          throw new EtcdRequestError("etcd authentication answered no token", CODE_UNAUTHENTICATED);
         return outcome.ok.token;
       }
       if (outcome.err.code !== CODE_UNAVAILABLE || tried + 1 >= this.pools.length) throw outcome.err;
