@@ -1,5 +1,5 @@
 /**
- * etcd's KV calls (Range, Txn, Put, DeleteRange, Compact) over etcd's own HTTP/JSON gateway
+ * etcd's KV calls the storage makes (Range, Txn, with puts and deletes inside; Compact) over etcd's own HTTP/JSON gateway
  * (`POST /v3/kv/...` on the client port, every etcd v3.4+ serves it), with undici keep-alive pools.
  *
  * Why not gRPC: measured on one machine (64 concurrent puts of a 300-byte object, warm), the
@@ -339,15 +339,6 @@ export class EtcdKvHttp implements EtcdKv {
     };
     // A transaction that only reads could be retried, but the storage's all write.
     return decodeTxn(await this.call<WireTxn>("/v3/kv/txn", body, false));
-  }
-
-  async put(p: PutRequest): Promise<number> {
-    const res = await this.call<WireRange>("/v3/kv/put", { key: b64(p.key), value: b64(p.value) }, false);
-    return int64(res.header?.revision);
-  }
-
-  async deleteRange(d: DeleteRangeRequest): Promise<DeleteRangeResponse> {
-    return decodeDelete(await this.call<WireDelete>("/v3/kv/deleterange", encodeDelete(d), false));
   }
 
   /** Compacting twice to one revision is harmless, so this one is retried like a read. */
