@@ -68,6 +68,8 @@ export interface EtcdStorageOptions {
   readonly password?: string;
   /** Use TLS with the system's trust roots even without `ca`. */
   readonly tls?: boolean;
+  /** How KV calls travel: etcd's JSON gateway (default) or gRPC (see kv-client.ts). */
+  readonly transport?: "gateway" | "grpc";
 }
 
 export function etcdClientOptions(options: EtcdStorageOptions): IOptions {
