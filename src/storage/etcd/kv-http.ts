@@ -1,13 +1,15 @@
 /**
- * etcd's KV calls the storage makes (Range, Txn, with puts and deletes inside; Compact) over etcd's own HTTP/JSON gateway
- * (`POST /v3/kv/...` on the client port, every etcd v3.4+ serves it), with undici keep-alive pools.
+ * The KV calls the storage makes (Range; Txn, which carries its puts and deletes; Compact) over
+ * etcd's own HTTP/JSON gateway (`POST /v3/kv/...` on the client port, served by every etcd
+ * 3.4+), with undici keep-alive pools.
  *
- * Why not gRPC: measured on one machine (64 concurrent puts of a 300-byte object, warm), the
- * `etcd3` gRPC client spent ~410 µs of client CPU per put — almost all of it in @grpc/grpc-js and
- * protobufjs, the wrapper added nothing measurable — against ~130 µs over the JSON gateway, which
- * also carried more puts per second. Every request the server makes to etcd pays that cost.
- * The watch stream stays on gRPC (watch-stream.ts): it is one stream per replica, not a call per
- * request.
+ * Why not gRPC: measured with 64 concurrent calls, the `etcd3` gRPC client spent ~410 µs of
+ * client CPU per put, almost all of it in @grpc/grpc-js and protobufjs (its wrapper added
+ * nothing measurable), against ~130 µs over the gateway, which also carried more puts per
+ * second. The other side: etcd spends two to three times more CPU per call on the gateway (it
+ * decodes the JSON and calls its own gRPC server), less in all but more in etcd; kv-client.ts
+ * keeps gRPC as a choice for when etcd's CPU is the limit. The watch stream stays on gRPC
+ * (watch-stream.ts): over the gateway's HTTP/1.1 no request can follow the one that opens it.
  *
  * Failover: one endpoint is used at a time; a transport failure or an etcd "no leader" moves to
  * the next one. A read is then retried there at once, a write only when it surely never reached
