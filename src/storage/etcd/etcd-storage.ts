@@ -96,7 +96,7 @@ export function etcdClientOptions(options: EtcdStorageOptions): IOptions {
 export class EtcdStorage implements Storage {
   /** gRPC: the watch stream and leader election (leases). */
   readonly client: Etcd3;
-  /** Every KV call: over etcd's HTTP/JSON gateway (gRPC where the gateway refuses the identity). */
+  /** Every KV call: over etcd's HTTP/JSON gateway, or gRPC (transport=grpc, or an identity the gateway refuses). */
   readonly kv: EtcdKvClient;
   /** The one etcd watch stream of this storage, fanned out to every watch. */
   readonly hub: EtcdWatchHub;
