@@ -49,7 +49,12 @@ export async function* keysAt(storage: Storage, revision: number): AsyncGenerato
   for (const prefix of BACKUP_PREFIXES) {
     let after: string | undefined;
     for (;;) {
-      const page = await storage.list(prefix, { revision, limit: PAGE, ...(after !== undefined ? { after } : {}) });
+      const page = await storage.list(prefix, {
+        revision,
+        limit: PAGE,
+        countRemaining: false,
+        ...(after !== undefined ? { after } : {}),
+      });
       yield* page.items;
       if (!page.more || page.items.length === 0) break;
       after = page.items[page.items.length - 1]!.key;

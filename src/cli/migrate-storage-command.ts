@@ -31,7 +31,12 @@ export async function migrateStorage(
   let after: string | undefined;
   let keys = 0;
   for (;;) {
-    const page = await from.list(REGISTRY_PREFIX, { revision, limit: PAGE, ...(after !== undefined ? { after } : {}) });
+    const page = await from.list(REGISTRY_PREFIX, {
+      revision,
+      limit: PAGE,
+      countRemaining: false,
+      ...(after !== undefined ? { after } : {}),
+    });
     for (let i = 0; i < page.items.length; i += BATCH) {
       const ops: TxnOp[] = page.items
         .slice(i, i + BATCH)

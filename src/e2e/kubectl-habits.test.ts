@@ -79,6 +79,8 @@ describe("kubectl habits", () => {
     const mine = await ok(bob, ["auth", "can-i", "--list", "-n", "platform"]);
     assert.match(mine, /^sharedsecrets\.management\.platform\s+\[\]\s+\[db\]\s+\[get update\]$/m);
     assert.match(mine, /^users\.management\.platform\s+\[\]\s+\[bob\]\s+\[get\]$/m);
+    // Events: everyone reads them (each filtered to its object), nobody writes them.
+    assert.match(mine, /^events\s+\[\]\s+\[\]\s+\[get list watch\]$/m);
     assert.match(mine, /^ownedaccesskeys\.management\.platform\s+\[\]\s+\[bob-key\]\s+\[delete get patch update\]$/m);
     // Nothing about objects bob holds no right on, and no create on users.
     assert.doesNotMatch(mine, /hidden/);

@@ -25,6 +25,12 @@ export interface ListOptions {
   readonly after?: string;
   /** At most this many items (0/undefined: no limit). */
   readonly limit?: number;
+  /**
+   * False: leave `remaining` at 0. A caller that walks the whole key space page by page (backup,
+   * migrate-storage) does not need it, and counting it on every page makes the walk quadratic
+   * on a store that has to count (SQLite).
+   */
+  readonly countRemaining?: boolean;
 }
 
 export interface ListResult {
@@ -33,7 +39,7 @@ export interface ListResult {
   readonly revision: number;
   /** True when `limit` cut the list short. */
   readonly more: boolean;
-  /** How many keys remain after the last returned one (only meaningful when `more`). */
+  /** How many keys remain after the last returned one (only meaningful when `more`, and 0 when `countRemaining` was false). */
   readonly remaining: number;
 }
 

@@ -144,6 +144,28 @@ function ownNames(user: UserInfo, plural: string): string[] | undefined {
   return undefined;
 }
 
+/**
+ * Core Events are served beside the registry's kinds (not one of its resource types), so they are
+ * asked about on their own: everyone may read them, each filtered to the objects the caller may get.
+ */
+async function eventRules(authorizer: Authorizer, user: UserInfo, namespace: string): Promise<ResourceRule[]> {
+  const verbs = await allowedVerbs(
+    authorizer,
+    user,
+    ["get", "list", "watch", "create", "update", "delete"],
+    (verb) => ({
+      verb,
+      apiGroup: "",
+      resource: "events",
+      subresource: "",
+      namespace,
+      name: "",
+      resourceRequest: true,
+    }),
+  );
+  return verbs.length ? [{ verbs, apiGroups: [""], resources: ["events"] }] : [];
+}
+
 /** What every authenticated caller may read outside the resources: discovery, version, openapi. */
 async function nonResourceRules(authorizer: Authorizer, user: UserInfo) {
   const probe = nonResourceAttributes("get", "/version");
@@ -178,6 +200,7 @@ async function rulesOf(
     rules.push(...kind.rules);
     incomplete ||= kind.incomplete;
   }
+  rules.push(...(await eventRules(deps.authorizer, ctx.user, namespace)));
   return {
     resourceRules: merge(rules),
     nonResourceRules: await nonResourceRules(deps.authorizer, ctx.user),

@@ -92,6 +92,25 @@ describe("sqlite storage", () => {
     }
   });
 
+  test("a paged list counts the remaining keys unless countRemaining is false", async () => {
+    const storage = openSqliteStorage(":memory:");
+    try {
+      await Promise.all(Array.from({ length: 10 }, (_, i) => storage.create(`/p/${i}`, bytes(`${i}`))));
+      const counted = await storage.list("/p/", { limit: 3 });
+      assert.equal(counted.more, true);
+      assert.equal(counted.remaining, 7);
+      const uncounted = await storage.list("/p/", { limit: 3, countRemaining: false });
+      assert.equal(uncounted.more, true);
+      assert.equal(uncounted.remaining, 0);
+      assert.deepEqual(
+        uncounted.items.map((kv) => kv.key),
+        counted.items.map((kv) => kv.key),
+      );
+    } finally {
+      await storage.close();
+    }
+  });
+
   test("data, revisions and the compacted revision survive close and reopen", async () => {
     const { dir, remove } = await tempDir();
     const path = join(dir, "db.sqlite");

@@ -352,7 +352,7 @@ export class SqliteStorage implements Storage {
     const more = limit > 0 && rows.length > limit;
     const page = (more ? rows.slice(0, limit) : rows).filter((r) => r.name.startsWith(prefix));
     let remaining = 0;
-    if (more) {
+    if (more && options.countRemaining !== false) {
       const last = page.length > 0 ? page[page.length - 1]!.name : params.after;
       remaining = (statements.count.get({ ...params, after: last }) as { n: number }).n;
     }
