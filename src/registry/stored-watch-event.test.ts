@@ -121,3 +121,21 @@ describe("watch events as stored bytes", () => {
     assert.equal(shown.decodes(), 3);
   });
 });
+
+describe("storedFrame", () => {
+  it("frames the stored JSON as one HTTP/1.1 chunk holding one watch line", () => {
+    const json = Buffer.from('{"kind":"Gadget","metadata":{"resourceVersion":"7","name":"é"}}');
+    const frame = storedFrame("MODIFIED", json);
+    const line = frame.line.toString();
+    assert.ok(line.endsWith("\n"));
+    assert.deepEqual(JSON.parse(line), { type: "MODIFIED", object: JSON.parse(json.toString()) });
+    const chunk = frame.chunk.toString("latin1");
+    const size = Number.parseInt(chunk.slice(0, chunk.indexOf("\r\n")), 16);
+    assert.equal(size, frame.line.length, "the chunk size counts bytes, not characters");
+    assert.ok(frame.chunk.subarray(-2).equals(Buffer.from("\r\n")));
+    assert.equal(frame.chunk.length, chunk.indexOf("\r\n") + 2 + size + 2);
+    // Another type of the same bytes is another frame.
+    assert.equal(JSON.parse(storedFrame("ADDED", json).line.toString()).type, "ADDED");
+    assert.equal(JSON.parse(storedFrame("MODIFIED", json).line.toString()).type, "MODIFIED");
+  });
+});
