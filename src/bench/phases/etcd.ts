@@ -171,7 +171,7 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
   const before = await cpuNow(etcd, a, r2);
   const callsBefore = await etcdCalls(etcd);
   await a.ask({ cmd: "loopdelay" });
-  const { answered } = await driver.ask<Pick<DriverResult, "answered">>({ cmd: "run" });
+  const { answered, cpuMs } = await driver.ask<Pick<DriverResult, "answered" | "cpuMs">>({ cmd: "run" });
   const used = cpuSince(before, await cpuNow(etcd, a, r2));
   const loop = await a.ask<LoopDelay>({ cmd: "loopdelay" });
   const callsAfter = await etcdCalls(etcd);
@@ -186,7 +186,7 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
   b.row(
     "etcd: those PATCHes' response time on A, ms p50/p99; A's CPU per PATCH",
     `${f(pct(answered, 50))}/${f(pct(answered, 99))}; ${us(used.a)} µs`,
-    `B ${us(used.b)}; etcd ${us(used.etcd)} µs (CPU per PATCH)`,
+    `B ${us(used.b)}; etcd ${us(used.etcd)}; load generator ${us(cpuMs)} µs (CPU per PATCH)`,
     "",
   );
   b.row(
