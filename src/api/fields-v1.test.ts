@@ -82,6 +82,46 @@ describe("fieldsV1Of", () => {
     assert.deepEqual(fieldsV1Of({}), {});
     assert.deepEqual(fieldsV1Of(undefined), {});
   });
+
+  it("comes out canonical: keys and list items in order, as normalizeFieldsV1 writes the set", () => {
+    const unordered = {
+      spec: {
+        zeta: { b: 1, a: { d: [], c: {} } },
+        roles: [{ name: "view", verbs: ["list", "get"] }, { name: "admin" }, {}],
+        ports: [
+          { protocol: "UDP", port: 53 },
+          { port: 80, protocol: "TCP", extra: null },
+        ],
+        alpha: [3, 1, 2],
+      },
+      metadata: { labels: { z: "1", a: "2" }, finalizers: ["b", "a"] },
+    };
+    for (const obj of [team, unordered]) {
+      const fs = fieldsV1Of(obj, listType);
+      assert.equal(JSON.stringify(fs), JSON.stringify(normalizeFieldsV1(fs)));
+    }
+    assert.deepEqual(
+      fieldsV1Of(
+        {
+          spec: {
+            ports: [
+              { port: 80, protocol: "TCP" },
+              { port: 53, protocol: "UDP" },
+            ],
+          },
+        },
+        listType,
+      ),
+      {
+        "f:spec": {
+          "f:ports": {
+            'k:{"port":53,"protocol":"UDP"}': { ".": {}, "f:port": {}, "f:protocol": {} },
+            'k:{"port":80,"protocol":"TCP"}': { ".": {}, "f:port": {}, "f:protocol": {} },
+          },
+        },
+      },
+    );
+  });
 });
 
 describe("set operations", () => {
@@ -117,6 +157,11 @@ describe("set operations", () => {
     assert.equal(isEmptyFieldsV1(undefined), true);
     assert.equal(isEmptyFieldsV1({ "f:spec": {} }), false);
     assert.equal(isEmptyFieldsV1(differenceFieldsV1(a, a)), true);
+    // Not canonical: the root alone (`.`), a nested `.`, a non-object leaf are all members.
+    assert.equal(isEmptyFieldsV1({ ".": {} }), false);
+    assert.equal(isEmptyFieldsV1({ "f:spec": { ".": {} } }), false);
+    assert.equal(isEmptyFieldsV1({ "f:spec": { "f:a": null } } as never), false);
+    assert.equal(isEmptyFieldsV1([] as never), true);
   });
 
   it("normalises: `.` without children becomes a leaf, keys sorted", () => {

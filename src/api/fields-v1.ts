@@ -291,37 +291,41 @@ function listTypeAt(listType: ListTypeOf | undefined, path: readonly string[]): 
   return listType?.(path) ?? { type: "atomic" };
 }
 
-function addObject(node: Node, path: readonly string[], obj: Record<string, unknown>, lt?: ListTypeOf): void {
-  for (const [k, v] of Object.entries(obj)) addValue(child(node, `f:${k}`), [...path, k], v, lt);
+/** The FieldsV1 set of the fields present in a (partial) object. */
+export function fieldsV1Of(obj: unknown, listType?: ListTypeOf): FieldsV1 {
+  // Built directly in canonical form, without the tree diffs and unions need: every create and
+  // update computes it, and nothing in one value's own fields is ever pruned (each leaf is in the set).
+  return isPlainObject(obj) ? objectFields(obj, [], listType) : {};
 }
 
-function addValue(node: Node, path: readonly string[], v: unknown, lt?: ListTypeOf): void {
+function objectFields(obj: Record<string, unknown>, path: readonly string[], lt?: ListTypeOf): FieldsV1 {
+  return sortedFields(Object.keys(obj).map((k) => [`f:${k}`, valueFields(obj[k], [...path, k], lt)]));
+}
+
+function valueFields(v: unknown, path: readonly string[], lt?: ListTypeOf): FieldsV1 {
   if (Array.isArray(v)) {
     const type = listTypeAt(lt, path);
     const items = v.length > 0 ? listElements(v, type) : undefined;
-    if (!items) {
-      node.member = true;
-      return;
-    }
+    // An atomic or empty list is a leaf.
+    if (!items) return {};
+    const out: [string, FieldsV1][] = [];
     for (const [element, item] of items) {
-      const c = child(node, element);
-      c.member = true;
-      if (type.type === "map" && isPlainObject(item)) addObject(c, path, item, lt);
+      const fields = type.type === "map" && isPlainObject(item) ? objectFields(item, path, lt) : {};
+      // Each item is in the set itself: with fields of its own, it says so with `.`.
+      out.push([element, Object.keys(fields).length > 0 ? { ".": {}, ...fields } : fields]);
     }
-    return;
+    return sortedFields(out);
   }
-  if (isPlainObject(v) && Object.keys(v).length > 0) {
-    addObject(node, path, v, lt);
-    return;
-  }
-  node.member = true;
+  // A non-empty object is not itself in the set (a struct), only its fields; anything else is a leaf.
+  return isPlainObject(v) && Object.keys(v).length > 0 ? objectFields(v, path, lt) : {};
 }
 
-/** The FieldsV1 set of the fields present in a (partial) object. */
-export function fieldsV1Of(obj: unknown, listType?: ListTypeOf): FieldsV1 {
-  const root = newNode();
-  if (isPlainObject(obj)) addObject(root, [], obj, listType);
-  return toFieldsV1(root);
+/** Elements in toFieldsV1's order. */
+function sortedFields(entries: [string, FieldsV1][]): FieldsV1 {
+  entries.sort((a, b) => compareElements(a[0], b[0]));
+  const out: FieldsV1 = {};
+  for (const [k, v] of entries) out[k] = v;
+  return out;
 }
 
 // ---- what an update changed -----------------------------------------------
@@ -449,9 +453,9 @@ export function intersectionFieldsV1(a: FieldsV1, b: FieldsV1): FieldsV1 {
 
 /** True when the set holds no field. */
 export function isEmptyFieldsV1(fs: FieldsV1 | undefined | null): boolean {
-  if (!fs) return true;
-  const root = fromFieldsV1(fs, true);
-  return prune(root) && !root.member;
+  // Every node below the root is in the set or leads to one (a node without children is a
+  // leaf, and a leaf is a member): a set is empty exactly when its root has no key at all.
+  return !isPlainObject(fs) || Object.keys(fs).length === 0;
 }
 
 /** The set written canonically: `.` where needed, empty branches dropped, keys sorted. */

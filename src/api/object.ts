@@ -69,9 +69,17 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+const lastStamp = { second: Number.NaN, text: "" };
+
 /** RFC 3339 in UTC with second precision, as Kubernetes serialises metav1.Time. */
 export function nowTimestamp(now: Date = new Date()): string {
-  return `${now.toISOString().slice(0, 19)}Z`;
+  // Every write stamps the time (creationTimestamp, managedFields): format once per second.
+  const second = Math.floor(now.getTime() / 1000);
+  if (second !== lastStamp.second) {
+    lastStamp.text = `${now.toISOString().slice(0, 19)}Z`;
+    lastStamp.second = second;
+  }
+  return lastStamp.text;
 }
 
 /**

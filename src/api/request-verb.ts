@@ -30,6 +30,8 @@ export function requestVerb(method: string, named: boolean, watch: boolean): str
  * another one than the connected cluster does could call a watch a list and check the wrong verb.
  */
 export function queryAsksWatch(query: string): boolean {
+  // Most requests have no query at all (metrics and audit ask about every one).
+  if (query === "") return false;
   const v = new URLSearchParams(query).get("watch");
   return v !== null && kubeBool(v);
 }

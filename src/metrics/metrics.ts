@@ -47,11 +47,21 @@ export const requestDuration = register(
   ),
 );
 
+/**
+ * Requests in flight, kept as plain numbers (every request changes one twice) and copied into
+ * the gauge when it is read; a kind appears once a request of it has been seen.
+ */
+export const inflightCounts = { readOnly: 0, mutating: 0, seen: { readOnly: false, mutating: false } };
+
 export const inflightRequests = new Gauge({
   name: "apiserver_current_inflight_requests",
   help: "Maximal number of currently used inflight request limit of this apiserver per request kind in last second.",
   labelNames: ["request_kind"],
   registers: [metricsRegistry],
+  collect() {
+    for (const kind of ["readOnly", "mutating"] as const)
+      if (inflightCounts.seen[kind]) this.set({ request_kind: kind }, inflightCounts[kind]);
+  },
 });
 
 export const longrunningRequests = new Gauge({
@@ -76,21 +86,23 @@ export const watchEventsTotal = register(
   ]),
 );
 
-export const etcdRequestDuration = new Histogram({
-  name: "etcd_request_duration_seconds",
-  help: "Etcd request latency in seconds for each operation and object type.",
-  labelNames: ["operation", "type"],
-  buckets: STORAGE_BUCKETS,
-  registers: [metricsRegistry],
-});
+export const etcdRequestDuration = register(
+  new LabeledHistogram(
+    "etcd_request_duration_seconds",
+    "Etcd request latency in seconds for each operation and object type.",
+    ["operation", "type"],
+    STORAGE_BUCKETS,
+  ),
+);
 
-export const sqliteRequestDuration = new Histogram({
-  name: "platform_sqlite_request_duration_seconds",
-  help: "Embedded SQLite store request latency in seconds for each operation and object type (etcd_request_duration_seconds' equivalent; writes include the wait for the WAL fsync).",
-  labelNames: ["operation", "type"],
-  buckets: STORAGE_BUCKETS,
-  registers: [metricsRegistry],
-});
+export const sqliteRequestDuration = register(
+  new LabeledHistogram(
+    "platform_sqlite_request_duration_seconds",
+    "Embedded SQLite store request latency in seconds for each operation and object type (etcd_request_duration_seconds' equivalent; writes include the wait for the WAL fsync).",
+    ["operation", "type"],
+    STORAGE_BUCKETS,
+  ),
+);
 
 const walFsyncDuration = new Histogram({
   name: "platform_sqlite_wal_fsync_duration_seconds",
@@ -105,7 +117,7 @@ export const auditEventTotal = new Counter({
   registers: [metricsRegistry],
 });
 
-/** Successful authentications the fast GET path made since the last scrape (added then: no hashing per request). */
+/** Successful authentications since the last scrape (added then: no label hashing per request). */
 export const pendingFastAuthentications = { count: 0 };
 
 export const authenticationAttempts = new Counter({

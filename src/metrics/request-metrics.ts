@@ -8,7 +8,7 @@ import { onRequestDone } from "../server/request-done.js";
 import type { CounterSeries, HistogramSeries } from "./labeled-series.js";
 import {
   authenticationAttempts,
-  inflightRequests,
+  inflightCounts,
   longrunningRequests,
   pendingFastAuthentications,
   registeredWatchers,
@@ -18,9 +18,6 @@ import {
 } from "./metrics.js";
 import { type RequestLabels, requestLabels, scopeOf } from "./request-labels.js";
 
-const readOnly = inflightRequests.labels("readOnly");
-const mutating = inflightRequests.labels("mutating");
-const authSuccess = authenticationAttempts.labels("success");
 const authFailure = authenticationAttempts.labels("failure");
 const authError = authenticationAttempts.labels("error");
 
@@ -38,14 +35,18 @@ export function installRequestMetrics(app: FastifyInstance, known: (resource: st
     const labels = requestLabels(request.method, request.url, request.headers["content-type"], known);
     request.metricLabels = labels;
     if (labels.verb === "WATCH") longrunningRequests.labels(labels).inc();
-    else (isReadOnly(request) ? readOnly : mutating).inc();
+    else {
+      const kind = isReadOnly(request) ? "readOnly" : "mutating";
+      inflightCounts[kind]++;
+      inflightCounts.seen[kind] = true;
+    }
     done();
   });
   onRequestDone(app, (request, reply) => {
     const labels = request.metricLabels;
     if (labels) {
       if (labels.verb === "WATCH") longrunningRequests.labels(labels).dec();
-      else (isReadOnly(request) ? readOnly : mutating).dec();
+      else inflightCounts[isReadOnly(request) ? "readOnly" : "mutating"]--;
       const dryRun = dryRunOf(request.url);
       requestDuration.observe(requestDuration.series({ ...labels, dry_run: dryRun }), reply.elapsedTime / 1000);
       requestTotal.series({ ...labels, dry_run: dryRun, code: String(reply.statusCode) }).value++;
@@ -63,7 +64,9 @@ function dryRunOf(url: string): string {
 
 /** The outcome of one authentication, for `authentication_attempts{result}`. */
 export function countAuthentication(result: "success" | "failure" | "error"): void {
-  (result === "success" ? authSuccess : result === "failure" ? authFailure : authError).inc();
+  // Successes (nearly every request) are added at the next scrape, as the fast GET path's are.
+  if (result === "success") pendingFastAuthentications.count++;
+  else (result === "failure" ? authFailure : authError).inc();
 }
 
 interface HotChildren {

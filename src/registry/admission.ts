@@ -45,7 +45,9 @@ export class AdmissionChain {
   async admit(attrs: AdmissionAttributes): Promise<FieldError[]> {
     const errs: FieldError[] = [];
     for (const plugin of this.plugins) {
-      const found = await plugin.admit?.(attrs);
+      // Awaited only when it is a promise: most plugins skip most kinds, and every write runs them all.
+      const result = plugin.admit?.(attrs);
+      const found = result instanceof Promise ? await result : result;
       if (found) errs.push(...found);
     }
     return errs;
@@ -53,7 +55,10 @@ export class AdmissionChain {
 
   /** Runs every plugin's `validate` in order; the first refusal is thrown. */
   async validate(attrs: AdmissionAttributes): Promise<void> {
-    for (const plugin of this.plugins) await plugin.validate?.(attrs);
+    for (const plugin of this.plugins) {
+      const result = plugin.validate?.(attrs);
+      if (result instanceof Promise) await result;
+    }
   }
 }
 

@@ -15,6 +15,11 @@ export interface WriteOptions {
   force?: boolean;
   /** Set by server-side apply, which computes managedFields itself: the store records no Update entry. */
   managedFieldsPrepared?: boolean;
+  /**
+   * The body is a request body just decoded (server/body.ts, which checked its depth), used for
+   * nothing else: a create checks and changes it in place instead of copying it first.
+   */
+  bodyOwned?: boolean;
 }
 
 export interface ListOptions {

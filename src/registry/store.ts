@@ -247,8 +247,12 @@ export class Store {
     options: WriteOptions,
     status?: Record<string, unknown>,
   ): Promise<{ object: KubeObject; fieldErrors: FieldError[]; prepared: Prepared | undefined }> {
-    const obj = this.admitBody(body, namespace, undefined, options, ctx);
-    prepareCreateMetadata(obj, this.now());
+    const obj = this.admitBody(body, namespace, undefined, options, ctx, {
+      owned: options.bodyOwned,
+      depthChecked: options.bodyOwned,
+    });
+    const now = this.now();
+    prepareCreateMetadata(obj, now);
     if (this.rt.hasStatus) obj.status = status ?? {};
     const fieldErrors = await this.deps.admission.admit(
       admissionAttributes("CREATE", this.rt, obj, undefined, ctx, options.dryRun),
@@ -256,7 +260,7 @@ export class Store {
     const prepared = (await this.rt.strategy.prepareForCreate?.(obj, ctx)) ?? undefined;
     fieldErrors.push(...(prepared?.fieldErrors ?? []));
     if (!options.managedFieldsPrepared) {
-      recordUpdateManager(obj, undefined, options.fieldManager, "", this.now(), this.rt);
+      recordUpdateManager(obj, undefined, options.fieldManager, "", now, this.rt);
     }
     this.collectWarnings(obj, undefined, ctx);
     return { object: obj, fieldErrors, prepared };
@@ -617,14 +621,16 @@ export class Store {
       nameOptional?: boolean;
       /** The body is the caller's own fresh copy (a patch result): checked and changed in place. */
       owned?: boolean;
+      /** The body's depth was checked when it was decoded (WriteOptions.bodyOwned). */
+      depthChecked?: boolean;
     } = {},
   ): KubeObject {
-    const { nameOptional = false, owned = false } = how;
+    const { nameOptional = false, owned = false, depthChecked = false } = how;
     if (!body || typeof body !== "object" || Array.isArray(body)) {
       throw errors.badRequest("the request body must be an object");
     }
     // A patch can deepen an object past what any body may carry (copy a subtree into itself).
-    if (valueNestingExceeds(body)) throw errors.unprocessable(nestingMessage("the object"));
+    if (!depthChecked && valueNestingExceeds(body)) throw errors.unprocessable(nestingMessage("the object"));
     const apiVersion = apiVersionOf(this.rt);
     if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
       throw errors.badRequest(

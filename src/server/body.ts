@@ -49,7 +49,7 @@ function decodeJson(raw: Buffer): DecodedBody {
   } catch (err) {
     throw errors.badRequest(`error decoding JSON body: ${(err as Error).message}`);
   }
-  return { value, duplicates: findDuplicateJsonKeys(text) };
+  return { value, duplicates: findDuplicateJsonKeys(text, value) };
 }
 
 function decodeYaml(raw: Buffer): DecodedBody {

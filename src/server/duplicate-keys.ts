@@ -3,8 +3,10 @@
  * A single pass over the text that tracks strings, nesting and the key set of each
  * open object; returns paths like `metadata.name`. Assumes the text already parsed.
  */
-export function findDuplicateJsonKeys(text: string): string[] {
-  // Fast path: no object has a repeated key unless some key text repeats at all.
+export function findDuplicateJsonKeys(text: string, parsed?: unknown): string[] {
+  // Each repeated key is one key fewer in what JSON.parse made of the text: when the counts
+  // agree (nearly every body), there is nothing to find and no path to build.
+  if (parsed !== undefined && keysInText(text) === keysInValue(parsed)) return [];
   const found: string[] = [];
   type Frame = { keys: Set<string> | undefined; path: string; index: number; pendingKey?: string };
   const stack: Frame[] = [];
@@ -69,4 +71,38 @@ function childPath(
   if (!parent) return "";
   if (parent.keys) return parent.path ? `${parent.path}.${key ?? ""}` : (key ?? "");
   return `${parent.path}[${parent.index}]`;
+}
+
+/** How many object keys a JSON text holds: the strings followed by `:`. */
+function keysInText(text: string): number {
+  let keys = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    if (text.charCodeAt(i) !== 0x22 /* " */) continue;
+    for (i++; i < n; i++) {
+      const d = text.charCodeAt(i);
+      if (d === 0x5c /* \ */) i++;
+      else if (d === 0x22) break;
+    }
+    let j = i + 1;
+    while (j < n && isJsonSpace(text.charCodeAt(j))) j++;
+    if (text.charCodeAt(j) === 0x3a /* : */) keys++;
+  }
+  return keys;
+}
+
+function isJsonSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+/** How many keys the objects in a parsed JSON value hold (its depth was checked before parsing). */
+function keysInValue(value: unknown): number {
+  if (value === null || typeof value !== "object") return 0;
+  let keys = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) keys += keysInValue(item);
+    return keys;
+  }
+  for (const k of Object.keys(value)) keys += 1 + keysInValue((value as Record<string, unknown>)[k]);
+  return keys;
 }

@@ -43,6 +43,8 @@ function notFound() {
 }
 
 function decodeSegment(s: string): string {
+  // Only a `%` sequence decodes to something else (or fails): the usual segment is as it is.
+  if (!s.includes("%")) return s;
   try {
     return decodeURIComponent(s);
   } catch {

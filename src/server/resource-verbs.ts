@@ -83,6 +83,7 @@ export const VERB_HANDLERS: Record<Verb, (call: VerbCall) => Promise<unknown>> =
     const options = {
       ...writeOptions(call.query, request.headers["user-agent"], "CreateOptions"),
       duplicateFields: body.duplicates,
+      bodyOwned: true,
     };
     const value = body.value as KubeObject;
     // kube-apiserver answers 201 to a dry-run create too: the object would have been created.
