@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from "node:http";
 import type { AccessControl } from "../authz/access-control.js";
 import { ClusterGateway } from "../gateway/cluster-gateway.js";
 import type { Registry } from "../registry/registry.js";
@@ -18,11 +19,17 @@ export async function startGateway(
     registry,
     informers,
     authenticate: (request) =>
-      access.authenticate({ ip: request.ip, method: "GET", headers: { ...request.headers, cookie: undefined } }),
+      access.authenticate({ ip: request.ip, method: "GET", headers: withoutCookie(request.headers) }),
+    // Only ever reads the Authorization header (never a cookie).
+    authenticateNow: (request) => access.authenticateNow(request),
     authorizer: access.authorizer,
     cas,
     audit: access.audit,
   });
   await gateway.start();
   return gateway;
+}
+
+function withoutCookie(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  return headers.cookie === undefined ? headers : { ...headers, cookie: undefined };
 }

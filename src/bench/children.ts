@@ -15,6 +15,7 @@
 import { readFileSync } from "node:fs";
 import type { ServerResponse } from "node:http";
 import { createServer } from "node:https";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { startServer } from "../app/start-server.js";
 import { loadOrCreateServerTls } from "../crypto/certificates.js";
 import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
@@ -38,6 +39,9 @@ export async function serverChild(dataDir: string, storageUrl?: string): Promise
   });
   const started = performance.now() - t0;
   const storage = server.storage as CachedStorage;
+  // Sampled every 5 ms (a finer timer would cost the server CPU of its own); read by "loopdelay".
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  loopDelay.enable();
   // etcd refuses transactions of more than 128 operations (its --max-txn-ops default).
   const fillBatch = storageUrl ? 100 : 1000;
   process.on("message", async (msg: { cmd: string; n?: number; from?: number; kind?: string }) => {
@@ -78,6 +82,14 @@ export async function serverChild(dataDir: string, storageUrl?: string): Promise
         last = now;
       }
       process.send!({ ok: true });
+    } else if (msg.cmd === "loopdelay") {
+      // The server's event-loop delay since the last "loopdelay" (p50/p99/max, ms): how long a
+      // request arriving at a random moment waits before the server even reads it.
+      // The histogram holds the time between its 5 ms timer's runs: the delay is what exceeds 5 ms.
+      const ms = (ns: number) => Math.max(0, ns / 1e6 - 5);
+      const d = loopDelay;
+      process.send!({ ok: true, p50: ms(d.percentile(50)), p99: ms(d.percentile(99)), max: ms(d.max), n: d.count });
+      d.reset();
     } else if (msg.cmd === "revision") {
       process.send!({ ok: true, revision: await storage.currentRevision() });
     } else if (msg.cmd === "rss") {

@@ -13,5 +13,11 @@ test("bench etcd phase runs with --smoke counts", () => {
   assert.match(r.stdout, /\| etcd: CREATE teams\/s .*raw etcd puts/);
   assert.match(r.stdout, /\| etcd: CREATE teams\/s \(64 clients\), server with 2 workers \| \d+ .*raw etcd puts/);
   assert.match(r.stdout, /\| etcd: GET req\/s \(64 conns\), server with 2 workers \| \d+ /);
-  assert.match(r.stdout, /\| etcd: write on replica A → watcher on B/);
+  assert.match(r.stdout, /\| etcd: write on replica A → watcher on B, [^|]*\| \d/);
+  // The replica watch's PATCHes are sent by their own process (replica-watch-driver.ts), which
+  // reports its own event-loop delay beside replica A's.
+  assert.match(
+    r.stdout,
+    /\| etcd: event-loop delay during those PATCHes[^|]*\| [\d.]+\/[\d.]+\/[\d.]+ \| .*the load generator/,
+  );
 });

@@ -60,7 +60,8 @@ export async function spawnChild(
   hello?: object,
 ): Promise<Child> {
   const proc = fork(script, args, {
-    execArgv: ["--expose-gc", ...execArgv],
+    // BENCH_NODE_ARGS: more node flags for every child (e.g. --trace-gc, which NODE_OPTIONS refuses).
+    execArgv: ["--expose-gc", ...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []), ...execArgv],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   if (hello) proc.send(hello);

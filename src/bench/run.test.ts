@@ -17,6 +17,8 @@ test("bench harness runs with --smoke counts", () => {
   assert.match(r.stdout, /\| WATCH /);
   assert.match(r.stdout, /\| GATEWAY GET req\/s/);
   assert.match(r.stdout, /\| GATEWAY CPU µs per GET /);
+  assert.match(r.stdout, /\| GATEWAY GET req\/s \(64 conns\) minimal Node\.js proxy \/ direct \| \d+/);
+  assert.match(r.stdout, /\| GATEWAY CPU µs per GET .*: minimal Node\.js proxy \/ upstream process, same GETs \| \d+/);
   assert.match(r.stdout, /\| GATEWAY GET p50\/p99 ms at \d+ req\/s \(paced\) through \/ direct \| \d+\.\d\//);
   assert.match(r.stdout, /\| GATEWAY watch delivery/);
   assert.match(r.stdout, /\| Cold start /);

@@ -11,6 +11,7 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { baselineChild, serverChild, watchBaselineChild } from "./children.js";
 import { agent, type Bench, type Child, type Counts, type ServerBench, spawnChild, table } from "./harness.js";
+import { minimalProxyChild } from "./minimal-proxy.js";
 import { benchBackup } from "./phases/backup.js";
 import { benchCli } from "./phases/cli.js";
 import { benchCreate } from "./phases/create.js";
@@ -107,5 +108,6 @@ if (process.send) {
 if (mode === "server") await serverChild(process.argv[3]!, process.argv[4]);
 else if (mode === "baseline") await baselineChild(process.argv[3]!, process.argv[4]!);
 else if (mode === "fakecluster") await fakeClusterChild();
+else if (mode === "minproxy") await minimalProxyChild(process.argv[3]!);
 else if (mode === "watchbaseline") await watchBaselineChild(process.argv[3]!, process.argv[4]!);
 else await main();

@@ -16,7 +16,7 @@ import { ClusterUpstreams } from "./cluster-upstreams.js";
 import { auditForwarded } from "./gateway-audit.js";
 import { GatewayHandler, type Resolved, refusing } from "./gateway-handler.js";
 import { type GatewayTarget, gatewayScopeAllows } from "./gateway-scope.js";
-import { impersonationOf } from "./impersonation-identity.js";
+import { impersonationFor } from "./impersonation-identity.js";
 import { kubeRequestAttributes } from "./kube-request.js";
 import { VirtualClusterUpstreams } from "./vcluster-upstreams.js";
 
@@ -32,6 +32,11 @@ export interface ClusterGatewayDeps {
   /** The replica's informers: the gateway keeps Clusters and SharedSecrets from them. */
   informers: SharedInformers;
   authenticate(request: { ip: string; headers: IncomingMessage["headers"] }): Promise<RequestContext>;
+  /**
+   * authenticate() without waiting, when it can answer from memory (a key authenticated before
+   * and unchanged since); undefined otherwise, and authenticate() decides (and refuses).
+   */
+  authenticateNow?(request: { ip: string; headers: IncomingMessage["headers"] }): RequestContext | undefined;
   authorizer: PlatformAuthorizer;
   cas: VirtualClusterCaStore;
   audit?: AuditLog;
@@ -89,7 +94,40 @@ export class ClusterGateway {
     return true;
   }
 
-  private async resolve(req: IncomingMessage): Promise<Resolved> {
+  private resolve(req: IncomingMessage): Resolved | Promise<Resolved> {
+    return this.resolveNow(req) ?? this.resolveSlowly(req);
+  }
+
+  /**
+   * The common case, answered without a promise: a key authenticated before (the identity
+   * cache), a connected cluster whose upstream is built, a request its scope and `use` allow
+   * (the authorizer decides from memory). Anything else (a refusal, the first request to a
+   * cluster, a virtual cluster, impersonation, the audit log on) is left to resolveSlowly(),
+   * which decides the same way, waits where it must, and says why it refuses.
+   */
+  private resolveNow(req: IncomingMessage): Resolved | undefined {
+    const ctx = this.deps.authenticateNow?.({ ip: req.socket.remoteAddress ?? "", headers: req.headers });
+    const user = ctx?.user;
+    if (!user || user.credential?.type === "DirectClusterEndpointToken") return undefined;
+    const c = CLUSTER_PATH.exec(req.url ?? "");
+    // An escaped cluster name is decoded (or refused) by the slow path.
+    if (!c || c[1]!.includes("%")) return undefined;
+    const name = c[1]!;
+    const cluster = this.clusters.cluster(name);
+    const upstream = cluster && this.clusters.builtUpstream(name);
+    if (!upstream) return undefined;
+    const path = (c[2] ?? "/") + (c[3] ?? "");
+    const target: GatewayTarget = { kind: "cluster", cluster: name };
+    const scope = user.credential?.scope as Scope | undefined;
+    if (isRestricting(scope) && !gatewayScopeAllows(scope, target, kubeRequestAttributes(req.method ?? "GET", path))) {
+      return undefined;
+    }
+    const attrs = useAttributes(CLUSTERS, "", name, cluster);
+    if (!this.deps.authorizer.decide(this.withoutScope(user), attrs).allowed) return undefined;
+    return { forward: { upstream, path, impersonate: impersonationFor(user) }, user, label: `cluster/${name}` };
+  }
+
+  private async resolveSlowly(req: IncomingMessage): Promise<Resolved> {
     const url = req.url ?? "";
     const ctx = await this.deps.authenticate({ ip: req.socket.remoteAddress ?? "", headers: req.headers });
     const user = ctx.user;
@@ -125,7 +163,7 @@ export class ClusterGateway {
       throw err;
     }
     return {
-      forward: { upstream, path: path + query, impersonate: impersonationOf(user) },
+      forward: { upstream, path: path + query, impersonate: impersonationFor(user) },
       user,
       label: `cluster/${name}`,
     };
@@ -144,7 +182,7 @@ export class ClusterGateway {
     const instance = await this.deps.registry.store("virtualclusterinstances").read(namespace, name);
     await this.authorizeUse(user, target, method, path + query, VCIS, namespace, name, instance);
     if (!instance) throw errors.notFound(VCIS, name);
-    const who = impersonationOf(user);
+    const who = impersonationFor(user);
     const upstream = await this.vclusters.upstream(instance, who.user, who.groups);
     return {
       forward: { upstream, path: path + query },
@@ -178,16 +216,7 @@ export class ClusterGateway {
     if (isRestricting(scope) && !gatewayScopeAllows(scope, target, kubeRequestAttributes(method, pathAndQuery))) {
       throw refuse(": the access key's scope does not allow this request");
     }
-    const attrs: RequestAttributes = {
-      verb: "use",
-      apiGroup: GROUP,
-      resource: gr.resource,
-      subresource: "",
-      namespace,
-      name,
-      resourceRequest: true,
-      object,
-    };
+    const attrs = useAttributes(gr, namespace, name, object);
     const decision = await this.deps.authorizer.authorize(this.withoutScope(user), attrs);
     if (!decision.allowed) throw refuse("");
   }
@@ -201,6 +230,25 @@ export class ClusterGateway {
     }
     return u;
   }
+}
+
+/** The authorizer's question: may the caller `use` this Cluster or VirtualClusterInstance? */
+function useAttributes(
+  gr: { group: string; resource: string },
+  namespace: string,
+  name: string,
+  object: KubeObject | undefined,
+): RequestAttributes {
+  return {
+    verb: "use",
+    apiGroup: GROUP,
+    resource: gr.resource,
+    subresource: "",
+    namespace,
+    name,
+    resourceRequest: true,
+    object,
+  };
 }
 
 function isGatewayPath(url: string | undefined): boolean {

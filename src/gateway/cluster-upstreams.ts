@@ -19,6 +19,8 @@ export class ClusterUpstreams {
   readonly clusters: Informer;
   private readonly secrets: Informer;
   private readonly built = new Map<string, Promise<Upstream>>();
+  /** The upstreams of `built` whose build has finished: a request finds them without a promise. */
+  private readonly ready = new Map<string, Upstream>();
   private readonly unsubscribe: Array<() => void> = [];
 
   constructor(
@@ -65,6 +67,11 @@ export class ClusterUpstreams {
     return this.clusters.get(undefined, name);
   }
 
+  /** The cluster's upstream when it is built already (and not replaced since); else undefined. */
+  builtUpstream(name: string): Upstream | undefined {
+    return this.ready.get(name);
+  }
+
   /** The cluster's upstream; rejects with ClusterConnectionError when its config cannot be used. */
   upstream(cluster: KubeObject): Promise<Upstream> {
     const name = cluster.metadata.name!;
@@ -72,10 +79,16 @@ export class ClusterUpstreams {
     if (!p) {
       p = this.build(cluster);
       this.built.set(name, p);
+      const built = p;
       // A failed build (secret missing, bad kubeconfig) is retried on the next request.
-      p.catch(() => {
-        if (this.built.get(name) === p) this.built.delete(name);
-      });
+      built.then(
+        (u) => {
+          if (this.built.get(name) === built) this.ready.set(name, u);
+        },
+        () => {
+          if (this.built.get(name) === built) this.built.delete(name);
+        },
+      );
     }
     return p;
   }
@@ -94,6 +107,7 @@ export class ClusterUpstreams {
     const p = this.built.get(name);
     if (!p) return;
     this.built.delete(name);
+    this.ready.delete(name);
     p.then(retireUpstream, () => {});
   }
 }

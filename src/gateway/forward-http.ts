@@ -4,14 +4,16 @@ import {
   begin,
   connectionTokens,
   credentialsRejected,
+  DROPPED_REQUEST_HEADERS,
   DROPPED_RESPONSE_HEADERS,
   type Exchange,
   type ForwardResult,
   type ForwardTarget,
+  type Impersonation,
   unreachable,
-  upstreamHeaders,
 } from "./forward.js";
 import { writeStatus } from "./raw-status.js";
+import type { Upstream } from "./upstream.js";
 
 /**
  * Forwards a plain (non-upgrade) request through the upstream's undici Pool: a keep-alive pool
@@ -45,7 +47,7 @@ export function forwardHttp(
       origin: upstream.base.origin,
       path: `${upstream.pathPrefix}${target.path.startsWith("/") ? "" : "/"}${target.path}`,
       method: (req.method ?? "GET") as Dispatcher.HttpMethod,
-      headers: undiciHeaders(upstreamHeaders(req, target, false)),
+      headers: headerLines(req, target),
       body: hasBody ? req : null,
       // Watches and `logs -f` stay open as long as the client wants.
       headersTimeout: 0,
@@ -55,15 +57,51 @@ export function forwardHttp(
   );
 }
 
-/** undici refuses `expect` (and the hop-by-hop headers upstreamHeaders already drops). */
-function undiciHeaders(headers: OutgoingHttpHeaders): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || name === "expect") continue;
-    out[name] = typeof value === "number" ? String(value) : value;
+/**
+ * The header lines sent upstream, as undici takes them (name, value, name, value...): the
+ * caller's own lines as they came (a header sent on several lines stays several lines: SPDY's
+ * X-Stream-Protocol-Version offers one protocol per line) minus hop-by-hop headers, credentials
+ * and identity claims, then ours. undici refuses `expect`.
+ */
+function headerLines(req: IncomingMessage, target: ForwardTarget): string[] {
+  const ours = ourHeaderLines(target.upstream, target.impersonate);
+  const raw = req.rawHeaders;
+  const named = req.headers.connection === undefined ? undefined : connectionTokens(req.headers);
+  const out: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (DROPPED_REQUEST_HEADERS.has(name) || name.startsWith("impersonate-") || name === "expect") continue;
+    if (named?.has(name) || target.upstream.headers[name] !== undefined) continue;
+    out.push(raw[i]!, raw[i + 1]!);
   }
+  for (const line of ours) out.push(line);
   return out;
 }
+
+/**
+ * The upstream's credential headers and the caller's Impersonate-* lines (one Impersonate-Group
+ * per group), built once per upstream and identity: both objects are replaced, never changed.
+ */
+function ourHeaderLines(upstream: Upstream, who: Impersonation | undefined): readonly string[] {
+  let byWho = ourLines.get(upstream);
+  if (!byWho) {
+    byWho = new WeakMap();
+    ourLines.set(upstream, byWho);
+  }
+  const key = who ?? NO_IMPERSONATION;
+  let lines = byWho.get(key);
+  if (!lines) {
+    lines = Object.entries(upstream.headers).flat();
+    if (who) {
+      lines.push("impersonate-user", who.user);
+      for (const g of who.groups) lines.push("impersonate-group", g);
+    }
+    byWho.set(key, lines);
+  }
+  return lines;
+}
+const ourLines = new WeakMap<Upstream, WeakMap<object, string[]>>();
+const NO_IMPERSONATION = {};
 
 /** The dispatch handler: the upstream's answer, relayed to the client. */
 class Relay implements Dispatcher.DispatchHandlers {
@@ -75,6 +113,9 @@ class Relay implements Dispatcher.DispatchHandlers {
   private complete = false;
   private delimited = false;
   private rejected = false;
+  /** undici's resume(), registered for the client's `drain` the first time a write is refused. */
+  private resume?: () => void;
+  private waitsForDrain = false;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -108,7 +149,7 @@ class Relay implements Dispatcher.DispatchHandlers {
     this.headers = relayedHeaders(rawHeaders ?? []);
     this.delimited = this.headers["content-length"] !== undefined;
     this.held = [];
-    this.res.on("drain", resume);
+    this.resume = resume;
     // The body that came with the headers arrives in this same turn: wait for it.
     setImmediate(() => this.startStreaming());
     return true;
@@ -121,13 +162,21 @@ class Relay implements Dispatcher.DispatchHandlers {
       this.held.push(chunk);
       return true;
     }
-    return this.res.write(chunk);
+    if (this.res.write(chunk)) return true;
+    // The client reads slower than the upstream sends: undici pauses until the client drains.
+    if (!this.waitsForDrain && this.resume) {
+      this.waitsForDrain = true;
+      this.res.on("drain", this.resume);
+    }
+    return false;
   }
 
   onComplete(): void {
     this.complete = true;
-    if (this.rejected || this.held) return; // answered whole by startStreaming()
-    this.res.end();
+    if (this.rejected) return;
+    // Complete in the turn its headers came: answered whole now (the turn's end finds nothing held).
+    if (this.held) this.startStreaming();
+    else this.res.end();
   }
 
   onError(err: Error): void {
@@ -173,15 +222,23 @@ class Relay implements Dispatcher.DispatchHandlers {
   }
 }
 
+/** `Connection: keep-alive` (what every keep-alive answer says) names no header. */
+const PLAIN_CONNECTION = /^\s*(keep-alive|close)\s*$/i;
+
 function relayedHeaders(raw: Buffer[] | string[]): OutgoingHttpHeaders {
-  const pairs: [string, string][] = [];
-  for (let i = 0; i + 1 < raw.length; i += 2) pairs.push([raw[i]!.toString().toLowerCase(), raw[i + 1]!.toString()]);
-  const named = connectionTokens({ connection: pairs.find(([n]) => n === "connection")?.[1] });
   const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of pairs) {
-    if (DROPPED_RESPONSE_HEADERS.has(name) || named.has(name)) continue;
+  let connection: string | undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toString().toLowerCase();
+    const value = raw[i + 1]!.toString();
+    if (name === "connection") connection = connection === undefined ? value : `${connection}, ${value}`;
+    if (DROPPED_RESPONSE_HEADERS.has(name)) continue;
     const prior = out[name];
     out[name] = prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [String(prior), value];
+  }
+  // Headers the upstream named in Connection are for the hop, not for the client.
+  if (connection !== undefined && !PLAIN_CONNECTION.test(connection)) {
+    for (const name of connectionTokens({ connection })) delete out[name];
   }
   return out;
 }

@@ -34,7 +34,7 @@ export interface ForwardResult {
 }
 
 /** Never forwarded: hop-by-hop headers, the caller's own credentials and identity claims. */
-const DROPPED_REQUEST_HEADERS = new Set([
+export const DROPPED_REQUEST_HEADERS = new Set([
   "connection",
   "keep-alive",
   "proxy-connection",

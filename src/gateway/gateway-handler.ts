@@ -15,8 +15,12 @@ export interface Resolved {
   label: string;
 }
 
-/** Thrown by a resolver: an ApiError (401/403/404/503) is answered as its Status. */
-export type Resolver = (req: IncomingMessage) => Promise<Resolved>;
+/**
+ * Thrown (or rejected) by a resolver: an ApiError (401/403/404/503) is answered as its Status.
+ * A resolver answers without a promise when it can (most requests): a promise per request and
+ * its turns cost as much as the gateway's own work.
+ */
+export type Resolver = (req: IncomingMessage) => Resolved | Promise<Resolved>;
 
 /**
  * The part the central gateway and the agent share: resolve (authenticate, authorize, pick the
@@ -45,44 +49,56 @@ export class GatewayHandler {
 
   private track(o: ServerResponse | Duplex): void {
     this.open.add(o);
-    o.once("close", () => this.open.delete(o));
+    // `close` comes once: on() spares once()'s wrapper, per request.
+    o.on("close", () => this.open.delete(o));
   }
 
   serve(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
-    sourceAddresses.set(req, req.socket.remoteAddress ?? "");
+    // Read now: once the exchange is over, node may have detached the socket.
+    const source = req.socket.remoteAddress ?? "";
     this.track(res);
-    const record = (r: ForwardResult, user?: UserInfo, label = this.label(req)) =>
-      this.audit(this.entry(req, started, r, user, label));
-    this.resolve(req).then(
-      (resolved) => forwardHttp(req, res, resolved.forward, (r) => record(r, resolved.user, resolved.label)),
-      (err) => {
-        req.resume();
-        const e = asStatus(err);
-        record({ code: e.code, bytes: writeStatus(res, e.code, e.reason, e.message, e.details) }, refusedUser(err));
-      },
-    );
+    const forward = (resolved: Resolved) =>
+      forwardHttp(req, res, resolved.forward, (r) =>
+        this.audit(this.entry(req, started, source, r, resolved.user, resolved.label)),
+      );
+    const refuse = (err: unknown) => {
+      req.resume();
+      const e = asStatus(err);
+      const bytes = writeStatus(res, e.code, e.reason, e.message, e.details);
+      this.audit(this.entry(req, started, source, { code: e.code, bytes }, refusedUser(err), this.label(req)));
+    };
+    const resolved = resolveSafely(this.resolve, req);
+    if (resolved instanceof Promise) resolved.then(forward, refuse);
+    else forward(resolved);
   }
 
   serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const started = performance.now();
-    sourceAddresses.set(req, req.socket.remoteAddress ?? "");
+    const source = req.socket.remoteAddress ?? "";
     this.track(socket);
     socket.on("error", () => socket.destroy());
-    this.resolve(req).then(
+    Promise.resolve(resolveSafely(this.resolve, req)).then(
       (resolved) =>
         forwardUpgrade(req, socket, head, resolved.forward, (r) =>
-          this.audit(this.entry(req, started, r, resolved.user, resolved.label)),
+          this.audit(this.entry(req, started, source, r, resolved.user, resolved.label)),
         ),
       (err) => {
         const e = asStatus(err);
         const bytes = writeStatusToSocket(socket, e.code, e.reason, e.message, e.details);
-        this.audit(this.entry(req, started, { code: e.code, bytes }, refusedUser(err), this.label(req)));
+        this.audit(this.entry(req, started, source, { code: e.code, bytes }, refusedUser(err), this.label(req)));
       },
     );
   }
 
-  private entry(req: IncomingMessage, started: number, r: ForwardResult, user: UserInfo | undefined, label: string) {
+  private entry(
+    req: IncomingMessage,
+    started: number,
+    sourceAddress: string,
+    r: ForwardResult,
+    user: UserInfo | undefined,
+    label: string,
+  ): ForwardedRequest {
     return {
       user,
       target: label,
@@ -91,13 +107,19 @@ export class GatewayHandler {
       code: r.code,
       bytes: r.bytes,
       durationMs: performance.now() - started,
-      sourceAddress: sourceAddresses.get(req) ?? "",
+      sourceAddress,
     };
   }
 }
 
-/** Read when the request arrives: once the exchange is over, node may have detached the socket. */
-const sourceAddresses = new WeakMap<IncomingMessage, string>();
+/** The resolver's answer; a resolver that throws is a rejection like any other. */
+function resolveSafely(resolve: Resolver, req: IncomingMessage): Resolved | Promise<Resolved> {
+  try {
+    return resolve(req);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
 
 /** A resolver that refuses a caller it has authenticated says who, for the audit line. */
 export function refusing(err: unknown, user: UserInfo): unknown {

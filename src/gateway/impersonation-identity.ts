@@ -12,3 +12,18 @@ export function impersonationOf(user: Pick<UserInfo, "name" | "subjectKind" | "g
   if (user.subjectKind === "Team") return { user: `${TEAM_GROUP_PREFIX}${user.name}`, groups: [] };
   return { user: user.name, groups: [...user.groups, ...user.teams.map((t) => `${TEAM_GROUP_PREFIX}${t}`)] };
 }
+
+/**
+ * impersonationOf() made once per identity: authentication hands out one frozen identity per
+ * key until something about it changes (then a new one), so this is computed once per change
+ * and the forwarder can keep the header lines it builds from it (forward-http.ts).
+ */
+export function impersonationFor(user: UserInfo): Impersonation {
+  let who = byIdentity.get(user);
+  if (!who) {
+    who = impersonationOf(user);
+    byIdentity.set(user, who);
+  }
+  return who;
+}
+const byIdentity = new WeakMap<UserInfo, Impersonation>();

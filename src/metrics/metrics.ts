@@ -131,16 +131,17 @@ export const authenticationAttempts = new Counter({
   },
 });
 
-const gatewayRequests = new Counter({
-  name: "platform_gateway_requests_total",
-  help: "Requests proxied by the cluster gateway, by connected cluster and HTTP response code.",
-  labelNames: ["cluster", "code"],
-  registers: [metricsRegistry],
-});
+const gatewayRequests = register(
+  new LabeledCounter(
+    "platform_gateway_requests_total",
+    "Requests proxied by the cluster gateway, by connected cluster and HTTP response code.",
+    ["cluster", "code"],
+  ),
+);
 
 /** For the cluster gateway: count one proxied request. */
 export function countGatewayRequest(cluster: string, code: number): void {
-  gatewayRequests.labels(cluster, String(code)).inc();
+  gatewayRequests.series({ cluster, code: String(code) }).value++;
 }
 
 /**

@@ -7,10 +7,12 @@ import type { ObjectFilter } from "./filter.js";
 import { awaitRevision } from "./fresh-revision.js";
 import { collectionPrefix } from "./keys.js";
 import type { WatchOptions } from "./options.js";
+import { servesStoredBytes } from "./raw-read.js";
 import type { RequestContext } from "./request-context.js";
 import { apiVersionOf } from "./resource-type.js";
 import { decodeShared } from "./shared-codec.js";
 import type { Store } from "./store.js";
+import { StoredWatchEvent, storedJson } from "./stored-watch-event.js";
 
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
 
@@ -186,9 +188,19 @@ function eventTranslator(
       return undefined;
     }
   };
-  // Most watches select nothing and may see everything: no per-event checks for them.
-  const matches = filter.matchesEverything ? () => true : (obj: KubeObject) => filter.matches(obj);
+  // Most watches select nothing and may see everything: no per-event checks for them, and on a
+  // kind shown as stored, no decoding either (stored-watch-event.ts).
+  const everything = filter.matchesEverything;
+  const matches = everything ? () => true : (obj: KubeObject) => filter.matches(obj);
+  const asStored = everything && servesStoredBytes(store.rt);
   return (ev) => {
+    const isNew = ev.type === "put" && (ev.kv.createRevision === ev.kv.modRevision || !ev.prevKv);
+    const json = asStored ? storedJson(ev.kv) : undefined;
+    if (json) {
+      const type = ev.type === "delete" ? "DELETED" : isNew ? "ADDED" : "MODIFIED";
+      sink.send(new StoredWatchEvent(type, json, () => decodeShared(ev.kv, decode)));
+      return;
+    }
     const obj = decodeEventObject(ev.kv);
     if (!obj) return;
     if (ev.type === "delete") {
@@ -196,9 +208,9 @@ function eventTranslator(
       return;
     }
     const nowMatches = matches(obj);
-    const isNew = ev.kv.createRevision === ev.kv.modRevision || !ev.prevKv;
-    const prev = isNew ? undefined : decodeEventObject(ev.prevKv!);
-    const wasMatching = prev ? matches(prev) : false;
+    // Matching everything, the previous value matched too: it is not decoded.
+    const prev = isNew || everything ? undefined : decodeEventObject(ev.prevKv!);
+    const wasMatching = isNew ? false : everything || (prev ? matches(prev) : false);
     if (nowMatches && wasMatching) sink.send({ type: "MODIFIED", object: store.present(obj, ctx) });
     else if (nowMatches) sink.send({ type: "ADDED", object: store.present(obj, ctx) });
     else if (wasMatching) sink.send({ type: "DELETED", object: store.present(obj, ctx) });

@@ -41,6 +41,32 @@ let last: { object: object | undefined; type: string; frame: Frame } = {
   frame: { chunk: Buffer.alloc(0), line: Buffer.alloc(0) },
 };
 
+/**
+ * The frame of `{"type":type,"object":<json>}` around an object's API JSON bytes (a stored
+ * event's, registry/stored-watch-event.ts): no stringify. A fan-out asks for the same one once
+ * per watcher in a row; only the last is kept (the bytes need no parse to build another).
+ */
+export function storedFrame(type: string, json: Buffer): Frame {
+  if (json === lastStored.json && type === lastStored.type) return lastStored.frame;
+  const head = `{"type":"${type}","object":`;
+  const size = head.length + json.length + 2;
+  const sizeLine = `${size.toString(16)}\r\n`;
+  const chunk = Buffer.allocUnsafe(sizeLine.length + size + 2);
+  let at = chunk.write(sizeLine, 0, "latin1");
+  at += chunk.write(head, at, "latin1");
+  at += json.copy(chunk, at);
+  chunk.write("}\n\r\n", at, "latin1");
+  const frame = { chunk, line: chunk.subarray(sizeLine.length, sizeLine.length + size) };
+  lastStored = { json, type, frame };
+  return frame;
+}
+
+let lastStored: { json: Buffer | undefined; type: string; frame: Frame } = {
+  json: undefined,
+  type: "",
+  frame: last.frame,
+};
+
 /** The frame of one line (which ends with "\n"). */
 export function frameOf(line: string): Frame {
   const size = Buffer.byteLength(line);

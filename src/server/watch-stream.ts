@@ -4,10 +4,11 @@ import type { KubeObject } from "../api/object.js";
 import type { WatchObserver } from "../metrics/request-metrics.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { ApiWatchEvent, WatchHandle, WatchSink } from "../registry/store-watch.js";
+import { StoredWatchEvent } from "../registry/stored-watch-event.js";
 import type { ResponseFormat } from "./negotiation.js";
 import { sendError } from "./respond.js";
 import { type IncludeObject, objectTable } from "./table.js";
-import { type Frame, frameOf, sharedFrame } from "./watch-frame.js";
+import { type Frame, frameOf, sharedFrame, storedFrame } from "./watch-frame.js";
 import { WatchWriter } from "./watch-writer.js";
 
 /** A server's open watch streams, so that shutdown can end them (they would otherwise keep it up). */
@@ -140,6 +141,7 @@ function eventEncoder(tableOf: { rt: ResourceType; table?: IncludeObject }): (ev
     }
     // Bookmarks and errors are this watch's own; an event's object is shared by its watchers.
     if (event.type === "BOOKMARK" || event.type === "ERROR") return frameOf(`${JSON.stringify(event)}\n`);
+    if (event instanceof StoredWatchEvent) return storedFrame(event.type, event.json);
     return sharedFrame(event.type, event.object);
   };
 }

@@ -5,11 +5,14 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { Agent, request } from "undici";
+import type { EtcdTlsFiles } from "./etcd-tls.js";
 
 /** Bounded wait for a member to answer /health (hang guard, not a timing assertion). */
 const READY_ATTEMPTS = 600;
@@ -39,6 +42,13 @@ async function freePort(): Promise<number> {
   });
 }
 
+export interface EtcdClusterOptions {
+  /** Serve clients over TLS only and require client certificates (--client-cert-auth). */
+  readonly tls?: EtcdTlsFiles;
+  /** etcd's --auth-token-ttl (seconds) for simple tokens, once auth is enabled. */
+  readonly authTokenTtl?: number;
+}
+
 interface Member {
   readonly name: string;
   readonly clientPort: number;
@@ -54,10 +64,13 @@ export class EtcdCluster {
     private readonly root: string,
     private readonly binary: string,
     private readonly token: string,
+    private readonly options: EtcdClusterOptions,
+    /** undici dispatcher with the client certificate, under TLS. */
+    private readonly dispatcher: Agent | undefined,
   ) {}
 
   /** Starts `size` members and waits until the cluster answers. */
-  static async start(size: 1 | 3 = 1): Promise<EtcdCluster> {
+  static async start(size: 1 | 3 = 1, options: EtcdClusterOptions = {}): Promise<EtcdCluster> {
     const binary = etcdBinary();
     const root = await mkdtemp(join(tmpdir(), "platform-etcd-"));
     const members: Member[] = [];
@@ -71,7 +84,13 @@ export class EtcdCluster {
         log: "",
       });
     }
-    const cluster = new EtcdCluster(members, root, binary, randomUUID());
+    const tls = options.tls;
+    const dispatcher = tls
+      ? new Agent({
+          connect: { ca: readFileSync(tls.ca), cert: readFileSync(tls.clientCert), key: readFileSync(tls.clientKey) },
+        })
+      : undefined;
+    const cluster = new EtcdCluster(members, root, binary, randomUUID(), options, dispatcher);
     try {
       for (let i = 0; i < size; i++) cluster.spawn(i);
       for (let i = 0; i < size; i++) await cluster.waitHealthy(i);
@@ -87,9 +106,36 @@ export class EtcdCluster {
     return this.members.map((m) => `127.0.0.1:${m.clientPort}`);
   }
 
-  /** The storage URL for the whole cluster. */
+  /** The storage URL for the whole cluster (with the client certificate's files under TLS). */
   get url(): string {
-    return `etcd://${this.endpoints.join(",")}`;
+    const tls = this.options.tls;
+    const query = tls ? `?cacert=${tls.ca}&cert=${tls.clientCert}&key=${tls.clientKey}` : "";
+    return `etcd://${this.endpoints.join(",")}${query}`;
+  }
+
+  private get scheme(): string {
+    return this.options.tls ? "https" : "http";
+  }
+
+  /** POST to etcd's JSON gateway on member i (a status error throws). */
+  async post(i: number, path: string, body: object, headers: Record<string, string> = {}): Promise<unknown> {
+    const m = this.members[i]!;
+    const res = await request(`${this.scheme}://127.0.0.1:${m.clientPort}${path}`, {
+      method: "POST",
+      body: JSON.stringify(body),
+      headers,
+      ...(this.dispatcher ? { dispatcher: this.dispatcher } : {}),
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`etcd ${path}: ${res.statusCode} ${text}`);
+    return JSON.parse(text) as unknown;
+  }
+
+  /** Turns etcd authentication on with a `root` user of that password (etcd's root role). */
+  async enableAuth(password: string): Promise<void> {
+    await this.post(0, "/v3/auth/user/add", { name: "root", password });
+    await this.post(0, "/v3/auth/user/grant", { user: "root", role: "root" });
+    await this.post(0, "/v3/auth/enable", {});
   }
 
   get size(): number {
@@ -100,13 +146,25 @@ export class EtcdCluster {
     stopAtExit(this);
     const m = this.members[i]!;
     const initialCluster = this.members.map((x) => `${x.name}=http://127.0.0.1:${x.peerPort}`).join(",");
+    const tls = this.options.tls;
+    const tlsArgs = tls
+      ? [
+          `--cert-file=${tls.memberCert}`,
+          `--key-file=${tls.memberKey}`,
+          `--trusted-ca-file=${tls.ca}`,
+          "--client-cert-auth",
+        ]
+      : [];
+    const ttl = this.options.authTokenTtl;
     const child = spawn(
       this.binary,
       [
         `--name=${m.name}`,
         `--data-dir=${m.dataDir}`,
-        `--listen-client-urls=http://127.0.0.1:${m.clientPort}`,
-        `--advertise-client-urls=http://127.0.0.1:${m.clientPort}`,
+        `--listen-client-urls=${this.scheme}://127.0.0.1:${m.clientPort}`,
+        `--advertise-client-urls=${this.scheme}://127.0.0.1:${m.clientPort}`,
+        ...tlsArgs,
+        ...(ttl !== undefined ? [`--auth-token-ttl=${ttl}`] : []),
         `--listen-peer-urls=http://127.0.0.1:${m.peerPort}`,
         `--initial-advertise-peer-urls=http://127.0.0.1:${m.peerPort}`,
         `--initial-cluster=${initialCluster}`,
@@ -136,8 +194,10 @@ export class EtcdCluster {
         throw new Error(`etcd member ${m.name} exited (${m.process.exitCode}): ${m.log}`);
       }
       try {
-        const res = await fetch(`http://127.0.0.1:${m.clientPort}/health`);
-        const body = (await res.json()) as { health?: string };
+        const res = await request(`${this.scheme}://127.0.0.1:${m.clientPort}/health`, {
+          ...(this.dispatcher ? { dispatcher: this.dispatcher } : {}),
+        });
+        const body = (await res.body.json()) as { health?: string };
         if (body.health === "true") return;
       } catch {
         // not listening yet
@@ -151,14 +211,12 @@ export class EtcdCluster {
   async leader(): Promise<number> {
     for (let attempt = 0; attempt < READY_ATTEMPTS; attempt++) {
       for (let i = 0; i < this.members.length; i++) {
-        const m = this.members[i]!;
         if (!this.isRunning(i)) continue;
         try {
-          const res = await fetch(`http://127.0.0.1:${m.clientPort}/v3/maintenance/status`, {
-            method: "POST",
-            body: "{}",
-          });
-          const status = (await res.json()) as { header?: { member_id?: string }; leader?: string };
+          const status = (await this.post(i, "/v3/maintenance/status", {})) as {
+            header?: { member_id?: string };
+            leader?: string;
+          };
           if (status.leader && status.leader !== "0" && status.leader === status.header?.member_id) return i;
         } catch {
           // member busy or down
@@ -200,6 +258,7 @@ export class EtcdCluster {
     running.delete(this);
     for (let i = 0; i < this.members.length; i++) await this.kill(i);
     await rm(this.root, { recursive: true, force: true });
+    await this.dispatcher?.close();
   }
 }
 

@@ -31,6 +31,8 @@ export interface SeenRequest {
   /** CN of the client certificate (virtual cluster stand-ins authenticate by certificate). */
   certUser?: string;
   certGroups: string[];
+  /** The request's header lines as they came (name, value, name, value...). */
+  rawHeaders: string[];
 }
 
 interface Obj {
@@ -197,6 +199,7 @@ export class FakeClusterApiServer {
       impersonateUser: req.headersDistinct["impersonate-user"]?.[0],
       impersonateGroups: groups,
       certGroups: [],
+      rawHeaders: req.rawHeaders,
     };
     this.seen.push(seen);
     if (this.clientCa) {

@@ -4,16 +4,18 @@
  * LIST of 10,000 beside the embedded store's LIST, and a write on one replica seen by a watcher
  * on another beside a watcher on the writing replica. etcd is a real one started here.
  */
-import { request as httpsRequest } from "node:https";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Etcd3 } from "etcd3";
 import { EtcdCluster } from "../../testing/etcd-cluster.js";
 import { type Bench, type Child, cannon, f, PATH, pct, req, spawnChild } from "../harness.js";
 import { teamBytes } from "../objects.js";
+import type { DriverResult, DriverSetup } from "../replica-watch-driver.js";
 import { workersBesideBaselines } from "./etcd-workers.js";
 import { benchGet } from "./get.js";
 
 const TEAMS = PATH.replace("/clusters", "/teams");
+const DRIVER = fileURLToPath(new URL("../replica-watch-driver.js", import.meta.url));
 
 /** BENCH_ETCD_PARTS=get,list,create,watch,workers runs only those parts of the phase (to profile one). */
 const parts = process.env.BENCH_ETCD_PARTS?.split(",");
@@ -148,7 +150,8 @@ async function rawEtcdPuts(
 /**
  * N.wps PATCHes a second on replica A for N.watchSec seconds; the delay until a watcher on
  * replica B sees each one, beside a watcher on A itself, the PATCHes' own response time, and
- * the floor: raw etcd puts at the same rate seen by a raw etcd watch (rawEtcdWatch).
+ * the floor: raw etcd puts at the same rate seen by a raw etcd watch (rawEtcdWatch). The
+ * PATCHes are sent and the watches read by a process of their own (replica-watch-driver.ts).
  */
 async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void> {
   const r2 = await spawnChild(["server", join(b.dir, "etcd-b"), etcd.url], b.cpuProf);
@@ -158,47 +161,45 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
   const names = Array.from({ length: 10 }, (_, i) => `watched-${i}`);
   for (const name of names) await req(portA, key, "POST", TEAMS, teamBytes(name).toString());
   const list = JSON.parse((await req(portA, key, "GET", `${TEAMS}?limit=1`)).body.toString());
-  const rv = list.metadata.resourceVersion as string;
-  const sent = new Map<string, number>();
-  const delays: [number[], number[]] = [[], []];
-  const answered: number[] = [];
-  const watches = [portA, r2.first.port as number].map((port, i) =>
-    watchStamps(port, key, `${TEAMS}?watch=true&resourceVersion=${rv}`, (stamp) => {
-      const at = sent.get(stamp);
-      if (at !== undefined) delays[i]!.push(performance.now() - at);
-    }),
-  );
-  await new Promise((r) => setTimeout(r, 500));
   const total = b.N.wps * b.N.watchSec;
-  const before = await a.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" });
+  const setup: DriverSetup = {
+    port: portA,
+    portB: r2.first.port as number,
+    key,
+    path: TEAMS,
+    names,
+    resourceVersion: list.metadata.resourceVersion as string,
+    rate: b.N.wps,
+    total,
+  };
+  const driver = await spawnChild([], [], DRIVER, setup);
+  b.children.push(driver);
+  await new Promise((r) => setTimeout(r, 500));
+  const before = await cpuNow(etcd, a, r2);
   const callsBefore = await etcdCalls(etcd);
-  const writes = await paced(b.N.wps, total, (i) => {
-    const stamp = `s${i}`;
-    const at = performance.now();
-    sent.set(stamp, at);
-    const patch = JSON.stringify({ metadata: { annotations: { "bench/stamp": stamp } } });
-    const name = names[i % names.length]!;
-    return req(portA, key, "PATCH", `${TEAMS}/${name}`, patch, "application/merge-patch+json").then(() => {
-      answered.push(performance.now() - at);
-    });
-  });
-  await Promise.all(writes);
-  const after = await a.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" });
+  await a.ask({ cmd: "loopdelay" });
+  const { answered, cpuMs } = await driver.ask<Pick<DriverResult, "answered" | "cpuMs">>({ cmd: "run" });
+  const used = cpuSince(before, await cpuNow(etcd, a, r2));
+  const loop = await a.ask<LoopDelay>({ cmd: "loopdelay" });
   const callsAfter = await etcdCalls(etcd);
-  await new Promise((r) => setTimeout(r, 1000));
-  for (const w of watches) w.close();
-  const [onA, onB] = delays;
+  const { onA, onB, lateMaxMs, loop: own } = await driver.ask<DriverResult>({ cmd: "collect" });
   b.row(
     `etcd: write on replica A → watcher on B, ms p50/p99 (${b.N.wps} writes/s; ${onB.length}/${total} seen)`,
     `${f(pct(onB, 50))}/${f(pct(onB, 99))}`,
     `${f(pct(onA, 50))}/${f(pct(onA, 99))} (watcher on A; ${onA.length}/${total} seen)`,
     "",
   );
-  const cpuMs = (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1000;
+  const us = (cpuMs: number) => `${f((1000 * cpuMs) / total, 0)}`;
   b.row(
     "etcd: those PATCHes' response time on A, ms p50/p99; A's CPU per PATCH",
-    `${f(pct(answered, 50))}/${f(pct(answered, 99))}; ${f((1000 * cpuMs) / total, 0)} µs`,
+    `${f(pct(answered, 50))}/${f(pct(answered, 99))}; ${us(used.a)} µs`,
+    `B ${us(used.b)}; etcd ${us(used.etcd)}; load generator ${us(cpuMs)} µs (CPU per PATCH)`,
     "",
+  );
+  b.row(
+    "etcd: event-loop delay during those PATCHes, ms p50/p99/max: replica A",
+    `${f(loop.p50)}/${f(loop.p99)}/${f(loop.max)}`,
+    `${f(own.p50)}/${f(own.p99)}/${f(own.max)} (the load generator; latest send ${f(lateMaxMs)} ms after due)`,
     "",
   );
   const perPatch = (method: string) => f(((callsAfter.get(method) ?? 0) - (callsBefore.get(method) ?? 0)) / total, 2);
@@ -216,6 +217,31 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
     `${f(pct(raw.acked, 50))}/${f(pct(raw.acked, 99))} (put acknowledged)`,
     "",
   );
+}
+
+/** A server child's event-loop delay (children.ts, "loopdelay"), ms. */
+interface LoopDelay {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/** CPU used so far (ms) by replica A, replica B and etcd. */
+async function cpuNow(etcd: EtcdCluster, a: Child, r2: Child): Promise<Record<"a" | "b" | "etcd", number>> {
+  const ms = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+  const [ua, ub, text] = await Promise.all([
+    a.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" }),
+    r2.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" }),
+    fetch(`http://${etcd.endpoints[0]}/metrics`).then((r) => r.text()),
+  ]);
+  const etcdSeconds = Number(/^process_cpu_seconds_total (\S+)$/m.exec(text)?.[1] ?? Number.NaN);
+  return { a: ms(ua.cpu), b: ms(ub.cpu), etcd: etcdSeconds * 1000 };
+}
+
+function cpuSince<K extends string>(before: Record<K, number>, after: Record<K, number>): Record<K, number> {
+  const out = { ...after };
+  for (const k in after) out[k] = after[k] - before[k];
+  return out;
 }
 
 /** Unary requests etcd has answered so far, by method (its own grpc_server_handled_total). */
@@ -283,30 +309,4 @@ async function rawEtcdWatch(
     writer.close();
     reader.close();
   }
-}
-
-/** A watch whose events' `bench/stamp` annotations are passed to `seen` as they arrive. */
-function watchStamps(port: number, key: string, path: string, seen: (stamp: string) => void): { close(): void } {
-  const r = httpsRequest(
-    { host: "127.0.0.1", port, path, rejectUnauthorized: false, headers: { authorization: `Bearer ${key}` } },
-    (res) => {
-      let buffered = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => {
-        buffered += chunk;
-        let nl = buffered.indexOf("\n");
-        while (nl >= 0) {
-          const line = buffered.slice(0, nl);
-          buffered = buffered.slice(nl + 1);
-          const stamp = /"bench\/stamp":"([^"]+)"/.exec(line)?.[1];
-          if (stamp) seen(stamp);
-          nl = buffered.indexOf("\n");
-        }
-      });
-      res.on("error", () => {});
-    },
-  );
-  r.on("error", () => {});
-  r.end();
-  return { close: () => r.destroy() };
 }

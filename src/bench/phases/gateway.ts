@@ -30,7 +30,12 @@ export async function fakeClusterChild(): Promise<void> {
       process.send!({ cpuMs: (used.user + used.system) / 1000 });
     }
   });
-  process.send!({ port: Number(new URL(fake.url).port), token: fake.token, kubeconfig: fake.kubeconfig() });
+  process.send!({
+    port: Number(new URL(fake.url).port),
+    token: fake.token,
+    kubeconfig: fake.kubeconfig(),
+    caPem: fake.ca.certPem,
+  });
 }
 
 export async function benchGateway(b: ServerBench): Promise<void> {
@@ -39,6 +44,14 @@ export async function benchGateway(b: ServerBench): Promise<void> {
   b.children.push(up);
   const upPort = up.first.port as number;
   const upToken = up.first.token as string;
+  // The second baseline: the least any Node.js proxy does (minimal-proxy.ts), beside the same upstream.
+  const mini = await spawnChild(["minproxy", b.dataDir], b.cpuProf, undefined, {
+    url: `https://127.0.0.1:${upPort}`,
+    token: upToken,
+    caPem: up.first.caPem,
+  });
+  b.children.push(mini);
+  const miniPort = mini.first.port as number;
   const base = "/kubernetes/management/apis/management.platform/v1";
   const secret = {
     metadata: { name: "bench-kc" },
@@ -57,29 +70,47 @@ export async function benchGateway(b: ServerBench): Promise<void> {
   // Warm both first: a cold process compiles its hot paths and opens its connections (two TLS
   // handshakes per gateway connection) during the first second, which a short run would charge
   // to the gateway alone (it runs first).
+  const viaMini = { url: `https://127.0.0.1:${miniPort}${POD}` };
   await cannon(1, viaGw);
   await cannon(1, toUp);
+  await cannon(1, viaMini);
   const g = await cannon(N.dur, viaGw);
   const d = await cannon(N.dur, toUp);
-  if (g.errors || d.errors) console.error(`GATEWAY GET errors: ${g.errors} through, ${d.errors} direct`);
-  if (g.non2xx || d.non2xx) throw new Error(`GATEWAY GET answered non-2xx: ${g.non2xx} through, ${d.non2xx} direct`);
+  const m = await cannon(N.dur, viaMini);
+  if (g.errors || d.errors || m.errors)
+    console.error(`GATEWAY GET errors: ${g.errors} through, ${d.errors} direct, ${m.errors} minimal proxy`);
+  if (g.non2xx || d.non2xx || m.non2xx)
+    throw new Error(`GATEWAY GET answered non-2xx: ${g.non2xx} through, ${d.non2xx} direct, ${m.non2xx} minimal proxy`);
   row(
     "GATEWAY GET req/s (64 conns) through / direct",
     f(g.requests.average, 0),
     f(d.requests.average, 0),
     `${f((100 * g.requests.average) / d.requests.average, 0)}%`,
   );
-  // CPU per request barely depends on how busy the shared machine is, throughput does: the
-  // gateway process's cost per forwarded GET beside the upstream's per GET it answers, on
-  // connections opened beforehand (a TLS handshake costs as much as dozens of GETs).
-  const n = N.dur >= 8 ? 2000 : 400;
-  const gwCpu = await cpuPerGet(b.server, port, gw, key, n);
-  const upCpu = await cpuPerGet(up, upPort, POD, upToken, n);
   row(
-    `GATEWAY CPU µs per GET (${n} on open connections): gateway process (through) / upstream process (direct)`,
-    f(gwCpu, 0),
-    f(upCpu, 0),
-    `${f(gwCpu / upCpu, 1)}×`,
+    "GATEWAY GET req/s (64 conns) minimal Node.js proxy / direct",
+    f(m.requests.average, 0),
+    f(d.requests.average, 0),
+    `${f((100 * m.requests.average) / d.requests.average, 0)}%`,
+  );
+  // CPU per request depends far less on how busy the shared machine is than throughput does,
+  // and a ratio of two processes measured over the same requests in the same window cancels
+  // most of what is left: the proxy's CPU per forwarded GET beside the upstream's CPU for the
+  // same GETs, on connections opened beforehand (a TLS handshake costs as much as dozens of GETs).
+  const n = 2000;
+  const gwCpu = await cpuPerGet(b.server, up, port, gw, key, n);
+  row(
+    `GATEWAY CPU µs per GET (${n} on open connections): gateway process / upstream process, same GETs`,
+    f(gwCpu.proxy, 0),
+    f(gwCpu.upstream, 0),
+    `${f(gwCpu.proxy / gwCpu.upstream, 1)}×`,
+  );
+  const miniCpu = await cpuPerGet(mini, up, miniPort, POD, "", n);
+  row(
+    `GATEWAY CPU µs per GET (${n} on open connections): minimal Node.js proxy / upstream process, same GETs`,
+    f(miniCpu.proxy, 0),
+    f(miniCpu.upstream, 0),
+    `${f(miniCpu.proxy / miniCpu.upstream, 1)}×`,
   );
   // Latency at a moderate steady rate both can serve: half of the gateway's maximum.
   const rate = Math.max(1, Math.floor(g.requests.average / 2));
@@ -103,16 +134,21 @@ export async function benchGateway(b: ServerBench): Promise<void> {
     "",
   );
   up.proc.kill();
+  mini.proc.kill();
 }
 
-/** CPU (µs) the `measured` process spends per GET of `path`, 16 at a time on kept-alive connections warmed first. */
+/**
+ * CPU (µs) per GET of `path` that the proxy and the upstream behind it each spend, measured over
+ * the same GETs (16 at a time on kept-alive connections warmed first).
+ */
 async function cpuPerGet(
-  measured: { ask<T>(m: object): Promise<T> },
+  proxy: { ask<T>(m: object): Promise<T> },
+  upstream: { ask<T>(m: object): Promise<T> },
   port: number,
   path: string,
   key: string,
   n: number,
-): Promise<number> {
+): Promise<{ proxy: number; upstream: number }> {
   const many = async (count: number) => {
     let left = count;
     await Promise.all(
@@ -125,10 +161,12 @@ async function cpuPerGet(
     );
   };
   await many(100);
-  const cpu = async () => (await measured.ask<{ cpuMs: number }>({ cmd: "cpu" })).cpuMs;
+  const cpu = async () =>
+    Promise.all([proxy, upstream].map(async (p) => (await p.ask<{ cpuMs: number }>({ cmd: "cpu" })).cpuMs));
   const before = await cpu();
   await many(n);
-  return (1000 * ((await cpu()) - before)) / n;
+  const after = await cpu();
+  return { proxy: (1000 * (after[0]! - before[0]!)) / n, upstream: (1000 * (after[1]! - before[1]!)) / n };
 }
 
 /** Opens `n` watches, has the upstream add a stamped pod 10 times a second, and measures stamp-to-arrival. */

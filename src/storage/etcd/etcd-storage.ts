@@ -3,13 +3,16 @@
  * revisions are etcd's revisions (resourceVersion = mod revision), conditional writes are
  * transactions comparing create/mod revisions, lists are ranges at a revision.
  *
+ * Calls: Range, Txn and Compact go over etcd's HTTP/JSON gateway (kv-http.ts), which costs the
+ * server about a third of the CPU of the same call through gRPC (kv-client.ts says when gRPC is
+ * used instead); leader election (leases) and the watch stream use the etcd3 gRPC client.
+ *
  * Watches: one gRPC stream over the whole key space per storage, fanned out locally
  * (watch-hub.ts, watch-stream.ts). The store's current revision, which every consistent read
  * from the watch cache needs, is asked with one count-only range shared by every caller that
  * arrives while the previous one is in flight (coalesced-read.ts).
  */
 import { Etcd3, type IOptions } from "etcd3";
-import type * as RPC from "etcd3/lib/rpc.js";
 import { StorageError } from "../errors.js";
 import type {
   DeleteResult,
@@ -25,14 +28,10 @@ import type {
 } from "../interface.js";
 import { keyBefore, prefixEnd } from "../key-range.js";
 import { CoalescedRead } from "./coalesced-read.js";
+import { EtcdKvClient } from "./kv-client.js";
+import type { Compare, RequestOp, TxnResponse } from "./kv-http.js";
 import { EtcdWatchHub } from "./watch-hub.js";
-import { ALL_KEYS, toKv } from "./watch-stream.js";
-
-// Numeric values of etcd3's RPC enums (declared as const enums in its typings).
-const COMPARE_EQUAL = 0;
-const COMPARE_GREATER = 1;
-const TARGET_CREATE = 1;
-const TARGET_MOD = 2;
+import { ALL_KEYS } from "./watch-stream.js";
 
 /** Keys per range request of a list (see list()). */
 const LIST_PAGE = 1000;
@@ -69,6 +68,8 @@ export interface EtcdStorageOptions {
   readonly password?: string;
   /** Use TLS with the system's trust roots even without `ca`. */
   readonly tls?: boolean;
+  /** How KV calls travel: etcd's JSON gateway (default) or gRPC (see kv-client.ts). */
+  readonly transport?: "gateway" | "grpc";
 }
 
 export function etcdClientOptions(options: EtcdStorageOptions): IOptions {
@@ -93,15 +94,19 @@ export function etcdClientOptions(options: EtcdStorageOptions): IOptions {
 }
 
 export class EtcdStorage implements Storage {
+  /** gRPC: the watch stream and leader election (leases). */
   readonly client: Etcd3;
+  /** Every KV call: over etcd's HTTP/JSON gateway, or gRPC (transport=grpc, or an identity the gateway refuses). */
+  readonly kv: EtcdKvClient;
   /** The one etcd watch stream of this storage, fanned out to every watch. */
   readonly hub: EtcdWatchHub;
   /** Revision checks shared by the callers that arrive while one is in flight. */
   readonly revisionCheck: CoalescedRead<number>;
   private closed = false;
 
-  constructor(options: EtcdStorageOptions | Etcd3) {
-    this.client = options instanceof Etcd3 ? options : new Etcd3(etcdClientOptions(options));
+  constructor(options: EtcdStorageOptions) {
+    this.client = new Etcd3(etcdClientOptions(options));
+    this.kv = new EtcdKvClient(options, this.client);
     this.hub = new EtcdWatchHub(this.client);
     this.revisionCheck = new CoalescedRead(() => this.readRevision());
   }
@@ -117,18 +122,17 @@ export class EtcdStorage implements Storage {
   async get(key: string): Promise<KeyValue | undefined> {
     this.checkOpen();
     try {
-      const res = await this.client.kv.range({ key: Buffer.from(key) });
-      const kv = res.kvs[0];
-      return kv ? toKv(kv) : undefined;
+      const res = await this.kv.range({ key });
+      return res.kvs[0];
     } catch (err) {
       throw storageFailure(err, key);
     }
   }
 
   /**
-   * A range, read in pages of at most LIST_PAGE keys at one revision: a gRPC message is capped
-   * (etcd3's default receive limit is 4 MiB), and a whole resource can be far larger — a cache
-   * or informer starting on 40,000 objects of 1 KiB failed to start the server.
+   * A range, read in pages of at most LIST_PAGE keys at one revision: etcd's gateway passes each
+   * answer through one gRPC message, and a whole resource can be far larger than one should be
+   * (a cache or informer starting on 40,000 objects of 1 KiB failed to start the server once).
    */
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
     this.checkOpen();
@@ -141,18 +145,18 @@ export class EtcdStorage implements Storage {
       for (;;) {
         const start = after !== undefined && !keyBefore(after, prefix) ? `${after}\0` : prefix;
         const pageLimit = wanted > 0 ? Math.min(LIST_PAGE, wanted - items.length) : LIST_PAGE;
-        const res = await this.client.kv.range({
-          key: prefix === "" && start === "" ? ALL_KEYS : Buffer.from(start),
+        const res = await this.kv.range({
+          key: prefix === "" && start === "" ? ALL_KEYS : start,
           range_end: end,
           limit: pageLimit,
           ...(revision ? { revision } : {}),
         });
         // Every later page is read at the first one's revision: one consistent snapshot.
-        if (!revision) revision = Number(res.header.revision);
-        for (const kv of res.kvs) items.push(toKv(kv));
+        if (!revision) revision = res.revision;
+        for (const kv of res.kvs) items.push(kv);
         const done = !res.more || (wanted > 0 && items.length >= wanted);
         if (done) {
-          const remaining = res.more ? Number(res.count) - res.kvs.length : 0;
+          const remaining = res.more ? res.count - res.kvs.length : 0;
           return { items, revision, more: res.more, remaining };
         }
         after = items[items.length - 1]!.key;
@@ -171,60 +175,58 @@ export class EtcdStorage implements Storage {
     const op: TxnOp =
       expectedModRevision === undefined ? { type: "delete", key } : { type: "delete", key, expectedModRevision };
     const res = await this.runTxn([op], true);
-    const deleted = res.responses[0]?.response_delete_range;
-    const prev = deleted?.prev_kvs[0];
+    const prev = res.responses[0]?.deleteRange?.prevKvs[0];
     if (!prev) throw new StorageError("NotFound", key);
-    const revision = Number(res.header.revision);
-    return { revision, prev: toKv(prev) };
+    return { revision: res.revision, prev };
   }
 
   async txn(ops: readonly TxnOp[]): Promise<TxnResult> {
     this.checkOpen();
     if (ops.length === 0) return { revision: await this.currentRevision() };
     const res = await this.runTxn(ops, false);
-    return { revision: Number(res.header.revision) };
+    return { revision: res.revision };
   }
 
   /**
    * One etcd transaction: compares for every op's precondition, the writes on success, and on
    * failure a read of every key so the first failing op can be named precisely.
    */
-  private async runTxn(ops: readonly TxnOp[], prevKv: boolean): Promise<RPC.ITxnResponse> {
-    const compare: RPC.ICompare[] = [];
-    const success: RPC.IRequestOp[] = [];
+  private async runTxn(ops: readonly TxnOp[], prevKv: boolean): Promise<TxnResponse> {
+    const compare: Compare[] = [];
+    const success: RequestOp[] = [];
     for (const op of ops) {
-      const key = Buffer.from(op.key);
+      const key = op.key;
       if (op.type === "create") {
-        compare.push({ key, target: TARGET_CREATE, result: COMPARE_EQUAL, create_revision: 0 });
-        success.push({ request_put: { key, value: op.value } });
+        compare.push({ key, target: "CREATE", result: "EQUAL", revision: 0 });
+        success.push({ put: { key, value: op.value } });
       } else if (op.type === "update") {
-        compare.push({ key, target: TARGET_CREATE, result: COMPARE_GREATER, create_revision: 0 });
-        compare.push({ key, target: TARGET_MOD, result: COMPARE_EQUAL, mod_revision: op.expectedModRevision });
-        success.push({ request_put: { key, value: op.value } });
+        compare.push({ key, target: "CREATE", result: "GREATER", revision: 0 });
+        compare.push({ key, target: "MOD", result: "EQUAL", revision: op.expectedModRevision });
+        success.push({ put: { key, value: op.value } });
       } else {
-        compare.push({ key, target: TARGET_CREATE, result: COMPARE_GREATER, create_revision: 0 });
+        compare.push({ key, target: "CREATE", result: "GREATER", revision: 0 });
         if (op.expectedModRevision !== undefined) {
-          compare.push({ key, target: TARGET_MOD, result: COMPARE_EQUAL, mod_revision: op.expectedModRevision });
+          compare.push({ key, target: "MOD", result: "EQUAL", revision: op.expectedModRevision });
         }
-        success.push({ request_delete_range: { key, prev_kv: prevKv } });
+        success.push({ deleteRange: { key, prev_kv: prevKv } });
       }
     }
-    const failure: RPC.IRequestOp[] = ops.map((op) => ({ request_range: { key: Buffer.from(op.key) } }));
-    let res: RPC.ITxnResponse;
+    const failure: RequestOp[] = ops.map((op) => ({ range: { key: op.key } }));
+    let res: TxnResponse;
     try {
-      res = await this.client.kv.txn({ compare, success, failure });
+      res = await this.kv.txn({ compare, success, failure });
     } catch (err) {
       throw storageFailure(err, ops[0]!.key);
     }
     if (res.succeeded) return res;
     ops.forEach((op, i) => {
-      const current = res.responses[i]?.response_range?.kvs[0];
+      const current = res.responses[i]?.range?.kvs[0];
       if (op.type === "create") {
         if (current) throw new StorageError("KeyExists", op.key);
       } else {
         if (!current) throw new StorageError("NotFound", op.key);
         const expected = op.expectedModRevision;
-        if (expected !== undefined && Number(current.mod_revision) !== expected) {
+        if (expected !== undefined && current.modRevision !== expected) {
           throw new StorageError("Conflict", op.key);
         }
       }
@@ -248,8 +250,7 @@ export class EtcdStorage implements Storage {
   private async readRevision(): Promise<number> {
     try {
       // A count-only read of one key: the header carries the store's revision, linearizably.
-      const res = await this.client.kv.range({ key: ALL_KEYS, count_only: true });
-      return Number(res.header.revision);
+      return (await this.kv.range({ key: ALL_KEYS, count_only: true })).revision;
     } catch (err) {
       throw storageFailure(err, "");
     }
@@ -263,7 +264,7 @@ export class EtcdStorage implements Storage {
     this.checkOpen();
     const readable = async (revision: number): Promise<boolean> => {
       try {
-        await this.client.kv.range({ key: ALL_KEYS, count_only: true, revision });
+        await this.kv.range({ key: ALL_KEYS, count_only: true, revision });
         return true;
       } catch (err) {
         if (isCompactedError(err)) return false;
@@ -285,7 +286,7 @@ export class EtcdStorage implements Storage {
   async compact(revision: number): Promise<void> {
     this.checkOpen();
     try {
-      await this.client.kv.compact({ revision, physical: true });
+      await this.kv.compact(revision);
     } catch (err) {
       // Compacting to a revision already compacted is a no-op, as for SQLite.
       if (isCompactedError(err)) return;
@@ -298,5 +299,6 @@ export class EtcdStorage implements Storage {
     this.closed = true;
     this.hub.close();
     this.client.close();
+    await this.kv.close();
   }
 }

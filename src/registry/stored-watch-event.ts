@@ -1,0 +1,45 @@
+/**
+ * Watch events sent as the object's stored bytes: for a watch that selects nothing and may see
+ * everything, on a kind whose stored bytes are what callers see (servesStoredBytes: no
+ * fromStorage, no present), the API JSON of an event's object is its stored bytes with the
+ * resourceVersion spliced in, as the GET and LIST fast paths answer. The HTTP watch writes those
+ * bytes (server/watch-frame.ts, storedFrame) without parsing or stringifying the object.
+ *
+ * Every write reaches every replica's watchers: decoding each event's object (and its previous
+ * value) and encoding it again cost each replica about as much CPU per write as the watch
+ * delivery itself, and the decoded copies, kept for sharing (shared-codec.ts), lived long enough
+ * to be promoted to the old generation, where each write's garbage then waited for a full GC.
+ *
+ * `object` stays available for consumers that need it (a Table, the events' visibility filter):
+ * it is decoded on first access, shared with every other watcher (decodeShared).
+ */
+import type { KubeObject } from "../api/object.js";
+import type { KeyValue } from "../storage/interface.js";
+import { withResourceVersion } from "./shared-codec.js";
+import type { ApiWatchEvent } from "./store-watch.js";
+
+export class StoredWatchEvent implements ApiWatchEvent {
+  constructor(
+    readonly type: "ADDED" | "MODIFIED" | "DELETED",
+    /** The object's API JSON: its stored bytes with the resourceVersion spliced in. */
+    readonly json: Buffer,
+    private readonly decode: () => KubeObject,
+  ) {}
+
+  get object(): KubeObject {
+    return this.decode();
+  }
+}
+
+/**
+ * The API JSON of a stored value (undefined when its bytes are not shaped as stored objects
+ * are). Every watcher of a prefix asks for the same kv in a row: the last answer is kept.
+ */
+export function storedJson(kv: Pick<KeyValue, "value" | "modRevision">): Buffer | undefined {
+  if (kv === last.kv) return last.json;
+  const json = withResourceVersion(kv.value, kv.modRevision);
+  last = { kv, json };
+  return json;
+}
+
+let last: { kv: object | undefined; json: Buffer | undefined } = { kv: undefined, json: undefined };
