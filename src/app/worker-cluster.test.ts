@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { EtcdCluster } from "../testing/etcd-cluster.js";
 import { type ServerProcess, startServerProcess } from "../testing/server-process.js";
@@ -182,6 +182,18 @@ describe("platform start --workers: refusals", () => {
     assert.equal(r.status, 1, r.stderr);
     assert.match(r.stderr, /--workers 2 needs etcd storage \(--storage etcd:\/\/host:2379\)/);
     assert.doesNotMatch(r.stdout, /listening/);
+  });
+
+  it("reads workers from the config file, and refuses it there too on SQLite", () => {
+    const config = join(mkdtempSync(join(tmpdir(), "platform-workers-config-")), "config.yaml");
+    writeFileSync(config, "workers: 3\n");
+    try {
+      const r = start("--config", config);
+      assert.equal(r.status, 1, r.stderr);
+      assert.match(r.stderr, /--workers 3 needs etcd storage/);
+    } finally {
+      rmSync(dirname(config), { recursive: true, force: true });
+    }
   });
 
   it("refuses several workers with single sign-on", () => {
