@@ -211,6 +211,21 @@ describe("platform start --workers: refusals", () => {
     assert.match(r.stderr, /--workers 2 does not work with single sign-on/);
   });
 
+  it("refuses several workers with a rotated audit log", () => {
+    const r = start(
+      "--workers",
+      "2",
+      "--storage",
+      "etcd://127.0.0.1:1",
+      "--audit-log",
+      "a.log",
+      "--audit-log-maxsize",
+      "5",
+    );
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /--workers 2 does not work with --audit-log-maxsize/);
+  });
+
   it("refuses a count that is not a positive whole number", () => {
     const r = start("--workers", "0");
     assert.equal(r.status, 1, r.stderr);

@@ -145,7 +145,11 @@ Examples:
           : undefined,
         metricsListen: opts.metricsListen ? parseListen(opts.metricsListen, "--metrics-listen") : undefined,
       };
-      assertWorkersAllowed(workers, config.storage, config.oidc !== undefined);
+      assertWorkersAllowed(workers, {
+        storage: config.storage,
+        sso: config.oidc !== undefined,
+        auditLogRotation: (config.auditLogMaxSizeMb ?? 0) > 0 && config.auditLog !== "-",
+      });
       if (workers > 1 && !isServerWorker()) {
         // The primary (worker-cluster.ts): bootstraps once, then runs the server in `workers` processes.
         const { bootstrapBeforeWorkers } = await import("../app/primary-bootstrap.js");
