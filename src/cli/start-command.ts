@@ -170,7 +170,8 @@ Examples:
           process.exit(1);
         }
         stopping = true;
-        process.stderr.write(`${signal}: finishing in-flight requests and closing the store\n`);
+        const who = isServerWorker() ? `worker (pid ${process.pid}) ` : "";
+        process.stderr.write(`${who}${signal}: finishing in-flight requests and closing the store\n`);
         // A shutdown that does not finish (a stuck client connection or controller) must not
         // leave a process that holds the data dir's lock: give up after the grace period.
         setTimeout(() => {
