@@ -6,6 +6,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { Agent, request as httpsRequest } from "node:https";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import { teamBytes } from "./objects.js";
 
 /** run.js: children are forked as `run.js MODE ...` (children.ts). */
 const RUN = fileURLToPath(new URL("./run.js", import.meta.url));
@@ -121,6 +122,22 @@ export function req(
 /** autocannon for `duration` seconds, 64 connections. */
 export async function cannon(duration: number, opts: autocannon.Options): Promise<autocannon.Result> {
   return autocannon({ duration, connections: 64, ...opts });
+}
+
+/** `duration` seconds of Team CREATEs, 64 at a time, each with a fresh name `${namePrefix}${n}`. */
+export function teamCreates(
+  port: number,
+  key: string,
+  namePrefix: string,
+): (duration: number) => Promise<autocannon.Result> {
+  let seq = 0;
+  return (duration) =>
+    cannon(duration, {
+      url: `https://127.0.0.1:${port}${PATH.replace("/clusters", "/teams")}`,
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      requests: [{ setupRequest: (r) => ({ ...r, body: teamBytes(`${namePrefix}${seq++}`).toString() }) }],
+    });
 }
 
 export const pct = (xs: number[], p: number) => {

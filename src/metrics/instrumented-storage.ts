@@ -15,7 +15,7 @@ import type {
   Watcher,
   WatchOptions,
 } from "../storage/interface.js";
-import type { HistogramSeries, LabeledHistogram } from "./labeled-series.js";
+import type { LabeledHistogram } from "./labeled-series.js";
 
 /** `/registry/<group>/<plural>/…` → `<plural>.<group>` (other keys: as they are, up to 64 characters). */
 export function typeOfKey(key: string): string {

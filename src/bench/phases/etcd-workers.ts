@@ -7,10 +7,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Bench, cannon, f, PATH, req, spawnChild } from "../harness.js";
-import { clusterBytes, teamBytes } from "../objects.js";
-
-const TEAMS = PATH.replace("/clusters", "/teams");
+import { type Bench, cannon, f, PATH, req, spawnChild, teamCreates } from "../harness.js";
+import { clusterBytes } from "../objects.js";
 
 /** `platform start --workers 2` on `storageUrl`, until its banner says it serves; `key` is the shared admin key. */
 async function startWorkers(
@@ -73,14 +71,7 @@ export async function workersBesideBaselines(
   // Stopped (SIGTERM) by the bench's own cleanup too, should this phase fail half-way.
   b.children.push({ proc, first: { port }, ask: () => Promise.reject(new Error("no IPC with platform start")) });
   try {
-    let seq = 0;
-    const creates = (duration: number) =>
-      cannon(duration, {
-        url: `https://127.0.0.1:${port}${TEAMS}`,
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        requests: [{ setupRequest: (r) => ({ ...r, body: teamBytes(`w${seq++}`).toString() }) }],
-      });
+    const creates = teamCreates(port, key, "w");
     await creates(1);
     const cpu = () => pids.reduce((ms, pid) => ms + cpuMsOf(pid), 0);
     const before = cpu();

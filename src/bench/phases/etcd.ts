@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Etcd3 } from "etcd3";
 import { EtcdCluster } from "../../testing/etcd-cluster.js";
-import { type Bench, type Child, cannon, f, PATH, pct, req, spawnChild } from "../harness.js";
+import { type Bench, type Child, f, PATH, pct, req, spawnChild, teamCreates } from "../harness.js";
 import { teamBytes } from "../objects.js";
 import type { DriverResult, DriverSetup } from "../replica-watch-driver.js";
 import { workersBesideBaselines } from "./etcd-workers.js";
@@ -82,14 +82,7 @@ async function listBesideSqlite(b: Bench, a: Child): Promise<void> {
 async function createBesideRawPuts(b: Bench, a: Child, etcd: EtcdCluster): Promise<void> {
   const port = a.first.port as number;
   const key = a.first.key as string;
-  let seq = 0;
-  const creates = (duration: number) =>
-    cannon(duration, {
-      url: `https://127.0.0.1:${port}${TEAMS}`,
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      requests: [{ setupRequest: (r) => ({ ...r, body: teamBytes(`e${seq++}`).toString() }) }],
-    });
+  const creates = teamCreates(port, key, "e");
   await creates(1);
   const before = await a.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" });
   const callsBefore = await etcdCalls(etcd);
