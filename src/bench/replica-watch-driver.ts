@@ -23,6 +23,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { connect, type TLSSocket } from "node:tls";
 import { fileURLToPath } from "node:url";
 import { responseEnd } from "./http-response-end.js";
+import { stampReader } from "./stamp-reader.js";
 
 export interface DriverSetup {
   /** Replica A (written to and watched) and replica B (watched). */
@@ -189,38 +190,7 @@ function watchStamps(port: number, key: string, path: string, seen: (i: number) 
     const socket = connect({ host: "127.0.0.1", port, rejectUnauthorized: false }, () => {
       socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n\r\n`);
     });
-    let headers = true;
-    // What may be the start of a stamp cut by the end of a read waits for the next one.
-    let carry: Buffer | undefined;
-    socket.on("data", (chunk: Buffer) => {
-      let buf = carry ? Buffer.concat([carry, chunk]) : chunk;
-      carry = undefined;
-      if (headers) {
-        const end = buf.indexOf("\r\n\r\n");
-        if (end < 0) {
-          carry = buf;
-          return;
-        }
-        if (!buf.subarray(0, 12).toString("latin1").startsWith("HTTP/1.1 200")) {
-          reject(new Error(`watch answered ${buf.subarray(0, end).toString()}`));
-          return;
-        }
-        headers = false;
-        resolve();
-        buf = buf.subarray(end + 4);
-      }
-      let at = buf.indexOf(NEEDLE);
-      while (at >= 0) {
-        const from = at + NEEDLE.length;
-        const to = buf.indexOf(0x22, from);
-        if (to < 0) break;
-        seen(Number(buf.toString("latin1", from, to)));
-        at = buf.indexOf(NEEDLE, to);
-      }
-      if (at >= 0) carry = buf.subarray(at);
-      else if (buf.length >= NEEDLE.length) carry = buf.subarray(buf.length - NEEDLE.length + 1);
-      else carry = buf;
-    });
+    socket.on("data", stampReader(NEEDLE, { head: (error) => (error ? reject(error) : resolve()), stamp: seen }));
     socket.on("error", reject);
   });
 }

@@ -14,11 +14,11 @@
  */
 import { connect } from "node:tls";
 import { fileURLToPath } from "node:url";
+import { stampReader } from "./stamp-reader.js";
 
 /** What the writer puts in every PATCH: the wall-clock ms at which it was sent. */
 export const STAMP = "bench/t";
 const NEEDLE = Buffer.from(`"${STAMP}":"`);
-const QUOTE = 0x22;
 
 export interface Collected {
   /** [bucket (0.1 ms), count] pairs. */
@@ -59,40 +59,15 @@ async function main(): Promise<void> {
           `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nAccept: application/json\r\n\r\n`,
         );
       });
-      let headers = true;
-      // What may be the start of a stamp cut by the end of a read waits for the next one.
-      let carry: Buffer | undefined;
+      let now = 0;
+      const read = stampReader(NEEDLE, {
+        head: (error) => (error ? reject(error) : ++ready === count && resolve()),
+        stamp: (stamp) => record(stamp, now),
+      });
       socket.on("data", (chunk: Buffer) => {
-        const now = wallMs();
+        now = wallMs();
         reads++;
-        let buf = carry ? Buffer.concat([carry, chunk]) : chunk;
-        carry = undefined;
-        if (headers) {
-          const end = buf.indexOf("\r\n\r\n");
-          if (end < 0) {
-            carry = buf;
-            return;
-          }
-          if (!buf.subarray(0, 12).toString().startsWith("HTTP/1.1 200")) {
-            reject(new Error(`watch answered ${buf.subarray(0, end).toString()}`));
-            return;
-          }
-          headers = false;
-          if (++ready === count) resolve();
-          buf = buf.subarray(end + 4);
-        }
-        // Each event carries one stamp; the chunk framing around the events is not needed.
-        let at = buf.indexOf(NEEDLE);
-        while (at >= 0) {
-          const from = at + NEEDLE.length;
-          const to = buf.indexOf(QUOTE, from);
-          if (to < 0) break;
-          record(Number(buf.toString("latin1", from, to)), now);
-          at = buf.indexOf(NEEDLE, to);
-        }
-        if (at >= 0) carry = buf.subarray(at);
-        else if (buf.length >= NEEDLE.length) carry = buf.subarray(buf.length - NEEDLE.length + 1);
-        else carry = buf;
+        read(chunk);
       });
       socket.on("end", () => ended++);
       socket.on("error", (e) => (ready < count ? reject(e) : undefined));
