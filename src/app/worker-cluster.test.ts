@@ -1,56 +1,21 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { Agent, request as httpsRequest } from "node:https";
+import { Agent } from "node:https";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { EtcdCluster } from "../testing/etcd-cluster.js";
-import { type ServerProcess, startServerProcess } from "../testing/server-process.js";
+import { callAsAdmin, type ServerProcess, startServerProcess } from "../testing/server-process.js";
 import { GROUP_PATH } from "../testing/test-server.js";
 import { parseWorkers } from "./worker-cluster.js";
 
 /** Bounded waits (hang guards, not timing assertions). */
 const WAIT_MS = 120_000;
 
-interface Answer {
-  status: number;
-  text: string;
-}
-
-/** One request; `agent: false` opens a fresh connection, which the primary hands to the next worker. */
-function call(server: ServerProcess, agent: Agent | false, method: string, path: string, body?: unknown) {
-  return new Promise<Answer>((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = httpsRequest(
-      new URL(path, server.url),
-      {
-        method,
-        agent,
-        ca: server.caPem,
-        headers: {
-          authorization: `Bearer ${server.adminKey}`,
-          ...(payload ? { "content-type": "application/json" } : {}),
-        },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c: string) => {
-          text += c;
-        });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    req.end(payload);
-  });
-}
-
 /** The replica that answered on this connection (platform_replica_info on /metrics). */
 async function replicaOn(server: ServerProcess, agent: Agent | false): Promise<string> {
-  const r = await call(server, agent, "GET", "/metrics");
+  const r = await callAsAdmin(server, agent, "GET", "/metrics");
   assert.equal(r.status, 200, r.text);
   const ids = [...r.text.matchAll(/^platform_replica_info\{identity="([^"]+)"\} 1$/gm)].map((m) => m[1]!);
   assert.equal(ids.length, 1, `one replica per process, got ${ids.join(", ")}`);
@@ -119,7 +84,7 @@ describe("platform start --workers 2 on etcd", () => {
       try {
         const wrote = await replicaOn(server, writer);
         const name = `cross-${i}`;
-        const created = await call(server, writer, "POST", `${GROUP_PATH}/teams`, {
+        const created = await callAsAdmin(server, writer, "POST", `${GROUP_PATH}/teams`, {
           apiVersion: "management.platform/v1",
           kind: "Team",
           metadata: { name },
@@ -127,7 +92,7 @@ describe("platform start --workers 2 on etcd", () => {
         });
         assert.equal(created.status, 201, created.text);
         const reads = await replicaOn(server, reader);
-        const got = await call(server, reader, "GET", `${GROUP_PATH}/teams/${name}`);
+        const got = await callAsAdmin(server, reader, "GET", `${GROUP_PATH}/teams/${name}`);
         assert.equal(got.status, 200, `${name} written on ${wrote}, read on ${reads}: ${got.text}`);
         if (reads !== wrote) crossed++;
       } finally {
@@ -144,7 +109,7 @@ describe("platform start --workers 2 on etcd", () => {
     await until("the exit note", () => server.output().includes(`(pid ${killed}) exited (signal SIGKILL)`));
     // The primary hands new connections only to the live worker until the new one serves.
     for (let i = 0; i < 6; i++) {
-      const r = await call(server, false, "GET", `${GROUP_PATH}/teams?limit=1`);
+      const r = await callAsAdmin(server, false, "GET", `${GROUP_PATH}/teams?limit=1`);
       assert.equal(r.status, 200, r.text);
     }
     await until("the restarted worker", () => /worker \d serves again \(pid \d+\)/.test(server.output()));

@@ -1,56 +1,11 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
-import { Agent, request as httpsRequest } from "node:https";
+import { Agent } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { type ServerProcess, startServerProcess } from "../testing/server-process.js";
+import { callAsAdmin, startServerProcess } from "../testing/server-process.js";
 import { GROUP_PATH } from "../testing/test-server.js";
-
-function call(
-  server: ServerProcess,
-  agent: Agent,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; json: unknown }> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = httpsRequest(
-      new URL(path, server.url),
-      {
-        method,
-        agent,
-        ca: server.caPem,
-        headers: {
-          authorization: `Bearer ${server.adminKey}`,
-          ...(payload
-            ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(payload)) }
-            : {}),
-        },
-      },
-      (res) => {
-        let text = "";
-        res.on("data", (c: Buffer) => {
-          text += c.toString();
-        });
-        res.on("end", () => {
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, json });
-        });
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    if (payload) req.write(payload);
-    req.end();
-  });
-}
 
 describe("the server as a process", () => {
   const dirs: string[] = [];
@@ -75,7 +30,7 @@ describe("the server as a process", () => {
       for (let i = 0; i < 2000 && !stop; i++) {
         const name = `crash-${w}-${counter++}`;
         try {
-          const res = await call(first, agent, "POST", `${GROUP_PATH}/teams`, {
+          const res = await callAsAdmin(first, agent, "POST", `${GROUP_PATH}/teams`, {
             apiVersion: "management.platform/v1",
             kind: "Team",
             metadata: { name },
@@ -98,7 +53,7 @@ describe("the server as a process", () => {
     const second = await startServerProcess(dataDir, first.port);
     try {
       const agent2 = new Agent({ keepAlive: true });
-      const list = (await call(second, agent2, "GET", `${GROUP_PATH}/teams`)).json as {
+      const list = JSON.parse((await callAsAdmin(second, agent2, "GET", `${GROUP_PATH}/teams`)).text) as {
         items: Array<{ metadata: { name: string }; spec: { displayName: string } }>;
       };
       const stored = new Map(list.items.map((t) => [t.metadata.name, t.spec.displayName]));
@@ -116,7 +71,7 @@ describe("the server as a process", () => {
     const server = await startServerProcess(dataDir);
     const agent = new Agent({ keepAlive: false });
     const inFlight = Array.from({ length: 20 }, (_, i) =>
-      call(server, agent, "POST", `${GROUP_PATH}/teams`, {
+      callAsAdmin(server, agent, "POST", `${GROUP_PATH}/teams`, {
         apiVersion: "management.platform/v1",
         kind: "Team",
         metadata: { name: `term-${i}` },
@@ -132,7 +87,9 @@ describe("the server as a process", () => {
     // Whatever was acknowledged is there after a restart.
     const again = await startServerProcess(dataDir, server.port);
     try {
-      const list = (await call(again, new Agent(), "GET", `${GROUP_PATH}/teams`)).json as { items: unknown[] };
+      const list = JSON.parse((await callAsAdmin(again, new Agent(), "GET", `${GROUP_PATH}/teams`)).text) as {
+        items: unknown[];
+      };
       assert.equal(list.items.length, created);
     } finally {
       again.child.kill("SIGTERM");

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { type Agent, request as httpsRequest } from "node:https";
 import { createServer } from "node:net";
 import { join } from "node:path";
 
@@ -70,4 +71,40 @@ export async function startServerProcess(
     output: () => out,
     exited,
   };
+}
+
+/** One request to a server process as its admin; `agent: false` opens a fresh connection. */
+export function callAsAdmin(
+  server: ServerProcess,
+  agent: Agent | false,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = httpsRequest(
+      new URL(path, server.url),
+      {
+        method,
+        agent,
+        ca: server.caPem,
+        headers: {
+          authorization: `Bearer ${server.adminKey}`,
+          ...(payload ? { "content-type": "application/json" } : {}),
+        },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => {
+          text += c;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
 }
