@@ -28,8 +28,8 @@ import type {
 } from "../interface.js";
 import { keyBefore, prefixEnd } from "../key-range.js";
 import { CoalescedRead } from "./coalesced-read.js";
+import type { Compare, RequestOp, TxnResponse } from "./kv-calls.js";
 import { EtcdKvClient } from "./kv-client.js";
-import type { Compare, RequestOp, TxnResponse } from "./kv-http.js";
 import { EtcdWatchHub } from "./watch-hub.js";
 import { ALL_KEYS } from "./watch-stream.js";
 

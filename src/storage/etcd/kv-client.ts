@@ -9,17 +9,9 @@
  * CPU is what runs out first (many replicas on one etcd), gRPC is the better choice.
  */
 import type { Etcd3 } from "etcd3";
+import type { EtcdKv, RangeRequest, RangeResponse, TxnRequest, TxnResponse } from "./kv-calls.js";
 import { EtcdKvGrpc } from "./kv-grpc.js";
-import {
-  type EtcdKv,
-  EtcdKvHttp,
-  type EtcdKvHttpOptions,
-  isGatewayRefusal,
-  type RangeRequest,
-  type RangeResponse,
-  type TxnRequest,
-  type TxnResponse,
-} from "./kv-http.js";
+import { EtcdKvHttp, type EtcdKvHttpOptions, isGatewayRefusal } from "./kv-http.js";
 
 export class EtcdKvClient implements EtcdKv {
   readonly http: EtcdKvHttp;

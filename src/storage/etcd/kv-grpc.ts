@@ -7,7 +7,7 @@
  */
 import type { Etcd3 } from "etcd3";
 import type * as RPC from "etcd3/lib/rpc.js";
-import type { Compare, EtcdKv, RangeRequest, RequestOp, TxnRequest, TxnResponse } from "./kv-http.js";
+import type { Compare, EtcdKv, RangeRequest, RequestOp, TxnRequest, TxnResponse } from "./kv-calls.js";
 import { toKv } from "./watch-stream.js";
 
 // Numeric values of etcd3's RPC enums (declared as const enums in its typings).

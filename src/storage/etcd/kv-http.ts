@@ -27,6 +27,18 @@
  */
 import { Pool } from "undici";
 import type { KeyValue } from "../interface.js";
+import type {
+  Bytes,
+  Compare,
+  DeleteRangeRequest,
+  DeleteRangeResponse,
+  EtcdKv,
+  RangeRequest,
+  RangeResponse,
+  RequestOp,
+  TxnRequest,
+  TxnResponse,
+} from "./kv-calls.js";
 
 /** Connections kept per endpoint: HTTP/1.1 carries one request at a time on each. */
 const CONNECTIONS = 32;
@@ -47,80 +59,6 @@ const NOT_SENT = new Set([
   "EAI_AGAIN",
   "UND_ERR_CONNECT_TIMEOUT",
 ]);
-
-/** A key or value: a string is sent as its UTF-8 bytes. */
-export type Bytes = string | Buffer;
-
-export interface RangeRequest {
-  readonly key: Bytes;
-  readonly range_end?: Bytes;
-  readonly limit?: number;
-  readonly revision?: number;
-  readonly count_only?: boolean;
-}
-
-export interface PutRequest {
-  readonly key: Bytes;
-  readonly value: Bytes;
-}
-
-export interface DeleteRangeRequest {
-  readonly key: Bytes;
-  readonly range_end?: Bytes;
-  readonly prev_kv?: boolean;
-}
-
-export interface Compare {
-  readonly key: Bytes;
-  readonly target: "CREATE" | "MOD";
-  readonly result: "EQUAL" | "GREATER" | "LESS" | "NOT_EQUAL";
-  /** The revision compared with (create_revision or mod_revision, after target). */
-  readonly revision: number;
-}
-
-export type RequestOp =
-  | { readonly range: RangeRequest }
-  | { readonly put: PutRequest }
-  | { readonly deleteRange: DeleteRangeRequest };
-
-export interface TxnRequest {
-  readonly compare: readonly Compare[];
-  readonly success: readonly RequestOp[];
-  readonly failure: readonly RequestOp[];
-}
-
-export interface RangeResponse {
-  /** The store's revision when the range was served. */
-  readonly revision: number;
-  readonly kvs: KeyValue[];
-  readonly more: boolean;
-  readonly count: number;
-}
-
-export interface DeleteRangeResponse {
-  readonly revision: number;
-  readonly deleted: number;
-  readonly prevKvs: KeyValue[];
-}
-
-export interface ResponseOp {
-  readonly range?: RangeResponse;
-  readonly deleteRange?: DeleteRangeResponse;
-}
-
-export interface TxnResponse {
-  readonly revision: number;
-  readonly succeeded: boolean;
-  readonly responses: ResponseOp[];
-}
-
-/** The KV calls the storage makes, whichever way they travel (kv-http.ts, kv-grpc.ts). */
-export interface EtcdKv {
-  range(r: RangeRequest): Promise<RangeResponse>;
-  txn(t: TxnRequest): Promise<TxnResponse>;
-  compact(revision: number): Promise<void>;
-  close(): Promise<void>;
-}
 
 /** etcd's gateway refuses, with auth on, every request whose client certificate names a user. */
 export function isGatewayRefusal(err: unknown): boolean {
