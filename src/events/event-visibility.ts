@@ -1,4 +1,4 @@
-import { API_VERSION, GROUP, type KubeObject } from "../api/object.js";
+import { API_VERSION, GROUP } from "../api/object.js";
 import type { Authorizer, RequestAttributes } from "../authz/contract.js";
 import type { Registry } from "../registry/registry.js";
 import type { UserInfo } from "../registry/request-context.js";
