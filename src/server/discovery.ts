@@ -35,7 +35,7 @@ function listedCategories(rt: ResourceType): string[] {
   return rt.verbs.includes("list") ? rt.categories : [];
 }
 
-export function apiResourceEntries(rt: ResourceType) {
+function apiResourceEntries(rt: ResourceType) {
   const main = {
     name: rt.plural,
     singularName: rt.singular,
