@@ -42,7 +42,8 @@ function statusMessage(raw: unknown): string {
 /** The single message of a unary answer. */
 function messageOf(body: Buffer): Buffer | EtcdRequestError {
   if (body.length < 5) return new EtcdRequestError("etcd answered no message", CODE_INTERNAL);
-  if (body[0] !== 0) return new EtcdRequestError("etcd answered a compressed message, which was not offered", CODE_INTERNAL);
+  if (body[0] !== 0)
+    return new EtcdRequestError("etcd answered a compressed message, which was not offered", CODE_INTERNAL);
   const length = body.readUInt32BE(1);
   if (body.length !== 5 + length) return new EtcdRequestError("etcd's answer is not one whole message", CODE_INTERNAL);
   return body.subarray(5);

@@ -19,9 +19,10 @@
  * fetched for everyone and the call is sent again (it was refused, so nothing was applied).
  */
 import { type ClientHttp2Session, connect } from "node:http2";
+import { CODE_UNAUTHENTICATED, CODE_UNAVAILABLE, type UnaryOutcome, unaryCall } from "./grpc-unary.js";
 import {
-  EtcdRequestError,
   type EtcdKv,
+  EtcdRequestError,
   type RangeRequest,
   type RangeResponse,
   type TxnRequest,
@@ -36,7 +37,6 @@ import {
   encodeRangeRequest,
   encodeTxnRequest,
 } from "./kv-proto.js";
-import { CODE_UNAUTHENTICATED, CODE_UNAVAILABLE, type UnaryOutcome, unaryCall } from "./grpc-unary.js";
 
 /** A member that accepted the call but does not answer (stopped, partitioned). */
 const ANSWER_TIMEOUT_MS = 30_000;
@@ -138,7 +138,12 @@ export class EtcdKvH2 implements EtcdKv {
     }
   }
 
-  private async send(index: number, path: string, message: Uint8Array, token: string | undefined): Promise<UnaryOutcome> {
+  private async send(
+    index: number,
+    path: string,
+    message: Uint8Array,
+    token: string | undefined,
+  ): Promise<UnaryOutcome> {
     const session = this.session(index);
     const outcome = await unaryCall({
       session: session.h2,

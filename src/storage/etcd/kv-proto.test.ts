@@ -18,7 +18,8 @@ const root = protobuf.loadSync(protoDir);
 const type = (name: string): protobuf.Type => root.lookupType(`etcdserverpb.${name}`);
 const asObject = (name: string, bytes: Uint8Array): Record<string, unknown> =>
   type(name).toObject(type(name).decode(bytes), { longs: Number, bytes: String, enums: String, defaults: false });
-const encode = (name: string, value: object): Buffer => Buffer.from(type(name).encode(type(name).fromObject(value)).finish());
+const encode = (name: string, value: object): Buffer =>
+  Buffer.from(type(name).encode(type(name).fromObject(value)).finish());
 const b64 = (s: string): string => Buffer.from(s).toString("base64");
 
 describe("etcd's protobuf messages, against etcd's .proto files", () => {
@@ -46,10 +47,13 @@ describe("etcd's protobuf messages, against etcd's .proto files", () => {
       success: [{ requestDeleteRange: { key: b64("/k"), prevKv: true } }],
       failure: [{ requestRange: { key: b64("/a"), rangeEnd: b64("/b"), limit: 1000, revision: 7, countOnly: true } }],
     });
-    assert.deepEqual(asObject("RangeRequest", encodeRangeRequest({ key: Buffer.from([0]), range_end: Buffer.from([0]) })), {
-      key: "AA==",
-      rangeEnd: "AA==",
-    });
+    assert.deepEqual(
+      asObject("RangeRequest", encodeRangeRequest({ key: Buffer.from([0]), range_end: Buffer.from([0]) })),
+      {
+        key: "AA==",
+        rangeEnd: "AA==",
+      },
+    );
     assert.deepEqual(asObject("CompactionRequest", encodeCompactionRequest(123)), { revision: 123, physical: true });
   });
 
@@ -82,7 +86,13 @@ describe("etcd's protobuf messages, against etcd's .proto files", () => {
     // A range answer with a field etcd may add later (number 99, both wire types) around its kvs.
     const w = protobuf.Writer.create();
     w.uint32((99 << 3) | 0).uint64(7);
-    w.uint32((2 << 3) | 2).fork().uint32((1 << 3) | 2).bytes(Buffer.from("/x")).uint32((99 << 3) | 2).string("new").ldelim();
+    w.uint32((2 << 3) | 2)
+      .fork()
+      .uint32((1 << 3) | 2)
+      .bytes(Buffer.from("/x"))
+      .uint32((99 << 3) | 2)
+      .string("new")
+      .ldelim();
     w.uint32((4 << 3) | 0).int64(1);
     assert.deepEqual(decodeRangeResponse(Buffer.from(w.finish())), {
       revision: 0,
@@ -91,11 +101,17 @@ describe("etcd's protobuf messages, against etcd's .proto files", () => {
       count: 1,
     });
     const huge = encode("RangeResponse", { header: { revision: "9007199254740993" } });
-    assert.throws(() => decodeRangeResponse(huge), (e: unknown) => e instanceof EtcdRequestError && /inexact/.test(e.message));
+    assert.throws(
+      () => decodeRangeResponse(huge),
+      (e: unknown) => e instanceof EtcdRequestError && /inexact/.test(e.message),
+    );
   });
 
   test("an authentication answer gives its token", () => {
-    assert.equal(decodeAuthenticateResponse(encode("AuthenticateResponse", { header: { revision: 1 }, token: "t.42" })), "t.42");
+    assert.equal(
+      decodeAuthenticateResponse(encode("AuthenticateResponse", { header: { revision: 1 }, token: "t.42" })),
+      "t.42",
+    );
     assert.equal(decodeAuthenticateResponse(Buffer.alloc(0)), "");
   });
 });
