@@ -19,7 +19,8 @@
  * fetched for everyone and the call is sent again (it was refused, so nothing was applied).
  */
 import { type ClientHttp2Session, connect } from "node:http2";
-import { CODE_UNAUTHENTICATED, CODE_UNAVAILABLE, type UnaryOutcome, unaryCall } from "./grpc-unary.js";
+import { type BidiHandlers, GrpcBidiStream } from "./grpc-bidi.js";
+import { CODE_UNAUTHENTICATED, CODE_UNAVAILABLE, grpcHeaders, type UnaryOutcome, unaryCall } from "./grpc-unary.js";
 import {
   type EtcdKv,
   EtcdRequestError,
@@ -41,6 +42,8 @@ import {
 /** A member that accepted the call but does not answer (stopped, partitioned). */
 const ANSWER_TIMEOUT_MS = 30_000;
 const CONNECT_TIMEOUT_MS = 5_000;
+/** On close, streams still open (a watch not cancelled) are cut after this long. */
+const CLOSE_GRACE_MS = 2_000;
 /**
  * HTTP/2 flow-control windows: a list page (1,000 objects) is often over a MiB, which the
  * default 64 KiB window would deliver in many round trips of window updates.
@@ -105,7 +108,46 @@ export class EtcdKvH2 implements EtcdKv {
     this.closed = true;
     const open = this.sessions.filter((s): s is Session => s !== undefined);
     this.sessions.fill(undefined);
-    await Promise.all(open.map((s) => new Promise<void>((resolve) => s.h2.close(() => resolve()))));
+    await Promise.all(
+      open.map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            const cut = setTimeout(() => s.h2.destroy(), CLOSE_GRACE_MS);
+            s.h2.close(() => {
+              clearTimeout(cut);
+              resolve();
+            });
+          }),
+      ),
+    );
+  }
+
+  /**
+   * A bidirectional stream (etcd's Watch) on the session of the endpoint in use, with the auth
+   * token. When it ends for a transport failure, later calls and streams go to the next endpoint;
+   * when etcd refused its token, the next one is sent with a fresh token.
+   */
+  async openStream(path: string, handlers: BidiHandlers): Promise<GrpcBidiStream> {
+    if (this.closed) throw new Error("etcd client is closed");
+    const index = this.current;
+    const tokenPromise = this.options.user !== undefined ? this.authToken() : undefined;
+    const token = tokenPromise === undefined ? undefined : await tokenPromise;
+    if (this.closed) throw new Error("etcd client is closed");
+    const session = this.session(index);
+    const stream = session.h2.request(grpcHeaders(path, token));
+    return new GrpcBidiStream(stream, {
+      onMessage: handlers.onMessage,
+      onEnd: (err) => {
+        if (err.code === CODE_UNAVAILABLE) {
+          err.message = `etcd ${this.origins[index]}: ${err.message}`;
+          this.failover(index);
+          this.drop(index, session);
+        } else if (err.code === CODE_UNAUTHENTICATED && this.token === tokenPromise) {
+          this.token = undefined;
+        }
+        handlers.onEnd(err);
+      },
+    });
   }
 
   /**
