@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
+import { connect, createServer, type Socket } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import protobuf from "protobufjs";
@@ -75,6 +76,38 @@ describe("a gRPC bidirectional stream on the etcd client's HTTP/2 session", () =
     await until(() => ended.length === 1, "the stream ends");
     assert.equal(ended[0]!.code, 12, `UNIMPLEMENTED, got ${ended[0]!.code}: ${ended[0]!.message}`);
     assert.equal((await kv.range({ key: "/", count_only: true })).more, false);
+  });
+
+  test("a connection that stops carrying anything is found by keepalive pings and its stream ends", async () => {
+    const [host, port] = etcd.endpoints[0]!.split(":") as [string, string];
+    const sockets: Socket[] = [];
+    const proxy = createServer((client) => {
+      const upstream = connect(Number(port), host);
+      client.pipe(upstream).pipe(client);
+      sockets.push(client, upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const through = new EtcdKvH2({
+      endpoints: [`127.0.0.1:${(proxy.address() as { port: number }).port}`],
+      keepaliveMs: 400,
+    });
+    try {
+      const w = watchOf(through, `/bidi/${randomUUID()}`);
+      (await w.opened).write(w.create);
+      await until(() => w.messages.some((m) => m.created), "the watch is created");
+      // Frozen, not closed: what a partition looks like to the client.
+      for (const s of sockets) {
+        s.unpipe();
+        s.pause();
+      }
+      await until(() => w.ended.length === 1, "the stream ends");
+      assert.equal(w.ended[0]!.code, 14);
+      assert.match(w.ended[0]!.message, /no answer to a ping/);
+    } finally {
+      await through.close();
+      for (const s of sockets) s.destroy();
+      proxy.close();
+    }
   });
 
   test("closing the client cuts a stream left open", async () => {
