@@ -21,7 +21,7 @@ const CODE_INTERNAL = 13;
 export type UnaryOutcome = { readonly ok: Buffer } | { readonly err: EtcdRequestError; readonly sent: boolean };
 
 /** gRPC's message framing: flag 0 (not compressed), big-endian length, the message. */
-function frame(message: Uint8Array): Buffer {
+export function frame(message: Uint8Array): Buffer {
   const out = Buffer.allocUnsafe(5 + message.length);
   out[0] = 0;
   out.writeUInt32BE(message.length, 1);
@@ -30,7 +30,7 @@ function frame(message: Uint8Array): Buffer {
 }
 
 /** grpc-message is percent-encoded (gRPC over HTTP/2). */
-function statusMessage(raw: unknown): string {
+export function statusMessage(raw: unknown): string {
   if (typeof raw !== "string") return "";
   try {
     return decodeURIComponent(raw);
@@ -61,15 +61,21 @@ export interface UnaryCall {
   readonly timeoutMs: number;
 }
 
+/** The request headers of a gRPC call to `path` (etcd takes its auth token from the "token" metadata). */
+export function grpcHeaders(path: string, token: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {
+    ":method": "POST",
+    ":path": path,
+    "content-type": "application/grpc",
+    te: "trailers",
+  };
+  if (token !== undefined) headers.token = token;
+  return headers;
+}
+
 export function unaryCall(call: UnaryCall): Promise<UnaryOutcome> {
   return new Promise((resolve) => {
-    const headers: Record<string, string> = {
-      ":method": "POST",
-      ":path": call.path,
-      "content-type": "application/grpc",
-      te: "trailers",
-    };
-    if (call.token !== undefined) headers.token = call.token;
+    const headers = grpcHeaders(call.path, call.token);
     let stream: ReturnType<ClientHttp2Session["request"]>;
     try {
       stream = call.session.request(headers);

@@ -19,7 +19,8 @@
  * fetched for everyone and the call is sent again (it was refused, so nothing was applied).
  */
 import { type ClientHttp2Session, connect } from "node:http2";
-import { CODE_UNAUTHENTICATED, CODE_UNAVAILABLE, type UnaryOutcome, unaryCall } from "./grpc-unary.js";
+import { type BidiHandlers, GrpcBidiStream } from "./grpc-bidi.js";
+import { CODE_UNAUTHENTICATED, CODE_UNAVAILABLE, grpcHeaders, type UnaryOutcome, unaryCall } from "./grpc-unary.js";
 import {
   type EtcdKv,
   EtcdRequestError,
@@ -42,6 +43,16 @@ import {
 const ANSWER_TIMEOUT_MS = 30_000;
 const CONNECT_TIMEOUT_MS = 5_000;
 /**
+ * A session with calls or streams open is pinged this often; one whose previous ping has not
+ * been answered by then is dead (a member partitioned away, a connection dropped without a
+ * reset) and is destroyed, which ends its calls and its watch (which then resumes elsewhere).
+ * etcd refuses pings more often than every 5 s (--grpc-keepalive-min-time), and pings on a
+ * session without streams far more strictly, so an idle session is not pinged.
+ */
+const KEEPALIVE_MS = 10_000;
+/** On close, streams still open (a watch not cancelled) are cut after this long. */
+const CLOSE_GRACE_MS = 2_000;
+/**
  * HTTP/2 flow-control windows: a list page (1,000 objects) is often over a MiB, which the
  * default 64 KiB window would deliver in many round trips of window updates.
  */
@@ -57,11 +68,17 @@ export interface EtcdKvOptions {
   readonly key?: Buffer;
   readonly user?: string;
   readonly password?: string;
+  /** KEEPALIVE_MS unless given (tests). */
+  readonly keepaliveMs?: number;
 }
 
 interface Session {
   readonly h2: ClientHttp2Session;
   connected: boolean;
+  /** Calls and streams open on it. */
+  streams: number;
+  /** A keepalive ping is waiting for its answer. */
+  pinging?: boolean;
 }
 
 export class EtcdKvH2 implements EtcdKv {
@@ -105,7 +122,48 @@ export class EtcdKvH2 implements EtcdKv {
     this.closed = true;
     const open = this.sessions.filter((s): s is Session => s !== undefined);
     this.sessions.fill(undefined);
-    await Promise.all(open.map((s) => new Promise<void>((resolve) => s.h2.close(() => resolve()))));
+    await Promise.all(
+      open.map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            const cut = setTimeout(() => s.h2.destroy(), CLOSE_GRACE_MS);
+            s.h2.close(() => {
+              clearTimeout(cut);
+              resolve();
+            });
+          }),
+      ),
+    );
+  }
+
+  /**
+   * A bidirectional stream (etcd's Watch) on the session of the endpoint in use, with the auth
+   * token. When it ends for a transport failure, later calls and streams go to the next endpoint;
+   * when etcd refused its token, the next one is sent with a fresh token.
+   */
+  async openStream(path: string, handlers: BidiHandlers): Promise<GrpcBidiStream> {
+    if (this.closed) throw new Error("etcd client is closed");
+    const index = this.current;
+    const tokenPromise = this.options.user !== undefined ? this.authToken() : undefined;
+    const token = tokenPromise === undefined ? undefined : await tokenPromise;
+    if (this.closed) throw new Error("etcd client is closed");
+    const session = this.session(index);
+    const stream = session.h2.request(grpcHeaders(path, token));
+    session.streams++;
+    stream.once("close", () => session.streams--);
+    return new GrpcBidiStream(stream, {
+      onMessage: handlers.onMessage,
+      onEnd: (err) => {
+        if (err.code === CODE_UNAVAILABLE) {
+          err.message = `etcd ${this.origins[index]}: ${err.message}`;
+          this.failover(index);
+          this.drop(index, session);
+        } else if (err.code === CODE_UNAUTHENTICATED && this.token === tokenPromise) {
+          this.token = undefined;
+        }
+        handlers.onEnd(err);
+      },
+    });
   }
 
   /**
@@ -145,6 +203,7 @@ export class EtcdKvH2 implements EtcdKv {
     token: string | undefined,
   ): Promise<UnaryOutcome> {
     const session = this.session(index);
+    session.streams++;
     const outcome = await unaryCall({
       session: session.h2,
       connected: () => session.connected,
@@ -153,6 +212,7 @@ export class EtcdKvH2 implements EtcdKv {
       token,
       timeoutMs: ANSWER_TIMEOUT_MS,
     });
+    session.streams--;
     if ("err" in outcome && outcome.err.code === CODE_UNAVAILABLE) {
       outcome.err.message = `etcd ${this.origins[index]}: ${outcome.err.message}`;
       // The next call to this member starts on a fresh connection.
@@ -172,25 +232,42 @@ export class EtcdKvH2 implements EtcdKv {
       ...(key ? { key } : {}),
       settings: { initialWindowSize: STREAM_WINDOW },
     });
-    const session: Session = { h2, connected: false };
+    const session: Session = { h2, connected: false, streams: 0 };
     const connectTimer = setTimeout(() => {
       h2.destroy(Object.assign(new Error(`no connection within ${CONNECT_TIMEOUT_MS} ms`), { code: "ETIMEDOUT" }));
     }, CONNECT_TIMEOUT_MS);
+    let keepalive: NodeJS.Timeout | undefined;
     h2.once("connect", () => {
       clearTimeout(connectTimer);
       session.connected = true;
       h2.setLocalWindowSize(SESSION_WINDOW);
+      keepalive = setInterval(() => this.ping(session), this.options.keepaliveMs ?? KEEPALIVE_MS).unref();
     });
     // A session error also fails every call on it, which reports it; nothing to do here.
     h2.on("error", () => {});
     h2.once("close", () => {
       clearTimeout(connectTimer);
+      clearInterval(keepalive);
       this.drop(index, session);
     });
     // etcd is going away (shutting down): calls already on this session finish, new ones go on a new one.
     h2.once("goaway", () => this.drop(index, session));
     this.sessions[index] = session;
     return session;
+  }
+
+  /** One keepalive tick (KEEPALIVE_MS). */
+  private ping(session: Session): void {
+    if (session.pinging) {
+      session.h2.destroy(
+        Object.assign(new Error(`no answer to a ping within ${KEEPALIVE_MS} ms`), { code: "ETIMEDOUT" }),
+      );
+      return;
+    }
+    if (session.streams === 0 || session.h2.destroyed) return;
+    session.pinging = session.h2.ping(() => {
+      session.pinging = false;
+    });
   }
 
   private drop(index: number, session: Session): void {
