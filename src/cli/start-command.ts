@@ -147,7 +147,6 @@ Examples:
       };
       assertWorkersAllowed(workers, {
         storage: config.storage,
-        sso: config.oidc !== undefined,
         auditLogRotation: (config.auditLogMaxSizeMb ?? 0) > 0 && config.auditLog !== "-",
       });
       if (workers > 1 && !isServerWorker()) {

@@ -111,7 +111,11 @@ export async function finishLogin(deps: BrowserLoginDeps, request: FastifyReques
     return sendPage(reply, 400, "Sign-in failed", ["The sign-in was started in another browser. Start it again."]);
   }
   try {
-    const callbackUrl = new URL(request.url, deps.baseUrl());
+    // The URL the IdP sent the browser to, as the authorization request named it: openid-client
+    // sends it as the redirect_uri of the exchange, so behind a load balancer (--oidc-redirect-base-url)
+    // it must be that address, not this replica's own.
+    const callbackUrl = new URL(redirectUri(deps));
+    callbackUrl.search = new URL(request.url, deps.baseUrl()).search;
     const tokens = await deps.idp.exchange(callbackUrl, { ...login, redirectUri: redirectUri(deps) });
     const identity = identityFromClaims(tokens.claims, deps.settings);
     if (!isAllowed(identity, deps.settings)) {
