@@ -153,7 +153,10 @@ Examples:
       if (workers > 1 && !isServerWorker()) {
         // The primary (worker-cluster.ts): bootstraps once, then runs the server in `workers` processes.
         const { bootstrapBeforeWorkers } = await import("../app/primary-bootstrap.js");
-        await runPrimary(workers, () => bootstrapBeforeWorkers(config), SHUTDOWN_GRACE_SECONDS + 5);
+        await runPrimary(workers, () => bootstrapBeforeWorkers(config), {
+          graceSeconds: SHUTDOWN_GRACE_SECONDS + 5,
+          logLevel: config.logLevel ?? "warn",
+        });
         return;
       }
       const { startServer } = await import("../app/start-server.js");
@@ -162,6 +165,9 @@ Examples:
       const text = banner(server, host, opts.dataDir ?? "./data") + ssoNotes(server);
       if (isServerWorker()) reportWorkerReady(text);
       else process.stdout.write(text);
+      // A worker's plain-text notes name it as its JSON lines do (`worker`, request-log.ts).
+      const { workerNumber } = await import("../server/worker-number.js");
+      const who = isServerWorker() ? `worker ${workerNumber()} (pid ${process.pid}) ` : "";
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) {
@@ -170,12 +176,11 @@ Examples:
           process.exit(1);
         }
         stopping = true;
-        const who = isServerWorker() ? `worker (pid ${process.pid}) ` : "";
         process.stderr.write(`${who}${signal}: finishing in-flight requests and closing the store\n`);
         // A shutdown that does not finish (a stuck client connection or controller) must not
         // leave a process that holds the data dir's lock: give up after the grace period.
         setTimeout(() => {
-          process.stderr.write(`shutdown did not finish within ${SHUTDOWN_GRACE_SECONDS} s; exiting\n`);
+          process.stderr.write(`${who}shutdown did not finish within ${SHUTDOWN_GRACE_SECONDS} s; exiting\n`);
           process.exit(1);
         }, SHUTDOWN_GRACE_SECONDS * 1000).unref();
         server.close().then(
