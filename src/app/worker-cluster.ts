@@ -4,7 +4,9 @@
  * forks N workers that each run the normal server (each a replica on the shared etcd: its own
  * leader-election identity, caches and watches), restarts a worker that dies, and on SIGTERM or
  * SIGINT stops them all gracefully. The primary serves no request itself; the kernel connections
- * it accepts are handed to the workers in turn (node:cluster's round-robin).
+ * it accepts are handed to the workers in turn (node:cluster's round-robin). It merges the
+ * workers' metrics for a scrape (src/metrics/primary-scrape.ts), and numbers them (1…N, kept by a
+ * worker restarted in its place) for their log lines and its own.
  *
  * Only etcd storage: the embedded SQLite store is owned by one process (its lock and revision).
  */

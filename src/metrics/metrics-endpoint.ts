@@ -1,7 +1,8 @@
 /**
  * `GET /metrics` on the API port (authenticated; admins and platform-management-view, like a
  * non-resource URL in kube-apiserver), and optionally on a plain-HTTP `--metrics-listen` address
- * for a local scraper (no authentication: bind it to loopback).
+ * for a local scraper (no authentication: bind it to loopback). Under `--workers N` both show every
+ * worker's metrics, merged by the primary (worker-scrape.ts).
  */
 import { createServer, type Server } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
