@@ -17,6 +17,7 @@ import { WorkerMetrics } from "../metrics/primary-scrape.js";
 import { serveMetricsToPrimary, type WorkerMessage } from "../metrics/worker-scrape.js";
 import { createLogger } from "../server/request-log.js";
 import { WORKER_NUMBER_ENV } from "../server/worker-number.js";
+import { containerCpuLimit } from "./cpu-quota.js";
 import { afterExit, type ExitCounts } from "./worker-restarts.js";
 
 /** What a worker tells the primary once it serves: the banner text (same for every worker). */
@@ -25,10 +26,10 @@ interface ReadyMessage {
   text: string;
 }
 
-/** `--workers`: a positive whole number, or `auto` (one per CPU this process may use). */
+/** `--workers`: a positive whole number, or `auto` (one per CPU this process may use, within a container's CPU limit). */
 export function parseWorkers(value: string | undefined): number {
   if (value === undefined) return 1;
-  if (value === "auto") return availableParallelism();
+  if (value === "auto") return Math.min(availableParallelism(), containerCpuLimit() ?? Number.POSITIVE_INFINITY);
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1)
     throw new Error(`--workers must be a positive whole number or auto, got "${value}"`);
