@@ -213,16 +213,9 @@ describe("platform start --workers 2 on etcd", () => {
   });
 
   it("fails a second start on the same address, each worker saying why, instead of hanging", () => {
-    const r = spawnSync(
-      process.execPath,
-      ["bin/platform.js", "start", "--data-dir", dir, "--listen", `127.0.0.1:${server.port}`].concat([
-        "--storage",
-        etcd.url,
-        "--workers",
-        "2",
-      ]),
-      { encoding: "utf8", timeout: WAIT_MS },
-    );
+    const listen = `127.0.0.1:${server.port}`;
+    const args = ["start", "--data-dir", dir, "--listen", listen, "--storage", etcd.url, "--workers", "2"];
+    const r = spawnSync(process.execPath, ["bin/platform.js", ...args], { encoding: "utf8", timeout: WAIT_MS });
     assert.equal(r.status, 1, r.stderr);
     assert.match(r.stderr, /^error: worker [12] \(pid \d+\): bind EADDRINUSE/m);
     assert.match(r.stderr, /^error: worker [12] exited \(code 1\) before it served$/m);
