@@ -13,7 +13,7 @@
 import cluster, { type Worker } from "node:cluster";
 import { availableParallelism } from "node:os";
 import type { Logger } from "pino";
-import { WorkerMetrics } from "../metrics/primary-scrape.js";
+import { type ServingWorker, WorkerMetrics } from "../metrics/primary-scrape.js";
 import { serveMetricsToPrimary, type WorkerMessage } from "../metrics/worker-scrape.js";
 import { createLogger } from "../server/request-log.js";
 import { WORKER_NUMBER_ENV } from "../server/worker-number.js";
@@ -109,19 +109,17 @@ export async function runPrimary(
 ): Promise<void> {
   await bootstrap();
   const log = createLogger(options.logLevel);
-  const slots: Slot[] = Array.from({ length: count }, (_, index) => ({
-    number: index + 1,
-    worker: undefined,
-    readyAt: undefined,
-    failures: 0,
-    startFailures: 0,
-    timer: undefined,
-  }));
-  const metrics = new WorkerMetrics(() =>
-    slots.flatMap((s) =>
-      s.worker?.isConnected() && s.readyAt !== undefined ? [{ worker: s.worker, number: s.number }] : [],
-    ),
-  );
+  const slots = Array.from({ length: count }, (_, index): Slot => {
+    return {
+      number: index + 1,
+      worker: undefined,
+      readyAt: undefined,
+      timer: undefined,
+      failures: 0,
+      startFailures: 0,
+    };
+  });
+  const metrics = new WorkerMetrics(() => serving(slots));
   let stopping = false;
   const stop = (signal: string): Promise<boolean> => {
     const again = stopping;
@@ -186,6 +184,13 @@ export async function runPrimary(
   }
   const pids = slots.map((s) => s.worker?.process.pid).join(", ");
   process.stdout.write(`${banner ?? ""}workers:           ${count} processes (pids ${pids})\n`);
+}
+
+/** The workers that serve now: those a scrape collects from. */
+function serving(slots: Slot[]): ServingWorker[] {
+  return slots.flatMap((s) =>
+    s.worker?.isConnected() && s.readyAt !== undefined ? [{ worker: s.worker, number: s.number }] : [],
+  );
 }
 
 /** The fields of the primary's lines about a worker: its number, as in the worker's own lines, and its pid. */
