@@ -20,6 +20,7 @@ import { type HealthCheck, registerHealthRoutes } from "./health.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
 import { clientErrorHandler, frameworkErrors } from "./protocol-errors.js";
 import { installRequestLog, loggingOptions, requestIdOf } from "./request-log.js";
+import type { InFlightRequests } from "./in-flight-requests.js";
 import { handleResourceRequest, type ResourceHandlerDeps, type SubresourceHandler } from "./resource-handler.js";
 import { sendError } from "./respond.js";
 import type { WatchStreams } from "./watch-stream.js";
@@ -53,6 +54,8 @@ export interface ApiServerDeps {
   ssoConfigured: boolean;
   /** True once the server is closing: the fast GET path steps aside. */
   closing: () => boolean;
+  /** Every request, counted for a graceful shutdown (refused once it began). */
+  inFlight: InFlightRequests;
   /** Metrics and backup hooks (src/metrics/server-hooks.ts), and what their routes read. */
   ops: Operations;
   storage: RouteDeps["storage"];
@@ -83,13 +86,13 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     // fastify's own https server, with the fast GET path (fast-get.ts) in front of its routing.
     serverFactory: (handler) => {
       const server = createHttpsServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, (req, res) => {
-        if (deps.gateway?.handleRequest(req, res)) return;
+        if (!deps.inFlight.admit(req, res) || deps.gateway?.handleRequest(req, res)) return;
         const answered = hotGet(req, res);
         if (answered === false) handler(req, res);
         else if (answered !== true) answered.then((ok) => ok || handler(req, res));
       });
       server.on("upgrade", (req, socket, head) => {
-        if (deps.gateway?.handleUpgrade(req, socket, head)) return;
+        if (!deps.inFlight.admitUpgrade(socket) || deps.gateway?.handleUpgrade(req, socket, head)) return;
         writeStatusToSocket(
           socket,
           400,
