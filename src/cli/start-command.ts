@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { DEFAULT_SHUTDOWN_GRACE_SECONDS, type ServerConfig } from "../app/config.js";
+import type { ServerConfig } from "../app/config.js";
 import { addOidcOptions, oidcConfigOf } from "./oidc-options.js";
 import { applyServerConfigFile } from "./server-config-file.js";
 
@@ -9,6 +9,9 @@ import { applyServerConfigFile } from "./server-config-file.js";
  * rest of the shutdown (controllers, the store) before exiting anyway.
  */
 const SHUTDOWN_SLACK_SECONDS = 10;
+
+/** `--shutdown-grace-period`'s default: app/config.ts's DEFAULT_SHUTDOWN_GRACE_SECONDS (not imported: no server module here). */
+const DEFAULT_SHUTDOWN_GRACE_SECONDS = 20;
 
 /** Parses `HOST:PORT` (IPv6 as `[::1]:8443`). */
 export function parseListen(value: string, flag = "--listen"): { host: string; port: number } {
