@@ -142,9 +142,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
           controllers.stop(),
           inFlight.drain(app.server, graceSeconds * 1000, () => {
             watchStreams.closeAll();
-            gateway.stop();
+            gateway.endStreams();
           }),
         ]);
+        gateway.stop();
         if (cut > 0) log.warn({ requests: cut }, `requests still in flight after ${graceSeconds} s were cut off`);
         await app.close();
         await ops.close();

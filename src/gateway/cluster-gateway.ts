@@ -71,6 +71,11 @@ export class ClusterGateway {
     return this.clusters.start();
   }
 
+  /** Ends the forwarded watches and sessions (a stopping server lets plain requests finish first). */
+  endStreams(): void {
+    this.handler.closeStreams();
+  }
+
   stop(): void {
     this.handler.closeAll();
     this.clusters.stop();
