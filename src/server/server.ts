@@ -135,6 +135,10 @@ function acceptAnyBody(app: FastifyInstance): void {
       );
     if (code === "FST_ERR_CTP_EMPTY_JSON_BODY" || code === "FST_ERR_CTP_INVALID_CONTENT_LENGTH")
       return sendError(reply, errors.badRequest((err as Error).message));
+    // The connection closed while the body was read (the client went away, or a stopping server
+    // cut it off): nobody reads the answer, and it is no server error.
+    if (code === "ECONNRESET" && request.raw.destroyed)
+      return sendError(reply, errors.badRequest("the connection closed before the request body was read"));
     return sendError(reply, err);
   });
   app.setNotFoundHandler((_request, reply) => sendError(reply, errors.notFoundPath()));
