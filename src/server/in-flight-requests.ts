@@ -32,11 +32,6 @@ export class InFlightRequests {
     };
   }
 
-  /** Requests admitted and not yet answered (or abandoned by their client). */
-  get count(): number {
-    return this.open.size;
-  }
-
   /** Counts the request until its response ends; false (answered with 503) once the server is stopping. */
   admit(_req: IncomingMessage, res: ServerResponse): boolean {
     if (this.draining) {
