@@ -9,7 +9,7 @@
  * Every request passes admit() first, before the gateway, the fast GET path and fastify, so all
  * of them are counted.
  */
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { Server, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { errors } from "../api/errors.js";
 import { writeStatusToSocket } from "../gateway/raw-status.js";
@@ -33,7 +33,7 @@ export class InFlightRequests {
   }
 
   /** Counts the request until its response ends; false (answered with 503) once the server is stopping. */
-  admit(_req: IncomingMessage, res: ServerResponse): boolean {
+  admit(res: ServerResponse): boolean {
     if (this.draining) {
       refuse(res);
       return false;

@@ -82,7 +82,7 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     // fastify's own https server, with the fast GET path (fast-get.ts) in front of its routing.
     serverFactory: (handler) => {
       const server = createHttpsServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, (req, res) => {
-        if (!deps.inFlight.admit(req, res) || deps.gateway?.handleRequest(req, res)) return;
+        if (!deps.inFlight.admit(res) || deps.gateway?.handleRequest(req, res)) return;
         const answered = hotGet(req, res);
         if (answered === false) handler(req, res);
         else if (answered !== true) answered.then((ok) => ok || handler(req, res));
