@@ -173,7 +173,6 @@ Examples:
       };
       assertWorkersAllowed(workers, {
         storage: config.storage,
-        sso: config.oidc !== undefined,
         auditLogRotation: (config.auditLogMaxSizeMb ?? 0) > 0 && config.auditLog !== "-",
       });
       // The whole shutdown's limit: the requests' grace period, then the rest.
