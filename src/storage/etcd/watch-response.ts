@@ -86,14 +86,14 @@ const emptyKv = (): KvFields => ({
 });
 
 /**
- * An int64 as a number. Revisions below 2^28 fit the 4-byte varint that uint32() reads without
- * allocating; larger ones (rare) go through protobufjs's 64-bit path.
+ * An int64 as a number. A varint of at most 4 bytes (below 2^28: every revision but on a very
+ * busy store) is read by uint32() without allocating; a longer one by protobufjs's 64-bit path
+ * (uint32() would read its low bits only, and assumes 10 bytes past the fifth).
  */
 function int64(r: ProtoReader): number {
-  const start = r.pos;
-  const low = r.uint32();
-  if (r.pos - start <= 4) return low;
-  r.pos = start;
+  const b = r.buf;
+  const p = r.pos;
+  if (b[p]! < 128 || b[p + 1]! < 128 || b[p + 2]! < 128 || b[p + 3]! < 128) return r.uint32();
   const long: { low: number; high: number } | number = r.int64();
   return typeof long === "number" ? long : long.high * 2 ** 32 + (long.low >>> 0);
 }
