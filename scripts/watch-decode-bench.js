@@ -8,6 +8,7 @@
 // the builds alternate, R rounds, so the machine's noise falls on every build alike.
 // --prefix: the watcher watches that prefix, which the writes are outside of (what skipping costs).
 // --cpu-prof=DIR: the watcher processes write CPU profiles there.
+// --decode: the decoding alone, in this process, etcd3's decoder against watch-response.ts.
 // --etcd: etcd's own CPU (/proc) per update with no watcher, a watcher without prev_kv and one with it.
 import { fork } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -27,7 +28,89 @@ const CONCURRENCY = 64;
 const load = (dist, file) => import(pathToFileURL(resolve(dist, file)).href);
 
 if (args.includes("--child")) await child();
+else if (args.includes("--decode")) await decodeOnly();
 else await parent();
+
+/**
+ * The decoding alone, in this process: etcd3's deserializer (proto-loader as etcd3 loads it) plus
+ * the conversion the stream made of its output, against watch-response.ts, on the same messages.
+ */
+async function decodeOnly() {
+  const { createRequire } = await import("node:module");
+  const { dirname, join } = await import("node:path");
+  const protobuf = (await import("protobufjs")).default;
+  const protoLoader = await import("@grpc/proto-loader");
+  const { WatchResponseDecoder } = await load("dist", "storage/etcd/watch-response.js");
+  const proto = join(dirname(createRequire(import.meta.url).resolve("etcd3/package.json")), "proto", "rpc.proto");
+  const definition = protoLoader.loadSync(proto, {
+    keepCase: true,
+    longs: String,
+    enums: String,
+    defaults: true,
+    oneofs: true,
+  });
+  const etcd3Decode = definition["etcdserverpb.Watch"].Watch.responseDeserialize;
+  const type = new protobuf.Root().loadSync(proto, { keepCase: true }).lookupType("etcdserverpb.WatchResponse");
+  const kv = (mod, v) => ({
+    key: Buffer.from(`/registry/teams/team-${mod}`),
+    value: Buffer.alloc(VALUE, v),
+    create_revision: 1000,
+    mod_revision: mod,
+    version: 2,
+  });
+  const header = (revision) => ({
+    cluster_id: "14841639068965178418",
+    member_id: "10276657743932975437",
+    revision,
+    raft_term: 2,
+  });
+  const messages = {
+    create: Buffer.from(
+      type.encode(type.fromObject({ header: header(123456), events: [{ kv: kv(123456, "a") }] })).finish(),
+    ),
+    update: Buffer.from(
+      type
+        .encode(
+          type.fromObject({ header: header(123457), events: [{ kv: kv(123457, "b"), prev_kv: kv(123456, "a") }] }),
+        )
+        .finish(),
+    ),
+  };
+  const toKv = (x) => ({
+    key: x.key.toString(),
+    value: Buffer.from(x.value),
+    createRevision: Number(x.create_revision),
+    modRevision: Number(x.mod_revision),
+  });
+  const old = (buf) => {
+    const res = etcd3Decode(buf);
+    Number(res.header.revision);
+    return res.events.map((ev) => ({
+      kv: toKv(ev.kv),
+      prevKv: ev.prev_kv ? toKv(ev.prev_kv) : undefined,
+      revision: Number(ev.kv.mod_revision),
+    }));
+  };
+  const decoder = new WatchResponseDecoder(Buffer.from(""));
+  const mine = (buf) => decoder.decode(buf).events;
+  const time = (fn, buf) => {
+    const n = N * 20;
+    const t = process.cpuUsage();
+    for (let i = 0; i < n; i++) fn(buf);
+    const d = process.cpuUsage(t);
+    return (d.user + d.system) / n;
+  };
+  console.log(`decoding only, ${N * 20} messages each, values of ${VALUE} bytes (µs per message)`);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const kind of ["create", "update"]) {
+      const a = time(old, messages[kind]);
+      const b = time(mine, messages[kind]);
+      console.log(
+        `${kind.padEnd(7)} etcd3 (proto-loader) ${a.toFixed(2).padStart(6)}   watch-response.ts ${b.toFixed(2).padStart(6)}`,
+      );
+    }
+  }
+}
 
 /** The watcher: reports "ready", then its CPU per event of each kind once it has seen them all. */
 async function child() {
@@ -126,10 +209,15 @@ async function parent() {
       messages.push(m);
       wake();
     });
+    proc.on("exit", (code) => {
+      messages.push({ exited: code });
+      wake();
+    });
     const until = async (test) => {
       for (;;) {
         const m = messages.find(test);
         if (m) return m;
+        if (messages.some((x) => x.exited !== undefined)) throw new Error(`${label}: the watcher exited`);
         await new Promise((r) => {
           wake = r;
         });
