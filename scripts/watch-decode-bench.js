@@ -140,7 +140,12 @@ async function child() {
       if (res.events.length > 0) onRevision(Number(res.events[res.events.length - 1].kv.mod_revision));
     });
     stream.write({
-      create_request: { key: Buffer.from([0]), range_end: Buffer.from([0]), prev_kv: opt("raw") === "prevkv" },
+      create_request: {
+        key: Buffer.from([0]),
+        range_end: Buffer.from([0]),
+        start_revision: from + 1,
+        prev_kv: opt("raw") === "prevkv",
+      },
     });
   } else {
     const { EtcdWatchStream } = await load(dist, "storage/etcd/watch-stream.js");
@@ -228,8 +233,9 @@ async function parent() {
       return until((m) => m.revision >= rev && !m.ready && !m.marked);
     };
     await until((m) => m.ready);
-    // A first write proves the stream is open before measuring.
+    // A first write proves the stream is open; a thousand more warm the watcher up (JIT) before measuring.
     await reached(await writeAll([`/bench/${batch}/start`]));
+    await reached(await writeAll(Array.from({ length: 1000 }, (_, i) => `/bench/${batch}/warm-${i}`)));
     const keys = Array.from({ length: N }, (_, i) => `/bench/${batch}/${i}`);
     batch++;
     const etcdCpu = [];
