@@ -57,7 +57,6 @@ const STORAGE_EXCEPTIONS: Record<string, string> = {
   "src/metrics/server-hooks.ts": "puts that decorator around the backend the composition root hands it",
   "src/metrics/metrics.ts": "times the SQLite WAL's fsyncs (durable-wal.ts's hook)",
   "src/metrics/server-gauges.ts": "reports the watch cache's own gauges",
-  "src/events/platform-events.ts": "builds the Events' own registry on the backend the composition root hands it",
 };
 
 describe("architecture: import rules", () => {

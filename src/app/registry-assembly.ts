@@ -1,6 +1,7 @@
 import { admissionPlugins } from "../admission/plugins.js";
 import type { IdentityIndex } from "../auth/identity-index.js";
 import type { PlatformAuthorizer } from "../authz/authorizer.js";
+import { servedEventResource } from "../events/event-visibility.js";
 import { allResourceTypes } from "../kinds/index.js";
 import { AdmissionChain } from "../registry/admission.js";
 import { Registry } from "../registry/registry.js";
@@ -12,7 +13,8 @@ import type { loadKeys } from "./keys.js";
 type Keys = Awaited<ReturnType<typeof loadKeys>>;
 
 /**
- * The registry of every kind with the one admission chain (src/admission/plugins.ts). The kinds
+ * The registry of every kind of the management group, and the core group's (`/api/v1`: Events),
+ * with the one admission chain (src/admission/plugins.ts). The kinds
  * and the admission plugins need the authorizer and the identity index, which are built from the
  * registry afterwards: they reach them through `authorizer()` and `identity()`, called only once
  * requests run.
@@ -23,7 +25,7 @@ export function assembleRegistry(
   keys: Pick<Keys, "cipher" | "signer">,
   authorizer: () => PlatformAuthorizer,
   identity: () => IdentityIndex,
-): { registry: Registry; admission: AdmissionChain } {
+): { registry: Registry; core: Registry; admission: AdmissionChain } {
   const { cipher, signer } = keys;
   const kinds = allResourceTypes({
     cipher,
@@ -51,5 +53,6 @@ export function assembleRegistry(
     }),
   );
   const registry = new Registry(storage, kinds, admission);
-  return { registry, admission };
+  const core = new Registry(storage, [servedEventResource({ registry: () => registry, authorizer })], admission);
+  return { registry, core, admission };
 }

@@ -31,6 +31,7 @@ import {
   writeAdminKubeconfig,
 } from "../auth/bootstrap.js";
 import { ensureDir, writeFileAtomic } from "../crypto/files.js";
+import { eventResource } from "../events/event-type.js";
 import { createPlatformEvents } from "../events/platform-events.js";
 import { allResourceTypes } from "../kinds/index.js";
 import { AdmissionChain } from "../registry/admission.js";
@@ -93,7 +94,8 @@ export async function resetAdminKey(options: ResetKeyOptions): Promise<ResetKeyR
     const kubeconfig = writeResetKubeconfig(dataDir, options.server, key);
     if (options.auditLog) await recordInAuditLog(options, created, revoked);
     // Also an Event on the admin user, for whoever looks with kubectl events in the next hour.
-    const events = createPlatformEvents(storage, new SharedInformers(registry), (err) =>
+    const core = new Registry(storage, [eventResource], new AdmissionChain([]));
+    const events = createPlatformEvents(core.store("events"), new SharedInformers(registry), (err) =>
       process.emitWarning(`event not written: ${err}`),
     );
     events.recorder.record(user, "Warning", "AdminKeyReset", resetMessage(keyName, revoked));

@@ -3,7 +3,6 @@ import { bootstrapAdmin, writeAdminKubeconfig } from "../auth/bootstrap.js";
 import { IdentityIndex } from "../auth/identity-index.js";
 import { AccessControl } from "../authz/access-control.js";
 import { reviewKinds } from "../authz/reviews/index.js";
-import { registerEventRoutes } from "../events/event-routes.js";
 import { createPlatformEvents } from "../events/platform-events.js";
 import { Registry } from "../registry/registry.js";
 import { SharedInformers } from "../registry/shared-informers.js";
@@ -36,7 +35,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
 
   // The registry's admission and the authorizer need each other's parts: they meet through
   // forwarding calls, made only once requests run (registry-assembly.ts).
-  const { registry, admission } = assembleRegistry(
+  const { registry, core, admission } = assembleRegistry(
     config,
     storage,
     { cipher, signer },
@@ -54,7 +53,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
 
   const warn = (what: string) => (err: unknown) => log.error({ err }, `${what} failed`);
   const cas = new VirtualClusterCaStore(registry, cipher);
-  const events = createPlatformEvents(storage, informers, warn("recording an event"), config.events);
+  const events = createPlatformEvents(core.store("events"), informers, warn("recording an event"), config.events);
   const { controllers, garbageCollector } = assembleControllers({
     config,
     elector: backend.elector,
@@ -74,6 +73,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const app = createApiServer({
     tls,
     registry,
+    core,
     reviews: new Registry(storage, reviewKinds({ authorizer: access.authorizer, registry }), admission),
     authorizer: access.authorizer,
     access,
@@ -90,15 +90,6 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     ops,
     storage,
     gcQueueDepth: () => garbageCollector.queueDepth,
-    extraRoutes: (app, guarded) =>
-      registerEventRoutes(app, guarded, {
-        events: events.store,
-        registry,
-        authorizer: access.authorizer,
-        watchStreams,
-        bookmarkIntervalMs: config.bookmarkIntervalMs ?? 30_000,
-        freshnessWaitMs: config.freshnessWaitMs,
-      }),
   });
   let serverUrl = "";
   const sso = wireSso(app, config, controllers, {

@@ -3,6 +3,7 @@ import { assertNoRestoreInProgress } from "../backup/restore.js";
 import { replicaInfo } from "../metrics/metrics.js";
 import { attachOperations } from "../metrics/server-hooks.js";
 import { registryPartition } from "../registry/keys.js";
+import { workerNumber } from "../server/worker-number.js";
 import { CachedStorage } from "../storage/cache/cached-storage.js";
 import { openStorageBackend } from "../storage/factory.js";
 import type { ServerConfig } from "./config.js";
@@ -19,7 +20,10 @@ export async function openServerStorage(config: ServerConfig, dataDir: string) {
   );
   await assertNoRestoreInProgress(backend.storage);
   const ops = attachOperations(config, backend.storage, backend.kind);
-  if (config.metrics !== false) replicaInfo.labels(backend.elector.identity).set(1);
+  if (config.metrics !== false) {
+    const worker = workerNumber();
+    replicaInfo.set({ identity: backend.elector.identity, ...(worker ? { worker: String(worker) } : {}) }, 1);
+  }
   const storage = new CachedStorage(ops.storage, { partition: registryPartition });
   return { backend, ops, storage };
 }

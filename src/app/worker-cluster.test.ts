@@ -13,23 +13,58 @@ import { parseWorkers } from "./worker-cluster.js";
 /** Bounded waits (hang guards, not timing assertions). */
 const WAIT_MS = 120_000;
 
-/** The replica that answered on this connection (platform_replica_info on /metrics). */
-async function replicaOn(server: ServerProcess, agent: Agent | false): Promise<string> {
-  const r = await callAsAdmin(server, agent, "GET", "/metrics");
-  assert.equal(r.status, 200, r.text);
-  const ids = [...r.text.matchAll(/^platform_replica_info\{identity="([^"]+)"\} 1$/gm)].map((m) => m[1]!);
-  assert.equal(ids.length, 1, `one replica per process, got ${ids.join(", ")}`);
-  return ids[0]!;
+/** The value of one sample (`name{labels} value`) whose labels include all of `labels`, summed; 0 when absent. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  let total = 0;
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) total += Number(line.split(" ").pop());
+  }
+  return total;
 }
 
-/** Replicas seen on `n` fresh connections. */
-async function replicasSeen(server: ServerProcess, n: number): Promise<Set<string>> {
-  const seen = new Set<string>();
-  for (let i = 0; i < n; i++) seen.add(await replicaOn(server, false));
-  return seen;
+/** One scrape of /metrics through the shared address, on a fresh connection (any worker may take it). */
+async function scrape(server: ServerProcess): Promise<string> {
+  const r = await callAsAdmin(server, false, "GET", "/metrics");
+  assert.equal(r.status, 200, r.text);
+  return r.text;
+}
+
+/** The workers a scrape shows: worker number → the pid in its replica identity. */
+function replicasIn(text: string): Map<number, number> {
+  const found = new Map<number, number>();
+  for (const m of text.matchAll(/^platform_replica_info\{identity="([^"]+)",worker="(\d+)"\} 1$/gm)) {
+    found.set(Number(m[2]), pidOf(m[1]!));
+  }
+  return found;
 }
 
 const pidOf = (identity: string) => Number(/-(\d+)-[0-9a-f]{8}$/.exec(identity)?.[1]);
+
+type LogLine = Record<string, unknown> & { pid: number; msg: string };
+
+/** The server's JSON log lines (the primary's and the workers'), those containing `part` when given. */
+function logLines(server: ServerProcess, part = "{"): LogLine[] {
+  return server
+    .output()
+    .split("\n")
+    .filter((l) => l.startsWith("{") && l.includes(part))
+    .map((l) => JSON.parse(l) as LogLine);
+}
+
+let probes = 0;
+/** The worker that answered a request on this connection, as its access log line names it. */
+async function workerOn(server: ServerProcess, agent: Agent | false): Promise<{ worker: number; pid: number }> {
+  const id = `probe-${++probes}`;
+  const r = await callAsAdmin(server, agent, "GET", `${GROUP_PATH}/teams?limit=1`, undefined, { "x-request-id": id });
+  assert.equal(r.status, 200, r.text);
+  let line: LogLine | undefined;
+  await until(`the access line of ${id}`, () => {
+    line = logLines(server, `"requestId":"${id}"`)[0];
+    return line !== undefined;
+  });
+  return { worker: line!.worker as number, pid: line!.pid };
+}
 
 async function until(what: string, done: () => boolean): Promise<void> {
   const deadline = Date.now() + WAIT_MS;
@@ -52,27 +87,76 @@ describe("platform start --workers 2 on etcd", () => {
   let etcd: EtcdCluster;
   let server: ServerProcess;
   const dir = mkdtempSync(join(tmpdir(), "platform-workers-"));
-  let workerPids: number[] = [];
+  /** Worker number → its pid now. */
+  let workers = new Map<number, number>();
+  const workerPids = () => [...workers.values()];
+  const TEAMS = { group: "management.platform", resource: "teams" };
 
   before(async () => {
     etcd = await EtcdCluster.start(1);
-    server = await startServerProcess(dir, undefined, ["--storage", etcd.url, "--workers", "2"]);
+    server = await startServerProcess(dir, undefined, ["--storage", etcd.url, "--workers", "2", "--log-level", "info"]);
     const line = /^workers: +2 processes \(pids (\d+), (\d+)\)$/m.exec(server.output());
     assert.ok(line, server.output());
-    workerPids = [Number(line[1]), Number(line[2])];
+    workers = new Map([
+      [1, Number(line[1])],
+      [2, Number(line[2])],
+    ]);
   });
   after(async () => {
     if (server && server.child.exitCode === null) server.child.kill("SIGKILL");
-    for (const pid of workerPids) if (alive(pid)) process.kill(pid, "SIGKILL");
+    for (const pid of workerPids()) if (alive(pid)) process.kill(pid, "SIGKILL");
     await etcd?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("answers from both workers, each its own replica", async () => {
-    const seen = await replicasSeen(server, 12);
-    assert.equal(seen.size, 2, [...seen].join(", "));
-    assert.deepEqual([...seen].map(pidOf).sort(), [...workerPids].sort());
+  it("answers from both workers, and every log line names its worker", async () => {
+    const seen = new Map<number, number>();
+    for (let i = 0; i < 12; i++) {
+      const { worker, pid } = await workerOn(server, false);
+      seen.set(worker, pid);
+    }
+    assert.deepEqual([...seen].sort(), [...workers].sort());
     assert.match(server.output(), /admin kubeconfig: /);
+    // The primary's own lines name the worker they are about.
+    const primary = server.child.pid;
+    for (const [worker, pid] of workers) {
+      const started = logLines(server).filter(
+        (l) => l.pid === primary && l.msg === `worker ${worker} started (pid ${pid})`,
+      );
+      assert.equal(started.length, 1, server.output());
+      assert.equal(started[0]!.worker, worker);
+      assert.equal(started[0]!.workerPid, pid);
+    }
+    // A worker's every line carries its number.
+    const fromWorkers = logLines(server).filter((l) => l.pid !== primary);
+    assert.ok(fromWorkers.length >= 12, server.output());
+    for (const l of fromWorkers) assert.equal(workers.get(l.worker as number), l.pid, JSON.stringify(l));
+  });
+
+  it("shows every worker in a scrape through the shared address, counters summed", async () => {
+    for (let i = 0; i < 4; i++) assert.deepEqual([...replicasIn(await scrape(server))].sort(), [...workers].sort());
+    const notFound = { ...TEAMS, verb: "GET", code: "404" };
+    const before = sample(await scrape(server), "apiserver_request_total", notFound);
+    const K = 10;
+    for (let i = 0; i < K; i++) {
+      const r = await callAsAdmin(server, false, "GET", `${GROUP_PATH}/teams/missing-${i}`);
+      assert.equal(r.status, 404, r.text);
+    }
+    const text = await scrape(server);
+    // Whichever worker answered each request and the scrape, the total counts all of them.
+    assert.equal(sample(text, "apiserver_request_total", notFound) - before, K);
+    // What every worker reads from the same store is not added up.
+    assert.equal(sample(text, "platform_storage_available"), 1);
+    const teams = JSON.parse((await callAsAdmin(server, false, "GET", `${GROUP_PATH}/teams`)).text) as {
+      items: unknown[];
+    };
+    assert.equal(
+      sample(text, "apiserver_storage_objects", { resource: "teams.management.platform" }),
+      teams.items.length,
+    );
+    // Still authorized as before.
+    const refused = await callAsAdmin(server, false, "GET", "/metrics", undefined, { authorization: "Bearer wrong" });
+    assert.equal(refused.status, 401, refused.text);
   });
 
   it("reads a write at once on a connection that reached the other worker", async () => {
@@ -82,7 +166,7 @@ describe("platform start --workers 2 on etcd", () => {
       const writer = new Agent({ keepAlive: true, maxSockets: 1, ca: server.caPem });
       const reader = new Agent({ keepAlive: true, maxSockets: 1, ca: server.caPem });
       try {
-        const wrote = await replicaOn(server, writer);
+        const wrote = (await workerOn(server, writer)).worker;
         const name = `cross-${i}`;
         const created = await callAsAdmin(server, writer, "POST", `${GROUP_PATH}/teams`, {
           apiVersion: "management.platform/v1",
@@ -91,9 +175,9 @@ describe("platform start --workers 2 on etcd", () => {
           spec: {},
         });
         assert.equal(created.status, 201, created.text);
-        const reads = await replicaOn(server, reader);
+        const reads = (await workerOn(server, reader)).worker;
         const got = await callAsAdmin(server, reader, "GET", `${GROUP_PATH}/teams/${name}`);
-        assert.equal(got.status, 200, `${name} written on ${wrote}, read on ${reads}: ${got.text}`);
+        assert.equal(got.status, 200, `${name} written on worker ${wrote}, read on ${reads}: ${got.text}`);
         if (reads !== wrote) crossed++;
       } finally {
         writer.destroy();
@@ -103,28 +187,48 @@ describe("platform start --workers 2 on etcd", () => {
     assert.ok(crossed >= 5, `only ${crossed} of 40 reads reached the other worker`);
   });
 
-  it("keeps answering when a worker dies, and restarts it", async () => {
-    const [killed, kept] = workerPids as [number, number];
+  it("keeps answering when a worker dies, restarts it in its place, and keeps its counts", async () => {
+    const created = { ...TEAMS, verb: "POST", code: "201" };
+    const counted = sample(await scrape(server), "apiserver_request_total", created);
+    assert.equal(counted, 40);
+    const [number, killed] = [...workers][0]!;
     process.kill(killed, "SIGKILL");
-    await until("the exit note", () => server.output().includes(`(pid ${killed}) exited (signal SIGKILL)`));
+    const exited = `worker ${number} (pid ${killed}) exited (signal SIGKILL); restarting it in 1 s`;
+    await until("the exit note", () => logLines(server, exited).length > 0);
+    assert.equal(logLines(server, exited)[0]!.worker, number);
     // The primary hands new connections only to the live worker until the new one serves.
     for (let i = 0; i < 6; i++) {
       const r = await callAsAdmin(server, false, "GET", `${GROUP_PATH}/teams?limit=1`);
       assert.equal(r.status, 200, r.text);
     }
-    await until("the restarted worker", () => /worker \d serves again \(pid \d+\)/.test(server.output()));
-    const seen = await replicasSeen(server, 12);
-    const pids = [...seen].map(pidOf);
-    assert.equal(seen.size, 2, [...seen].join(", "));
-    assert.ok(pids.includes(kept) && !pids.includes(killed), pids.join(", "));
-    workerPids = pids;
+    const again = new RegExp(`"worker":${number},.*"msg":"worker ${number} serves again \\(pid (\\d+)\\)"`);
+    await until("the restarted worker", () => again.test(server.output()));
+    const restarted = Number(again.exec(server.output())![1]);
+    workers.set(number, restarted);
+    const text = await scrape(server);
+    assert.deepEqual([...replicasIn(text)].sort(), [...workers].sort());
+    // The dead worker's creates still count: the total never goes down.
+    assert.equal(sample(text, "apiserver_request_total", created), counted);
+    assert.ok(!alive(killed));
+  });
+
+  it("fails a second start on the same address, each worker saying why, instead of hanging", () => {
+    const listen = `127.0.0.1:${server.port}`;
+    const args = ["start", "--data-dir", dir, "--listen", listen, "--storage", etcd.url, "--workers", "2"];
+    const r = spawnSync(process.execPath, ["bin/platform.js", ...args], { encoding: "utf8", timeout: WAIT_MS });
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /^error: worker [12] \(pid \d+\): bind EADDRINUSE/m);
+    assert.match(r.stderr, /^error: worker [12] exited \(code 1\) before it served$/m);
   });
 
   it("stops every worker on SIGTERM and exits 0", async () => {
     server.child.kill("SIGTERM");
     const { code } = await server.exited;
     assert.equal(code, 0, server.output());
-    for (const pid of workerPids) await until(`worker ${pid} to end`, () => !alive(pid));
+    for (const [number, pid] of workers) {
+      await until(`worker ${pid} to end`, () => !alive(pid));
+      assert.match(server.output(), new RegExp(`^worker ${number} \\(pid ${pid}\\) SIGTERM: finishing`, "m"));
+    }
   });
 });
 

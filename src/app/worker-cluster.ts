@@ -4,12 +4,21 @@
  * forks N workers that each run the normal server (each a replica on the shared etcd: its own
  * leader-election identity, caches and watches), restarts a worker that dies, and on SIGTERM or
  * SIGINT stops them all gracefully. The primary serves no request itself; the kernel connections
- * it accepts are handed to the workers in turn (node:cluster's round-robin).
+ * it accepts are handed to the workers in turn (node:cluster's round-robin). It merges the
+ * workers' metrics for a scrape (src/metrics/primary-scrape.ts), and numbers them (1…N, kept by a
+ * worker restarted in its place) for their log lines and its own.
  *
  * Only etcd storage: the embedded SQLite store is owned by one process (its lock and revision).
  */
 import cluster, { type Worker } from "node:cluster";
 import { availableParallelism } from "node:os";
+import type { Logger } from "pino";
+import { type ServingWorker, WorkerMetrics } from "../metrics/primary-scrape.js";
+import { serveMetricsToPrimary, type WorkerMessage } from "../metrics/worker-scrape.js";
+import { createLogger } from "../server/request-log.js";
+import { WORKER_NUMBER_ENV } from "../server/worker-number.js";
+import { containerCpuLimit } from "./cpu-quota.js";
+import { afterExit, type ExitCounts } from "./worker-restarts.js";
 
 /** What a worker tells the primary once it serves: the banner text (same for every worker). */
 interface ReadyMessage {
@@ -17,16 +26,10 @@ interface ReadyMessage {
   text: string;
 }
 
-/** Restart delays of a worker that keeps dying: 1 s, doubling, at most 30 s. */
-const RESTART_FIRST_MS = 1000;
-const RESTART_MAX_MS = 30_000;
-/** A worker that served this long before it died counts as healthy: its next restart is quick again. */
-const HEALTHY_AFTER_MS = 60_000;
-
-/** `--workers`: a positive whole number, or `auto` (one per CPU this process may use). */
+/** `--workers`: a positive whole number, or `auto` (one per CPU this process may use, within a container's CPU limit). */
 export function parseWorkers(value: string | undefined): number {
   if (value === undefined) return 1;
-  if (value === "auto") return availableParallelism();
+  if (value === "auto") return Math.min(availableParallelism(), containerCpuLimit() ?? Number.POSITIVE_INFINITY);
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1)
     throw new Error(`--workers must be a positive whole number or auto, got "${value}"`);
@@ -73,16 +76,25 @@ export function isServerWorker(): boolean {
 
 /** In a worker: tells the primary that this replica serves, with the banner it would print. */
 export function reportWorkerReady(text: string): void {
+  // From now on the primary asks this worker for its metrics, and its /metrics shows every worker's.
+  serveMetricsToPrimary();
   const message: ReadyMessage = { type: "platform-worker-ready", text };
   process.send?.(message);
 }
 
-interface Slot {
-  index: number;
+interface Slot extends ExitCounts {
+  /** 1…N: the worker's number in logs and metrics, kept by the processes restarted in its place. */
+  number: number;
   worker: Worker | undefined;
   readyAt: number | undefined;
-  failures: number;
   timer: NodeJS.Timeout | undefined;
+}
+
+export interface PrimaryOptions {
+  /** How long the workers get to stop on SIGTERM before they are killed. */
+  graceSeconds: number;
+  /** `--log-level` of the primary's own JSON lines (each worker start, exit and restart). */
+  logLevel: string;
 }
 
 /**
@@ -90,66 +102,80 @@ interface Slot {
  * the first worker's banner with the workers' pids once all serve, then keeps them running until
  * a stop signal. Rejects when a worker exits before the first start is complete.
  */
-export async function runPrimary(count: number, bootstrap: () => Promise<void>, graceSeconds: number): Promise<void> {
+export async function runPrimary(
+  count: number,
+  bootstrap: () => Promise<void>,
+  options: PrimaryOptions,
+): Promise<void> {
   await bootstrap();
-  const slots: Slot[] = Array.from({ length: count }, (_, index) => ({
-    index,
-    worker: undefined,
-    readyAt: undefined,
-    failures: 0,
-    timer: undefined,
-  }));
-  const note = (line: string) => process.stderr.write(`${line}\n`);
+  const log = createLogger(options.logLevel);
+  const slots = Array.from({ length: count }, (_, index): Slot => {
+    return {
+      number: index + 1,
+      worker: undefined,
+      readyAt: undefined,
+      timer: undefined,
+      failures: 0,
+      startFailures: 0,
+    };
+  });
+  const metrics = new WorkerMetrics(() => serving(slots));
   let stopping = false;
+  const stop = (signal: string): Promise<boolean> => {
+    const again = stopping;
+    stopping = true;
+    return stopWorkers(slots, signal, options.graceSeconds, again, log);
+  };
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.on(signal, () => void stop(signal).then((clean) => process.exit(clean ? 0 : 1)));
+  }
   let banner: string | undefined;
   let startFailed: ((err: Error) => void) | undefined;
   const allReady = new Promise<void>((resolve, reject) => {
     startFailed = reject;
     const fork = (slot: Slot) => {
-      const worker = cluster.fork();
+      const worker = cluster.fork({ [WORKER_NUMBER_ENV]: String(slot.number) });
       slot.worker = worker;
       slot.readyAt = undefined;
-      worker.on("message", (message: ReadyMessage) => {
-        if (message?.type !== "platform-worker-ready") return;
+      log.info(about(slot, worker), `worker ${slot.number} started (pid ${worker.process.pid})`);
+      worker.on("message", (message: ReadyMessage | WorkerMessage) => {
+        if (message?.type !== "platform-worker-ready") return void metrics.handle(worker, message);
         slot.readyAt = Date.now();
         banner ??= message.text;
-        if (slots.every((s) => s.readyAt !== undefined) && startFailed) {
+        const again = startFailed ? "" : " again";
+        log.info(about(slot, worker), `worker ${slot.number} serves${again} (pid ${worker.process.pid})`);
+        if (startFailed && slots.every((s) => s.readyAt !== undefined)) {
           startFailed = undefined;
           resolve();
-        } else if (!startFailed) {
-          note(`worker ${slot.index + 1} serves again (pid ${worker.process.pid})`);
         }
       });
     };
     cluster.on("exit", (worker, code, signal) => {
       const slot = slots.find((s) => s.worker === worker);
+      metrics.exited(worker);
       if (!slot || stopping) return;
       slot.worker = undefined;
       const how = signal ? `signal ${signal}` : `code ${code}`;
       if (startFailed) {
         // The first start fails as a single-process start would: with the worker's error above.
-        startFailed(new Error(`worker ${slot.index + 1} exited (${how}) before it served`));
+        startFailed(new Error(`worker ${slot.number} exited (${how}) before it served`));
         return;
       }
-      const served = slot.readyAt === undefined ? 0 : Date.now() - slot.readyAt;
-      slot.failures = served >= HEALTHY_AFTER_MS ? 0 : slot.failures + 1;
-      const delay = Math.min(RESTART_MAX_MS, RESTART_FIRST_MS * 2 ** Math.max(0, slot.failures - 1));
-      note(`worker ${slot.index + 1} (pid ${worker.process.pid}) exited (${how}); restarting it in ${delay / 1000} s`);
+      const next = afterExit(slot, slot.readyAt === undefined ? undefined : Date.now() - slot.readyAt);
+      const exited = `worker ${slot.number} (pid ${worker.process.pid}) exited (${how})`;
+      if ("giveUp" in next) {
+        log.error(about(slot, worker), `${exited}; ${next.giveUp}: giving up, stopping every worker`);
+        void stop("giving up").then(() => process.exit(1));
+        return;
+      }
+      log.warn(about(slot, worker), `${exited}; restarting it in ${next.restartInMs / 1000} s`);
       slot.timer = setTimeout(() => {
         slot.timer = undefined;
         if (!stopping) fork(slot);
-      }, delay);
+      }, next.restartInMs);
     });
     for (const slot of slots) fork(slot);
   });
-  const stop = (signal: string): Promise<boolean> => {
-    const again = stopping;
-    stopping = true;
-    return stopWorkers(slots, signal, graceSeconds, again);
-  };
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    process.on(signal, () => void stop(signal).then((clean) => process.exit(clean ? 0 : 1)));
-  }
   try {
     await allReady;
   } catch (err) {
@@ -160,26 +186,44 @@ export async function runPrimary(count: number, bootstrap: () => Promise<void>, 
   process.stdout.write(`${banner ?? ""}workers:           ${count} processes (pids ${pids})\n`);
 }
 
+/** The workers that serve now: those a scrape collects from. */
+function serving(slots: Slot[]): ServingWorker[] {
+  return slots.flatMap((s) =>
+    s.worker?.isConnected() && s.readyAt !== undefined ? [{ worker: s.worker, number: s.number }] : [],
+  );
+}
+
+/** The fields of the primary's lines about a worker: its number, as in the worker's own lines, and its pid. */
+function about(slot: Slot, worker: Worker): { worker: number; workerPid: number | undefined } {
+  return { worker: slot.number, workerPid: worker.process.pid };
+}
+
 /**
  * Stops every worker with SIGTERM (each finishes its in-flight requests and closes its store, as
  * a single server does on SIGTERM); resolves true when all stopped cleanly. A second signal, or
  * workers still running after the grace period, ends them with SIGKILL.
  */
-async function stopWorkers(slots: Slot[], signal: string, graceSeconds: number, again: boolean): Promise<boolean> {
+async function stopWorkers(
+  slots: Slot[],
+  signal: string,
+  graceSeconds: number,
+  again: boolean,
+  log: Logger,
+): Promise<boolean> {
   const live = () => slots.map((s) => s.worker).filter((w): w is Worker => w !== undefined && !w.isDead());
   const kill = () => {
     for (const w of live()) w.process.kill("SIGKILL");
   };
   if (again) {
-    process.stderr.write(`${signal} again: ending the workers now\n`);
+    log.warn(`${signal} again: ending the workers now`);
     kill();
     return false;
   }
   for (const s of slots) clearTimeout(s.timer);
   const running = live();
-  process.stderr.write(`${signal}: stopping ${running.length} workers (each finishes its in-flight requests)\n`);
+  log.info(`${signal}: stopping ${running.length} workers (each finishes its in-flight requests)`);
   const grace = setTimeout(() => {
-    process.stderr.write(`workers did not stop within ${graceSeconds} s; ending them\n`);
+    log.warn(`workers did not stop within ${graceSeconds} s; ending them`);
     kill();
   }, graceSeconds * 1000);
   const codes = await Promise.all(

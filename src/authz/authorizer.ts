@@ -85,6 +85,10 @@ export class PlatformAuthorizer implements Authorizer {
   }
 
   decide(user: UserInfo, a: RequestAttributes): Decision {
+    // Core Events (src/events): every caller reads them, a scoped key too, each Event then shown
+    // only to who may get its object (that get within the scope); only the platform writes.
+    if (a.resourceRequest && a.apiGroup === "" && a.resource === "events")
+      return EVENT_VERBS.has(a.verb) ? ALLOW : DENY;
     const scope = scopeOf(user);
     if (isRestricting(scope) && !scopeAllows(scope, user, a)) return DENY;
     return this.grants(user, a, true) ? ALLOW : DENY;
@@ -141,8 +145,6 @@ export class PlatformAuthorizer implements Authorizer {
 
   /** The unscoped grant. `viewRole: false` leaves the view role out (for data visibility). */
   private grants(user: UserInfo, a: RequestAttributes, viewRole: boolean): boolean {
-    // Core Events (src/events): everyone reads them, each filtered by its object; only the platform writes.
-    if (a.resourceRequest && a.apiGroup === "" && a.resource === "events") return EVENT_VERBS.has(a.verb);
     const roles = this.rolesOf(user);
     if (roles.has(ADMIN_ROLE)) return true;
     // Discovery, version, openapi: every authenticated caller; /metrics: the view role too; backups: admins.

@@ -65,6 +65,19 @@ function wholeNumber(value: string, flag: string): number {
   return n;
 }
 
+/**
+ * A start that failed: main prints why (a worker's message naming it), and the process ends even
+ * when the failed start left a handle open (a store's connections, a worker's channel to its
+ * primary), which would otherwise keep it, and the primary waiting for it, alive for good.
+ */
+function failedStart(who: string) {
+  return (err: unknown): never => {
+    setTimeout(() => process.exit(1), 1000).unref();
+    if (!who) throw err;
+    throw new Error(`${who.trim()}: ${err instanceof Error ? err.message : String(err)}`);
+  };
+}
+
 export function registerStartCommand(program: Command): void {
   const start = program
     .command("start")
@@ -153,11 +166,17 @@ Examples:
       if (workers > 1 && !isServerWorker()) {
         // The primary (worker-cluster.ts): bootstraps once, then runs the server in `workers` processes.
         const { bootstrapBeforeWorkers } = await import("../app/primary-bootstrap.js");
-        await runPrimary(workers, () => bootstrapBeforeWorkers(config), SHUTDOWN_GRACE_SECONDS + 5);
+        await runPrimary(workers, () => bootstrapBeforeWorkers(config), {
+          graceSeconds: SHUTDOWN_GRACE_SECONDS + 5,
+          logLevel: config.logLevel ?? "warn",
+        }).catch(failedStart(""));
         return;
       }
+      // A worker's plain-text notes name it as its JSON lines do (`worker`, request-log.ts).
+      const { workerNumber } = await import("../server/worker-number.js");
+      const who = isServerWorker() ? `worker ${workerNumber()} (pid ${process.pid}) ` : "";
       const { startServer } = await import("../app/start-server.js");
-      const server = await startServer(config);
+      const server = await startServer(config).catch(failedStart(who));
       // The banner alone goes to stdout (a worker's, through its primary); logs and shutdown notes go to stderr.
       const text = banner(server, host, opts.dataDir ?? "./data") + ssoNotes(server);
       if (isServerWorker()) reportWorkerReady(text);
@@ -170,12 +189,11 @@ Examples:
           process.exit(1);
         }
         stopping = true;
-        const who = isServerWorker() ? `worker (pid ${process.pid}) ` : "";
         process.stderr.write(`${who}${signal}: finishing in-flight requests and closing the store\n`);
         // A shutdown that does not finish (a stuck client connection or controller) must not
         // leave a process that holds the data dir's lock: give up after the grace period.
         setTimeout(() => {
-          process.stderr.write(`shutdown did not finish within ${SHUTDOWN_GRACE_SECONDS} s; exiting\n`);
+          process.stderr.write(`${who}shutdown did not finish within ${SHUTDOWN_GRACE_SECONDS} s; exiting\n`);
           process.exit(1);
         }, SHUTDOWN_GRACE_SECONDS * 1000).unref();
         server.close().then(

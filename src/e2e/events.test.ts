@@ -180,6 +180,16 @@ describe("core v1 Events", () => {
     assert.equal(checked[0]!.count, 2);
     // Alice may get her own User: she sees this one.
     assert.deepEqual(reasons(await eventsOf(aliceKey)), ["alice/Checked"]);
+    // A scoped key reads Events too, each shown when its scope lets it get the object:
+    // the CLI scope gets alice's own User, not her access keys.
+    const key = (await server.request("GET", `${GROUP_PATH}/ownedaccesskeys/alice-main`)).json;
+    server.events.recorder.record(key, "Normal", "Checked", "key checked");
+    assert.deepEqual(reasons(await eventsOf(aliceKey)), ["alice-main/Checked", "alice/Checked"]);
+    const res = await server.request("POST", `${GROUP_PATH}/ownedaccesskeys`, {
+      body: { metadata: { name: "alice-cli" }, spec: { user: "alice", scope: { allowPlatformCli: true } } },
+    });
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(reasons(await eventsOf(res.json.spec.key)), ["alice/Checked"]);
   });
 
   it("the garbage collector's deletions are Events", async () => {

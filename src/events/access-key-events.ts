@@ -1,5 +1,5 @@
-import type { KubeObject } from "../api/object.js";
-import { keyExpiry } from "../kinds/owned-access-key/owned-access-key.js";
+import { type KubeObject, specOf } from "../api/object.js";
+import { keyExpiry, type OwnedAccessKeySpec } from "../kinds/owned-access-key/owned-access-key.js";
 import type { Informer } from "../registry/informer.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
 import type { EventRecorder } from "./event-recorder.js";
@@ -36,7 +36,7 @@ export class AccessKeyEvents {
     await this.informer.synced();
     this.checkedUntil = this.now();
     this.unsubscribe = this.informer.onChange((e) => {
-      if (e.type === "upsert" && e.old && e.object.spec?.disabled === true && e.old.spec?.disabled !== true) {
+      if (e.type === "upsert" && e.old && isDisabled(e.object) && !isDisabled(e.old)) {
         this.events.record(
           e.object,
           "Warning",
@@ -73,8 +73,10 @@ export class AccessKeyEvents {
   }
 }
 
+const isDisabled = (key: KubeObject) => specOf<OwnedAccessKeySpec>(key).disabled === true;
+
 function describe(key: KubeObject): string {
-  const s = key.spec ?? {};
-  const owner = s.user ? `user ${s.user}` : s.team ? `team ${s.team}` : `subject ${String(s.subject ?? "")}`;
+  const s = specOf<OwnedAccessKeySpec>(key);
+  const owner = s.user ? `user ${s.user}` : s.team ? `team ${s.team}` : `subject ${s.subject ?? ""}`;
   return `${key.metadata.name} of ${owner}`;
 }

@@ -8,6 +8,7 @@ import { SharedInformers } from "../registry/shared-informers.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { EventCleanup } from "./event-cleanup.js";
 import { StoreEventRecorder } from "./event-recorder.js";
+import { eventResource } from "./event-type.js";
 import { createPlatformEvents } from "./platform-events.js";
 
 const user = (name: string, uid: string): KubeObject => ({
@@ -20,7 +21,7 @@ describe("Event expiry and counting", () => {
   it("keeps an Event for the TTL after it last happened, then deletes it", async () => {
     const storage = openSqliteStorage(":memory:");
     const { store } = createPlatformEvents(
-      storage,
+      new Registry(storage, [eventResource], new AdmissionChain([])).store("events"),
       new SharedInformers(new Registry(storage, [], new AdmissionChain([]))),
       (e) => {
         throw e;

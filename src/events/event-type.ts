@@ -50,8 +50,8 @@ const ref = (o: KubeObject) => (o.involvedObject ?? {}) as Partial<InvolvedObjec
 const text = (v: unknown) => (typeof v === "string" ? v : undefined);
 
 /**
- * Core `v1` Event, served under `/api/v1` (event-routes.ts): only the platform writes them,
- * so the API serves get, list and watch alone.
+ * Core `v1` Event, served under `/api/v1` by the generic handler (with the reader filter of
+ * event-visibility.ts): only the platform writes them, so the API serves get, list and watch alone.
  */
 export const eventResource: ResourceType = {
   group: "",

@@ -1,11 +1,26 @@
-import { API_VERSION, GROUP, type KubeObject } from "../api/object.js";
+import { API_VERSION, GROUP } from "../api/object.js";
 import type { Authorizer, RequestAttributes } from "../authz/contract.js";
 import type { Registry } from "../registry/registry.js";
 import type { UserInfo } from "../registry/request-context.js";
-import type { InvolvedObject } from "./event-type.js";
+import type { ReaderFilter, ResourceType } from "../registry/resource-type.js";
+import { eventResource, type InvolvedObject } from "./event-type.js";
 
 /** Whether one caller may see one Event; answers are kept per involved object for one request. */
-export type EventFilter = (event: KubeObject) => Promise<boolean>;
+export type EventFilter = ReaderFilter;
+
+/** What decides who sees an Event: the platform's kinds and its authorizer (reached once requests run). */
+export interface EventReaders {
+  registry: () => Registry;
+  authorizer: () => Authorizer;
+}
+
+/** The Event kind as the API serves it: each reader sees the Events about objects they may get. */
+export function servedEventResource(readers: EventReaders): ResourceType {
+  return {
+    ...eventResource,
+    readerFilter: (user) => eventFilterFor(readers.registry(), readers.authorizer(), user),
+  };
+}
 
 /**
  * An Event is shown to whoever may `get` the object it is about, and to nobody else: its

@@ -1,4 +1,5 @@
-import type { KubeObject } from "../api/object.js";
+import { type KubeObject, statusOf } from "../api/object.js";
+import type { ClusterStatus } from "../kinds/cluster/cluster.js";
 import type { EventRecorder } from "./event-recorder.js";
 
 /** A cluster's health check changed its readiness: `Ready` or `NotReady` with the reason. */
@@ -7,7 +8,7 @@ export function recordClusterHealth(
   cluster: KubeObject,
   health: { online: boolean; reason: string; message: string },
 ): void {
-  if (!events || cluster.status?.online === health.online) return;
+  if (!events || statusOf<ClusterStatus>(cluster).online === health.online) return;
   const why = [health.reason, health.message].filter(Boolean).join(": ");
   if (health.online)
     events.record(

@@ -1,7 +1,8 @@
 /**
  * `GET /metrics` on the API port (authenticated; admins and platform-management-view, like a
  * non-resource URL in kube-apiserver), and optionally on a plain-HTTP `--metrics-listen` address
- * for a local scraper (no authentication: bind it to loopback).
+ * for a local scraper (no authentication: bind it to loopback). Under `--workers N` both show every
+ * worker's metrics, merged by the primary (worker-scrape.ts).
  */
 import { createServer, type Server } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -9,6 +10,7 @@ import { errors } from "../api/errors.js";
 import { type Authorizer, nonResourceAttributes } from "../authz/contract.js";
 import type { RequestContext } from "../registry/request-context.js";
 import { metricsRegistry } from "./metrics.js";
+import { scrapeMetrics } from "./worker-scrape.js";
 
 export type Guarded = (
   handler: (request: FastifyRequest, reply: FastifyReply, ctx: RequestContext) => Promise<unknown>,
@@ -22,9 +24,22 @@ export function registerMetricsRoute(app: FastifyInstance, deps: { authorizer: A
       if (!decision.allowed) {
         throw errors.forbiddenMessage(`User "${ctx.user.name}" cannot get path "/metrics"`);
       }
-      return reply.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());
+      return reply.type(metricsRegistry.contentType).send(await scrapeOrUnavailable());
     }),
   );
+}
+
+/** Every worker's metrics under `--workers N` (worker-scrape.ts); a worker that does not answer fails the scrape. */
+async function scrapeOrUnavailable(): Promise<string> {
+  try {
+    return await scrapeMetrics();
+  } catch (err) {
+    throw errors.unavailable(`metrics are unavailable: ${errorText(err)}`);
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** A plain-HTTP listener that serves only GET /metrics. Resolves once it listens. */
@@ -34,9 +49,9 @@ export async function startMetricsListener(host: string, port: number): Promise<
       res.writeHead(404, { "content-type": "text/plain" }).end("not found: only GET /metrics is served here\n");
       return;
     }
-    metricsRegistry.metrics().then(
+    scrapeMetrics().then(
       (text) => res.writeHead(200, { "content-type": metricsRegistry.contentType }).end(text),
-      (err: unknown) => res.writeHead(500, { "content-type": "text/plain" }).end(`${String(err)}\n`),
+      (err: unknown) => res.writeHead(503, { "content-type": "text/plain" }).end(`${errorText(err)}\n`),
     );
   });
   await new Promise<void>((resolve, reject) => {

@@ -146,13 +146,13 @@ export function countGatewayRequest(cluster: string, code: number): void {
 
 /**
  * Which server process answered this scrape: its identity in the controllers' leader election
- * (host, pid and a random part). Several replicas, or the workers of `--workers N` behind one
- * address, each export their own.
+ * (host, pid and a random part). Several replicas each export their own; a scrape of
+ * `--workers N` shows one series per worker, labelled `worker` (1…N) as well.
  */
 export const replicaInfo = new Gauge({
   name: "platform_replica_info",
-  help: "This server process (replica), by its leader-election identity; always 1.",
-  labelNames: ["identity"],
+  help: "This server process (replica), by its leader-election identity, and its worker number under --workers; always 1.",
+  labelNames: ["identity", "worker"],
   registers: [metricsRegistry],
 });
 

@@ -4,7 +4,7 @@
  * lag and whether the store answers. A process may run several servers (tests do): each
  * registers a source and the gauges add them up.
  */
-import { Gauge } from "prom-client";
+import { type Aggregator, Gauge } from "prom-client";
 import { type KubeObject, specOf, statusOf } from "../api/object.js";
 import type { ClusterStatus } from "../kinds/cluster/cluster.js";
 import type { OwnedAccessKeySpec } from "../kinds/owned-access-key/owned-access-key.js";
@@ -30,12 +30,22 @@ export function registerGaugeSource(source: ServerGaugeSource): () => void {
 
 type Set1 = (labels: Record<string, string>, value: number) => void;
 
-/** A gauge whose value is computed over every source at scrape time. */
-function scraped(name: string, help: string, labelNames: string[], fill: (s: ServerGaugeSource, set: Set1) => unknown) {
+/**
+ * A gauge whose value is computed over every source at scrape time. `merge`: how the workers of
+ * `--workers N` combine (primary-scrape.ts): `max` for what every worker reads from the same store.
+ */
+function scraped(
+  name: string,
+  help: string,
+  labelNames: string[],
+  fill: (s: ServerGaugeSource, set: Set1) => unknown,
+  merge: Aggregator = "sum",
+) {
   return new Gauge({
     name,
     help,
     labelNames,
+    aggregator: merge,
     registers: [metricsRegistry],
     async collect() {
       this.reset();
@@ -56,6 +66,7 @@ scraped(
       if (cache) set({ resource: `${rt.plural}.${rt.group}` }, cache.size);
     }
   },
+  "max",
 );
 
 scraped(
@@ -70,6 +81,7 @@ scraped(
       if (cache) set({ resource: `${rt.plural}.${rt.group}` }, Math.max(0, current - cache.revision));
     }
   },
+  "max",
 );
 
 scraped(
@@ -79,6 +91,8 @@ scraped(
   async (s, set) => {
     set({}, (await answersWithin(s.storage.inner.currentRevision(), 5000)) ? 1 : 0);
   },
+  // 0 when any worker cannot reach the store.
+  "min",
 );
 
 scraped(
@@ -90,13 +104,20 @@ scraped(
       set({ reason: statusOf<ClusterStatus>(obj).reason || "Unknown" }, 1);
     }
   },
+  "max",
 );
 
-scraped("platform_access_keys", "Owned access keys by type (User, Login, Other).", ["type"], async (s, set) => {
-  for (const obj of await storedObjects(s, "ownedaccesskeys")) {
-    set({ type: specOf<OwnedAccessKeySpec>(obj).type ?? "User" }, 1);
-  }
-});
+scraped(
+  "platform_access_keys",
+  "Owned access keys by type (User, Login, Other).",
+  ["type"],
+  async (s, set) => {
+    for (const obj of await storedObjects(s, "ownedaccesskeys")) {
+      set({ type: specOf<OwnedAccessKeySpec>(obj).type ?? "User" }, 1);
+    }
+  },
+  "max",
+);
 
 scraped(
   "platform_garbage_collector_queue_depth",

@@ -4,7 +4,7 @@ import type { AdmissionChain } from "./admission.js";
 import { KeptKeys, type KeptValueCipher } from "./kept-keys.js";
 import { REGISTRY_PREFIX } from "./keys.js";
 import type { RequestContext } from "./request-context.js";
-import type { ResourceType } from "./resource-type.js";
+import { READ_VERBS, type ResourceType } from "./resource-type.js";
 import { Store } from "./store.js";
 import { type TransactOp, transact } from "./transact.js";
 
@@ -21,6 +21,8 @@ export class Registry {
     now?: () => Date,
   ) {
     for (const rt of resourceTypes) {
+      if (rt.readerFilter && rt.verbs.some((v) => !READ_VERBS.includes(v)))
+        throw new Error(`${rt.plural}: a kind with a readerFilter serves only ${READ_VERBS.join(", ")}`);
       const entry = { rt, store: new Store(rt, { storage, admission, now }) };
       this.byPlural.set(rt.plural, entry);
       this.byKind.set(rt.kind, entry);

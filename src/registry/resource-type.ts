@@ -1,7 +1,7 @@
 import type { TObject } from "@sinclair/typebox";
 import type { FieldError } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
-import type { RequestContext } from "./request-context.js";
+import type { RequestContext, UserInfo } from "./request-context.js";
 
 export type Verb = "create" | "get" | "list" | "watch" | "update" | "patch" | "delete" | "deletecollection";
 
@@ -98,7 +98,21 @@ export interface ResourceType {
    * with the body already admitted (kind, apiVersion, schema), and no other verb is served.
    */
   virtualCreate?: (body: KubeObject, ctx: RequestContext) => Promise<KubeObject>;
+  /**
+   * Which objects a reader sees, decided per object beyond the authorizer's rules on this kind
+   * (an Event: only by whoever may get the object it is about). Built once per request. Lists
+   * and watches leave the others out (a limited list then has no remainingItemCount: it would
+   * count them), a get of one answers 404 as if it did not exist. For read-only kinds (get,
+   * list, watch): the Registry refuses it beside a write verb, which would bypass it.
+   */
+  readerFilter?: (user: UserInfo) => ReaderFilter;
 }
+
+/** Whether one reader sees one object (ResourceType.readerFilter); may read other objects to tell. */
+export type ReaderFilter = (obj: KubeObject) => Promise<boolean>;
+
+/** The verbs a kind with a readerFilter may serve. */
+export const READ_VERBS: readonly Verb[] = ["get", "list", "watch"];
 
 /** `group/version`, or `v1` alone for the core group (""), as Kubernetes writes apiVersion. */
 export function apiVersionOf(rt: Pick<ResourceType, "group" | "version">): string {

@@ -5,6 +5,7 @@ import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
 import type { Authorizer } from "../authz/contract.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
+import { apiVersions, coreAggregatedDiscovery, coreResourceList } from "./core-discovery.js";
 import {
   AGGREGATED_DISCOVERY_V2,
   aggregatedDiscovery,
@@ -41,8 +42,9 @@ function sendCached(request: FastifyRequest, reply: FastifyReply, body: string, 
  */
 export function registerDiscoveryRoutes(
   app: FastifyInstance,
-  deps: { registry: Registry; reviews: Registry; authorizer: Authorizer; guarded: Guarded },
+  deps: { registry: Registry; core: Registry; reviews: Registry; authorizer: Authorizer; guarded: Guarded },
 ): void {
+  registerCoreDiscovery(app, deps.core, deps.guarded);
   const { registry, guarded } = deps;
   const groups = [
     { group: GROUP, version: VERSION },
@@ -111,5 +113,23 @@ export function registerDiscoveryRoutes(
       reply.header("cache-control", hash === doc.hash ? "public, immutable" : "no-cache, private");
       return sendCached(req, reply, doc.body, "application/json", doc.hash);
     }),
+  );
+}
+
+/** `/api` and `/api/v1`: the core group's discovery, from its registry. */
+function registerCoreDiscovery(app: FastifyInstance, core: Registry, guarded: Guarded): void {
+  const aggregated = Buffer.from(JSON.stringify(coreAggregatedDiscovery(core)));
+  const format = (req: FastifyRequest) => negotiateResponse(req.headers.accept, false);
+  app.get(
+    `${API_PREFIX}/api`,
+    guarded(async (req, reply) => {
+      if (wantsAggregatedDiscovery(req.headers.accept))
+        return reply.code(200).header("content-type", AGGREGATED_DISCOVERY_V2).send(aggregated);
+      return send(reply, 200, apiVersions(), format(req));
+    }),
+  );
+  app.get(
+    `${API_PREFIX}/api/v1`,
+    guarded(async (req, reply) => send(reply, 200, coreResourceList(core), format(req))),
   );
 }

@@ -59,7 +59,7 @@ export function fastGet(deps: FastGetDeps): FastGet {
       const format = negotiateResponse(h.accept, true);
       if (format.encoding !== "json" || format.table) return false;
       const path = resolveResourcePath(deps.registry, url.slice(deps.groupPrefix.length));
-      if (!path.name || path.subresource || !path.rt.verbs.includes("get")) return false;
+      if (!path.name || path.subresource || !path.rt.verbs.includes("get") || path.rt.readerFilter) return false;
       const ctx = deps.authenticate({ ip: req.socket.remoteAddress ?? "", headers: h });
       if (!ctx || !deps.allows(ctx.user, resourceAttributes(path, "get"))) return false;
       const bytes = path.store.readRawSoon(path.namespace, path.name);

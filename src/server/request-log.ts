@@ -10,6 +10,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { type Logger, pino } from "pino";
 import { onRequestDone } from "./request-done.js";
+import { workerNumber } from "./worker-number.js";
 
 const REQUEST_ID_HEADER = "x-request-id";
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -25,10 +26,15 @@ export function requestIdOf(headers: IncomingHttpHeaders): string {
   return `${ID_PREFIX}-${lastId.toString(36)}`;
 }
 
-/** The server's logger: JSON on stderr, ISO timestamps. */
+/** The server's logger: JSON on stderr, ISO timestamps; a worker's lines name it (`worker`: 1…N). */
 export function createLogger(level: string): Logger {
+  const worker = workerNumber();
   return pino(
-    { level, timestamp: pino.stdTimeFunctions.isoTime, base: { pid: process.pid } },
+    {
+      level,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      base: worker === undefined ? { pid: process.pid } : { pid: process.pid, worker },
+    },
     pino.destination({ fd: 2, sync: true }),
   );
 }

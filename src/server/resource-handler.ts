@@ -37,7 +37,8 @@ export interface ResourceHandlerDeps {
 const STATUS = "status";
 
 /**
- * Serves `{prefix}/apis/management.platform/v1/...`: resolves the path, hands custom
+ * Serves `{prefix}/apis/management.platform/v1/...` (and, with the core group's registry,
+ * `{prefix}/api/v1/...`): resolves the path, hands custom
  * subresources to their handlers, and everything else to the handler of its verb
  * (resource-verbs.ts), which authorizes and writes the result in the negotiated format.
  */

@@ -3,7 +3,7 @@ import type { Registry } from "../registry/registry.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { Store } from "../registry/store.js";
 
-/** A request path under `{prefix}/apis/<group>/<version>/`, resolved to what it addresses. */
+/** A request path under `{prefix}/apis/<group>/<version>/` (or `{prefix}/api/v1/`), resolved to what it addresses. */
 export interface ResourcePath {
   rt: ResourceType;
   store: Store;

@@ -10,6 +10,7 @@ import { watchStore } from "../registry/store-watch.js";
 import { decodeObjectBody, decodePatchBody } from "./body.js";
 import type { ResponseFormat } from "./negotiation.js";
 import { deleteOptions, isWatch, listOptions, type Query, watchOptions, writeOptions } from "./query.js";
+import { shownEvents, shownItems, shownOrNotFound } from "./reader-filter.js";
 import type { ResourceHandlerDeps } from "./resource-handler.js";
 import type { ResourcePath } from "./resource-path.js";
 import { send, sendJsonBytes } from "./respond.js";
@@ -41,22 +42,28 @@ export interface VerbCall {
 export const VERB_HANDLERS: Record<Verb, (call: VerbCall) => Promise<unknown>> = {
   async get(call) {
     const { path, ctx } = await begin(call, "get");
+    const filter = path.rt.readerFilter?.(ctx.user);
     const bytes =
-      call.format.encoding === "json" && !call.table ? await path.store.readRaw(path.namespace, path.name!) : undefined;
+      call.format.encoding === "json" && !call.table && !filter
+        ? await path.store.readRaw(path.namespace, path.name!)
+        : undefined;
     if (bytes) return call.reply.code(200).type("application/json").send(bytes);
-    return sendObject(call, 200, await path.store.get(ctx, path.namespace, path.name!));
+    const obj = await path.store.get(ctx, path.namespace, path.name!);
+    return sendObject(call, 200, filter ? await shownOrNotFound(path.rt, filter, obj) : obj);
   },
 
   async list(call) {
     const { path, ctx, deps } = await begin(call, "list");
     ctx.canSee = deps.authorizer.visibleTo?.(ctx.user, collectionAttributes(path, "list"));
     const options = { ...listOptions(call.query), freshnessWaitMs: deps.freshnessWaitMs };
+    const filter = path.rt.readerFilter?.(ctx.user);
     const fast =
-      call.format.encoding === "json" && !call.table
+      call.format.encoding === "json" && !call.table && !filter
         ? await path.store.listRaw(ctx, path.namespace, options)
         : undefined;
     if (fast) return sendJsonBytes(call.reply, fast.payload(), fast.byteLength, ctx.warnings);
-    const list = await path.store.list(ctx, path.namespace, options);
+    const stored = await path.store.list(ctx, path.namespace, options);
+    const list = filter ? await shownItems(stored, filter) : stored;
     const body = call.table ? toTable(path.rt, list.items, call.table, list.metadata as Record<string, unknown>) : list;
     return send(call.reply, 200, body, call.format, ctx.warnings);
   },
@@ -65,13 +72,16 @@ export const VERB_HANDLERS: Record<Verb, (call: VerbCall) => Promise<unknown>> =
     const { path, ctx, deps } = await begin(call, "watch");
     const options = { ...watchOptions(call.query), freshnessWaitMs: deps.freshnessWaitMs };
     ctx.canSee = deps.authorizer.visibleTo?.(ctx.user, collectionAttributes(path, "watch"));
+    const filter = path.rt.readerFilter?.(ctx.user);
     return streamWatch(
       call.request,
       call.reply,
       call.format,
       options.timeoutSeconds,
       (sink) =>
-        watchStore(path.store, ctx, path.namespace, options, sink, { bookmarkIntervalMs: deps.bookmarkIntervalMs }),
+        watchStore(path.store, ctx, path.namespace, options, filter ? shownEvents(sink, filter) : sink, {
+          bookmarkIntervalMs: deps.bookmarkIntervalMs,
+        }),
       { rt: path.rt, table: call.table },
       deps.watchStreams,
     );

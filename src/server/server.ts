@@ -31,6 +31,8 @@ const MAX_BODY_BYTES = 3 * 1024 * 1024;
 export interface ApiServerDeps {
   tls: { certPem: string; keyPem: string };
   registry: Registry;
+  /** The core group's kinds (Events), served under `/api/v1` by the same generic handler. */
+  core: Registry;
   /** The review kinds kubectl's `auth` commands create (src/authz/reviews), never stored. */
   reviews: Registry;
   authorizer: Authorizer;
@@ -57,13 +59,7 @@ export interface ApiServerDeps {
   ops: Operations;
   storage: RouteDeps["storage"];
   gcQueueDepth(): number;
-  /** More authenticated routes (the core group's Events, src/events), given the same guard. */
-  extraRoutes?: (app: FastifyInstance, guarded: Guarded) => void;
 }
-
-type Guarded = (
-  handler: (request: FastifyRequest, reply: FastifyReply, ctx: RequestContext) => Promise<unknown>,
-) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 /** The fastify app of the API (not yet listening): routes, body parsing, errors, the fast GET path. */
 export function createApiServer(deps: ApiServerDeps): FastifyInstance {
@@ -176,8 +172,7 @@ function registerApiRoutes(app: FastifyInstance, deps: ApiServerDeps, groupPrefi
       }
     };
 
-  registerDiscoveryRoutes(app, { registry, reviews: deps.reviews, authorizer, guarded });
-  deps.extraRoutes?.(app, guarded);
+  registerDiscoveryRoutes(app, { registry, core: deps.core, reviews: deps.reviews, authorizer, guarded });
   registerConsole(app, { sessions: access.consoleSessions, authenticate, ssoConfigured: () => deps.ssoConfigured });
   deps.ops.registerRoutes(app, {
     registry,
@@ -194,14 +189,21 @@ function registerApiRoutes(app: FastifyInstance, deps: ApiServerDeps, groupPrefi
     freshnessWaitMs: deps.freshnessWaitMs,
     watchStreams: deps.watchStreams,
   };
-  app.route({
-    method: ["GET", "POST", "PUT", "PATCH", "DELETE"],
-    url: `${groupPrefix}*`,
-    handler: guarded((request, reply, ctx) => {
-      const rest = request.url.slice(groupPrefix.length).split("?")[0] ?? "";
-      return handleResourceRequest(handlerDeps, request, reply, rest, ctx);
-    }),
-  });
+  // The management group, and the core group (Events, read-only): one generic handler each.
+  const coreDeps: ResourceHandlerDeps = { ...handlerDeps, registry: deps.core, subresources: new Map() };
+  for (const [prefix, served] of [
+    [groupPrefix, handlerDeps],
+    [`${API_PREFIX}/api/v1/`, coreDeps],
+  ] as const) {
+    app.route({
+      method: ["GET", "POST", "PUT", "PATCH", "DELETE"],
+      url: `${prefix}*`,
+      handler: guarded((request, reply, ctx) => {
+        const rest = request.url.slice(prefix.length).split("?")[0] ?? "";
+        return handleResourceRequest(served, request, reply, rest, ctx);
+      }),
+    });
+  }
 }
 
 /** Binds the socket; the URL clients use (127.0.0.1 for a wildcard listen host). */

@@ -60,7 +60,7 @@ export class LoginKeyRefresher {
   }
 
   private isDue(key: KubeObject, now: number): boolean {
-    if (key.spec?.disabled === true) return false;
+    if (specOf<OwnedAccessKeySpec>(key).disabled === true) return false;
     const expiry = keyExpiry(key);
     if (expiry && Date.parse(expiry) <= now) return false;
     const last = Date.parse(specOf<OwnedAccessKeySpec>(key).identity?.identityRefresh ?? "");
@@ -72,13 +72,13 @@ export class LoginKeyRefresher {
     const store = this.registry.store("ownedaccesskeys");
     const key = await store.read(undefined, name);
     const data = key && this.connectorData(key);
-    if (!key || key.spec?.disabled === true || !data?.refreshToken) return "skipped";
+    if (!key || specOf<OwnedAccessKeySpec>(key).disabled === true || !data?.refreshToken) return "skipped";
     try {
       const result = await this.idp.refresh(data.refreshToken);
       const identity = identityFromClaims(result.claims, this.settings);
       if (identity.subject !== data.subject) throw new SsoRefusal(403, "the refreshed token names another subject");
       if (!isAllowed(identity, this.settings)) throw new SsoRefusal(403, "no longer in an allowed group");
-      const user = String(key.spec?.user ?? "");
+      const user = specOf<OwnedAccessKeySpec>(key).user ?? "";
       if (!(await setGroups(this.registry, user, identity))) throw new SsoRefusal(403, "the user is gone");
       const next: ConnectorData = { ...data, refreshToken: result.refreshToken ?? data.refreshToken };
       await store.guaranteedUpdate(systemContext(), undefined, name, (obj) => {

@@ -80,6 +80,8 @@ export function callAsAdmin(
   method: string,
   path: string,
   body?: unknown,
+  /** Added to (or replacing) the admin's authorization and the content type. */
+  headers: Record<string, string> = {},
 ): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -92,6 +94,7 @@ export function callAsAdmin(
         headers: {
           authorization: `Bearer ${server.adminKey}`,
           ...(payload ? { "content-type": "application/json" } : {}),
+          ...headers,
         },
       },
       (res) => {

@@ -1,5 +1,7 @@
+import { statusOf } from "../api/object.js";
 import { type ControllerLog, logRetry, silentLog } from "../controllers/controller-log.js";
 import { WorkQueue } from "../controllers/work-queue.js";
+import type { VirtualClusterInstanceStatus } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
@@ -40,7 +42,7 @@ export class VirtualClusterCaCleanup {
     this.queue = queue;
     const instances = this.informers.for("virtualclusterinstances");
     this.unsubscribe = instances.onChange((e) => {
-      const uid = e.type === "delete" ? e.object.status?.serviceUID : undefined;
+      const uid = e.type === "delete" ? statusOf<VirtualClusterInstanceStatus>(e.object).serviceUID : undefined;
       if (typeof uid === "string" && uid && uid !== EVERY_CA) queue.add(uid);
     });
     await instances.synced();
@@ -64,7 +66,7 @@ export class VirtualClusterCaCleanup {
     const used = new Set<string>();
     const instances = await this.registry.store("virtualclusterinstances").list(systemContext(), undefined, {});
     for (const instance of instances.items) {
-      const uid = instance.status?.serviceUID;
+      const uid = statusOf<VirtualClusterInstanceStatus>(instance).serviceUID;
       if (typeof uid === "string") used.add(uid);
     }
     // Written again (a new import) or already gone since it was read: removeAt leaves it.

@@ -145,8 +145,9 @@ function ownNames(user: UserInfo, plural: string): string[] | undefined {
 }
 
 /**
- * Core Events are served beside the registry's kinds (not one of its resource types), so they are
- * asked about on their own: everyone may read them, each filtered to the objects the caller may get.
+ * Core Events are in the core group's registry, not among the management group's kinds above, so
+ * they are asked about on their own: everyone may read them, each filtered to the objects the
+ * caller may get.
  */
 async function eventRules(authorizer: Authorizer, user: UserInfo, namespace: string): Promise<ResourceRule[]> {
   const verbs = await allowedVerbs(

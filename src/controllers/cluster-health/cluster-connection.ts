@@ -1,6 +1,8 @@
 import { existsSync } from "node:fs";
 import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
-import type { KubeObject } from "../../api/object.js";
+import { type KubeObject, specOf } from "../../api/object.js";
+import type { ClusterSpec } from "../../kinds/cluster/cluster.js";
+import type { SharedSecretSpec } from "../../kinds/shared-secret/shared-secret.js";
 import type { Registry } from "../../registry/registry.js";
 
 /**
@@ -49,10 +51,7 @@ export interface ClusterClient {
 
 /** Builds a client for a Cluster object, or throws ClusterConnectionError (secret missing, bad kubeconfig, no in-cluster config). */
 export async function clusterClient(registry: Registry, cluster: KubeObject): Promise<ClusterClient> {
-  const spec = (cluster.spec ?? {}) as {
-    local?: boolean;
-    config?: { secretName?: string; secretNamespace?: string };
-  };
+  const spec = specOf<ClusterSpec>(cluster);
   const kc = new KubeConfig();
   if (spec.local === true && !spec.config?.secretName) {
     // loadFromCluster does not check that it is inside a pod; it would build a client for
@@ -74,7 +73,7 @@ export async function clusterClient(registry: Registry, cluster: KubeObject): Pr
         `the config secret ${namespace}/${name} does not exist (sharedsecrets.management.platform)`,
       );
     }
-    const encoded = (secret.spec?.data as Record<string, string> | undefined)?.[KUBECONFIG_DATA_KEY];
+    const encoded = specOf<SharedSecretSpec>(secret).data?.[KUBECONFIG_DATA_KEY];
     if (!encoded) {
       throw new ClusterConnectionError(
         "KubeConfigInvalid",

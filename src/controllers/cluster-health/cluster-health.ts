@@ -1,8 +1,9 @@
 import { isDeepStrictEqual } from "node:util";
 import { ApiError } from "../../api/errors.js";
-import type { KubeObject } from "../../api/object.js";
+import { type KubeObject, specOf, statusOf } from "../../api/object.js";
 import type { EventRecorder } from "../../events/event-recorder.js";
 import { recordClusterHealth } from "../../events/messages.js";
+import type { ClusterSpec, ClusterStatus } from "../../kinds/cluster/cluster.js";
 import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
@@ -92,7 +93,7 @@ export class ClusterHealthController {
       }),
       secrets.onChange((e) => {
         for (const c of clusters.list()) {
-          const cfg = (c.spec?.config ?? {}) as { secretName?: string; secretNamespace?: string };
+          const cfg = specOf<ClusterSpec>(c).config ?? {};
           if (
             cfg.secretName === e.object.metadata.name &&
             (cfg.secretNamespace || DEFAULT_SECRET_NAMESPACE) === e.object.metadata.namespace
@@ -132,7 +133,7 @@ export class ClusterHealthController {
         undefined,
         name,
         (obj) => {
-          const next = { ...(obj.status ?? {}), ...health };
+          const next: ClusterStatus = { ...statusOf<ClusterStatus>(obj), ...health };
           if (isDeepStrictEqual(next, obj.status)) return undefined; // unchanged: no write, no event
           obj.status = next;
           return obj;
@@ -157,7 +158,7 @@ export async function checkCluster(registry: Registry, cluster: KubeObject, time
     const version = await withDeadline(client.version.getCode(), timeoutMs, server);
     // /version is open to everyone on a real API server; listing services proves the
     // credentials may read what the platform needs to find virtual clusters.
-    const namespace = (cluster.spec?.managementNamespace as string | undefined) || DEFAULT_PROBE_NAMESPACE;
+    const namespace = specOf<ClusterSpec>(cluster).managementNamespace || DEFAULT_PROBE_NAMESPACE;
     await withDeadline(
       client.core.listNamespacedService({ namespace, labelSelector: "app=vcluster", limit: 1 }),
       timeoutMs,

@@ -1,6 +1,9 @@
 import { isDeepStrictEqual } from "node:util";
 import { ApiError } from "../../api/errors.js";
+import { specOf, statusOf } from "../../api/object.js";
 import { type IdentityIndex, mayNameMembers, stringList } from "../../auth/identity-index.js";
+import type { TeamSpec } from "../../kinds/team/team.js";
+import type { UserSpec, UserStatus } from "../../kinds/user/user.js";
 import type { InformerEvent } from "../../registry/informer.js";
 import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
@@ -60,11 +63,12 @@ export class UserTeamsController {
     const users: string[] = [];
     for (const team of [before, now]) {
       if (!team) continue;
-      if (stringList(team.spec?.groups).length > 0) {
+      const spec = specOf<TeamSpec>(team);
+      if (stringList(spec.groups).length > 0) {
         this.addAll(queue);
         return;
       }
-      users.push(...stringList(team.spec?.users));
+      users.push(...stringList(spec.users));
     }
     for (const u of users) queue.add(u);
   }
@@ -72,17 +76,17 @@ export class UserTeamsController {
   private async reconcile(name: string): Promise<void> {
     const user = this.identity.user(name);
     if (!user) return;
-    const want = this.teamsOf(name, user.spec?.groups);
-    if (isDeepStrictEqual(user.status?.teams ?? [], want)) return;
+    const want = this.teamsOf(name, specOf<UserSpec>(user).groups);
+    if (isDeepStrictEqual(statusOf<UserStatus>(user).teams ?? [], want)) return;
     try {
       await this.registry.store("users").guaranteedUpdate(
         systemContext(),
         undefined,
         name,
         (obj) => {
-          const current = this.teamsOf(name, obj.spec?.groups);
-          if (isDeepStrictEqual(obj.status?.teams ?? [], current)) return undefined;
-          obj.status = { ...(obj.status ?? {}), teams: current };
+          const current = this.teamsOf(name, specOf<UserSpec>(obj).groups);
+          if (isDeepStrictEqual(statusOf<UserStatus>(obj).teams ?? [], current)) return undefined;
+          obj.status = { ...statusOf<UserStatus>(obj), teams: current } satisfies UserStatus;
           return obj;
         },
         "status",
@@ -95,9 +99,9 @@ export class UserTeamsController {
     }
   }
 
-  private teamsOf(name: string, groups: unknown): string[] {
+  private teamsOf(name: string, groups: UserSpec["groups"]): string[] {
     return this.identity
-      .teamsOfUser(name, (groups as string[] | undefined) ?? [])
+      .teamsOfUser(name, groups ?? [])
       .map((t) => t.metadata.name ?? "")
       .sort();
   }

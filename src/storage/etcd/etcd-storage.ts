@@ -3,9 +3,9 @@
  * revisions are etcd's revisions (resourceVersion = mod revision), conditional writes are
  * transactions comparing create/mod revisions, lists are ranges at a revision.
  *
- * Calls: Range, Txn and Compact go over etcd's HTTP/JSON gateway (kv-http.ts), which costs the
- * server about a third of the CPU of the same call through gRPC (kv-client.ts says when gRPC is
- * used instead); leader election (leases) and the watch stream use the etcd3 gRPC client.
+ * Calls: Range, Txn and Compact go over gRPC with a client of their own (kv-h2.ts), which costs
+ * the server about a third of the CPU of the same call through the etcd3 client, and etcd a third
+ * of its JSON gateway's; leader election (leases) and the watch stream use the etcd3 client.
  *
  * Watches: one gRPC stream over the whole key space per storage, fanned out locally
  * (watch-hub.ts, watch-stream.ts). The store's current revision, which every consistent read
@@ -29,7 +29,7 @@ import type {
 import { keyBefore, prefixEnd } from "../key-range.js";
 import { CoalescedRead } from "./coalesced-read.js";
 import type { Compare, RequestOp, TxnResponse } from "./kv-calls.js";
-import { EtcdKvClient } from "./kv-client.js";
+import { EtcdKvH2 } from "./kv-h2.js";
 import { EtcdWatchHub } from "./watch-hub.js";
 import { ALL_KEYS } from "./watch-stream.js";
 
@@ -68,8 +68,6 @@ export interface EtcdStorageOptions {
   readonly password?: string;
   /** Use TLS with the system's trust roots even without `ca`. */
   readonly tls?: boolean;
-  /** How KV calls travel: etcd's JSON gateway (default) or gRPC (see kv-client.ts). */
-  readonly transport?: "gateway" | "grpc";
 }
 
 export function etcdClientOptions(options: EtcdStorageOptions): IOptions {
@@ -96,8 +94,8 @@ export function etcdClientOptions(options: EtcdStorageOptions): IOptions {
 export class EtcdStorage implements Storage {
   /** gRPC: the watch stream and leader election (leases). */
   readonly client: Etcd3;
-  /** Every KV call: over etcd's HTTP/JSON gateway, or gRPC (transport=grpc, or an identity the gateway refuses). */
-  readonly kv: EtcdKvClient;
+  /** Every KV call (Range, Txn, Compact): gRPC on node:http2 sessions of its own. */
+  readonly kv: EtcdKvH2;
   /** The one etcd watch stream of this storage, fanned out to every watch. */
   readonly hub: EtcdWatchHub;
   /** Revision checks shared by the callers that arrive while one is in flight. */
@@ -106,7 +104,7 @@ export class EtcdStorage implements Storage {
 
   constructor(options: EtcdStorageOptions) {
     this.client = new Etcd3(etcdClientOptions(options));
-    this.kv = new EtcdKvClient(options, this.client);
+    this.kv = new EtcdKvH2(options);
     this.hub = new EtcdWatchHub(this.client);
     this.revisionCheck = new CoalescedRead(() => this.readRevision());
   }

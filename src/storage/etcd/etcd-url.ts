@@ -5,8 +5,8 @@
  * - `cert=PATH`, `key=PATH`: client certificate and key, for etcd's --client-cert-auth;
  * - `user=NAME`: etcd user; its password comes from `password-file=PATH` or the environment
  *   variable PLATFORM_ETCD_PASSWORD (a password in the URL itself is accepted but shows in `ps`);
- * - `transport=gateway|grpc`: how reads and writes travel (etcd's JSON gateway by default, see
- *   kv-http.ts; `grpc` spends less of etcd's CPU and more of the server's).
+ * - `transport=grpc`: accepted for URLs written for earlier versions, which could also send
+ *   calls through etcd's JSON gateway; every call is gRPC now (kv-h2.ts).
  */
 import { readFileSync } from "node:fs";
 import type { EtcdStorageOptions } from "./etcd-storage.js";
@@ -48,9 +48,11 @@ export function parseEtcdUrl(url: string, env: NodeJS.ProcessEnv = process.env):
     throw new Error("etcd user given without a password (password-file= or PLATFORM_ETCD_PASSWORD)");
   }
   const ca = file("cacert");
-  const transport = params.get("transport") ?? "gateway";
-  if (transport !== "gateway" && transport !== "grpc") {
-    throw new Error(`etcd storage option transport=${transport} in ${url}: expected gateway or grpc`);
+  const transport = params.get("transport") ?? "grpc";
+  if (transport !== "grpc") {
+    throw new Error(
+      `etcd storage option transport=${transport} in ${url}: every call goes over gRPC (the JSON gateway transport was removed; drop the option)`,
+    );
   }
   return {
     endpoints,
@@ -59,6 +61,5 @@ export function parseEtcdUrl(url: string, env: NodeJS.ProcessEnv = process.env):
     ...(cert ? { cert } : {}),
     ...(key ? { key } : {}),
     ...(user !== undefined ? { user, password } : {}),
-    ...(transport === "grpc" ? { transport } : {}),
   };
 }

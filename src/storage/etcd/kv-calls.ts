@@ -1,7 +1,7 @@
 /**
  * The etcd KV calls the storage makes (Range; Txn, which carries its puts and deletes; Compact),
- * as one interface whichever way they travel: etcd's JSON gateway (kv-http.ts) or gRPC
- * (kv-grpc.ts). Field names follow etcd's API.
+ * as one interface (kv-h2.ts sends them over gRPC; tests may stand in for it). Field names follow
+ * etcd's API.
  */
 import type { KeyValue } from "../interface.js";
 
@@ -71,7 +71,19 @@ export interface TxnResponse {
   readonly responses: ResponseOp[];
 }
 
-/** The KV calls the storage makes, whichever way they travel (kv-http.ts, kv-grpc.ts). */
+/** An error etcd answered (message as etcd words it, e.g. "etcdserver: mvcc: required revision has been compacted"), or a transport failure (code 14). */
+export class EtcdRequestError extends Error {
+  constructor(
+    message: string,
+    /** gRPC status code. */
+    readonly code: number,
+  ) {
+    super(message);
+    this.name = "EtcdRequestError";
+  }
+}
+
+/** The KV calls the storage makes. */
 export interface EtcdKv {
   range(r: RangeRequest): Promise<RangeResponse>;
   txn(t: TxnRequest): Promise<TxnResponse>;

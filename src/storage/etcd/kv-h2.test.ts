@@ -14,7 +14,8 @@ import { openStorage } from "../factory.js";
 import type { WatchEvent } from "../interface.js";
 import { EtcdStorage } from "./etcd-storage.js";
 import { parseEtcdUrl } from "./etcd-url.js";
-import { EtcdKvHttp, EtcdRequestError, int64 } from "./kv-http.js";
+import { EtcdRequestError } from "./kv-calls.js";
+import { EtcdKvH2 } from "./kv-h2.js";
 
 /** A port nothing listens on (bound, then closed). */
 async function deadPort(): Promise<number> {
@@ -38,7 +39,7 @@ async function droppingServer(): Promise<{ server: Server; port: number; request
   return { server, port: (server.address() as { port: number }).port, requests: () => requests };
 }
 
-describe("etcd KV over the JSON gateway", () => {
+describe("etcd KV over gRPC on node:http2", () => {
   let etcd: EtcdCluster;
   before(async () => {
     etcd = await EtcdCluster.start(1);
@@ -54,7 +55,7 @@ describe("etcd KV over the JSON gateway", () => {
     try {
       const rev = await storage.create(`${p}a`, Buffer.from("1"));
       assert.equal((await storage.get(`${p}a`))?.modRevision, rev);
-      assert.equal(storage.kv.http.endpoint, `http://${live}`);
+      assert.equal(storage.kv.endpoint, `http://${live}`);
       assert.equal((await storage.list(p)).items.length, 1);
     } finally {
       await storage.close();
@@ -63,7 +64,7 @@ describe("etcd KV over the JSON gateway", () => {
 
   test("a write whose answer was lost is not sent again elsewhere (it may have been applied); a read is", async () => {
     const dropping = await droppingServer();
-    const kv = new EtcdKvHttp({ endpoints: [`127.0.0.1:${dropping.port}`, etcd.endpoints[0]!] });
+    const kv = new EtcdKvH2({ endpoints: [`127.0.0.1:${dropping.port}`, etcd.endpoints[0]!] });
     const key = `/lost/${randomUUID()}`;
     try {
       await assert.rejects(
@@ -74,7 +75,7 @@ describe("etcd KV over the JSON gateway", () => {
       // The client moved on: this read goes to the live member and shows the write never happened.
       assert.equal((await kv.range({ key })).kvs.length, 0);
       // A read that loses its answer is sent to the next member at once.
-      const again = new EtcdKvHttp({ endpoints: [`127.0.0.1:${dropping.port}`, etcd.endpoints[0]!] });
+      const again = new EtcdKvH2({ endpoints: [`127.0.0.1:${dropping.port}`, etcd.endpoints[0]!] });
       try {
         assert.equal((await again.range({ key, count_only: true })).count, 0);
         assert.equal(dropping.requests(), 2);
@@ -101,7 +102,7 @@ describe("etcd KV over the JSON gateway", () => {
 
   test("a read whose kept-alive connection was closed under it is sent again", async () => {
     const dropping = await droppingServer();
-    const kv = new EtcdKvHttp({ endpoints: [`127.0.0.1:${dropping.port}`] });
+    const kv = new EtcdKvH2({ endpoints: [`127.0.0.1:${dropping.port}`] });
     try {
       await assert.rejects(kv.range({ key: "/x" }), (e: unknown) => e instanceof EtcdRequestError && e.code === 14);
       assert.equal(dropping.requests(), 2, "a read is tried twice on a single endpoint");
@@ -113,31 +114,12 @@ describe("etcd KV over the JSON gateway", () => {
     }
   });
 
-  runStorageSuite("etcd (1 member, transport=grpc)", async () => ({
-    storage: await openStorage(`${etcd.url}?transport=grpc`),
-    cleanup: async () => {},
-  }));
-
-  test("transport=grpc sends the same calls over gRPC", async () => {
-    const storage = new EtcdStorage(parseEtcdUrl(`${etcd.url}?transport=grpc`));
-    const p = `/grpc/${randomUUID()}/`;
-    try {
-      assert.equal(storage.kv.transport, "grpc");
-      const rev = await storage.create(`${p}a`, Buffer.from("1"));
-      await assert.rejects(storage.create(`${p}a`, Buffer.from("2")), (e) => isStorageError(e, "KeyExists"));
-      assert.equal((await storage.delete(`${p}a`, rev)).prev.value.toString(), "1");
-      assert.equal((await storage.list(p)).items.length, 0);
-      assert.throws(() => parseEtcdUrl(`${etcd.url}?transport=carrier-pigeon`), /expected gateway or grpc/);
-    } finally {
-      await storage.close();
-    }
+  test("transport=grpc is still accepted; the removed gateway transport is refused with the reason", () => {
+    assert.deepEqual(parseEtcdUrl(`${etcd.url}?transport=grpc`).endpoints, etcd.endpoints);
+    assert.throws(() => parseEtcdUrl(`${etcd.url}?transport=gateway`), /every call goes over gRPC/);
+    assert.throws(() => parseEtcdUrl(`${etcd.url}?transport=carrier-pigeon`), /every call goes over gRPC/);
   });
 
-  test("int64 values are exact or refused", () => {
-    assert.equal(int64(undefined), 0);
-    assert.equal(int64("9007199254740991"), Number.MAX_SAFE_INTEGER);
-    assert.throws(() => int64("9007199254740993"), /inexact/);
-  });
   // Last in this etcd: it compacts, which would fail the suite's watches from older revisions.
   test("etcd's errors keep their meaning: compacted revisions, conflicts, bad requests", async () => {
     const storage = new EtcdStorage(parseEtcdUrl(etcd.url));
@@ -193,11 +175,10 @@ describe("etcd over TLS with client certificates and etcd users", () => {
         { onEvents: (events) => seen.push(...events), onError: (err) => assert.fail(err) },
       );
       await storage.create(`${p}a`, Buffer.from("1"));
-      const fetched = storage.kv.http.authentications;
+      const fetched = storage.kv.authentications;
       await sleep(2_500); // past the token's TTL
       const rev = await storage.create(`${p}b`, Buffer.from("2"));
-      assert.equal(storage.kv.http.authentications, fetched + 1, "one fresh token");
-      assert.equal(storage.kv.transport, "http");
+      assert.equal(storage.kv.authentications, fetched + 1, "one fresh token");
       assert.equal((await storage.get(`${p}b`))?.modRevision, rev);
       for (let i = 0; i < 200 && seen.length < 2; i++) await sleep(25);
       assert.deepEqual(
@@ -210,17 +191,25 @@ describe("etcd over TLS with client certificates and etcd users", () => {
     }
   });
 
-  test("a client certificate naming a user, which the gateway refuses, is served over gRPC", async () => {
+  test("a client certificate naming a user is served, with a password and without one (etcd takes the CommonName)", async () => {
     const named = etcd.url.replace(/&cert=.*$/, `&cert=${tls.namedClientCert}&key=${tls.namedClientKey}`);
     const storage = new EtcdStorage(parseEtcdUrl(`${named}&user=root&password=${password}`));
     const p = `/named/${randomUUID()}/`;
     try {
       const rev = await storage.create(`${p}a`, Buffer.from("1"));
-      assert.equal(storage.kv.transport, "grpc");
       assert.equal((await storage.get(`${p}a`))?.modRevision, rev);
       assert.equal((await storage.list(p)).items.length, 1);
+      assert.equal(storage.kv.authentications, 1);
     } finally {
       await storage.close();
+    }
+    const byCertificate = new EtcdStorage(parseEtcdUrl(named));
+    try {
+      assert.equal((await byCertificate.list(p)).items.length, 1);
+      await byCertificate.create(`${p}b`, Buffer.from("2"));
+      assert.equal(byCertificate.kv.authentications, 0, "no token: the certificate's CommonName is the user");
+    } finally {
+      await byCertificate.close();
     }
   });
 

@@ -1,0 +1,117 @@
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { describe, test } from "node:test";
+import protobuf from "protobufjs";
+import { EtcdRequestError } from "./kv-calls.js";
+import {
+  decodeAuthenticateResponse,
+  decodeRangeResponse,
+  decodeTxnResponse,
+  encodeCompactionRequest,
+  encodeRangeRequest,
+  encodeTxnRequest,
+} from "./kv-proto.js";
+
+// etcd's own .proto files (shipped with the etcd3 package): the reference both directions are checked against.
+const protoDir = createRequire(import.meta.url).resolve("etcd3/proto/rpc.proto");
+const root = protobuf.loadSync(protoDir);
+const type = (name: string): protobuf.Type => root.lookupType(`etcdserverpb.${name}`);
+const asObject = (name: string, bytes: Uint8Array): Record<string, unknown> =>
+  type(name).toObject(type(name).decode(bytes), { longs: Number, bytes: String, enums: String, defaults: false });
+const encode = (name: string, value: object): Buffer =>
+  Buffer.from(type(name).encode(type(name).fromObject(value)).finish());
+const b64 = (s: string): string => Buffer.from(s).toString("base64");
+
+describe("etcd's protobuf messages, against etcd's .proto files", () => {
+  test("a create transaction encodes as etcd reads it", () => {
+    const bytes = encodeTxnRequest({
+      compare: [{ key: "/k", target: "CREATE", result: "EQUAL", revision: 0 }],
+      success: [{ put: { key: "/k", value: Buffer.from("v") } }],
+      failure: [{ range: { key: "/k" } }],
+    });
+    assert.deepEqual(asObject("TxnRequest", bytes), {
+      compare: [{ target: "Create", key: b64("/k"), createRevision: 0 }],
+      success: [{ requestPut: { key: b64("/k"), value: b64("v") } }],
+      failure: [{ requestRange: { key: b64("/k") } }],
+    });
+  });
+
+  test("an update's compare, a delete with its previous value, and a paged range at a revision", () => {
+    const bytes = encodeTxnRequest({
+      compare: [{ key: "/k", target: "MOD", result: "EQUAL", revision: 41 }],
+      success: [{ deleteRange: { key: "/k", prev_kv: true } }],
+      failure: [{ range: { key: "/a", range_end: "/b", limit: 1000, revision: 7, count_only: true } }],
+    });
+    assert.deepEqual(asObject("TxnRequest", bytes), {
+      compare: [{ target: "Mod", key: b64("/k"), modRevision: 41 }],
+      success: [{ requestDeleteRange: { key: b64("/k"), prevKv: true } }],
+      failure: [{ requestRange: { key: b64("/a"), rangeEnd: b64("/b"), limit: 1000, revision: 7, countOnly: true } }],
+    });
+    assert.deepEqual(
+      asObject("RangeRequest", encodeRangeRequest({ key: Buffer.from([0]), range_end: Buffer.from([0]) })),
+      {
+        key: "AA==",
+        rangeEnd: "AA==",
+      },
+    );
+    assert.deepEqual(asObject("CompactionRequest", encodeCompactionRequest(123)), { revision: 123, physical: true });
+  });
+
+  test("a transaction's answer decodes to revisions as numbers, keys as strings, values as bytes", () => {
+    const kv = { key: b64("/k"), value: b64("v1"), createRevision: 5, modRevision: 9, version: 3 };
+    const bytes = encode("TxnResponse", {
+      header: { clusterId: 1, memberId: 2, revision: 12, raftTerm: 3 },
+      succeeded: false,
+      responses: [
+        { responseRange: { header: { revision: 12 }, kvs: [kv], more: true, count: 2 } },
+        { responseDeleteRange: { header: { revision: 12 }, deleted: 1, prevKvs: [kv] } },
+        { responsePut: { header: { revision: 12 } } },
+      ],
+    });
+    const decoded = decodeTxnResponse(bytes);
+    const plain = { key: "/k", value: Buffer.from("v1"), createRevision: 5, modRevision: 9 };
+    assert.deepEqual(decoded, {
+      revision: 12,
+      succeeded: false,
+      responses: [
+        { range: { revision: 12, kvs: [plain], more: true, count: 2 } },
+        { deleteRange: { revision: 12, deleted: 1, prevKvs: [plain] } },
+        {},
+      ],
+    });
+    assert.equal(decodeTxnResponse(encode("TxnResponse", { succeeded: true })).succeeded, true);
+  });
+
+  test("unknown fields are skipped; an int64 beyond 2^53 is refused, not rounded", () => {
+    // A range answer with a field etcd may add later (number 99, both wire types) around its kvs.
+    const w = protobuf.Writer.create();
+    w.uint32((99 << 3) | 0).uint64(7);
+    w.uint32((2 << 3) | 2)
+      .fork()
+      .uint32((1 << 3) | 2)
+      .bytes(Buffer.from("/x"))
+      .uint32((99 << 3) | 2)
+      .string("new")
+      .ldelim();
+    w.uint32((4 << 3) | 0).int64(1);
+    assert.deepEqual(decodeRangeResponse(Buffer.from(w.finish())), {
+      revision: 0,
+      kvs: [{ key: "/x", value: Buffer.alloc(0), createRevision: 0, modRevision: 0 }],
+      more: false,
+      count: 1,
+    });
+    const huge = encode("RangeResponse", { header: { revision: "9007199254740993" } });
+    assert.throws(
+      () => decodeRangeResponse(huge),
+      (e: unknown) => e instanceof EtcdRequestError && /inexact/.test(e.message),
+    );
+  });
+
+  test("an authentication answer gives its token", () => {
+    assert.equal(
+      decodeAuthenticateResponse(encode("AuthenticateResponse", { header: { revision: 1 }, token: "t.42" })),
+      "t.42",
+    );
+    assert.equal(decodeAuthenticateResponse(Buffer.alloc(0)), "");
+  });
+});
