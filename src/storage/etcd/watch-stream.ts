@@ -19,9 +19,8 @@
 import type { ClientDuplexStream } from "@grpc/grpc-js";
 import type { Etcd3 } from "etcd3";
 import type { ConnectionPool } from "etcd3/lib/connection-pool.js";
-import type * as RPC from "etcd3/lib/rpc.js";
 import { StorageError } from "../errors.js";
-import type { KeyValue, WatchEvent } from "../interface.js";
+import type { WatchEvent } from "../interface.js";
 import { encodeWatchCreate, type WatchResponse, WatchResponseDecoder } from "./watch-response.js";
 
 /** Reconnection backoff bounds. */
@@ -52,15 +51,6 @@ function openWatch(client: Etcd3, decode: (message: Buffer) => WatchResponse): P
     stream.on("error", (err) => stream.writable && pool.markFailed(resource, err));
     return stream;
   });
-}
-
-export function toKv(kv: RPC.IKeyValue): KeyValue {
-  return {
-    key: kv.key.toString(),
-    value: Buffer.from(kv.value),
-    createRevision: Number(kv.create_revision),
-    modRevision: Number(kv.mod_revision),
-  };
 }
 
 export interface WatchStreamSink {
