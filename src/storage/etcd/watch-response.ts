@@ -4,9 +4,10 @@
  *
  * The generic decoder that etcd3 uses (@grpc/proto-loader over protobufjs, longs as strings,
  * every default filled in) took four to five times as long per message and made a replica
- * spend a quarter to a third more CPU per event (docs/performance.md). This reads only the fields the stream uses, revisions as numbers, and does not decode
- * the keys, values and previous values of events outside the stream's prefix at all (their
- * revision is still read: the stream's progress counts every key).
+ * spend a quarter to a third more CPU per event (docs/performance.md). This reads only the
+ * fields the stream uses, revisions as numbers, and does not decode the keys, values and previous
+ * values of events outside the stream's prefix at all (their revision is still read: the
+ * stream's progress counts every key).
  *
  * Field numbers:
  *   WatchResponse   header=1 watch_id=2 created=3 canceled=4 compact_revision=5 cancel_reason=6
