@@ -6,7 +6,8 @@ import type { ServerConfig } from "./config.js";
 
 /**
  * Single sign-on (src/sso): `GET /auth/oidc/config` always, and with `--oidc-issuer-url` the
- * sign-in routes and the Login-key refresh, which runs on the elected replica. A browser sign-in
+ * sign-in routes, the Login-key refresh and the sweep of expired sign-ins, both on the elected
+ * replica (sign-ins in progress are in the store, so any replica answers any step). A browser sign-in
  * ends in a web console session (then /console/) unless the embedder passes its own ending.
  */
 export function wireSso(
@@ -31,6 +32,11 @@ export function wireSso(
     name: "oidc-login-refresh",
     start: () => sso.refresher.start(),
     stop: () => sso.refresher.stop(),
+  });
+  controllers.register({
+    name: "oidc-sign-in-sweep",
+    start: () => sso.sweeper.start(),
+    stop: () => sso.sweeper.stop(),
   });
   return sso;
 }

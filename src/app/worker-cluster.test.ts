@@ -265,21 +265,6 @@ describe("platform start --workers: refusals", () => {
     }
   });
 
-  it("refuses several workers with single sign-on", () => {
-    const r = start(
-      "--workers",
-      "2",
-      "--storage",
-      "etcd://127.0.0.1:1",
-      "--oidc-issuer-url",
-      "https://idp.example.com",
-      "--oidc-client-id",
-      "platform",
-    );
-    assert.equal(r.status, 1, r.stderr);
-    assert.match(r.stderr, /--workers 2 does not work with single sign-on/);
-  });
-
   it("refuses several workers with a rotated audit log", () => {
     const r = start(
       "--workers",

@@ -37,28 +37,19 @@ export function parseWorkers(value: string | undefined): number {
 }
 
 /**
- * Refuses several workers where they cannot work: on a store only one process may open; with
- * single sign-on, whose sign-ins in progress live in the memory of the process that began them
- * (a connection of the same browser may reach another worker); and with a rotated audit log,
- * which each process would rotate on its own count of the shared file's size.
+ * Refuses several workers where they cannot work: on a store only one process may open; and with
+ * a rotated audit log, which each process would rotate on its own count of the shared file's size.
  */
 export function assertWorkersAllowed(
   workers: number,
-  given: { storage: string | undefined; sso: boolean; auditLogRotation: boolean },
+  given: { storage: string | undefined; auditLogRotation: boolean },
 ): void {
   if (workers <= 1) return;
-  const { storage, sso } = given;
+  const { storage } = given;
   if (storage === undefined || !/^etcds?:/i.test(storage)) {
     throw new Error(
       `--workers ${workers} needs etcd storage (--storage etcd://host:2379): the embedded SQLite store ` +
         "is owned by one server process (it holds the database's lock and its revision), so it runs with one worker",
-    );
-  }
-  if (sso) {
-    throw new Error(
-      `--workers ${workers} does not work with single sign-on (--oidc-*) yet: a sign-in in progress lives in the ` +
-        "memory of one process, and the browser's next connection may reach another worker; run one worker " +
-        "per replica (several replicas behind a load balancer with session affinity, docs/deployment.md)",
     );
   }
   if (given.auditLogRotation) {

@@ -42,6 +42,21 @@ export class KeptKeys {
     return items.map((kv) => ({ id: kv.key.slice(this.prefix.length), revision: kv.modRevision }));
   }
 
+  /** Ids, values and revisions of every entry (for a sweep that reads what it removes). */
+  async entries(): Promise<Array<{ id: string; value: string; revision: number }>> {
+    const { items } = await this.storage.list(this.prefix);
+    return items.map((kv) => ({
+      id: kv.key.slice(this.prefix.length),
+      value: this.open(kv.value),
+      revision: kv.modRevision,
+    }));
+  }
+
+  /** Creates an entry on its own, outside a registry transaction; StorageError "KeyExists" when it exists. */
+  async create(id: string, value: string): Promise<void> {
+    await this.storage.create(this.key(id), this.seal(value));
+  }
+
   /** Removes an entry if it is still at `revision`; false when it changed or is gone meanwhile. */
   async removeAt(id: string, revision: number): Promise<boolean> {
     try {
@@ -55,7 +70,11 @@ export class KeptKeys {
 
   /** The storage operation creating an entry (for registry.transact only). */
   createOp(id: string, value: string): TxnOp {
-    return { type: "create", key: this.key(id), value: Buffer.from(this.cipher ? this.cipher.encrypt(value) : value) };
+    return { type: "create", key: this.key(id), value: this.seal(value) };
+  }
+
+  private seal(value: string): Buffer {
+    return Buffer.from(this.cipher ? this.cipher.encrypt(value) : value);
   }
 
   private open(stored: Buffer): string {

@@ -42,7 +42,7 @@ export function redirectUri(deps: BrowserLoginDeps): string {
   return `${deps.settings.redirectBaseUrl ?? deps.baseUrl()}${CALLBACK_PATH}`;
 }
 
-/** GET /auth/oidc/login: remembers state, nonce and PKCE verifier, then sends the browser to the IdP. */
+/** GET /auth/oidc/login: keeps state, nonce and PKCE verifier in the store, then sends the browser to the IdP. */
 export async function startLogin(deps: BrowserLoginDeps, request: FastifyRequest, reply: FastifyReply) {
   const query = request.query as Record<string, string | undefined>;
   let cli: CliLogin | undefined;
@@ -50,7 +50,7 @@ export async function startLogin(deps: BrowserLoginDeps, request: FastifyRequest
     cli = cliLoginOf(query);
     if (!cli) return sendPage(reply, 400, "Sign-in failed", ["The command line's sign-in request is malformed."]);
   }
-  const login = deps.pending.begin(cli);
+  const login = await deps.pending.begin(cli);
   let url: URL;
   try {
     url = await deps.idp.authorizationUrl({
@@ -60,7 +60,7 @@ export async function startLogin(deps: BrowserLoginDeps, request: FastifyRequest
       codeChallenge: await calculatePKCECodeChallenge(login.codeVerifier),
     });
   } catch (err) {
-    deps.pending.take(login.state);
+    await deps.pending.take(login.state);
     if (err instanceof IdpUnreachableError) return unreachablePage(reply, deps, err);
     throw err;
   }
@@ -101,7 +101,7 @@ function stateCookie(request: FastifyRequest): string | undefined {
 export async function finishLogin(deps: BrowserLoginDeps, request: FastifyRequest, reply: FastifyReply) {
   const query = request.query as Record<string, string | undefined>;
   reply.header("set-cookie", `${STATE_COOKIE}=; ${COOKIE_ATTRIBUTES}; Max-Age=0`);
-  const login = query.state ? deps.pending.take(query.state) : undefined;
+  const login = query.state ? await deps.pending.take(query.state) : undefined;
   if (!login) {
     return sendPage(reply, 400, "Sign-in failed", [
       "The sign-in state is unknown, expired or was already used. Start the sign-in again.",
@@ -111,7 +111,11 @@ export async function finishLogin(deps: BrowserLoginDeps, request: FastifyReques
     return sendPage(reply, 400, "Sign-in failed", ["The sign-in was started in another browser. Start it again."]);
   }
   try {
-    const callbackUrl = new URL(request.url, deps.baseUrl());
+    // The URL the IdP sent the browser to, as the authorization request named it: openid-client
+    // sends it as the redirect_uri of the exchange, so behind a load balancer (--oidc-redirect-base-url)
+    // it must be that address, not this replica's own.
+    const callbackUrl = new URL(redirectUri(deps));
+    callbackUrl.search = new URL(request.url, deps.baseUrl()).search;
     const tokens = await deps.idp.exchange(callbackUrl, { ...login, redirectUri: redirectUri(deps) });
     const identity = identityFromClaims(tokens.claims, deps.settings);
     if (!isAllowed(identity, deps.settings)) {
@@ -128,7 +132,7 @@ export async function finishLogin(deps: BrowserLoginDeps, request: FastifyReques
     );
     const info = { accessKey: key.key, accessKeyName: key.name, user: user.metadata.name! };
     if (login.cli) {
-      const code = deps.codes.issue(info, login.cli.challenge);
+      const code = await deps.codes.issue(info, login.cli.challenge);
       const target = new URL(`http://127.0.0.1:${login.cli.port}/callback`);
       target.search = new URLSearchParams({ code, state: login.cli.state }).toString();
       return reply.code(302).header("cache-control", "no-store").header("location", target.href).send();

@@ -1,12 +1,14 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import * as oidc from "openid-client";
+import type { KeptValueCipher } from "../registry/kept-keys.js";
+import type { Registry } from "../registry/registry.js";
+import { SealedEntries } from "./sealed-entries.js";
 
 /** A sign-in begun in a browser and not yet back from the IdP. */
 export interface PendingLogin {
   state: string;
   nonce: string;
   codeVerifier: string;
-  expiresAt: number;
   /** Set when `platform login --sso` started it: where the browser goes back to, and the CLI's challenge. */
   cli?: CliLogin;
 }
@@ -24,46 +26,38 @@ export interface CliLogin {
 const LOGIN_TTL_MS = 10 * 60 * 1000;
 /** The CLI exchanges its one-time code within this time. */
 const CODE_TTL_MS = 60 * 1000;
-/** Bounded memory: beyond this the oldest entries go first. */
-const MAX_ENTRIES = 10_000;
+/** The internal key spaces (kept-keys.ts) of sign-ins in progress and of CLI codes. */
+export const SIGN_IN_SPACE = "sso-sign-ins";
+export const CODE_SPACE = "sso-cli-codes";
 
-/** Entries in insertion order that expire; taking one removes it (single use). */
-class ExpiringMap<V extends { expiresAt: number }> {
-  readonly #entries = new Map<string, V>();
+type KeptLogin = Omit<PendingLogin, "state">;
 
-  put(key: string, value: V): void {
-    if (this.#entries.size >= MAX_ENTRIES) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
-    }
-    this.#entries.set(key, value);
-  }
-
-  take(key: string, now: number): V | undefined {
-    const value = this.#entries.get(key);
-    this.#entries.delete(key);
-    return value && value.expiresAt > now ? value : undefined;
-  }
-}
-
-/** Sign-ins in flight, by state: a state is used once, so a replayed callback finds nothing. */
+/**
+ * Sign-ins in flight, in the store (sealed-entries.ts) so the callback can land on any replica:
+ * found by the hash of the state, nonce and verifier encrypted, a state used once, so a replayed
+ * callback finds nothing.
+ */
 export class PendingLogins {
-  readonly #logins = new ExpiringMap<PendingLogin>();
+  readonly entries: SealedEntries<KeptLogin>;
 
-  begin(cli: CliLogin | undefined, now = Date.now()): PendingLogin {
-    const login: PendingLogin = {
-      state: oidc.randomState(),
+  constructor(registry: Registry, cipher: KeptValueCipher) {
+    this.entries = new SealedEntries(registry, SIGN_IN_SPACE, cipher);
+  }
+
+  async begin(cli: CliLogin | undefined, now = Date.now()): Promise<PendingLogin> {
+    const kept: KeptLogin = {
       nonce: oidc.randomNonce(),
       codeVerifier: oidc.randomPKCECodeVerifier(),
-      expiresAt: now + LOGIN_TTL_MS,
       ...(cli ? { cli } : {}),
     };
-    this.#logins.put(login.state, login);
-    return login;
+    const state = oidc.randomState();
+    await this.entries.put(state, kept, now + LOGIN_TTL_MS);
+    return { state, ...kept };
   }
 
-  take(state: string, now = Date.now()): PendingLogin | undefined {
-    return this.#logins.take(state, now);
+  async take(state: string, now = Date.now()): Promise<PendingLogin | undefined> {
+    const kept = await this.entries.take(state, now);
+    return kept && { ...kept, state };
   }
 }
 
@@ -77,19 +71,24 @@ export interface IssuedKey {
 /**
  * One-time codes the browser hands to the CLI's loopback: the key itself never travels in a URL.
  * A code is good once, for a minute, and only with the verifier whose challenge started the login.
+ * Kept in the store like sign-ins (the CLI may post it to another replica); the key encrypted.
  */
 export class OneTimeCodes {
-  readonly #codes = new ExpiringMap<IssuedKey & { challenge: string; expiresAt: number }>();
+  readonly entries: SealedEntries<IssuedKey & { challenge: string }>;
 
-  issue(key: IssuedKey, challenge: string, now = Date.now()): string {
+  constructor(registry: Registry, cipher: KeptValueCipher) {
+    this.entries = new SealedEntries(registry, CODE_SPACE, cipher);
+  }
+
+  async issue(key: IssuedKey, challenge: string, now = Date.now()): Promise<string> {
     const code = randomBytes(32).toString("base64url");
-    this.#codes.put(code, { ...key, challenge, expiresAt: now + CODE_TTL_MS });
+    await this.entries.put(code, { ...key, challenge }, now + CODE_TTL_MS);
     return code;
   }
 
   /** The key for this code and verifier, or undefined; any attempt uses the code up. */
-  redeem(code: string, verifier: string, now = Date.now()): IssuedKey | undefined {
-    const entry = this.#codes.take(code, now);
+  async redeem(code: string, verifier: string, now = Date.now()): Promise<IssuedKey | undefined> {
+    const entry = await this.entries.take(code, now);
     if (!entry) return undefined;
     const expected = Buffer.from(entry.challenge);
     const given = Buffer.from(pkceChallenge(verifier));

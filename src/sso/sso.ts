@@ -15,6 +15,7 @@ import type { OidcConfig } from "./config.js";
 import { IdentityProvider } from "./identity-provider.js";
 import { OneTimeCodes, PendingLogins } from "./pending.js";
 import { LoginKeyRefresher } from "./refresher.js";
+import { SignInSweeper } from "./sweeper.js";
 
 export interface SsoDeps {
   registry: Registry;
@@ -37,10 +38,16 @@ export function ssoInfo(settings: OidcConfig | undefined): SsoInfo {
   return settings ? { enabled: true, issuer: settings.issuerUrl, loginPath: "/auth/oidc/login" } : { enabled: false };
 }
 
-/** Sign-in with an OpenID Connect identity provider: the routes under /auth/oidc and the key refresher. */
+/**
+ * Sign-in with an OpenID Connect identity provider: the routes under /auth/oidc, the key refresher
+ * and the sweeper. Nothing of a sign-in stays in this process between requests (pending.ts), so any
+ * replica can answer any step of it.
+ */
 export class SingleSignOn {
   readonly idp: IdentityProvider;
   readonly refresher: LoginKeyRefresher;
+  /** Removes sign-ins and CLI codes that expired unused (on the elected replica). */
+  readonly sweeper: SignInSweeper;
   readonly #browser: BrowserLoginDeps;
 
   constructor(
@@ -49,12 +56,15 @@ export class SingleSignOn {
   ) {
     this.idp = new IdentityProvider(settings);
     this.refresher = new LoginKeyRefresher(deps.registry, this.idp, settings, deps.cipher, deps.onError);
+    const pending = new PendingLogins(deps.registry, deps.cipher);
+    const codes = new OneTimeCodes(deps.registry, deps.cipher);
+    this.sweeper = new SignInSweeper([pending.entries, codes.entries], deps.onError);
     this.#browser = {
       registry: deps.registry,
       idp: this.idp,
       settings,
-      pending: new PendingLogins(),
-      codes: new OneTimeCodes(),
+      pending,
+      codes,
       baseUrl: deps.baseUrl,
       finish: deps.finish ?? defaultFinish,
     };
@@ -72,7 +82,7 @@ export class SingleSignOn {
       const body = parseBody(request.body);
       const issued =
         body && typeof body.code === "string" && typeof body.verifier === "string"
-          ? this.#browser.codes.redeem(body.code, body.verifier)
+          ? await this.#browser.codes.redeem(body.code, body.verifier)
           : undefined;
       if (!issued)
         return sendError(reply, errors.badRequest("the sign-in code is unknown, expired, used or not yours"));

@@ -1,0 +1,97 @@
+import { createHash } from "node:crypto";
+import type { KeptKeys, KeptValueCipher } from "../registry/kept-keys.js";
+import type { Registry } from "../registry/registry.js";
+
+/** What one entry holds in storage: its expiry (plain, so a sweep needs no key) and its value, encrypted. */
+interface StoredEntry {
+  expiresAt: number;
+  sealed: string;
+}
+
+/**
+ * Short-lived secrets that must survive from one request to the next on whichever replica answers
+ * it (a sign-in in progress, a CLI's one-time code), kept in one of the registry's internal key
+ * spaces (kept-keys.ts: no resource serves it, and backups leave it out).
+ *
+ * - Found by the SHA-256 of the handle the browser or CLI holds, never by the handle itself: what
+ *   is stored cannot be used to finish someone's sign-in.
+ * - The value is encrypted with the server's encryption keys (the PKCE verifier and the issued key
+ *   must be read back), bound to its entry so a copy under another handle does not open.
+ * - Single use: taking an entry deletes it at the revision it was read at, so of two callbacks
+ *   with one handle, on one replica or two, only one gets it.
+ * - Expiring: an entry past its time is refused when taken, and removed by `sweep`.
+ */
+export class SealedEntries<V> {
+  readonly #keys: KeptKeys;
+
+  constructor(
+    registry: Registry,
+    space: string,
+    private readonly cipher: KeptValueCipher,
+  ) {
+    this.#keys = registry.keptKeys(space);
+  }
+
+  /** Where the entries are in storage. */
+  get prefix(): string {
+    return this.#keys.prefix;
+  }
+
+  /** Keeps `value` under the hash of `handle` until `expiresAt` (ms since the epoch). */
+  async put(handle: string, value: V, expiresAt: number): Promise<void> {
+    const id = entryId(handle);
+    const sealed = this.cipher.encrypt(JSON.stringify({ id, value }));
+    const entry: StoredEntry = { expiresAt, sealed };
+    await this.#keys.create(id, JSON.stringify(entry));
+  }
+
+  /** The value kept for `handle`, removed as it is read; undefined when unknown, taken already, or expired. */
+  async take(handle: string, now = Date.now()): Promise<V | undefined> {
+    const id = entryId(handle);
+    const kept = await this.#keys.get(id);
+    // Another replica took it between the read and the delete: it is theirs.
+    if (!kept || !(await this.#keys.removeAt(id, kept.revision))) return undefined;
+    const entry = parseEntry(kept.value);
+    if (!entry || entry.expiresAt <= now) return undefined;
+    try {
+      const opened = JSON.parse(this.cipher.decrypt(entry.sealed)) as { id?: unknown; value: V };
+      return opened.id === id ? opened.value : undefined;
+    } catch {
+      // Encrypted with a key no longer loaded, or altered: as good as unknown.
+      return undefined;
+    }
+  }
+
+  /**
+   * Removes every expired entry and, beyond `max` entries, those that expire first (a flood of
+   * sign-ins that never come back cannot grow the store without bound). Returns how many it removed.
+   */
+  async sweep(now: number, max: number): Promise<number> {
+    const entries = (await this.#keys.entries())
+      .map((e) => ({ ...e, expiresAt: parseEntry(e.value)?.expiresAt ?? 0 }))
+      .sort((a, b) => a.expiresAt - b.expiresAt);
+    const excess = entries.length - max;
+    let removed = 0;
+    for (const [index, entry] of entries.entries()) {
+      if (entry.expiresAt > now && index >= excess) break;
+      if (await this.#keys.removeAt(entry.id, entry.revision)) removed++;
+    }
+    return removed;
+  }
+}
+
+/** The storage id of a handle: base64url(SHA-256). Handles are 256-bit random values, so no salt is needed. */
+export function entryId(handle: string): string {
+  return createHash("sha256").update(handle).digest("base64url");
+}
+
+function parseEntry(text: string): StoredEntry | undefined {
+  try {
+    const parsed = JSON.parse(text) as Partial<StoredEntry>;
+    return typeof parsed.expiresAt === "number" && typeof parsed.sealed === "string"
+      ? { expiresAt: parsed.expiresAt, sealed: parsed.sealed }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,43 @@
+import type { SealedEntries } from "./sealed-entries.js";
+
+/** How often expired sign-ins and codes are removed. */
+const SWEEP_INTERVAL_MS = 60_000;
+/** At most this many entries per key space; beyond it the ones that expire first go (as the old in-memory bound). */
+export const MAX_ENTRIES = 10_000;
+
+/**
+ * Removes sign-ins that never came back and CLI codes never redeemed once they expire: each is
+ * refused when late anyway, this keeps the store from collecting them. Runs on the elected replica.
+ */
+export class SignInSweeper {
+  #timer?: NodeJS.Timeout;
+  #running?: Promise<void>;
+
+  constructor(
+    private readonly spaces: ReadonlyArray<SealedEntries<unknown>>,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  start(): void {
+    this.#timer = setInterval(() => {
+      this.#running ??= this.sweep()
+        .then(() => undefined, this.onError)
+        .finally(() => {
+          this.#running = undefined;
+        });
+    }, SWEEP_INTERVAL_MS);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#running;
+  }
+
+  /** One round: how many entries it removed. */
+  async sweep(now = Date.now()): Promise<number> {
+    let removed = 0;
+    for (const space of this.spaces) removed += await space.sweep(now, MAX_ENTRIES);
+    return removed;
+  }
+}
