@@ -12,15 +12,14 @@
  * and informers rely on that (onProgress); etcd 3.4's own progress requests are not ordered
  * with events.
  *
- * The stream runs on etcd3's connection (its channel, TLS credentials and auth token) but is
- * opened here with a decoder of its own (watch-response.ts): etcd3's generic one cost a replica
- * a fifth to a quarter of its CPU per event (the rest is mostly grpc-js).
+ * The stream is a gRPC stream on the storage's own etcd client (kv-h2.ts: its HTTP/2 session,
+ * TLS, auth token and failover), decoded field by field (watch-response.ts): etcd3's generic
+ * decoder and grpc-js's per-message path were most of the CPU a replica spent on each event.
  */
-import type { ClientDuplexStream } from "@grpc/grpc-js";
-import type { Etcd3 } from "etcd3";
-import type { ConnectionPool } from "etcd3/lib/connection-pool.js";
 import { StorageError } from "../errors.js";
 import type { WatchEvent } from "../interface.js";
+import type { GrpcBidiStream } from "./grpc-bidi.js";
+import type { EtcdKvH2 } from "./kv-h2.js";
 import { encodeWatchCreate, type WatchResponse, WatchResponseDecoder } from "./watch-response.js";
 
 /** Reconnection backoff bounds. */
@@ -30,28 +29,6 @@ const RETRY_MAX_MS = 2_000;
 export const ALL_KEYS = Buffer.from([0]);
 
 const WATCH_METHOD = "/etcdserverpb.Watch/Watch";
-
-type RawWatchStream = ClientDuplexStream<Buffer, WatchResponse>;
-
-/** etcd3's connection pool of a client (a protected member of its typings; the watch runs on it). */
-const poolOf = (client: Etcd3): ConnectionPool => (client as unknown as { pool: ConnectionPool }).pool;
-
-/**
- * A raw Watch stream on the client's connection, as etcd3's own watchClient.watch() opens it (the
- * host's Watch service client, its auth metadata and call options; a failed host is marked), but
- * with `decode` for the responses.
- */
-function openWatch(client: Etcd3, decode: (message: Buffer) => WatchResponse): Promise<RawWatchStream> {
-  const pool = poolOf(client);
-  return pool.withConnection("Watch", ({ resource, client: grpc, metadata }) => {
-    const factory = pool.callOptionsFactory;
-    const options =
-      typeof factory === "function" ? factory({ service: "Watch", method: "watch", isStream: true }) : factory;
-    const stream = grpc.makeBidiStreamRequest(WATCH_METHOD, (b: Buffer) => b, decode, metadata, options);
-    stream.on("error", (err) => stream.writable && pool.markFailed(resource, err));
-    return stream;
-  });
-}
 
 export interface WatchStreamSink {
   /** The events of one response under the stream's prefix (possibly none), and the revision reached. */
@@ -63,14 +40,14 @@ export interface WatchStreamSink {
 export class EtcdWatchStream {
   /** Revision of the last event delivered (or the start point): where a new stream resumes. */
   lastRevision: number;
-  private stream: RawWatchStream | undefined;
+  private stream: GrpcBidiStream | undefined;
   private readonly decoder: WatchResponseDecoder;
   private closed = false;
   private retryMs = RETRY_MIN_MS;
   private retryTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly client: Etcd3,
+    private readonly kv: EtcdKvH2,
     /** Only keys under this prefix are decoded and passed on ("" for all). */
     private readonly prefix: string,
     afterRevision: number,
@@ -82,41 +59,54 @@ export class EtcdWatchStream {
 
   start(): void {
     if (this.closed) return;
-    openWatch(this.client, (message) => this.decoder.decode(message)).then(
-      (stream) => {
-        if (this.closed) {
-          stream.cancel();
-          return;
-        }
-        this.stream = stream;
-        stream.on("data", (res: WatchResponse) => {
-          if (this.stream === stream) this.onResponse(res);
-        });
-        const lost = (): void => {
-          if (this.stream !== stream) return;
-          this.stream = undefined;
-          stream.cancel();
-          this.retry();
-        };
-        stream.on("error", lost);
-        stream.on("end", lost);
-        stream.write(
-          encodeWatchCreate({
-            key: ALL_KEYS,
-            rangeEnd: ALL_KEYS,
-            startRevision: this.lastRevision + 1,
-            prevKv: true,
-            progressNotify: true,
-          }),
-        );
-      },
-      () => this.retry(),
-    );
+    let stream: GrpcBidiStream | undefined;
+    let endedEarly = false;
+    const lost = (): void => {
+      if (stream === undefined) {
+        endedEarly = true; // before the stream was handed over (not expected): the hand-over retries
+        return;
+      }
+      if (this.stream !== stream) return;
+      this.stream = undefined;
+      this.retry();
+    };
+    this.kv
+      .openStream(WATCH_METHOD, {
+        onMessage: (message) => {
+          if (stream !== undefined && this.stream === stream) this.onResponse(this.decoder.decode(message));
+        },
+        onEnd: lost,
+      })
+      .then(
+        (opened) => {
+          stream = opened;
+          if (this.closed || endedEarly) {
+            opened.cancel();
+            if (!this.closed) this.retry();
+            return;
+          }
+          this.stream = opened;
+          opened.write(
+            encodeWatchCreate({
+              key: ALL_KEYS,
+              rangeEnd: ALL_KEYS,
+              startRevision: this.lastRevision + 1,
+              prevKv: true,
+              progressNotify: true,
+            }),
+          );
+        },
+        () => this.retry(),
+      );
   }
 
-  /** Breaks the current gRPC stream as a network failure would (tests): it resumes by itself. */
+  /** Breaks the current stream as a network failure would (tests): it resumes by itself. */
   breakStream(): void {
-    (this.stream as unknown as { emit(e: string): void } | undefined)?.emit("end");
+    const stream = this.stream;
+    if (stream === undefined) return;
+    this.stream = undefined;
+    stream.cancel();
+    this.retry();
   }
 
   private retry(): void {
