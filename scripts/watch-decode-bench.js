@@ -7,13 +7,12 @@
 // this process (64 at a time); it reports its CPU (process.cpuUsage) per event of each kind. Runs of
 // the builds alternate, R rounds, so the machine's noise falls on every build alike.
 // --prefix: the watcher watches that prefix, which the writes are outside of (what skipping costs).
-// --dist=h2:DIR: DIR's decoder on the KV client's own HTTP/2 streams (kv-h2.ts), not grpc-js.
 // --cpu-prof=DIR: the watcher processes write CPU profiles there.
 // --decode: the decoding alone, in this process, etcd3's decoder against watch-response.ts.
 // --etcd: etcd's own CPU (/proc) per update with no watcher, a watcher without prev_kv and one with it.
 import { fork } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const args = process.argv.slice(2);
@@ -148,31 +147,14 @@ async function child() {
         prev_kv: opt("raw") === "prevkv",
       },
     });
-  } else if (opt("h2", "") !== "") {
-    // --h2: this build's decoder on the KV client's own HTTP/2 streams (kv-h2.ts) instead of
-    // grpc-js: what the watch would cost without grpc-js (an experiment; the product's stream is
-    // watch-stream.ts).
-    const { EtcdKvH2 } = await load(dist, "storage/etcd/kv-h2.js");
-    const { WatchResponseDecoder, encodeWatchCreate } = await load(dist, "storage/etcd/watch-response.js");
-    const kv = new EtcdKvH2({ endpoints: [endpoint] });
-    const decoder = new WatchResponseDecoder(Buffer.from(prefix));
-    const stream = await kv.openStream("/etcdserverpb.Watch/Watch", {
-      onMessage: (message) => {
-        const res = decoder.decode(message);
-        seen += res.events.length;
-        if (res.eventCount > 0) onRevision(res.lastEventRevision);
-      },
-      onEnd: (err) => {
-        throw err;
-      },
-    });
-    const all = Buffer.from([0]);
-    stream.write(
-      encodeWatchCreate({ key: all, rangeEnd: all, startRevision: from + 1, prevKv: true, progressNotify: true }),
-    );
   } else {
     const { EtcdWatchStream } = await load(dist, "storage/etcd/watch-stream.js");
-    const stream = new EtcdWatchStream(client, prefix, from, {
+    // Builds since the watch left grpc-js open it on the KV client's HTTP/2 sessions (kv-h2.ts);
+    // earlier ones on an etcd3 client.
+    const onOwnClient = readFileSync(join(dist, "storage/etcd/watch-stream.js"), "utf8").includes("openStream");
+    const { EtcdKvH2 } = onOwnClient ? await load(dist, "storage/etcd/kv-h2.js") : {};
+    const transport = onOwnClient ? new EtcdKvH2({ endpoints: [endpoint] }) : client;
+    const stream = new EtcdWatchStream(transport, prefix, from, {
       onResponse: (events, r) => {
         seen += events.length;
         onRevision(r);
@@ -294,10 +276,7 @@ async function parent() {
         continue;
       }
       for (const entry of opt("dist", "dist").split(",")) {
-        // "h2:DIR": DIR's decoder on kv-h2.ts's HTTP/2 streams (see the child).
-        const dist = entry.replace(/^h2:/, "");
-        const h2 = entry.startsWith("h2:") ? ["--h2=1"] : [];
-        await run(entry, [`--dist=${dist}`, ...h2, ...(opt("prefix", "") ? [`--prefix=${opt("prefix")}`] : [])]);
+        await run(entry, [`--dist=${entry}`, ...(opt("prefix", "") ? [`--prefix=${opt("prefix")}`] : [])]);
       }
     }
     console.log(`load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
