@@ -191,6 +191,34 @@ describe("etcd over TLS with client certificates and etcd users", () => {
     }
   });
 
+  test("a watch that reconnects after its token expired resumes with a fresh one, with no call of its own to refresh it", async () => {
+    const watching = new EtcdStorage(parseEtcdUrl(url()));
+    const writing = new EtcdStorage(parseEtcdUrl(url()));
+    const p = `/rewatch/${randomUUID()}/`;
+    try {
+      const seen: WatchEvent[] = [];
+      const watcher = watching.watch(
+        p,
+        { afterRevision: await watching.currentRevision() },
+        { onEvents: (events) => seen.push(...events), onError: (err) => assert.fail(err) },
+      );
+      await writing.create(`${p}a`, Buffer.from("1"));
+      for (let i = 0; i < 200 && seen.length < 1; i++) await sleep(25);
+      await sleep(2_500); // past the token's TTL; the watching storage makes no call meanwhile
+      watching.hub.breakStream();
+      await writing.create(`${p}b`, Buffer.from("2"));
+      for (let i = 0; i < 200 && seen.length < 2; i++) await sleep(25);
+      assert.deepEqual(
+        seen.map((e) => e.kv.key),
+        [`${p}a`, `${p}b`],
+      );
+      watcher.close();
+    } finally {
+      await watching.close();
+      await writing.close();
+    }
+  });
+
   test("a client certificate naming a user is served, with a password and without one (etcd takes the CommonName)", async () => {
     const named = etcd.url.replace(/&cert=.*$/, `&cert=${tls.namedClientCert}&key=${tls.namedClientKey}`);
     const storage = new EtcdStorage(parseEtcdUrl(`${named}&user=root&password=${password}`));

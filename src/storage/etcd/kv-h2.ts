@@ -112,6 +112,14 @@ export class EtcdKvH2 implements EtcdKv {
     await this.call("/etcdserverpb.KV/Compact", encodeCompactionRequest(revision), true);
   }
 
+  /**
+   * Fetch a fresh auth token for the next call or stream: etcd refuses a watch opened with an
+   * expired token by cancelling it, which does not say why the way a refused call does.
+   */
+  forgetToken(): void {
+    this.token = undefined;
+  }
+
   /** The origin calls go to now (tests). */
   get endpoint(): string {
     return this.origins[this.current]!;

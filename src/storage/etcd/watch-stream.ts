@@ -128,7 +128,10 @@ export class EtcdWatchStream {
       return;
     }
     if (res.canceled) {
-      // Cancelled by the server for another reason (e.g. auth revoked): reconnect and resume.
+      // Cancelled by the server for another reason: e.g. the token the stream was opened with had
+      // expired (etcd then refuses the watch as not permitted), or auth was revoked. Reconnect
+      // with a fresh token and resume.
+      this.kv.forgetToken();
       this.stream?.cancel();
       this.stream = undefined;
       this.retry();
