@@ -22,8 +22,8 @@ export function wireSso(
     ...deps,
     finish:
       config.finishBrowserLogin ??
-      ((reply, key) => {
-        startConsoleSession(reply, key);
+      (async (reply, key) => {
+        await startConsoleSession(reply, key);
         return reply.redirect("/console/", 303);
       }),
   });
