@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
-import { setTimeout as sleep } from "node:timers/promises";
 import { after, afterEach, before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError } from "../api/errors.js";
 import { SecretBox } from "../crypto/secret-box.js";
 import { AdmissionChain } from "../registry/admission.js";
@@ -11,7 +11,7 @@ import { Registry } from "../registry/registry.js";
 import { entryId } from "../sso/sealed-entries.js";
 import type { Storage } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
-import { CSRF_HEADER, ConsoleSessions, SESSION_COOKIE, SESSION_SPACE } from "./sessions.js";
+import { ConsoleSessions, CSRF_HEADER, SESSION_COOKIE, SESSION_SPACE } from "./sessions.js";
 
 const KEY = "console-session-test-key-0123456789abcdef";
 const HOUR = 3600 * 1000;
@@ -143,7 +143,8 @@ describe("console sessions kept in the store", () => {
     const counted = new Proxy(storage, {
       get(target, name, receiver) {
         const value = Reflect.get(target, name, receiver);
-        if (name !== "get" || typeof value !== "function") return typeof value === "function" ? value.bind(target) : value;
+        if (name !== "get" || typeof value !== "function")
+          return typeof value === "function" ? value.bind(target) : value;
         return (key: string) => {
           reads++;
           return value.call(target, key);
