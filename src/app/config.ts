@@ -11,6 +11,9 @@ import type { OidcConfig } from "../sso/config.js";
 import type { SingleSignOn } from "../sso/sso.js";
 import type { Storage } from "../storage/interface.js";
 
+/** How long a stopping server lets requests in flight finish (`--shutdown-grace-period`). */
+export const DEFAULT_SHUTDOWN_GRACE_SECONDS = 20;
+
 export interface ServerConfig extends OperationsConfig, AuditOptions {
   dataDir: string;
   /** Host to listen on (default 0.0.0.0). */
@@ -35,6 +38,8 @@ export interface ServerConfig extends OperationsConfig, AuditOptions {
   /** Failed authentications per source address per minute before 429 (default 30). */
   maxFailedAuthPerMinute?: number;
   logLevel?: string;
+  /** `--shutdown-grace-period`: seconds a stopping server lets requests in flight finish (default 20). */
+  shutdownGracePeriodSeconds?: number;
   /** How often connected clusters are checked again (default one minute). */
   clusterCheckIntervalMs?: number;
   /** etcd leader election of the controllers: lease TTL (default 5 s) and retry period (default 500 ms). */

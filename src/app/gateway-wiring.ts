@@ -18,10 +18,13 @@ export async function startGateway(
   const gateway = new ClusterGateway({
     registry,
     informers,
+    // The gateway writes one audit line per request itself (gateway-audit.ts): identify(), not
+    // authenticate(), so the audit log gets no second event for it; and the fast path applies
+    // with an audit log too.
     authenticate: (request) =>
-      access.authenticate({ ip: request.ip, method: "GET", headers: withoutCookie(request.headers) }),
+      access.identify({ ip: request.ip, method: "GET", headers: withoutCookie(request.headers) }),
     // Only ever reads the Authorization header (never a cookie).
-    authenticateNow: (request) => access.authenticateNow(request),
+    authenticateNow: (request) => access.identifyNow(request),
     authorizer: access.authorizer,
     cas,
     audit: access.audit,

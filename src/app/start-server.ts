@@ -9,13 +9,14 @@ import { Registry } from "../registry/registry.js";
 import { SharedInformers } from "../registry/shared-informers.js";
 import { accessKeySubresources } from "../server/access-key-subresources.js";
 import { storageCheck } from "../server/health.js";
+import { InFlightRequests } from "../server/in-flight-requests.js";
 import { createLogger } from "../server/request-log.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
 import { createApiServer, listen } from "../server/server.js";
 import { WatchStreams } from "../server/watch-stream.js";
 import { registerVirtualClusterActions } from "../virtualclusters/actions.js";
 import { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
-import type { RunningServer, ServerConfig } from "./config.js";
+import { DEFAULT_SHUTDOWN_GRACE_SECONDS, type RunningServer, type ServerConfig } from "./config.js";
 import { assembleControllers } from "./controllers-assembly.js";
 import { startGateway } from "./gateway-wiring.js";
 import { loadKeys } from "./keys.js";
@@ -78,6 +79,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const watchStreams = new WatchStreams();
   const gateway = await startGateway(registry, informers, access, cas);
   let closing = false;
+  const inFlight = new InFlightRequests();
   const app = createApiServer({
     tls,
     registry,
@@ -95,6 +97,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     ssoConfigured: config.oidc !== undefined,
     logger: log,
     closing: () => closing,
+    inFlight,
     ops,
     storage,
     gcQueueDepth: () => garbageCollector.queueDepth,
@@ -131,9 +134,18 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     close() {
       closing = true;
       closed ??= (async () => {
-        await controllers.stop();
-        watchStreams.closeAll();
+        // Requests in flight finish (within the grace period) before anything they use stops;
+        // watches and forwarded streams end at once (their clients reconnect elsewhere).
+        const graceSeconds = config.shutdownGracePeriodSeconds ?? DEFAULT_SHUTDOWN_GRACE_SECONDS;
+        const [, cut] = await Promise.all([
+          controllers.stop(),
+          inFlight.drain(app.server, graceSeconds * 1000, () => {
+            watchStreams.closeAll();
+            gateway.endStreams();
+          }),
+        ]);
         gateway.stop();
+        if (cut > 0) log.warn({ requests: cut }, `requests still in flight after ${graceSeconds} s were cut off`);
         await app.close();
         await ops.close();
         await access.stop();

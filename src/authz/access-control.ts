@@ -74,8 +74,18 @@ export class AccessControl {
     await this.audit?.close();
   }
 
-  /** The request's caller and context, or a 401/403/429 ApiError. */
+  /** The request's caller and context, or a 401/403/429 ApiError; the audit log notes the caller. */
   async authenticate(request: Pick<FastifyRequest, "ip" | "method" | "headers">): Promise<RequestContext> {
+    const ctx = await this.identify(request);
+    this.audit?.noteCaller(request, ctx.user);
+    return ctx;
+  }
+
+  /**
+   * authenticate() for a caller that writes its own audit line (the cluster gateway,
+   * gateway-audit.ts): nothing is written to the audit log here, so each of its requests is one line.
+   */
+  async identify(request: Pick<FastifyRequest, "ip" | "method" | "headers">): Promise<RequestContext> {
     const address = request.ip;
     const credential = await this.credentialOf(request);
     // Hashed once: the authenticator looks the key up by it, the limiter remembers it.
@@ -91,7 +101,6 @@ export class AccessControl {
     }
     if (hash) this.limiter.succeed(address, hash);
     user = impersonate(request.headers, user, this.authorizer, this.identity);
-    this.audit?.noteCaller(request, user);
     return this.contextOf(user);
   }
 
@@ -108,10 +117,15 @@ export class AccessControl {
    * authenticate() for the fast GET path (src/server/fast-get.ts), without waiting: the context
    * when the key authenticated before and nothing about it changed since (the identity cache),
    * otherwise undefined and the normal path authenticates (and counts failures). Never with
-   * impersonation or audit logging.
+   * impersonation or audit logging (that path writes no audit event).
    */
   authenticateNow(request: Pick<FastifyRequest, "ip" | "headers">): RequestContext | undefined {
-    if (this.audit || this.limiter.isBlocked(request.ip)) return undefined;
+    return this.audit ? undefined : this.identifyNow(request);
+  }
+
+  /** authenticateNow() for a caller that writes its own audit line (the cluster gateway): also with an audit log. */
+  identifyNow(request: Pick<FastifyRequest, "ip" | "headers">): RequestContext | undefined {
+    if (this.limiter.isBlocked(request.ip)) return undefined;
     if (asksToImpersonate(request.headers)) return undefined;
     const user = this.authenticator.cachedIdentity(bearerToken(request.headers.authorization));
     return user && this.contextOf(user);

@@ -13,6 +13,7 @@ test("bench etcd phase runs with --smoke counts", () => {
   assert.match(r.stdout, /\| etcd: CREATE teams\/s .*raw etcd puts/);
   assert.match(r.stdout, /\| etcd: CREATE teams\/s \(64 clients\), server with 2 workers \| \d+ .*raw etcd puts/);
   assert.match(r.stdout, /\| etcd: GET req\/s \(64 conns\), server with 2 workers \| \d+ /);
+  assert.match(r.stdout, /\| START platform start → \/readyz 200, etcd [^|]*\| \d+ ms \| \d+ ms/);
   assert.match(r.stdout, /\| etcd: write on replica A → watcher on B, [^|]*\| \d/);
   // The replica watch's PATCHes are sent by their own process (replica-watch-driver.ts), which
   // reports its own event-loop delay beside replica A's.

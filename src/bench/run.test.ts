@@ -22,6 +22,11 @@ test("bench harness runs with --smoke counts", () => {
   assert.match(r.stdout, /\| GATEWAY GET p50\/p99 ms at \d+ req\/s \(paced\) through \/ direct \| \d+\.\d\//);
   assert.match(r.stdout, /\| GATEWAY watch delivery/);
   assert.match(r.stdout, /\| Cold start /);
+  assert.match(r.stdout, /\| START platform start → \/readyz 200, fresh data dir [^|]*\| \d+ ms \| \d+ ms \(node -e/);
+  assert.match(
+    r.stdout,
+    /\| START platform start → \/readyz 200, existing data dir \(SQLite\) [^|]*\| \d+ ms \| \d+ ms/,
+  );
   assert.match(r.stdout, /\| CLI start: platform --version \| \d+ ms/);
   assert.match(r.stdout, /\| Backup of 200 objects/);
   assert.match(r.stdout, /\| Restore of 200 objects/);

@@ -20,11 +20,12 @@ import { benchGateway, fakeClusterChild } from "./phases/gateway.js";
 import { benchGet } from "./phases/get.js";
 import { benchList } from "./phases/list.js";
 import { benchMemory } from "./phases/memory.js";
+import { benchStart } from "./phases/start.js";
 import { benchWatch } from "./phases/watch.js";
 
 const quick = process.argv.includes("--quick");
 const smoke = process.argv.includes("--smoke");
-/** `--only=get,create,list,console,watch,cli,gateway,memory,etcd,backup` runs just those phases (for profiling one at a time). */
+/** `--only=get,create,list,console,watch,cli,gateway,memory,start,etcd,backup` runs just those phases (for profiling one at a time). */
 const onlyArg = process.argv.find((a) => a.startsWith("--only="));
 const only = onlyArg ? new Set(onlyArg.slice("--only=".length).split(",")) : undefined;
 /** `--skip=etcd,...` runs every phase but those. */
@@ -78,6 +79,7 @@ async function main(): Promise<void> {
     if (wants("gateway")) await benchGateway(served);
     await server.ask({ cmd: "stop" }).catch(() => {});
     if (wants("memory")) await benchMemory(bench);
+    if (wants("start")) await benchStart(bench);
     if (wants("etcd")) await benchEtcd(bench);
     if (wants("backup")) await benchBackup(bench);
     console.log(

@@ -4,8 +4,14 @@ import type { ServerConfig } from "../app/config.js";
 import { addOidcOptions, oidcConfigOf } from "./oidc-options.js";
 import { applyServerConfigFile } from "./server-config-file.js";
 
-/** How long a stop signal waits for in-flight requests and the store to close before exiting anyway. */
-const SHUTDOWN_GRACE_SECONDS = 30;
+/**
+ * How long a stop signal waits, beyond the grace period given to requests in flight, for the
+ * rest of the shutdown (controllers, the store) before exiting anyway.
+ */
+const SHUTDOWN_SLACK_SECONDS = 10;
+
+/** `--shutdown-grace-period`'s default: app/config.ts's DEFAULT_SHUTDOWN_GRACE_SECONDS (not imported: no server module here). */
+const DEFAULT_SHUTDOWN_GRACE_SECONDS = 20;
 
 /** Parses `HOST:PORT` (IPv6 as `[::1]:8443`). */
 export function parseListen(value: string, flag = "--listen"): { host: string; port: number } {
@@ -106,6 +112,10 @@ export function registerStartCommand(program: Command): void {
     .option("--audit-log-maxsize <MB>", "rotate the audit log when it reaches this many megabytes (default: never)")
     .option("--audit-log-maxbackup <n>", "rotated audit log files to keep (default 10)")
     .option(
+      "--shutdown-grace-period <seconds>",
+      `on SIGTERM, how long requests in flight may take to finish before they are cut off (default ${DEFAULT_SHUTDOWN_GRACE_SECONDS})`,
+    )
+    .option(
       "--workers <n>",
       "server processes sharing --listen, each a replica (etcd storage only); auto: one per CPU",
       "1",
@@ -148,6 +158,9 @@ Examples:
         tlsKeyFile: opts.tlsPrivateKeyFile,
         encryptionKeyFile: opts.encryptionKeyFile,
         logLevel: opts.logLevel,
+        shutdownGracePeriodSeconds: opts.shutdownGracePeriod
+          ? wholeNumber(opts.shutdownGracePeriod, "--shutdown-grace-period")
+          : undefined,
         maxKeyTtlSeconds: opts.maxKeyTtl ? positiveSeconds(opts.maxKeyTtl, "--max-key-ttl") : undefined,
         auditLog: opts.auditLog,
         oidc: oidcConfigOf(opts),
@@ -162,11 +175,14 @@ Examples:
         storage: config.storage,
         auditLogRotation: (config.auditLogMaxSizeMb ?? 0) > 0 && config.auditLog !== "-",
       });
+      // The whole shutdown's limit: the requests' grace period, then the rest.
+      const shutdownLimit =
+        (config.shutdownGracePeriodSeconds ?? DEFAULT_SHUTDOWN_GRACE_SECONDS) + SHUTDOWN_SLACK_SECONDS;
       if (workers > 1 && !isServerWorker()) {
         // The primary (worker-cluster.ts): bootstraps once, then runs the server in `workers` processes.
         const { bootstrapBeforeWorkers } = await import("../app/primary-bootstrap.js");
         await runPrimary(workers, () => bootstrapBeforeWorkers(config), {
-          graceSeconds: SHUTDOWN_GRACE_SECONDS + 5,
+          graceSeconds: shutdownLimit + 5,
           logLevel: config.logLevel ?? "warn",
         }).catch(failedStart(""));
         return;
@@ -192,9 +208,9 @@ Examples:
         // A shutdown that does not finish (a stuck client connection or controller) must not
         // leave a process that holds the data dir's lock: give up after the grace period.
         setTimeout(() => {
-          process.stderr.write(`${who}shutdown did not finish within ${SHUTDOWN_GRACE_SECONDS} s; exiting\n`);
+          process.stderr.write(`${who}shutdown did not finish within ${shutdownLimit} s; exiting\n`);
           process.exit(1);
-        }, SHUTDOWN_GRACE_SECONDS * 1000).unref();
+        }, shutdownLimit * 1000).unref();
         server.close().then(
           () => process.exit(0),
           (err: unknown) => {

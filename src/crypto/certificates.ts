@@ -4,8 +4,6 @@
  * (CN = user name, O = groups). Keys are ECDSA P-256 signed with SHA-256: small,
  * fast, and accepted by every TLS stack the clients use (Go, Node, OpenSSL).
  */
-// @peculiar/x509 registers its services with tsyringe, which needs the Reflect metadata API loaded first.
-import "reflect-metadata";
 import {
   createPrivateKey,
   createPublicKey,
@@ -16,7 +14,7 @@ import {
 import { isIP } from "node:net";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import * as x509 from "@peculiar/x509";
+import type * as X509 from "@peculiar/x509";
 import { PRIVATE_FILE_MODE, PUBLIC_FILE_MODE, readTextIfExists, writeFileAtomic } from "./files.js";
 
 export interface CertificateAndKey {
@@ -72,14 +70,29 @@ const SERVER_VALIDITY_DAYS = 365;
 // global provider, so importing this module has no side effects.
 const crypto = webcrypto;
 
+type X509Module = typeof X509;
+let x509Module: Promise<X509Module> | undefined;
+
+/**
+ * @peculiar/x509, loaded the first time a certificate is made: it takes a second or more to
+ * load on a busy machine, and a server starting on an existing data dir makes none (its
+ * stored certificates are checked with node:crypto alone). It registers its services with
+ * tsyringe, which needs the Reflect metadata API loaded first.
+ */
+function loadX509(): Promise<X509Module> {
+  x509Module ??= import("reflect-metadata").then(() => import("@peculiar/x509"));
+  return x509Module;
+}
+
 export async function createCertificateAuthority(commonName: string, validityDays: number): Promise<CertificateAndKey> {
+  const x509 = await loadX509();
   requirePositive("validityDays", validityDays);
   const keys = await generateKeys();
   const now = Date.now();
   const cert = await x509.X509CertificateGenerator.createSelfSigned(
     {
       serialNumber: randomSerialNumber(),
-      name: distinguishedName([["CN", commonName]]),
+      name: distinguishedName(x509, [["CN", commonName]]),
       notBefore: new Date(now - BACKDATE_MS),
       notAfter: new Date(now + validityDays * DAY_MS),
       keys,
@@ -104,9 +117,10 @@ export async function createServingCertificate(
   options: ServingCertificateOptions,
 ): Promise<CertificateAndKey> {
   requirePositive("validityDays", options.validityDays);
-  const names: x509.JsonGeneralName[] = [
-    ...options.dnsNames.map((value): x509.JsonGeneralName => ({ type: "dns", value })),
-    ...options.ipAddresses.map((value): x509.JsonGeneralName => {
+  const x509 = await loadX509();
+  const names: X509.JsonGeneralName[] = [
+    ...options.dnsNames.map((value): X509.JsonGeneralName => ({ type: "dns", value })),
+    ...options.ipAddresses.map((value): X509.JsonGeneralName => {
       if (isIP(value) === 0) throw new TypeError(`not an IP address: ${JSON.stringify(value)}`);
       return { type: "ip", value };
     }),
@@ -115,7 +129,7 @@ export async function createServingCertificate(
   // Modern clients ignore the CN and match on SANs only; it is set for people reading the certificate.
   const commonName = options.dnsNames[0] ?? options.ipAddresses[0]!;
   return issue(ca, {
-    subject: distinguishedName([["CN", commonName]]),
+    subject: distinguishedName(x509, [["CN", commonName]]),
     lifetimeMs: options.validityDays * DAY_MS,
     extendedKeyUsage: x509.ExtendedKeyUsage.serverAuth,
     extra: [new x509.SubjectAlternativeNameExtension(names, false)],
@@ -127,10 +141,11 @@ export async function createClientCertificate(
   options: ClientCertificateOptions,
 ): Promise<CertificateAndKey> {
   requirePositive("validitySeconds", options.validitySeconds);
+  const x509 = await loadX509();
   if (options.commonName === "") throw new TypeError("a client certificate needs a common name (the user name)");
   // One RDN per attribute, organizations first, as Kubernetes' own tooling writes them.
   // Kubernetes reads every O value as a group and the CN as the user name.
-  const subject = distinguishedName([
+  const subject = distinguishedName(x509, [
     ...options.organizations.map((o): [string, string] => ["O", o]),
     ["CN", options.commonName],
   ]);
@@ -185,13 +200,14 @@ export async function loadOrCreateServerTls(dataDir: string, options: ServerTlsO
 }
 
 interface IssueParams {
-  subject: x509.Name;
+  subject: X509.Name;
   lifetimeMs: number;
-  extendedKeyUsage: x509.ExtendedKeyUsage;
-  extra: x509.Extension[];
+  extendedKeyUsage: X509.ExtendedKeyUsage;
+  extra: X509.Extension[];
 }
 
 async function issue(ca: CertificateAndKey, params: IssueParams): Promise<CertificateAndKey> {
+  const x509 = await loadX509();
   const caCert = new x509.X509Certificate(ca.certPem);
   const caKey = await importPrivateKey(ca.keyPem);
   const keys = await generateKeys();
@@ -249,7 +265,7 @@ function readPair(certPath: string, keyPath: string): CertificateAndKey | undefi
  * values as DN syntax (strips quotes, unescapes backslashes, reads a leading "#"
  * as hex DER), so a user named `q"admin"` would otherwise get the CN `admin`.
  */
-function distinguishedName(attributes: [type: string, value: string][]): x509.Name {
+function distinguishedName(x509: X509Module, attributes: [type: string, value: string][]): X509.Name {
   return new x509.Name(attributes.map(([type, value]) => ({ [type]: [{ utf8String: value }] })));
 }
 

@@ -55,6 +55,7 @@ export class ClusterGateway {
   private readonly handler: GatewayHandler;
   /** Each caller's identity without its scope: the gateway applies the scope itself (gateway-scope.ts). */
   private readonly unscoped = new WeakMap<UserInfo, UserInfo>();
+  private fromMemory = 0;
 
   constructor(private readonly deps: ClusterGatewayDeps) {
     this.clusters = new ClusterUpstreams(deps.registry, deps.informers);
@@ -70,10 +71,20 @@ export class ClusterGateway {
     return this.clusters.start();
   }
 
+  /** Ends the forwarded watches and sessions (a stopping server lets plain requests finish first). */
+  endStreams(): void {
+    this.handler.closeStreams();
+  }
+
   stop(): void {
     this.handler.closeAll();
     this.clusters.stop();
     this.vclusters.close();
+  }
+
+  /** Requests resolved from memory (resolveNow) since the start: whether the fast path applies. */
+  get answeredFromMemory(): number {
+    return this.fromMemory;
   }
 
   /** Forwarded exchanges open now (watches, exec sessions): what a leak would show in. */
@@ -102,7 +113,7 @@ export class ClusterGateway {
    * The common case, answered without a promise: a key authenticated before (the identity
    * cache), a connected cluster whose upstream is built, a request its scope and `use` allow
    * (the authorizer decides from memory). Anything else (a refusal, the first request to a
-   * cluster, a virtual cluster, impersonation, the audit log on) is left to resolveSlowly(),
+   * cluster, a virtual cluster, impersonation) is left to resolveSlowly(),
    * which decides the same way, waits where it must, and says why it refuses.
    */
   private resolveNow(req: IncomingMessage): Resolved | undefined {
@@ -124,6 +135,7 @@ export class ClusterGateway {
     }
     const attrs = useAttributes(CLUSTERS, "", name, cluster);
     if (!this.deps.authorizer.decide(this.withoutScope(user), attrs).allowed) return undefined;
+    this.fromMemory++;
     return { forward: { upstream, path, impersonate: impersonationFor(user) }, user, label: `cluster/${name}` };
   }
 

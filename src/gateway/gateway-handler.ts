@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { ApiError } from "../api/errors.js";
+import { kubeBool } from "../api/request-verb.js";
 import type { UserInfo } from "../registry/request-context.js";
 import { type ForwardResult, type ForwardTarget, forwardUpgrade } from "./forward.js";
 import { forwardHttp } from "./forward-http.js";
@@ -29,6 +30,8 @@ export type Resolver = (req: IncomingMessage) => Resolved | Promise<Resolved>;
 export class GatewayHandler {
   /** Open exchanges (watches, exec sessions), ended on close so shutdown never waits for them. */
   private readonly open = new Set<{ destroy(): void }>();
+  /** The open exchanges that last until their client or upstream ends them. */
+  private readonly streams = new WeakSet<object>();
 
   constructor(
     private readonly resolve: Resolver,
@@ -47,7 +50,21 @@ export class GatewayHandler {
     this.open.clear();
   }
 
-  private track(o: ServerResponse | Duplex): void {
+  /**
+   * Ends the long-running exchanges only (watches, `follow` logs, exec and port-forward
+   * sessions): a stopping server does not wait for them, while the plain requests in flight may
+   * still finish (in-flight-requests.ts).
+   */
+  closeStreams(): void {
+    for (const o of this.open) {
+      if (!this.streams.has(o)) continue;
+      o.destroy();
+      this.open.delete(o);
+    }
+  }
+
+  private track(o: ServerResponse | Duplex, longRunning: boolean): void {
+    if (longRunning) this.streams.add(o);
     this.open.add(o);
     // `close` comes once: on() spares once()'s wrapper, per request.
     o.on("close", () => this.open.delete(o));
@@ -57,7 +74,7 @@ export class GatewayHandler {
     const started = performance.now();
     // Read now: once the exchange is over, node may have detached the socket.
     const source = req.socket.remoteAddress ?? "";
-    this.track(res);
+    this.track(res, isLongRunning(req.url ?? ""));
     const forward = (resolved: Resolved) =>
       forwardHttp(req, res, resolved.forward, (r) =>
         this.audit(this.entry(req, started, source, r, resolved.user, resolved.label)),
@@ -76,7 +93,7 @@ export class GatewayHandler {
   serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const started = performance.now();
     const source = req.socket.remoteAddress ?? "";
-    this.track(socket);
+    this.track(socket, true);
     socket.on("error", () => socket.destroy());
     Promise.resolve(resolveSafely(this.resolve, req)).then(
       (resolved) =>
@@ -146,4 +163,15 @@ function asStatus(err: unknown) {
     message: `an internal error occurred: ${(err as Error)?.message ?? String(err)}`,
     details: undefined,
   };
+}
+
+/** A watch or a followed log: the response lasts as long as the client or the upstream wants. */
+function isLongRunning(url: string): boolean {
+  const q = url.indexOf("?");
+  if (q < 0) return false;
+  const query = new URLSearchParams(url.slice(q + 1));
+  return ["watch", "follow"].some((k) => {
+    const v = query.get(k);
+    return v !== null && kubeBool(v);
+  });
 }

@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { Agent } from "node:https";
+import { createRequire } from "node:module";
 import { createSecureContext } from "node:tls";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { Pool } from "undici";
+import type { Pool } from "undici";
 
 /**
  * Where forwarded requests go and with which credentials: a base URL, one keep-alive
@@ -33,6 +34,17 @@ export interface UpstreamTls {
   serverName?: string;
 }
 
+let undici: typeof import("undici") | undefined;
+
+/**
+ * undici, loaded when the first upstream is made rather than when the server starts (a server
+ * with no cluster never needs it; it is a hundred files). require() keeps makeUpstream synchronous.
+ */
+function loadUndici(): typeof import("undici") {
+  undici ??= createRequire(import.meta.url)("undici") as typeof import("undici");
+  return undici;
+}
+
 /** Sockets kept open per upstream when idle; busy watches hold their own. */
 const MAX_FREE_SOCKETS = 64;
 
@@ -50,7 +62,7 @@ export function makeUpstream(server: string, tls: UpstreamTls, headers: Record<s
     rejectUnauthorized,
     servername: tls.serverName,
   });
-  const pool = new Pool(base.origin, {
+  const pool = new (loadUndici().Pool)(base.origin, {
     connect: { secureContext, rejectUnauthorized, ...(tls.serverName ? { servername: tls.serverName } : {}) },
     // Idle sockets are closed before a Kubernetes API server (or node's default 5 s) would.
     keepAliveTimeout: 4_000,

@@ -13,7 +13,7 @@ import { collectionPrefix } from "./keys.js";
 import type { ListOptions } from "./options.js";
 import { servesStoredBytes } from "./raw-read.js";
 import type { RequestContext } from "./request-context.js";
-import { metadataBodyAt, resourceVersionMember } from "./shared-codec.js";
+import { resourceVersionMember, splicePoint } from "./shared-codec.js";
 import type { Store } from "./store.js";
 import { listObjects } from "./store-list.js";
 
@@ -130,9 +130,10 @@ export async function rawList(
 }
 
 function rawItem(kv: KeyValue): RawItem {
-  const at = metadataBodyAt(kv.value);
+  const at = splicePoint(kv.value);
   if (at < 0) {
-    // Not shaped as encodeObject writes it: the normal path's encoding of this one object.
+    // Not shaped as encodeObject writes it: the normal path's encoding of this one object (a
+    // value that is not a JSON object fails to decode, and the list is refused, as kube does).
     return { bytes: Buffer.from(JSON.stringify(decodeObject(kv))), at: -1, member: "" };
   }
   return { bytes: kv.value, at, member: resourceVersionMember(kv.modRevision, kv.value[at] === 0x7d) };

@@ -10,12 +10,9 @@ import { isPlainObject } from "../api/object.js";
  * - check(): type and shape errors as FieldErrors with Kubernetes-style paths.
  */
 export class SchemaChecker {
-  private readonly validateFn: ValidateFunction;
+  private validateFn: ValidateFunction | undefined;
 
-  constructor(private readonly schema: TSchema) {
-    const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
-    this.validateFn = ajv.compile(schema);
-  }
+  constructor(private readonly schema: TSchema) {}
 
   /** Removes undeclared fields in place; returns their paths (`spec.foo`, `metadata.labels` never). */
   prune(obj: Record<string, unknown>): string[] {
@@ -25,9 +22,34 @@ export class SchemaChecker {
   }
 
   check(obj: unknown): FieldError[] {
+    // Compiled on the first write of the kind, not when the server starts (docs/performance.md).
+    this.validateFn ??= validatorFor(this.schema);
     if (this.validateFn(obj)) return [];
     return dedupe((this.validateFn.errors ?? []).map(toFieldError));
   }
+}
+
+/**
+ * One Ajv for every checker of the process, and one compiled validator per distinct schema:
+ * each server builds a Store per kind (and tests build many servers), and a new Ajv per Store
+ * compiled the same schemas, and the JSON Schema meta-schema, again each time. The schemas are
+ * the product's own: `validateSchema: false` skips checking them against the meta-schema on
+ * every compile; schema-check.test.ts checks every kind's schema against it once instead.
+ */
+export const AJV_OPTIONS = { allErrors: true, strict: false, validateFormats: false } as const;
+let sharedAjv: Ajv | undefined;
+/** Keyed by the schema's JSON: kinds built by a function (with their dependencies) make a new but equal schema object per server. */
+const validators = new Map<string, ValidateFunction>();
+
+function validatorFor(schema: TSchema): ValidateFunction {
+  const key = JSON.stringify(schema);
+  let fn = validators.get(key);
+  if (!fn) {
+    sharedAjv ??= new Ajv({ ...AJV_OPTIONS, validateSchema: false });
+    fn = sharedAjv.compile(schema);
+    validators.set(key, fn);
+  }
+  return fn;
 }
 
 function pruneValue(value: unknown, schema: TSchema, path: string, unknown: string[]): void {

@@ -16,4 +16,18 @@ describe("shared codec", () => {
     );
     assert.equal(withResourceVersion(bytes('{"kind":"metadata"}'), 1), undefined);
   });
+
+  test("bytes not framed as a JSON object are not spliced (the caller decodes, and refuses them)", () => {
+    for (const corrupt of [
+      '{"metadata":{"name":"a"},"spec":{"users":["x"',
+      'x{"metadata":{"name":"a"}}',
+      '{"metadata":{"name":"a"}}x',
+      "",
+      "   ",
+    ]) {
+      assert.equal(withResourceVersion(bytes(corrupt), 3), undefined, corrupt);
+    }
+    const spaced = withResourceVersion(bytes(' \n{"metadata":{"name":"a"}}\r\n\t'), 3);
+    assert.equal(JSON.parse(spaced!.toString()).metadata.resourceVersion, "3", "whitespace around is fine");
+  });
 });

@@ -49,10 +49,33 @@ const METADATA_KEY = Buffer.from('"metadata":{');
  * Undefined when the bytes are not shaped as expected (the caller decodes instead).
  */
 export function withResourceVersion(bytes: Buffer, rv: number): Buffer | undefined {
-  const at = metadataBodyAt(bytes);
+  const at = splicePoint(bytes);
   if (at < 0) return undefined;
   const insert = Buffer.from(resourceVersionMember(rv, bytes[at] === 0x7d));
   return Buffer.concat([bytes.subarray(0, at), insert, bytes.subarray(at)]);
+}
+
+/**
+ * metadataBodyAt, for bytes that are also framed as a JSON object (`{` … `}`, whitespace aside);
+ * -1 otherwise. A value written to the store by something other than this server (corrupt, or
+ * not an object) must never reach a client as it is: the fast paths that send stored bytes
+ * unparsed check this much (a full parse per read would undo them), and the normal path, which
+ * decodes, refuses the rest.
+ */
+export function splicePoint(bytes: Buffer): number {
+  return framedAsObject(bytes) ? metadataBodyAt(bytes) : -1;
+}
+
+function framedAsObject(bytes: Buffer): boolean {
+  let first = 0;
+  let last = bytes.length - 1;
+  while (first <= last && isJsonSpace(bytes[first]!)) first++;
+  while (last > first && isJsonSpace(bytes[last]!)) last--;
+  return first < last && bytes[first] === 0x7b && bytes[last] === 0x7d;
+}
+
+function isJsonSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
 /** The member spliced in at metadataBodyAt: followed by a comma unless metadata is `{}`. */

@@ -133,9 +133,15 @@ export async function watchStore(
     lastRevision = rv ?? 0;
   }
 
-  const translate = eventTranslator(store, ctx, filter, sink);
+  // A stored value that cannot be decoded ends the watch with an ERROR event, as kube's watch of
+  // etcd does: the client lists again (and is refused while the value stays corrupt).
+  const undecodable = () => {
+    sink.send({ type: "ERROR", object: errors.internal("a stored object could not be decoded").status });
+    stop();
+  };
+  const translate = eventTranslator(store, ctx, filter, sink, undecodable);
   const handle = (ev: WatchEvent) => {
-    if (ev.revision <= lastRevision) return; // already covered by the initial list
+    if (closed || ev.revision <= lastRevision) return; // ended, or already covered by the initial list
     lastRevision = ev.revision;
     translate(ev);
   };
@@ -178,6 +184,7 @@ function eventTranslator(
   ctx: RequestContext,
   filter: ObjectFilter,
   sink: WatchSink,
+  undecodable: () => void,
 ): (ev: WatchEvent) => void {
   const decode = (kv: { value: Buffer; modRevision: number }) => store.decodeForWatch(kv);
   const decodeEventObject = (kv: { value: Buffer; modRevision: number }) => {
@@ -202,7 +209,7 @@ function eventTranslator(
       return;
     }
     const obj = decodeEventObject(ev.kv);
-    if (!obj) return;
+    if (!obj) return undecodable();
     if (ev.type === "delete") {
       if (matches(obj)) sink.send({ type: "DELETED", object: store.present(obj, ctx) });
       return;

@@ -17,6 +17,7 @@ import { SERVER_VERSION } from "./discovery.js";
 import { registerDiscoveryRoutes } from "./discovery-routes.js";
 import { fastGet } from "./fast-get.js";
 import { type HealthCheck, registerHealthRoutes } from "./health.js";
+import type { InFlightRequests } from "./in-flight-requests.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
 import { clientErrorHandler, frameworkErrors } from "./protocol-errors.js";
 import { installRequestLog, loggingOptions, requestIdOf } from "./request-log.js";
@@ -55,6 +56,8 @@ export interface ApiServerDeps {
   ssoConfigured: boolean;
   /** True once the server is closing: the fast GET path steps aside. */
   closing: () => boolean;
+  /** Every request, counted for a graceful shutdown (refused once it began). */
+  inFlight: InFlightRequests;
   /** Metrics and backup hooks (src/metrics/server-hooks.ts), and what their routes read. */
   ops: Operations;
   storage: RouteDeps["storage"];
@@ -79,13 +82,13 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     // fastify's own https server, with the fast GET path (fast-get.ts) in front of its routing.
     serverFactory: (handler) => {
       const server = createHttpsServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, (req, res) => {
-        if (deps.gateway?.handleRequest(req, res)) return;
+        if (!deps.inFlight.admit(res) || deps.gateway?.handleRequest(req, res)) return;
         const answered = hotGet(req, res);
         if (answered === false) handler(req, res);
         else if (answered !== true) answered.then((ok) => ok || handler(req, res));
       });
       server.on("upgrade", (req, socket, head) => {
-        if (deps.gateway?.handleUpgrade(req, socket, head)) return;
+        if (!deps.inFlight.admitUpgrade(socket) || deps.gateway?.handleUpgrade(req, socket, head)) return;
         writeStatusToSocket(
           socket,
           400,
@@ -132,6 +135,10 @@ function acceptAnyBody(app: FastifyInstance): void {
       );
     if (code === "FST_ERR_CTP_EMPTY_JSON_BODY" || code === "FST_ERR_CTP_INVALID_CONTENT_LENGTH")
       return sendError(reply, errors.badRequest((err as Error).message));
+    // The connection closed while the body was read (the client went away, or a stopping server
+    // cut it off): nobody reads the answer, and it is no server error.
+    if (code === "ECONNRESET" && request.raw.destroyed)
+      return sendError(reply, errors.badRequest("the connection closed before the request body was read"));
     return sendError(reply, err);
   });
   app.setNotFoundHandler((_request, reply) => sendError(reply, errors.notFoundPath()));

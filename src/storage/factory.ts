@@ -11,7 +11,7 @@ import {
   type LeaderElector,
   SingleReplicaElector,
 } from "../controllers/leader-election.js";
-import { EtcdStorage } from "./etcd/etcd-storage.js";
+import type { EtcdStorage } from "./etcd/etcd-storage.js";
 import { parseEtcdUrl } from "./etcd/etcd-url.js";
 import type { Storage } from "./interface.js";
 import { openSqliteStorage } from "./sqlite/sqlite-storage.js";
@@ -27,11 +27,8 @@ const AUTO_COMPACT_INTERVAL_MS = 60_000;
  * second server or an offline admin command on the same database is refused.
  */
 export async function openStorage(url: string, options: { exclusive?: boolean } = {}): Promise<Storage> {
-  const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(url)?.[1]?.toLowerCase();
-  if (scheme === "etcd" || scheme === "etcds") {
-    // History compaction is etcd's own job there (--auto-compaction-retention), shared by all replicas.
-    return new EtcdStorage(parseEtcdUrl(url));
-  }
+  const scheme = schemeOf(url);
+  if (scheme === "etcd" || scheme === "etcds") return openEtcd(url);
   // A one-letter "scheme" is a Windows drive (C:\data\db.sqlite), i.e. a bare path.
   if (scheme !== undefined && scheme !== "sqlite") {
     throw new Error(`unknown storage URL scheme "${scheme}:" in ${url} (expected sqlite: or etcd://)`);
@@ -39,6 +36,20 @@ export async function openStorage(url: string, options: { exclusive?: boolean } 
   const path = scheme === "sqlite" ? url.slice("sqlite:".length).replace(/^\/\//, "") : url;
   if (path === "") throw new Error(`no database path in storage URL ${url}`);
   return openSqliteStorage(path, { compactIntervalMs: AUTO_COMPACT_INTERVAL_MS, exclusive: options.exclusive });
+}
+
+function schemeOf(url: string): string | undefined {
+  return /^([a-z][a-z0-9+.-]+):/i.exec(url)?.[1]?.toLowerCase();
+}
+
+/**
+ * The etcd client is loaded only for an etcd URL: it is a large part of the server's modules
+ * and a SQLite server never needs it. History compaction is etcd's own job there
+ * (--auto-compaction-retention), shared by all replicas.
+ */
+async function openEtcd(url: string): Promise<EtcdStorage> {
+  const { EtcdStorage } = await import("./etcd/etcd-storage.js");
+  return new EtcdStorage(parseEtcdUrl(url));
 }
 
 /** A backend and how replicas sharing it elect the one that runs the controllers. */
@@ -57,10 +68,12 @@ export async function openStorageBackend(
   url: string,
   leaderElection: Pick<EtcdElectorOptions, "ttlSeconds" | "retryMs"> = {},
 ): Promise<StorageBackend> {
-  // A SQLite file belongs to one server process at a time.
-  const storage = await openStorage(url, { exclusive: true });
-  if (storage instanceof EtcdStorage) {
+  const scheme = schemeOf(url);
+  if (scheme === "etcd" || scheme === "etcds") {
+    const storage = await openEtcd(url);
     return { storage, elector: new EtcdLeaderElector(storage.client, leaderElection), kind: "etcd" };
   }
+  // A SQLite file belongs to one server process at a time.
+  const storage = await openStorage(url, { exclusive: true });
   return { storage, elector: new SingleReplicaElector(), kind: "sqlite" };
 }

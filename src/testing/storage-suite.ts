@@ -612,6 +612,18 @@ export function runStorageSuite(name: string, open: OpenStorage): void {
         watcher.close();
         await assert.rejects(storage.create(`${p}b`, bytes("b")));
       });
+
+      // A request still in flight when the server stops must get 503 (retry elsewhere), not 500.
+      it("refuses every call after close as Unavailable", async ({ storage, p, closeStorage }) => {
+        await storage.create(`${p}a`, bytes("a"));
+        await closeStorage();
+        await rejectsWith(storage.create(`${p}b`, bytes("b")), "Unavailable");
+        await rejectsWith(storage.update(`${p}a`, bytes("a2"), 1), "Unavailable");
+        await rejectsWith(storage.delete(`${p}a`), "Unavailable");
+        await rejectsWith(storage.list(`${p}`, { revision: 1 }), "Unavailable");
+        await rejectsWith(storage.txn([{ type: "create", key: `${p}c`, value: bytes("c") }]), "Unavailable");
+        await rejectsWith(storage.currentRevision(), "Unavailable");
+      });
     });
   });
 }

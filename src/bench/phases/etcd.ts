@@ -13,11 +13,12 @@ import { teamBytes } from "../objects.js";
 import type { DriverResult, DriverSetup } from "../replica-watch-driver.js";
 import { workersBesideBaselines } from "./etcd-workers.js";
 import { benchGet } from "./get.js";
+import { startBesideBare } from "./start.js";
 
 const TEAMS = PATH.replace("/clusters", "/teams");
 const DRIVER = fileURLToPath(new URL("../replica-watch-driver.js", import.meta.url));
 
-/** BENCH_ETCD_PARTS=get,list,create,watch,workers runs only those parts of the phase (to profile one). */
+/** BENCH_ETCD_PARTS=get,list,create,watch,start,workers runs only those parts of the phase (to profile one). */
 const parts = process.env.BENCH_ETCD_PARTS?.split(",");
 const wants = (part: string) => parts === undefined || parts.includes(part);
 
@@ -34,6 +35,8 @@ export async function benchEtcd(b: Bench): Promise<void> {
     if (wants("watch")) await replicaWatch(b, etcd, a);
     // Stopped, not killed: a --cpu-prof profile is written on exit.
     await a.ask({ cmd: "stop" }).catch(() => {});
+    // `platform start` on the etcd (and data dir) replica A used (start.ts).
+    if (wants("start")) await startBesideBare(b, "etcd", () => join(b.dir, "etcd-a"), etcd.url);
     // After the single replica stopped: the two workers share the machine with etcd alone.
     if (wants("workers")) {
       await workersBesideBaselines(b, etcd.url, key, () =>

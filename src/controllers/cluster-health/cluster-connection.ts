@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
+import type { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
 import { type KubeObject, specOf } from "../../api/object.js";
 import type { ClusterSpec } from "../../kinds/cluster/cluster.js";
 import type { SharedSecretSpec } from "../../kinds/shared-secret/shared-secret.js";
@@ -51,6 +51,9 @@ export interface ClusterClient {
 
 /** Builds a client for a Cluster object, or throws ClusterConnectionError (secret missing, bad kubeconfig, no in-cluster config). */
 export async function clusterClient(registry: Registry, cluster: KubeObject): Promise<ClusterClient> {
+  // Loaded on first use: the client library is the largest module of the server and takes
+  // seconds to load on a busy machine; a server with no connected cluster never needs it.
+  const { CoreV1Api, KubeConfig, VersionApi } = await import("@kubernetes/client-node");
   const spec = specOf<ClusterSpec>(cluster);
   const kc = new KubeConfig();
   if (spec.local === true && !spec.config?.secretName) {

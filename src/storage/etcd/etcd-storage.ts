@@ -51,8 +51,16 @@ function storageFailure(err: unknown, key: string): Error {
   if (err instanceof StorageError) return err;
   if (isCompactedError(err)) return new StorageError("Compacted", key);
   const message = err instanceof Error ? err.message : String(err);
-  if (/closed/i.test(message) && /client/i.test(message)) return new Error(`etcd storage is closed: ${message}`);
+  if (/closed/i.test(message) && /client/i.test(message)) return closedError(`: ${message}`);
   return new StorageError("Unavailable", key, `etcd: ${message}`);
+}
+
+/**
+ * A call after close(): the server is stopping. Unavailable, as a store that cannot be reached:
+ * a request still in flight then gets 503 with Retry-After (and retries elsewhere), never a 500.
+ */
+function closedError(detail = ""): StorageError {
+  return new StorageError("Unavailable", "", `etcd storage is closed${detail}`);
 }
 
 export interface EtcdStorageOptions {
@@ -110,7 +118,7 @@ export class EtcdStorage implements Storage {
   }
 
   private checkOpen(): void {
-    if (this.closed) throw new Error("etcd storage is closed");
+    if (this.closed) throw closedError();
   }
 
   async create(key: string, value: Buffer): Promise<number> {
@@ -241,7 +249,7 @@ export class EtcdStorage implements Storage {
 
   /** Linearizable: at least the revision of every write acknowledged before the call. */
   currentRevision(): Promise<number> {
-    if (this.closed) return Promise.reject(new Error("etcd storage is closed"));
+    if (this.closed) return Promise.reject(closedError());
     return this.revisionCheck.get();
   }
 

@@ -1,0 +1,97 @@
+/**
+ * Graceful shutdown of the HTTPS server, as kube-apiserver's: once the server stops, no new
+ * connection is accepted, a request arriving on a connection already open is refused with a 503
+ * ServiceUnavailable Status and Retry-After (the client retries, on another replica), and the
+ * requests in flight are given a bounded grace period to finish, each answer closing its
+ * connection. Only then does the server close the store (start-server.ts), so a request in
+ * flight never finds it closed; one that outlives the grace period is cut off.
+ *
+ * Every request passes admit() first, before the gateway, the fast GET path and fastify, so all
+ * of them are counted.
+ */
+import type { Server, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import { errors } from "../api/errors.js";
+import { writeStatusToSocket } from "../gateway/raw-status.js";
+
+/** Seconds a refused client is asked to wait before it tries again. */
+const RETRY_AFTER_SECONDS = 1;
+const SHUTTING_DOWN = "the server is shutting down, try again later";
+
+export class InFlightRequests {
+  private readonly open = new Set<ServerResponse>();
+  private draining = false;
+  private idle: (() => void) | undefined;
+  /** One listener for every response (`this` is the response): nothing allocated per request. */
+  private readonly release: (this: ServerResponse) => void;
+
+  constructor() {
+    const self = this;
+    this.release = function (this: ServerResponse) {
+      self.done(this);
+    };
+  }
+
+  /** Counts the request until its response ends; false (answered with 503) once the server is stopping. */
+  admit(res: ServerResponse): boolean {
+    if (this.draining) {
+      refuse(res);
+      return false;
+    }
+    this.open.add(res);
+    res.on("close", this.release);
+    return true;
+  }
+
+  /** The same for an upgrade request (its socket outlives the request: the gateway ends it on stop). */
+  admitUpgrade(socket: Duplex): boolean {
+    if (!this.draining) return true;
+    writeStatusToSocket(socket, 503, "ServiceUnavailable", SHUTTING_DOWN);
+    return false;
+  }
+
+  /**
+   * Stops the server: no new connections, idle ones closed, new requests refused, answers to
+   * those in flight close their connection. `endStreams` then ends the long-running responses
+   * (watches), which would otherwise hold the server for the whole grace period. Resolves once
+   * every request in flight has ended or `graceMs` has passed, and then cuts any connection
+   * still open; with how many requests were cut off.
+   */
+  async drain(server: Server, graceMs: number, endStreams: () => void): Promise<number> {
+    this.draining = true;
+    for (const res of this.open) if (!res.headersSent) res.setHeader("connection", "close");
+    // Also closes the connections that are idle now (node >= 19); fastify's close() finds it closed.
+    server.close(() => {});
+    endStreams();
+    if (this.open.size > 0) await this.endedOrAfter(graceMs);
+    const cut = this.open.size;
+    server.closeAllConnections();
+    return cut;
+  }
+
+  private endedOrAfter(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.idle = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  private done(res: ServerResponse): void {
+    this.open.delete(res);
+    if (this.open.size === 0) this.idle?.();
+  }
+}
+
+function refuse(res: ServerResponse): void {
+  const body = JSON.stringify(errors.unavailable(SHUTTING_DOWN).status);
+  res.writeHead(503, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+    "retry-after": String(RETRY_AFTER_SECONDS),
+    connection: "close",
+  });
+  res.end(body);
+}
