@@ -31,6 +31,11 @@ export class RecentSessions<V> {
   /** Starts following changes; until it resolves (or after a failure) nothing is kept. */
   async start(): Promise<void> {
     this.#stopped = false;
+    // A restart (after a lost watch, or called again) begins from nothing remembered.
+    clearTimeout(this.#retry);
+    this.#watcher?.close();
+    this.#watcher = undefined;
+    this.#forgetAll();
     let failed = false;
     try {
       const watcher = await this.source.watchIds(
