@@ -50,6 +50,8 @@ export interface ServerConfig extends OperationsConfig, AuditOptions {
   oidc?: OidcConfig;
   /** The last step of a browser sign-in (default: a web console session, then the console). */
   finishBrowserLogin?: FinishBrowserLogin;
+  /** The clock of the sign-in rate limits (default Date.now; tests step it). */
+  signInClock?: () => number;
 }
 
 export interface RunningServer {

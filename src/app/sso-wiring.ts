@@ -20,6 +20,7 @@ export function wireSso(
   if (!config.oidc) return undefined;
   const sso = new SingleSignOn(config.oidc, {
     ...deps,
+    now: config.signInClock,
     finish:
       config.finishBrowserLogin ??
       (async (reply, key) => {

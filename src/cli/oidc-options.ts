@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { OIDC_DEFAULTS, type OidcConfig, splitList } from "../sso/config.js";
+import { SIGN_IN_LIMIT_DEFAULTS, type SignInLimits } from "../sso/sign-in-limiter.js";
 
 /** Adds the `--oidc-*` flags of `platform start`. */
 export function addOidcOptions(command: Command): Command {
@@ -18,7 +19,47 @@ export function addOidcOptions(command: Command): Command {
     .option("--oidc-login-key-ttl <seconds>", "lifetime of the Login key a sign-in creates", "86400")
     .option("--oidc-refresh-interval <seconds>", "how often Login keys are refreshed at the identity provider", "300")
     .option("--oidc-ca-file <file>", "PEM CA bundle trusted for the identity provider (default: system CAs)")
-    .option("--oidc-redirect-base-url <url>", "this server's URL as browsers reach it (default: the listen URL)");
+    .option("--oidc-redirect-base-url <url>", "this server's URL as browsers reach it (default: the listen URL)")
+    .option(
+      "--oidc-sign-in-burst <n>",
+      "sign-ins one client address may start at once",
+      String(SIGN_IN_LIMIT_DEFAULTS.burstPerAddress),
+    )
+    .option(
+      "--oidc-sign-ins-per-minute <n>",
+      "sign-ins per minute one client address may start after its burst",
+      String(SIGN_IN_LIMIT_DEFAULTS.perAddressPerMinute),
+    )
+    .option(
+      "--oidc-max-sign-ins-per-second <n>",
+      "sign-ins per second the server starts across all addresses",
+      String(SIGN_IN_LIMIT_DEFAULTS.globalPerSecond),
+    );
+}
+
+/** The `--oidc-sign-in*` limits (each a positive whole number). */
+function signInLimitsOf(opts: Record<string, string | undefined>): SignInLimits {
+  return {
+    ...SIGN_IN_LIMIT_DEFAULTS,
+    burstPerAddress: count(opts.oidcSignInBurst, "--oidc-sign-in-burst", SIGN_IN_LIMIT_DEFAULTS.burstPerAddress),
+    perAddressPerMinute: count(
+      opts.oidcSignInsPerMinute,
+      "--oidc-sign-ins-per-minute",
+      SIGN_IN_LIMIT_DEFAULTS.perAddressPerMinute,
+    ),
+    globalPerSecond: count(
+      opts.oidcMaxSignInsPerSecond,
+      "--oidc-max-sign-ins-per-second",
+      SIGN_IN_LIMIT_DEFAULTS.globalPerSecond,
+    ),
+  };
+}
+
+function count(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} must be a positive whole number, got "${value}"`);
+  return n;
 }
 
 function seconds(value: string | undefined, flag: string, fallback: number): number {
@@ -74,5 +115,6 @@ export function oidcConfigOf(opts: Record<string, string | undefined>): OidcConf
     ),
     ...(opts.oidcCaFile ? { caPem: readFile(opts.oidcCaFile, "--oidc-ca-file") } : {}),
     ...(opts.oidcRedirectBaseUrl ? { redirectBaseUrl: opts.oidcRedirectBaseUrl.replace(/\/$/, "") } : {}),
+    signInLimits: signInLimitsOf(opts),
   };
 }

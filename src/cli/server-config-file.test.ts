@@ -81,4 +81,31 @@ oidc:
       /positive number of seconds/,
     );
   });
+
+  it("takes the sign-in limits from flags or the file, defaults otherwise, and refuses odd values", () => {
+    const base = ["--oidc-issuer-url", "https://i", "--oidc-client-id", "c"];
+    assert.deepEqual(oidcConfigOf(parse(base, ""))?.signInLimits, {
+      burstPerAddress: 20,
+      perAddressPerMinute: 6,
+      globalPerSecond: 10,
+      maxAddresses: 10_000,
+    });
+    const set = oidcConfigOf(
+      parse([...base, "--oidc-sign-in-burst", "3"], "oidc:\n  sign-ins-per-minute: 2\n  max-sign-ins-per-second: 50\n"),
+    );
+    assert.deepEqual(set?.signInLimits, {
+      burstPerAddress: 3,
+      perAddressPerMinute: 2,
+      globalPerSecond: 50,
+      maxAddresses: 10_000,
+    });
+    assert.throws(
+      () => oidcConfigOf(parse([...base, "--oidc-max-sign-ins-per-second", "0"], "")),
+      /--oidc-max-sign-ins-per-second must be a positive whole number/,
+    );
+    assert.throws(
+      () => oidcConfigOf(parse([...base, "--oidc-sign-in-burst", "1.5"], "")),
+      /--oidc-sign-in-burst must be a positive whole number/,
+    );
+  });
 });

@@ -8,6 +8,8 @@ import { type IdentityProvider, IdpUnreachableError, LoginRefusedError } from ".
 import { createLoginKey } from "./login-keys.js";
 import { sendPage } from "./pages.js";
 import type { CliLogin, OneTimeCodes, PendingLogins } from "./pending.js";
+import type { SignInLimiter } from "./sign-in-limiter.js";
+import { refuseSignIn } from "./sign-in-refusal.js";
 import { syncUser } from "./user-sync.js";
 
 /** What a browser sign-in ends with; the web console replaces the default page with its session. */
@@ -23,6 +25,8 @@ export interface BrowserLoginDeps {
   settings: OidcConfig;
   pending: PendingLogins;
   codes: OneTimeCodes;
+  /** Bounds how fast sign-ins (entries in the store) are started, per client address and in all. */
+  limiter: SignInLimiter;
   /** The server's browser URL (known once it listens). */
   baseUrl: () => string;
   finish: FinishBrowserLogin;
@@ -50,6 +54,9 @@ export async function startLogin(deps: BrowserLoginDeps, request: FastifyRequest
     cli = cliLoginOf(query);
     if (!cli) return sendPage(reply, 400, "Sign-in failed", ["The command line's sign-in request is malformed."]);
   }
+  // Anyone may start a sign-in and each writes to the store: limited before anything is written.
+  const refusal = deps.limiter.take(request.ip);
+  if (refusal) return refuseSignIn(request, reply, refusal);
   const login = await deps.pending.begin(cli);
   let url: URL;
   try {

@@ -1,3 +1,5 @@
+import type { SignInLimits } from "./sign-in-limiter.js";
+
 /** What the server needs to know to sign people in with an OpenID Connect identity provider. */
 export interface OidcConfig {
   /** `--oidc-issuer-url`: the IdP's issuer; discovery is read from `<issuer>/.well-known/openid-configuration`. */
@@ -25,6 +27,8 @@ export interface OidcConfig {
    * redirects to; default: the URL the server listens on.
    */
   redirectBaseUrl?: string;
+  /** `--oidc-sign-in-burst`, `--oidc-sign-ins-per-minute`, `--oidc-max-sign-ins-per-second`; unset: defaults. */
+  signInLimits?: Partial<SignInLimits>;
 }
 
 export const OIDC_DEFAULTS = {

@@ -15,6 +15,7 @@ import type { OidcConfig } from "./config.js";
 import { IdentityProvider } from "./identity-provider.js";
 import { OneTimeCodes, PendingLogins } from "./pending.js";
 import { LoginKeyRefresher } from "./refresher.js";
+import { SIGN_IN_LIMIT_DEFAULTS, SignInLimiter } from "./sign-in-limiter.js";
 import { SignInSweeper } from "./sweeper.js";
 
 export interface SsoDeps {
@@ -25,6 +26,8 @@ export interface SsoDeps {
   authenticate: (request: FastifyRequest) => Promise<RequestContext>;
   finish?: FinishBrowserLogin;
   onError: (err: unknown) => void;
+  /** The sign-in limiter's clock (default Date.now). */
+  now?: () => number;
 }
 
 /** What `GET /auth/oidc/config` answers (no secrets): whether and where people can sign in. */
@@ -65,6 +68,7 @@ export class SingleSignOn {
       settings,
       pending,
       codes,
+      limiter: new SignInLimiter({ ...SIGN_IN_LIMIT_DEFAULTS, ...settings.signInLimits }, deps.now),
       baseUrl: deps.baseUrl,
       finish: deps.finish ?? defaultFinish,
     };

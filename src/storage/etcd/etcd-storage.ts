@@ -5,7 +5,8 @@
  *
  * Calls: Range, Txn and Compact go over gRPC with a client of their own (kv-h2.ts), which costs
  * the server about a third of the CPU of the same call through the etcd3 client, and etcd a third
- * of its JSON gateway's; leader election (leases) and the watch stream use the etcd3 client.
+ * of its JSON gateway's; the watch stream runs on the same client's HTTP/2 sessions, and only
+ * leader election (leases) uses the etcd3 client.
  *
  * Watches: one gRPC stream over the whole key space per storage, fanned out locally
  * (watch-hub.ts, watch-stream.ts). The store's current revision, which every consistent read
@@ -101,6 +102,7 @@ export function etcdClientOptions(options: EtcdStorageOptions): IOptions {
 
 export class EtcdStorage implements Storage {
   /** gRPC: the watch stream and leader election (leases). */
+  /** The etcd3 client: leader election's leases only (src/controllers/leader-election.ts). */
   readonly client: Etcd3;
   /** Every KV call (Range, Txn, Compact): gRPC on node:http2 sessions of its own. */
   readonly kv: EtcdKvH2;
@@ -113,7 +115,7 @@ export class EtcdStorage implements Storage {
   constructor(options: EtcdStorageOptions) {
     this.client = new Etcd3(etcdClientOptions(options));
     this.kv = new EtcdKvH2(options);
-    this.hub = new EtcdWatchHub(this.client);
+    this.hub = new EtcdWatchHub(this.kv);
     this.revisionCheck = new CoalescedRead(() => this.readRevision());
   }
 

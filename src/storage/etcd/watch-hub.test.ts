@@ -74,7 +74,7 @@ describe("etcd watch hub", () => {
   test("a watch that starts behind the hub is replayed from its ring; one from before the ring gets its own stream", async () => {
     const c = await etcd();
     const storage = new EtcdStorage(parseEtcdUrl(c.url));
-    const hub = new EtcdWatchHub(storage.client, 16);
+    const hub = new EtcdWatchHub(storage.kv, 16);
     try {
       const p = `/ring-${Date.now()}/`;
       const start = await storage.currentRevision();

@@ -14,11 +14,11 @@
  * revision R means every watch has everything under its prefix up to R.
  */
 
-import type { Etcd3 } from "etcd3";
 import type { StorageError } from "../errors.js";
 import { EventRing } from "../event-ring.js";
 import type { WatchCallbacks, WatchEvent, Watcher } from "../interface.js";
 import { QueuedWatcher } from "../queued-watcher.js";
+import type { EtcdKvH2 } from "./kv-h2.js";
 import { EtcdWatchStream } from "./watch-stream.js";
 
 /** Recent events kept for watches that start a little behind the hub (default). */
@@ -34,7 +34,7 @@ export class EtcdWatchHub {
   streamsOpened = 0;
 
   constructor(
-    private readonly client: Etcd3,
+    private readonly kv: EtcdKvH2,
     ringSize = DEFAULT_RING,
   ) {
     this.ring = new EventRing(ringSize);
@@ -66,7 +66,7 @@ export class EtcdWatchHub {
 
   /** A watch from before the ring: its own stream from its own revision. */
   private watchAlone(prefix: string, afterRevision: number, callbacks: WatchCallbacks): Watcher {
-    const stream = new EtcdWatchStream(this.client, prefix, afterRevision, {
+    const stream = new EtcdWatchStream(this.kv, prefix, afterRevision, {
       onResponse: (events, revision) => {
         if (events.length > 0) watcher.offerNow(events);
         watcher.progress(revision);
@@ -85,7 +85,7 @@ export class EtcdWatchHub {
 
   private open(afterRevision: number): void {
     this.ring.reset(afterRevision);
-    this.stream = new EtcdWatchStream(this.client, "", afterRevision, {
+    this.stream = new EtcdWatchStream(this.kv, "", afterRevision, {
       onResponse: (events, revision) => this.fanOut(events, revision),
       onCompacted: (err) => this.reset(err),
     });
