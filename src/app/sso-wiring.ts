@@ -23,8 +23,8 @@ export function wireSso(
     now: config.signInClock,
     finish:
       config.finishBrowserLogin ??
-      ((reply, key) => {
-        startConsoleSession(reply, key);
+      (async (reply, key) => {
+        await startConsoleSession(reply, key);
         return reply.redirect("/console/", 303);
       }),
   });

@@ -3,6 +3,7 @@ import { bootstrapAdmin, writeAdminKubeconfig } from "../auth/bootstrap.js";
 import { IdentityIndex } from "../auth/identity-index.js";
 import { AccessControl } from "../authz/access-control.js";
 import { reviewKinds } from "../authz/reviews/index.js";
+import { ConsoleSessions } from "../console/sessions.js";
 import { createPlatformEvents } from "../events/platform-events.js";
 import { Registry } from "../registry/registry.js";
 import { SharedInformers } from "../registry/shared-informers.js";
@@ -47,12 +48,13 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   // One informer per kind on this replica, shared by every consumer (src/registry/shared-informers.ts).
   const informers = new SharedInformers(registry);
   const identity = new IdentityIndex(informers.for("ownedaccesskeys"), informers.for("users"), informers.for("teams"));
-  const access = new AccessControl(registry, informers, identity, signer, config, log);
+  const warn = (what: string) => (err: unknown) => log.error({ err }, `${what} failed`);
+  const consoleSessions = new ConsoleSessions(registry, cipher, warn("console sessions"));
+  const access = new AccessControl(registry, informers, identity, signer, config, log, consoleSessions);
   const adminKey = await bootstrapAdmin(registry, dataDir, config.bootstrapKey ?? process.env.PLATFORM_BOOTSTRAP_KEY);
   await identity.start();
   await access.start();
 
-  const warn = (what: string) => (err: unknown) => log.error({ err }, `${what} failed`);
   const cas = new VirtualClusterCaStore(registry, cipher);
   const events = createPlatformEvents(core.store("events"), informers, warn("recording an event"), config.events);
   const { controllers, garbageCollector } = assembleControllers({
@@ -64,6 +66,12 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     cas,
     events,
     log,
+  });
+
+  controllers.register({
+    name: "console-session-sweep",
+    start: () => consoleSessions.sweeper.start(),
+    stop: () => consoleSessions.sweeper.stop(),
   });
 
   const subresources = new Map<string, SubresourceHandler>(accessKeySubresources(registry, identity));

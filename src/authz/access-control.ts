@@ -6,7 +6,7 @@ import { directTokenFallback } from "../auth/direct-token.js";
 import { FailedAuthLimiter } from "../auth/failed-auth-limiter.js";
 import type { IdentityIndex } from "../auth/identity-index.js";
 import { KeyActivityRecorder } from "../auth/key-activity.js";
-import { ConsoleSessions } from "../console/sessions.js";
+import type { ConsoleSessions } from "../console/sessions.js";
 import { UserTeamsController } from "../controllers/user-teams/controller.js";
 import { hashAccessKey } from "../crypto/access-keys.js";
 import type { TokenSigner } from "../crypto/jwt.js";
@@ -41,8 +41,6 @@ export class AccessControl {
   private readonly activity: KeyActivityRecorder;
   /** Background work: the server registers it with the controllers (it runs on the leader only). */
   readonly userTeams: UserTeamsController;
-  /** Browser sessions of the web console: a cookie that stands for an access key (src/console). */
-  readonly consoleSessions = new ConsoleSessions();
 
   constructor(
     registry: Registry,
@@ -50,7 +48,9 @@ export class AccessControl {
     private readonly identity: IdentityIndex,
     signer: Pick<TokenSigner, "verifyToken">,
     config: AccessControlConfig,
-    log: { error(obj: unknown, msg: string): void } = { error: () => {} },
+    log: { error(obj: unknown, msg: string): void },
+    /** Browser sessions of the web console: a cookie that stands for an access key (src/console). */
+    readonly consoleSessions: ConsoleSessions,
   ) {
     this.projects = informers.for("projects");
     this.authorizer = new PlatformAuthorizer(identity, this.projects);
@@ -66,9 +66,11 @@ export class AccessControl {
   /** After the identity index started. */
   async start(): Promise<void> {
     await this.projects.synced();
+    await this.consoleSessions.watch();
   }
 
   async stop(): Promise<void> {
+    this.consoleSessions.stop();
     await this.audit?.close();
   }
 
@@ -85,7 +87,7 @@ export class AccessControl {
    */
   async identify(request: Pick<FastifyRequest, "ip" | "method" | "headers">): Promise<RequestContext> {
     const address = request.ip;
-    const credential = this.credentialOf(request);
+    const credential = await this.credentialOf(request);
     // Hashed once: the authenticator looks the key up by it, the limiter remembers it.
     const hash = credential && hashAccessKey(credential);
     // A blocked address still serves keys that authenticated from it before (see the limiter).
@@ -106,9 +108,9 @@ export class AccessControl {
    * The bearer token; without an Authorization header, the key of the console session named by
    * the cookie (a write without the session's CSRF token is refused there).
    */
-  private credentialOf(request: Pick<FastifyRequest, "method" | "headers">): string | undefined {
+  private async credentialOf(request: Pick<FastifyRequest, "method" | "headers">): Promise<string | undefined> {
     const header = request.headers.authorization;
-    return header ? bearerToken(header) : this.consoleSessions.credentialOf(request.method, request.headers);
+    return header ? bearerToken(header) : await this.consoleSessions.credentialOf(request.method, request.headers);
   }
 
   /**

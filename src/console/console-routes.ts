@@ -26,10 +26,10 @@ const registered = new WeakMap<FastifyInstance, ConsoleSessions>();
  * session's CSRF token. The key must have been authenticated by the caller (sign-in with a
  * key below, or a single sign-on callback).
  */
-export function startConsoleSession(reply: FastifyReply, accessKey: string): { csrfToken: string } {
+export async function startConsoleSession(reply: FastifyReply, accessKey: string): Promise<{ csrfToken: string }> {
   const sessions = registered.get(reply.server);
   if (!sessions) throw new Error("the console is not registered on this server");
-  const { id, csrfToken } = sessions.start(accessKey);
+  const { id, csrfToken } = await sessions.begin(accessKey);
   reply.header("set-cookie", sessionCookie(id));
   return { csrfToken };
 }
@@ -56,7 +56,7 @@ export function registerConsole(app: FastifyInstance, deps: ConsoleDeps): void {
         method: "GET",
         headers: { authorization: `Bearer ${accessKey}` },
       });
-      const { csrfToken } = startConsoleSession(reply, accessKey);
+      const { csrfToken } = await startConsoleSession(reply, accessKey);
       return reply.code(201).send({ csrfToken, user: { name: ctx.user.name, kind: ctx.user.subjectKind } });
     } catch (err) {
       return sendError(reply, err);
@@ -67,7 +67,7 @@ export function registerConsole(app: FastifyInstance, deps: ConsoleDeps): void {
   app.get(`${api}/session`, async (request, reply) => {
     setSecurityHeaders(reply).header("cache-control", "no-store");
     try {
-      const csrfToken = deps.sessions.csrfTokenOf(request.headers);
+      const csrfToken = await deps.sessions.csrfTokenOf(request.headers);
       if (!csrfToken || request.headers.authorization) throw errors.unauthorized();
       const ctx = await deps.authenticate(request);
       return reply.send({ csrfToken, user: { name: ctx.user.name, kind: ctx.user.subjectKind } });
@@ -80,8 +80,8 @@ export function registerConsole(app: FastifyInstance, deps: ConsoleDeps): void {
   app.delete(`${api}/session`, async (request, reply) => {
     setSecurityHeaders(reply).header("cache-control", "no-store");
     try {
-      deps.sessions.credentialOf("DELETE", request.headers);
-      deps.sessions.end(request.headers);
+      await deps.sessions.credentialOf("DELETE", request.headers);
+      await deps.sessions.end(request.headers);
       return reply.header("set-cookie", sessionCookie(undefined)).code(204).send();
     } catch (err) {
       return sendError(reply, err);

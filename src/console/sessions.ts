@@ -1,6 +1,11 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { errors } from "../api/errors.js";
+import type { KeptValueCipher } from "../registry/kept-keys.js";
+import type { Registry } from "../registry/registry.js";
+import { entryId, SealedEntries } from "../sso/sealed-entries.js";
+import { SignInSweeper } from "../sso/sweeper.js";
+import { RecentSessions } from "./recent-sessions.js";
 
 /**
  * The console's cookie. `__Host-` makes the browser insist on Secure, Path=/ and no Domain,
@@ -13,16 +18,31 @@ export const CSRF_HEADER = "x-csrf-token";
 const SESSION_MAX_AGE_SECONDS = 12 * 3600;
 /** …and this long after its last use. */
 const SESSION_IDLE_SECONDS = 3600;
-/** Beyond this many live sessions the oldest are ended (bounded memory). */
+/**
+ * Last use is written to the store at most this often per session (not on every request): a session
+ * ends between SESSION_IDLE_SECONDS minus this and SESSION_IDLE_SECONDS after its last use.
+ */
+const TOUCH_EVERY_MS = 60_000;
+/** How long this process may answer from memory a session it read from the store (RecentSessions). */
+export const SESSION_CACHE_MS = 5_000;
+/** Beyond this many sessions in the store, the sweep ends those that expire first (bounded storage). */
 const MAX_SESSIONS = 50_000;
+/** The registry's internal key space (kept-keys.ts) of console sessions. */
+export const SESSION_SPACE = "console-sessions";
 
 const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
-interface Session {
+/** What the store keeps of a session, encrypted: the key it acts with, its CSRF token, when it ends at the latest. */
+interface KeptSession {
   accessKey: string;
   csrfToken: string;
+  endsAt: number;
+}
+
+/** A session as read: with the expiry and revision of its entry. */
+interface LiveSession extends KeptSession {
   expiresAt: number;
-  lastUsed: number;
+  revision: number;
 }
 
 export interface StartedSession {
@@ -32,40 +52,61 @@ export interface StartedSession {
 }
 
 /**
- * Console sessions, kept in this process's memory only: the access key a browser signed in
- * with stays on the server, found by the SHA-256 of the random session id the browser holds
- * in an HttpOnly cookie. A session is a way to present that key: every API request made with
- * it authenticates the key again (a disabled or expired key, or a disabled user, ends it in
- * effect). A restart ends every session (people sign in again).
+ * Console sessions, kept in the store (src/sso/sealed-entries.ts) so that every replica and every
+ * worker of `--workers` knows them: found by the SHA-256 of the random session id the browser holds
+ * in an HttpOnly cookie, the access key and CSRF token encrypted with the server's encryption keys,
+ * in an internal key space no API resource serves and backups leave out. A session is a way to
+ * present that key: every API request made with it authenticates the key again (a disabled or
+ * deleted key, or a disabled user, ends it in effect on every replica). Sign-out removes the entry;
+ * the elected replica sweeps expired ones (`sweeper`). A found session is remembered here for
+ * SESSION_CACHE_MS at most, and forgotten as soon as the store reports a change to it.
  */
 export class ConsoleSessions {
-  private readonly sessions = new Map<string, Session>();
+  readonly entries: SealedEntries<KeptSession>;
+  /** Removes ended sessions from the store; run by the elected replica. */
+  readonly sweeper: SignInSweeper;
+  readonly #recent: RecentSessions<LiveSession>;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    registry: Registry,
+    cipher: KeptValueCipher,
+    onError: (err: unknown) => void = () => {},
+    private readonly now: () => number = Date.now,
+  ) {
+    this.entries = new SealedEntries(registry, SESSION_SPACE, cipher);
+    this.sweeper = new SignInSweeper([this.entries], onError, MAX_SESSIONS);
+    this.#recent = new RecentSessions(this.entries, SESSION_CACHE_MS, MAX_SESSIONS, onError);
+  }
 
-  start(accessKey: string): StartedSession {
-    this.prune();
+  /** Follows changes made on other replicas (without it, every lookup reads the store). */
+  watch(): Promise<void> {
+    return this.#recent.start();
+  }
+
+  stop(): void {
+    this.#recent.stop();
+  }
+
+  async begin(accessKey: string): Promise<StartedSession> {
     const id = randomBytes(32).toString("base64url");
     const csrfToken = randomBytes(32).toString("base64url");
     const now = this.now();
-    this.sessions.set(digest(id), {
-      accessKey,
-      csrfToken,
-      expiresAt: now + SESSION_MAX_AGE_SECONDS * 1000,
-      lastUsed: now,
-    });
+    const endsAt = now + SESSION_MAX_AGE_SECONDS * 1000;
+    await this.entries.put(id, { accessKey, csrfToken, endsAt }, idleExpiry(now, endsAt));
     return { id, csrfToken };
   }
 
-  /** Ends the session named by the request's cookie (nothing when there is none). */
-  end(headers: IncomingHttpHeaders): void {
+  /** Ends the session named by the request's cookie, on every replica (nothing when there is none). */
+  async end(headers: IncomingHttpHeaders): Promise<void> {
     const id = sessionIdOf(headers);
-    if (id) this.sessions.delete(digest(id));
+    if (!id) return;
+    this.#recent.forget(entryId(id));
+    await this.entries.remove(id);
   }
 
   /** The CSRF token of the request's live session, or undefined. */
-  csrfTokenOf(headers: IncomingHttpHeaders): string | undefined {
-    return this.live(headers)?.csrfToken;
+  async csrfTokenOf(headers: IncomingHttpHeaders): Promise<string | undefined> {
+    return (await this.live(headers))?.csrfToken;
   }
 
   /**
@@ -74,47 +115,47 @@ export class ConsoleSessions {
    * session's CSRF token in `X-CSRF-Token`: another site can make the browser send the
    * cookie, never read the token. Without it the request is refused with 403.
    */
-  credentialOf(method: string, headers: IncomingHttpHeaders): string | undefined {
-    const session = this.live(headers);
+  async credentialOf(method: string, headers: IncomingHttpHeaders): Promise<string | undefined> {
+    const session = await this.live(headers);
     if (!session) return undefined;
     if (WRITES.has(method.toUpperCase()) && !sameToken(headers[CSRF_HEADER], session.csrfToken)) {
       throw errors.forbiddenMessage(
         "a console session writes only with its CSRF token (X-CSRF-Token header); sign in again if it is lost",
       );
     }
-    session.lastUsed = this.now();
     return session.accessKey;
   }
 
-  get size(): number {
-    return this.sessions.size;
-  }
-
-  private live(headers: IncomingHttpHeaders): Session | undefined {
+  /** The live session of the request's cookie: from memory when recent, else the store; its last use noted. */
+  private async live(headers: IncomingHttpHeaders): Promise<LiveSession | undefined> {
     const id = sessionIdOf(headers);
     if (!id) return undefined;
-    const key = digest(id);
-    const session = this.sessions.get(key);
-    if (!session) return undefined;
+    const key = entryId(id);
     const now = this.now();
-    if (now >= session.expiresAt || now >= session.lastUsed + SESSION_IDLE_SECONDS * 1000) {
-      this.sessions.delete(key);
-      return undefined;
-    }
-    return session;
+    let session = this.#recent.get(key, now);
+    if (!session || session.expiresAt <= now) session = await this.read(id, key, now);
+    if (!session) return undefined;
+    const renewed = idleExpiry(now, session.endsAt);
+    if (renewed - session.expiresAt < TOUCH_EVERY_MS) return session;
+    // Used again: its idle expiry moves on. Lost to another replica's touch or a sign-out: read again.
+    this.#recent.forget(key);
+    if (await this.entries.extend(id, session.revision, renewed)) return { ...session, expiresAt: renewed };
+    return this.read(id, key, now);
   }
 
-  private prune(): void {
-    const now = this.now();
-    for (const [key, s] of this.sessions) {
-      if (now >= s.expiresAt || now >= s.lastUsed + SESSION_IDLE_SECONDS * 1000) this.sessions.delete(key);
-    }
-    // Maps iterate in insertion order: the first are the oldest.
-    for (const key of this.sessions.keys()) {
-      if (this.sessions.size < MAX_SESSIONS) break;
-      this.sessions.delete(key);
-    }
+  private async read(id: string, key: string, now: number): Promise<LiveSession | undefined> {
+    const ticket = this.#recent.ticket();
+    const read = await this.entries.read(id, now);
+    if (!read) return undefined;
+    const session = { ...read.value, expiresAt: read.expiresAt, revision: read.revision };
+    this.#recent.keep(key, session, ticket, now);
+    return session;
   }
+}
+
+/** When a session used at `now` ends unless used again: idle time, never past its end. */
+function idleExpiry(now: number, endsAt: number): number {
+  return Math.min(endsAt, now + SESSION_IDLE_SECONDS * 1000);
 }
 
 /** The session id from the Cookie header, if any. */
@@ -134,10 +175,6 @@ export function sessionCookie(id: string | undefined): string {
   return id
     ? `${SESSION_COOKIE}=${id}; ${attributes}; Max-Age=${SESSION_MAX_AGE_SECONDS}`
     : `${SESSION_COOKIE}=; ${attributes}; Max-Age=0`;
-}
-
-function digest(id: string): string {
-  return createHash("sha256").update(id).digest("base64url");
 }
 
 function sameToken(given: string | string[] | undefined, expected: string): boolean {

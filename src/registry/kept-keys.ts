@@ -1,5 +1,5 @@
 import { isStorageError } from "../storage/errors.js";
-import type { Storage, TxnOp } from "../storage/interface.js";
+import type { Storage, TxnOp, Watcher } from "../storage/interface.js";
 
 /** Under this prefix no resource is served: what is kept here is never readable through the API. */
 export const KEPT_KEYS_PREFIX = "/platform-internal/";
@@ -66,6 +66,45 @@ export class KeptKeys {
       if (isStorageError(err, "Conflict") || isStorageError(err, "NotFound")) return false;
       throw err;
     }
+  }
+
+  /** Replaces an entry if it is still at `revision`; false when it changed or is gone meanwhile. */
+  async replaceAt(id: string, value: string, revision: number): Promise<boolean> {
+    try {
+      await this.storage.update(this.key(id), this.seal(value), revision);
+      return true;
+    } catch (err) {
+      if (isStorageError(err, "Conflict") || isStorageError(err, "NotFound")) return false;
+      throw err;
+    }
+  }
+
+  /** Removes an entry whatever its revision; false when there was none. */
+  async remove(id: string): Promise<boolean> {
+    try {
+      await this.storage.delete(this.key(id));
+      return true;
+    } catch (err) {
+      if (isStorageError(err, "NotFound")) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * Calls `changed` with the id of every entry written or removed from now on (on any replica
+   * sharing the store), until closed or `failed` (no more calls follow then). Resolves once
+   * every change after the call is certain to be reported.
+   */
+  async watchIds(changed: (ids: string[]) => void, failed: (err: Error) => void): Promise<Watcher> {
+    const afterRevision = await this.storage.currentRevision();
+    return this.storage.watch(
+      this.prefix,
+      { afterRevision },
+      {
+        onEvents: (events) => changed(events.map((e) => e.kv.key.slice(this.prefix.length))),
+        onError: failed,
+      },
+    );
   }
 
   /** The storage operation creating an entry (for registry.transact only). */

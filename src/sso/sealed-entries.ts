@@ -10,15 +10,15 @@ interface StoredEntry {
 
 /**
  * Short-lived secrets that must survive from one request to the next on whichever replica answers
- * it (a sign-in in progress, a CLI's one-time code), kept in one of the registry's internal key
+ * it (a sign-in in progress, a CLI's one-time code, a web console session), kept in one of the registry's internal key
  * spaces (kept-keys.ts: no resource serves it, and backups leave it out).
  *
  * - Found by the SHA-256 of the handle the browser or CLI holds, never by the handle itself: what
  *   is stored cannot be used to finish someone's sign-in.
  * - The value is encrypted with the server's encryption keys (the PKCE verifier and the issued key
  *   must be read back), bound to its entry so a copy under another handle does not open.
- * - Single use: taking an entry deletes it at the revision it was read at, so of two callbacks
- *   with one handle, on one replica or two, only one gets it.
+ * - Single use when taken: `take` deletes it at the revision it was read at, so of two callbacks
+ *   with one handle, on one replica or two, only one gets it. (`read` leaves it, for sessions.)
  * - Expiring: an entry past its time is refused when taken, and removed by `sweep`.
  */
 export class SealedEntries<V> {
@@ -53,13 +53,49 @@ export class SealedEntries<V> {
     if (!kept || !(await this.#keys.removeAt(id, kept.revision))) return undefined;
     const entry = parseEntry(kept.value);
     if (!entry || entry.expiresAt <= now) return undefined;
+    return this.open(id, entry.sealed);
+  }
+
+  private open(id: string, sealed: string): V | undefined {
     try {
-      const opened = JSON.parse(this.cipher.decrypt(entry.sealed)) as { id?: unknown; value: V };
+      const opened = JSON.parse(this.cipher.decrypt(sealed)) as { id?: unknown; value: V };
       return opened.id === id ? opened.value : undefined;
     } catch {
       // Encrypted with a key no longer loaded, or altered: as good as unknown.
       return undefined;
     }
+  }
+
+  /**
+   * The value kept for `handle`, left in place (for entries used many times, as console sessions):
+   * with its expiry and the revision it was read at; undefined when unknown or expired.
+   */
+  async read(handle: string, now = Date.now()): Promise<ReadEntry<V> | undefined> {
+    const id = entryId(handle);
+    const kept = await this.#keys.get(id);
+    const entry = kept && parseEntry(kept.value);
+    if (!kept || !entry || entry.expiresAt <= now) return undefined;
+    const value = this.open(id, entry.sealed);
+    return value === undefined ? undefined : { value, expiresAt: entry.expiresAt, revision: kept.revision };
+  }
+
+  /** Moves the expiry of the entry read at `revision` (the value unchanged); false when it changed or is gone. */
+  async extend(handle: string, revision: number, expiresAt: number): Promise<boolean> {
+    const id = entryId(handle);
+    const kept = await this.#keys.get(id);
+    const entry = kept && parseEntry(kept.value);
+    if (!kept || !entry || kept.revision !== revision) return false;
+    return this.#keys.replaceAt(id, JSON.stringify({ expiresAt, sealed: entry.sealed }), revision);
+  }
+
+  /** Removes the entry kept for `handle`, whatever its state; false when there was none. */
+  async remove(handle: string): Promise<boolean> {
+    return this.#keys.remove(entryId(handle));
+  }
+
+  /** Reports the ids (entryId) of entries written or removed on any replica, from when it resolves (KeptKeys.watchIds). */
+  watchIds(changed: (ids: string[]) => void, failed: (err: Error) => void): ReturnType<KeptKeys["watchIds"]> {
+    return this.#keys.watchIds(changed, failed);
   }
 
   /**
@@ -78,6 +114,13 @@ export class SealedEntries<V> {
     }
     return removed;
   }
+}
+
+/** What `read` answers. */
+export interface ReadEntry<V> {
+  value: V;
+  expiresAt: number;
+  revision: number;
 }
 
 /** The storage id of a handle: base64url(SHA-256). Handles are 256-bit random values, so no salt is needed. */

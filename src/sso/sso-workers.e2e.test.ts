@@ -1,7 +1,8 @@
 /**
  * `platform start --workers 2` with single sign-on: the primary hands connections to the workers in
  * turn, so a sign-in begun on one connection and called back on the next is answered by the other
- * worker. Every such sign-in must finish (it did not while sign-ins lived in one process's memory).
+ * worker. Every such sign-in must finish (it did not while sign-ins lived in one process's memory),
+ * and the console session it ends in must work, and end, on both workers.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -27,9 +28,14 @@ interface Answer {
 
 /** One unauthenticated GET on a fresh connection (each reaches the next worker). */
 function get(server: ServerProcess, path: string, cookie?: string): Promise<Answer> {
+  return call(server, "GET", path, cookie ? { cookie } : {});
+}
+
+/** One request on a fresh connection. */
+function call(server: ServerProcess, method: string, path: string, headers: Record<string, string>): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const headers = cookie ? { cookie } : undefined;
-    const req = httpsRequest(new URL(path, server.url), { agent: false, ca: server.caPem, headers }, (res) => {
+    const options = { method, agent: false, ca: server.caPem, headers };
+    const req = httpsRequest(new URL(path, server.url), options, (res) => {
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (c: string) => {
@@ -53,6 +59,8 @@ describe("single sign-on with platform start --workers 2", { timeout: 240_000 },
    * takes the browser's request and makes it to the server on a connection of its own.
    */
   let balancer: string;
+  /** The console session the last sign-in ended in. */
+  let session = "";
   const dir = mkdtempSync(join(tmpdir(), "platform-sso-workers-"));
 
   before(async () => {
@@ -119,10 +127,32 @@ describe("single sign-on with platform start --workers 2", { timeout: 240_000 },
       assert.equal(done.status, 303, `sign-in ${i}: ${done.text}`);
       assert.equal(done.headers.location, "/console/");
       assert.match(String(done.headers["set-cookie"]), /__Host-platform-session=/);
+      const cookies = [done.headers["set-cookie"] ?? []].flat();
+      session = cookies.find((c) => c.startsWith("__Host-platform-session="))?.split(";")[0] ?? "";
 
       const replay = await get(server, path, cookie);
       assert.equal(replay.status, 400, `replay ${i}: ${replay.text}`);
       assert.match(replay.text, /unknown, expired or was already used/);
     }
+  });
+
+  it("the console session works on both workers; signed out on one, it is refused on both", async () => {
+    assert.ok(session, "the sign-ins above gave a session");
+    const pages = [
+      await get(server, "/console/api/session", session),
+      await get(server, "/console/api/session", session),
+    ];
+    for (const page of pages) assert.equal(page.status, 200, page.text);
+    const { csrfToken } = JSON.parse(pages[0]!.text) as { csrfToken: string };
+    const out = await call(server, "DELETE", "/console/api/session", { cookie: session, "x-csrf-token": csrfToken });
+    assert.equal(out.status, 204, out.text);
+    // The other worker forgets the session once the store reports the removal (a bounded wait).
+    let refused = 0;
+    for (let i = 0; i < 100 && refused < 2; i++) {
+      const status = (await get(server, "/console/api/session", session)).status;
+      refused = status === 401 ? refused + 1 : 0;
+      if (refused < 2) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(refused, 2, "two connections in a row (both workers) refuse the signed-out session");
   });
 });

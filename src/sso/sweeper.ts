@@ -6,7 +6,8 @@ const SWEEP_INTERVAL_MS = 60_000;
 export const MAX_ENTRIES = 10_000;
 
 /**
- * Removes sign-ins that never came back and CLI codes never redeemed once they expire: each is
+ * Removes sign-ins that never came back and CLI codes never redeemed once they expire (and console
+ * sessions that ended, src/console): each is
  * refused when late anyway, this keeps the store from collecting them. Runs on the elected replica.
  */
 export class SignInSweeper {
@@ -16,6 +17,7 @@ export class SignInSweeper {
   constructor(
     private readonly spaces: ReadonlyArray<SealedEntries<unknown>>,
     private readonly onError: (err: unknown) => void,
+    private readonly max = MAX_ENTRIES,
   ) {}
 
   start(): void {
@@ -37,7 +39,7 @@ export class SignInSweeper {
   /** One round: how many entries it removed. */
   async sweep(now = Date.now()): Promise<number> {
     let removed = 0;
-    for (const space of this.spaces) removed += await space.sweep(now, MAX_ENTRIES);
+    for (const space of this.spaces) removed += await space.sweep(now, this.max);
     return removed;
   }
 }
