@@ -4,8 +4,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { pathToFileURL } from "node:url";
 import { PLATFORM_BIN } from "../testing/cli-run.js";
+import { moduleLoadLogArgs } from "../testing/module-load-log.js";
 import { freePort } from "../testing/server-process.js";
 
 /**
@@ -20,34 +20,16 @@ const LOADED_ON_USE = ["@kubernetes/client-node", "/etcd3/", "@peculiar/x509", "
  */
 describe("platform start", () => {
   const dir = mkdtempSync(join(tmpdir(), "platform-start-modules-"));
-  const hooks = join(dir, "hooks.mjs");
-  writeFileSync(
-    hooks,
-    `import { appendFileSync } from "node:fs";
-export async function load(url, context, next) {
-  if (url.startsWith("file:")) appendFileSync(process.env.LOADED_LOG, url + "\\n");
-  return next(url, context);
-}\n`,
-  );
+  const loadHook = moduleLoadLogArgs(dir);
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   /** Starts the server on `dataDir` until it is listening, stops it; the files it loaded. */
   const loadedByStart = async (dataDir: string, log: string): Promise<string[]> => {
     writeFileSync(log, "");
-    const register = `import{register}from"node:module";register(${JSON.stringify(pathToFileURL(hooks).href)})`;
     const port = await freePort();
     const child = spawn(
       process.execPath,
-      [
-        "--import",
-        `data:text/javascript,${register}`,
-        PLATFORM_BIN,
-        "start",
-        "--data-dir",
-        dataDir,
-        "--listen",
-        `127.0.0.1:${port}`,
-      ],
+      [...loadHook, PLATFORM_BIN, "start", "--data-dir", dataDir, "--listen", `127.0.0.1:${port}`],
       { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOADED_LOG: log } },
     );
     let out = "";

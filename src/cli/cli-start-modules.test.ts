@@ -6,6 +6,7 @@ import { join, resolve, sep } from "node:path";
 import { after, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import { PLATFORM_BIN } from "../testing/cli-run.js";
+import { moduleLoadLogArgs } from "../testing/module-load-log.js";
 
 /** dist/ of this checkout (dist/cli/ → dist/). */
 const DIST = resolve(import.meta.dirname, "..");
@@ -29,15 +30,7 @@ const SERVER_PARTS = [
  */
 describe("platform CLI start", () => {
   const dir = mkdtempSync(join(tmpdir(), "platform-cli-modules-"));
-  const hooks = join(dir, "hooks.mjs");
-  writeFileSync(
-    hooks,
-    `import { appendFileSync } from "node:fs";
-export async function load(url, context, next) {
-  if (url.startsWith("file:")) appendFileSync(process.env.LOADED_LOG, url + "\\n");
-  return next(url, context);
-}\n`,
-  );
+  const loadHook = moduleLoadLogArgs(dir);
   // Logged in to a port nobody listens on: client commands go as far as sending their request.
   const config = join(dir, "config.json");
   writeFileSync(config, JSON.stringify({ login: { server: "https://127.0.0.1:1", accessKey: "x".repeat(40) } }), {
@@ -48,8 +41,7 @@ export async function load(url, context, next) {
   const loadedBy = (args: string[]): string[] => {
     const log = join(dir, `loaded-${args.join("-").replace(/\W/g, "_")}.txt`);
     writeFileSync(log, "");
-    const register = `import{register}from"node:module";register(${JSON.stringify(pathToFileURL(hooks).href)})`;
-    const r = spawnSync(process.execPath, ["--import", `data:text/javascript,${register}`, PLATFORM_BIN, ...args], {
+    const r = spawnSync(process.execPath, [...loadHook, PLATFORM_BIN, ...args], {
       env: { PATH: process.env.PATH ?? "", HOME: dir, PLATFORM_CONFIG: config, LOADED_LOG: log },
       encoding: "utf8",
     });
