@@ -141,6 +141,21 @@ describe("etcd KV over gRPC on node:http2", () => {
   });
 });
 
+/** A watch of `prefix` from the store's current revision; keysSeen(n) waits (up to 5 s) for n events and gives their keys. */
+async function watchFromNow(storage: EtcdStorage, prefix: string) {
+  const seen: WatchEvent[] = [];
+  const watcher = storage.watch(
+    prefix,
+    { afterRevision: await storage.currentRevision() },
+    { onEvents: (events) => seen.push(...events), onError: (err) => assert.fail(err) },
+  );
+  const keysSeen = async (n: number): Promise<string[]> => {
+    for (let i = 0; i < 200 && seen.length < n; i++) await sleep(25);
+    return seen.map((e) => e.kv.key);
+  };
+  return { keysSeen, watcher };
+}
+
 describe("etcd over TLS with client certificates and etcd users", () => {
   let dir: string;
   let etcd: EtcdCluster;
@@ -168,23 +183,14 @@ describe("etcd over TLS with client certificates and etcd users", () => {
     const storage = new EtcdStorage(parseEtcdUrl(url()));
     const p = `/expiry/${randomUUID()}/`;
     try {
-      const seen: WatchEvent[] = [];
-      const watcher = storage.watch(
-        p,
-        { afterRevision: await storage.currentRevision() },
-        { onEvents: (events) => seen.push(...events), onError: (err) => assert.fail(err) },
-      );
+      const { keysSeen, watcher } = await watchFromNow(storage, p);
       await storage.create(`${p}a`, Buffer.from("1"));
       const fetched = storage.kv.authentications;
       await sleep(2_500); // past the token's TTL
       const rev = await storage.create(`${p}b`, Buffer.from("2"));
       assert.equal(storage.kv.authentications, fetched + 1, "one fresh token");
       assert.equal((await storage.get(`${p}b`))?.modRevision, rev);
-      for (let i = 0; i < 200 && seen.length < 2; i++) await sleep(25);
-      assert.deepEqual(
-        seen.map((e) => e.kv.key),
-        [`${p}a`, `${p}b`],
-      );
+      assert.deepEqual(await keysSeen(2), [`${p}a`, `${p}b`]);
       watcher.close();
     } finally {
       await storage.close();
@@ -196,22 +202,13 @@ describe("etcd over TLS with client certificates and etcd users", () => {
     const writing = new EtcdStorage(parseEtcdUrl(url()));
     const p = `/rewatch/${randomUUID()}/`;
     try {
-      const seen: WatchEvent[] = [];
-      const watcher = watching.watch(
-        p,
-        { afterRevision: await watching.currentRevision() },
-        { onEvents: (events) => seen.push(...events), onError: (err) => assert.fail(err) },
-      );
+      const { keysSeen, watcher } = await watchFromNow(watching, p);
       await writing.create(`${p}a`, Buffer.from("1"));
-      for (let i = 0; i < 200 && seen.length < 1; i++) await sleep(25);
+      await keysSeen(1);
       await sleep(2_500); // past the token's TTL; the watching storage makes no call meanwhile
       watching.hub.breakStream();
       await writing.create(`${p}b`, Buffer.from("2"));
-      for (let i = 0; i < 200 && seen.length < 2; i++) await sleep(25);
-      assert.deepEqual(
-        seen.map((e) => e.kv.key),
-        [`${p}a`, `${p}b`],
-      );
+      assert.deepEqual(await keysSeen(2), [`${p}a`, `${p}b`]);
       watcher.close();
     } finally {
       await watching.close();
