@@ -192,10 +192,6 @@ Examples:
       const who = isServerWorker() ? `worker ${workerNumber()} (pid ${process.pid}) ` : "";
       const { startServer } = await import("../app/start-server.js");
       const server = await startServer(config).catch(failedStart(who));
-      // The banner alone goes to stdout (a worker's, through its primary); logs and shutdown notes go to stderr.
-      const text = banner(server, host, opts.dataDir ?? "./data") + ssoNotes(server);
-      if (isServerWorker()) reportWorkerReady(text);
-      else process.stdout.write(text);
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) {
@@ -222,5 +218,11 @@ Examples:
       process.on("SIGTERM", () => stop("SIGTERM"));
       // A worker stops when its primary says so (SIGTERM); a terminal's Ctrl-C reaches the primary too.
       process.on("SIGINT", () => (isServerWorker() ? undefined : stop("SIGINT")));
+      // Only now the banner: whoever reads it may stop the server at once, and that signal must
+      // find the handlers above (printed before them, a SIGTERM could kill the process uncleanly).
+      // The banner alone goes to stdout (a worker's, through its primary); logs and shutdown notes go to stderr.
+      const text = banner(server, host, opts.dataDir ?? "./data") + ssoNotes(server);
+      if (isServerWorker()) reportWorkerReady(text);
+      else process.stdout.write(text);
     });
 }
