@@ -48,9 +48,10 @@ Examples:
         tls,
         auditLog: opts.auditLog,
       });
-      process.stdout.write(`platform agent for cluster ${opts.cluster} is serving on ${agent.url}\n`);
       const stop = () => agent.close().then(() => process.exit(0));
       process.on("SIGTERM", stop);
       process.on("SIGINT", stop);
+      // After the handlers: a reader of this line may stop the agent at once.
+      process.stdout.write(`platform agent for cluster ${opts.cluster} is serving on ${agent.url}\n`);
     });
 }
