@@ -20,14 +20,21 @@
  */
 import protobuf from "protobufjs/minimal.js";
 import type { KeyValue, WatchEvent } from "../interface.js";
+import {
+  BYTES,
+  emptyKv,
+  fieldEnd,
+  headerRevision,
+  int64,
+  type KvFields,
+  readKv,
+  tag,
+  toKeyValue,
+  VARINT,
+} from "./proto-wire.js";
 
 const { Reader, Writer } = protobuf;
 type ProtoReader = protobuf.Reader;
-
-const VARINT = 0;
-const BYTES = 2;
-/** A field's tag: its number and wire type, as the first varint of the field. */
-const tag = (field: number, wire: number): number => (field << 3) | wire;
 
 const RESPONSE_HEADER = tag(1, BYTES);
 const RESPONSE_WATCH_ID = tag(2, VARINT);
@@ -36,14 +43,9 @@ const RESPONSE_CANCELED = tag(4, VARINT);
 const RESPONSE_COMPACT_REVISION = tag(5, VARINT);
 const RESPONSE_CANCEL_REASON = tag(6, BYTES);
 const RESPONSE_EVENT = tag(11, BYTES);
-const HEADER_REVISION = tag(3, VARINT);
 const EVENT_TYPE = tag(1, VARINT);
 const EVENT_KV = tag(2, BYTES);
 const EVENT_PREV_KV = tag(3, BYTES);
-const KV_KEY = tag(1, BYTES);
-const KV_CREATE_REVISION = tag(2, VARINT);
-const KV_MOD_REVISION = tag(3, VARINT);
-const KV_VALUE = tag(5, BYTES);
 const EVENT_DELETE = 1;
 
 export interface WatchResponse {
@@ -65,76 +67,6 @@ export interface WatchResponse {
   readonly eventCount: number;
   /** The revision of the response's last event, under the prefix or not (0 without events). */
   readonly lastEventRevision: number;
-}
-
-/** A KeyValue's fields as offsets into the message: nothing is copied until it is wanted. */
-interface KvFields {
-  keyStart: number;
-  keyEnd: number;
-  valueStart: number;
-  valueEnd: number;
-  createRevision: number;
-  modRevision: number;
-}
-
-const emptyKv = (): KvFields => ({
-  keyStart: 0,
-  keyEnd: 0,
-  valueStart: 0,
-  valueEnd: 0,
-  createRevision: 0,
-  modRevision: 0,
-});
-
-/**
- * An int64 as a number. A varint of at most 4 bytes (below 2^28: every revision but on a very
- * busy store) is read by uint32() without allocating; a longer one by protobufjs's 64-bit path
- * (uint32() would read its low bits only, and assumes 10 bytes past the fifth).
- */
-function int64(r: ProtoReader): number {
-  const b = r.buf;
-  const p = r.pos;
-  if (b[p]! < 128 || b[p + 1]! < 128 || b[p + 2]! < 128 || b[p + 3]! < 128) return r.uint32();
-  const long: { low: number; high: number } | number = r.int64();
-  return typeof long === "number" ? long : long.high * 2 ** 32 + (long.low >>> 0);
-}
-
-/** The end offset of the length-delimited field at the reader (left at its first byte). */
-function fieldEnd(r: ProtoReader): number {
-  const length = r.uint32();
-  return r.pos + length;
-}
-
-/** Reads the KeyValue in [r.pos, end) into `kv` (fields absent from the message are their defaults). */
-function readKv(r: ProtoReader, end: number, kv: KvFields): void {
-  kv.keyStart = kv.keyEnd = kv.valueStart = kv.valueEnd = 0;
-  kv.createRevision = kv.modRevision = 0;
-  while (r.pos < end) {
-    const t = r.uint32();
-    if (t === KV_KEY) {
-      kv.keyEnd = fieldEnd(r);
-      kv.keyStart = r.pos;
-      r.pos = kv.keyEnd;
-    } else if (t === KV_VALUE) {
-      kv.valueEnd = fieldEnd(r);
-      kv.valueStart = r.pos;
-      r.pos = kv.valueEnd;
-    } else if (t === KV_CREATE_REVISION) kv.createRevision = int64(r);
-    else if (t === KV_MOD_REVISION) kv.modRevision = int64(r);
-    else r.skipType(t & 7);
-  }
-  r.pos = end;
-}
-
-function toKeyValue(buf: Buffer, kv: KvFields): KeyValue {
-  return {
-    key: buf.toString("utf8", kv.keyStart, kv.keyEnd),
-    // A copy: caches keep values for long, and a view would keep the whole gRPC message (every
-    // event and previous value in it) alive with it.
-    value: Buffer.from(buf.subarray(kv.valueStart, kv.valueEnd)),
-    createRevision: kv.createRevision,
-    modRevision: kv.modRevision,
-  };
 }
 
 /** Decodes the watch responses of one stream; only events whose key starts with `prefix` are built. */
@@ -225,17 +157,6 @@ export class WatchResponseDecoder {
   }
 }
 
-/** The ResponseHeader in [r.pos, end): its revision. */
-function headerRevision(r: ProtoReader, end: number): number {
-  let revision = 0;
-  while (r.pos < end) {
-    const t = r.uint32();
-    if (t === HEADER_REVISION) revision = int64(r);
-    else r.skipType(t & 7);
-  }
-  return revision;
-}
-
 /** Reads the KeyValue whose length prefix is at `at` (-1: absent, all defaults), then returns to where the reader was. */
 function readKvAt(r: ProtoReader, at: number, into: KvFields): void {
   const resume = r.pos;
@@ -253,12 +174,12 @@ export function encodeWatchCreate(req: {
   progressNotify: boolean;
 }): Buffer {
   const w = Writer.create();
-  w.uint32((1 << 3) | BYTES).fork();
-  w.uint32((1 << 3) | BYTES).bytes(req.key);
-  w.uint32((2 << 3) | BYTES).bytes(req.rangeEnd);
-  if (req.startRevision > 0) w.uint32((3 << 3) | VARINT).int64(req.startRevision);
-  if (req.progressNotify) w.uint32((4 << 3) | VARINT).bool(true);
-  if (req.prevKv) w.uint32((6 << 3) | VARINT).bool(true);
+  w.uint32(tag(1, BYTES)).fork();
+  w.uint32(tag(1, BYTES)).bytes(req.key);
+  w.uint32(tag(2, BYTES)).bytes(req.rangeEnd);
+  if (req.startRevision > 0) w.uint32(tag(3, VARINT)).int64(req.startRevision);
+  if (req.progressNotify) w.uint32(tag(4, VARINT)).bool(true);
+  if (req.prevKv) w.uint32(tag(6, VARINT)).bool(true);
   w.ldelim();
   return Buffer.from(w.finish());
 }
