@@ -5,7 +5,7 @@
  * its gRPC status (grpc-unary.ts has the same framing for single calls).
  */
 import { type ClientHttp2Stream, constants as h2 } from "node:http2";
-import { CODE_UNAVAILABLE, frame, statusMessage } from "./grpc-unary.js";
+import { CODE_UNAVAILABLE, frame, GrpcStatus } from "./grpc-unary.js";
 import { EtcdRequestError } from "./kv-calls.js";
 
 const CODE_INTERNAL = 13;
@@ -21,25 +21,14 @@ export class GrpcBidiStream {
   /** Bytes received but not yet a whole message. */
   private pending: Buffer | undefined;
   private ended = false;
-  private grpcStatus: number | undefined;
-  private grpcMessage = "";
+  private readonly status: GrpcStatus;
   private failure: Error | undefined;
 
   constructor(
     private readonly stream: ClientHttp2Stream,
     private readonly handlers: BidiHandlers,
   ) {
-    const statusFrom = (h: Record<string, unknown>): void => {
-      if (h["grpc-status"] === undefined) return;
-      this.grpcStatus = Number(h["grpc-status"]);
-      this.grpcMessage = statusMessage(h["grpc-message"]);
-    };
-    stream.on("response", (h) => {
-      const status = Number(h[":status"]);
-      if (status !== 200) this.failure = new Error(`HTTP ${status} (not a gRPC answer)`);
-      statusFrom(h);
-    });
-    stream.on("trailers", statusFrom);
+    this.status = new GrpcStatus(stream);
     stream.on("data", (chunk: Buffer) => this.receive(chunk));
     stream.on("error", (err) => {
       this.failure ??= err;
@@ -82,11 +71,11 @@ export class GrpcBidiStream {
   private finish(): void {
     if (this.ended) return;
     this.ended = true;
-    let err: EtcdRequestError;
-    if (this.grpcStatus !== undefined && this.grpcStatus !== 0)
-      err = new EtcdRequestError(this.grpcMessage || `gRPC status ${this.grpcStatus}`, this.grpcStatus);
-    else if (this.failure) err = new EtcdRequestError(this.failure.message, CODE_UNAVAILABLE);
-    else err = new EtcdRequestError("etcd ended the stream", CODE_UNAVAILABLE);
-    this.handlers.onEnd(err);
+    const { httpStatus } = this.status;
+    const transport =
+      httpStatus !== 0 && httpStatus !== 200 ? `HTTP ${httpStatus} (not a gRPC answer)` : this.failure?.message;
+    this.handlers.onEnd(
+      this.status.error() ?? new EtcdRequestError(transport ?? "etcd ended the stream", CODE_UNAVAILABLE),
+    );
   }
 }
