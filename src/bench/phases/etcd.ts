@@ -241,13 +241,12 @@ async function etcdCpuMs(etcd: EtcdCluster): Promise<number> {
 /** CPU used so far (ms) by replica A, replica B and etcd. */
 async function cpuNow(etcd: EtcdCluster, a: Child, r2: Child): Promise<Record<"a" | "b" | "etcd", number>> {
   const ms = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
-  const [ua, ub, text] = await Promise.all([
+  const [ua, ub, etcdMs] = await Promise.all([
     a.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" }),
     r2.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" }),
-    fetch(`http://${etcd.endpoints[0]}/metrics`).then((r) => r.text()),
+    etcdCpuMs(etcd),
   ]);
-  const etcdSeconds = Number(/^process_cpu_seconds_total (\S+)$/m.exec(text)?.[1] ?? Number.NaN);
-  return { a: ms(ua.cpu), b: ms(ub.cpu), etcd: etcdSeconds * 1000 };
+  return { a: ms(ua.cpu), b: ms(ub.cpu), etcd: etcdMs };
 }
 
 function cpuSince<K extends string>(before: Record<K, number>, after: Record<K, number>): Record<K, number> {
