@@ -23,6 +23,7 @@ import { loadKeys } from "./keys.js";
 import { assembleRegistry } from "./registry-assembly.js";
 import { wireSso } from "./sso-wiring.js";
 import { openServerStorage } from "./storage-assembly.js";
+import { reportUndecodable } from "./undecodable-report.js";
 
 export type { RunningServer, ServerConfig } from "./config.js";
 
@@ -46,7 +47,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   );
   const log = createLogger(config.logLevel ?? "warn");
   // One informer per kind on this replica, shared by every consumer (src/registry/shared-informers.ts).
-  const informers = new SharedInformers(registry);
+  const informers = new SharedInformers(registry, reportUndecodable(log));
   const identity = new IdentityIndex(informers.for("ownedaccesskeys"), informers.for("users"), informers.for("teams"));
   const warn = (what: string) => (err: unknown) => log.error({ err }, `${what} failed`);
   const consoleSessions = new ConsoleSessions(registry, cipher, warn("console sessions"));

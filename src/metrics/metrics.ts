@@ -145,6 +145,17 @@ export function countGatewayRequest(cluster: string, code: number): void {
 }
 
 /**
+ * Stored values a shared informer skipped because they do not decode (src/registry/informer.ts):
+ * rare, so a plain prom-client counter; a series appears once its resource has had one.
+ */
+export const informerUndecodableObjects = new Counter({
+  name: "platform_informer_undecodable_objects_total",
+  help: "Stored objects the server's shared informers skipped because their stored value does not decode, by resource.",
+  labelNames: ["resource"],
+  registers: [metricsRegistry],
+});
+
+/**
  * Which server process answered this scrape: its identity in the controllers' leader election
  * (host, pid and a random part). Several replicas each export their own; a scrape of
  * `--workers N` shows one series per worker, labelled `worker` (1…N) as well.

@@ -4,6 +4,7 @@ import type { KeyValue, WatchEvent, Watcher } from "../storage/interface.js";
 import { resourcePrefix } from "./keys.js";
 import { decodeShared } from "./shared-codec.js";
 import type { Store } from "./store.js";
+import { type OnUndecodable, undecodableReason } from "./undecodable.js";
 
 /**
  * A change to the copy. The objects are decoded on first access: most listeners can tell from
@@ -63,6 +64,12 @@ class DecodedOnAccess implements InformerEvent {
  * It keeps each object's stored bytes (the KeyValue the watch cache already holds, so no
  * second copy) and decodes on access; a decoded object costs several times its JSON size,
  * and a server with 100,000 objects cannot afford one per informer.
+ *
+ * A stored value that does not decode (undecodable.ts) is not part of the copy: it is reported
+ * to `onUndecodable` (key, revision, reason) and skipped, and the events around it go on. It
+ * replaces what it overwrites: the previous copy of that object is dropped and its consumers hear
+ * a delete, so nothing acts on a stale version of an object whose current version nobody can read
+ * (an access key damaged in the store stops authenticating rather than keep its old hash).
  */
 export class Informer {
   private readonly objects = new Map<string, KeyValue>();
@@ -74,7 +81,18 @@ export class Informer {
   private listed = false;
   private started?: Promise<void>;
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly onUndecodable: OnUndecodable = () => {},
+  ) {}
+
+  /** Whether kv decodes; when not, reports it (never its bytes) and says so. */
+  private decodes(kv: KeyValue): boolean {
+    const reason = undecodableReason(kv, this.decodeKv);
+    if (reason === undefined) return true;
+    this.onUndecodable({ resource: this.store.rt.plural, key: kv.key, revision: kv.modRevision, reason });
+    return false;
+  }
 
   private decode(kv: KeyValue): KubeObject {
     return decodeShared(kv, (k) => this.store.decodeForWatch(k));
@@ -108,11 +126,12 @@ export class Informer {
     if (this.stopped) return;
     const previous = new Map(this.objects);
     this.objects.clear();
-    for (const kv of list.items) this.objects.set(kv.key, kv);
+    const items = list.items.filter((kv) => this.decodes(kv));
+    for (const kv of items) this.objects.set(kv.key, kv);
     // A relist (after a compacted watch) replaces the copy: listeners hear of every difference,
     // as client-go's Replace does, so the indexes they keep stay true.
     if (this.listed) {
-      for (const kv of list.items) {
+      for (const kv of items) {
         const old = previous.get(kv.key);
         previous.delete(kv.key);
         if (old?.modRevision !== kv.modRevision) this.emit(this.event("upsert", kv, old));
@@ -196,14 +215,15 @@ export class Informer {
 
   private apply(events: readonly WatchEvent[]): void {
     for (const ev of events) {
-      if (ev.type === "delete") {
-        // A delete event's kv is the object as it was before (etcd's prevKv).
-        this.objects.delete(ev.kv.key);
-        this.emit(this.event("delete", ev.kv));
-      } else {
-        const old = this.objects.get(ev.kv.key);
+      const old = this.objects.get(ev.kv.key);
+      if (ev.type === "put" && this.decodes(ev.kv)) {
         this.objects.set(ev.kv.key, ev.kv);
         this.emit(this.event("upsert", ev.kv, old));
+      } else if (old) {
+        // A delete's kv is the object as it was before (etcd's prevKv), the value this copy holds;
+        // an update to a value that does not decode removes the object as this copy last held it.
+        this.objects.delete(ev.kv.key);
+        this.emit(this.event("delete", ev.type === "delete" ? ev.kv : old));
       }
       this.revision = ev.revision;
     }

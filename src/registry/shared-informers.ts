@@ -1,5 +1,6 @@
 import { Informer } from "./informer.js";
 import type { Registry } from "./registry.js";
+import type { OnUndecodable } from "./undecodable.js";
 
 /**
  * One informer per kind for the whole replica (client-go's SharedInformerFactory): the
@@ -17,14 +18,18 @@ export class SharedInformers {
   private readonly informers = new Map<string, Informer>();
   private stopped = false;
 
-  constructor(private readonly registry: Pick<Registry, "store">) {}
+  /** `onUndecodable` hears of every stored value an informer skipped (informer.ts): the server logs and counts them. */
+  constructor(
+    private readonly registry: Pick<Registry, "store">,
+    private readonly onUndecodable?: OnUndecodable,
+  ) {}
 
   /** The informer of a resource (its plural, as `registry.store` takes it). */
   for(resource: string): Informer {
     if (this.stopped) throw new Error(`informer for ${resource} asked for after the informers stopped`);
     let informer = this.informers.get(resource);
     if (!informer) {
-      informer = new Informer(this.registry.store(resource));
+      informer = new Informer(this.registry.store(resource), this.onUndecodable);
       this.informers.set(resource, informer);
     }
     return informer;

@@ -1,0 +1,153 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { KubeObject } from "../api/object.js";
+import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
+import { gadgetKind } from "../testing/gadget-kind.js";
+import { AdmissionChain } from "./admission.js";
+import type { InformerEvent } from "./informer.js";
+import { defaultWriteOptions } from "./options.js";
+import { systemContext } from "./request-context.js";
+import { SharedInformers } from "./shared-informers.js";
+import { Store } from "./store.js";
+import type { UndecodableObject } from "./undecodable.js";
+
+// An informer over a real SQLite store, with values written under its keys below the registry
+// (as a damaged or hand-edited store holds them).
+
+/** Marks the bytes of every corrupt value: no report may carry it. */
+const SECRET = "hunter2-secret-bytes";
+const CORRUPT_VALUES = {
+  truncated: `{"apiVersion":"management.platform/v1","kind":"Gadget","metadata":{"name":"x"},"spec":{"p":"${SECRET}"`,
+  notJson: `not json at all ${SECRET}`,
+  array: `["${SECRET}"]`,
+  noName: `{"metadata":{"labels":{"k":"${SECRET}"}}}`,
+};
+
+function setup() {
+  const storage = openSqliteStorage(":memory:");
+  const store = new Store(gadgetKind(), { storage, admission: new AdmissionChain([]) });
+  const reports: UndecodableObject[] = [];
+  const informers = new SharedInformers({ store: () => store }, (r) => reports.push(r));
+  const informer = informers.for("gadgets");
+  const events: string[] = [];
+  informer.onChange((e: InformerEvent) =>
+    events.push(`${e.type} ${e.object.metadata.name}${e.type === "upsert" && e.old ? " (replaced)" : ""}`),
+  );
+  const gadget = (name: string, size?: number) =>
+    ({
+      apiVersion: "management.platform/v1",
+      kind: "Gadget",
+      metadata: { name },
+      spec: size === undefined ? {} : { size },
+    }) as KubeObject;
+  const create = (name: string) => store.create(systemContext(), undefined, gadget(name), defaultWriteOptions("test"));
+  const writeRaw = async (name: string, value: string) => {
+    const key = store.key(undefined, name);
+    const current = await storage.get(key);
+    return current
+      ? storage.update(key, Buffer.from(value), current.modRevision)
+      : storage.create(key, Buffer.from(value));
+  };
+  const close = async () => {
+    informers.stop();
+    await storage.close();
+  };
+  return { storage, store, informer, reports, events, create, writeRaw, close };
+}
+
+const names = (objects: KubeObject[]) => objects.map((o) => o.metadata.name).sort();
+
+describe("an informer skips stored values that do not decode", () => {
+  it("in its first list: it syncs with the others, and reports each (key, revision, reason) without its bytes", async () => {
+    const { informer, reports, create, writeRaw, close } = setup();
+    try {
+      await create("good-a");
+      const revisions: Record<string, number> = {};
+      for (const [name, value] of Object.entries(CORRUPT_VALUES)) revisions[name] = await writeRaw(name, value);
+      await create("good-b");
+      await informer.synced();
+      assert.deepEqual(names(informer.list()), ["good-a", "good-b"]);
+      assert.deepEqual(informer.names().sort(), ["good-a", "good-b"]);
+      assert.deepEqual(names(informer.listWhere(() => true)), ["good-a", "good-b"]);
+      assert.equal(informer.get(undefined, "truncated"), undefined);
+      assert.deepEqual(
+        reports.map((r) => [r.resource, r.key, r.revision, r.reason]).sort(),
+        [
+          [
+            "gadgets",
+            "/registry/management.platform/gadgets/array",
+            revisions.array,
+            "the stored value is not an object with metadata",
+          ],
+          [
+            "gadgets",
+            "/registry/management.platform/gadgets/noName",
+            revisions.noName,
+            "the stored object has no metadata.name",
+          ],
+          [
+            "gadgets",
+            "/registry/management.platform/gadgets/notJson",
+            revisions.notJson,
+            "the stored value is not valid JSON",
+          ],
+          [
+            "gadgets",
+            "/registry/management.platform/gadgets/truncated",
+            revisions.truncated,
+            "the stored value is not valid JSON",
+          ],
+        ].sort(),
+      );
+      assert.doesNotMatch(JSON.stringify(reports), new RegExp(SECRET), "a report never carries the value");
+    } finally {
+      await close();
+    }
+  });
+
+  it("in its watch: a new key that does not decode is skipped and the events after it still arrive", async () => {
+    const { informer, reports, events, create, writeRaw, close } = setup();
+    try {
+      await informer.synced();
+      await create("before");
+      const revision = await writeRaw("broken", CORRUPT_VALUES.truncated);
+      await create("after");
+      await informer.sync();
+      assert.deepEqual(events, ["upsert before", "upsert after"]);
+      assert.deepEqual(names(informer.list()), ["after", "before"]);
+      assert.deepEqual(
+        reports.map((r) => [r.key, r.revision]),
+        [["/registry/management.platform/gadgets/broken", revision]],
+      );
+      assert.equal(informer.currentRevision, revision + 1, "the copy's revision passes the skipped event");
+    } finally {
+      await close();
+    }
+  });
+
+  it("an update to a value that does not decode removes the stale copy (its consumers hear a delete); a good write brings it back", async () => {
+    const { informer, reports, events, create, writeRaw, storage, store, close } = setup();
+    try {
+      await create("gadget");
+      await informer.synced();
+      assert.ok(informer.get(undefined, "gadget"));
+
+      await writeRaw("gadget", CORRUPT_VALUES.notJson);
+      await informer.sync();
+      assert.deepEqual(events, ["delete gadget"], "the last good copy leaves, as a delete");
+      assert.equal(informer.get(undefined, "gadget"), undefined);
+      assert.deepEqual(informer.names(), []);
+      assert.equal(reports.length, 1);
+
+      // Deleting the undecodable value: nothing to tell (the copy no longer holds it), nothing thrown.
+      await storage.delete(store.key(undefined, "gadget"));
+      await create("gadget");
+      await informer.sync();
+      assert.deepEqual(events, ["delete gadget", "upsert gadget"], "back as a new object, not a replacement");
+      assert.equal(informer.get(undefined, "gadget")?.metadata.name, "gadget");
+      assert.equal(reports.length, 1, "each undecodable value reported once");
+    } finally {
+      await close();
+    }
+  });
+});
