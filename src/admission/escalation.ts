@@ -16,6 +16,7 @@ import type { ProjectSpec } from "../kinds/project/project.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
 import type { UserInfo } from "../registry/request-context.js";
 import type { ObjectReader } from "./references.js";
+import { platformPlural } from "./resource-match.js";
 
 /**
  * No escalation (docs/permissions.md): nobody gives anyone — themselves included — a
@@ -34,8 +35,10 @@ export class EscalationAdmission implements AdmissionPlugin {
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
     if (isServerWrite(attrs) || attrs.operation === "DELETE") return;
+    // Every grant it checks is on one of this group's resources: a same-named one elsewhere is not.
+    const resource = platformPlural(attrs);
+    if (resource === undefined) return;
     const { user, object: obj, oldObject: old } = attrs;
-    const resource = attrs.resourceType.plural;
     const admin = this.authz.isAdmin(user);
     const callerScope = user.credential?.scope as Scope | undefined;
     const deny = (what: string) => forbiddenGrant(resource, obj, user, what);

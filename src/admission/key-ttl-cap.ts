@@ -1,4 +1,7 @@
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
+import { platformResource, writesTo } from "./resource-match.js";
+
+const KEYS = platformResource("ownedaccesskeys");
 
 /**
  * `--max-key-ttl`: no access key a caller creates or updates lives longer than the server's
@@ -13,7 +16,7 @@ export class KeyTtlCapAdmission implements AdmissionPlugin {
 
   admit(attrs: AdmissionAttributes): undefined {
     const max = this.maxKeyTtlSeconds;
-    if (!max || isServerWrite(attrs) || attrs.resourceType.plural !== "ownedaccesskeys") return;
+    if (!max || isServerWrite(attrs) || !writesTo(attrs, KEYS)) return;
     attrs.object.spec ??= {};
     const spec = attrs.object.spec;
     const ttl = Number(spec.ttl ?? 0);

@@ -2,6 +2,9 @@ import { API_VERSION, type KubeObject } from "../api/object.js";
 import { accessKeySubject } from "../kinds/owned-access-key/owned-access-key.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../registry/admission.js";
 import type { UserInfo } from "../registry/request-context.js";
+import { platformResource, writesTo } from "./resource-match.js";
+
+const KEYS = platformResource("ownedaccesskeys");
 
 /** Finds the uid of an object of this group by kind and name (undefined when there is none). */
 export type UidLookup = (kind: string, namespace: string | undefined, name: string) => Promise<string | undefined>;
@@ -20,7 +23,7 @@ export class OwnerLinksAdmission implements AdmissionPlugin {
   constructor(private readonly uidOf: UidLookup) {}
 
   async admit(attrs: AdmissionAttributes): Promise<undefined> {
-    if (attrs.operation !== "CREATE" || attrs.resourceType.plural !== "ownedaccesskeys") return;
+    if (attrs.operation !== "CREATE" || !writesTo(attrs, KEYS)) return;
     const obj = attrs.object;
     const owner = accessKeyOwner(obj, attrs.user);
     if (!owner) return;

@@ -2,7 +2,7 @@ import { type FieldError, fieldError } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import type { Authorizer } from "../authz/contract.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
-import type { ResourceType } from "../registry/resource-type.js";
+import { apiVersionOf, type ResourceType } from "../registry/resource-type.js";
 
 /** How the plugin finds an owner's kind and reads the owner (the registry, in the server). */
 export interface OwnerSource {
@@ -35,7 +35,10 @@ export class OwnerReferencesAdmission implements AdmissionPlugin {
     const errs: FieldError[] = [];
     for (const ref of obj.metadata.ownerReferences ?? []) {
       if (ref?.blockOwnerDeletion !== true || before.has(ref.uid)) continue;
-      const entry = this.owners.resourceTypes().find((rt) => rt.kind === ref.kind);
+      // By kind and apiVersion both: a kind name may repeat in another group.
+      const entry = this.owners
+        .resourceTypes()
+        .find((rt) => rt.kind === ref.kind && ref.apiVersion === apiVersionOf(rt));
       const refused = (why: string) =>
         errs.push(
           fieldError(
@@ -44,7 +47,7 @@ export class OwnerReferencesAdmission implements AdmissionPlugin {
             `cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't delete: ${ref.kind}, ${ref.name}${why}`,
           ),
         );
-      if (!entry || ref.apiVersion !== `${entry.group}/${entry.version}`) {
+      if (!entry) {
         refused(" (unknown kind)");
         continue;
       }

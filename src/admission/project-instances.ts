@@ -3,11 +3,13 @@ import { API_VERSION, GROUP, type KubeObject, type OwnerReference, specOf } from
 import { type ProjectSpec, projectOfNamespace } from "../kinds/project/project.js";
 import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../registry/admission.js";
+import { platformResource, writesTo } from "./resource-match.js";
 
 /** Reads a Project by name (undefined when it does not exist). */
 export type ProjectLookup = (name: string) => Promise<KubeObject | undefined>;
 
 const PROJECTS = { group: GROUP, resource: "projects" };
+const INSTANCES = platformResource("virtualclusterinstances");
 
 /**
  * What a Project means for the VirtualClusterInstances in its namespace `p-<project>`:
@@ -23,7 +25,7 @@ export class ProjectInstancesAdmission implements AdmissionPlugin {
   constructor(private readonly projects: ProjectLookup) {}
 
   async admit(attrs: AdmissionAttributes): Promise<FieldError[]> {
-    if (attrs.resourceType.plural !== "virtualclusterinstances" || attrs.subresource !== "") return [];
+    if (!writesTo(attrs, INSTANCES) || attrs.subresource !== "") return [];
     const obj = attrs.object;
     const projectName = projectOfNamespace(obj.metadata.namespace);
     if (!projectName) return []; // the kind's validation reports the namespace

@@ -7,6 +7,7 @@ import type { ClusterSpec } from "../kinds/cluster/cluster.js";
 import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
 import type { UserInfo } from "../registry/request-context.js";
+import { platformPlural } from "./resource-match.js";
 
 /** Reads an object of this group (undefined when it does not exist). */
 export type ObjectReader = (
@@ -40,8 +41,10 @@ export class ReferenceAdmission implements AdmissionPlugin {
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
     if (isServerWrite(attrs) || attrs.operation === "DELETE") return;
+    // The fields it knows are this group's kinds': a same-named resource elsewhere has other fields.
+    const resource = platformPlural(attrs);
+    if (resource === undefined) return;
     const { user, object: obj, oldObject: old } = attrs;
-    const resource = attrs.resourceType.plural;
     if (resource === "ownedaccesskeys") await this.keySubjectExists(obj, old);
     for (const ref of changedReferences(resource, obj, old)) await this.requireRight(user, resource, obj, ref);
   }
