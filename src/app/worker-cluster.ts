@@ -18,7 +18,12 @@ import { serveMetricsToPrimary, type WorkerMessage } from "../metrics/worker-scr
 import { createLogger } from "../server/request-log.js";
 import { WORKER_NUMBER_ENV } from "../server/worker-number.js";
 import { containerCpuLimit } from "./cpu-quota.js";
-import { afterExit, type ExitCounts } from "./worker-restarts.js";
+import {
+  afterExit,
+  DEFAULT_WORKER_START_TIMEOUT_SECONDS,
+  type ExitCounts,
+  MAX_START_FAILURES,
+} from "./worker-restarts.js";
 
 /** What a worker tells the primary once it serves: the banner text (same for every worker). */
 interface ReadyMessage {
@@ -79,6 +84,10 @@ interface Slot extends ExitCounts {
   worker: Worker | undefined;
   readyAt: number | undefined;
   timer: NodeJS.Timeout | undefined;
+  /** Kills the process of this slot that has not served within the start timeout. */
+  startTimer: NodeJS.Timeout | undefined;
+  /** Set when the start timeout killed this slot's process: its exit is told as such. */
+  startTimedOut: boolean;
 }
 
 export interface PrimaryOptions {
@@ -86,6 +95,8 @@ export interface PrimaryOptions {
   graceSeconds: number;
   /** `--log-level` of the primary's own JSON lines (each worker start, exit and restart). */
   logLevel: string;
+  /** `--worker-start-timeout`: seconds from a worker's fork to its serving before it is killed (default 120). */
+  startTimeoutSeconds?: number;
 }
 
 /**
@@ -100,12 +111,15 @@ export async function runPrimary(
 ): Promise<void> {
   await bootstrap();
   const log = createLogger(options.logLevel);
+  const startTimeout = options.startTimeoutSeconds ?? DEFAULT_WORKER_START_TIMEOUT_SECONDS;
   const slots = Array.from({ length: count }, (_, index): Slot => {
     return {
       number: index + 1,
       worker: undefined,
       readyAt: undefined,
       timer: undefined,
+      startTimer: undefined,
+      startTimedOut: false,
       failures: 0,
       startFailures: 0,
     };
@@ -129,9 +143,11 @@ export async function runPrimary(
       slot.worker = worker;
       slot.readyAt = undefined;
       log.info(about(slot, worker), `worker ${slot.number} started (pid ${worker.process.pid})`);
+      watchStart(slot, worker, startTimeout, log);
       worker.on("message", (message: ReadyMessage | WorkerMessage) => {
         if (message?.type !== "platform-worker-ready") return void metrics.handle(worker, message);
         slot.readyAt = Date.now();
+        clearTimeout(slot.startTimer);
         banner ??= message.text;
         const again = startFailed ? "" : " again";
         log.info(about(slot, worker), `worker ${slot.number} serves${again} (pid ${worker.process.pid})`);
@@ -146,7 +162,13 @@ export async function runPrimary(
       metrics.exited(worker);
       if (!slot || stopping) return;
       slot.worker = undefined;
-      const how = signal ? `signal ${signal}` : `code ${code}`;
+      clearTimeout(slot.startTimer);
+      const how = slot.startTimedOut
+        ? `killed after ${startTimeout} s without serving`
+        : signal
+          ? `signal ${signal}`
+          : `code ${code}`;
+      slot.startTimedOut = false;
       if (startFailed) {
         // The first start fails as a single-process start would: with the worker's error above.
         startFailed(new Error(`worker ${slot.number} exited (${how}) before it served`));
@@ -159,7 +181,10 @@ export async function runPrimary(
         void stop("giving up").then(() => process.exit(1));
         return;
       }
-      log.warn(about(slot, worker), `${exited}; restarting it in ${next.restartInMs / 1000} s`);
+      // A failed start says how many in a row it is: the primary gives up at MAX_START_FAILURES.
+      const inARow =
+        slot.startFailures > 0 ? ` (${slot.startFailures} of ${MAX_START_FAILURES} failed starts in a row)` : "";
+      log.warn(about(slot, worker), `${exited}; restarting it in ${next.restartInMs / 1000} s${inARow}`);
       slot.timer = setTimeout(() => {
         slot.timer = undefined;
         if (!stopping) fork(slot);
@@ -175,6 +200,26 @@ export async function runPrimary(
   }
   const pids = slots.map((s) => s.worker?.process.pid).join(", ");
   process.stdout.write(`${banner ?? ""}workers:           ${count} processes (pids ${pids})\n`);
+}
+
+/**
+ * Kills `worker` (SIGKILL: a hung process may not heed SIGTERM) when it has not served within
+ * `seconds` of its fork. Its exit then counts as any exit before serving: it fails the first
+ * start, and later is restarted with backoff until the primary gives up (worker-restarts.ts).
+ */
+function watchStart(slot: Slot, worker: Worker, seconds: number, log: Logger): void {
+  clearTimeout(slot.startTimer);
+  slot.startTimedOut = false;
+  slot.startTimer = setTimeout(() => {
+    slot.startTimer = undefined;
+    if (slot.worker !== worker || slot.readyAt !== undefined || worker.isDead()) return;
+    slot.startTimedOut = true;
+    log.error(
+      about(slot, worker),
+      `worker ${slot.number} (pid ${worker.process.pid}) did not serve within ${seconds} s of its start; killing it`,
+    );
+    worker.process.kill("SIGKILL");
+  }, seconds * 1000);
 }
 
 /** The workers that serve now: those a scrape collects from. */
@@ -210,7 +255,10 @@ async function stopWorkers(
     kill();
     return false;
   }
-  for (const s of slots) clearTimeout(s.timer);
+  for (const s of slots) {
+    clearTimeout(s.timer);
+    clearTimeout(s.startTimer);
+  }
   const running = live();
   log.info(`${signal}: stopping ${running.length} workers (each finishes its in-flight requests)`);
   const grace = setTimeout(() => {

@@ -13,6 +13,13 @@ const RESTART_MAX_MS = 30_000;
 const HEALTHY_AFTER_MS = 60_000;
 /** Exits in a row before serving after which the primary gives up (after about 15 s of restarts). */
 export const MAX_START_FAILURES = 5;
+/**
+ * `--worker-start-timeout`'s default: how long a worker may take from its fork to serving. A start
+ * lists every kind into its informers, so a large store takes a while; one that has not served
+ * after two minutes hangs (a store that accepts connections but never answers, a stuck disk),
+ * and is killed and counted as an exit before serving.
+ */
+export const DEFAULT_WORKER_START_TIMEOUT_SECONDS = 120;
 
 /** One worker slot's exits so far (the slot keeps them across the processes started in it). */
 export interface ExitCounts {

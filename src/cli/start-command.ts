@@ -13,6 +13,9 @@ const SHUTDOWN_SLACK_SECONDS = 10;
 /** `--shutdown-grace-period`'s default: app/config.ts's DEFAULT_SHUTDOWN_GRACE_SECONDS (not imported: no server module here). */
 const DEFAULT_SHUTDOWN_GRACE_SECONDS = 20;
 
+/** `--worker-start-timeout`'s default: app/worker-restarts.ts's DEFAULT_WORKER_START_TIMEOUT_SECONDS. */
+const DEFAULT_WORKER_START_TIMEOUT_SECONDS = 120;
+
 /** Parses `HOST:PORT` (IPv6 as `[::1]:8443`). */
 export function parseListen(value: string, flag = "--listen"): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value);
@@ -120,6 +123,10 @@ export function registerStartCommand(program: Command): void {
       "server processes sharing --listen, each a replica (etcd storage only); auto: one per CPU",
       "1",
     )
+    .option(
+      "--worker-start-timeout <seconds>",
+      `with --workers: a worker that has not served this long after its start is killed and counts as a failed start (default ${DEFAULT_WORKER_START_TIMEOUT_SECONDS})`,
+    )
     .option("--config <file>", "YAML file of these flags (keys without --; see docs/deployment.md); flags win");
   addOidcOptions(start)
     .addHelpText(
@@ -149,6 +156,9 @@ Examples:
         "../app/worker-cluster.js"
       );
       const workers = parseWorkers(opts.workers);
+      const startTimeoutSeconds = opts.workerStartTimeout
+        ? positiveSeconds(opts.workerStartTimeout, "--worker-start-timeout")
+        : undefined;
       const config: ServerConfig = {
         dataDir: opts.dataDir ?? "./data",
         host,
@@ -184,6 +194,7 @@ Examples:
         await runPrimary(workers, () => bootstrapBeforeWorkers(config), {
           graceSeconds: shutdownLimit + 5,
           logLevel: config.logLevel ?? "warn",
+          startTimeoutSeconds,
         }).catch(failedStart(""));
         return;
       }

@@ -33,6 +33,8 @@ export async function startServerProcess(
   dataDir: string,
   port?: number,
   extraArgs: string[] = [],
+  /** The process's environment (default: this one's). */
+  env?: NodeJS.ProcessEnv,
 ): Promise<ServerProcess> {
   const p = port ?? (await freePort());
   const child = spawn(
@@ -40,6 +42,7 @@ export async function startServerProcess(
     ["bin/platform.js", "start", "--data-dir", dataDir, "--listen", `127.0.0.1:${p}`, ...extraArgs],
     {
       stdio: ["ignore", "pipe", "pipe"],
+      env,
     },
   );
   let out = "";
