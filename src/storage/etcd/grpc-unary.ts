@@ -86,7 +86,8 @@ export interface UnaryCall {
   readonly connected: () => boolean;
   /** e.g. /etcdserverpb.KV/Txn */
   readonly path: string;
-  readonly message: Uint8Array;
+  /** The request message in its gRPC frame (frame(), or written framed: kv-request-frames.ts). */
+  readonly frame: Buffer;
   /** etcd's auth token (gRPC metadata "token"). */
   readonly token: string | undefined;
   readonly timeoutMs: number;
@@ -140,7 +141,7 @@ export function unaryCall(call: UnaryCall): Promise<UnaryOutcome> {
         resolve(transportFailure(call, stream.rstCode, status.httpStatus, failure, timedOut));
       }
     });
-    stream.end(frame(call.message));
+    stream.end(call.frame);
   });
 }
 
