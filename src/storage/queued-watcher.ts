@@ -81,7 +81,9 @@ export class QueuedWatcher implements Watcher {
     let out: WatchEvent[] | undefined = first > 0 ? events.slice(0, first) : undefined;
     for (let i = first + 1; i < events.length; i++) {
       const e = events[i]!;
-      if (this.wants(e)) (out ??= []).push(e);
+      if (!this.wants(e)) continue;
+      if (out === undefined) out = [e];
+      else out.push(e);
     }
     return out ?? NONE;
   }

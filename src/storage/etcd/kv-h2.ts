@@ -19,6 +19,7 @@
  * fetched for everyone and the call is sent again (it was refused, so nothing was applied).
  */
 import { type ClientHttp2Session, connect } from "node:http2";
+import { CallDeadlines } from "./call-deadlines.js";
 import { type BidiHandlers, GrpcBidiStream } from "./grpc-bidi.js";
 import {
   CODE_UNAUTHENTICATED,
@@ -76,6 +77,8 @@ export interface EtcdKvOptions {
   readonly password?: string;
   /** KEEPALIVE_MS unless given (tests). */
   readonly keepaliveMs?: number;
+  /** ANSWER_TIMEOUT_MS unless given (tests). */
+  readonly answerTimeoutMs?: number;
 }
 
 interface Session {
@@ -94,6 +97,7 @@ export class EtcdKvH2 implements EtcdKv {
   private current = 0;
   private token: Promise<string> | undefined;
   private closed = false;
+  private readonly deadlines: CallDeadlines;
   /** Tokens fetched so far (tests). */
   authentications = 0;
 
@@ -102,6 +106,7 @@ export class EtcdKvH2 implements EtcdKv {
     this.origins = options.endpoints.map((e) => (/^https?:\/\//.test(e) ? e : `${tls ? "https" : "http"}://${e}`));
     if (this.origins.length === 0) throw new Error("no etcd endpoints");
     this.sessions = this.origins.map(() => undefined);
+    this.deadlines = new CallDeadlines(options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS);
   }
 
   async range(r: RangeRequest): Promise<RangeResponse> {
@@ -219,7 +224,7 @@ export class EtcdKvH2 implements EtcdKv {
       path,
       frame: request,
       token,
-      timeoutMs: ANSWER_TIMEOUT_MS,
+      deadlines: this.deadlines,
     });
     session.streams--;
     if ("err" in outcome && outcome.err.code === CODE_UNAVAILABLE) {
