@@ -1,6 +1,7 @@
 /**
  * The KV calls the storage makes (Range; Txn, which carries its puts and deletes; Compact) over
- * gRPC, sent on node:http2 sessions (grpc-unary.ts) with the messages encoded in kv-proto.ts.
+ * gRPC, sent on node:http2 sessions (grpc-unary.ts) with the messages encoded in kv-request-frames.ts
+ * and kv-proto.ts.
  *
  * Why this and not the `etcd3` client or etcd's JSON gateway, measured with 64 concurrent create
  * transactions against one etcd 3.4 (client and etcd CPU per call, docs/performance.md):
