@@ -8,7 +8,7 @@ import { SecretBox } from "../crypto/secret-box.js";
 import { AdmissionChain } from "../registry/admission.js";
 import type { KeptValueCipher } from "../registry/kept-keys.js";
 import { Registry } from "../registry/registry.js";
-import { entryId } from "../sso/sealed-entries.js";
+import { entryId } from "../registry/sealed-entries.js";
 import type { Storage } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { ConsoleSessions, CSRF_HEADER, SESSION_COOKIE, SESSION_SPACE } from "./sessions.js";

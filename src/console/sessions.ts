@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { errors } from "../api/errors.js";
 import type { KeptValueCipher } from "../registry/kept-keys.js";
 import type { Registry } from "../registry/registry.js";
-import { entryId, SealedEntries } from "../sso/sealed-entries.js";
+import { entryId, SealedEntries } from "../registry/sealed-entries.js";
 import { SignInSweeper } from "../sso/sweeper.js";
 import { RecentSessions } from "./recent-sessions.js";
 
@@ -52,7 +52,7 @@ export interface StartedSession {
 }
 
 /**
- * Console sessions, kept in the store (src/sso/sealed-entries.ts) so that every replica and every
+ * Console sessions, kept in the store (src/registry/sealed-entries.ts) so that every replica and every
  * worker of `--workers` knows them: found by the SHA-256 of the random session id the browser holds
  * in an HttpOnly cookie, the access key and CSRF token encrypted with the server's encryption keys,
  * in an internal key space no API resource serves and backups leave out. A session is a way to

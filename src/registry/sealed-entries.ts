@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import type { KeptKeys, KeptValueCipher } from "../registry/kept-keys.js";
-import type { Registry } from "../registry/registry.js";
+import type { KeptKeys, KeptValueCipher } from "./kept-keys.js";
+import type { Registry } from "./registry.js";
 
 /** What one entry holds in storage: its expiry (plain, so a sweep needs no key) and its value, encrypted. */
 interface StoredEntry {
