@@ -3,6 +3,7 @@ import { bootstrapAdmin, writeAdminKubeconfig } from "../auth/bootstrap.js";
 import { IdentityIndex } from "../auth/identity-index.js";
 import { AccessControl } from "../authz/access-control.js";
 import { reviewKinds } from "../authz/reviews/index.js";
+import { KeySessionCleanup } from "../console/key-session-cleanup.js";
 import { ConsoleSessions } from "../console/sessions.js";
 import { createPlatformEvents } from "../events/platform-events.js";
 import { Registry } from "../registry/registry.js";
@@ -72,6 +73,12 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     name: "console-session-sweep",
     start: () => consoleSessions.sweeper.start(),
     stop: () => consoleSessions.sweeper.stop(),
+  });
+  const keySessionCleanup = new KeySessionCleanup(informers, consoleSessions, warn("ending a deleted key's sessions"));
+  controllers.register({
+    name: "console-session-key-cleanup",
+    start: () => keySessionCleanup.start(),
+    stop: () => keySessionCleanup.stop(),
   });
 
   const subresources = new Map<string, SubresourceHandler>(accessKeySubresources(registry, identity));

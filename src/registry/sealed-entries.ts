@@ -93,6 +93,23 @@ export class SealedEntries<V> {
     return this.#keys.remove(entryId(handle));
   }
 
+  /**
+   * Removes every entry whose value `match` picks (those that do not open are left to `sweep`).
+   * Returns how many it removed. No method here changes an entry's value (`extend` moves only its
+   * expiry), so an entry touched between the read and the removal still holds what matched: it
+   * goes too, where a removal at the read revision would miss a session in use.
+   */
+  async removeWhere(match: (value: V) => boolean): Promise<number> {
+    let removed = 0;
+    for (const kept of await this.#keys.entries()) {
+      const entry = parseEntry(kept.value);
+      const value = entry && this.open(kept.id, entry.sealed);
+      if (value === undefined || !match(value)) continue;
+      if (await this.#keys.remove(kept.id)) removed++;
+    }
+    return removed;
+  }
+
   /** Reports the ids (entryId) of entries written or removed on any replica, from when it resolves (KeptKeys.watchIds). */
   watchIds(changed: (ids: string[]) => void, failed: (err: Error) => void): ReturnType<KeptKeys["watchIds"]> {
     return this.#keys.watchIds(changed, failed);
