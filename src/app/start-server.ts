@@ -14,6 +14,7 @@ import { InFlightRequests } from "../server/in-flight-requests.js";
 import { createLogger } from "../server/request-log.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
 import { createApiServer, listen } from "../server/server.js";
+import { TrustedProxies } from "../server/trusted-proxies.js";
 import { WatchStreams } from "../server/watch-stream.js";
 import { registerVirtualClusterActions } from "../virtualclusters/actions.js";
 import { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
@@ -33,6 +34,8 @@ export type { RunningServer, ServerConfig } from "./config.js";
  */
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
   const dataDir = resolve(config.dataDir);
+  // First: a range that does not parse stops the start before anything is opened.
+  const trustedProxies = new TrustedProxies(config.trustedProxies);
   const { tls, caPem, cipher, signer } = await loadKeys(config, dataDir);
   const { backend, ops, storage } = await openServerStorage(config, dataDir);
 
@@ -84,7 +87,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const subresources = new Map<string, SubresourceHandler>(accessKeySubresources(registry, identity));
   registerVirtualClusterActions(subresources, { registry, cas, events: events.recorder });
   const watchStreams = new WatchStreams();
-  const gateway = await startGateway(registry, informers, access, cas);
+  const gateway = await startGateway(registry, informers, access, cas, trustedProxies);
   let closing = false;
   const inFlight = new InFlightRequests();
   const app = createApiServer({
@@ -108,6 +111,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     ops,
     storage,
     gcQueueDepth: () => garbageCollector.queueDepth,
+    trustedProxies,
   });
   let serverUrl = "";
   const sso = wireSso(app, config, controllers, {
