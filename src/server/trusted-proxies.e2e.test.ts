@@ -57,6 +57,7 @@ describe("a server behind trusted proxies", () => {
       },
       signInClock: () => clock.t,
       auditLog: join(dataDir, "audit.log"),
+      maxFailedAuthPerMinute: 3,
     });
     idp.trustPlatform(server.url, "proxy-secret");
   });
@@ -87,6 +88,20 @@ describe("a server behind trusted proxies", () => {
     assert.equal(await signIn(DIRECT), 429);
   });
 
+  it("counts failed authentications per client behind the proxy, and per peer otherwise", async () => {
+    const path = `${GROUP_PATH}/teams`;
+    const wrong = { authorization: "Bearer not-a-key-of-anyone-0123456789abcdef" };
+    const tryFrom = async (from: string, forwarded?: string) =>
+      (await getFrom(server, from, path, forwarded ? { ...wrong, ...xff(forwarded) } : wrong)).status;
+    // Client A behind the proxy uses up its failures; client B behind the same proxy is not blocked.
+    for (let i = 0; i < 3; i++) assert.equal(await tryFrom(PROXY, "203.0.113.30"), 401);
+    assert.equal(await tryFrom(PROXY, "203.0.113.30"), 429);
+    assert.equal(await tryFrom(PROXY, "203.0.113.31"), 401, "another client behind the proxy is not blocked");
+    // A peer that is not a proxy cannot escape its block with a new made-up address each time.
+    for (let i = 0; i < 3; i++) assert.equal(await tryFrom("127.0.0.21", `198.51.100.${i}`), 401);
+    assert.equal(await tryFrom("127.0.0.21", "198.51.100.200"), 429);
+  });
+
   it("lists the client, the proxy and nothing made up in the audit log's sourceIPs", async () => {
     const path = `${GROUP_PATH}/teams`;
     const auth = { authorization: `Bearer ${server.adminKey}` };
@@ -95,11 +110,18 @@ describe("a server behind trusted proxies", () => {
     const direct = await getFrom(server, DIRECT, `${path}?limit=2`, { ...auth, ...xff("203.0.113.10") });
     assert.equal(direct.status, 200, direct.text);
 
-    const events = readFileSync(join(server.dataDir, "audit.log"), "utf8")
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { requestURI?: string; stage?: string; sourceIPs?: string[] })
-      .filter((e) => e.stage === "ResponseComplete");
+    const completed = () =>
+      readFileSync(join(server.dataDir, "audit.log"), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { requestURI?: string; stage?: string; sourceIPs?: string[] })
+        .filter((e) => e.stage === "ResponseComplete");
+    // The log is appended as the responses end: wait (bounded) for both lines.
+    let events = completed();
+    for (let i = 0; i < 100 && events.filter((e) => e.requestURI?.includes("limit=")).length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      events = completed();
+    }
     const of = (uri: string) => events.find((e) => e.requestURI === uri)?.sourceIPs;
     assert.deepEqual(of(`${path}?limit=1`), ["203.0.113.9", PROXY]);
     assert.deepEqual(of(`${path}?limit=2`), [DIRECT]);
