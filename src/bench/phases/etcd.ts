@@ -29,7 +29,10 @@ export async function benchEtcd(b: Bench): Promise<void> {
     b.children.push(a);
     const port = a.first.port as number;
     const key = a.first.key as string;
-    if (wants("get")) await benchGet({ ...b, server: a, dataDir: join(b.dir, "etcd-a"), port, key }, "etcd: ");
+    if (wants("get")) {
+      const ranges = async () => (await etcdCalls(etcd)).get("Range") ?? 0;
+      await benchGet({ ...b, server: a, dataDir: join(b.dir, "etcd-a"), port, key }, "etcd: ", ranges);
+    }
     if (wants("list")) await listBesideSqlite(b, a);
     if (wants("create")) await createBesideRawPuts(b, a, etcd);
     if (wants("watch")) await replicaWatch(b, etcd, a);
