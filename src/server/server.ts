@@ -23,6 +23,7 @@ import { clientErrorHandler, frameworkErrors } from "./protocol-errors.js";
 import { installRequestLog, loggingOptions, requestIdOf } from "./request-log.js";
 import { handleResourceRequest, type ResourceHandlerDeps, type SubresourceHandler } from "./resource-handler.js";
 import { sendError } from "./respond.js";
+import type { TrustedProxies } from "./trusted-proxies.js";
 import type { WatchStreams } from "./watch-stream.js";
 
 /** Request bodies above this are refused with 413 before they are read whole. */
@@ -54,7 +55,7 @@ export interface ApiServerDeps {
   gateway?: Pick<ClusterGateway, "handleRequest" | "handleUpgrade">;
   /** Whether single sign-on is configured (the console shows "Sign in with SSO"). */
   ssoConfigured: boolean;
-  /** True once the server is closing: the fast GET path steps aside. */
+  /** True once the server is closing: the fast GET path steps aside, /readyz fails its `shutdown` check. */
   closing: () => boolean;
   /** Every request, counted for a graceful shutdown (refused once it began). */
   inFlight: InFlightRequests;
@@ -62,11 +63,14 @@ export interface ApiServerDeps {
   ops: Operations;
   storage: RouteDeps["storage"];
   gcQueueDepth(): number;
+  /** `--trusted-proxies`: whose X-Forwarded-For gives the client's address (request.ip). */
+  trustedProxies?: TrustedProxies;
 }
 
 /** The fastify app of the API (not yet listening): routes, body parsing, errors, the fast GET path. */
 export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   const { registry, access, tls } = deps;
+  const proxies = deps.trustedProxies?.trust ? deps.trustedProxies : undefined;
   const groupPrefix = `${API_PREFIX}/apis/${GROUP}/${VERSION}/`;
   const logger = deps.logger;
   const hotGet = fastGet({
@@ -77,6 +81,7 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     bypassed: () => deps.closing() || logger.isLevelEnabled("info"),
     served: deps.ops.fastGetServed,
     requestId: requestIdOf,
+    clientAddress: proxies && ((req) => proxies.clientAddress(req)),
   });
   const app = Fastify({
     // fastify's own https server, with the fast GET path (fast-get.ts) in front of its routing.
@@ -110,11 +115,15 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     frameworkErrors,
     clientErrorHandler,
     forceCloseConnections: "idle",
+    // request.ip (and request.ips, the audit's sourceIPs): from X-Forwarded-For only behind a
+    // trusted proxy. fastify then also reads X-Forwarded-Host and -Proto for request.host and
+    // request.protocol, which nothing here uses.
+    trustProxy: proxies?.trust,
   });
   acceptAnyBody(app);
   installRequestLog(app, logger);
   deps.ops.installHooks(app, deps.watchStreams, deps.registry);
-  registerPublicRoutes(app, deps.jwks, deps.storageHealth);
+  registerPublicRoutes(app, deps.jwks, deps.storageHealth, deps.closing);
   registerApiRoutes(app, deps, groupPrefix);
   return app;
 }
@@ -145,8 +154,13 @@ function acceptAnyBody(app: FastifyInstance): void {
 }
 
 /** Health, version and the token signing keys: no authentication. */
-function registerPublicRoutes(app: FastifyInstance, jwks: () => unknown, storage: HealthCheck): void {
-  registerHealthRoutes(app, storage);
+function registerPublicRoutes(
+  app: FastifyInstance,
+  jwks: () => unknown,
+  storage: HealthCheck,
+  stopping: () => boolean,
+): void {
+  registerHealthRoutes(app, storage, stopping);
   for (const path of ["/version", `${API_PREFIX}/version`]) {
     app.get(path, async (_req, reply) => reply.send(SERVER_VERSION));
   }
