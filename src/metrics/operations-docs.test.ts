@@ -49,6 +49,7 @@ describe("the dashboard and alert rules of docs/operations.md", () => {
       "PlatformStorageUnavailable",
       "PlatformClusterOffline",
       "PlatformWatchCacheLag",
+      "PlatformUndecodableStoredObject",
     ]) {
       assert.ok(
         all.some((r) => r.alert === name),
