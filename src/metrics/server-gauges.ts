@@ -131,7 +131,20 @@ async function storedObjects(s: ServerGaugeSource, plural: string): Promise<Kube
   const rt = s.registry.find(plural)?.rt;
   if (!rt) return [];
   const list = await s.storage.list(resourcePrefix(rt));
-  return list.items.map((kv) => JSON.parse(kv.value.toString("utf8")) as KubeObject);
+  return list.items.flatMap((kv) => parsedObject(kv.value) ?? []);
+}
+
+/**
+ * A stored value as an object; undefined when it is not one. A damaged value (the informers log
+ * and count it) must not fail every scrape, nor have the parser quote its bytes in the error.
+ */
+function parsedObject(value: Buffer): KubeObject | undefined {
+  try {
+    const obj: unknown = JSON.parse(value.toString("utf8"));
+    return typeof obj === "object" && obj !== null && !Array.isArray(obj) ? (obj as KubeObject) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function answersWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
