@@ -15,6 +15,7 @@ import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
 import { SERVER_VERSION } from "./discovery.js";
 import { registerDiscoveryRoutes } from "./discovery-routes.js";
+import { fastCreate } from "./fast-create.js";
 import { fastGet } from "./fast-get.js";
 import { type HealthCheck, registerHealthRoutes } from "./health.js";
 import type { InFlightRequests } from "./in-flight-requests.js";
@@ -78,11 +79,24 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     served: deps.ops.fastGetServed,
     requestId: requestIdOf,
   });
+  const hotCreate = fastCreate({
+    registry,
+    groupPrefix,
+    maxBodyBytes: MAX_BODY_BYTES,
+    authenticate: (request) => access.authenticateNow(request),
+    allows: (user, attrs) => access.authorizer.decide(user, attrs).allowed,
+    bypassed: () => deps.closing() || logger.isLevelEnabled("info"),
+    requestId: requestIdOf,
+    log: logger,
+    counting: deps.ops.fastCreateCounting,
+  });
   const app = Fastify({
-    // fastify's own https server, with the fast GET path (fast-get.ts) in front of its routing.
+    // fastify's own https server, with the fast GET and create paths (fast-get.ts, fast-create.ts)
+    // in front of its routing.
     serverFactory: (handler) => {
       const server = createHttpsServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, (req, res) => {
         if (!deps.inFlight.admit(res) || deps.gateway?.handleRequest(req, res)) return;
+        if (hotCreate(req, res)) return;
         const answered = hotGet(req, res);
         if (answered === false) handler(req, res);
         else if (answered !== true) answered.then((ok) => ok || handler(req, res));
