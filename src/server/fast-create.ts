@@ -20,11 +20,12 @@ import type { KubeObject } from "../api/object.js";
 import type { RequestAttributes } from "../authz/contract.js";
 import { asksToImpersonate } from "../authz/impersonation.js";
 import { storedBytesOf } from "../registry/codec.js";
+import type { WriteOptions } from "../registry/options.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext, UserInfo } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import { withResourceVersion } from "../registry/shared-codec.js";
-import { decodeObjectBody } from "./body.js";
+import { decodeJsonBody } from "./body.js";
 import { negotiateResponse } from "./negotiation.js";
 import { writeOptions } from "./query.js";
 import { resourceAttributes } from "./resource-handler.js";
@@ -34,6 +35,25 @@ import { warningHeaders } from "./warning-headers.js";
 
 /** The longest path below the group prefix fastify's router matches (its maxParamLength). */
 const MAX_REST_LENGTH = 1000;
+
+/**
+ * What the path learns once per distinct URL, Accept and User-Agent (a handful each: collections
+ * of a few kinds, a few clients), kept instead of worked out again on every create; bounded all
+ * the same, since any caller can send new ones.
+ */
+const MAX_REMEMBERED = 256;
+
+class Remembered<V> {
+  private readonly known = new Map<string, V>();
+  get(key: string): V | undefined {
+    return this.known.get(key);
+  }
+  set(key: string, value: V): V {
+    if (this.known.size >= MAX_REMEMBERED) this.known.clear();
+    this.known.set(key, value);
+    return value;
+  }
+}
 
 /** How a create is counted (src/metrics/request-metrics.ts FastCreateMetrics). */
 export interface FastCreateCounting {
@@ -68,6 +88,14 @@ export interface FastCreateDeps {
 export type FastCreate = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 export function fastCreate(deps: FastCreateDeps): FastCreate {
+  // Per URL: the collection it creates in, or null when the fast path does not serve it.
+  const collections = new Remembered<ResourcePath | null>();
+  // Per Accept header: whether the answer is JSON (null: the normal path answers it, 406 or not JSON).
+  const accepts = new Remembered<boolean>();
+  const collectionOf = (url: string): ResourcePath | null =>
+    collections.get(url) ??
+    collections.set(url, creatableCollection(deps.registry, url.slice(deps.groupPrefix.length)));
+  const answersJson = (accept: string): boolean => accepts.get(accept) ?? accepts.set(accept, acceptsJson(accept));
   return (req, res) => {
     if (req.method !== "POST") return false;
     const url = req.url ?? "";
@@ -77,22 +105,38 @@ export function fastCreate(deps: FastCreateDeps): FastCreate {
     const length = plainBodyLength(h, deps.maxBodyBytes);
     if (length === 0 || h["content-type"] !== "application/json" || deps.bypassed() || asksToImpersonate(h))
       return false;
-    let path: ResourcePath;
-    try {
-      if (negotiateResponse(h.accept, false).encoding !== "json") return false;
-      path = resolveResourcePath(deps.registry, url.slice(prefix.length));
-    } catch {
-      // A bad path, a refused Accept: the normal handler answers it properly.
-      return false;
-    }
-    const { rt } = path;
-    if (path.name || path.subresource || rt.virtualCreate || !rt.verbs.includes("create")) return false;
-    if (rt.namespaced && path.namespace === undefined) return false;
+    if (h.accept !== undefined && !answersJson(h.accept)) return false;
+    const path = collectionOf(url);
+    if (!path) return false;
     const ctx = deps.authenticate({ ip: req.socket.remoteAddress ?? "", headers: h });
     if (!ctx || !deps.allows(ctx.user, resourceAttributes(path, "create"))) return false;
     new FastCreateRequest(deps, req, res, path, ctx).readBody(length);
     return true;
   };
+}
+
+/** The collection a create at `rest` goes to, when it is one the fast path serves; else null. */
+function creatableCollection(registry: Registry, rest: string): ResourcePath | null {
+  let path: ResourcePath;
+  try {
+    path = resolveResourcePath(registry, rest);
+  } catch {
+    // A bad path: the normal handler answers it properly.
+    return null;
+  }
+  const { rt } = path;
+  if (path.name || path.subresource || rt.virtualCreate || !rt.verbs.includes("create")) return null;
+  if (rt.namespaced && path.namespace === undefined) return null;
+  return path;
+}
+
+/** Whether the answer to `accept` is JSON (false also when nothing is acceptable: the normal path's 406). */
+function acceptsJson(accept: string): boolean {
+  try {
+    return negotiateResponse(accept, false).encoding === "json";
+  } catch {
+    return false;
+  }
 }
 
 /** Content-Length when it is a plain decimal within the limit and nothing else frames the body; else 0. */
@@ -102,6 +146,9 @@ function plainBodyLength(h: IncomingMessage["headers"], max: number): number {
   const n = Number(given);
   return n <= max ? n : 0;
 }
+
+/** writeOptions() of a create without a query, by User-Agent. */
+const userAgentOptions = new Remembered<WriteOptions>();
 
 /** One create taken by the fast path, from its body to its answer. */
 class FastCreateRequest {
@@ -143,12 +190,9 @@ class FastCreateRequest {
     const { path, ctx, req } = this;
     let created: Promise<KubeObject>;
     try {
-      const body = decodeObjectBody(req.headers["content-type"], raw);
-      const options = {
-        ...writeOptions({}, req.headers["user-agent"], "CreateOptions"),
-        duplicateFields: body.duplicates,
-        bodyOwned: true,
-      };
+      // The Content-Type is application/json (a condition of the path).
+      const body = decodeJsonBody(raw);
+      const options = { ...this.baseOptions(), duplicateFields: body.duplicates, bodyOwned: true };
       created = path.store.create(ctx, path.namespace, body.value as KubeObject, options);
     } catch (err) {
       this.fail(err);
@@ -158,6 +202,13 @@ class FastCreateRequest {
       (obj) => this.succeed(obj),
       (err: unknown) => this.fail(err),
     );
+  }
+
+  /** The options of a create without a query: they depend on the User-Agent alone (the default field manager). */
+  private baseOptions(): WriteOptions {
+    const agent = this.req.headers["user-agent"] ?? "";
+    const known = userAgentOptions.get(agent);
+    return known ?? userAgentOptions.set(agent, writeOptions({}, agent, "CreateOptions"));
   }
 
   /** 201 with the stored bytes and the resourceVersion spliced in, as the normal path's sendObject. */
