@@ -187,7 +187,7 @@ class FastCreateRequest {
   }
 
   private create(raw: Buffer): void {
-    const { path, ctx, req } = this;
+    const { path, ctx } = this;
     let created: Promise<KubeObject>;
     try {
       // The Content-Type is application/json (a condition of the path).
