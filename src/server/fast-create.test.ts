@@ -184,6 +184,31 @@ describe("fast create path", () => {
     }
   });
 
+  it("answers a failure while answering with the normal path's 500 Status, never a throw", async () => {
+    counted.length = 0;
+    logged.length = 0;
+    const { req, res, written, done } = fakeRequest(path("teams"), team("fast-unwritable"));
+    const writeHead = res.writeHead.bind(res);
+    let refused = false;
+    res.writeHead = ((status: number, h: Record<string, unknown>) => {
+      if (status === 201 && !refused) {
+        refused = true;
+        throw new Error("cannot write that head");
+      }
+      return writeHead(status, h);
+    }) as typeof res.writeHead;
+    assert.equal(make()(req, res), true);
+    await done;
+    assert.equal(written.status, 500);
+    assert.equal(JSON.parse(written.body!.toString()).reason, "InternalError");
+    assert.equal(logged.length, 1);
+    assert.equal((logged[0] as { requestId: string }).requestId, "req-1");
+    assert.deepEqual(counted, [
+      ["started", 0],
+      ["teams", 500],
+    ]);
+  });
+
   it("counts a client that went away before its body arrived as no longer in flight, and answers nothing", () => {
     counted.length = 0;
     const { req, res, written } = fakeRequest(path("teams"), team("gone"));

@@ -174,7 +174,8 @@ class FastCreateRequest {
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       ended = true;
-      this.create(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length));
+      const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+      this.guard(() => this.create(raw));
     });
     // The client went away before its body arrived: nobody reads an answer.
     const gone = () => {
@@ -199,9 +200,27 @@ class FastCreateRequest {
       return;
     }
     created.then(
-      (obj) => this.succeed(obj),
-      (err: unknown) => this.fail(err),
+      (obj) => this.guard(() => this.succeed(obj)),
+      (err: unknown) => this.guard(() => this.fail(err)),
     );
+  }
+
+  /**
+   * Runs a step of the answer; whatever it throws is answered as the normal path's error handler
+   * answers it, and never escapes (an event handler's or a promise callback's throw would take
+   * the process down, where fastify's own would have caught it).
+   */
+  private guard(step: () => void): void {
+    try {
+      step();
+    } catch (err) {
+      try {
+        this.fail(err);
+      } catch {
+        this.res.destroy();
+        this.finish(500);
+      }
+    }
   }
 
   /** The options of a create without a query: they depend on the User-Agent alone (the default field manager). */
