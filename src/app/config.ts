@@ -35,6 +35,11 @@ export interface ServerConfig extends OperationsConfig, AuditOptions {
   maxKeyTtlSeconds?: number;
   /** `--audit-log`: JSON lines to this file, or `-` for stdout. */
   auditLog?: string;
+  /**
+   * `--trusted-proxies`: CIDR ranges of the proxies in front of the server, whose X-Forwarded-For
+   * gives the client's address (rate limits, audit sourceIPs); default none (server/trusted-proxies.ts).
+   */
+  trustedProxies?: string[];
   /** Failed authentications per source address per minute before 429 (default 30). */
   maxFailedAuthPerMinute?: number;
   logLevel?: string;

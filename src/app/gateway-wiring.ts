@@ -3,6 +3,7 @@ import type { AccessControl } from "../authz/access-control.js";
 import { ClusterGateway } from "../gateway/cluster-gateway.js";
 import type { Registry } from "../registry/registry.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
+import type { TrustedProxies } from "../server/trusted-proxies.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 
 /**
@@ -14,6 +15,7 @@ export async function startGateway(
   informers: SharedInformers,
   access: AccessControl,
   cas: VirtualClusterCaStore,
+  proxies: TrustedProxies,
 ): Promise<ClusterGateway> {
   const gateway = new ClusterGateway({
     registry,
@@ -28,6 +30,7 @@ export async function startGateway(
     authorizer: access.authorizer,
     cas,
     audit: access.audit,
+    clientAddress: proxies.trust && ((req) => proxies.clientAddress(req)),
   });
   await gateway.start();
   return gateway;

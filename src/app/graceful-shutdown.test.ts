@@ -13,7 +13,7 @@ import { GROUP_PATH } from "../testing/test-server.js";
 /**
  * SIGTERM with requests in flight, on a real `platform start` process: no new connection, a
  * request in flight finishes (its answer closes the connection), a watch ends cleanly, a request
- * on a connection still open is refused with 503 and Retry-After, the store closes only after
+ * on a connection still open is refused with 429 and Retry-After, the store closes only after
  * all that, and the process exits 0 without an error in its log. A request that outlives
  * `--shutdown-grace-period` is cut off.
  */
@@ -141,12 +141,13 @@ function shutdownSuite(name: string, storageArgs: () => string[]) {
         assert.equal(await watch.ended, "end 200");
         // Its connection is still open: a request on it is refused, to be sent elsewhere.
         const refused = await getTeams(server, agent);
-        assert.equal(refused.status, 503, refused.text);
+        assert.equal(refused.status, 429, refused.text);
         assert.equal(refused.headers["retry-after"], "1");
         assert.equal(refused.headers.connection, "close");
         const status = JSON.parse(refused.text);
         assert.equal(status.kind, "Status");
-        assert.equal(status.reason, "ServiceUnavailable");
+        assert.equal(status.reason, "TooManyRequests");
+        assert.equal(status.details.retryAfterSeconds, 1);
         // No new connection is accepted.
         await assert.rejects(callAsAdmin(server, false, "GET", `${GROUP_PATH}/teams`), { code: "ECONNREFUSED" });
 

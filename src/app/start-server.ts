@@ -3,6 +3,7 @@ import { bootstrapAdmin, writeAdminKubeconfig } from "../auth/bootstrap.js";
 import { IdentityIndex } from "../auth/identity-index.js";
 import { AccessControl } from "../authz/access-control.js";
 import { reviewKinds } from "../authz/reviews/index.js";
+import { KeySessionCleanup } from "../console/key-session-cleanup.js";
 import { ConsoleSessions } from "../console/sessions.js";
 import { createPlatformEvents } from "../events/platform-events.js";
 import { Registry } from "../registry/registry.js";
@@ -13,6 +14,7 @@ import { InFlightRequests } from "../server/in-flight-requests.js";
 import { createLogger } from "../server/request-log.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
 import { createApiServer, listen } from "../server/server.js";
+import { TrustedProxies } from "../server/trusted-proxies.js";
 import { WatchStreams } from "../server/watch-stream.js";
 import { registerVirtualClusterActions } from "../virtualclusters/actions.js";
 import { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
@@ -32,6 +34,8 @@ export type { RunningServer, ServerConfig } from "./config.js";
  */
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
   const dataDir = resolve(config.dataDir);
+  // First: a range that does not parse stops the start before anything is opened.
+  const trustedProxies = new TrustedProxies(config.trustedProxies);
   const { tls, caPem, cipher, signer } = await loadKeys(config, dataDir);
   const { backend, ops, storage } = await openServerStorage(config, dataDir);
 
@@ -73,11 +77,17 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     start: () => consoleSessions.sweeper.start(),
     stop: () => consoleSessions.sweeper.stop(),
   });
+  const keySessionCleanup = new KeySessionCleanup(informers, consoleSessions, warn("ending a deleted key's sessions"));
+  controllers.register({
+    name: "console-session-key-cleanup",
+    start: () => keySessionCleanup.start(),
+    stop: () => keySessionCleanup.stop(),
+  });
 
   const subresources = new Map<string, SubresourceHandler>(accessKeySubresources(registry, identity));
   registerVirtualClusterActions(subresources, { registry, cas, events: events.recorder });
   const watchStreams = new WatchStreams();
-  const gateway = await startGateway(registry, informers, access, cas);
+  const gateway = await startGateway(registry, informers, access, cas, trustedProxies);
   let closing = false;
   const inFlight = new InFlightRequests();
   const app = createApiServer({
@@ -101,6 +111,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     ops,
     storage,
     gcQueueDepth: () => garbageCollector.queueDepth,
+    trustedProxies,
   });
   let serverUrl = "";
   const sso = wireSso(app, config, controllers, {

@@ -11,6 +11,6 @@ export function installAuditHooks(app: FastifyInstance, audit: AuditLog, watches
     return payload;
   });
   onRequestDone(app, (request, reply) => {
-    audit.record(request, request.method, request.url, reply.statusCode, request.ip);
+    audit.record(request, request.method, request.url, reply.statusCode);
   });
 }

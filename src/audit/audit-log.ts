@@ -69,6 +69,8 @@ interface AuditedRequest {
   url?: string;
   id?: string;
   ip?: string;
+  /** fastify's, with `--trusted-proxies`: the client's address, the proxies', the peer's, from the peer outwards. */
+  ips?: string[];
   headers?: IncomingHttpHeaders;
   body?: unknown;
 }
@@ -134,7 +136,7 @@ export class AuditLog {
   }
 
   /** The response was sent: its ResponseComplete event. */
-  record(request: object, method: string, url: string, code: number, sourceAddress: string): void {
+  record(request: object, method: string, url: string, code: number): void {
     let p = this.pending.get(request);
     const given = request as AuditedRequest;
     const r: AuditedRequest = {
@@ -143,7 +145,8 @@ export class AuditLog {
       body: given.body,
       method,
       url,
-      ip: sourceAddress,
+      ip: given.ip,
+      ips: given.ips,
     };
     if (!p) {
       // Refused before the caller was known (authentication failed).
@@ -200,7 +203,7 @@ export class AuditLog {
       requestURI: url,
       verb: d.verb,
       ...usersOf(p.user),
-      sourceIPs: r.ip ? [r.ip] : [],
+      sourceIPs: sourceIPsOf(r),
       ...(typeof r.headers?.["user-agent"] === "string" ? { userAgent: r.headers["user-agent"] } : {}),
       ...(resourceRequest
         ? {
@@ -250,4 +253,15 @@ function requestObjectOf(r: AuditedRequest): { requestObject?: unknown } {
   } catch {
     return {}; // YAML or protobuf bodies: not logged
   }
+}
+
+/**
+ * The client's address first, then each trusted proxy's, the direct peer's last, as kube-apiserver
+ * orders `sourceIPs`. Without `--trusted-proxies` only the peer (X-Forwarded-For is not read); with
+ * it, only the hops the trusted proxies vouch for (server/trusted-proxies.ts): kube-apiserver also
+ * lists what a client wrote in the header itself, which anyone can make up.
+ */
+function sourceIPsOf(r: AuditedRequest): string[] {
+  if (r.ips && r.ips.length > 0) return [...r.ips].reverse();
+  return r.ip ? [r.ip] : [];
 }

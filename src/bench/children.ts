@@ -113,6 +113,10 @@ export async function baselineChild(dataDir: string, body: string): Promise<void
     res.writeHead(200, { "content-type": "application/json", "content-length": payload.length });
     res.end(payload);
   });
+  // {cmd:"cpu"}: this process's CPU so far, like the server child's (the GET phase compares them).
+  process.on("message", (msg: { cmd?: string }) => {
+    if (msg.cmd === "cpu") process.send!({ cpu: process.cpuUsage() });
+  });
   srv.listen(0, "127.0.0.1", () => {
     const addr = srv.address() as { port: number };
     process.send!({ port: addr.port });

@@ -9,8 +9,12 @@ test("bench etcd phase runs with --smoke counts", () => {
   const r = spawnSync(process.execPath, [script, "--smoke", "--only=etcd"], { encoding: "utf8", timeout: 480_000 });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /\| etcd: GET req\/s/);
+  assert.match(
+    r.stdout,
+    /\| etcd: GET server CPU per request[^|]*\| \d+ µs; \d+%; [\d.]+ store reads per GET \| \d+ µs/,
+  );
   assert.match(r.stdout, /\| etcd: LIST /);
-  assert.match(r.stdout, /\| etcd: CREATE teams\/s .*raw etcd puts/);
+  assert.match(r.stdout, /\| etcd: CREATE teams\/s \(64 clients; 2 rounds[^|]*\| \d+ \| \d+ \(raw etcd puts\)/);
   assert.match(r.stdout, /\| etcd: CREATE teams\/s \(64 clients\), server with 2 workers \| \d+ .*raw etcd puts/);
   assert.match(r.stdout, /\| etcd: GET req\/s \(64 conns\), server with 2 workers \| \d+ /);
   assert.match(r.stdout, /\| START platform start → \/readyz 200, etcd [^|]*\| \d+ ms \| \d+ ms/);

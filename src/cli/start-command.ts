@@ -116,6 +116,10 @@ export function registerStartCommand(program: Command): void {
       `on SIGTERM, how long requests in flight may take to finish before they are cut off (default ${DEFAULT_SHUTDOWN_GRACE_SECONDS})`,
     )
     .option(
+      "--trusted-proxies <cidrs>",
+      "proxies/load balancers whose X-Forwarded-For gives the client address, as CIDR[,CIDR...] (default: none)",
+    )
+    .option(
       "--workers <n>",
       "server processes sharing --listen, each a replica (etcd storage only); auto: one per CPU",
       "1",
@@ -170,6 +174,7 @@ Examples:
           ? wholeNumber(opts.auditLogMaxbackup, "--audit-log-maxbackup")
           : undefined,
         metricsListen: opts.metricsListen ? parseListen(opts.metricsListen, "--metrics-listen") : undefined,
+        trustedProxies: opts.trustedProxies?.split(","),
       };
       assertWorkersAllowed(workers, {
         storage: config.storage,

@@ -12,7 +12,7 @@ import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { BACKUP_PATH } from "../backup/backup-route.js";
 import { generateEncryptionKeySecret } from "../crypto/secret-box.js";
-import { entryId } from "../sso/sealed-entries.js";
+import { entryId } from "../registry/sealed-entries.js";
 import { EtcdCluster } from "../testing/etcd-cluster.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { CSRF_HEADER, SESSION_SPACE } from "./sessions.js";

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { entryId } from "../registry/sealed-entries.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
-import { CSRF_HEADER, SESSION_COOKIE } from "./sessions.js";
+import { CSRF_HEADER, SESSION_COOKIE, SESSION_SPACE } from "./sessions.js";
+
+const SESSION_PREFIX = `/platform-internal/${SESSION_SPACE}/`;
+/** The session id a `name=value` cookie pair carries. */
+const sessionIdOf = (cookie: string) => cookie.slice(cookie.indexOf("=") + 1);
 
 describe("console sessions", () => {
   let server: TestServer;
@@ -142,6 +147,34 @@ describe("console sessions", () => {
       if (status !== 401) await new Promise((r) => setTimeout(r, 100));
     }
     assert.equal(status, 401);
+    // …and the elected replica removes the session from the store at once, not when it ends.
+    const stored = `${SESSION_PREFIX}${entryId(sessionIdOf(cookie))}`;
+    let left = true;
+    for (let i = 0; i < 50 && left; i++) {
+      left = (await server.storage.list(SESSION_PREFIX)).items.some((kv) => kv.key === stored);
+      if (left) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(left, false, "the deleted key's session is still in the store");
+  });
+
+  it("deleting a key removes only its own sessions", async () => {
+    const made = await server.request("POST", `${GROUP_PATH}/ownedaccesskeys`, {
+      body: { metadata: { name: "sess-key-2" }, spec: { user: "sess-user" } },
+    });
+    assert.equal(made.status, 201, made.text);
+    const doomed = await signIn(made.json.spec.key);
+    const kept = await signIn(server.adminKey);
+    assert.equal((await server.request("DELETE", `${GROUP_PATH}/ownedaccesskeys/sess-key-2`)).status, 200);
+    const doomedKey = `${SESSION_PREFIX}${entryId(sessionIdOf(doomed.cookie))}`;
+    let keys: string[] = [doomedKey];
+    for (let i = 0; i < 50 && keys.includes(doomedKey); i++) {
+      keys = (await server.storage.list(SESSION_PREFIX)).items.map((kv) => kv.key);
+      if (keys.includes(doomedKey)) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(!keys.includes(doomedKey), "the deleted key's session is still in the store");
+    assert.ok(keys.includes(`${SESSION_PREFIX}${entryId(sessionIdOf(kept.cookie))}`), "another key's session went too");
+    const res = await server.request("GET", `${GROUP_PATH}/teams`, { token: null, headers: { cookie: kept.cookie } });
+    assert.equal(res.status, 200);
   });
 
   it("answers the console with security headers, / redirects to it, config says whether SSO is offered", async () => {

@@ -4,11 +4,12 @@ import type { IncomingHttpHeaders } from "node:http";
 import { after, afterEach, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError } from "../api/errors.js";
+import { hashAccessKey } from "../crypto/access-keys.js";
 import { SecretBox } from "../crypto/secret-box.js";
 import { AdmissionChain } from "../registry/admission.js";
 import type { KeptValueCipher } from "../registry/kept-keys.js";
 import { Registry } from "../registry/registry.js";
-import { entryId } from "../sso/sealed-entries.js";
+import { entryId } from "../registry/sealed-entries.js";
 import type { Storage } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { ConsoleSessions, CSRF_HEADER, SESSION_COOKIE, SESSION_SPACE } from "./sessions.js";
@@ -136,6 +137,31 @@ describe("console sessions kept in the store", () => {
     );
     assert.equal(await two.credentialOf("GET", cookieOf(ended.id)), undefined);
     assert.equal(await two.credentialOf("GET", cookieOf(live.id)), KEY);
+  });
+
+  it("ending a deleted key's sessions removes every session of that key and only those, on every replica", async () => {
+    const OTHER = "console-session-other-key-0123456789abcdef";
+    const first = await one.begin(KEY);
+    const second = await two.begin(KEY);
+    const other = await one.begin(OTHER);
+    // Both replicas remember the sessions: the removal must reach their memory too.
+    for (const s of [first, second]) assert.equal(await one.credentialOf("GET", cookieOf(s.id)), KEY);
+    assert.equal(await two.credentialOf("GET", cookieOf(first.id)), KEY);
+    assert.equal(await two.endSessionsOfKeys(new Set()), 0);
+    assert.equal(await two.endSessionsOfKeys(new Set([hashAccessKey("no-such-key-0123456789abcdef0123")])), 0);
+    assert.equal(await two.endSessionsOfKeys(new Set([hashAccessKey(KEY)])), 2);
+    assert.deepEqual(
+      (await storage.list(PREFIX)).items.map((kv) => kv.key),
+      [`${PREFIX}${entryId(other.id)}`],
+    );
+    let answer: string | undefined = KEY;
+    for (let i = 0; i < 100 && answer; i++) {
+      answer =
+        (await one.credentialOf("GET", cookieOf(first.id))) ?? (await one.credentialOf("GET", cookieOf(second.id)));
+      if (answer) await sleep(20);
+    }
+    assert.equal(answer, undefined, "the other replica forgot the removed sessions");
+    assert.equal(await one.credentialOf("GET", cookieOf(other.id)), OTHER);
   });
 
   it("remembers a session found for a few seconds: repeated requests read the store once", async () => {

@@ -1,9 +1,10 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { errors } from "../api/errors.js";
+import { hashAccessKey } from "../crypto/access-keys.js";
 import type { KeptValueCipher } from "../registry/kept-keys.js";
 import type { Registry } from "../registry/registry.js";
-import { entryId, SealedEntries } from "../sso/sealed-entries.js";
+import { entryId, SealedEntries } from "../registry/sealed-entries.js";
 import { SignInSweeper } from "../sso/sweeper.js";
 import { RecentSessions } from "./recent-sessions.js";
 
@@ -52,13 +53,14 @@ export interface StartedSession {
 }
 
 /**
- * Console sessions, kept in the store (src/sso/sealed-entries.ts) so that every replica and every
+ * Console sessions, kept in the store (src/registry/sealed-entries.ts) so that every replica and every
  * worker of `--workers` knows them: found by the SHA-256 of the random session id the browser holds
  * in an HttpOnly cookie, the access key and CSRF token encrypted with the server's encryption keys,
  * in an internal key space no API resource serves and backups leave out. A session is a way to
  * present that key: every API request made with it authenticates the key again (a disabled or
  * deleted key, or a disabled user, ends it in effect on every replica). Sign-out removes the entry;
- * the elected replica sweeps expired ones (`sweeper`). A found session is remembered here for
+ * the elected replica sweeps expired ones (`sweeper`) and removes those of deleted keys
+ * (key-session-cleanup.ts). A found session is remembered here for
  * SESSION_CACHE_MS at most, and forgotten as soon as the store reports a change to it.
  */
 export class ConsoleSessions {
@@ -102,6 +104,16 @@ export class ConsoleSessions {
     if (!id) return;
     this.#recent.forget(entryId(id));
     await this.entries.remove(id);
+  }
+
+  /**
+   * Ends every session that acts with one of these keys (by their stored hashes, hex SHA-256:
+   * the keys were deleted), on every replica; returns how many. They are refused already (each
+   * request authenticates the key), this removes them from the store at once.
+   */
+  async endSessionsOfKeys(keyHashes: ReadonlySet<string>): Promise<number> {
+    if (keyHashes.size === 0) return 0;
+    return this.entries.removeWhere((session) => keyHashes.has(hashAccessKey(session.accessKey)));
   }
 
   /** The CSRF token of the request's live session, or undefined. */

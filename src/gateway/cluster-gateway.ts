@@ -40,6 +40,8 @@ export interface ClusterGatewayDeps {
   authorizer: PlatformAuthorizer;
   cas: VirtualClusterCaStore;
   audit?: AuditLog;
+  /** The client's address (`--trusted-proxies`, server/trusted-proxies.ts); default the socket's peer. */
+  clientAddress?: (req: IncomingMessage) => string;
 }
 
 /**
@@ -64,6 +66,7 @@ export class ClusterGateway {
       (req) => this.resolve(req),
       (r) => auditForwarded(deps.audit, r),
       labelOf,
+      deps.clientAddress,
     );
   }
 
@@ -105,6 +108,10 @@ export class ClusterGateway {
     return true;
   }
 
+  private clientAddress(req: IncomingMessage): string {
+    return this.deps.clientAddress ? this.deps.clientAddress(req) : (req.socket.remoteAddress ?? "");
+  }
+
   private resolve(req: IncomingMessage): Resolved | Promise<Resolved> {
     return this.resolveNow(req) ?? this.resolveSlowly(req);
   }
@@ -117,7 +124,7 @@ export class ClusterGateway {
    * which decides the same way, waits where it must, and says why it refuses.
    */
   private resolveNow(req: IncomingMessage): Resolved | undefined {
-    const ctx = this.deps.authenticateNow?.({ ip: req.socket.remoteAddress ?? "", headers: req.headers });
+    const ctx = this.deps.authenticateNow?.({ ip: this.clientAddress(req), headers: req.headers });
     const user = ctx?.user;
     if (!user || user.credential?.type === "DirectClusterEndpointToken") return undefined;
     const c = CLUSTER_PATH.exec(req.url ?? "");
@@ -141,7 +148,7 @@ export class ClusterGateway {
 
   private async resolveSlowly(req: IncomingMessage): Promise<Resolved> {
     const url = req.url ?? "";
-    const ctx = await this.deps.authenticate({ ip: req.socket.remoteAddress ?? "", headers: req.headers });
+    const ctx = await this.deps.authenticate({ ip: this.clientAddress(req), headers: req.headers });
     const user = ctx.user;
     // Direct cluster endpoint tokens are for the agent beside a cluster, never for this gateway.
     if (user.credential?.type === "DirectClusterEndpointToken") throw errors.unauthorized();

@@ -38,6 +38,8 @@ export class GatewayHandler {
     private readonly audit: (r: ForwardedRequest) => void,
     /** The user of a refused request, when authentication got that far (for the audit line). */
     private readonly label: (req: IncomingMessage) => string,
+    /** The client's address (`--trusted-proxies`: from X-Forwarded-For behind a trusted proxy). */
+    private readonly clientAddress: (req: IncomingMessage) => string = (req) => req.socket.remoteAddress ?? "",
   ) {}
 
   get openCount(): number {
@@ -73,7 +75,7 @@ export class GatewayHandler {
   serve(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
     // Read now: once the exchange is over, node may have detached the socket.
-    const source = req.socket.remoteAddress ?? "";
+    const source = this.clientAddress(req);
     this.track(res, isLongRunning(req.url ?? ""));
     const forward = (resolved: Resolved) =>
       forwardHttp(req, res, resolved.forward, (r) =>
@@ -92,7 +94,7 @@ export class GatewayHandler {
 
   serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const started = performance.now();
-    const source = req.socket.remoteAddress ?? "";
+    const source = this.clientAddress(req);
     this.track(socket, true);
     socket.on("error", () => socket.destroy());
     Promise.resolve(resolveSafely(this.resolve, req)).then(

@@ -21,6 +21,12 @@ function statusBody(code: number, reason: Status["reason"], message: string, det
   return JSON.stringify(status);
 }
 
+/** The Retry-After header of a Status that asks the client to come back (client-go waits that long, then retries). */
+function retryAfter(details: Status["details"]): Record<string, string> {
+  const seconds = details?.retryAfterSeconds;
+  return seconds === undefined ? {} : { "retry-after": String(seconds) };
+}
+
 /** Writes the Status and returns the bytes of its body. */
 export function writeStatus(
   res: ServerResponse,
@@ -30,7 +36,11 @@ export function writeStatus(
   details?: Status["details"],
 ): number {
   const body = statusBody(code, reason, message, details);
-  res.writeHead(code, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.writeHead(code, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+    ...retryAfter(details),
+  });
   res.end(body);
   return Buffer.byteLength(body);
 }
@@ -45,8 +55,11 @@ export function writeStatusToSocket(
 ): number {
   const body = statusBody(code, reason, message, details);
   const length = Buffer.byteLength(body);
+  const extra = Object.entries(retryAfter(details))
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
   socket.end(
-    `HTTP/1.1 ${code} ${STATUS_CODES[code] ?? ""}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${code} ${STATUS_CODES[code] ?? ""}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${extra}Connection: close\r\n\r\n${body}`,
   );
   return length;
 }

@@ -40,6 +40,8 @@ export interface FastGetDeps {
   served?(rt: ResourceType, namespaced: boolean, seconds: number): void;
   /** The request id returned in X-Request-Id (src/server/request-log.ts). */
   requestId?(headers: IncomingMessage["headers"]): string;
+  /** The client's address (`--trusted-proxies`, trusted-proxies.ts); default the socket's peer. */
+  clientAddress?(req: IncomingMessage): string;
 }
 
 /**
@@ -60,7 +62,8 @@ export function fastGet(deps: FastGetDeps): FastGet {
       if (format.encoding !== "json" || format.table) return false;
       const path = resolveResourcePath(deps.registry, url.slice(deps.groupPrefix.length));
       if (!path.name || path.subresource || !path.rt.verbs.includes("get") || path.rt.readerFilter) return false;
-      const ctx = deps.authenticate({ ip: req.socket.remoteAddress ?? "", headers: h });
+      const ip = deps.clientAddress ? deps.clientAddress(req) : (req.socket.remoteAddress ?? "");
+      const ctx = deps.authenticate({ ip, headers: h });
       if (!ctx || !deps.allows(ctx.user, resourceAttributes(path, "get"))) return false;
       const bytes = path.store.readRawSoon(path.namespace, path.name);
       const warnings = ctx.warnings;

@@ -7,7 +7,7 @@ import { InFlightRequests } from "./in-flight-requests.js";
 /**
  * InFlightRequests on a plain node HTTP server: what a stopping server does to the requests it
  * has (they finish), to long-running responses (ended by the caller's endStreams), to requests
- * and upgrades arriving afterwards on a connection still open (503 Status, Retry-After), and to
+ * and upgrades arriving afterwards on a connection still open (429 Status, Retry-After), and to
  * what outlives the grace period (cut, and counted).
  */
 async function serve() {
@@ -77,13 +77,14 @@ describe("InFlightRequests", () => {
     b.socket.write("GET /other HTTP/1.1\r\nHost: x\r\n\r\n");
     await until(() => b.closed);
     const refused = b.text.slice(b.text.indexOf("0\r\n\r\n") + 5);
-    assert.match(refused, /^HTTP\/1\.1 503 /);
+    assert.match(refused, /^HTTP\/1\.1 429 /);
     assert.match(refused, /\r\nretry-after: 1\r\n/i);
     assert.match(refused, /\r\nconnection: close\r\n/i);
     const status = JSON.parse(refused.slice(refused.indexOf("\r\n\r\n") + 4));
     assert.equal(status.kind, "Status");
-    assert.equal(status.reason, "ServiceUnavailable");
-    assert.equal(status.code, 503);
+    assert.equal(status.reason, "TooManyRequests");
+    assert.equal(status.code, 429);
+    assert.equal(status.details.retryAfterSeconds, 1);
 
     // A's request finishes, its answer closing the connection; then the drain is over.
     held[0]!();
@@ -94,7 +95,7 @@ describe("InFlightRequests", () => {
     assert.ok(a.text.endsWith("done"));
   });
 
-  it("refuses an upgrade on an open connection once stopping", async () => {
+  it("refuses an upgrade (exec, port-forward, a WebSocket) on an open connection once stopping, with Retry-After", async () => {
     const { inFlight, server, port, streams, held } = await serve();
     // A request held in flight keeps the server draining (and connection C open) meanwhile.
     const a = await rawConnection(port);
@@ -109,8 +110,11 @@ describe("InFlightRequests", () => {
     c.socket.write("GET /exec HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\r\n");
     await until(() => c.closed);
     const refused = c.text.slice(c.text.indexOf("0\r\n\r\n") + 5);
-    assert.match(refused, /^HTTP\/1\.1 503 /);
-    assert.match(refused, /"reason":"ServiceUnavailable"/);
+    assert.match(refused, /^HTTP\/1\.1 429 /);
+    assert.match(refused, /\r\nretry-after: 1\r\n/i, "an upgrade refused is asked to retry too");
+    assert.match(refused, /\r\nconnection: close\r\n/i);
+    assert.match(refused, /"reason":"TooManyRequests"/);
+    assert.match(refused, /"retryAfterSeconds":1/);
     held[0]!();
     assert.equal(await drained, 0);
   });

@@ -1,7 +1,9 @@
 /**
  * Graceful shutdown of the HTTPS server, as kube-apiserver's: once the server stops, no new
- * connection is accepted, a request arriving on a connection already open is refused with a 503
- * ServiceUnavailable Status and Retry-After (the client retries, on another replica), and the
+ * connection is accepted, a request or upgrade arriving on a connection already open is refused
+ * with a 429 TooManyRequests Status, Retry-After and Connection: close (kube-apiserver's answer
+ * with --shutdown-send-retry-after: client-go and kubectl wait and retry, on a new connection and
+ * so on another replica, and it is not a 5xx that error-rate alerts count), and the
  * requests in flight are given a bounded grace period to finish, each answer closing its
  * connection. Only then does the server close the store (start-server.ts), so a request in
  * flight never finds it closed; one that outlives the grace period is cut off.
@@ -14,7 +16,11 @@ import type { Duplex } from "node:stream";
 import { errors } from "../api/errors.js";
 import { writeStatusToSocket } from "../gateway/raw-status.js";
 
-/** Seconds a refused client is asked to wait before it tries again. */
+/**
+ * Seconds a refused client is asked to wait before it tries again. kube-apiserver asks for 5; its
+ * listener stays open meanwhile, where this one is closed, so the retry can only reach another
+ * replica and a longer wait would only delay it.
+ */
 const RETRY_AFTER_SECONDS = 1;
 const SHUTTING_DOWN = "the server is shutting down, try again later";
 
@@ -32,7 +38,7 @@ export class InFlightRequests {
     };
   }
 
-  /** Counts the request until its response ends; false (answered with 503) once the server is stopping. */
+  /** Counts the request until its response ends; false (answered with 429) once the server is stopping. */
   admit(res: ServerResponse): boolean {
     if (this.draining) {
       refuse(res);
@@ -46,7 +52,7 @@ export class InFlightRequests {
   /** The same for an upgrade request (its socket outlives the request: the gateway ends it on stop). */
   admitUpgrade(socket: Duplex): boolean {
     if (!this.draining) return true;
-    writeStatusToSocket(socket, 503, "ServiceUnavailable", SHUTTING_DOWN);
+    writeStatusToSocket(socket, 429, "TooManyRequests", SHUTTING_DOWN, { retryAfterSeconds: RETRY_AFTER_SECONDS });
     return false;
   }
 
@@ -86,8 +92,8 @@ export class InFlightRequests {
 }
 
 function refuse(res: ServerResponse): void {
-  const body = JSON.stringify(errors.unavailable(SHUTTING_DOWN).status);
-  res.writeHead(503, {
+  const body = JSON.stringify(errors.tooManyRequests(SHUTTING_DOWN, RETRY_AFTER_SECONDS).status);
+  res.writeHead(429, {
     "content-type": "application/json",
     "content-length": Buffer.byteLength(body),
     "retry-after": String(RETRY_AFTER_SECONDS),

@@ -24,6 +24,7 @@ import { clientErrorHandler, frameworkErrors } from "./protocol-errors.js";
 import { installRequestLog, loggingOptions, requestIdOf } from "./request-log.js";
 import { handleResourceRequest, type ResourceHandlerDeps, type SubresourceHandler } from "./resource-handler.js";
 import { sendError } from "./respond.js";
+import type { TrustedProxies } from "./trusted-proxies.js";
 import type { WatchStreams } from "./watch-stream.js";
 
 /** Request bodies above this are refused with 413 before they are read whole. */
@@ -63,11 +64,14 @@ export interface ApiServerDeps {
   ops: Operations;
   storage: RouteDeps["storage"];
   gcQueueDepth(): number;
+  /** `--trusted-proxies`: whose X-Forwarded-For gives the client's address (request.ip). */
+  trustedProxies?: TrustedProxies;
 }
 
 /** The fastify app of the API (not yet listening): routes, body parsing, errors, the fast GET path. */
 export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   const { registry, access, tls } = deps;
+  const proxies = deps.trustedProxies?.trust ? deps.trustedProxies : undefined;
   const groupPrefix = `${API_PREFIX}/apis/${GROUP}/${VERSION}/`;
   const logger = deps.logger;
   const hotGet = fastGet({
@@ -78,6 +82,7 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     bypassed: () => deps.closing() || logger.isLevelEnabled("info"),
     served: deps.ops.fastGetServed,
     requestId: requestIdOf,
+    clientAddress: proxies && ((req) => proxies.clientAddress(req)),
   });
   const hotCreate = fastCreate({
     registry,
@@ -124,6 +129,10 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     frameworkErrors,
     clientErrorHandler,
     forceCloseConnections: "idle",
+    // request.ip (and request.ips, the audit's sourceIPs): from X-Forwarded-For only behind a
+    // trusted proxy. fastify then also reads X-Forwarded-Host and -Proto for request.host and
+    // request.protocol, which nothing here uses.
+    trustProxy: proxies?.trust,
   });
   acceptAnyBody(app);
   installRequestLog(app, logger);

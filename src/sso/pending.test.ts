@@ -5,10 +5,10 @@ import { SecretBox } from "../crypto/secret-box.js";
 import { AdmissionChain } from "../registry/admission.js";
 import type { KeptValueCipher } from "../registry/kept-keys.js";
 import { Registry } from "../registry/registry.js";
+import { entryId } from "../registry/sealed-entries.js";
 import type { Storage } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { OneTimeCodes, PendingLogins, pkceChallenge } from "./pending.js";
-import { entryId } from "./sealed-entries.js";
 import { SignInSweeper } from "./sweeper.js";
 
 const key = { accessKey: "k".repeat(48), accessKeyName: "sso-abc", user: "alice" };

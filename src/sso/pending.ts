@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import * as oidc from "openid-client";
 import type { KeptValueCipher } from "../registry/kept-keys.js";
 import type { Registry } from "../registry/registry.js";
-import { SealedEntries } from "./sealed-entries.js";
+import { SealedEntries } from "../registry/sealed-entries.js";
 
 /** A sign-in begun in a browser and not yet back from the IdP. */
 export interface PendingLogin {
@@ -33,7 +33,7 @@ export const CODE_SPACE = "sso-cli-codes";
 type KeptLogin = Omit<PendingLogin, "state">;
 
 /**
- * Sign-ins in flight, in the store (sealed-entries.ts) so the callback can land on any replica:
+ * Sign-ins in flight, in the store (src/registry/sealed-entries.ts) so the callback can land on any replica:
  * found by the hash of the state, nonce and verifier encrypted, a state used once, so a replayed
  * callback finds nothing.
  */

@@ -13,13 +13,13 @@ import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { BACKUP_PATH } from "../backup/backup-route.js";
 import { generateEncryptionKeySecret } from "../crypto/secret-box.js";
+import { entryId } from "../registry/sealed-entries.js";
 import { launchChromium } from "../testing/browser.js";
 import { EtcdCluster } from "../testing/etcd-cluster.js";
 import { TestIdentityProvider } from "../testing/oidc-test-provider.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { defaultFinish, type FinishBrowserLogin } from "./browser-login.js";
 import { CODE_SPACE, SIGN_IN_SPACE } from "./pending.js";
-import { entryId } from "./sealed-entries.js";
 
 const BOOTSTRAP_KEY = "sso-replica-test-admin-key-0123456789abcdefgh";
 const SECRET = "replica-client-secret";

@@ -1,4 +1,4 @@
-import type { SealedEntries } from "./sealed-entries.js";
+import type { SealedEntries } from "../registry/sealed-entries.js";
 
 /** How often expired sign-ins and codes are removed. */
 const SWEEP_INTERVAL_MS = 60_000;

@@ -1,13 +1,16 @@
 /** GET of one Cluster: the maximum rate (autocannon) and latency at half of it (paced-get.ts), beside a bare node:https server. */
 import { fileURLToPath } from "node:url";
-import { cannon, f, histogramPct, PATH, req, type ServerBench, spawnChild } from "../harness.js";
+import { type Child, cannon, f, histogramPct, PATH, req, type ServerBench, spawnChild } from "../harness.js";
 import { clusterBytes } from "../objects.js";
 import type { PacedResult } from "../paced-get.js";
 
 const PACED_GET = fileURLToPath(new URL("../paced-get.js", import.meta.url));
 
-/** `label` prefixes every row (the etcd phase runs the same measurement on etcd). */
-export async function benchGet(b: ServerBench, label = ""): Promise<void> {
+/**
+ * `label` prefixes every row (the etcd phase runs the same measurement on etcd, with
+ * `storageReads`: how many reads the store has served so far, to show what each GET costs it).
+ */
+export async function benchGet(b: ServerBench, label = "", storageReads?: () => Promise<number>): Promise<void> {
   const { port, key, N, row } = b;
   const auth = { authorization: `Bearer ${key}` };
   const created = await req(port, key, "POST", PATH, clusterBytes("get-me").toString());
@@ -16,14 +19,33 @@ export async function benchGet(b: ServerBench, label = ""): Promise<void> {
   const base = await spawnChild(["baseline", b.dataDir, one.body.toString()], b.cpuProf);
   b.children.push(base);
   const bport = base.first.port as number;
+  const cpuBefore = await Promise.all([cpuMs(b.server), cpuMs(base)]);
+  const readsBefore = await storageReads?.();
   const g = await cannon(N.dur, { url: `https://127.0.0.1:${port}${PATH}/get-me`, headers: auth });
+  const cpuBetween = await Promise.all([cpuMs(b.server), cpuMs(base)]);
+  const readsAfter = await storageReads?.();
   const gb = await cannon(N.dur, { url: `https://127.0.0.1:${bport}/` });
+  const cpuAfter = await Promise.all([cpuMs(b.server), cpuMs(base)]);
   if (g.non2xx) throw new Error(`GET answered ${g.non2xx} non-2xx`);
   row(
     `${label}GET req/s (64 conns)`,
     f(g.requests.average, 0),
     f(gb.requests.average, 0),
     `${f((100 * g.requests.average) / gb.requests.average, 0)}%`,
+  );
+  // CPU per GET and the share of the run the server's thread was busy: below ~100% busy, the
+  // server waited (on the store) rather than worked.
+  const cpuUse = (ms: number, requests: number) =>
+    `${f((1000 * ms) / Math.max(1, requests), 0)} µs; ${f((100 * ms) / (N.dur * 1000), 0)}%`;
+  const reads =
+    readsBefore === undefined || readsAfter === undefined
+      ? ""
+      : `; ${f((readsAfter - readsBefore) / Math.max(1, g.requests.total), 2)} store reads per GET`;
+  row(
+    `${label}GET server CPU per request; CPU busy share of the run`,
+    cpuUse(cpuBetween[0] - cpuBefore[0], g.requests.total) + reads,
+    cpuUse(cpuAfter[1] - cpuBetween[1], gb.requests.total),
+    "",
   );
   row(
     `${label}GET p50/p99 ms at max rate`,
@@ -57,6 +79,12 @@ export async function benchGet(b: ServerBench, label = ""): Promise<void> {
     "",
   );
   base.proc.kill();
+}
+
+/** CPU a child has used so far, ms (server and bare children answer {cmd:"cpu"}). */
+async function cpuMs(child: Child): Promise<number> {
+  const { cpu } = await child.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" });
+  return (cpu.user + cpu.system) / 1000;
 }
 
 /** GETs at a steady `rate` from a child process (paced-get.ts), 64 connections, half of `dur` seconds. */

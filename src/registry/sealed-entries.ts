@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import type { KeptKeys, KeptValueCipher } from "../registry/kept-keys.js";
-import type { Registry } from "../registry/registry.js";
+import type { KeptKeys, KeptValueCipher } from "./kept-keys.js";
+import type { Registry } from "./registry.js";
 
 /** What one entry holds in storage: its expiry (plain, so a sweep needs no key) and its value, encrypted. */
 interface StoredEntry {
@@ -91,6 +91,23 @@ export class SealedEntries<V> {
   /** Removes the entry kept for `handle`, whatever its state; false when there was none. */
   async remove(handle: string): Promise<boolean> {
     return this.#keys.remove(entryId(handle));
+  }
+
+  /**
+   * Removes every entry whose value `match` picks (those that do not open are left to `sweep`).
+   * Returns how many it removed. No method here changes an entry's value (`extend` moves only its
+   * expiry), so an entry touched between the read and the removal still holds what matched: it
+   * goes too, where a removal at the read revision would miss a session in use.
+   */
+  async removeWhere(match: (value: V) => boolean): Promise<number> {
+    let removed = 0;
+    for (const kept of await this.#keys.entries()) {
+      const entry = parseEntry(kept.value);
+      const value = entry && this.open(kept.id, entry.sealed);
+      if (value === undefined || !match(value)) continue;
+      if (await this.#keys.remove(kept.id)) removed++;
+    }
+    return removed;
   }
 
   /** Reports the ids (entryId) of entries written or removed on any replica, from when it resolves (KeptKeys.watchIds). */
