@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { type RequestContext, SYSTEM_USER } from "../registry/request-context.js";
@@ -176,6 +176,29 @@ describe("fast create path", () => {
     });
   }
 
+  it("authenticates the caller at the client's address (trusted proxies), else at the socket's peer", () => {
+    const seen: string[] = [];
+    for (const clientAddress of [() => "203.0.113.9", undefined]) {
+      const fast = fastCreate({
+        registry: s.registry,
+        groupPrefix: `${GROUP_PATH}/`,
+        maxBodyBytes: 1024,
+        authenticate: (r) => {
+          seen.push(r.ip);
+          return undefined;
+        },
+        allows: () => true,
+        bypassed: () => false,
+        requestId: () => "req-1",
+        log: { error: () => {} },
+        clientAddress,
+      });
+      const { req, res } = fakeRequest(path("teams"), team("untouched"));
+      assert.equal(fast(req, res), false);
+    }
+    assert.deepEqual(seen, ["203.0.113.9", "127.0.0.1"]);
+  });
+
   it("leaves a caller that did not authenticate, a denied caller and a bypassing server to the normal path", () => {
     for (const fast of [make({ ctx: undefined }), make({ allowed: false }), make({ bypassed: true })]) {
       const { req, res, written } = fakeRequest(path("teams"), team("untouched"));
@@ -190,7 +213,7 @@ describe("fast create path", () => {
     const { req, res, written, done } = fakeRequest(path("teams"), team("fast-unwritable"));
     const writeHead = res.writeHead.bind(res);
     let refused = false;
-    res.writeHead = ((status: number, h: Record<string, unknown>) => {
+    res.writeHead = ((status: number, h: OutgoingHttpHeaders) => {
       if (status === 201 && !refused) {
         refused = true;
         throw new Error("cannot write that head");

@@ -82,6 +82,8 @@ export interface FastCreateDeps {
   /** Where an unexpected error is logged, with the request id (as fastify's request logger does). */
   log: { error(obj: unknown, msg: string): void };
   counting?: FastCreateCounting;
+  /** The client's address (`--trusted-proxies`, trusted-proxies.ts); default the socket's peer. */
+  clientAddress?(req: IncomingMessage): string;
 }
 
 /** Takes the request (true: it answers it) or touches nothing (false). */
@@ -108,7 +110,8 @@ export function fastCreate(deps: FastCreateDeps): FastCreate {
     if (h.accept !== undefined && !answersJson(h.accept)) return false;
     const path = collectionOf(url);
     if (!path) return false;
-    const ctx = deps.authenticate({ ip: req.socket.remoteAddress ?? "", headers: h });
+    const ip = deps.clientAddress ? deps.clientAddress(req) : (req.socket.remoteAddress ?? "");
+    const ctx = deps.authenticate({ ip, headers: h });
     if (!ctx || !deps.allows(ctx.user, resourceAttributes(path, "create"))) return false;
     new FastCreateRequest(deps, req, res, path, ctx).readBody(length);
     return true;

@@ -94,6 +94,7 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     requestId: requestIdOf,
     log: logger,
     counting: deps.ops.fastCreateCounting,
+    clientAddress: proxies && ((req) => proxies.clientAddress(req)),
   });
   const app = Fastify({
     // fastify's own https server, with the fast GET and create paths (fast-get.ts, fast-create.ts)
