@@ -92,11 +92,13 @@ export type FastCreate = (req: IncomingMessage, res: ServerResponse) => boolean;
 export function fastCreate(deps: FastCreateDeps): FastCreate {
   // Per URL: the collection it creates in, or null when the fast path does not serve it.
   const collections = new Remembered<ResourcePath | null>();
-  // Per Accept header: whether the answer is JSON (null: the normal path answers it, 406 or not JSON).
+  // Per Accept header: whether the answer is JSON (false: the normal path answers it, 406 or another format).
   const accepts = new Remembered<boolean>();
-  const collectionOf = (url: string): ResourcePath | null =>
-    collections.get(url) ??
-    collections.set(url, creatableCollection(deps.registry, url.slice(deps.groupPrefix.length)));
+  const collectionOf = (url: string): ResourcePath | null => {
+    const known = collections.get(url);
+    if (known !== undefined) return known;
+    return collections.set(url, creatableCollection(deps.registry, url.slice(deps.groupPrefix.length)));
+  };
   const answersJson = (accept: string): boolean => accepts.get(accept) ?? accepts.set(accept, acceptsJson(accept));
   return (req, res) => {
     if (req.method !== "POST") return false;
