@@ -84,6 +84,14 @@ describe("architecture: import rules", () => {
     }
   });
 
+  it("src/console and src/sso import nothing from each other (what they share is in src/registry)", () => {
+    const found = [
+      ...importsBetween((file) => folderOf(file) === "console", "sso"),
+      ...importsBetween((file) => folderOf(file) === "sso", "console"),
+    ];
+    assert.deepEqual(found, [], `the console and SSO depend on each other:\n${found.join("\n")}`);
+  });
+
   it("src/server does not import src/controllers", () => {
     const found = importsBetween((file) => folderOf(file) === "server", "controllers");
     assert.deepEqual(found, [], `the HTTP layer reaches into the controllers:\n${found.join("\n")}`);

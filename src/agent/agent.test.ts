@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -196,6 +197,73 @@ describe("direct cluster endpoint agent", () => {
       env: { ...process.env, KUBECONFIG: env.KUBECONFIG },
     });
     assert.equal(stdout.trim(), "pod/web-1");
+  });
+
+  it("--trusted-proxies: audits the client behind a trusted proxy, the peer itself otherwise", async () => {
+    // 127.0.0.10 plays the Ingress in front of the agent; any 127.x address reaches 127.0.0.1.
+    const auditLog = join(dir, "agent-audit.log");
+    const proxied = await startAgent({
+      platformUrl: server.url,
+      platformCaPem: server.caPem,
+      cluster: "c1",
+      upstreamKubeconfig: join(dir, "upstream.kubeconfig"),
+      host: "127.0.0.1",
+      port: 0,
+      tls: await loadOrCreateServerTls(join(dir, "tls")),
+      auditLog,
+      trustedProxies: ["127.0.0.10/32"],
+    });
+    const t = await token({ rules: [{ cluster: "c1" }] });
+    const getFrom = (from: string, forwardedFor: string) =>
+      new Promise<number>((done, fail) => {
+        const req = httpsRequest(
+          new URL("/api/v1/namespaces/default/pods/web-1", proxied.url),
+          {
+            ca: agentCa,
+            localAddress: from,
+            agent: false,
+            headers: { authorization: `Bearer ${t}`, "x-forwarded-for": forwardedFor },
+          },
+          (res) => {
+            res.resume();
+            res.on("end", () => done(res.statusCode ?? 0));
+          },
+        );
+        req.on("error", fail);
+        req.end();
+      });
+    try {
+      assert.equal(await getFrom("127.0.0.10", "1.1.1.1, 203.0.113.50"), 200);
+      assert.equal(await getFrom("127.0.0.20", "203.0.113.51"), 200);
+    } finally {
+      await proxied.close(); // writes out the audit log
+    }
+    const lines = readFileSync(auditLog, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(
+      lines.map((l) => [l.gateway, l.code, l.sourceAddress]),
+      [
+        ["cluster/c1", 200, "203.0.113.50"],
+        ["cluster/c1", 200, "127.0.0.20"],
+      ],
+    );
+  });
+
+  it("--trusted-proxies: a range that does not parse stops the start", async () => {
+    await assert.rejects(
+      startAgent({
+        platformUrl: server.url,
+        cluster: "c1",
+        upstreamKubeconfig: join(dir, "upstream.kubeconfig"),
+        host: "127.0.0.1",
+        port: 0,
+        tls: await loadOrCreateServerTls(join(dir, "tls")),
+        trustedProxies: ["10.0.1.0/33"],
+      }),
+      { message: '--trusted-proxies: "10.0.1.0/33" is not an IP address or CIDR range (as 10.0.0.0/8 or fd00::/8)' },
+    );
   });
 
   it("keeps serving tokens it can verify while the platform is down", async () => {

@@ -11,6 +11,7 @@ import { GatewayHandler, type Resolved } from "../gateway/gateway-handler.js";
 import { gatewayScopeAllows } from "../gateway/gateway-scope.js";
 import { kubeRequestAttributes } from "../gateway/kube-request.js";
 import { upstreamFromKubeConfig } from "../gateway/upstream.js";
+import { TrustedProxies } from "../server/trusted-proxies.js";
 import { DirectTokenVerifier } from "./token-verifier.js";
 
 export interface AgentConfig {
@@ -28,6 +29,12 @@ export interface AgentConfig {
   tls: { certPem: string; keyPem: string };
   /** JSON lines of forwarded requests to this file, `-` for stdout. */
   auditLog?: string;
+  /**
+   * `--trusted-proxies`: CIDR ranges of the proxies in front of the agent (an Ingress), whose
+   * X-Forwarded-For gives the client's address in the audit lines; default none (the server's
+   * option and parsing, server/trusted-proxies.ts).
+   */
+  trustedProxies?: string[];
 }
 
 export interface RunningAgent {
@@ -44,6 +51,8 @@ export interface RunningAgent {
  * and -Group of the token's subject, bodies and upgrades streamed.
  */
 export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
+  // First: a range that does not parse stops the start before anything is opened.
+  const proxies = new TrustedProxies(config.trustedProxies);
   const kc = new KubeConfig();
   kc.loadFromFile(config.upstreamKubeconfig);
   const upstream = upstreamFromKubeConfig(kc);
@@ -75,6 +84,7 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
     resolve,
     (r) => auditForwarded(audit, r),
     () => label,
+    (req) => proxies.clientAddress(req),
   );
   const server = createServer({ key: config.tls.keyPem, cert: config.tls.certPem, ...TLS_PREFERENCES }, (req, res) =>
     handler.serve(req, res),

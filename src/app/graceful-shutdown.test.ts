@@ -13,8 +13,9 @@ import { GROUP_PATH } from "../testing/test-server.js";
 /**
  * SIGTERM with requests in flight, on a real `platform start` process: no new connection, a
  * request in flight finishes (its answer closes the connection), a watch ends cleanly, a request
- * on a connection still open is refused with 429 and Retry-After, the store closes only after
- * all that, and the process exits 0 without an error in its log. A request that outlives
+ * on a connection still open is refused with 429 and Retry-After (but /readyz answers 503 with
+ * its `shutdown` check failing, /livez and /healthz 200), the store closes only after all that,
+ * and the process exits 0 without an error in its log. A request that outlives
  * `--shutdown-grace-period` is cut off.
  */
 
@@ -101,19 +102,24 @@ function getTeams(
   server: ServerProcess,
   agent: Agent,
 ): Promise<{ status?: number; headers: IncomingHttpHeaders; text: string }> {
+  return get(server, agent, `${GROUP_PATH}/teams`, { authorization: `Bearer ${server.adminKey}` });
+}
+
+function get(
+  server: ServerProcess,
+  agent: Agent,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status?: number; headers: IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(
-      new URL(`${GROUP_PATH}/teams`, server.url),
-      { agent, ca: server.caPem, headers: { authorization: `Bearer ${server.adminKey}` } },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c: string) => {
-          text += c;
-        });
-        res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, text }));
-      },
-    );
+    const req = request(new URL(path, server.url), { agent, ca: server.caPem, headers }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => {
+        text += c;
+      });
+      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, text }));
+    });
     req.on("error", reject);
     req.end();
   });
@@ -160,6 +166,42 @@ function shutdownSuite(name: string, storageArgs: () => string[]) {
         assert.doesNotMatch(server.output(), /"level":50|storage is closed|shutdown did not finish/, server.output());
       } finally {
         agent.destroy();
+        if (server.child.exitCode === null) server.child.kill("SIGKILL");
+      }
+    });
+
+    it("fails /readyz with its shutdown check while /livez and /healthz answer 200, until it stops", async () => {
+      const server = await startServerProcess(dir, undefined, storageArgs());
+      const probes = ["/readyz?verbose", "/livez?verbose", "/healthz"];
+      // One open connection for each probe, held by a watch that the stop ends.
+      const agents = probes.map(() => new Agent({ keepAlive: true, maxSockets: 1 }));
+      try {
+        const before = await get(server, agents[0]!, "/readyz?verbose");
+        assert.equal(before.status, 200);
+        assert.match(before.text, /\[\+\]shutdown ok\nreadyz check passed/);
+        const slow = new SlowCreate(server, "keeps-it-draining");
+        const watches = agents.map((agent) => watchTeams(server, agent));
+        await Promise.all([slow.received(), ...watches.map((w) => w.started)]);
+        server.child.kill("SIGTERM");
+        await until("the server to begin stopping", stopping(server));
+        for (const w of watches) assert.equal(await w.ended, "end 200");
+
+        const [ready, live, healthy] = await Promise.all(probes.map((path, i) => get(server, agents[i]!, path)));
+        assert.equal(ready!.status, 503, ready!.text);
+        assert.match(ready!.text, /\n\[-\]shutdown failed: reason withheld\nreadyz check failed\n$/);
+        assert.match(ready!.text, /\[\+\](etcd|storage) ok/, "the store is still open");
+        assert.equal(live!.status, 200, live!.text);
+        assert.equal(live!.text, "[+]ping ok\nlivez check passed\n");
+        assert.deepEqual([healthy!.status, healthy!.text], [200, "ok"]);
+        for (const answer of [ready!, live!, healthy!]) assert.equal(answer.headers.connection, "close");
+
+        slow.finish();
+        await slow.closed;
+        assert.match(slow.finalStatus ?? "", /^HTTP\/1\.1 201 /, slow.response);
+        assert.deepEqual(await server.exited, { code: 0, signal: null }, server.output());
+        assert.doesNotMatch(server.output(), /"level":50|storage is closed/, server.output());
+      } finally {
+        for (const agent of agents) agent.destroy();
         if (server.child.exitCode === null) server.child.kill("SIGKILL");
       }
     });

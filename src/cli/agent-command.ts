@@ -17,6 +17,10 @@ export function registerAgentCommand(program: Command): void {
     .option("--tls-private-key-file <file>", "private key of --tls-cert-file (PEM)")
     .option("--data-dir <dir>", "where a generated serving certificate is kept", "./agent-data")
     .option("--audit-log <file>", "write an audit line per forwarded request to this file, or - for stdout")
+    .option(
+      "--trusted-proxies <cidrs>",
+      "proxies/ingresses whose X-Forwarded-For gives the client address, as CIDR[,CIDR...] (default: none)",
+    )
     .addHelpText(
       "after",
       `
@@ -47,6 +51,7 @@ Examples:
         port,
         tls,
         auditLog: opts.auditLog,
+        trustedProxies: opts.trustedProxies?.split(","),
       });
       const stop = () => agent.close().then(() => process.exit(0));
       process.on("SIGTERM", stop);

@@ -5,7 +5,7 @@ import { hashAccessKey } from "../crypto/access-keys.js";
 import type { KeptValueCipher } from "../registry/kept-keys.js";
 import type { Registry } from "../registry/registry.js";
 import { entryId, SealedEntries } from "../registry/sealed-entries.js";
-import { SignInSweeper } from "../sso/sweeper.js";
+import { SealedEntriesSweeper } from "../registry/sealed-entries-sweeper.js";
 import { RecentSessions } from "./recent-sessions.js";
 
 /**
@@ -66,7 +66,7 @@ export interface StartedSession {
 export class ConsoleSessions {
   readonly entries: SealedEntries<KeptSession>;
   /** Removes ended sessions from the store; run by the elected replica. */
-  readonly sweeper: SignInSweeper;
+  readonly sweeper: SealedEntriesSweeper;
   readonly #recent: RecentSessions<LiveSession>;
 
   constructor(
@@ -76,7 +76,7 @@ export class ConsoleSessions {
     private readonly now: () => number = Date.now,
   ) {
     this.entries = new SealedEntries(registry, SESSION_SPACE, cipher);
-    this.sweeper = new SignInSweeper([this.entries], onError, MAX_SESSIONS);
+    this.sweeper = new SealedEntriesSweeper([this.entries], onError, MAX_SESSIONS);
     this.#recent = new RecentSessions(this.entries, SESSION_CACHE_MS, MAX_SESSIONS, onError);
   }
 

@@ -30,17 +30,39 @@ export function storageCheck(storage: { currentRevision(): Promise<number> }, is
 const ping: HealthCheck = { name: "ping", check: async () => {} };
 
 /**
+ * kube-apiserver's `shutdown` readiness check: it fails from the moment the server begins to stop,
+ * so that load balancers send traffic elsewhere; /livez and /healthz do not have it (a draining
+ * server is not unhealthy: restarting it would only cut the requests it is finishing).
+ */
+export function shutdownCheck(stopping: () => boolean): HealthCheck {
+  return {
+    name: "shutdown",
+    async check() {
+      if (stopping()) throw new Error("the server is shutting down");
+    },
+  };
+}
+
+const HEALTH_PATH = /^\/(?:livez|readyz|healthz)(?:[/?]|$)/;
+
+/** A health probe (GET or HEAD of /livez, /readyz, /healthz or one of their checks): answered even while stopping. */
+export function isHealthProbe(method: string | undefined, url: string | undefined): boolean {
+  return (method === "GET" || method === "HEAD") && url !== undefined && HEALTH_PATH.test(url);
+}
+
+/**
  * /livez, /readyz and /healthz as kube-apiserver answers them: `ok` when every check passes
  * (`?verbose`: one `[+]name ok` line each, then `<endpoint> check passed`); when one fails,
  * 503 with every check listed, failures as `[-]name failed: reason withheld` (the reason goes
  * to the server log, not to unauthenticated callers). kube-apiserver answers 500 there; 503
  * says the same to load balancers and keeps 5xx-other-than-503 for real faults. `/readyz/NAME`
  * runs one check. /livez has only `ping`: restarting the server does not bring storage back.
+ * /readyz also has `shutdown` (last, as kube-apiserver lists it), failing once `stopping()`.
  */
-export function registerHealthRoutes(app: FastifyInstance, storage: HealthCheck): void {
+export function registerHealthRoutes(app: FastifyInstance, storage: HealthCheck, stopping: () => boolean): void {
   const sets: Record<string, HealthCheck[]> = {
     livez: [ping],
-    readyz: [ping, storage],
+    readyz: [ping, storage, shutdownCheck(stopping)],
     healthz: [ping, storage],
   };
   for (const [endpoint, checks] of Object.entries(sets)) {

@@ -119,6 +119,30 @@ describe("InFlightRequests", () => {
     assert.equal(await drained, 0);
   });
 
+  it("still answers a health probe on an open connection once stopping, closing the connection", async () => {
+    const { inFlight, server, port, streams, held } = await serve();
+    const a = await rawConnection(port);
+    a.socket.write("GET /held HTTP/1.1\r\nHost: x\r\n\r\n");
+    const probes = await Promise.all(["/readyz?verbose", "/livez", "/healthz"].map(() => rawConnection(port)));
+    for (const p of probes) p.socket.write("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n");
+    await until(() => held.length === 1 && probes.every((p) => p.text.includes("started")));
+    const drained = inFlight.drain(server, 60_000, () => {
+      for (const s of streams) s.end();
+    });
+    await until(() => probes.every((p) => p.text.includes("0\r\n\r\n")));
+    for (const [i, path] of ["/readyz?verbose", "/livez", "/healthz"].entries()) {
+      const p = probes[i]!;
+      p.socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      await until(() => p.closed);
+      const answer = p.text.slice(p.text.indexOf("0\r\n\r\n") + 5);
+      assert.match(answer, /^HTTP\/1\.1 200 /, `${path} is answered, not refused`);
+      assert.match(answer, /\r\nconnection: close\r\n/i);
+      assert.ok(answer.endsWith("ok"));
+    }
+    held[0]!();
+    assert.equal(await drained, 0);
+  });
+
   it("cuts what outlives the grace period, and says how many", async () => {
     const { inFlight, server, port, held } = await serve();
     const a = await rawConnection(port);

@@ -8,6 +8,11 @@
  * connection. Only then does the server close the store (start-server.ts), so a request in
  * flight never finds it closed; one that outlives the grace period is cut off.
  *
+ * Health probes are the exception, as in kube-apiserver: /readyz, /livez and /healthz (and their
+ * single checks) are still answered on a connection still open, so that /readyz reports the
+ * `shutdown` check failing (health.ts) while /livez and /healthz stay 200: the orchestrator stops
+ * sending traffic without killing the process as unhealthy while it drains.
+ *
  * Every request passes admit() first, before the gateway, the fast GET path and fastify, so all
  * of them are counted.
  */
@@ -15,6 +20,7 @@ import type { Server, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { errors } from "../api/errors.js";
 import { writeStatusToSocket } from "../gateway/raw-status.js";
+import { isHealthProbe } from "./health.js";
 
 /**
  * Seconds a refused client is asked to wait before it tries again. kube-apiserver asks for 5; its
@@ -38,11 +44,17 @@ export class InFlightRequests {
     };
   }
 
-  /** Counts the request until its response ends; false (answered with 429) once the server is stopping. */
+  /**
+   * Counts the request until its response ends; false (answered with 429) once the server is
+   * stopping, unless it is a health probe (answered, closing its connection like every answer then).
+   */
   admit(res: ServerResponse): boolean {
     if (this.draining) {
-      refuse(res);
-      return false;
+      if (!isHealthProbe(res.req.method, res.req.url)) {
+        refuse(res);
+        return false;
+      }
+      res.setHeader("connection", "close");
     }
     this.open.add(res);
     res.on("close", this.release);

@@ -56,7 +56,7 @@ export interface ApiServerDeps {
   gateway?: Pick<ClusterGateway, "handleRequest" | "handleUpgrade">;
   /** Whether single sign-on is configured (the console shows "Sign in with SSO"). */
   ssoConfigured: boolean;
-  /** True once the server is closing: the fast GET path steps aside. */
+  /** True once the server is closing: the fast GET path steps aside, /readyz fails its `shutdown` check. */
   closing: () => boolean;
   /** Every request, counted for a graceful shutdown (refused once it began). */
   inFlight: InFlightRequests;
@@ -138,7 +138,7 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   acceptAnyBody(app);
   installRequestLog(app, logger);
   deps.ops.installHooks(app, deps.watchStreams, deps.registry);
-  registerPublicRoutes(app, deps.jwks, deps.storageHealth);
+  registerPublicRoutes(app, deps.jwks, deps.storageHealth, deps.closing);
   registerApiRoutes(app, deps, groupPrefix);
   return app;
 }
@@ -169,8 +169,13 @@ function acceptAnyBody(app: FastifyInstance): void {
 }
 
 /** Health, version and the token signing keys: no authentication. */
-function registerPublicRoutes(app: FastifyInstance, jwks: () => unknown, storage: HealthCheck): void {
-  registerHealthRoutes(app, storage);
+function registerPublicRoutes(
+  app: FastifyInstance,
+  jwks: () => unknown,
+  storage: HealthCheck,
+  stopping: () => boolean,
+): void {
+  registerHealthRoutes(app, storage, stopping);
   for (const path of ["/version", `${API_PREFIX}/version`]) {
     app.get(path, async (_req, reply) => reply.send(SERVER_VERSION));
   }

@@ -6,10 +6,10 @@ import { AdmissionChain } from "../registry/admission.js";
 import type { KeptValueCipher } from "../registry/kept-keys.js";
 import { Registry } from "../registry/registry.js";
 import { entryId } from "../registry/sealed-entries.js";
+import { SealedEntriesSweeper } from "../registry/sealed-entries-sweeper.js";
 import type { Storage } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { OneTimeCodes, PendingLogins, pkceChallenge } from "./pending.js";
-import { SignInSweeper } from "./sweeper.js";
 
 const key = { accessKey: "k".repeat(48), accessKeyName: "sso-abc", user: "alice" };
 
@@ -88,7 +88,7 @@ describe("sign-ins and codes kept in the store", () => {
     const old = await pending.begin(undefined, 0);
     await codes.issue(key, pkceChallenge("x".repeat(43)), 0);
     const fresh = await pending.begin(undefined, 50_000_000);
-    const sweeper = new SignInSweeper([pending.entries, codes.entries], (err) => assert.fail(String(err)));
+    const sweeper = new SealedEntriesSweeper([pending.entries, codes.entries], (err) => assert.fail(String(err)));
     assert.equal(await sweeper.sweep(11 * 60 * 1000), 2);
     assert.equal(await pending.take(old.state, 0), undefined);
     assert.ok(await pending.take(fresh.state, 50_000_001));

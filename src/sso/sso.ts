@@ -3,6 +3,7 @@ import { errors } from "../api/errors.js";
 import type { SecretDataCipher } from "../kinds/shared-secret/shared-secret.js";
 import type { Registry } from "../registry/registry.js";
 import { type RequestContext, systemContext } from "../registry/request-context.js";
+import { SealedEntriesSweeper } from "../registry/sealed-entries-sweeper.js";
 import { sendError } from "../server/respond.js";
 import {
   type BrowserLoginDeps,
@@ -16,7 +17,6 @@ import { IdentityProvider } from "./identity-provider.js";
 import { OneTimeCodes, PendingLogins } from "./pending.js";
 import { LoginKeyRefresher } from "./refresher.js";
 import { SIGN_IN_LIMIT_DEFAULTS, SignInLimiter } from "./sign-in-limiter.js";
-import { SignInSweeper } from "./sweeper.js";
 
 export interface SsoDeps {
   registry: Registry;
@@ -50,7 +50,7 @@ export class SingleSignOn {
   readonly idp: IdentityProvider;
   readonly refresher: LoginKeyRefresher;
   /** Removes sign-ins and CLI codes that expired unused (on the elected replica). */
-  readonly sweeper: SignInSweeper;
+  readonly sweeper: SealedEntriesSweeper;
   readonly #browser: BrowserLoginDeps;
 
   constructor(
@@ -61,7 +61,7 @@ export class SingleSignOn {
     this.refresher = new LoginKeyRefresher(deps.registry, this.idp, settings, deps.cipher, deps.onError);
     const pending = new PendingLogins(deps.registry, deps.cipher);
     const codes = new OneTimeCodes(deps.registry, deps.cipher);
-    this.sweeper = new SignInSweeper([pending.entries, codes.entries], deps.onError);
+    this.sweeper = new SealedEntriesSweeper([pending.entries, codes.entries], deps.onError);
     this.#browser = {
       registry: deps.registry,
       idp: this.idp,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compareKeys, keyBefore, ordersNatively, prefixEnd } from "./key-range.js";
+import { compareKeys, hasPrefix, keyBefore, ordersNatively, prefixEnd } from "./key-range.js";
 
 /** Key order as the backends have it: the UTF-8 bytes. */
 const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
@@ -83,5 +83,14 @@ describe("key order", () => {
     }
     assert.equal(ordersNatively("/registry/g/things/a-b.c"), true);
     assert.equal(ordersNatively("/a/\ue000"), false);
+  });
+});
+
+describe("hasPrefix", () => {
+  it("answers as startsWith does", () => {
+    const strings = ["", "/", "/a", "/a/", "/a/b", "/b/", "/ab", "é", "/é/x", "/\u{1F600}/", "/\u{1F600}/k"];
+    for (const key of strings) {
+      for (const prefix of strings) assert.equal(hasPrefix(key, prefix), key.startsWith(prefix), `${key} ${prefix}`);
+    }
   });
 });

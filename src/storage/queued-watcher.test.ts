@@ -60,3 +60,26 @@ describe("QueuedWatcher.progressNow", () => {
     assert.equal(events, 0);
   });
 });
+
+describe("QueuedWatcher.offerNow on a shared feed", () => {
+  it("passes on exactly the events under its prefix and after its revision, in order, and nothing for a batch it wants none of", () => {
+    const batches: number[][] = [];
+    const w = new QueuedWatcher(
+      "/a/",
+      2,
+      { onEvents: (events) => batches.push(events.map((e) => e.revision)), onError: () => {} },
+      () => {},
+    );
+    const batch = [put("/a/x", 3), put("/b/y", 4), put("/a/z", 5), put("/a", 6), put("/ab/c", 7), put("/a/w", 8)];
+    w.offerNow(batch);
+    w.offerNow([put("/b/q", 9), put("/c/r", 10)]);
+    w.offerNow([put("/a/old", 8), put("/b/s", 11), put("/a/new", 12)]);
+    assert.deepEqual(batches, [[3, 5, 8], [12]]);
+    // The batch it wanted whole is passed on as it is (shared, not copied).
+    const whole = [put("/a/1", 13), put("/a/2", 14)];
+    let got: readonly WatchEvent[] | undefined;
+    const v = new QueuedWatcher("/a/", 0, { onEvents: (events) => (got = events), onError: () => {} }, () => {});
+    v.offerNow(whole);
+    assert.equal(got, whole);
+  });
+});

@@ -6,6 +6,9 @@
  * offerNow.)
  */
 import type { WatchCallbacks, WatchEvent, Watcher } from "./interface.js";
+import { hasPrefix } from "./key-range.js";
+
+const NONE: readonly WatchEvent[] = [];
 
 export class QueuedWatcher implements Watcher {
   /** Highest revision already queued: the guard that makes replay→live free of duplicates. */
@@ -53,9 +56,9 @@ export class QueuedWatcher implements Watcher {
     if (this.ending) return false;
     // Usually every event is fresh: the batch itself is queued (read-only for consumers).
     let fresh = events;
-    for (const e of events) {
-      if (e.revision <= this.lastRevision || !e.kv.key.startsWith(this.prefix)) {
-        fresh = events.filter((e) => e.revision > this.lastRevision && e.kv.key.startsWith(this.prefix));
+    for (let i = 0; i < events.length; i++) {
+      if (!this.wants(events[i]!)) {
+        fresh = this.wantedFrom(events, i);
         break;
       }
     }
@@ -63,6 +66,26 @@ export class QueuedWatcher implements Watcher {
     this.lastRevision = fresh[fresh.length - 1]!.revision;
     this.pending.push(fresh);
     return true;
+  }
+
+  private wants(e: WatchEvent): boolean {
+    return e.revision > this.lastRevision && hasPrefix(e.kv.key, this.prefix);
+  }
+
+  /**
+   * The wanted events of a batch whose events before `first` were all wanted and `first` is not.
+   * No array is made when none is wanted: a shared stream (the etcd hub) offers every event to
+   * every watcher, most of which want none of it.
+   */
+  private wantedFrom(events: readonly WatchEvent[], first: number): readonly WatchEvent[] {
+    let out: WatchEvent[] | undefined = first > 0 ? events.slice(0, first) : undefined;
+    for (let i = first + 1; i < events.length; i++) {
+      const e = events[i]!;
+      if (!this.wants(e)) continue;
+      if (out === undefined) out = [e];
+      else out.push(e);
+    }
+    return out ?? NONE;
   }
 
   /** Every event up to `revision` has been offered: tell the consumer, after the queued events. */

@@ -95,9 +95,15 @@ export class ResourceCache {
     if (last) this.advance(last.revision);
   }
 
+  /**
+   * Runs in the feed's delivery (its onProgress, or apply), outside any storage transaction, so
+   * the watchers are told in this pass, as apply() does with events: a microtask per watcher
+   * (queueMicrotask makes an AsyncResource each time) on every write to any resource was most of
+   * what a progress cost, since the etcd hub passes each write's revision to every cache.
+   */
   private advance(revision: number): void {
     if (revision > this.revision) this.revision = revision;
-    for (const w of this.watchers) w.progress(this.revision);
+    for (const w of this.watchers) w.progressNow(this.revision);
     if (this.waiters.length === 0) return;
     for (let i = this.waiters.length - 1; i >= 0; i--) {
       const waiter = this.waiters[i]!;

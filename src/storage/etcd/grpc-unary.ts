@@ -10,6 +10,7 @@
  * for this, measured with 64 concurrent transactions (docs/performance.md, "The etcd client").
  */
 import { type ClientHttp2Session, type ClientHttp2Stream, constants as h2 } from "node:http2";
+import type { CallDeadlines } from "./call-deadlines.js";
 import { EtcdRequestError } from "./kv-calls.js";
 
 /** gRPC status codes the client acts on. */
@@ -86,10 +87,12 @@ export interface UnaryCall {
   readonly connected: () => boolean;
   /** e.g. /etcdserverpb.KV/Txn */
   readonly path: string;
-  readonly message: Uint8Array;
+  /** The request message in its gRPC frame (frame(), or written framed: kv-request-frames.ts). */
+  readonly frame: Buffer;
   /** etcd's auth token (gRPC metadata "token"). */
   readonly token: string | undefined;
-  readonly timeoutMs: number;
+  /** The client's "no answer within" limit. */
+  readonly deadlines: CallDeadlines;
 }
 
 /** The request headers of a gRPC call to `path` (etcd takes its auth token from the "token" metadata). */
@@ -118,16 +121,16 @@ export function unaryCall(call: UnaryCall): Promise<UnaryOutcome> {
     const chunks: Buffer[] = [];
     const status = new GrpcStatus(stream);
     let failure: (Error & { code?: string }) | undefined;
-    let timedOut = false;
-    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+    const deadline = call.deadlines.add(stream);
+    stream.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      deadline.seen = call.deadlines.tick;
+    });
     stream.on("error", (err) => {
       failure = err;
     });
-    stream.setTimeout(call.timeoutMs, () => {
-      timedOut = true;
-      stream.close(h2.NGHTTP2_CANCEL);
-    });
     stream.on("close", () => {
+      call.deadlines.done(deadline);
       const err = status.error();
       if (status.code === 0) {
         const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
@@ -137,10 +140,10 @@ export function unaryCall(call: UnaryCall): Promise<UnaryOutcome> {
         // etcd refuses before doing anything when it has no leader: safe to send elsewhere.
         resolve({ err, sent: !/no leader/.test(status.message) });
       } else {
-        resolve(transportFailure(call, stream.rstCode, status.httpStatus, failure, timedOut));
+        resolve(transportFailure(call, stream.rstCode, status.httpStatus, failure, deadline.timedOut));
       }
     });
-    stream.end(frame(call.message));
+    stream.end(call.frame);
   });
 }
 
@@ -153,7 +156,7 @@ function transportFailure(
   timedOut: boolean,
 ): UnaryOutcome {
   let reason: string;
-  if (timedOut) reason = `no answer within ${call.timeoutMs} ms`;
+  if (timedOut) reason = `no answer within ${call.deadlines.timeoutMs} ms`;
   else if (httpStatus !== 0 && httpStatus !== 200) reason = `HTTP ${httpStatus} (not a gRPC answer)`;
   else if (failure) reason = `${failure.message}${failure.code ? ` (${failure.code})` : ""}`;
   else reason = `stream reset (HTTP/2 error ${rstCode ?? "unknown"})`;

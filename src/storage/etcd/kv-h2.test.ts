@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer as createH2Server } from "node:http2";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -85,6 +86,27 @@ describe("etcd KV over gRPC on node:http2", () => {
     } finally {
       await kv.close();
       dropping.server.close();
+    }
+  });
+
+  test("a call the member accepted but never answers is cut after the answer timeout, and the next one too", async () => {
+    // A member that takes every stream and says nothing (stopped, partitioned after accepting).
+    const server = createH2Server();
+    let streams = 0;
+    server.on("stream", () => streams++);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as { port: number }).port;
+    const kv = new EtcdKvH2({ endpoints: [`127.0.0.1:${port}`], answerTimeoutMs: 300 });
+    const silent = (e: unknown) =>
+      e instanceof EtcdRequestError && e.code === 14 && /no answer within 300 ms/.test(e.message);
+    try {
+      await assert.rejects(kv.txn({ compare: [], success: [{ put: { key: "/k", value: "v" } }], failure: [] }), silent);
+      await assert.rejects(kv.range({ key: "/k" }), silent);
+      // The write was not sent twice (its answer was lost, not refused); the read was retried once.
+      assert.equal(streams, 3);
+    } finally {
+      await kv.close();
+      server.close();
     }
   });
 

@@ -1,6 +1,7 @@
 /**
  * The KV calls the storage makes (Range; Txn, which carries its puts and deletes; Compact) over
- * gRPC, sent on node:http2 sessions (grpc-unary.ts) with the messages encoded in kv-proto.ts.
+ * gRPC, sent on node:http2 sessions (grpc-unary.ts) with the messages encoded in kv-request-frames.ts
+ * and kv-proto.ts.
  *
  * Why this and not the `etcd3` client or etcd's JSON gateway, measured with 64 concurrent create
  * transactions against one etcd 3.4 (client and etcd CPU per call, docs/performance.md):
@@ -19,8 +20,16 @@
  * fetched for everyone and the call is sent again (it was refused, so nothing was applied).
  */
 import { type ClientHttp2Session, connect } from "node:http2";
+import { CallDeadlines } from "./call-deadlines.js";
 import { type BidiHandlers, GrpcBidiStream } from "./grpc-bidi.js";
-import { CODE_UNAUTHENTICATED, CODE_UNAVAILABLE, grpcHeaders, type UnaryOutcome, unaryCall } from "./grpc-unary.js";
+import {
+  CODE_UNAUTHENTICATED,
+  CODE_UNAVAILABLE,
+  frame,
+  grpcHeaders,
+  type UnaryOutcome,
+  unaryCall,
+} from "./grpc-unary.js";
 import {
   type EtcdKv,
   EtcdRequestError,
@@ -35,9 +44,8 @@ import {
   decodeTxnResponse,
   encodeAuthenticateRequest,
   encodeCompactionRequest,
-  encodeRangeRequest,
-  encodeTxnRequest,
 } from "./kv-proto.js";
+import { rangeRequestFrame, txnRequestFrame } from "./kv-request-frames.js";
 
 /** A member that accepted the call but does not answer (stopped, partitioned). */
 const ANSWER_TIMEOUT_MS = 30_000;
@@ -70,6 +78,8 @@ export interface EtcdKvOptions {
   readonly password?: string;
   /** KEEPALIVE_MS unless given (tests). */
   readonly keepaliveMs?: number;
+  /** ANSWER_TIMEOUT_MS unless given (tests). */
+  readonly answerTimeoutMs?: number;
 }
 
 interface Session {
@@ -88,6 +98,7 @@ export class EtcdKvH2 implements EtcdKv {
   private current = 0;
   private token: Promise<string> | undefined;
   private closed = false;
+  private readonly deadlines: CallDeadlines;
   /** Tokens fetched so far (tests). */
   authentications = 0;
 
@@ -96,20 +107,21 @@ export class EtcdKvH2 implements EtcdKv {
     this.origins = options.endpoints.map((e) => (/^https?:\/\//.test(e) ? e : `${tls ? "https" : "http"}://${e}`));
     if (this.origins.length === 0) throw new Error("no etcd endpoints");
     this.sessions = this.origins.map(() => undefined);
+    this.deadlines = new CallDeadlines(options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS);
   }
 
   async range(r: RangeRequest): Promise<RangeResponse> {
-    return decodeRangeResponse(await this.call("/etcdserverpb.KV/Range", encodeRangeRequest(r), true));
+    return decodeRangeResponse(await this.call("/etcdserverpb.KV/Range", rangeRequestFrame(r), true));
   }
 
   async txn(t: TxnRequest): Promise<TxnResponse> {
     // A transaction that only reads could be retried, but the storage's all write.
-    return decodeTxnResponse(await this.call("/etcdserverpb.KV/Txn", encodeTxnRequest(t), false));
+    return decodeTxnResponse(await this.call("/etcdserverpb.KV/Txn", txnRequestFrame(t), false));
   }
 
   /** Compacting twice to one revision is harmless, so this one is retried like a read. */
   async compact(revision: number): Promise<void> {
-    await this.call("/etcdserverpb.KV/Compact", encodeCompactionRequest(revision), true);
+    await this.call("/etcdserverpb.KV/Compact", frame(encodeCompactionRequest(revision)), true);
   }
 
   /**
@@ -178,7 +190,7 @@ export class EtcdKvH2 implements EtcdKv {
    * One call, moved to the next endpoint after a transport failure or "no leader" (every
    * endpoint at most once), and sent again once with a fresh token when etcd refused the token.
    */
-  private async call(path: string, message: Uint8Array, idempotent: boolean): Promise<Buffer> {
+  private async call(path: string, request: Buffer, idempotent: boolean): Promise<Buffer> {
     let tried = 0;
     let reauthenticated = false;
     for (;;) {
@@ -186,7 +198,7 @@ export class EtcdKvH2 implements EtcdKv {
       const index = this.current;
       const tokenPromise = this.options.user !== undefined ? this.authToken() : undefined;
       const token = tokenPromise === undefined ? undefined : await tokenPromise;
-      const outcome = await this.send(index, path, message, token);
+      const outcome = await this.send(index, path, request, token);
       if ("ok" in outcome) return outcome.ok;
       const { err, sent } = outcome;
       if (err.code === CODE_UNAUTHENTICATED && tokenPromise !== undefined && !reauthenticated) {
@@ -204,21 +216,16 @@ export class EtcdKvH2 implements EtcdKv {
     }
   }
 
-  private async send(
-    index: number,
-    path: string,
-    message: Uint8Array,
-    token: string | undefined,
-  ): Promise<UnaryOutcome> {
+  private async send(index: number, path: string, request: Buffer, token: string | undefined): Promise<UnaryOutcome> {
     const session = this.session(index);
     session.streams++;
     const outcome = await unaryCall({
       session: session.h2,
       connected: () => session.connected,
       path,
-      message,
+      frame: request,
       token,
-      timeoutMs: ANSWER_TIMEOUT_MS,
+      deadlines: this.deadlines,
     });
     session.streams--;
     if ("err" in outcome && outcome.err.code === CODE_UNAVAILABLE) {
@@ -302,7 +309,7 @@ export class EtcdKvH2 implements EtcdKv {
 
   private async authenticate(): Promise<string> {
     this.authentications++;
-    const request = encodeAuthenticateRequest(this.options.user ?? "", this.options.password ?? "");
+    const request = frame(encodeAuthenticateRequest(this.options.user ?? "", this.options.password ?? ""));
     for (let tried = 0; ; tried++) {
       const index = this.current;
       const outcome = await this.send(index, "/etcdserverpb.Auth/Authenticate", request, undefined);

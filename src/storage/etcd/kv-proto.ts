@@ -1,6 +1,7 @@
 /**
- * The protobuf messages of etcd's KV and Auth services that the storage sends and reads, encoded
- * and decoded with protobufjs's wire reader and writer. Field numbers are those of etcd's
+ * The protobuf messages of etcd's KV and Auth services that the storage sends and reads: decoded
+ * with protobufjs's wire reader, the rare requests encoded with its writer (Range and Txn are
+ * written by kv-request-frames.ts straight into their gRPC frame). Field numbers are those of etcd's
  * `etcdserverpb/rpc.proto` and `mvccpb/kv.proto` (stable since etcd 3.0).
  *
  * Why by hand rather than from the .proto files with a reflection decoder: only the fields the
@@ -11,85 +12,29 @@
 import protobuf from "protobufjs/minimal.js";
 import type { KeyValue } from "../interface.js";
 import {
-  type Bytes,
-  type Compare,
-  type DeleteRangeRequest,
   type DeleteRangeResponse,
   EtcdRequestError,
   type RangeRequest,
   type RangeResponse,
-  type RequestOp,
   type ResponseOp,
   type TxnRequest,
   type TxnResponse,
 } from "./kv-calls.js";
+import { rangeRequestFrame, txnRequestFrame } from "./kv-request-frames.js";
 import { BYTES, emptyKv, fieldEnd, headerRevision, int64, readKv, tag, toKeyValue, VARINT } from "./proto-wire.js";
 
 type Reader = protobuf.Reader;
-type Writer = protobuf.Writer;
-
-// Numeric values of etcd's enums.
-const TARGET = { CREATE: 1, MOD: 2 } as const;
-const RESULT = { EQUAL: 0, GREATER: 1, LESS: 2, NOT_EQUAL: 3 } as const;
-
-const bytesOf = (b: Bytes): Uint8Array => (typeof b === "string" ? Buffer.from(b) : b);
 
 // ---- requests ------------------------------------------------------------------------------
 
-function writeRange(w: Writer, r: RangeRequest): void {
-  w.uint32(tag(1, BYTES)).bytes(bytesOf(r.key));
-  if (r.range_end !== undefined) w.uint32(tag(2, BYTES)).bytes(bytesOf(r.range_end));
-  if (r.limit) w.uint32(tag(3, VARINT)).int64(r.limit);
-  if (r.revision) w.uint32(tag(4, VARINT)).int64(r.revision);
-  if (r.count_only) w.uint32(tag(9, VARINT)).bool(true);
-}
-
-function writeDelete(w: Writer, d: DeleteRangeRequest): void {
-  w.uint32(tag(1, BYTES)).bytes(bytesOf(d.key));
-  if (d.range_end !== undefined) w.uint32(tag(2, BYTES)).bytes(bytesOf(d.range_end));
-  if (d.prev_kv) w.uint32(tag(3, VARINT)).bool(true);
-}
-
-/** RequestOp: request_range = 1, request_put = 2, request_delete_range = 3. */
-function writeOp(w: Writer, field: number, op: RequestOp): void {
-  w.uint32(tag(field, BYTES)).fork();
-  if ("range" in op) {
-    w.uint32(tag(1, BYTES)).fork();
-    writeRange(w, op.range);
-  } else if ("put" in op) {
-    w.uint32(tag(2, BYTES)).fork();
-    w.uint32(tag(1, BYTES)).bytes(bytesOf(op.put.key));
-    w.uint32(tag(2, BYTES)).bytes(bytesOf(op.put.value));
-  } else {
-    w.uint32(tag(3, BYTES)).fork();
-    writeDelete(w, op.deleteRange);
-  }
-  w.ldelim().ldelim();
-}
-
-/** Compare: result = 1, target = 2, key = 3, create_revision = 5, mod_revision = 6 (a oneof: always written). */
-function writeCompare(w: Writer, c: Compare): void {
-  w.uint32(tag(1, BYTES)).fork();
-  if (RESULT[c.result] !== 0) w.uint32(tag(1, VARINT)).int32(RESULT[c.result]);
-  w.uint32(tag(2, VARINT)).int32(TARGET[c.target]);
-  w.uint32(tag(3, BYTES)).bytes(bytesOf(c.key));
-  w.uint32(tag(c.target === "CREATE" ? 5 : 6, VARINT)).int64(c.revision);
-  w.ldelim();
-}
-
+/** A RangeRequest (kv-request-frames.ts writes it inside its gRPC frame; this is the message alone). */
 export function encodeRangeRequest(r: RangeRequest): Uint8Array {
-  const w = protobuf.Writer.create();
-  writeRange(w, r);
-  return w.finish();
+  return rangeRequestFrame(r).subarray(5);
 }
 
-/** TxnRequest: compare = 1, success = 2, failure = 3. */
+/** A TxnRequest (the message alone; see encodeRangeRequest). */
 export function encodeTxnRequest(t: TxnRequest): Uint8Array {
-  const w = protobuf.Writer.create();
-  for (const c of t.compare) writeCompare(w, c);
-  for (const op of t.success) writeOp(w, 2, op);
-  for (const op of t.failure) writeOp(w, 3, op);
-  return w.finish();
+  return txnRequestFrame(t).subarray(5);
 }
 
 /** CompactionRequest: revision = 1, physical = 2 (wait until the compaction is applied). */

@@ -1,16 +1,16 @@
-import type { SealedEntries } from "../registry/sealed-entries.js";
+import type { SealedEntries } from "./sealed-entries.js";
 
-/** How often expired sign-ins and codes are removed. */
+/** How often expired entries are removed. */
 const SWEEP_INTERVAL_MS = 60_000;
 /** At most this many entries per key space; beyond it the ones that expire first go (as the old in-memory bound). */
 export const MAX_ENTRIES = 10_000;
 
 /**
- * Removes sign-ins that never came back and CLI codes never redeemed once they expire (and console
- * sessions that ended, src/console): each is
- * refused when late anyway, this keeps the store from collecting them. Runs on the elected replica.
+ * Removes expired sealed entries: SSO sign-ins that never came back and CLI codes never redeemed
+ * (src/sso), console sessions that ended (src/console). Each is refused when late anyway; this
+ * keeps the store from collecting them. Runs on the elected replica.
  */
-export class SignInSweeper {
+export class SealedEntriesSweeper {
   #timer?: NodeJS.Timeout;
   #running?: Promise<void>;
 
