@@ -56,7 +56,7 @@ export interface ApiServerDeps {
   gateway?: Pick<ClusterGateway, "handleRequest" | "handleUpgrade">;
   /** Whether single sign-on is configured (the console shows "Sign in with SSO"). */
   ssoConfigured: boolean;
-  /** True once the server is closing: the fast GET path steps aside, /readyz fails its `shutdown` check. */
+  /** True once the server is closing: the fast GET and create paths step aside, /readyz fails its `shutdown` check. */
   closing: () => boolean;
   /** Every request, counted for a graceful shutdown (refused once it began). */
   inFlight: InFlightRequests;
