@@ -42,6 +42,8 @@ const STAGES = [
     "response write (fastify send, TLS write)",
     (u, f) =>
       /server\/respond\.js/.test(u) ||
+      // The fast paths' own writes (fast-create.js, fast-get.js).
+      (/server\/fast-(create|get)\.js/.test(u) && /^(write|succeed|fail|send)$/.test(f)) ||
       (/fastify\/lib\/reply/.test(u) && /^(Reply\.send|onSendHook|onSendEnd|writePayload|safeWriteHead)$/.test(f)),
   ],
   ["body read, JSON.parse, duplicate keys", (u) => /server\/body\.js|duplicate-keys|content-type-parser/.test(u)],
@@ -62,8 +64,11 @@ const STAGES = [
       ),
   ],
   [
-    "fastify routing and hooks",
-    (u) => /fastify|find-my-way|avvio|pino|server\/server\.js|light-my-request|toad-cache/.test(u),
+    "fastify routing and hooks (or the fast paths' checks)",
+    (u) =>
+      /fastify|find-my-way|avvio|pino|server\/server\.js|light-my-request|toad-cache|server\/fast-(create|get)\.js|in-flight-requests/.test(
+        u,
+      ),
   ],
   [NODE, (u) => u.startsWith("node:")],
 ];

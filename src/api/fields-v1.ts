@@ -232,11 +232,26 @@ function fromFieldsV1(fs: unknown, root: boolean): Node {
   return node;
 }
 
-const kindRank: Record<string, number> = { "f:": 0, "k:": 1, "v:": 2, "i:": 3 };
+/** The order of element kinds: `f:`, `k:`, `v:`, `i:`, then anything else (read without slicing: sorts compare often). */
+function kindRank(element: string): number {
+  if (element.charCodeAt(1) !== 0x3a /* : */) return 4;
+  switch (element.charCodeAt(0)) {
+    case 0x66 /* f */:
+      return 0;
+    case 0x6b /* k */:
+      return 1;
+    case 0x76 /* v */:
+      return 2;
+    case 0x69 /* i */:
+      return 3;
+    default:
+      return 4;
+  }
+}
 
 function compareElements(a: string, b: string): number {
-  const ra = kindRank[a.slice(0, 2)] ?? 4;
-  const rb = kindRank[b.slice(0, 2)] ?? 4;
+  const ra = kindRank(a);
+  const rb = kindRank(b);
   if (ra !== rb) return ra - rb;
   if (ra === 3) return Number(a.slice(2)) - Number(b.slice(2));
   return a < b ? -1 : a > b ? 1 : 0;

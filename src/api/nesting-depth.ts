@@ -19,11 +19,7 @@ export function textNestingExceeds(text: string, limit = MAX_NESTING_DEPTH): boo
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22 /* " */) {
-      for (i++; i < n; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c /* \ */) i++;
-        else if (d === 0x22) break;
-      }
+      i = closingQuote(text, i);
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       if (++depth > limit) return true;
     } else if ((c === 0x7d /* } */ || c === 0x5d) /* ] */ && depth > 0) {
@@ -31,6 +27,22 @@ export function textNestingExceeds(text: string, limit = MAX_NESTING_DEPTH): boo
     }
   }
   return false;
+}
+
+/**
+ * Where the string opened by the `"` at `open` ends: the index of its closing quote, or the
+ * text's length when it is not closed. A quote is escaped when an odd number of backslashes
+ * precede it, which is what reading the string one character at a time (a backslash skipping
+ * the next one) concludes; indexOf jumps over long strings (annotations, descriptions) in
+ * native code instead.
+ */
+export function closingQuote(text: string, open: number): number {
+  for (let at = text.indexOf('"', open + 1); at >= 0; at = text.indexOf('"', at + 1)) {
+    let backslashes = 0;
+    while (at - backslashes - 1 > open && text.charCodeAt(at - backslashes - 1) === 0x5c /* \ */) backslashes++;
+    if (backslashes % 2 === 0) return at;
+  }
+  return text.length;
 }
 
 /** True when objects and arrays in `value` nest deeper than `limit` (the top level is depth 1). */

@@ -18,8 +18,15 @@ export class IdentityIndex {
     readonly users: Informer,
     readonly teams: Informer,
   ) {
-    // Any change to a key, user or team may change who a key authenticates as.
-    for (const informer of [keys, users, teams]) informer.onChange(() => this.changes++);
+    // Any change to a key, user or team may change who a key authenticates as, except a new team
+    // that names no members: no identity (nor the roles derived from one) can refer to a team
+    // that did not exist, and only teams naming a user or group add to someone's teams. Creating
+    // such teams (the usual create) so keeps every cached identity, where it made the next
+    // request of every client authenticate from scratch.
+    for (const informer of [keys, users]) informer.onChange(() => this.changes++);
+    teams.onChange((e) => {
+      if (e.type === "delete" || e.oldBytes !== undefined || mayNameMembers(e.bytes)) this.changes++;
+    });
     keys.onChange((e) => {
       if (e.type === "upsert" && e.old) this.unindexKey(e.old);
       if (e.type === "delete") this.unindexKey(e.object);

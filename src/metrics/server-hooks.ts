@@ -11,13 +11,20 @@ import { registerBackupRoute } from "../backup/backup-route.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";
+import type { FastCreateCounting } from "../server/fast-create.js";
 import type { WatchStreams } from "../server/watch-stream.js";
 import type { CachedStorage } from "../storage/cache/cached-storage.js";
 import type { Storage } from "../storage/interface.js";
 import { InstrumentedStorage } from "./instrumented-storage.js";
 import { etcdRequestDuration, sqliteRequestDuration } from "./metrics.js";
 import { type Guarded, registerMetricsRoute, startMetricsListener } from "./metrics-endpoint.js";
-import { countAuthentication, FastGetMetrics, installRequestMetrics, observeWatch } from "./request-metrics.js";
+import {
+  countAuthentication,
+  FastCreateMetrics,
+  FastGetMetrics,
+  installRequestMetrics,
+  observeWatch,
+} from "./request-metrics.js";
 import { registerGaugeSource } from "./server-gauges.js";
 
 export interface OperationsConfig {
@@ -39,6 +46,8 @@ export interface Operations {
   /** The store to put under the watch cache. */
   storage: Storage;
   fastGetServed?: (rt: ResourceType, namespaced: boolean, seconds: number) => void;
+  /** How the fast create path (src/server/fast-create.ts) counts its requests. */
+  fastCreateCounting?: FastCreateCounting;
   installHooks(app: FastifyInstance, watches: WatchStreams, registry: Registry): void;
   authenticated(p: Promise<RequestContext>): Promise<RequestContext>;
   registerRoutes(app: FastifyInstance, deps: RouteDeps): void;
@@ -57,6 +66,7 @@ export function attachOperations(config: OperationsConfig, backend: Storage, kin
       ? new InstrumentedStorage(backend, kind === "etcd" ? etcdRequestDuration : sqliteRequestDuration)
       : backend,
     fastGetServed: hot && ((rt, namespaced, seconds) => hot.served(rt, namespaced, seconds)),
+    fastCreateCounting: on ? new FastCreateMetrics() : undefined,
     installHooks(app, watches, registry) {
       if (!on) return;
       installRequestMetrics(app, (resource) => registry.find(resource) !== undefined);

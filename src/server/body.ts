@@ -17,7 +17,7 @@ const OBJECT_TYPES = ["application/json", "application/yaml"];
 /** Decodes a create/replace body by Content-Type (JSON or YAML); others 415, malformed 400. */
 export function decodeObjectBody(contentType: string | undefined, raw: Buffer): DecodedBody {
   const { type } = parseMediaRange(contentType ?? "");
-  if (type === "application/json") return decodeJson(raw);
+  if (type === "application/json") return decodeJsonBody(raw);
   if (type === "application/yaml" || type === "application/x-yaml" || type === "text/yaml") return decodeYaml(raw);
   throw errors.unsupportedMediaType(type, OBJECT_TYPES);
 }
@@ -28,7 +28,7 @@ export function decodePatchBody(contentType: string | undefined, raw: Buffer): D
   const patchType = patchTypeOf(type);
   if (!patchType) throw errors.unsupportedMediaType(type, ADVERTISED_PATCH_TYPES);
   // An apply body is YAML (JSON is YAML too); the other patches are JSON.
-  return { ...(patchType === "apply" ? decodeYaml(raw) : decodeJson(raw)), type: patchType };
+  return { ...(patchType === "apply" ? decodeYaml(raw) : decodeJsonBody(raw)), type: patchType };
 }
 
 /** Aliases one YAML body may expand (counted as the yaml package counts them, by node). */
@@ -39,7 +39,8 @@ const ALLOWED_YAML_TAGS = new Set(
   ["str", "int", "float", "bool", "null", "map", "seq"].map((t) => `tag:yaml.org,2002:${t}`),
 );
 
-function decodeJson(raw: Buffer): DecodedBody {
+/** A JSON body (Content-Type application/json); malformed 400. */
+export function decodeJsonBody(raw: Buffer): DecodedBody {
   const text = raw.toString("utf8");
   // Before parsing: JSON.parse copes, but everything after it recurses over the value.
   if (textNestingExceeds(text)) throw errors.badRequest(`error decoding JSON body: ${nestingMessage("the body")}`);

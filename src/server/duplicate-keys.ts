@@ -1,3 +1,5 @@
+import { closingQuote } from "../api/nesting-depth.js";
+
 /**
  * Finds keys given twice in one JSON object (JSON.parse silently keeps the last).
  * A single pass over the text that tracks strings, nesting and the key set of each
@@ -79,11 +81,7 @@ function keysInText(text: string): number {
   const n = text.length;
   for (let i = 0; i < n; i++) {
     if (text.charCodeAt(i) !== 0x22 /* " */) continue;
-    for (i++; i < n; i++) {
-      const d = text.charCodeAt(i);
-      if (d === 0x5c /* \ */) i++;
-      else if (d === 0x22) break;
-    }
+    i = closingQuote(text, i);
     let j = i + 1;
     while (j < n && isJsonSpace(text.charCodeAt(j))) j++;
     if (text.charCodeAt(j) === 0x3a /* : */) keys++;

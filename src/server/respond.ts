@@ -44,7 +44,7 @@ export function sendJsonBytes(
 }
 
 /** Any thrown value → a Status response; unexpected errors are logged and become a bare 500 (no stack reaches a client). */
-function toApiError(err: unknown, log?: { error(obj: unknown, msg: string): void }): ApiError {
+export function toApiError(err: unknown, log?: { error(obj: unknown, msg: string): void }): ApiError {
   if (err instanceof ApiError) return err;
   // Reads (the cache's sync, a fallback read) reach here unmapped: storage down is a 503 on every verb.
   const outage = storageOutageToApi(err);

@@ -15,6 +15,7 @@ import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
 import { SERVER_VERSION } from "./discovery.js";
 import { registerDiscoveryRoutes } from "./discovery-routes.js";
+import { fastCreate } from "./fast-create.js";
 import { fastGet } from "./fast-get.js";
 import { type HealthCheck, registerHealthRoutes } from "./health.js";
 import type { InFlightRequests } from "./in-flight-requests.js";
@@ -55,7 +56,7 @@ export interface ApiServerDeps {
   gateway?: Pick<ClusterGateway, "handleRequest" | "handleUpgrade">;
   /** Whether single sign-on is configured (the console shows "Sign in with SSO"). */
   ssoConfigured: boolean;
-  /** True once the server is closing: the fast GET path steps aside, /readyz fails its `shutdown` check. */
+  /** True once the server is closing: the fast GET and create paths step aside, /readyz fails its `shutdown` check. */
   closing: () => boolean;
   /** Every request, counted for a graceful shutdown (refused once it began). */
   inFlight: InFlightRequests;
@@ -83,11 +84,25 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     requestId: requestIdOf,
     clientAddress: proxies && ((req) => proxies.clientAddress(req)),
   });
+  const hotCreate = fastCreate({
+    registry,
+    groupPrefix,
+    maxBodyBytes: MAX_BODY_BYTES,
+    authenticate: (request) => access.authenticateNow(request),
+    allows: (user, attrs) => access.authorizer.decide(user, attrs).allowed,
+    bypassed: () => deps.closing() || logger.isLevelEnabled("info"),
+    requestId: requestIdOf,
+    log: logger,
+    counting: deps.ops.fastCreateCounting,
+    clientAddress: proxies && ((req) => proxies.clientAddress(req)),
+  });
   const app = Fastify({
-    // fastify's own https server, with the fast GET path (fast-get.ts) in front of its routing.
+    // fastify's own https server, with the fast GET and create paths (fast-get.ts, fast-create.ts)
+    // in front of its routing.
     serverFactory: (handler) => {
       const server = createHttpsServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, (req, res) => {
         if (!deps.inFlight.admit(res) || deps.gateway?.handleRequest(req, res)) return;
+        if (hotCreate(req, res)) return;
         const answered = hotGet(req, res);
         if (answered === false) handler(req, res);
         else if (answered !== true) answered.then((ok) => ok || handler(req, res));

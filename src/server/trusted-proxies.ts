@@ -14,7 +14,7 @@ export type TrustFn = (address: string, hop: number) => boolean;
  *
  * The walk and the range matching are @fastify/proxy-addr's, the library fastify's own
  * `trustProxy` uses, so the API routes (fastify's `request.ip`) and the paths served before
- * fastify (the cluster gateway, the fast GET path) find the same address.
+ * fastify (the cluster gateway, the fast GET and create paths) find the same address.
  */
 export class TrustedProxies {
   /** The trust test for fastify's `trustProxy` option; undefined when no proxy is trusted. */

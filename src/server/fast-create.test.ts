@@ -1,0 +1,302 @@
+import assert from "node:assert/strict";
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { after, before, describe, it } from "node:test";
+import { type RequestContext, SYSTEM_USER } from "../registry/request-context.js";
+import type { ResourceType } from "../registry/resource-type.js";
+import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { type FastCreateDeps, fastCreate } from "./fast-create.js";
+
+/** What the fast path wrote, once it has answered. */
+interface Written {
+  status?: number;
+  headers?: Record<string, unknown>;
+  body?: Buffer;
+}
+
+function fakeRequest(url: string, body: string, headers: Record<string, string> = {}, method = "POST") {
+  const all = { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...headers };
+  const req = Object.assign(Readable.from([Buffer.from(body)]), {
+    method,
+    url,
+    headers: all,
+    socket: { remoteAddress: "127.0.0.1" },
+  }) as unknown as IncomingMessage;
+  const written: Written = {};
+  let ended: () => void = () => {};
+  const done = new Promise<void>((resolve) => {
+    ended = resolve;
+  });
+  const res = {
+    headersSent: false,
+    destroyed: false,
+    writeHead(status: number, h: Record<string, unknown>) {
+      written.status = status;
+      written.headers = h;
+    },
+    end(payload: Buffer | string) {
+      written.body = Buffer.from(payload);
+      ended();
+    },
+  } as unknown as ServerResponse;
+  return { req, res, written, done };
+}
+
+const team = (name: string, spec: Record<string, unknown> = {}) =>
+  JSON.stringify({ apiVersion: "management.platform/v1", kind: "Team", metadata: { name }, spec });
+
+describe("fast create path", () => {
+  let s: TestServer;
+  const counted: Array<[string, number]> = [];
+  const logged: unknown[] = [];
+  const ctx = (): RequestContext => ({ user: SYSTEM_USER, warnings: [] });
+  const path = (rest: string) => `${GROUP_PATH}/${rest}`;
+  const make = (over: { allowed?: boolean; ctx?: RequestContext | undefined; bypassed?: boolean } = {}) => {
+    const deps: FastCreateDeps = {
+      registry: s.registry,
+      groupPrefix: `${GROUP_PATH}/`,
+      maxBodyBytes: 1024,
+      authenticate: () => ("ctx" in over ? over.ctx : ctx()),
+      allows: () => over.allowed ?? true,
+      bypassed: () => over.bypassed ?? false,
+      requestId: () => "req-1",
+      log: { error: (obj) => logged.push(obj) },
+      counting: {
+        started: () => counted.push(["started", 0]),
+        finished: (rt: ResourceType, _namespaced, code) => counted.push([rt.plural, code]),
+        abandoned: () => counted.push(["abandoned", 0]),
+      },
+    };
+    return fastCreate(deps);
+  };
+
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+
+  it("creates the object and answers 201 with what the normal path answers", async () => {
+    counted.length = 0;
+    const { req, res, written, done } = fakeRequest(path("teams"), team("fast-one", { description: "d" }));
+    assert.equal(make()(req, res), true);
+    await done;
+    assert.equal(written.status, 201);
+    assert.equal(written.headers?.["content-type"], "application/json");
+    assert.equal(written.headers?.["content-length"], written.body?.length);
+    assert.equal(written.headers?.["x-request-id"], "req-1");
+    const answered = JSON.parse(written.body!.toString());
+    // The same create down the normal path (a query string sends it there), and the object as stored.
+    const normal = await s.request("POST", `${path("teams")}?fieldValidation=Warn`, {
+      body: JSON.parse(team("normal-one", { description: "d" })),
+    });
+    assert.equal(normal.status, 201, normal.text);
+    assert.equal(normal.headers["content-type"], "application/json");
+    const stored = await s.request("GET", path("teams/fast-one"));
+    assert.deepEqual(answered, stored.json);
+    const shape = (o: { metadata: Record<string, unknown> }) => ({
+      ...o,
+      metadata: { ...o.metadata, name: "", uid: "", resourceVersion: "", creationTimestamp: "", managedFields: "" },
+    });
+    assert.deepEqual(shape(answered), shape(normal.json as { metadata: Record<string, unknown> }));
+    assert.deepEqual(
+      answered.metadata.managedFields.map((m: Record<string, unknown>) => ({ ...m, time: "" })),
+      (normal.json as { metadata: { managedFields: Array<Record<string, unknown>> } }).metadata.managedFields.map(
+        (m) => ({ ...m, time: "" }),
+      ),
+    );
+    assert.deepEqual(counted, [
+      ["started", 0],
+      ["teams", 201],
+    ]);
+  });
+
+  it("passes the caller's warnings on as Warning headers", async () => {
+    const withWarning = ctx();
+    withWarning.warnings.push("key expires soon");
+    const { req, res, written, done } = fakeRequest(path("teams"), team("fast-warned"));
+    assert.equal(make({ ctx: withWarning })(req, res), true);
+    await done;
+    assert.equal(written.status, 201);
+    assert.deepEqual(written.headers?.warning, ['299 - "key expires soon"']);
+  });
+
+  const failures: Array<[string, string, string]> = [
+    ["an existing name", "teams", team("fast-one")],
+    ["a malformed body", "teams", '{"apiVersion": '],
+    ["an invalid object", "teams", team("Not_A_Name")],
+    ["a body of another kind", "teams", JSON.stringify({ apiVersion: "management.platform/v1", kind: "User" })],
+    ["a namespace that does not exist", "namespaces/nowhere/sharedsecrets", team("x")],
+  ];
+  for (const [what, rest, body] of failures) {
+    it(`answers ${what} with the normal path's Status`, async () => {
+      counted.length = 0;
+      const { req, res, written, done } = fakeRequest(path(rest), body);
+      assert.equal(make()(req, res), true);
+      await done;
+      const normal = await s.request("POST", `${path(rest)}?fieldValidation=Warn`, {
+        raw: Buffer.from(body),
+        contentType: "application/json",
+      });
+      assert.ok(normal.status >= 400, normal.text);
+      assert.equal(written.status, normal.status);
+      assert.equal(written.headers?.["content-type"], normal.headers["content-type"]);
+      assert.equal(written.headers?.["x-request-id"], "req-1");
+      assert.deepEqual(JSON.parse(written.body!.toString()), normal.json);
+      assert.deepEqual(counted, [
+        ["started", 0],
+        [rest.split("/").pop(), normal.status],
+      ]);
+    });
+  }
+
+  const leftToTheNormalPath: Array<[string, string, Record<string, string>, string?]> = [
+    ["a query string", "teams?dryRun=All", {}],
+    ["YAML", "teams", { "content-type": "application/yaml" }],
+    ["a content type with parameters", "teams", { "content-type": "application/json; charset=utf-8" }],
+    ["a YAML answer", "teams", { accept: "application/yaml" }],
+    ["an answer nobody serves", "teams", { accept: "text/html" }],
+    ["a chunked body", "teams", { "transfer-encoding": "chunked" }],
+    ["a body over the limit", "teams", { "content-length": "2048" }],
+    ["an empty body", "teams", { "content-length": "0" }],
+    ["impersonation", "teams", { "impersonate-user": "bob" }],
+    ["a name in the path", "teams/x", {}],
+    ["a subresource", "teams/x/status", {}],
+    ["a namespaced kind without a namespace", "sharedsecrets", {}],
+    ["an unknown resource", "nothings", {}],
+    ["another method", "teams", {}, "PUT"],
+  ];
+  for (const [what, rest, headers, method] of leftToTheNormalPath) {
+    it(`leaves ${what} to the normal path, touching nothing`, () => {
+      counted.length = 0;
+      const { req, res, written } = fakeRequest(path(rest), team("untouched"), headers, method);
+      assert.equal(make()(req, res), false);
+      assert.deepEqual(written, {});
+      assert.equal(req.readableFlowing, null, "the body is left unread");
+      assert.deepEqual(counted, []);
+    });
+  }
+
+  it("authenticates the caller at the client's address (trusted proxies), else at the socket's peer", () => {
+    const seen: string[] = [];
+    for (const clientAddress of [() => "203.0.113.9", undefined]) {
+      const fast = fastCreate({
+        registry: s.registry,
+        groupPrefix: `${GROUP_PATH}/`,
+        maxBodyBytes: 1024,
+        authenticate: (r) => {
+          seen.push(r.ip);
+          return undefined;
+        },
+        allows: () => true,
+        bypassed: () => false,
+        requestId: () => "req-1",
+        log: { error: () => {} },
+        clientAddress,
+      });
+      const { req, res } = fakeRequest(path("teams"), team("untouched"));
+      assert.equal(fast(req, res), false);
+    }
+    assert.deepEqual(seen, ["203.0.113.9", "127.0.0.1"]);
+  });
+
+  it("leaves a caller that did not authenticate, a denied caller and a bypassing server to the normal path", () => {
+    for (const fast of [make({ ctx: undefined }), make({ allowed: false }), make({ bypassed: true })]) {
+      const { req, res, written } = fakeRequest(path("teams"), team("untouched"));
+      assert.equal(fast(req, res), false);
+      assert.deepEqual(written, {});
+    }
+  });
+
+  it("answers a failure while answering with the normal path's 500 Status, never a throw", async () => {
+    counted.length = 0;
+    logged.length = 0;
+    const { req, res, written, done } = fakeRequest(path("teams"), team("fast-unwritable"));
+    const writeHead = res.writeHead.bind(res);
+    let refused = false;
+    res.writeHead = ((status: number, h: OutgoingHttpHeaders) => {
+      if (status === 201 && !refused) {
+        refused = true;
+        throw new Error("cannot write that head");
+      }
+      return writeHead(status, h);
+    }) as typeof res.writeHead;
+    assert.equal(make()(req, res), true);
+    await done;
+    assert.equal(written.status, 500);
+    assert.equal(JSON.parse(written.body!.toString()).reason, "InternalError");
+    assert.equal(logged.length, 1);
+    assert.equal((logged[0] as { requestId: string }).requestId, "req-1");
+    assert.deepEqual(counted, [
+      ["started", 0],
+      ["teams", 500],
+    ]);
+  });
+
+  it("counts a client that went away before its body arrived as no longer in flight, and answers nothing", () => {
+    counted.length = 0;
+    const { req, res, written } = fakeRequest(path("teams"), team("gone"));
+    assert.equal(make()(req, res), true);
+    req.emit("aborted");
+    assert.deepEqual(written, {});
+    assert.deepEqual(counted, [
+      ["started", 0],
+      ["abandoned", 0],
+    ]);
+  });
+});
+
+describe("fast create path through the server", () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+
+  it("answers creates with the same headers and objects as the normal path", async () => {
+    // The admin key is in the identity cache after its first request.
+    assert.equal((await s.request("GET", `${GROUP_PATH}/teams`)).status, 200);
+    const fast = await s.request("POST", `${GROUP_PATH}/teams`, { body: JSON.parse(team("srv-fast")) });
+    const normal = await s.request("POST", `${GROUP_PATH}/teams?fieldValidation=Warn`, {
+      body: JSON.parse(team("srv-normal")),
+    });
+    assert.equal(fast.status, 201, fast.text);
+    assert.equal(normal.status, 201, normal.text);
+    const names = (h: Record<string, unknown>) => Object.keys(h).sort();
+    assert.deepEqual(names(fast.headers), names(normal.headers));
+    assert.equal(fast.headers["content-type"], normal.headers["content-type"]);
+    assert.match(String(fast.headers["x-request-id"]), /\S/);
+    const again = await s.request("POST", `${GROUP_PATH}/teams`, { body: JSON.parse(team("srv-fast")) });
+    assert.equal(again.status, 409);
+    assert.equal(again.json.reason, "AlreadyExists");
+    assert.equal((await s.request("GET", `${GROUP_PATH}/teams/srv-fast`)).json.metadata.name, "srv-fast");
+  });
+
+  it("a denied create is the normal 403, and a stranger's the normal 401", async () => {
+    const G = GROUP_PATH;
+    await s.request("POST", `${G}/users`, {
+      body: { apiVersion: "management.platform/v1", kind: "User", metadata: { name: "dora" }, spec: {} },
+    });
+    const key = await s.request("POST", `${G}/ownedaccesskeys`, {
+      body: {
+        apiVersion: "management.platform/v1",
+        kind: "OwnedAccessKey",
+        metadata: { name: "dora-key" },
+        spec: { user: "dora" },
+      },
+    });
+    assert.equal(key.status, 201, key.text);
+    const token = key.json.spec.key as string;
+    // Twice: the second time the key is known to the identity cache.
+    for (let i = 0; i < 2; i++) {
+      const r = await s.request("POST", `${G}/teams`, { token, body: JSON.parse(team(`dora-${i}`)) });
+      assert.equal(r.status, 403);
+      assert.match(r.json.message, /cannot create resource "teams"/);
+    }
+    const stranger = await s.request("POST", `${G}/teams`, {
+      token: "wrong-key-wrong-key-wrong-key-123",
+      body: JSON.parse(team("stranger")),
+    });
+    assert.equal(stranger.status, 401);
+    assert.equal((await s.request("GET", `${G}/teams/dora-1`)).status, 404);
+  });
+});
