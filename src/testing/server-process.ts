@@ -65,15 +65,19 @@ export async function startServerProcess(
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  return {
-    child,
-    url: `https://127.0.0.1:${p}`,
-    port: p,
-    caPem: readFileSync(join(dataDir, "ca.crt"), "utf8"),
-    adminKey: readFileSync(join(dataDir, "admin-access-key"), "utf8").trim(),
-    output: () => out,
-    exited,
-  };
+  let files: { caPem: string; adminKey: string };
+  try {
+    files = {
+      caPem: readFileSync(join(dataDir, "ca.crt"), "utf8"),
+      adminKey: readFileSync(join(dataDir, "admin-access-key"), "utf8").trim(),
+    };
+  } catch (err) {
+    // No admin key file (a data dir whose admin was made earlier): the caller never gets the
+    // child to stop, so stop it here, or it keeps the test process waiting on its output.
+    child.kill("SIGKILL");
+    throw err;
+  }
+  return { child, url: `https://127.0.0.1:${p}`, port: p, ...files, output: () => out, exited };
 }
 
 /** One request to a server process as its admin; `agent: false` opens a fresh connection. */
