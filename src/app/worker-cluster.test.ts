@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { EtcdCluster } from "../testing/etcd-cluster.js";
+import { isAlive, until as waitUntil } from "../testing/process-wait.js";
 import { callAsAdmin, type ServerProcess, startServerProcess } from "../testing/server-process.js";
 import { GROUP_PATH } from "../testing/test-server.js";
 import { parseWorkers } from "./worker-cluster.js";
@@ -66,22 +67,7 @@ async function workerOn(server: ServerProcess, agent: Agent | false): Promise<{ 
   return { worker: line!.worker as number, pid: line!.pid };
 }
 
-async function until(what: string, done: () => boolean): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const until = (what: string, done: () => boolean) => waitUntil(what, done, WAIT_MS);
 
 describe("platform start --workers 2 on etcd", () => {
   let etcd: EtcdCluster;
@@ -104,7 +90,7 @@ describe("platform start --workers 2 on etcd", () => {
   });
   after(async () => {
     if (server && server.child.exitCode === null) server.child.kill("SIGKILL");
-    for (const pid of workerPids()) if (alive(pid)) process.kill(pid, "SIGKILL");
+    for (const pid of workerPids()) if (isAlive(pid)) process.kill(pid, "SIGKILL");
     await etcd?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -209,7 +195,7 @@ describe("platform start --workers 2 on etcd", () => {
     assert.deepEqual([...replicasIn(text)].sort(), [...workers].sort());
     // The dead worker's creates still count: the total never goes down.
     assert.equal(sample(text, "apiserver_request_total", created), counted);
-    assert.ok(!alive(killed));
+    assert.ok(!isAlive(killed));
   });
 
   it("fails a second start on the same address, each worker saying why, instead of hanging", () => {
@@ -226,7 +212,7 @@ describe("platform start --workers 2 on etcd", () => {
     const { code } = await server.exited;
     assert.equal(code, 0, server.output());
     for (const [number, pid] of workers) {
-      await until(`worker ${pid} to end`, () => !alive(pid));
+      await until(`worker ${pid} to end`, () => !isAlive(pid));
       assert.match(server.output(), new RegExp(`^worker ${number} \\(pid ${pid}\\) SIGTERM: finishing`, "m"));
     }
   });

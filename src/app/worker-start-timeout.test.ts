@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import { EtcdCluster } from "../testing/etcd-cluster.js";
+import { isAlive, until as waitUntil } from "../testing/process-wait.js";
 import { callAsAdmin, type ServerProcess, startServerProcess } from "../testing/server-process.js";
 import { GROUP_PATH } from "../testing/test-server.js";
 import { DEFAULT_WORKER_START_TIMEOUT_SECONDS } from "./worker-restarts.js";
@@ -28,22 +29,7 @@ if (cluster.isWorker && process.env.PLATFORM_WORKER === "2" && existsSync(proces
 }
 `;
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-async function until(what: string, done: () => boolean, output: () => string): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${output()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = (what: string, done: () => boolean, output: () => string) => waitUntil(what, done, WAIT_MS, output);
 
 /** The pids of the primary's lines `worker 2 (pid P) did not serve within …`. */
 const hungPids = (output: string, seconds: number) =>
@@ -71,7 +57,7 @@ describe("platform start --workers: a worker that hangs while it starts", () => 
     etcd = await EtcdCluster.start(1);
   });
   after(async () => {
-    for (const pid of started) if (alive(pid)) process.kill(pid, "SIGKILL");
+    for (const pid of started) if (isAlive(pid)) process.kill(pid, "SIGKILL");
     await etcd?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -111,7 +97,7 @@ describe("platform start --workers: a worker that hangs while it starts", () => 
       assert.doesNotMatch(r.stdout, /platform is listening/);
       const forked = [...r.stderr.matchAll(/"msg":"worker 2 started \(pid (\d+)\)"/g)].map((m) => Number(m[1]));
       assert.equal(forked.length, 1, r.stderr);
-      assert.ok(!alive(forked[0]!), "the hung worker is gone");
+      assert.ok(!isAlive(forked[0]!), "the hung worker is gone");
     } finally {
       unlinkSync(marker);
     }
@@ -155,7 +141,7 @@ describe("platform start --workers: a worker that hangs while it starts", () => 
       const r = await callAsAdmin(server, false, "GET", `${GROUP_PATH}/teams?limit=1`);
       assert.equal(r.status, 200, r.text);
       await until("worker 2 to serve again", () => /"msg":"worker 2 serves again \(pid \d+\)"/.test(out()), out);
-      assert.ok(!alive(hung), "the hung worker is gone");
+      assert.ok(!isAlive(hung), "the hung worker is gone");
       assert.doesNotMatch(out(), /giving up/);
 
       server.child.kill("SIGTERM");

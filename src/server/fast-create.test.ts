@@ -4,6 +4,7 @@ import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { type RequestContext, SYSTEM_USER } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";
+import { accessKey, postObject } from "../testing/gateway-fixture.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { type FastCreateDeps, fastCreate } from "./fast-create.js";
 
@@ -273,19 +274,8 @@ describe("fast create path through the server", () => {
 
   it("a denied create is the normal 403, and a stranger's the normal 401", async () => {
     const G = GROUP_PATH;
-    await s.request("POST", `${G}/users`, {
-      body: { apiVersion: "management.platform/v1", kind: "User", metadata: { name: "dora" }, spec: {} },
-    });
-    const key = await s.request("POST", `${G}/ownedaccesskeys`, {
-      body: {
-        apiVersion: "management.platform/v1",
-        kind: "OwnedAccessKey",
-        metadata: { name: "dora-key" },
-        spec: { user: "dora" },
-      },
-    });
-    assert.equal(key.status, 201, key.text);
-    const token = key.json.spec.key as string;
+    await postObject(s, "users", { metadata: { name: "dora" }, spec: {} });
+    const token = await accessKey(s, "dora");
     // Twice: the second time the key is known to the identity cache.
     for (let i = 0; i < 2; i++) {
       const r = await s.request("POST", `${G}/teams`, { token, body: JSON.parse(team(`dora-${i}`)) });
