@@ -2,15 +2,18 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { describe, test } from "node:test";
 import protobuf from "protobufjs";
-import { EtcdRequestError } from "./kv-calls.js";
+import { EtcdRequestError, type RangeRequest, type TxnRequest } from "./kv-calls.js";
 import {
   decodeAuthenticateResponse,
   decodeRangeResponse,
   decodeTxnResponse,
   encodeCompactionRequest,
-  encodeRangeRequest,
-  encodeTxnRequest,
 } from "./kv-proto.js";
+import { rangeRequestFrame, txnRequestFrame } from "./kv-request-frames.js";
+
+// The messages alone: the storage writes Range and Txn inside their 5-byte gRPC frame.
+const encodeRangeRequest = (r: RangeRequest) => rangeRequestFrame(r).subarray(5);
+const encodeTxnRequest = (t: TxnRequest) => txnRequestFrame(t).subarray(5);
 
 // etcd's own .proto files (shipped with the etcd3 package): the reference both directions are checked against.
 const protoDir = createRequire(import.meta.url).resolve("etcd3/proto/rpc.proto");

@@ -14,28 +14,15 @@ import type { KeyValue } from "../interface.js";
 import {
   type DeleteRangeResponse,
   EtcdRequestError,
-  type RangeRequest,
   type RangeResponse,
   type ResponseOp,
-  type TxnRequest,
   type TxnResponse,
 } from "./kv-calls.js";
-import { rangeRequestFrame, txnRequestFrame } from "./kv-request-frames.js";
 import { BYTES, emptyKv, fieldEnd, headerRevision, int64, readKv, tag, toKeyValue, VARINT } from "./proto-wire.js";
 
 type Reader = protobuf.Reader;
 
 // ---- requests ------------------------------------------------------------------------------
-
-/** A RangeRequest (kv-request-frames.ts writes it inside its gRPC frame; this is the message alone). */
-export function encodeRangeRequest(r: RangeRequest): Uint8Array {
-  return rangeRequestFrame(r).subarray(5);
-}
-
-/** A TxnRequest (the message alone; see encodeRangeRequest). */
-export function encodeTxnRequest(t: TxnRequest): Uint8Array {
-  return txnRequestFrame(t).subarray(5);
-}
 
 /** CompactionRequest: revision = 1, physical = 2 (wait until the compaction is applied). */
 export function encodeCompactionRequest(revision: number): Uint8Array {
