@@ -11,6 +11,7 @@ import { projectNamespace } from "../kinds/project/project.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext, UserInfo } from "../registry/request-context.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
+import { peerAddress } from "../server/trusted-proxies.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import { ClusterUpstreams } from "./cluster-upstreams.js";
 import { auditForwarded } from "./gateway-audit.js";
@@ -109,7 +110,7 @@ export class ClusterGateway {
   }
 
   private clientAddress(req: IncomingMessage): string {
-    return this.deps.clientAddress ? this.deps.clientAddress(req) : (req.socket.remoteAddress ?? "");
+    return (this.deps.clientAddress ?? peerAddress)(req);
   }
 
   private resolve(req: IncomingMessage): Resolved | Promise<Resolved> {

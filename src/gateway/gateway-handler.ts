@@ -3,6 +3,7 @@ import type { Duplex } from "node:stream";
 import { ApiError } from "../api/errors.js";
 import { kubeBool } from "../api/request-verb.js";
 import type { UserInfo } from "../registry/request-context.js";
+import { peerAddress } from "../server/trusted-proxies.js";
 import { type ForwardResult, type ForwardTarget, forwardUpgrade } from "./forward.js";
 import { forwardHttp } from "./forward-http.js";
 import type { ForwardedRequest } from "./gateway-audit.js";
@@ -39,7 +40,7 @@ export class GatewayHandler {
     /** The user of a refused request, when authentication got that far (for the audit line). */
     private readonly label: (req: IncomingMessage) => string,
     /** The client's address (`--trusted-proxies`: from X-Forwarded-For behind a trusted proxy). */
-    private readonly clientAddress: (req: IncomingMessage) => string = (req) => req.socket.remoteAddress ?? "",
+    private readonly clientAddress: (req: IncomingMessage) => string = peerAddress,
   ) {}
 
   get openCount(): number {

@@ -31,6 +31,7 @@ import { writeOptions } from "./query.js";
 import { resourceAttributes } from "./resource-handler.js";
 import { type ResourcePath, resolveResourcePath } from "./resource-path.js";
 import { toApiError } from "./respond.js";
+import { peerAddress } from "./trusted-proxies.js";
 import { warningHeaders } from "./warning-headers.js";
 
 /** The longest path below the group prefix fastify's router matches (its maxParamLength). */
@@ -112,7 +113,7 @@ export function fastCreate(deps: FastCreateDeps): FastCreate {
     if (h.accept !== undefined && !answersJson(h.accept)) return false;
     const path = collectionOf(url);
     if (!path) return false;
-    const ip = deps.clientAddress ? deps.clientAddress(req) : (req.socket.remoteAddress ?? "");
+    const ip = (deps.clientAddress ?? peerAddress)(req);
     const ctx = deps.authenticate({ ip, headers: h });
     if (!ctx || !deps.allows(ctx.user, resourceAttributes(path, "create"))) return false;
     new FastCreateRequest(deps, req, res, path, ctx).readBody(length);

@@ -24,6 +24,7 @@ import type { ResourceType } from "../registry/resource-type.js";
 import { negotiateResponse } from "./negotiation.js";
 import { resourceAttributes } from "./resource-handler.js";
 import { resolveResourcePath } from "./resource-path.js";
+import { peerAddress } from "./trusted-proxies.js";
 import { warningHeaders } from "./warning-headers.js";
 
 export interface FastGetDeps {
@@ -62,7 +63,7 @@ export function fastGet(deps: FastGetDeps): FastGet {
       if (format.encoding !== "json" || format.table) return false;
       const path = resolveResourcePath(deps.registry, url.slice(deps.groupPrefix.length));
       if (!path.name || path.subresource || !path.rt.verbs.includes("get") || path.rt.readerFilter) return false;
-      const ip = deps.clientAddress ? deps.clientAddress(req) : (req.socket.remoteAddress ?? "");
+      const ip = (deps.clientAddress ?? peerAddress)(req);
       const ctx = deps.authenticate({ ip, headers: h });
       if (!ctx || !deps.allows(ctx.user, resourceAttributes(path, "get"))) return false;
       const bytes = path.store.readRawSoon(path.namespace, path.name);

@@ -35,7 +35,7 @@ export class TrustedProxies {
 
   /** The client address of a request (the socket's peer when no proxy is trusted). */
   clientAddress(req: IncomingMessage): string {
-    if (!this.trust) return req.socket.remoteAddress ?? "";
+    if (!this.trust) return peerAddress(req);
     return proxyAddr(req, this.trust) ?? "";
   }
 
@@ -55,6 +55,11 @@ export class TrustedProxies {
       .filter((a) => a)
       .reverse();
   }
+}
+
+/** The direct peer's address: the client's when no proxy is trusted. */
+export function peerAddress(req: IncomingMessage): string {
+  return req.socket.remoteAddress ?? "";
 }
 
 /** No proxy trusted: the client is always the socket's peer. */
