@@ -7,9 +7,9 @@ import type { Store } from "./store.js";
 import { type OnUndecodable, undecodableReason } from "./undecodable.js";
 
 /**
- * A change to the copy. The objects are decoded on first access: most listeners can tell from
- * the stored bytes (or nothing at all) that a change does not concern them, and a busy kind
- * (thousands of creates a second) should not pay a parse per listener that looks away.
+ * A change to the copy. The informer has parsed the new value once already, to check that it
+ * decodes (undecodable.ts); listeners get that parse through decodeShared's memo on first
+ * access, so a listener that looks away costs nothing more and none parses again.
  */
 export interface InformerEvent {
   readonly type: "upsert" | "delete";
@@ -62,8 +62,9 @@ class DecodedOnAccess implements InformerEvent {
  * (shared-informers.ts); each consumer adds its handlers with onChange().
  *
  * It keeps each object's stored bytes (the KeyValue the watch cache already holds, so no
- * second copy) and decodes on access; a decoded object costs several times its JSON size,
- * and a server with 100,000 objects cannot afford one per informer.
+ * second copy), not decoded objects: a decoded object costs several times its JSON size, and a
+ * server with 100,000 objects cannot afford one per informer. Each value is parsed once when it
+ * arrives (the check below); only the most recent parses are remembered (shared-codec.ts).
  *
  * A stored value that does not decode (undecodable.ts) is not part of the copy: it is reported
  * to `onUndecodable` (key, revision, reason) and skipped, and the events around it go on. It
