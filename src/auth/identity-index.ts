@@ -1,5 +1,5 @@
 import type { KubeObject } from "../api/object.js";
-import { KEY_HASH_PREFIX } from "../kinds/owned-access-key/owned-access-key.js";
+import { storedKeyHash } from "../kinds/owned-access-key/owned-access-key.js";
 import type { Informer } from "../registry/informer.js";
 
 /**
@@ -52,18 +52,13 @@ export class IdentityIndex {
   }
 
   private indexKey(k: KubeObject): void {
-    const stored = k.spec?.key;
-    if (typeof stored === "string" && stored.startsWith(KEY_HASH_PREFIX)) {
-      this.keysByHash.set(stored.slice(KEY_HASH_PREFIX.length), k);
-    }
+    const h = storedKeyHash(k);
+    if (h !== undefined) this.keysByHash.set(h, k);
   }
 
   private unindexKey(k: KubeObject): void {
-    const stored = k.spec?.key;
-    if (typeof stored === "string" && stored.startsWith(KEY_HASH_PREFIX)) {
-      const h = stored.slice(KEY_HASH_PREFIX.length);
-      if (this.keysByHash.get(h)?.metadata.uid === k.metadata.uid) this.keysByHash.delete(h);
-    }
+    const h = storedKeyHash(k);
+    if (h !== undefined && this.keysByHash.get(h)?.metadata.uid === k.metadata.uid) this.keysByHash.delete(h);
   }
 
   private indexTeam(t: KubeObject): void {

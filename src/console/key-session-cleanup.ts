@@ -1,5 +1,4 @@
-import type { KubeObject } from "../api/object.js";
-import { KEY_HASH_PREFIX } from "../kinds/owned-access-key/owned-access-key.js";
+import { storedKeyHash } from "../kinds/owned-access-key/owned-access-key.js";
 import type { InformerEvent } from "../registry/informer.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
 import type { ConsoleSessions } from "./sessions.js";
@@ -46,7 +45,7 @@ export class KeySessionCleanup {
 
   #changed(e: InformerEvent): void {
     if (e.type !== "delete") return;
-    const hash = storedHash(e.object);
+    const hash = storedKeyHash(e.object);
     if (!hash) return;
     this.#waiting.add(hash);
     this.#running ??= this.#drain().finally(() => {
@@ -66,12 +65,4 @@ export class KeySessionCleanup {
       }
     }
   }
-}
-
-/** The hex SHA-256 an access key object stores for its key, if it has one. */
-function storedHash(key: KubeObject): string | undefined {
-  const stored = key.spec?.key;
-  return typeof stored === "string" && stored.startsWith(KEY_HASH_PREFIX)
-    ? stored.slice(KEY_HASH_PREFIX.length)
-    : undefined;
 }

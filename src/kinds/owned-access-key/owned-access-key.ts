@@ -13,6 +13,14 @@ import { encryptConnectorData, keepServerIdentityData } from "./connector-data.j
 
 /** Stored keys carry only this marker plus the SHA-256 of the key; reads never show it. */
 export const KEY_HASH_PREFIX = "sha256:";
+
+/** The hex SHA-256 a stored access key object keeps for its key, if it has one. */
+export function storedKeyHash(key: KubeObject): string | undefined {
+  const stored = key.spec?.key;
+  return typeof stored === "string" && stored.startsWith(KEY_HASH_PREFIX)
+    ? stored.slice(KEY_HASH_PREFIX.length)
+    : undefined;
+}
 export const MIN_GIVEN_KEY_LENGTH = 32;
 const ACCESS_KEY_TYPES = ["User", "Login", "Other"] as const;
 
