@@ -1,5 +1,6 @@
 import type { KubeObject } from "../api/object.js";
 import type { KeyValue } from "../storage/interface.js";
+import { withResourceVersion } from "./shared-codec.js";
 
 /**
  * Objects are stored as JSON without metadata.resourceVersion: the store's
@@ -21,8 +22,13 @@ export function rememberStoredBytes(obj: KubeObject, bytes: Buffer): void {
   storedAs.set(obj, bytes);
 }
 
-export function storedBytesOf(obj: KubeObject): Buffer | undefined {
-  return storedAs.get(obj);
+/**
+ * The API JSON of an object a write returned: its stored bytes with its resourceVersion spliced
+ * in, or undefined when they were not remembered (or cannot be spliced): then stringify it.
+ */
+export function writtenJsonBytes(obj: KubeObject): Buffer | undefined {
+  const stored = storedAs.get(obj);
+  return stored && withResourceVersion(stored, Number(obj.metadata.resourceVersion));
 }
 
 export function decodeObject(kv: Pick<KeyValue, "value" | "modRevision">): KubeObject {

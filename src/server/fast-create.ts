@@ -19,12 +19,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { KubeObject } from "../api/object.js";
 import type { RequestAttributes } from "../authz/contract.js";
 import { asksToImpersonate } from "../authz/impersonation.js";
-import { storedBytesOf } from "../registry/codec.js";
+import { writtenJsonBytes } from "../registry/codec.js";
 import type { WriteOptions } from "../registry/options.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext, UserInfo } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";
-import { withResourceVersion } from "../registry/shared-codec.js";
 import { decodeJsonBody } from "./body.js";
 import { negotiateResponse } from "./negotiation.js";
 import { writeOptions } from "./query.js";
@@ -238,8 +237,7 @@ class FastCreateRequest {
 
   /** 201 with the stored bytes and the resourceVersion spliced in, as the normal path's sendObject. */
   private succeed(obj: KubeObject): void {
-    const stored = storedBytesOf(obj);
-    const bytes = stored && withResourceVersion(stored, Number(obj.metadata.resourceVersion));
+    const bytes = writtenJsonBytes(obj);
     // fastify adds the charset to a JSON text it sends, not to bytes.
     if (bytes) this.write(201, "application/json", bytes, this.ctx.warnings);
     else this.write(201, "application/json; charset=utf-8", JSON.stringify(obj), this.ctx.warnings);

@@ -2,10 +2,9 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import type { RequestAttributes } from "../authz/contract.js";
-import { storedBytesOf } from "../registry/codec.js";
+import { writtenJsonBytes } from "../registry/codec.js";
 import type { RequestContext } from "../registry/request-context.js";
 import type { Verb } from "../registry/resource-type.js";
-import { withResourceVersion } from "../registry/shared-codec.js";
 import { watchStore } from "../registry/store-watch.js";
 import { decodeObjectBody, decodePatchBody } from "./body.js";
 import type { ResponseFormat } from "./negotiation.js";
@@ -168,8 +167,7 @@ function deleteOptionsOf(call: VerbCall) {
 /** Sends one object, fresh from a write as its stored bytes with resourceVersion spliced in (no second stringify). */
 function sendObject(call: VerbCall, code: number, obj: KubeObject): unknown {
   const { reply, format, table, ctx } = call;
-  const stored = !table && format.encoding === "json" ? storedBytesOf(obj) : undefined;
-  const bytes = stored && withResourceVersion(stored, Number(obj.metadata.resourceVersion));
+  const bytes = !table && format.encoding === "json" ? writtenJsonBytes(obj) : undefined;
   if (bytes) return sendJsonBytes(reply, bytes, bytes.length, ctx.warnings, code);
   return send(reply, code, table ? objectTable(call.path.rt, obj, table) : obj, format, ctx.warnings);
 }
