@@ -17,14 +17,14 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { KubeObject } from "../api/object.js";
-import type { RequestAttributes } from "../authz/contract.js";
 import { asksToImpersonate } from "../authz/impersonation.js";
 import { writtenJsonBytes } from "../registry/codec.js";
 import type { WriteOptions } from "../registry/options.js";
 import type { Registry } from "../registry/registry.js";
-import type { RequestContext, UserInfo } from "../registry/request-context.js";
+import type { RequestContext } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import { decodeJsonBody } from "./body.js";
+import type { FastPathDeps } from "./fast-get.js";
 import { negotiateResponse } from "./negotiation.js";
 import { writeOptions } from "./query.js";
 import { resourceAttributes } from "./resource-handler.js";
@@ -65,25 +65,14 @@ export interface FastCreateCounting {
   abandoned(): void;
 }
 
-export interface FastCreateDeps {
-  registry: Registry;
-  /** `{prefix}/apis/<group>/<version>/` */
-  groupPrefix: string;
+export interface FastCreateDeps extends FastPathDeps {
   /** Bodies announcing more bytes than this go to the normal path (its 413). */
   maxBodyBytes: number;
-  /** The caller's context, or undefined when it cannot be had at once (or an audit log is kept). */
-  authenticate(request: { ip: string; headers: IncomingMessage["headers"] }): RequestContext | undefined;
-  /** Whether the caller may, decided at once; false also when only a wait could tell. */
-  allows(user: UserInfo, attrs: RequestAttributes): boolean;
-  /** While true (shutting down, logging every request) every request takes the normal path. */
-  bypassed(): boolean;
-  /** The request id returned in X-Request-Id (src/server/request-log.ts). */
+  /** The request id returned in X-Request-Id (src/server/request-log.ts): always, here. */
   requestId(headers: IncomingMessage["headers"]): string;
   /** Where an unexpected error is logged, with the request id (as fastify's request logger does). */
   log: { error(obj: unknown, msg: string): void };
   counting?: FastCreateCounting;
-  /** The client's address (`--trusted-proxies`, trusted-proxies.ts); default the socket's peer. */
-  clientAddress?(req: IncomingMessage): string;
 }
 
 /** Takes the request (true: it answers it) or touches nothing (false). */

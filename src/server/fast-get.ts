@@ -27,22 +27,29 @@ import { resolveResourcePath } from "./resource-path.js";
 import { peerAddress } from "./trusted-proxies.js";
 import { warningHeaders } from "./warning-headers.js";
 
-export interface FastGetDeps {
+/** What the fast paths (this one and fast-create.ts) need from the server alike. */
+export interface FastPathDeps {
   registry: Registry;
   /** `{prefix}/apis/<group>/<version>/` */
   groupPrefix: string;
-  /** The caller's context, or undefined when it cannot be had at once (nothing is counted). */
+  /**
+   * The caller's context, or undefined when it cannot be had at once (nothing is counted), or
+   * when an audit log is kept (the normal path writes its lines).
+   */
   authenticate(request: { ip: string; headers: IncomingMessage["headers"] }): RequestContext | undefined;
   /** Whether the caller may, decided at once; false also when only a wait could tell. */
   allows(user: UserInfo, attrs: RequestAttributes): boolean;
   /** While true (shutting down, logging every request) every request takes the normal path. */
   bypassed(): boolean;
-  /** Counts one answered GET (src/metrics); allocates nothing. */
-  served?(rt: ResourceType, namespaced: boolean, seconds: number): void;
   /** The request id returned in X-Request-Id (src/server/request-log.ts). */
   requestId?(headers: IncomingMessage["headers"]): string;
   /** The client's address (`--trusted-proxies`, trusted-proxies.ts); default the socket's peer. */
   clientAddress?(req: IncomingMessage): string;
+}
+
+export interface FastGetDeps extends FastPathDeps {
+  /** Counts one answered GET (src/metrics); allocates nothing. */
+  served?(rt: ResourceType, namespaced: boolean, seconds: number): void;
 }
 
 /**

@@ -16,7 +16,7 @@ import type { RequestContext } from "../registry/request-context.js";
 import { SERVER_VERSION } from "./discovery.js";
 import { registerDiscoveryRoutes } from "./discovery-routes.js";
 import { fastCreate } from "./fast-create.js";
-import { fastGet } from "./fast-get.js";
+import { type FastPathDeps, fastGet } from "./fast-get.js";
 import { type HealthCheck, registerHealthRoutes } from "./health.js";
 import type { InFlightRequests } from "./in-flight-requests.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
@@ -74,27 +74,21 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   const proxies = deps.trustedProxies?.trust ? deps.trustedProxies : undefined;
   const groupPrefix = `${API_PREFIX}/apis/${GROUP}/${VERSION}/`;
   const logger = deps.logger;
-  const hotGet = fastGet({
+  const fastPaths = {
     registry,
     groupPrefix,
     authenticate: (request) => access.authenticateNow(request),
     allows: (user, attrs) => access.authorizer.decide(user, attrs).allowed,
     bypassed: () => deps.closing() || logger.isLevelEnabled("info"),
-    served: deps.ops.fastGetServed,
     requestId: requestIdOf,
     clientAddress: proxies && ((req) => proxies.clientAddress(req)),
-  });
+  } satisfies FastPathDeps;
+  const hotGet = fastGet({ ...fastPaths, served: deps.ops.fastGetServed });
   const hotCreate = fastCreate({
-    registry,
-    groupPrefix,
+    ...fastPaths,
     maxBodyBytes: MAX_BODY_BYTES,
-    authenticate: (request) => access.authenticateNow(request),
-    allows: (user, attrs) => access.authorizer.decide(user, attrs).allowed,
-    bypassed: () => deps.closing() || logger.isLevelEnabled("info"),
-    requestId: requestIdOf,
     log: logger,
     counting: deps.ops.fastCreateCounting,
-    clientAddress: proxies && ((req) => proxies.clientAddress(req)),
   });
   const app = Fastify({
     // fastify's own https server, with the fast GET and create paths (fast-get.ts, fast-create.ts)
