@@ -119,6 +119,12 @@ export function req(
   });
 }
 
+/** CPU a server or bare child has used so far, ms (both answer {cmd:"cpu"} with process.cpuUsage()). */
+export async function childCpuMs(child: Child): Promise<number> {
+  const { cpu } = await child.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" });
+  return (cpu.user + cpu.system) / 1000;
+}
+
 /** autocannon for `duration` seconds, 64 connections. */
 export async function cannon(duration: number, opts: autocannon.Options): Promise<autocannon.Result> {
   return autocannon({ duration, connections: 64, ...opts });

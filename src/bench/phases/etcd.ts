@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Etcd3 } from "etcd3";
 import { EtcdCluster } from "../../testing/etcd-cluster.js";
-import { type Bench, type Child, f, PATH, pct, req, spawnChild, teamCreates } from "../harness.js";
+import { type Bench, type Child, childCpuMs, f, PATH, pct, req, spawnChild, teamCreates } from "../harness.js";
 import { teamBytes } from "../objects.js";
 import type { DriverResult, DriverSetup } from "../replica-watch-driver.js";
 import { workersBesideBaselines } from "./etcd-workers.js";
@@ -106,18 +106,18 @@ async function createBesideRawPuts(b: Bench, a: Child, etcd: EtcdCluster): Promi
   const client = await rawPutClient(etcd, rawValue);
   const callsBefore = await etcdCalls(etcd);
   for (let round = 0; round < rounds; round++) {
-    const before = await serverCpuMs(a);
+    const before = await childCpuMs(a);
     const etcdBefore = await etcdCpuMs(etcd);
     const c = await creates(b.N.dur / rounds);
     if (c.non2xx) throw new Error(`CREATE on etcd answered ${c.non2xx} non-2xx`);
-    const serverBetween = await serverCpuMs(a);
+    const serverBetween = await childCpuMs(a);
     total.serverCpuMs += serverBetween - before;
     const etcdBetween = await etcdCpuMs(etcd);
     total.etcdCpuMs += etcdBetween - etcdBefore;
     total.creates += c["2xx"];
     const raw = await rawEtcdPuts(client, `round-${round}`, rawValue, 64, (b.N.dur * 1000) / rounds);
     total.etcdRawCpuMs += (await etcdCpuMs(etcd)) - etcdBetween;
-    total.serverRawCpuMs += (await serverCpuMs(a)) - serverBetween;
+    total.serverRawCpuMs += (await childCpuMs(a)) - serverBetween;
     total.raw += raw.puts;
     total.rawCpuUs += raw.cpuPerPutUs * raw.puts;
   }
@@ -151,12 +151,6 @@ async function createBesideRawPuts(b: Bench, a: Child, etcd: EtcdCluster): Promi
   const perCreate = (method: string) =>
     f(((callsAfter.get(method) ?? 0) - (callsBefore.get(method) ?? 0)) / Math.max(1, total.creates), 2);
   b.row("etcd: requests etcd served per CREATE: Range; Txn", `${perCreate("Range")}; ${perCreate("Txn")}`, "", "");
-}
-
-/** CPU the server child has used so far, ms. */
-async function serverCpuMs(a: Child): Promise<number> {
-  const { cpu } = await a.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" });
-  return (cpu.user + cpu.system) / 1000;
 }
 
 /**
@@ -284,13 +278,8 @@ async function etcdCpuMs(etcd: EtcdCluster): Promise<number> {
 
 /** CPU used so far (ms) by replica A, replica B and etcd. */
 async function cpuNow(etcd: EtcdCluster, a: Child, r2: Child): Promise<Record<"a" | "b" | "etcd", number>> {
-  const ms = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
-  const [ua, ub, etcdMs] = await Promise.all([
-    a.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" }),
-    r2.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" }),
-    etcdCpuMs(etcd),
-  ]);
-  return { a: ms(ua.cpu), b: ms(ub.cpu), etcd: etcdMs };
+  const [aMs, bMs, etcdMs] = await Promise.all([childCpuMs(a), childCpuMs(r2), etcdCpuMs(etcd)]);
+  return { a: aMs, b: bMs, etcd: etcdMs };
 }
 
 function cpuSince<K extends string>(before: Record<K, number>, after: Record<K, number>): Record<K, number> {

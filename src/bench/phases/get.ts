@@ -1,6 +1,6 @@
 /** GET of one Cluster: the maximum rate (autocannon) and latency at half of it (paced-get.ts), beside a bare node:https server. */
 import { fileURLToPath } from "node:url";
-import { type Child, cannon, f, histogramPct, PATH, req, type ServerBench, spawnChild } from "../harness.js";
+import { cannon, childCpuMs, f, histogramPct, PATH, req, type ServerBench, spawnChild } from "../harness.js";
 import { clusterBytes } from "../objects.js";
 import type { PacedResult } from "../paced-get.js";
 
@@ -19,13 +19,13 @@ export async function benchGet(b: ServerBench, label = "", storageReads?: () => 
   const base = await spawnChild(["baseline", b.dataDir, one.body.toString()], b.cpuProf);
   b.children.push(base);
   const bport = base.first.port as number;
-  const cpuBefore = await Promise.all([cpuMs(b.server), cpuMs(base)]);
+  const cpuBefore = await Promise.all([childCpuMs(b.server), childCpuMs(base)]);
   const readsBefore = await storageReads?.();
   const g = await cannon(N.dur, { url: `https://127.0.0.1:${port}${PATH}/get-me`, headers: auth });
-  const cpuBetween = await Promise.all([cpuMs(b.server), cpuMs(base)]);
+  const cpuBetween = await Promise.all([childCpuMs(b.server), childCpuMs(base)]);
   const readsAfter = await storageReads?.();
   const gb = await cannon(N.dur, { url: `https://127.0.0.1:${bport}/` });
-  const cpuAfter = await Promise.all([cpuMs(b.server), cpuMs(base)]);
+  const cpuAfter = await Promise.all([childCpuMs(b.server), childCpuMs(base)]);
   if (g.non2xx) throw new Error(`GET answered ${g.non2xx} non-2xx`);
   row(
     `${label}GET req/s (64 conns)`,
@@ -79,12 +79,6 @@ export async function benchGet(b: ServerBench, label = "", storageReads?: () => 
     "",
   );
   base.proc.kill();
-}
-
-/** CPU a child has used so far, ms (server and bare children answer {cmd:"cpu"}). */
-async function cpuMs(child: Child): Promise<number> {
-  const { cpu } = await child.ask<{ cpu: NodeJS.CpuUsage }>({ cmd: "cpu" });
-  return (cpu.user + cpu.system) / 1000;
 }
 
 /** GETs at a steady `rate` from a child process (paced-get.ts), 64 connections, half of `dur` seconds. */
