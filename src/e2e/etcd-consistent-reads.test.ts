@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { after, before, describe, test } from "node:test";
+import { setTimeout } from "node:timers/promises";
 import { SYSTEM_USER } from "../registry/request-context.js";
 import { fastGet } from "../server/fast-get.js";
 import type { CachedStorage } from "../storage/cache/cached-storage.js";
@@ -94,6 +95,10 @@ describe("consistent reads across replicas on etcd", { timeout: 300_000 }, () =>
     });
     assert.equal(written.status, 200, written.text);
     const out: { status?: number; body?: Buffer } = {};
+    let answered!: () => void;
+    const done = new Promise<void>((resolve) => {
+      answered = resolve;
+    });
     const req = { method: "GET", url: `${GROUP_PATH}/teams/lane-0`, headers: {}, socket: {} } as IncomingMessage;
     const res = {
       headersSent: false,
@@ -102,15 +107,23 @@ describe("consistent reads across replicas on etcd", { timeout: 300_000 }, () =>
       },
       end: (body: Buffer) => {
         out.body = body;
+        answered();
       },
     } as unknown as ServerResponse;
-    const answered = hot(req, res);
-    assert.ok(answered instanceof Promise, "on etcd the answer waits for the revision check");
-    assert.equal(await answered, true);
+    const handedOn: string[] = [];
+    const normalPath = (r: IncomingMessage) => handedOn.push(r.url ?? "");
+    assert.equal(hot(req, res, normalPath), true, "the fast path takes the request");
+    assert.equal(out.status, undefined, "on etcd the answer waits for the revision check");
+    await done;
     assert.equal(out.status, 200);
     assert.equal(JSON.parse(out.body!.toString()).spec.description, "fast");
-    // A missing object is left to the normal handler (which answers 404).
+    assert.deepEqual(handedOn, []);
+    // A missing object is handed to the normal handler (which answers 404), untouched.
     const missing = { ...req, url: `${GROUP_PATH}/teams/nope` } as IncomingMessage;
-    assert.equal(await hot(missing, res), false);
+    out.status = undefined;
+    assert.equal(hot(missing, res, normalPath), true);
+    for (let i = 0; i < 50 && handedOn.length === 0; i++) await setTimeout(100);
+    assert.deepEqual(handedOn, [`${GROUP_PATH}/teams/nope`]);
+    assert.equal(out.status, undefined);
   });
 });

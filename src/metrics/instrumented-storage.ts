@@ -34,6 +34,11 @@ export function typeOfKey(key: string): string {
 
 export class InstrumentedStorage implements Storage {
   readonly currentRevisionNow?: () => number;
+  /**
+   * The revision check last timed. On etcd the callers of about the same moment share one check
+   * (one answer, one promise): it is one request to the store, observed once, not once per caller.
+   */
+  private timedRevisionCheck: Promise<number> | undefined;
 
   constructor(
     readonly inner: Storage,
@@ -78,7 +83,10 @@ export class InstrumentedStorage implements Storage {
     return this.inner.watch(prefix, options, callbacks);
   }
   currentRevision(): Promise<number> {
-    return this.timed("currentRevision", "", this.inner.currentRevision());
+    const check = this.inner.currentRevision();
+    if (check === this.timedRevisionCheck) return check;
+    this.timedRevisionCheck = check;
+    return this.timed("currentRevision", "", check);
   }
   compactedRevision(): Promise<number> {
     return this.inner.compactedRevision();

@@ -51,6 +51,24 @@ describe("Store.readRaw", () => {
     await store.storage.close();
   });
 
+  it("splices a version's bytes once and shares them between reads; a new version has its own", async () => {
+    const store = gadgets(cached(openSqliteStorage(":memory:")));
+    const first = await withGadget(store);
+    const a = store.readRawSoon(undefined, "g") as Buffer;
+    const b = store.readRawSoon(undefined, "g") as Buffer;
+    assert.equal(a, b, "the same version is answered from the same bytes");
+    assert.equal(JSON.parse(a.toString()).metadata.resourceVersion, first.metadata.resourceVersion);
+    await store.update(ctx(), undefined, "g", { ...first, spec: { size: 4 } }, defaultWriteOptions("test"));
+    const c = store.readRawSoon(undefined, "g") as Buffer;
+    assert.notEqual(c, a);
+    const after = JSON.parse(c.toString());
+    assert.equal(after.spec.size, 4);
+    assert.ok(Number(after.metadata.resourceVersion) > Number(first.metadata.resourceVersion));
+    // The earlier answer is unchanged: a sent response is never rewritten.
+    assert.equal(JSON.parse(a.toString()).spec.size, 3);
+    await store.storage.close();
+  });
+
   it("waits for the revision check when the backend cannot say its revision at once (etcd)", async () => {
     const inner = openSqliteStorage(":memory:");
     const asking = Object.create(inner) as Storage;

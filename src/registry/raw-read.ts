@@ -6,7 +6,7 @@
  * through Store.readRaw and Store.readRawSoon.
  */
 import { errors } from "../api/errors.js";
-import { type MemoryRead, NOT_NOW } from "../storage/interface.js";
+import { type KeyValue, type MemoryRead, NOT_NOW } from "../storage/interface.js";
 import type { ResourceType } from "./resource-type.js";
 import { withResourceVersion } from "./shared-codec.js";
 import type { Store } from "./store.js";
@@ -47,5 +47,22 @@ export function rawGetSoon(
 
 function rawBytes(kv: MemoryRead): Buffer | null | undefined {
   if (kv === NOT_NOW) return undefined;
-  return kv ? (withResourceVersion(kv.value, kv.modRevision) ?? undefined) : null;
+  return kv ? answerBytes(kv) : null;
+}
+
+/**
+ * The answer's bytes of each version held in memory, spliced on its first read and then shared
+ * by every read of that version (a version never changes; a write makes a new KeyValue). Splicing
+ * per read allocated and copied the whole object each time, a good part of a GET's garbage. The
+ * entry goes with the version: a WeakMap holds nothing alive. null: not servable as stored bytes.
+ */
+const answers = new WeakMap<KeyValue, Buffer | null>();
+
+function answerBytes(kv: KeyValue): Buffer | undefined {
+  let bytes = answers.get(kv);
+  if (bytes === undefined) {
+    bytes = withResourceVersion(kv.value, kv.modRevision) ?? null;
+    answers.set(kv, bytes);
+  }
+  return bytes ?? undefined;
 }

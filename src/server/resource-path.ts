@@ -20,16 +20,18 @@ export interface ResourcePath {
  * script deleted every user.
  */
 export function resolveResourcePath(registry: Registry, rest: string): ResourcePath {
-  const segments = rest.split("/").map(decodeSegment);
+  // Indexes into one array rather than splicing and destructuring: every request parses its path.
+  const segments = rest.split("/");
+  for (let i = 0; i < segments.length; i++) segments[i] = decodeSegment(segments[i]!);
   if (segments.includes("")) throw notFound();
-  let namespace: string | undefined;
-  if (segments[0] === "namespaces" && segments.length >= 3) {
-    namespace = segments[1];
-    segments.splice(0, 2);
-  }
-  const [plural, name, subresource, ...extra] = segments;
+  const at = segments[0] === "namespaces" && segments.length >= 3 ? 2 : 0;
+  const namespace = at === 2 ? segments[1] : undefined;
+  const plural = segments[at];
+  const name = segments[at + 1];
+  const subresource = segments[at + 2];
+  const extra = segments.length - at > 3;
   const found = plural ? registry.find(plural) : undefined;
-  if (!found || extra.length > 0) throw notFound();
+  if (!found || extra) throw notFound();
   if (namespace !== undefined && !found.rt.namespaced) throw notFound();
   // A name on a cluster-wide path of a namespaced kind addresses nothing, except for custom
   // subresources that look the object up across namespaces (the cluster-wide GET

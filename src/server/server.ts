@@ -96,10 +96,8 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     serverFactory: (handler) => {
       const server = createHttpsServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, (req, res) => {
         if (!deps.inFlight.admit(res) || deps.gateway?.handleRequest(req, res)) return;
-        if (hotCreate(req, res)) return;
-        const answered = hotGet(req, res);
-        if (answered === false) handler(req, res);
-        else if (answered !== true) answered.then((ok) => ok || handler(req, res));
+        if (hotCreate(req, res) || hotGet(req, res, handler)) return;
+        handler(req, res);
       });
       server.on("upgrade", (req, socket, head) => {
         if (!deps.inFlight.admitUpgrade(socket) || deps.gateway?.handleUpgrade(req, socket, head)) return;
