@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { CoalescedRead } from "./coalesced-read.js";
+import { CoalescedRead, type CoalescedReadOptions } from "./coalesced-read.js";
 
 const turn = () => new Promise((r) => setImmediate(r));
 
 /** A read whose answers the test hands out one at a time; each answers the "writes" made before it was sent. */
-function controlledRead(maxInFlight?: number) {
+function controlledRead(options: CoalescedReadOptions = {}) {
   const pending: (() => void)[] = [];
   let value = 0;
   const read = new CoalescedRead<number>(
@@ -14,7 +14,7 @@ function controlledRead(maxInFlight?: number) {
         const sentAt = value;
         pending.push(() => resolve(sentAt));
       }),
-    maxInFlight,
+    options,
   );
   return {
     read,
@@ -42,7 +42,7 @@ describe("coalesced read", () => {
   });
 
   test("a caller never gets the answer of a read sent before it asked", async () => {
-    const c = controlledRead(1);
+    const c = controlledRead({ maxInFlight: 1 });
     const first = c.read.get();
     await turn();
     // A write acknowledged after the first read was sent, then three callers.
@@ -59,7 +59,7 @@ describe("coalesced read", () => {
   });
 
   test("a second read goes out while the first is in flight, a third waits for room", async () => {
-    const c = controlledRead(2);
+    const c = controlledRead({ maxInFlight: 2 });
     const first = c.read.get();
     await turn();
     c.write();
@@ -106,5 +106,40 @@ describe("coalesced read", () => {
     });
     await assert.rejects(read.get(), /closed/);
     assert.equal(await read.get(), 2);
+  });
+
+  test("under load (large batches) reads are paced: none sooner than minIntervalMs after the previous", async () => {
+    const c = controlledRead({ minIntervalMs: 150, busyBatch: 3 });
+    const busy = [c.read.get(), c.read.get(), c.read.get()];
+    await turn();
+    assert.equal(c.inFlight(), 1, "the first read goes out at the end of the turn");
+    const sentAt = performance.now();
+    await c.answer();
+    assert.deepEqual(await Promise.all(busy), [0, 0, 0]);
+    // Its batch was large: the next waits out the interval, and callers meanwhile join it.
+    c.write();
+    const next = [c.read.get()];
+    await turn();
+    assert.equal(c.inFlight(), 0, "not sent yet: paced");
+    c.write();
+    next.push(c.read.get());
+    while (c.inFlight() === 0) await new Promise((r) => setTimeout(r, 5));
+    assert.ok(performance.now() - sentAt >= 145, "sent once the interval had passed");
+    await c.answer();
+    assert.deepEqual(await Promise.all(next), [2, 2], "one read for both, sent after both writes");
+    assert.equal(c.read.reads, 2);
+  });
+
+  test("a lightly loaded reader (small batches) is never paced", async () => {
+    const c = controlledRead({ minIntervalMs: 10_000, busyBatch: 3 });
+    for (let i = 1; i <= 3; i++) {
+      const one = c.read.get();
+      await turn();
+      assert.equal(c.inFlight(), 1, `read ${i} went out at the end of its turn`);
+      await c.answer();
+      assert.equal(await one, i - 1);
+      c.write();
+    }
+    assert.equal(c.read.reads, 3);
   });
 });

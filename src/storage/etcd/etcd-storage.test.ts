@@ -129,6 +129,15 @@ describe("etcd storage", () => {
       assert.throws(() => parseEtcdUrl("etcd://h:1?user=u", {}), /without a password/);
       assert.throws(() => parseEtcdUrl(`etcd://h:1?cert=${dir}/c.pem`), /both cert= and key=/);
       assert.throws(() => parseEtcdUrl("etcd://h"), /bad etcd endpoint/);
+      assert.equal(parseEtcdUrl("etcd://h:1").revisionCheckIntervalMs, undefined, "the storage's default");
+      assert.equal(parseEtcdUrl("etcd://h:1?revision-check-interval-ms=0").revisionCheckIntervalMs, 0);
+      assert.equal(parseEtcdUrl("etcd://h:1?revision-check-interval-ms=12").revisionCheckIntervalMs, 12);
+      for (const bad of ["-1", "4ms", "", "1.5", "100000"])
+        assert.throws(
+          () => parseEtcdUrl(`etcd://h:1?revision-check-interval-ms=${bad}`),
+          /expected whole milliseconds/,
+          bad,
+        );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

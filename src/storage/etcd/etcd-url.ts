@@ -5,13 +5,24 @@
  * - `cert=PATH`, `key=PATH`: client certificate and key, for etcd's --client-cert-auth;
  * - `user=NAME`: etcd user; its password comes from `password-file=PATH` or the environment
  *   variable PLATFORM_ETCD_PASSWORD (a password in the URL itself is accepted but shows in `ps`);
+ * - `revision-check-interval-ms=N`: under load, the least time between two revision checks of
+ *   consistent reads (default 4; 0 checks every event-loop turn: lowest latency, most etcd calls);
  * - `transport=grpc`: accepted for URLs written for earlier versions, which could also send
  *   calls through etcd's JSON gateway; every call is gRPC now (kv-h2.ts).
  */
 import { readFileSync } from "node:fs";
 import type { EtcdStorageOptions } from "./etcd-storage.js";
 
-const KNOWN = new Set(["cacert", "cert", "key", "user", "password", "password-file", "transport"]);
+const KNOWN = new Set([
+  "cacert",
+  "cert",
+  "key",
+  "user",
+  "password",
+  "password-file",
+  "transport",
+  "revision-check-interval-ms",
+]);
 
 export function parseEtcdUrl(url: string, env: NodeJS.ProcessEnv = process.env): EtcdStorageOptions {
   const match = /^(etcds?):\/\/([^?/]*)\/?(?:\?(.*))?$/i.exec(url);
@@ -54,8 +65,15 @@ export function parseEtcdUrl(url: string, env: NodeJS.ProcessEnv = process.env):
       `etcd storage option transport=${transport} in ${url}: every call goes over gRPC (the JSON gateway transport was removed; drop the option)`,
     );
   }
+  const interval = params.get("revision-check-interval-ms");
+  if (interval !== null && !/^\d{1,4}$/.test(interval)) {
+    throw new Error(
+      `etcd storage option revision-check-interval-ms=${interval} in ${url}: expected whole milliseconds (0-9999)`,
+    );
+  }
   return {
     endpoints,
+    ...(interval !== null ? { revisionCheckIntervalMs: Number(interval) } : {}),
     ...(match[1]!.toLowerCase() === "etcds" ? { tls: true } : {}),
     ...(ca ? { ca } : {}),
     ...(cert ? { cert } : {}),
