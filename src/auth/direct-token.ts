@@ -6,6 +6,11 @@ import type { IdentityIndex } from "./identity-index.js";
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
+/** Whether a bearer token has a JWT's shape (maybe a DirectClusterEndpointToken); nothing verified. */
+export function looksLikeDirectToken(token: string): boolean {
+  return JWT_SHAPE.test(token);
+}
+
 /**
  * The AccessKeyAuthenticator fallback for DirectClusterEndpointTokens (docs/permissions.md): a JWT
  * this server signed is the identity of its `sub`, narrowed by its `scope`. Expired, forged or

@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { errors } from "../api/errors.js";
+import { looksLikeDirectToken } from "../auth/direct-token.js";
 import { hashAccessKey } from "../crypto/access-keys.js";
 import type { KeptValueCipher } from "../registry/kept-keys.js";
 import type { Registry } from "../registry/registry.js";
@@ -114,6 +115,19 @@ export class ConsoleSessions {
   async endSessionsOfKeys(keyHashes: ReadonlySet<string>): Promise<number> {
     if (keyHashes.size === 0) return 0;
     return this.entries.removeWhere((session) => keyHashes.has(hashAccessKey(session.accessKey)));
+  }
+
+  /**
+   * The stored hashes of the access keys that sessions act with (for a pass that ends those of keys
+   * deleted unseen). Sessions signed in with a DirectClusterEndpointToken (a JWT) act with no access
+   * key and are left out.
+   */
+  async accessKeyHashesInUse(): Promise<Set<string>> {
+    const hashes = new Set<string>();
+    for (const session of await this.entries.values()) {
+      if (!looksLikeDirectToken(session.accessKey)) hashes.add(hashAccessKey(session.accessKey));
+    }
+    return hashes;
   }
 
   /** The CSRF token of the request's live session, or undefined. */

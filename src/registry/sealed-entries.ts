@@ -93,6 +93,17 @@ export class SealedEntries<V> {
     return this.#keys.remove(entryId(handle));
   }
 
+  /** The value of every entry that opens, expired ones included until swept (for passes over them all). */
+  async values(): Promise<V[]> {
+    const values: V[] = [];
+    for (const kept of await this.#keys.entries()) {
+      const entry = parseEntry(kept.value);
+      const value = entry && this.open(kept.id, entry.sealed);
+      if (value !== undefined) values.push(value);
+    }
+    return values;
+  }
+
   /**
    * Removes every entry whose value `match` picks (those that do not open are left to `sweep`).
    * Returns how many it removed. No method here changes an entry's value (`extend` moves only its
