@@ -1,6 +1,7 @@
 import { storedKeyHash } from "../kinds/owned-access-key/owned-access-key.js";
 import type { Informer, InformerEvent } from "../registry/informer.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
+import { PeriodicTask } from "../support/periodic-task.js";
 import type { ConsoleSessions } from "./sessions.js";
 
 /**
@@ -18,14 +19,17 @@ export class KeySessionCleanup {
   readonly #waiting = new Set<string>();
   #reconcile = false;
   #informer?: Informer;
-  #running?: Promise<void>;
   #unsubscribe?: () => void;
+  /** On demand only (no interval): a pass runs when there is something to do. */
+  readonly #drainer: PeriodicTask;
 
   constructor(
     private readonly informers: Pick<SharedInformers, "for">,
     private readonly sessions: Pick<ConsoleSessions, "endSessionsOfKeys" | "accessKeyHashesInUse">,
     private readonly onError: (err: unknown) => void,
-  ) {}
+  ) {
+    this.#drainer = new PeriodicTask(() => this.#drain(), { onError });
+  }
 
   async start(): Promise<void> {
     // The replica's shared informer of access keys (the identity index's): never stopped here.
@@ -35,7 +39,7 @@ export class KeySessionCleanup {
     this.#unsubscribe = informer.onChange((e) => this.#changed(e));
     // In the background: a store with many sessions must not hold up the other controllers' start.
     this.#reconcile = true;
-    this.#kick();
+    this.#drainer.trigger();
   }
 
   async stop(): Promise<void> {
@@ -43,12 +47,12 @@ export class KeySessionCleanup {
     this.#unsubscribe = undefined;
     this.#waiting.clear();
     this.#reconcile = false;
-    await this.#running;
+    await this.#drainer.stop();
   }
 
   /** Resolves when the removals asked for so far are done (for tests). */
-  async idle(): Promise<void> {
-    while (this.#running) await this.#running;
+  idle(): Promise<void> {
+    return this.#drainer.idle();
   }
 
   #changed(e: InformerEvent): void {
@@ -56,13 +60,7 @@ export class KeySessionCleanup {
     const hash = storedKeyHash(e.object);
     if (!hash) return;
     this.#waiting.add(hash);
-    this.#kick();
-  }
-
-  #kick(): void {
-    this.#running ??= this.#drain().finally(() => {
-      this.#running = undefined;
-    });
+    this.#drainer.trigger();
   }
 
   async #drain(): Promise<void> {

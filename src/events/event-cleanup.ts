@@ -2,6 +2,7 @@ import { ApiError } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import { systemContext } from "../registry/request-context.js";
 import type { Store } from "../registry/store.js";
+import { PeriodicTask } from "../support/periodic-task.js";
 
 /** kube-apiserver keeps Events one hour (--event-ttl); so does the platform. */
 export const DEFAULT_EVENT_TTL_MS = 60 * 60_000;
@@ -20,39 +21,33 @@ export interface EventCleanupOptions {
  * a sweep per interval over every Event, which the recorder keeps few (one per object and happening).
  */
 export class EventCleanup {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<number>;
+  private readonly task: PeriodicTask<number>;
   private readonly ttlMs: number;
   private readonly now: () => Date;
 
   constructor(
     private readonly store: Store,
-    private readonly options: EventCleanupOptions = {},
+    options: EventCleanupOptions = {},
   ) {
     this.ttlMs = options.ttlMs ?? DEFAULT_EVENT_TTL_MS;
     this.now = options.now ?? (() => new Date());
+    this.task = new PeriodicTask(() => this.deleteExpired(), {
+      intervalMs: options.intervalMs ?? 60_000,
+      onError: options.onError ?? (() => {}),
+    });
   }
 
   async start(): Promise<void> {
-    this.timer = setInterval(
-      () => void this.sweep().catch((e) => this.options.onError?.(e)),
-      this.options.intervalMs ?? 60_000,
-    );
-    this.timer.unref();
+    this.task.start();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running?.catch(() => undefined);
+    await this.task.stop();
   }
 
-  /** Deletes the expired Events now; returns how many went. */
+  /** Deletes the expired Events now (or joins the sweep under way); returns how many went. */
   sweep(): Promise<number> {
-    this.running ??= this.deleteExpired().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    return this.task.run();
   }
 
   private async deleteExpired(): Promise<number> {

@@ -1,3 +1,4 @@
+import { PeriodicTask } from "../support/periodic-task.js";
 import type { SealedEntries } from "./sealed-entries.js";
 
 /** How often expired entries are removed. */
@@ -11,29 +12,22 @@ export const MAX_ENTRIES = 10_000;
  * keeps the store from collecting them. Runs on the elected replica.
  */
 export class SealedEntriesSweeper {
-  #timer?: NodeJS.Timeout;
-  #running?: Promise<void>;
+  readonly #task: PeriodicTask<number>;
 
   constructor(
     private readonly spaces: ReadonlyArray<SealedEntries<unknown>>,
-    private readonly onError: (err: unknown) => void,
+    onError: (err: unknown) => void,
     private readonly max = MAX_ENTRIES,
-  ) {}
+  ) {
+    this.#task = new PeriodicTask(() => this.sweep(), { intervalMs: SWEEP_INTERVAL_MS, onError });
+  }
 
   start(): void {
-    this.#timer = setInterval(() => {
-      this.#running ??= this.sweep()
-        .then(() => undefined, this.onError)
-        .finally(() => {
-          this.#running = undefined;
-        });
-    }, SWEEP_INTERVAL_MS);
-    this.#timer.unref();
+    this.#task.start();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.#running;
+    await this.#task.stop();
   }
 
   /** One round: how many entries it removed. */

@@ -3,6 +3,7 @@ import { keyExpiry, type OwnedAccessKeySpec } from "../kinds/owned-access-key/ow
 import type { SecretDataCipher } from "../kinds/shared-secret/shared-secret.js";
 import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
+import { PeriodicTask } from "../support/periodic-task.js";
 import { identityFromClaims, isAllowed, SsoRefusal } from "./claims.js";
 import type { OidcConfig } from "./config.js";
 import { type IdentityProvider, IdpUnreachableError, LoginRefusedError } from "./identity-provider.js";
@@ -18,32 +19,26 @@ export type RefreshOutcome = "refreshed" | "disabled" | "skipped" | "unreachable
  * cannot be reached changes nothing (the next round tries again). Runs on the elected replica.
  */
 export class LoginKeyRefresher {
-  #timer?: NodeJS.Timeout;
-  #running?: Promise<void>;
+  readonly #task: PeriodicTask<unknown>;
 
   constructor(
     private readonly registry: Registry,
     private readonly idp: IdentityProvider,
     private readonly settings: OidcConfig,
     private readonly cipher: SecretDataCipher,
-    private readonly onError: (err: unknown) => void,
-  ) {}
+    onError: (err: unknown) => void,
+  ) {
+    // Keys come due at different times: look a few times per refresh interval (1 s to 1 min).
+    const intervalMs = Math.max(1000, Math.min(60_000, (settings.refreshIntervalSeconds * 1000) / 4));
+    this.#task = new PeriodicTask(() => this.refreshDue(), { intervalMs, onError });
+  }
 
   start(): void {
-    const tick = Math.max(1000, Math.min(60_000, (this.settings.refreshIntervalSeconds * 1000) / 4));
-    this.#timer = setInterval(() => {
-      this.#running ??= this.refreshDue()
-        .then(() => undefined, this.onError)
-        .finally(() => {
-          this.#running = undefined;
-        });
-    }, tick);
-    this.#timer.unref();
+    this.#task.start();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.#running;
+    await this.#task.stop();
   }
 
   /** Refreshes every key whose identity is older than the refresh interval (all of them with `force`). */
