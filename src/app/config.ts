@@ -37,7 +37,7 @@ export interface ServerConfig extends OperationsConfig, AuditOptions {
   auditLog?: string;
   /**
    * `--trusted-proxies`: CIDR ranges of the proxies in front of the server, whose X-Forwarded-For
-   * gives the client's address (rate limits, audit sourceIPs); default none (server/trusted-proxies.ts).
+   * gives the client's address (rate limits; not the audit's sourceIPs); default none (server/trusted-proxies.ts).
    */
   trustedProxies?: string[];
   /** Failed authentications per source address per minute before 429 (default 30). */

@@ -23,6 +23,7 @@ import {
   matchRule,
 } from "./audit-policy.js";
 import { RotatingFile } from "./rotating-file.js";
+import { auditSourceIPs } from "./source-ips.js";
 
 /** Kubernetes verb and object coordinates of a request. */
 export interface RequestDescription {
@@ -69,8 +70,8 @@ interface AuditedRequest {
   url?: string;
   id?: string;
   ip?: string;
-  /** fastify's, with `--trusted-proxies`: the client's address, the proxies', the peer's, from the peer outwards. */
-  ips?: string[];
+  /** The connection (fastify's request.socket): its peer is the last of `sourceIPs`. */
+  socket?: { remoteAddress?: string };
   headers?: IncomingHttpHeaders;
   body?: unknown;
 }
@@ -146,7 +147,7 @@ export class AuditLog {
       method,
       url,
       ip: given.ip,
-      ips: given.ips,
+      socket: given.socket,
     };
     if (!p) {
       // Refused before the caller was known (authentication failed).
@@ -256,12 +257,11 @@ function requestObjectOf(r: AuditedRequest): { requestObject?: unknown } {
 }
 
 /**
- * The client's address first, then each trusted proxy's, the direct peer's last, as kube-apiserver
- * orders `sourceIPs`. Without `--trusted-proxies` only the peer (X-Forwarded-For is not read); with
- * it, only the hops the trusted proxies vouch for (server/trusted-proxies.ts): kube-apiserver also
- * lists what a client wrote in the header itself, which anyone can make up.
+ * kube-apiserver's `sourceIPs` (source-ips.ts): X-Forwarded-For, X-Real-Ip, then the peer, whatever
+ * `--trusted-proxies` says. A caller that passes no connection (the console's sign-in names only
+ * the client address) gets that address.
  */
 function sourceIPsOf(r: AuditedRequest): string[] {
-  if (r.ips && r.ips.length > 0) return [...r.ips].reverse();
+  if (r.socket) return auditSourceIPs(r.headers, r.socket.remoteAddress);
   return r.ip ? [r.ip] : [];
 }

@@ -127,8 +127,8 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     frameworkErrors,
     clientErrorHandler,
     forceCloseConnections: "idle",
-    // request.ip (and request.ips, the audit's sourceIPs): from X-Forwarded-For only behind a
-    // trusted proxy. fastify then also reads X-Forwarded-Host and -Proto for request.host and
+    // request.ip (the client address of the limits): from X-Forwarded-For only behind a trusted
+    // proxy (the audit's sourceIPs list the header whatever this says, as kube-apiserver's do). fastify then also reads X-Forwarded-Host and -Proto for request.host and
     // request.protocol, which nothing here uses.
     trustProxy: proxies?.trust,
   });

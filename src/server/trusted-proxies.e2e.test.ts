@@ -102,13 +102,18 @@ describe("a server behind trusted proxies", () => {
     assert.equal(await tryFrom("127.0.0.21", "198.51.100.200"), 429);
   });
 
-  it("lists the client, the proxy and nothing made up in the audit log's sourceIPs", async () => {
+  it("lists in the audit log's sourceIPs every X-Forwarded-For entry, then X-Real-Ip, then the peer, as kube-apiserver", async () => {
     const path = `${GROUP_PATH}/teams`;
     const auth = { authorization: `Bearer ${server.adminKey}` };
     const viaProxy = await getFrom(server, PROXY, `${path}?limit=1`, { ...auth, ...xff("1.1.1.1, 203.0.113.9") });
     assert.equal(viaProxy.status, 200, viaProxy.text);
+    // From a peer no one trusts, the header is listed too (the limits ignore it: tests above).
     const direct = await getFrom(server, DIRECT, `${path}?limit=2`, { ...auth, ...xff("203.0.113.10") });
     assert.equal(direct.status, 200, direct.text);
+    const realIp = await getFrom(server, DIRECT, `${path}?limit=3`, { ...auth, "x-real-ip": "203.0.113.11" });
+    assert.equal(realIp.status, 200, realIp.text);
+    const plain = await getFrom(server, DIRECT, `${path}?limit=4`, auth);
+    assert.equal(plain.status, 200, plain.text);
 
     const completed = () =>
       readFileSync(join(server.dataDir, "audit.log"), "utf8")
@@ -118,12 +123,14 @@ describe("a server behind trusted proxies", () => {
         .filter((e) => e.stage === "ResponseComplete");
     // The log is appended as the responses end: wait (bounded) for both lines.
     let events = completed();
-    for (let i = 0; i < 100 && events.filter((e) => e.requestURI?.includes("limit=")).length < 2; i++) {
+    for (let i = 0; i < 100 && events.filter((e) => e.requestURI?.includes("limit=")).length < 4; i++) {
       await new Promise((r) => setTimeout(r, 50));
       events = completed();
     }
     const of = (uri: string) => events.find((e) => e.requestURI === uri)?.sourceIPs;
-    assert.deepEqual(of(`${path}?limit=1`), ["203.0.113.9", PROXY]);
-    assert.deepEqual(of(`${path}?limit=2`), [DIRECT]);
+    assert.deepEqual(of(`${path}?limit=1`), ["1.1.1.1", "203.0.113.9", PROXY]);
+    assert.deepEqual(of(`${path}?limit=2`), ["203.0.113.10", DIRECT]);
+    assert.deepEqual(of(`${path}?limit=3`), ["203.0.113.11", DIRECT]);
+    assert.deepEqual(of(`${path}?limit=4`), [DIRECT]);
   });
 });

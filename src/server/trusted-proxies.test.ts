@@ -17,7 +17,6 @@ describe("trusted proxies (--trusted-proxies)", () => {
     for (const none of [NO_TRUSTED_PROXIES, new TrustedProxies([]), new TrustedProxies([" ", ""])]) {
       assert.equal(none.trust, undefined);
       assert.equal(none.clientAddress(from(LB, "203.0.113.7")), LB);
-      assert.deepEqual(none.sourceIPs(from(LB, "203.0.113.7")), [LB]);
     }
   });
 
@@ -25,21 +24,17 @@ describe("trusted proxies (--trusted-proxies)", () => {
     for (const header of ["203.0.113.7", "10.0.0.9", "203.0.113.7, 10.0.0.9", "garbage"]) {
       const spoofed = from("198.51.100.20", header);
       assert.equal(proxies.clientAddress(spoofed), "198.51.100.20", header);
-      assert.deepEqual(proxies.sourceIPs(spoofed), ["198.51.100.20"], header);
     }
   });
 
   it("honours the header from a trusted peer: the rightmost hop that is not trusted is the client", () => {
     assert.equal(proxies.clientAddress(from(LB, "203.0.113.7")), "203.0.113.7");
-    assert.deepEqual(proxies.sourceIPs(from(LB, "203.0.113.7")), ["203.0.113.7", LB]);
     // The client wrote a header of its own; the load balancer appended the address it saw.
     const spoofing = from(LB, "1.1.1.1, 203.0.113.7");
     assert.equal(proxies.clientAddress(spoofing), "203.0.113.7");
-    assert.deepEqual(proxies.sourceIPs(spoofing), ["203.0.113.7", LB], "the made-up hop is left out");
     // Two trusted proxies in a row.
     const chained = from(LB, "203.0.113.7, 10.1.2.3");
     assert.equal(proxies.clientAddress(chained), "203.0.113.7");
-    assert.deepEqual(proxies.sourceIPs(chained), ["203.0.113.7", "10.1.2.3", LB]);
     // Only proxies: the farthest of them is the client.
     assert.equal(proxies.clientAddress(from(LB, "10.9.9.9")), "10.9.9.9");
     // No header: the proxy itself.

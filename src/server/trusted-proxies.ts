@@ -38,23 +38,6 @@ export class TrustedProxies {
     if (!this.trust) return peerAddress(req);
     return proxyAddr(req, this.trust) ?? "";
   }
-
-  /**
-   * The addresses a request came through, client first, then each trusted proxy, the direct peer
-   * last (kube-apiserver's audit `sourceIPs` order). Addresses beyond the first untrusted hop
-   * are claims nobody trusted vouches for, and are left out.
-   */
-  sourceIPs(req: IncomingMessage): string[] {
-    if (!this.trust) {
-      const peer = req.socket.remoteAddress;
-      return peer ? [peer] : [];
-    }
-    // proxy-addr lists them from the peer outwards.
-    return proxyAddr
-      .all(req, this.trust)
-      .filter((a) => a)
-      .reverse();
-  }
 }
 
 /** The direct peer's address: the client's when no proxy is trusted. */
