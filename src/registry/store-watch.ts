@@ -3,6 +3,7 @@ import type { KubeObject } from "../api/object.js";
 import { isStorageError } from "../storage/errors.js";
 import type { WatchEvent } from "../storage/interface.js";
 import { parseResourceVersion } from "./codec.js";
+import { deletedIdentity } from "./corrupt-object.js";
 import type { ObjectFilter } from "./filter.js";
 import { awaitRevision } from "./fresh-revision.js";
 import { collectionPrefix } from "./keys.js";
@@ -202,6 +203,14 @@ function eventTranslator(
   const asStored = everything && servesStoredBytes(store.rt);
   return (ev) => {
     const isNew = ev.type === "put" && (ev.kv.createRevision === ev.kv.modRevision || !ev.prevKv);
+    // A deletion whose last value does not decode (an unsafe deletion, unsafe-delete.ts): its
+    // bytes were never sent as they are, and are not now (framed as an object is not enough).
+    if (ev.type === "delete" && !decodeEventObject(ev.kv)) {
+      // Who sees everything learns the object is gone; who filters cannot tell if it was theirs.
+      if (!everything) return undecodable();
+      sink.send({ type: "DELETED", object: deletedIdentity(store.rt, ev.kv) });
+      return;
+    }
     const json = asStored ? storedJson(ev.kv) : undefined;
     if (json) {
       const type = ev.type === "delete" ? "DELETED" : isNew ? "ADDED" : "MODIFIED";
