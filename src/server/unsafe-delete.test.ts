@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import Database from "better-sqlite3";
@@ -14,6 +15,7 @@ import { WatchClient } from "../testing/watch-client.js";
  * for a caller holding `unsafe-delete-ignore-read-errors` — the admin role.
  */
 const OPTION = "ignoreStoreReadErrorWithClusterBreakingPotential";
+const KUBECTL = process.env.KUBECTL ?? "/usr/bin/kubectl";
 const VERB = "unsafe-delete-ignore-read-errors";
 /** What the damaged values hold, so a test can tell they were never sent. */
 const SECRET_MARK = "do-not-leak-7f3a";
@@ -55,7 +57,8 @@ describe("unsafe deletion of corrupt objects (SQLite, damaged in the file)", () 
       ).spec.key;
     }
     await create("projects", { metadata: { name: "proj" }, spec: { members: [{ kind: "User", name: "member" }] } });
-    for (const name of ["bad-team", "bad-team-2", "good-team"]) await create("teams", { metadata: { name }, spec: {} });
+    for (const name of ["bad-team", "bad-team-2", "good-team", "kubectl-team"])
+      await create("teams", { metadata: { name }, spec: {} });
     for (const name of ["bad-vc", "bad-vc-2", "good-vc"])
       await create("namespaces/p-proj/virtualclusterinstances", { metadata: { name }, spec: {} });
     const dataDir = first.dataDir;
@@ -68,6 +71,7 @@ describe("unsafe deletion of corrupt objects (SQLite, damaged in the file)", () 
     for (const [path, value] of [
       ["teams/bad-team", TRUNCATED],
       ["teams/bad-team-2", '["not", "an", "object"]'],
+      ["teams/kubectl-team", TRUNCATED],
       ["virtualclusterinstances/p-proj/bad-vc", FRAMED],
       ["virtualclusterinstances/p-proj/bad-vc-2", TRUNCATED],
     ] as const) {
@@ -103,7 +107,11 @@ describe("unsafe deletion of corrupt objects (SQLite, damaged in the file)", () 
       if (query === "?limit=1") continue; // the page ends at the first damaged key
       assert.deepEqual(
         res.json.details.causes.map((c: { field: string }) => c.field),
-        ["/registry/management.platform/teams/bad-team", "/registry/management.platform/teams/bad-team-2"],
+        [
+          "/registry/management.platform/teams/bad-team",
+          "/registry/management.platform/teams/bad-team-2",
+          "/registry/management.platform/teams/kubectl-team",
+        ],
       );
     }
     // The Table path (kubectl get) decodes too.
@@ -237,6 +245,36 @@ describe("unsafe deletion of corrupt objects (SQLite, damaged in the file)", () 
     selecting.close();
     assert.equal((selecting.events.at(-1)!.object as unknown as { code: number }).code, 500);
     assert.ok(!JSON.stringify(selecting.events).includes(SECRET_MARK));
+  });
+
+  it("through kubectl 1.32: get reports it, auth can-i knows the verb, delete --raw removes it", async () => {
+    // kubectl 1.32 has no flag for the option; `delete --raw` sends the DELETE with the query parameter.
+    const kubectl = (args: string[], token = server.adminKey) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(
+          KUBECTL,
+          ["--kubeconfig", server.kubeconfig(token), ...args],
+          { env: { PATH: process.env.PATH, HOME: server.dataDir }, timeout: 20_000 },
+          (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout: String(stdout), stderr: String(stderr) }),
+        );
+      });
+    const get = await kubectl(["get", "teams.management.platform", "kubectl-team"]);
+    assert.equal(get.code, 1);
+    assert.match(get.stderr, /Error from server \(InternalError\): .*corrupt object/);
+    assert.ok(!get.stderr.includes(SECRET_MARK));
+    assert.equal((await kubectl(["auth", "can-i", VERB, "teams.management.platform"])).stdout.trim(), "yes");
+    const memberCan = await kubectl(["auth", "can-i", VERB, "teams.management.platform"], key.member);
+    assert.equal(memberCan.stdout.trim(), "no");
+    // --raw is a path on the host: the API prefix comes with it.
+    const raw = `${GROUP_PATH}/teams/kubectl-team?${OPTION}=true`;
+    const refused = await kubectl(["delete", "--raw", raw], key.member);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /Forbidden/);
+    const removed = await kubectl(["delete", "--raw", raw]);
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.equal(JSON.parse(removed.stdout).status, "Success");
+    const gone = await kubectl(["get", "teams.management.platform", "kubectl-team"]);
+    assert.match(gone.stderr, /NotFound/);
   });
 
   it("the query parameter form works too, and the lists come back once the damage is gone", async () => {
