@@ -301,7 +301,8 @@ export const errors = {
   },
   /**
    * A LIST that met stored values that do not decode (kube's StatusReasonStoreReadError, whose
-   * value is "StorageReadError"): one cause per storage key (at most 100), never their bytes.
+   * value is "StorageReadError"): one cause per storage key (at most 100), never their bytes;
+   * no keys, no causes (a caller who may not be told them).
    */
   storeReadError(gr: GroupResource, prefix: string, keys: readonly string[]): ApiError {
     const causes: StatusCause[] = keys.slice(0, MAX_READ_ERROR_CAUSES).map((key) => ({
@@ -315,7 +316,7 @@ export const errors = {
       name: prefix,
       group: gr.group,
       kind: gr.resource,
-      causes,
+      ...(causes.length ? { causes } : {}),
     });
   },
   internal(message = "an internal error occurred"): ApiError {

@@ -79,9 +79,13 @@ export class ListReadErrors {
     };
   }
 
-  /** Throws the StorageReadError of the keys recorded, if any. */
-  throwIfAny(gr: GroupResource, prefix: string): void {
-    if (this.keys.length) throw errors.storeReadError(gr, prefix, this.keys);
+  /**
+   * Throws the StorageReadError of the keys recorded, if any. A caller whose list is filtered to
+   * what it may see (`filtered`) is not told the keys: whether it may see a value nobody can
+   * read cannot be known, and a key names an object.
+   */
+  throwIfAny(gr: GroupResource, prefix: string, filtered: boolean): void {
+    if (this.keys.length) throw errors.storeReadError(gr, prefix, filtered ? [] : this.keys);
   }
 }
 

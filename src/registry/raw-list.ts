@@ -129,7 +129,7 @@ export async function rawList(
     return rawItem(kv);
   });
   const result = await listObjects(store.storage, prefix, options, filter, select);
-  corrupt.throwIfAny(store.gr, prefix);
+  corrupt.throwIfAny(store.gr, prefix, ctx.canSee !== undefined);
   // The same members in the same order as JSON.stringify of store.list's KubeList.
   const head = `{"apiVersion":${JSON.stringify(`${rt.group}/${rt.version}`)},"kind":${JSON.stringify(rt.listKind)},"metadata":${JSON.stringify(result.metadata)},"items":[`;
   return new RawListBody(Buffer.from(head), result.items);

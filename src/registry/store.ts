@@ -163,7 +163,7 @@ export class Store {
       return filter.matches(obj) ? obj : undefined;
     });
     const result = await listObjects(this.deps.storage, prefix, options, filter, select);
-    corrupt.throwIfAny(this.gr, prefix);
+    corrupt.throwIfAny(this.gr, prefix, ctx.canSee !== undefined);
     return {
       apiVersion: apiVersionOf(this.rt),
       kind: this.rt.listKind,

@@ -114,6 +114,10 @@ describe("unsafe deletion of corrupt objects (SQLite, damaged in the file)", () 
         ],
       );
     }
+    // A caller whose list is filtered to what it may see is not told which keys: they name objects.
+    const filtered = await server.request("GET", `${GROUP_PATH}/teams`, { token: key.member });
+    assert.equal(filtered.json.reason, "StorageReadError", filtered.text);
+    assert.equal(filtered.json.details.causes, undefined, filtered.text);
     // The Table path (kubectl get) decodes too.
     const table = await server.request("GET", `${GROUP_PATH}/teams`, {
       headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" },
@@ -169,6 +173,14 @@ describe("unsafe deletion of corrupt objects (SQLite, damaged in the file)", () 
     };
     assert.equal(await review(server.adminKey), true);
     assert.equal(await review(key.member), false);
+    // kubectl auth can-i --list: the viewer's rules on the damaged kind (asked object by object,
+    // as it may write none of them) are incomplete, not a 500.
+    const rules = await server.request("POST", `${API_PREFIX}/apis/authorization.k8s.io/v1/selfsubjectrulesreviews`, {
+      token: key.viewer,
+      body: { spec: { namespace: "p-proj" } },
+    });
+    assert.equal(rules.status, 201, rules.text);
+    assert.equal(rules.json.status.incomplete, true, rules.text);
   });
 
   it("refuses the option with other options (422) and on a collection (400)", async () => {
