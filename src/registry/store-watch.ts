@@ -203,14 +203,6 @@ function eventTranslator(
   const asStored = everything && servesStoredBytes(store.rt);
   return (ev) => {
     const isNew = ev.type === "put" && (ev.kv.createRevision === ev.kv.modRevision || !ev.prevKv);
-    // A deletion whose last value does not decode (an unsafe deletion, unsafe-delete.ts): its
-    // bytes were never sent as they are, and are not now (framed as an object is not enough).
-    if (ev.type === "delete" && !decodeEventObject(ev.kv)) {
-      // Who sees everything learns the object is gone; who filters cannot tell if it was theirs.
-      if (!everything) return undecodable();
-      sink.send({ type: "DELETED", object: deletedIdentity(store.rt, ev.kv) });
-      return;
-    }
     const json = asStored ? storedJson(ev.kv) : undefined;
     if (json) {
       const type = ev.type === "delete" ? "DELETED" : isNew ? "ADDED" : "MODIFIED";
@@ -218,7 +210,13 @@ function eventTranslator(
       return;
     }
     const obj = decodeEventObject(ev.kv);
-    if (!obj) return undecodable();
+    if (!obj) {
+      // The unsafe deletion of a value that does not decode (unsafe-delete.ts): who sees
+      // everything learns the object is gone; who filters cannot tell whether it was theirs.
+      if (ev.type === "delete" && everything) sink.send({ type: "DELETED", object: deletedIdentity(store.rt, ev.kv) });
+      else undecodable();
+      return;
+    }
     if (ev.type === "delete") {
       if (matches(obj)) sink.send({ type: "DELETED", object: store.present(obj, ctx) });
       return;

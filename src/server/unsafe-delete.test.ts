@@ -72,8 +72,8 @@ describe("unsafe deletion of corrupt objects (SQLite, damaged in the file)", () 
       ["teams/bad-team", TRUNCATED],
       ["teams/bad-team-2", '["not", "an", "object"]'],
       ["teams/kubectl-team", TRUNCATED],
-      ["virtualclusterinstances/p-proj/bad-vc", FRAMED],
-      ["virtualclusterinstances/p-proj/bad-vc-2", TRUNCATED],
+      ["virtualclusterinstances/p-proj/bad-vc", TRUNCATED],
+      ["virtualclusterinstances/p-proj/bad-vc-2", FRAMED],
     ] as const) {
       assert.equal(damage.run(Buffer.from(value), at(path)).changes, 1, path);
     }
