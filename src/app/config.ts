@@ -45,6 +45,11 @@ export interface ServerConfig extends OperationsConfig, AuditOptions {
   logLevel?: string;
   /** `--shutdown-grace-period`: seconds a stopping server lets requests in flight finish (default 20). */
   shutdownGracePeriodSeconds?: number;
+  /**
+   * `--shutdown-delay`: seconds a stopping server keeps serving normally, /readyz failing, before
+   * it stops accepting connections (default 0): time for load balancers to take it out of rotation.
+   */
+  shutdownDelaySeconds?: number;
   /** How often connected clusters are checked again (default one minute). */
   clusterCheckIntervalMs?: number;
   /** etcd leader election of the controllers: lease TTL (default 5 s) and retry period (default 500 ms). */
@@ -80,5 +85,9 @@ export interface RunningServer {
   /** The platform's core v1 Events (src/events). */
   events: PlatformEvents;
   app: FastifyInstance;
-  close(): Promise<void>;
+  /**
+   * Stops the server (docs/deployment.md, "Stopping a server"): /readyz fails at once; after
+   * `shutdownDelaySeconds` of serving as usual, `draining` is called and the drain begins.
+   */
+  close(hooks?: { draining?: () => void }): Promise<void>;
 }

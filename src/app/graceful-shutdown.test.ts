@@ -237,3 +237,35 @@ describe("on etcd", () => {
   });
   shutdownSuite("etcd", () => ["--storage", etcd!.url]);
 });
+
+describe("--shutdown-delay", () => {
+  const dir = mkdtempSync(join(tmpdir(), "platform-shutdown-delay-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("goes on serving, new connections too, with /readyz failing; then stops as without it", async () => {
+    const server = await startServerProcess(dir, undefined, ["--shutdown-delay", "5"]);
+    const agent = new Agent({ keepAlive: false });
+    try {
+      server.child.kill("SIGTERM");
+      await until("the delay to begin", () => server.output().includes("serving 5 s more (--shutdown-delay)"));
+      // Each request on a new connection: the listener is still open.
+      const ready = await get(server, agent, "/readyz?verbose");
+      assert.equal(ready.status, 503, ready.text);
+      assert.match(ready.text, /\n\[-\]shutdown failed: reason withheld\nreadyz check failed\n$/);
+      const live = await get(server, agent, "/livez");
+      assert.equal(live.status, 200, live.text);
+      const teams = await getTeams(server, agent);
+      assert.equal(teams.status, 200, teams.text);
+      assert.equal(teams.headers["retry-after"], undefined, "answered, not refused");
+      assert.doesNotMatch(server.output(), /finishing in-flight requests/, "the drain has not begun yet");
+      // Then the stop proceeds as it does without a delay.
+      await until("the drain to begin", stopping(server));
+      assert.deepEqual(await server.exited, { code: 0, signal: null }, server.output());
+      await assert.rejects(callAsAdmin(server, false, "GET", `${GROUP_PATH}/teams`), { code: "ECONNREFUSED" });
+      assert.doesNotMatch(server.output(), /"level":50|storage is closed|shutdown did not finish/, server.output());
+    } finally {
+      agent.destroy();
+      if (server.child.exitCode === null) server.child.kill("SIGKILL");
+    }
+  });
+});

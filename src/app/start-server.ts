@@ -89,6 +89,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   registerVirtualClusterActions(subresources, { registry, cas, events: events.recorder });
   const watchStreams = new WatchStreams();
   const gateway = await startGateway(registry, informers, access, cas, trustedProxies);
+  // From the stop signal on, /readyz fails; `closing` once the drain begins (after --shutdown-delay).
+  let stopRequested = false;
   let closing = false;
   const inFlight = new InFlightRequests();
   const app = createApiServer({
@@ -108,6 +110,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     ssoConfigured: config.oidc !== undefined,
     logger: log,
     closing: () => closing,
+    unready: () => stopRequested || closing,
     inFlight,
     ops,
     storage,
@@ -143,9 +146,14 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     gateway,
     events,
     app,
-    close() {
-      closing = true;
+    close(hooks) {
+      stopRequested = true;
       closed ??= (async () => {
+        // Serving as usual, /readyz failing, while load balancers notice (--shutdown-delay).
+        const delaySeconds = config.shutdownDelaySeconds ?? 0;
+        if (delaySeconds > 0) await new Promise((resolve) => setTimeout(resolve, delaySeconds * 1000));
+        closing = true;
+        hooks?.draining?.();
         // Requests in flight finish (within the grace period) before anything they use stops;
         // watches and forwarded streams end at once (their clients reconnect elsewhere).
         const graceSeconds = config.shutdownGracePeriodSeconds ?? DEFAULT_SHUTDOWN_GRACE_SECONDS;

@@ -119,6 +119,10 @@ export function registerStartCommand(program: Command): void {
       `on SIGTERM, how long requests in flight may take to finish before they are cut off (default ${DEFAULT_SHUTDOWN_GRACE_SECONDS})`,
     )
     .option(
+      "--shutdown-delay <seconds>",
+      "on SIGTERM, how long to go on serving with /readyz failing before the shutdown begins, for load balancers to stop sending traffic (default 0)",
+    )
+    .option(
       "--trusted-proxies <cidrs>",
       "proxies/load balancers whose X-Forwarded-For gives the client address, as CIDR[,CIDR...] (default: none)",
     )
@@ -175,6 +179,7 @@ Examples:
         shutdownGracePeriodSeconds: opts.shutdownGracePeriod
           ? wholeNumber(opts.shutdownGracePeriod, "--shutdown-grace-period")
           : undefined,
+        shutdownDelaySeconds: opts.shutdownDelay ? wholeNumber(opts.shutdownDelay, "--shutdown-delay") : undefined,
         maxKeyTtlSeconds: opts.maxKeyTtl ? positiveSeconds(opts.maxKeyTtl, "--max-key-ttl") : undefined,
         auditLog: opts.auditLog,
         oidc: oidcConfigOf(opts),
@@ -190,9 +195,10 @@ Examples:
         storage: config.storage,
         auditLogRotation: (config.auditLogMaxSizeMb ?? 0) > 0 && config.auditLog !== "-",
       });
-      // The whole shutdown's limit: the requests' grace period, then the rest.
+      // The whole shutdown's limit: the delay, the requests' grace period, then the rest.
+      const shutdownDelay = config.shutdownDelaySeconds ?? 0;
       const shutdownLimit =
-        (config.shutdownGracePeriodSeconds ?? DEFAULT_SHUTDOWN_GRACE_SECONDS) + SHUTDOWN_SLACK_SECONDS;
+        shutdownDelay + (config.shutdownGracePeriodSeconds ?? DEFAULT_SHUTDOWN_GRACE_SECONDS) + SHUTDOWN_SLACK_SECONDS;
       if (workers > 1 && !isServerWorker()) {
         // The primary (worker-cluster.ts): bootstraps once, then runs the server in `workers` processes.
         const { bootstrapBeforeWorkers } = await import("../app/primary-bootstrap.js");
@@ -216,14 +222,20 @@ Examples:
           process.exit(1);
         }
         stopping = true;
-        process.stderr.write(`${who}${signal}: finishing in-flight requests and closing the store\n`);
+        if (shutdownDelay > 0) {
+          process.stderr.write(
+            `${who}${signal}: /readyz fails from now on; serving ${shutdownDelay} s more (--shutdown-delay)\n`,
+          );
+        }
+        const draining = () =>
+          process.stderr.write(`${who}${signal}: finishing in-flight requests and closing the store\n`);
         // A shutdown that does not finish (a stuck client connection or controller) must not
         // leave a process that holds the data dir's lock: give up after the grace period.
         setTimeout(() => {
           process.stderr.write(`${who}shutdown did not finish within ${shutdownLimit} s; exiting\n`);
           process.exit(1);
         }, shutdownLimit * 1000).unref();
-        server.close().then(
+        server.close({ draining }).then(
           () => process.exit(0),
           (err: unknown) => {
             console.error(err);

@@ -34,14 +34,10 @@ export async function rawGet(store: Store, namespace: string | undefined, name: 
  * object does not exist, or undefined when memory cannot answer (use rawGet); a promise of the
  * same only when the storage must first check its revision (etcd).
  */
-export function rawGetSoon(
-  store: Store,
-  namespace: string | undefined,
-  name: string,
-): Buffer | null | undefined | Promise<Buffer | null | undefined> {
+export function rawGetSoon(store: Store, key: string): Buffer | null | undefined | Promise<Buffer | null | undefined> {
   const { storage } = store;
   if (!storage.getFromMemory || !servesStoredBytes(store.rt)) return undefined;
-  const read = storage.getFromMemory(store.key(namespace, name));
+  const read = storage.getFromMemory(key);
   return read instanceof Promise ? read.then(rawBytes) : rawBytes(read);
 }
 

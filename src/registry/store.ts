@@ -131,7 +131,12 @@ export class Store {
    * the object does not exist, undefined when memory cannot answer (use readRaw or get).
    */
   readRawSoon(namespace: string | undefined, name: string): ReturnType<typeof rawGetSoon> {
-    return rawGetSoon(this, namespace, name);
+    return rawGetSoon(this, this.key(namespace, name));
+  }
+
+  /** readRawSoon() by the object's storage key (key()), for a caller that keeps keys it computed. */
+  readRawSoonAt(key: string): ReturnType<typeof rawGetSoon> {
+    return rawGetSoon(this, key);
   }
 
   /** LIST as JSON bytes around each object's stored bytes, when the kind shows objects as stored; undefined otherwise (use list()). */

@@ -21,9 +21,8 @@ import { asksToImpersonate } from "../authz/impersonation.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext, UserInfo } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";
+import { HotPathCache } from "./hot-path-cache.js";
 import { negotiateResponse } from "./negotiation.js";
-import { resourceAttributes } from "./resource-handler.js";
-import { resolveResourcePath } from "./resource-path.js";
 import { peerAddress } from "./trusted-proxies.js";
 import { warningHeaders } from "./warning-headers.js";
 
@@ -65,6 +64,7 @@ export type FastGet = (
 ) => boolean;
 
 export function fastGet(deps: FastGetDeps): FastGet {
+  const paths = new HotPathCache(deps.registry);
   return (req, res, otherwise) => {
     const started = performance.now();
     const url = req.url ?? "";
@@ -74,12 +74,12 @@ export function fastGet(deps: FastGetDeps): FastGet {
     try {
       const format = negotiateResponse(h.accept, true);
       if (format.encoding !== "json" || format.table) return false;
-      const path = resolveResourcePath(deps.registry, url.slice(deps.groupPrefix.length));
-      if (!path.name || path.subresource || !path.rt.verbs.includes("get") || path.rt.readerFilter) return false;
+      const { path, getAttributes, key } = paths.resolve(url.slice(deps.groupPrefix.length));
+      if (key === undefined || path.subresource || !path.rt.verbs.includes("get") || path.rt.readerFilter) return false;
       const ip = (deps.clientAddress ?? peerAddress)(req);
       const ctx = deps.authenticate({ ip, headers: h });
-      if (!ctx || !deps.allows(ctx.user, resourceAttributes(path, "get"))) return false;
-      const bytes = path.store.readRawSoon(path.namespace, path.name);
+      if (!ctx || !deps.allows(ctx.user, getAttributes)) return false;
+      const bytes = path.store.readRawSoonAt(key);
       const warnings = ctx.warnings;
       if (bytes instanceof Promise) {
         // Passed on from the callbacks, not as a promise: one promise and microtask less per GET.

@@ -56,8 +56,13 @@ export interface ApiServerDeps {
   gateway?: Pick<ClusterGateway, "handleRequest" | "handleUpgrade">;
   /** Whether single sign-on is configured (the console shows "Sign in with SSO"). */
   ssoConfigured: boolean;
-  /** True once the server is closing: the fast GET and create paths step aside, /readyz fails its `shutdown` check. */
+  /** True once the server is closing (draining): the fast GET and create paths step aside. */
   closing: () => boolean;
+  /**
+   * True from the moment a stop was asked, which may be `--shutdown-delay` before `closing`:
+   * /readyz fails its `shutdown` check. Default: `closing`.
+   */
+  unready?: () => boolean;
   /** Every request, counted for a graceful shutdown (refused once it began). */
   inFlight: InFlightRequests;
   /** Metrics and backup hooks (src/metrics/server-hooks.ts), and what their routes read. */
@@ -130,7 +135,7 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   acceptAnyBody(app);
   installRequestLog(app, logger);
   deps.ops.installHooks(app, deps.watchStreams, deps.registry);
-  registerPublicRoutes(app, deps.jwks, deps.storageHealth, deps.closing);
+  registerPublicRoutes(app, deps.jwks, deps.storageHealth, deps.unready ?? deps.closing);
   registerApiRoutes(app, deps, groupPrefix);
   return app;
 }

@@ -42,6 +42,9 @@ export class ResourceCache {
   private started = false;
   /** start() finished: the feed runs (it may fail later: `broken`). */
   private running = false;
+  /** The last revision check asked for, and what sync() made of it. */
+  private lastCheck: Promise<number> | undefined;
+  private lastCheckSynced: Promise<boolean> | undefined;
   private readonly syncTimeoutMs: number;
 
   constructor(
@@ -144,9 +147,15 @@ export class ResourceCache {
    */
   private syncRunning(): Promise<boolean> {
     if (this.broken) return Promise.resolve(false);
-    return this.inner
-      .currentRevision()
-      .then((target) => (this.broken ? false : this.revision >= target || this.reach(target)));
+    const check = this.inner.currentRevision();
+    // Callers that share one revision check (etcd coalesces them) share its outcome too: what it
+    // resolves to depends only on the check's answer and on this cache when it comes.
+    if (check === this.lastCheck) return this.lastCheckSynced!;
+    this.lastCheck = check;
+    this.lastCheckSynced = check.then((target) =>
+      this.broken ? false : this.revision >= target || this.reach(target),
+    );
+    return this.lastCheckSynced;
   }
 
   /**

@@ -55,6 +55,30 @@ describe("watch cache", () => {
     await cached.close();
   });
 
+  test("reads that share one revision check (etcd's coalesced checks) share its outcome, and see a write behind it", async () => {
+    const inner = openSqliteStorage(":memory:");
+    // A backend that cannot say its revision at once and hands one check to callers of a turn, as etcd does.
+    const asking = Object.create(inner) as Storage;
+    asking.currentRevisionNow = undefined;
+    let shared: Promise<number> | undefined;
+    asking.currentRevision = () => {
+      shared ??= inner.currentRevision().finally(() => setImmediate(() => (shared = undefined)));
+      return shared;
+    };
+    const cached = new CachedStorage(asking, { partition });
+    await inner.create(`${P}a`, bytes('{"n":1}'));
+    assert.equal((await cached.get(`${P}a`))?.value.toString(), '{"n":1}');
+    // Written behind the cache's back, then three reads of one turn: one check, all see the write.
+    const rev = await inner.create(`${P}b`, bytes('{"n":2}'));
+    const reads = await Promise.all([cached.get(`${P}b`), cached.get(`${P}a`), cached.get(`${P}b`)]);
+    assert.deepEqual(
+      reads.map((kv) => kv?.modRevision),
+      [rev, reads[1]?.modRevision, rev],
+    );
+    assert.equal(reads[0]?.value.toString(), '{"n":2}');
+    await cached.close();
+  });
+
   test("a list at an older revision is answered by the storage's history", async () => {
     const cached = new CachedStorage(openSqliteStorage(":memory:"), { partition });
     const r1 = await cached.create(`${P}a`, bytes("1"));

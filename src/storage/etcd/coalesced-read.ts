@@ -74,10 +74,12 @@ export class CoalescedRead<T> {
     if (this.lastBatchSize >= this.busyBatch) {
       const wait = this.lastSentAt + this.minIntervalMs - performance.now();
       if (wait > 0) {
+        // Whole milliseconds: node keeps one timer list per distinct duration, and a fractional
+        // wait would make (and drop) a list for nearly every paced read.
         this.pacing = setTimeout(() => {
           this.pacing = undefined;
           this.send();
-        }, wait);
+        }, Math.ceil(wait));
         return;
       }
     }
