@@ -19,6 +19,7 @@ export type StatusReason =
   | "Gone"
   | "Expired"
   | "InternalError"
+  | "StorageReadError"
   | "TooManyRequests"
   | "Timeout"
   | "ServiceUnavailable";
@@ -143,6 +144,9 @@ export interface GroupResource {
 function qualified(gr: GroupResource): string {
   return gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
 }
+
+/** kube lists at most this many keys in a StorageReadError (then one TooMany cause). */
+const MAX_READ_ERROR_CAUSES = 100;
 
 export const errors = {
   notFound(gr: GroupResource, name: string): ApiError {
@@ -281,6 +285,39 @@ export const errors = {
     });
     e.headers["retry-after"] = String(retryAfterSeconds);
     return e;
+  },
+  /**
+   * One stored object whose value does not decode (kube's storage.NewCorruptObjError as GET and
+   * DELETE answer it: 500 InternalError, "StorageError: corrupt object"). `why` is fixed wording,
+   * never the parser's message, which quotes the stored bytes.
+   */
+  corruptObject(gr: GroupResource, name: string, why: string): ApiError {
+    return status(
+      500,
+      "InternalError",
+      `Internal error occurred: StorageError: corrupt object: the stored data of ${qualified(gr)} "${name}" could not be decoded (${why}); it can be removed with a DELETE whose DeleteOptions set ignoreStoreReadErrorWithClusterBreakingPotential`,
+      { name, group: gr.group, kind: gr.resource },
+    );
+  },
+  /**
+   * A LIST that met stored values that do not decode (kube's StatusReasonStoreReadError, whose
+   * value is "StorageReadError"): one cause per storage key (at most 100), never their bytes;
+   * no keys, no causes (a caller who may not be told them).
+   */
+  storeReadError(gr: GroupResource, prefix: string, keys: readonly string[]): ApiError {
+    const causes: StatusCause[] = keys.slice(0, MAX_READ_ERROR_CAUSES).map((key) => ({
+      reason: "UnexpectedServerResponse",
+      field: key,
+      message: "corrupt object: the stored data could not be decoded",
+    }));
+    if (keys.length > MAX_READ_ERROR_CAUSES)
+      causes.push({ reason: "FieldValueTooMany", message: "too many errors, the list is truncated" });
+    return status(500, "StorageReadError", `failed to read one or more ${qualified(gr)} from the storage`, {
+      name: prefix,
+      group: gr.group,
+      kind: gr.resource,
+      ...(causes.length ? { causes } : {}),
+    });
   },
   internal(message = "an internal error occurred"): ApiError {
     return status(500, "InternalError", `Internal error occurred: ${message}`);

@@ -15,6 +15,12 @@ export const ACCESS_RULE_RESOURCES = new Set(["clusters", "sharedsecrets", "proj
 /** Every verb an access rule can name; `*` stands for all of them. */
 export const ACCESS_VERBS = ["get", "list", "watch", "update", "patch", "delete", "use", "bind"] as const;
 const READ_VERBS = new Set(["get", "list", "watch"]);
+/**
+ * KEP-3926's verb: removing an object whose stored value does not decode, without decoding it
+ * (DeleteOptions.ignoreStoreReadErrorWithClusterBreakingPotential). Only the admin role holds
+ * it: access rules and memberships do not grant it (their object may be the corrupt one).
+ */
+export const UNSAFE_DELETE_VERB = "unsafe-delete-ignore-read-errors";
 /** Non-resource paths that need a role (kube-apiserver gives /metrics to monitoring only). */
 const VIEW_PATHS = new Set(["/metrics"]);
 const ADMIN_PATHS = new Set(["/kubernetes/management/backup"]); // src/backup/backup-route.ts
@@ -147,6 +153,7 @@ export class PlatformAuthorizer implements Authorizer {
   private grants(user: UserInfo, a: RequestAttributes, viewRole: boolean): boolean {
     const roles = this.rolesOf(user);
     if (roles.has(ADMIN_ROLE)) return true;
+    if (a.verb === UNSAFE_DELETE_VERB) return false;
     // Discovery, version, openapi: every authenticated caller; /metrics: the view role too; backups: admins.
     if (!a.resourceRequest) return nonResourceGrant(roles, a.path ?? "", viewRole);
     if (

@@ -52,6 +52,11 @@ export interface DeleteOptions {
   gracePeriodSeconds?: number;
   propagationPolicy?: PropagationPolicy;
   preconditions?: { uid?: string; resourceVersion?: string };
+  /**
+   * KEP-3926: remove an object whose stored value does not decode without decoding it
+   * (unsafe-delete.ts). Set only alone (server/unsafe-delete-option.ts).
+   */
+  ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
 }
 
 export type PatchType = "json" | "merge" | "apply";

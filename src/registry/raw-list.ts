@@ -9,6 +9,7 @@
  */
 import type { KeyValue } from "../storage/interface.js";
 import { decodeObject } from "./codec.js";
+import { ListReadErrors } from "./corrupt-object.js";
 import { collectionPrefix } from "./keys.js";
 import type { ListOptions } from "./options.js";
 import { servesStoredBytes } from "./raw-read.js";
@@ -119,11 +120,16 @@ export async function rawList(
   const { rt } = store;
   if (!servesStoredBytes(rt)) return undefined;
   const filter = store.filter(ctx, options.labelSelector, options.fieldSelector);
-  const result = await listObjects(store.storage, collectionPrefix(rt, namespace), options, filter, (kv) => {
+  const prefix = collectionPrefix(rt, namespace);
+  // A value that does not decode fails the list with kube's StorageReadError (corrupt-object.ts).
+  const corrupt = new ListReadErrors();
+  const select = corrupt.guard((kv) => {
     // Without a selector or visibility filter every object is in: nothing to parse.
     if (!filter.matchesEverything && !filter.matches(decodeObject(kv))) return undefined;
     return rawItem(kv);
   });
+  const result = await listObjects(store.storage, prefix, options, filter, select);
+  corrupt.throwIfAny(store.gr, prefix, ctx.canSee !== undefined);
   // The same members in the same order as JSON.stringify of store.list's KubeList.
   const head = `{"apiVersion":${JSON.stringify(`${rt.group}/${rt.version}`)},"kind":${JSON.stringify(rt.listKind)},"metadata":${JSON.stringify(result.metadata)},"items":[`;
   return new RawListBody(Buffer.from(head), result.items);

@@ -3,6 +3,7 @@ import type { KubeObject } from "../api/object.js";
 import { isStorageError } from "../storage/errors.js";
 import type { WatchEvent } from "../storage/interface.js";
 import { parseResourceVersion } from "./codec.js";
+import { deletedIdentity } from "./corrupt-object.js";
 import type { ObjectFilter } from "./filter.js";
 import { awaitRevision } from "./fresh-revision.js";
 import { collectionPrefix } from "./keys.js";
@@ -209,7 +210,13 @@ function eventTranslator(
       return;
     }
     const obj = decodeEventObject(ev.kv);
-    if (!obj) return undecodable();
+    if (!obj) {
+      // The unsafe deletion of a value that does not decode (unsafe-delete.ts): who sees
+      // everything learns the object is gone; who filters cannot tell whether it was theirs.
+      if (ev.type === "delete" && everything) sink.send({ type: "DELETED", object: deletedIdentity(store.rt, ev.kv) });
+      else undecodable();
+      return;
+    }
     if (ev.type === "delete") {
       if (matches(obj)) sink.send({ type: "DELETED", object: store.present(obj, ctx) });
       return;

@@ -10,6 +10,7 @@ import { type AdmissionChain, admissionAttributes } from "./admission.js";
 import { serverSideApply } from "./apply/apply.js";
 import { onCachedCopy, UnprovenNoOp } from "./cached-copy.js";
 import { decodeObject, encodeObject, parseResourceVersion, rememberStoredBytes } from "./codec.js";
+import { decodeOrCorrupt, ListReadErrors } from "./corrupt-object.js";
 import { planDeletion, readyToRemove } from "./deletion.js";
 import { compileFilter, type ObjectFilter } from "./filter.js";
 import { KeySerializer } from "./key-serializer.js";
@@ -146,8 +147,11 @@ export class Store {
   /** Reads an object as stored (API form), or undefined. */
   async read(namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
     const kv = await this.deps.storage.get(this.key(namespace, name));
-    return kv ? this.decode(kv) : undefined;
+    // A value that does not decode: CorruptObjectError (500, naming the object, never its bytes).
+    return kv ? decodeOrCorrupt(kv, this.decodeKv, this.gr, name) : undefined;
   }
+
+  private readonly decodeKv = (kv: { value: Buffer; modRevision: number }) => this.decode(kv);
 
   async get(ctx: RequestContext, namespace: string | undefined, name: string): Promise<KubeObject> {
     const obj = await this.read(namespace, name);
@@ -157,10 +161,14 @@ export class Store {
 
   async list(ctx: RequestContext, namespace: string | undefined, options: ListOptions): Promise<KubeList> {
     const filter = compileFilter(this.rt, options.labelSelector, options.fieldSelector, ctx);
-    const result = await listObjects(this.deps.storage, collectionPrefix(this.rt, namespace), options, filter, (kv) => {
+    const prefix = collectionPrefix(this.rt, namespace);
+    const corrupt = new ListReadErrors();
+    const select = corrupt.guard((kv) => {
       const obj = this.decode(kv);
       return filter.matches(obj) ? obj : undefined;
     });
+    const result = await listObjects(this.deps.storage, prefix, options, filter, select);
+    corrupt.throwIfAny(this.gr, prefix, ctx.canSee !== undefined);
     return {
       apiVersion: apiVersionOf(this.rt),
       kind: this.rt.listKind,
@@ -307,7 +315,9 @@ export class Store {
     };
     const cached = options.dryRun
       ? undefined
-      : await onCachedCopy(this.deps.storage, this.key(namespace, name), ctx, (kv) => once(this.decode(kv), true));
+      : await onCachedCopy(this.deps.storage, this.key(namespace, name), ctx, (kv) =>
+          once(decodeOrCorrupt(kv, this.decodeKv, this.gr, name), true),
+        );
     if (cached) return cached.result;
     const old = await this.read(namespace, name);
     if (!old) throw errors.notFound(this.gr, name);
@@ -431,7 +441,9 @@ export class Store {
     // A dry run writes nothing, so nothing would prove a cached copy current.
     const cached = options.dryRun
       ? undefined
-      : await onCachedCopy(this.deps.storage, this.key(namespace, name), ctx, (kv) => once(this.decode(kv), true));
+      : await onCachedCopy(this.deps.storage, this.key(namespace, name), ctx, (kv) =>
+          once(decodeOrCorrupt(kv, this.decodeKv, this.gr, name), true),
+        );
     if (cached) return cached.result;
     for (let attempt = 0; ; attempt++) {
       const old = await this.read(namespace, name);

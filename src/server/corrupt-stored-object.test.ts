@@ -7,7 +7,8 @@ import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-se
  * A value in the store that is not an object this server wrote (written there by hand, or
  * damaged): the paths that send stored bytes without parsing them (GET, LIST, a watch that
  * selects nothing) must not pass it on as it is. As kube-apiserver does, a read answers an
- * InternalError Status and a watch ends with an ERROR event; the decoding paths answer the same.
+ * InternalError Status (a LIST kube's StorageReadError) and a watch ends with an ERROR event; the
+ * decoding paths answer the same.
  */
 describe("a corrupt stored object never reaches a client as it is", () => {
   let server: TestServer;
@@ -52,10 +53,12 @@ describe("a corrupt stored object never reaches a client as it is", () => {
     await removeRaw("bad-array");
   });
 
-  it("LIST answers 500 InternalError rather than a list holding the bytes", async () => {
+  it("LIST answers 500 StorageReadError rather than a list holding the bytes", async () => {
     await writeRaw("bad-list", truncated.replace("NAME", "bad-list"));
     const res = await server.request("GET", `${GROUP_PATH}/teams`);
-    assertInternalError(res, res.text);
+    assert.equal(res.status, 500, res.text);
+    assert.equal(res.json?.reason, "StorageReadError", res.text);
+    assert.ok(!res.text.includes('"users":["a"'), "nothing of the corrupt bytes was sent");
     await removeRaw("bad-list");
     assert.equal((await server.request("GET", `${GROUP_PATH}/teams`)).status, 200, "listed again once it is gone");
   });

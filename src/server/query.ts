@@ -8,6 +8,8 @@ import type {
   WatchOptions,
   WriteOptions,
 } from "../registry/options.js";
+import { IGNORE_STORE_READ_ERROR } from "../registry/unsafe-delete.js";
+import { ignoreStoreReadError } from "./unsafe-delete-option.js";
 
 /** Query parameters as fastify hands them: a value or, when repeated, an array of values. */
 export type Query = Record<string, string | string[] | undefined>;
@@ -142,7 +144,7 @@ const PROPAGATION: readonly string[] = ["Orphan", "Background", "Foreground"];
 
 /** DeleteOptions from the query and an optional body (kubectl sends a body). */
 export function deleteOptions(q: Query, body: unknown): DeleteOptions {
-  const b = (body && typeof body === "object" ? body : {}) as {
+  const b = (body && typeof body === "object" ? body : {}) as Record<string, unknown> & {
     gracePeriodSeconds?: unknown;
     propagationPolicy?: unknown;
     orphanDependents?: unknown;
@@ -189,7 +191,7 @@ export function deleteOptions(q: Query, body: unknown): DeleteOptions {
           typeof b.preconditions.resourceVersion === "string" ? b.preconditions.resourceVersion : undefined,
       }
     : undefined;
-  return {
+  const parsed: DeleteOptions = {
     dryRun: dryRun.length > 0,
     gracePeriodSeconds: grace as number | undefined,
     propagationPolicy:
@@ -197,4 +199,7 @@ export function deleteOptions(q: Query, body: unknown): DeleteOptions {
       (orphanDependents === true ? "Orphan" : orphanDependents === false ? "Background" : undefined),
     preconditions,
   };
+  if (ignoreStoreReadError(bool(q, IGNORE_STORE_READ_ERROR), b, parsed, orphanDependents !== undefined))
+    parsed.ignoreStoreReadErrorWithClusterBreakingPotential = true;
+  return parsed;
 }

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
 import type { Authorizer, RequestAttributes } from "../authz/contract.js";
+import { readForRules } from "../registry/corrupt-object.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
 import type { ResponseFormat } from "./negotiation.js";
@@ -79,7 +80,7 @@ function authorizeOn(deps: ResourceHandlerDeps, path: ResourcePath, ctx: Request
     let decision = await deps.authorizer.authorize(ctx.user, full);
     if (!decision.allowed && !full.object && full.name && deps.authorizer.needsObject?.(ctx.user, full)) {
       // Access rules live on the object itself: read it and ask again.
-      const obj = await path.store.read(path.namespace, full.name);
+      const obj = await readForRules(path.store, path.namespace, full.name);
       if (obj) decision = await deps.authorizer.authorize(ctx.user, { ...full, object: obj });
     }
     if (!decision.allowed) throw forbidden(full, ctx, decision.reason);

@@ -6,6 +6,7 @@ import { writtenJsonBytes } from "../registry/codec.js";
 import type { RequestContext } from "../registry/request-context.js";
 import type { Verb } from "../registry/resource-type.js";
 import { watchStore } from "../registry/store-watch.js";
+import { IGNORE_STORE_READ_ERROR } from "../registry/unsafe-delete.js";
 import { decodeObjectBody, decodePatchBody } from "./body.js";
 import type { ResponseFormat } from "./negotiation.js";
 import { deleteOptions, isWatch, listOptions, type Query, watchOptions, writeOptions } from "./query.js";
@@ -14,6 +15,7 @@ import type { ResourceHandlerDeps } from "./resource-handler.js";
 import type { ResourcePath } from "./resource-path.js";
 import { send, sendJsonBytes } from "./respond.js";
 import { type IncludeObject, objectTable, toTable } from "./table.js";
+import { unsafeDelete } from "./unsafe-delete.js";
 import { streamWatch } from "./watch-stream.js";
 
 /** One request on a resource endpoint, as every verb handler gets it. */
@@ -136,7 +138,9 @@ export const VERB_HANDLERS: Record<Verb, (call: VerbCall) => Promise<unknown>> =
 
   async delete(call) {
     const { path, ctx } = await begin(call, "delete");
-    const { object } = await path.store.delete(ctx, path.namespace, path.name!, deleteOptionsOf(call));
+    const options = deleteOptionsOf(call);
+    if (options.ignoreStoreReadErrorWithClusterBreakingPotential) return unsafeDelete(call);
+    const { object } = await path.store.delete(ctx, path.namespace, path.name!, options);
     return sendObject(call, 200, object);
   },
 
@@ -144,6 +148,11 @@ export const VERB_HANDLERS: Record<Verb, (call: VerbCall) => Promise<unknown>> =
     const { path, ctx, deps } = await begin(call, "deletecollection");
     ctx.canSee = deps.authorizer.visibleTo?.(ctx.user, collectionAttributes(path, "delete"));
     const options = deleteOptionsOf(call);
+    // The unsafe deletion removes one object it cannot read, named by the caller (unsafe-delete.ts).
+    if (options.ignoreStoreReadErrorWithClusterBreakingPotential)
+      throw errors.badRequest(
+        `${IGNORE_STORE_READ_ERROR} applies to the deletion of one object: delete each corrupt object by name`,
+      );
     const deleted = await path.store.deleteCollection(ctx, path.namespace, listOptions(call.query), options);
     return send(call.reply, 200, deleted, call.format, ctx.warnings);
   },

@@ -1,6 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FieldError } from "../../api/errors.js";
 import { type KubeObject, specOf } from "../../api/object.js";
+import { readForRules } from "../../registry/corrupt-object.js";
 import type { Registry } from "../../registry/registry.js";
 import type { RequestContext } from "../../registry/request-context.js";
 import type { ResourceType } from "../../registry/resource-type.js";
@@ -80,7 +81,7 @@ async function reviewAccess(
   if (!decision.allowed && attrs.resourceRequest && attrs.name && authorizer.needsObject?.(ctx.user, attrs)) {
     const entry = registry.find(attrs.resource);
     if (entry && entry.rt.group === attrs.apiGroup && !entry.rt.virtualCreate) {
-      const object = await entry.store.read(entry.rt.namespaced ? attrs.namespace : undefined, attrs.name);
+      const object = await readForRules(entry.store, entry.rt.namespaced ? attrs.namespace : undefined, attrs.name);
       if (object) decision = await authorizer.authorize(ctx.user, { ...attrs, object });
     }
   }
