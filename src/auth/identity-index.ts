@@ -4,10 +4,6 @@ import type { Informer, InformerEvent } from "../registry/informer.js";
 import { keyUpdateKeepsIdentities, updateKeepsIdentities } from "./identity-changes.js";
 
 /**
- * In-memory indexes over access keys, users and teams, fed by informers: what each
- * request's authentication and identity need, without a database read.
- */
-/**
  * A Team change as far as membership goes: the team as it named members before and as it names
  * them now, each undefined when its stored bytes name none (such a team is never parsed).
  */
@@ -16,6 +12,10 @@ export interface TeamMembersChange {
   readonly now?: KubeObject;
 }
 
+/**
+ * In-memory indexes over access keys, users and teams, fed by informers: what each
+ * request's authentication and identity need, without a database read.
+ */
 export class IdentityIndex {
   private readonly keysByHash = new Map<string, KubeObject>();
   /** Team names by a user named in their spec.users, and by a group in their spec.groups: every request asks. */
