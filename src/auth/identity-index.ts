@@ -1,6 +1,16 @@
 import type { KubeObject } from "../api/object.js";
 import { storedKeyHash } from "../kinds/owned-access-key/owned-access-key.js";
-import type { Informer } from "../registry/informer.js";
+import type { Informer, InformerEvent } from "../registry/informer.js";
+import { keyUpdateKeepsIdentities, updateKeepsIdentities } from "./identity-changes.js";
+
+/**
+ * A Team change as far as membership goes: the team as it named members before and as it names
+ * them now, each undefined when its stored bytes name none (such a team is never parsed).
+ */
+export interface TeamMembersChange {
+  readonly before?: KubeObject;
+  readonly now?: KubeObject;
+}
 
 /**
  * In-memory indexes over access keys, users and teams, fed by informers: what each
@@ -11,6 +21,12 @@ export class IdentityIndex {
   /** Team names by a user named in their spec.users, and by a group in their spec.groups: every request asks. */
   private readonly teamsByMember = new Map<string, Set<string>>();
   private readonly teamsByGroup = new Map<string, Set<string>>();
+  /**
+   * Storage keys of the teams whose current stored bytes may name members (mayNameMembers), so
+   * that a team's bytes are scanned once, when they arrive, and not again as an event's oldBytes.
+   */
+  private readonly teamsNamingMembers = new Set<string>();
+  private readonly teamMembersListeners = new Set<(change: TeamMembersChange) => void>();
   private changes = 0;
 
   constructor(
@@ -18,27 +34,9 @@ export class IdentityIndex {
     readonly users: Informer,
     readonly teams: Informer,
   ) {
-    // Any change to a key, user or team may change who a key authenticates as, except a new team
-    // that names no members: no identity (nor the roles derived from one) can refer to a team
-    // that did not exist, and only teams naming a user or group add to someone's teams. Creating
-    // such teams (the usual create) so keeps every cached identity, where it made the next
-    // request of every client authenticate from scratch.
-    for (const informer of [keys, users]) informer.onChange(() => this.changes++);
-    teams.onChange((e) => {
-      if (e.type === "delete" || e.oldBytes !== undefined || mayNameMembers(e.bytes)) this.changes++;
-    });
-    keys.onChange((e) => {
-      if (e.type === "upsert" && e.old) this.unindexKey(e.old);
-      if (e.type === "delete") this.unindexKey(e.object);
-      else this.indexKey(e.object);
-    });
-    teams.onChange((e) => {
-      // A team whose stored bytes name no users or groups (most creates) is never parsed here.
-      if (e.type === "upsert" && e.oldBytes && mayNameMembers(e.oldBytes)) this.unindexTeam(e.old!);
-      if (!mayNameMembers(e.bytes)) return;
-      if (e.type === "delete") this.unindexTeam(e.object);
-      else this.indexTeam(e.object);
-    });
+    keys.onChange((e) => this.onKey(e));
+    users.onChange((e) => this.onUser(e));
+    teams.onChange((e) => this.onTeam(e));
   }
 
   async start(): Promise<void> {
@@ -47,8 +45,93 @@ export class IdentityIndex {
     for (const k of this.keys.list()) this.indexKey(k);
     this.teamsByMember.clear();
     this.teamsByGroup.clear();
+    this.teamsNamingMembers.clear();
     // Only teams whose stored bytes name members can add to the membership index.
-    for (const t of this.teams.listWhere(mayNameMembers)) this.indexTeam(t);
+    for (const { key, object } of this.teams.entriesWhere(mayNameMembers)) {
+      this.teamsNamingMembers.add(key);
+      this.indexTeam(object);
+    }
+  }
+
+  /**
+   * The generation moves unless `keeps` is sure that the change leaves every identity built
+   * before as it is (identity-changes.ts). Decided before the indexes change; an error while
+   * deciding (an object that does not decode) counts as a change: fail closed.
+   */
+  private changedUnless(keeps: () => boolean): void {
+    let kept = false;
+    try {
+      kept = keeps();
+    } catch {
+      kept = false;
+    }
+    if (!kept) this.changes++;
+  }
+
+  private onKey(e: InformerEvent): void {
+    // A new key only adds an identity, unless its hash is one an indexed key has already (a key
+    // given by its creator): then that hash may authenticate as someone else from now on.
+    this.changedUnless(() =>
+      e.type === "delete"
+        ? false
+        : e.oldBytes === undefined
+          ? !this.takenByAnother(e.object)
+          : keyUpdateKeepsIdentities(e.old!, e.object),
+    );
+    if (e.type === "upsert" && e.old) this.unindexKey(e.old);
+    if (e.type === "delete") this.unindexKey(e.object);
+    else this.indexKey(e.object);
+  }
+
+  private takenByAnother(k: KubeObject): boolean {
+    const h = storedKeyHash(k);
+    const holder = h === undefined ? undefined : this.keysByHash.get(h);
+    return holder !== undefined && holder.metadata.uid !== k.metadata.uid;
+  }
+
+  private onUser(e: InformerEvent): void {
+    // No identity can refer to a user that did not exist (its keys were refused): a new user
+    // changes nobody's identity until a key for it authenticates.
+    this.changedUnless(() =>
+      e.type === "delete" ? false : e.oldBytes === undefined || updateKeepsIdentities(e.old!, e.object),
+    );
+  }
+
+  /** One scan of the team's bytes (mayNameMembers) per event serves the generation, the index and the listeners. */
+  private onTeam(e: InformerEvent): void {
+    const namedBefore = this.teamsNamingMembers.has(e.key);
+    const namesNow = e.type === "upsert" && mayNameMembers(e.bytes);
+    // A new team that names no members changes no identity (nor the roles derived from one):
+    // no identity can refer to a team that did not exist, and only teams naming a user or group
+    // add to someone's teams. A deleted team's keys stop authenticating.
+    this.changedUnless(() =>
+      e.type === "delete" ? false : e.oldBytes === undefined ? !namesNow : updateKeepsIdentities(e.old!, e.object),
+    );
+    const before = namedBefore ? (e.type === "delete" ? e.object : e.old) : undefined;
+    const now = namesNow ? e.object : undefined;
+    if (before) this.unindexTeam(before);
+    if (now) {
+      this.teamsNamingMembers.add(e.key);
+      this.indexTeam(now);
+    } else this.teamsNamingMembers.delete(e.key);
+    if (!before && !now) return;
+    for (const listener of this.teamMembersListeners) {
+      try {
+        listener({ before, now });
+      } catch {
+        // One listener's failure must not keep the others from hearing of the change.
+      }
+    }
+  }
+
+  /**
+   * Hears of every Team change that concerns membership (before or now naming members), after
+   * the index took it in; returns its removal. The user-teams controller listens here rather
+   * than to the team informer, so that the team's bytes are not scanned again.
+   */
+  onTeamMembersChange(listener: (change: TeamMembersChange) => void): () => void {
+    this.teamMembersListeners.add(listener);
+    return () => this.teamMembersListeners.delete(listener);
   }
 
   private indexKey(k: KubeObject): void {
@@ -73,7 +156,10 @@ export class IdentityIndex {
     for (const g of stringList(t.spec?.groups)) removeFrom(this.teamsByGroup, g, name);
   }
 
-  /** Moves on whenever a key, user or team changed: what was derived from them before may be stale. */
+  /**
+   * Moves on whenever a key, user or team changed in a way that may change an identity built
+   * before (identity-changes.ts): what was derived from them before may be stale then.
+   */
   get generation(): number {
     return this.changes;
   }

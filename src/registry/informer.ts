@@ -192,6 +192,13 @@ export class Informer {
     return out;
   }
 
+  /** listWhere() with each object's storage key (the `key` of its events). */
+  entriesWhere(mayMatch: (bytes: Buffer) => boolean): Array<{ key: string; object: KubeObject }> {
+    const out: Array<{ key: string; object: KubeObject }> = [];
+    for (const [key, kv] of this.objects) if (mayMatch(kv.value)) out.push({ key, object: this.decode(kv) });
+    return out;
+  }
+
   get(namespace: string | undefined, name: string): KubeObject | undefined {
     const kv = this.objects.get(this.store.key(namespace, name));
     return kv && this.decode(kv);

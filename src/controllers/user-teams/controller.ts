@@ -1,10 +1,9 @@
 import { isDeepStrictEqual } from "node:util";
 import { ApiError } from "../../api/errors.js";
 import { specOf, statusOf } from "../../api/object.js";
-import { type IdentityIndex, mayNameMembers, stringList } from "../../auth/identity-index.js";
+import { type IdentityIndex, stringList, type TeamMembersChange } from "../../auth/identity-index.js";
 import type { TeamSpec } from "../../kinds/team/team.js";
 import type { UserSpec, UserStatus } from "../../kinds/user/user.js";
-import type { InformerEvent } from "../../registry/informer.js";
 import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
 import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
@@ -37,7 +36,8 @@ export class UserTeamsController {
     this.queue = queue;
     this.unsubscribe = [
       this.identity.users.onChange((e) => queue.add(e.object.metadata.name ?? "")),
-      this.identity.teams.onChange((e) => this.onTeamChange(queue, e)),
+      // The index hands over the team as it named members before and now, scanned once.
+      this.identity.onTeamMembersChange((change) => this.onTeamChange(queue, change)),
     ];
     this.addAll(queue);
   }
@@ -57,9 +57,7 @@ export class UserTeamsController {
     for (const name of this.identity.users.names()) queue.add(name);
   }
 
-  private onTeamChange(queue: WorkQueue<string>, e: InformerEvent): void {
-    const before = e.type === "upsert" && e.oldBytes && mayNameMembers(e.oldBytes) ? e.old : undefined;
-    const now = mayNameMembers(e.bytes) ? e.object : undefined;
+  private onTeamChange(queue: WorkQueue<string>, { before, now }: TeamMembersChange): void {
     const users: string[] = [];
     for (const team of [before, now]) {
       if (!team) continue;

@@ -1,0 +1,40 @@
+import { isDeepStrictEqual } from "node:util";
+import type { KubeObject } from "../api/object.js";
+import { keyExpiry } from "../kinds/owned-access-key/owned-access-key.js";
+
+/*
+ * Which changes to keys, users and teams leave every cached identity (authenticator.ts) and the
+ * roles derived from it (authorizer.ts) as they are, so that IdentityIndex.generation need not
+ * move. What an identity is built from:
+ *
+ * - its key: metadata.uid, the whole spec (key hash, disabled, ttl and ttlAfterLastActivity,
+ *   groups, type, scope, user/team/subject), and its expiry (status.lastActivity with
+ *   ttlAfterLastActivity);
+ * - a User key's user: existence, metadata.uid and the spec (disabled, groups; clusterRoles for
+ *   the roles);
+ * - a Team key's team: existence, metadata.uid and the spec (clusterRoles for the roles);
+ * - a User key's teams: every team naming the user in spec.users or one of its groups in
+ *   spec.groups, and their spec.clusterRoles.
+ *
+ * Anything else in those objects (status, labels, annotations, resourceVersion, managedFields) is
+ * read by no identity. Whatever these functions are unsure of counts as a change (fail closed).
+ */
+
+/** Whether an update of a User or Team (same name) changes nothing an identity is built from. */
+export function updateKeepsIdentities(old: KubeObject, now: KubeObject): boolean {
+  return old.metadata.uid === now.metadata.uid && isDeepStrictEqual(old.spec, now.spec);
+}
+
+/**
+ * Whether an update of an access key changes nothing an identity is built from. The expiry may
+ * move later (status.lastActivity of a key with ttlAfterLastActivity, written at most once a
+ * minute): a cached identity then lapses at the earlier expiry and the next request builds it
+ * again, which is safe. An earlier expiry counts as a change.
+ */
+export function keyUpdateKeepsIdentities(old: KubeObject, now: KubeObject): boolean {
+  if (!updateKeepsIdentities(old, now)) return false;
+  const before = keyExpiry(old);
+  const after = keyExpiry(now);
+  if (before === after) return true;
+  return before !== "" && after !== "" && Date.parse(after) >= Date.parse(before);
+}
