@@ -17,32 +17,34 @@
  *
  * Pacing under load: a read costs far more than a request it serves (on etcd, about a
  * millisecond of CPU between the client and etcd against a fraction of that per GET), and a
- * saturated server sends one per event-loop turn. So once batches are large (`busyBatch`
- * callers or more: the server is busy), a batch is not sent sooner than `minIntervalMs` after
- * the previous one; the callers of the turns in between join it. A lightly loaded server, whose
- * batches are small, never waits: its answers come as soon as one round trip allows.
+ * saturated server sends one per event-loop turn. So while the server is saturated (`loaded()`:
+ * its event loop busy nearly all the time, event-loop-saturation.ts), a batch is not sent sooner
+ * than `minIntervalMs` after the previous one; the callers of the turns in between join it.
+ * Their requests would have waited in the queue anyway, and the CPU saved serves more of them.
+ * A server with time to spare never waits: its answers come as soon as one round trip allows.
  */
+import { eventLoopSaturation } from "./event-loop-saturation.js";
+
 export interface CoalescedReadOptions {
   /** Reads out at once (default 2). */
   readonly maxInFlight?: number;
   /** Under load, the least time between two reads sent (default 0: no pacing). */
   readonly minIntervalMs?: number;
-  /** The batch size from which the server counts as loaded and reads are paced (default 8). */
-  readonly busyBatch?: number;
+  /** Whether the server is loaded, so that reads are paced (default: its event loop is saturated). */
+  readonly loaded?: () => boolean;
 }
 
 export class CoalescedRead<T> {
   private inFlight = 0;
   /** Callers waiting for a read that has not been sent yet. */
   private batch: Batch<T> | undefined;
-  /** When the last read was sent (performance.now()), and how many callers it had. */
+  /** When the last read was sent (performance.now()). */
   private lastSentAt = Number.NEGATIVE_INFINITY;
-  private lastBatchSize = 0;
   /** The paced send waiting for its time. */
   private pacing: NodeJS.Timeout | undefined;
   private readonly maxInFlight: number;
   private readonly minIntervalMs: number;
-  private readonly busyBatch: number;
+  private readonly loaded: () => boolean;
   /** Round trips made (for tests and the bench). */
   reads = 0;
 
@@ -52,18 +54,15 @@ export class CoalescedRead<T> {
   ) {
     this.maxInFlight = options.maxInFlight ?? 2;
     this.minIntervalMs = options.minIntervalMs ?? 0;
-    this.busyBatch = options.busyBatch ?? 8;
+    this.loaded = this.minIntervalMs > 0 ? (options.loaded ?? eventLoopSaturation()) : () => false;
   }
 
   /** The answer of a read that started no earlier than this call. */
   get(): Promise<T> {
-    let batch = this.batch;
-    if (batch === undefined) {
-      batch = new Batch<T>();
-      this.batch = batch;
-      if (this.inFlight < this.maxInFlight) setImmediate(() => this.send());
-    }
-    batch.callers++;
+    if (this.batch) return this.batch.promise;
+    const batch = new Batch<T>();
+    this.batch = batch;
+    if (this.inFlight < this.maxInFlight) setImmediate(() => this.send());
     return batch.promise;
   }
 
@@ -71,7 +70,7 @@ export class CoalescedRead<T> {
   private send(): void {
     const batch = this.batch;
     if (batch === undefined || this.inFlight >= this.maxInFlight || this.pacing !== undefined) return;
-    if (this.lastBatchSize >= this.busyBatch) {
+    if (this.loaded()) {
       const wait = this.lastSentAt + this.minIntervalMs - performance.now();
       if (wait > 0) {
         // Whole milliseconds: node keeps one timer list per distinct duration, and a fractional
@@ -87,7 +86,6 @@ export class CoalescedRead<T> {
     this.inFlight++;
     this.reads++;
     this.lastSentAt = performance.now();
-    this.lastBatchSize = batch.callers;
     const done = (): void => {
       this.inFlight--;
       this.send();
@@ -113,7 +111,6 @@ export class CoalescedRead<T> {
 
 /** The callers of one read. */
 class Batch<T> {
-  callers = 0;
   readonly promise: Promise<T>;
   resolve!: (value: T) => void;
   reject!: (err: unknown) => void;

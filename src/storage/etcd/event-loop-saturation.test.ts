@@ -1,0 +1,30 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { setTimeout } from "node:timers/promises";
+import { eventLoopSaturation } from "./event-loop-saturation.js";
+
+function spin(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // busy: the event loop runs this callback the whole time
+  }
+}
+
+describe("eventLoopSaturation", () => {
+  test("says saturated after a window spent running code, and not after one spent waiting", async () => {
+    const saturated = eventLoopSaturation(0.9, 50);
+    assert.equal(saturated(), false, "nothing measured yet");
+    spin(120);
+    assert.equal(saturated(), true, "a window of running code");
+    await setTimeout(120);
+    assert.equal(saturated(), false, "a window of waiting");
+    spin(120);
+    assert.equal(saturated(), true, "busy again");
+  });
+
+  test("keeps its answer until a whole window has passed", () => {
+    const saturated = eventLoopSaturation(0.9, 60_000);
+    spin(20);
+    assert.equal(saturated(), false, "the first window has not ended: still the initial answer");
+  });
+});
