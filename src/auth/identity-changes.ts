@@ -8,8 +8,10 @@ import { keyExpiry } from "../kinds/owned-access-key/owned-access-key.js";
  * move. What an identity is built from:
  *
  * - its key: metadata.uid, the whole spec (key hash, disabled, ttl and ttlAfterLastActivity,
- *   groups, type, scope, user/team/subject), and its expiry (status.lastActivity with
- *   ttlAfterLastActivity);
+ *   groups, type, scope, user/team/subject) but `spec.identity` (a single sign-on login's record
+ *   of its provider's claims and refresh token, which the SSO refresher rewrites on every token
+ *   refresh and authentication never reads: the provider's groups reach identities through the
+ *   User, sso/user-sync.ts), and its expiry (status.lastActivity with ttlAfterLastActivity);
  * - a User key's user: existence, metadata.uid and the spec (disabled, groups; clusterRoles for
  *   the roles);
  * - a Team key's team: existence, metadata.uid and the spec (clusterRoles for the roles);
@@ -32,9 +34,18 @@ export function updateKeepsIdentities(old: KubeObject, now: KubeObject): boolean
  * again, which is safe. An earlier expiry counts as a change.
  */
 export function keyUpdateKeepsIdentities(old: KubeObject, now: KubeObject): boolean {
-  if (!updateKeepsIdentities(old, now)) return false;
+  if (old.metadata.uid !== now.metadata.uid || !isDeepStrictEqual(withoutSsoRecord(old), withoutSsoRecord(now)))
+    return false;
   const before = keyExpiry(old);
   const after = keyExpiry(now);
   if (before === after) return true;
   return before !== "" && after !== "" && Date.parse(after) >= Date.parse(before);
+}
+
+/** A key's spec without `identity` (see the list above: no identity is built from it). */
+function withoutSsoRecord(key: KubeObject): unknown {
+  const spec = key.spec;
+  if (spec === null || typeof spec !== "object" || Array.isArray(spec) || !("identity" in spec)) return spec;
+  const { identity: _ignored, ...rest } = spec as Record<string, unknown>;
+  return rest;
 }

@@ -86,6 +86,20 @@ describe("IdentityIndex generation", () => {
     const used = { ...key, status: { lastActivity: "2026-01-02T00:00:00Z" } };
     keys.emit("upsert", used, key);
     assert.ok(!moved(), "a key's lastActivity write");
+    const login = { ...used, spec: { ...used.spec, identity: { connectorData: "refresh-1", claims: { sub: "u" } } } };
+    keys.emit("upsert", login, used);
+    assert.ok(!moved(), "spec.identity, which no identity is built from");
+    const refreshed = {
+      ...login,
+      spec: { ...login.spec, identity: { connectorData: "refresh-2", claims: { sub: "u" } } },
+    };
+    keys.emit("upsert", refreshed, login);
+    assert.ok(!moved(), "a single sign-on refresh rewriting a Login key's spec.identity");
+    const refreshedAndDisabled = { ...refreshed, spec: { ...refreshed.spec, disabled: true, identity: {} } };
+    keys.emit("upsert", refreshedAndDisabled, refreshed);
+    assert.ok(moved(), "any other spec change beside it still counts");
+    keys.emit("upsert", used, refreshedAndDisabled);
+    moved();
     const labelled = { ...used, metadata: { ...used.metadata, labels: { a: "b" } } };
     keys.emit("upsert", labelled, used);
     assert.ok(!moved(), "a key's labels");
