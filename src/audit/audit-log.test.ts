@@ -117,6 +117,29 @@ describe("audit log", () => {
     }
   });
 
+  it("names who signed in to the console, in every stage of the sign-in", async () => {
+    s = await startTestServer({ auditLog: logFile });
+    const admin = await s.request("GET", `${G}/teams`);
+    assert.equal(admin.status, 200);
+    const signIn = await s.request("POST", "/console/api/session", { token: null, body: { accessKey: s.adminKey } });
+    assert.equal(signIn.status, 201, signIn.text);
+    const refused = await s.request("POST", "/console/api/session", { token: null, body: { accessKey: "not-a-key" } });
+    assert.equal(refused.status, 401);
+    await s.close();
+    const adminName = events().find((e) => e.requestURI === `${G}/teams` && e.verb === "list")?.user.username;
+    assert.ok(adminName && adminName !== "system:anonymous", `the admin's name: ${adminName}`);
+    const sessions = events().filter((e) => e.requestURI === "/console/api/session");
+    const stages = (code: number) =>
+      sessions
+        .filter((e) => e.stage === "RequestReceived" || e.responseStatus?.code === code)
+        .map((e) => `${e.stage} ${e.user.username}`);
+    assert.ok(stages(201).includes(`RequestReceived ${adminName}`), JSON.stringify(sessions));
+    assert.ok(stages(201).includes(`ResponseComplete ${adminName}`), JSON.stringify(sessions));
+    const failed = sessions.filter((e) => e.responseStatus?.code === 401);
+    assert.equal(failed.length, 1, JSON.stringify(sessions));
+    assert.notEqual(failed[0]!.user.username, adminName, "a refused sign-in is nobody's");
+  });
+
   it("writes ResponseStarted when a watch starts streaming", async () => {
     s = await startTestServer({ auditLog: logFile });
     const w = new WatchClient(s, `${G}/teams?watch=true`, s.adminKey);

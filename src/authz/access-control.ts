@@ -82,6 +82,24 @@ export class AccessControl {
   }
 
   /**
+   * authenticate() of an access key the request carries in its body (the console's sign-in),
+   * counted by the failed-authentication limiter like any other; the audit log notes the caller
+   * on the request itself, so that its events name who signed in and where from.
+   */
+  async authenticateKey(
+    request: Pick<FastifyRequest, "ip" | "method" | "headers">,
+    accessKey: string,
+  ): Promise<RequestContext> {
+    const ctx = await this.identify({
+      ip: request.ip,
+      method: "GET",
+      headers: { authorization: `Bearer ${accessKey}` },
+    });
+    this.audit?.noteCaller(request, ctx.user);
+    return ctx;
+  }
+
+  /**
    * authenticate() for a caller that writes its own audit line (the cluster gateway,
    * gateway-audit.ts): nothing is written to the audit log here, so each of its requests is one line.
    */

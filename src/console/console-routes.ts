@@ -13,6 +13,11 @@ export interface ConsoleDeps {
   sessions: ConsoleSessions;
   /** Authenticates a request as the API does (a bearer key, or the session cookie). */
   authenticate(request: Pick<FastifyRequest, "ip" | "method" | "headers">): Promise<RequestContext>;
+  /** The sign-in's key, from its body; the audit log notes the caller on `request`. */
+  authenticateKey(
+    request: Pick<FastifyRequest, "ip" | "method" | "headers">,
+    accessKey: string,
+  ): Promise<RequestContext>;
   /** Whether "Sign in with SSO" is offered (an identity provider is configured). */
   ssoConfigured?: () => boolean;
   /** The built console (default: dist/console-web). */
@@ -51,11 +56,7 @@ export function registerConsole(app: FastifyInstance, deps: ConsoleDeps): void {
     setSecurityHeaders(reply).header("cache-control", "no-store");
     try {
       const accessKey = signInKey(request);
-      const ctx = await deps.authenticate({
-        ip: request.ip,
-        method: "GET",
-        headers: { authorization: `Bearer ${accessKey}` },
-      });
+      const ctx = await deps.authenticateKey(request, accessKey);
       const { csrfToken } = await startConsoleSession(reply, accessKey);
       return reply.code(201).send({ csrfToken, user: { name: ctx.user.name, kind: ctx.user.subjectKind } });
     } catch (err) {

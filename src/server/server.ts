@@ -39,7 +39,10 @@ export interface ApiServerDeps {
   /** The review kinds kubectl's `auth` commands create (src/authz/reviews), never stored. */
   reviews: Registry;
   authorizer: Authorizer;
-  access: Pick<AccessControl, "authenticate" | "authenticateNow" | "audit" | "authorizer" | "consoleSessions">;
+  access: Pick<
+    AccessControl,
+    "authenticate" | "authenticateKey" | "authenticateNow" | "audit" | "authorizer" | "consoleSessions"
+  >;
   /** Custom subresources keyed `plural/subresource` (access keys, virtual cluster actions). */
   subresources: Map<string, SubresourceHandler>;
   /** The storage check of /readyz and /healthz (health.ts). */
@@ -206,7 +209,12 @@ function registerApiRoutes(app: FastifyInstance, deps: ApiServerDeps, groupPrefi
     };
 
   registerDiscoveryRoutes(app, { registry, core: deps.core, reviews: deps.reviews, authorizer, guarded });
-  registerConsole(app, { sessions: access.consoleSessions, authenticate, ssoConfigured: () => deps.ssoConfigured });
+  registerConsole(app, {
+    sessions: access.consoleSessions,
+    authenticate,
+    authenticateKey: (request, accessKey) => access.authenticateKey(request, accessKey),
+    ssoConfigured: () => deps.ssoConfigured,
+  });
   deps.ops.registerRoutes(app, {
     registry,
     authorizer,
