@@ -50,7 +50,9 @@ function rawBytes(kv: MemoryRead): Buffer | null | undefined {
  * The answer's bytes of each version held in memory, spliced on its first read and then shared
  * by every read of that version (a version never changes; a write makes a new KeyValue). Splicing
  * per read allocated and copied the whole object each time, a good part of a GET's garbage. The
- * entry goes with the version: a WeakMap holds nothing alive. null: not servable as stored bytes.
+ * entry goes with the version: a WeakMap holds nothing alive. The price: an object read since its
+ * last write is in memory twice (stored and answered bytes) while that version is current.
+ * null: not servable as stored bytes.
  */
 const answers = new WeakMap<KeyValue, Buffer | null>();
 
