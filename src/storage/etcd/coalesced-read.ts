@@ -18,7 +18,7 @@
  * Pacing under load: a read costs far more than a request it serves (on etcd, about a
  * millisecond of CPU between the client and etcd against a fraction of that per GET), and a
  * saturated server sends one per event-loop turn. So while the server is saturated (`loaded()`:
- * its event loop busy nearly all the time, event-loop-saturation.ts), a batch is not sent sooner
+ * its event loop busy 90% of the time, until it is below 80%, event-loop-saturation.ts), a batch is not sent sooner
  * than `minIntervalMs` after the previous one; the callers of the turns in between join it.
  * Their requests would have waited in the queue anyway, and the CPU saved serves more of them.
  * A server with time to spare never waits: its answers come as soon as one round trip allows.

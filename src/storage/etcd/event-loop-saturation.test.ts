@@ -12,7 +12,7 @@ function spin(ms: number): void {
 
 describe("eventLoopSaturation", () => {
   test("says saturated after a window spent running code, and not after one spent waiting", async () => {
-    const saturated = eventLoopSaturation(0.9, 50);
+    const saturated = eventLoopSaturation(0.9, 0.9, 50);
     assert.equal(saturated(), false, "nothing measured yet");
     spin(120);
     assert.equal(saturated(), true, "a window of running code");
@@ -23,8 +23,21 @@ describe("eventLoopSaturation", () => {
   });
 
   test("keeps its answer until a whole window has passed", () => {
-    const saturated = eventLoopSaturation(0.9, 60_000);
+    const saturated = eventLoopSaturation(0.9, 0.8, 60_000);
     spin(20);
     assert.equal(saturated(), false, "the first window has not ended: still the initial answer");
+  });
+
+  test("once saturated, stays so until a window is busy less than `off`", async () => {
+    // off = 0: no window is busy less than nothing, so once on it never turns off.
+    const sticky = eventLoopSaturation(0.9, 0, 50);
+    spin(120);
+    assert.equal(sticky(), true);
+    await setTimeout(120);
+    assert.equal(sticky(), true, "a window of waiting does not turn it off below `off`");
+    // And it takes `on` to turn it on in the first place.
+    const fresh = eventLoopSaturation(0.9, 0, 50);
+    await setTimeout(120);
+    assert.equal(fresh(), false);
   });
 });
