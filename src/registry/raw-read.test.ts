@@ -43,10 +43,10 @@ describe("Store.readRaw", () => {
     const store = gadgets(cached(openSqliteStorage(":memory:")));
     const expected = await withGadget(store);
     assert.deepEqual(JSON.parse((await store.readRaw(undefined, "g"))!.toString()), expected);
-    const soon = store.readRawSoon(undefined, "g");
+    const soon = store.readRawSoon(store.key(undefined, "g"));
     assert.ok(Buffer.isBuffer(soon), "the embedded store answers at once, without a promise");
     assert.deepEqual(JSON.parse(soon.toString()), expected);
-    assert.equal(store.readRawSoon(undefined, "missing"), null);
+    assert.equal(store.readRawSoon(store.key(undefined, "missing")), null);
     await assert.rejects(store.readRaw(undefined, "missing"), (e: ApiError) => e.code === 404);
     await store.storage.close();
   });
@@ -54,12 +54,12 @@ describe("Store.readRaw", () => {
   it("splices a version's bytes once and shares them between reads; a new version has its own", async () => {
     const store = gadgets(cached(openSqliteStorage(":memory:")));
     const first = await withGadget(store);
-    const a = store.readRawSoon(undefined, "g") as Buffer;
-    const b = store.readRawSoon(undefined, "g") as Buffer;
+    const a = store.readRawSoon(store.key(undefined, "g")) as Buffer;
+    const b = store.readRawSoon(store.key(undefined, "g")) as Buffer;
     assert.equal(a, b, "the same version is answered from the same bytes");
     assert.equal(JSON.parse(a.toString()).metadata.resourceVersion, first.metadata.resourceVersion);
     await store.update(ctx(), undefined, "g", { ...first, spec: { size: 4 } }, defaultWriteOptions("test"));
-    const c = store.readRawSoon(undefined, "g") as Buffer;
+    const c = store.readRawSoon(store.key(undefined, "g")) as Buffer;
     assert.notEqual(c, a);
     const after = JSON.parse(c.toString());
     assert.equal(after.spec.size, 4);
@@ -75,7 +75,7 @@ describe("Store.readRaw", () => {
     asking.currentRevisionNow = undefined;
     const store = gadgets(cached(asking));
     const expected = await withGadget(store);
-    const soon = store.readRawSoon(undefined, "g");
+    const soon = store.readRawSoon(store.key(undefined, "g"));
     assert.ok(soon instanceof Promise);
     assert.deepEqual(JSON.parse((await soon)!.toString()), expected);
     await store.storage.close();
@@ -85,7 +85,7 @@ describe("Store.readRaw", () => {
     const plain = gadgets(openSqliteStorage(":memory:"));
     await withGadget(plain);
     assert.equal(await plain.readRaw(undefined, "g"), undefined);
-    assert.equal(plain.readRawSoon(undefined, "g"), undefined);
+    assert.equal(plain.readRawSoon(plain.key(undefined, "g")), undefined);
     // A LIST's bytes are the same whoever answered: it needs no memory.
     assert.ok(await plain.listRaw(ctx(), undefined, {}));
     await plain.storage.close();
@@ -93,7 +93,7 @@ describe("Store.readRaw", () => {
     const presenting = gadgets(cached(openSqliteStorage(":memory:")), { present: (obj) => obj });
     await withGadget(presenting);
     assert.equal(await presenting.readRaw(undefined, "g"), undefined);
-    assert.equal(presenting.readRawSoon(undefined, "g"), undefined);
+    assert.equal(presenting.readRawSoon(presenting.key(undefined, "g")), undefined);
     assert.equal(await presenting.listRaw(ctx(), undefined, {}), undefined);
     await presenting.storage.close();
   });

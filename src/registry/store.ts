@@ -127,15 +127,11 @@ export class Store {
   }
 
   /**
-   * readRaw() answered from memory, without a promise when none is needed: the bytes, null when
-   * the object does not exist, undefined when memory cannot answer (use readRaw or get).
+   * readRaw() answered from memory, by the object's storage key (key(): the fast GET path keeps
+   * the keys it computed), without a promise when none is needed: the bytes, null when the
+   * object does not exist, undefined when memory cannot answer (use readRaw or get).
    */
-  readRawSoon(namespace: string | undefined, name: string): ReturnType<typeof rawGetSoon> {
-    return rawGetSoon(this, this.key(namespace, name));
-  }
-
-  /** readRawSoon() by the object's storage key (key()), for a caller that keeps keys it computed. */
-  readRawSoonAt(key: string): ReturnType<typeof rawGetSoon> {
+  readRawSoon(key: string): ReturnType<typeof rawGetSoon> {
     return rawGetSoon(this, key);
   }
 

@@ -79,7 +79,7 @@ export function fastGet(deps: FastGetDeps): FastGet {
       const ip = (deps.clientAddress ?? peerAddress)(req);
       const ctx = deps.authenticate({ ip, headers: h });
       if (!ctx || !deps.allows(ctx.user, getAttributes)) return false;
-      const bytes = path.store.readRawSoonAt(key);
+      const bytes = path.store.readRawSoon(key);
       const warnings = ctx.warnings;
       if (bytes instanceof Promise) {
         // Passed on from the callbacks, not as a promise: one promise and microtask less per GET.
