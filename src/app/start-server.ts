@@ -110,7 +110,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     ssoConfigured: config.oidc !== undefined,
     logger: log,
     closing: () => closing,
-    unready: () => stopRequested || closing,
+    unready: () => stopRequested,
     inFlight,
     ops,
     storage,
