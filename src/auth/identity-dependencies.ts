@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import type { KubeObject } from "../api/object.js";
 import type { UserInfo } from "../registry/request-context.js";
 
@@ -12,7 +13,8 @@ import type { UserInfo } from "../registry/request-context.js";
  * - `group:NAME`  whether some team names the group NAME in spec.groups.
  *
  * A User key's identity lists its teams: a team that starts or stops naming the user (or one of
- * its groups) touches `member:`/`group:`, a change of a team it is in touches `team:`.
+ * its groups) touches `member:`/`group:`; any other change of a team it is in (cluster roles,
+ * uid, deletion) touches `team:`.
  */
 
 export const keyDependency = (hash: string): string => `key:${hash}`;
@@ -40,12 +42,16 @@ export function identityDependencies(hash: string, user: UserInfo): string[] {
 }
 
 /**
- * What a team change touches: the team itself, and every user and group it starts or stops
- * naming (from its members before and now; undefined for none, as for a new or deleted team).
- * Members named before and now keep the team in their identities: `team:` covers them.
+ * What a team change touches (before and now undefined for a new or deleted team): every user and
+ * group it starts or stops naming; and the team itself (its team keys' identities, the roles of
+ * every member) unless only its member lists changed. A user may be named by several teams:
+ * only this one's naming of it changed, and members named before and now keep it in their teams.
  */
-export function teamChangeDependencies(name: string, before?: KubeObject, now?: KubeObject): string[] {
-  const names = [teamDependency(name)];
+export function teamChangeDependencies(before?: KubeObject, now?: KubeObject): string[] {
+  const names: string[] = [];
+  const team = (now ?? before)?.metadata.name;
+  if (team === undefined) throw new Error("a team without a name"); // fail closed
+  if (!before || !now || !onlyMembersChanged(before, now)) names.push(teamDependency(team));
   const changed = (field: "users" | "groups", dependency: (n: string) => string) => {
     const was = new Set(stringList(before?.spec?.[field]));
     const is = new Set(stringList(now?.spec?.[field]));
@@ -55,6 +61,18 @@ export function teamChangeDependencies(name: string, before?: KubeObject, now?: 
   changed("users", memberDependency);
   changed("groups", groupDependency);
   return names;
+}
+
+/** Whether two versions of a team differ at most in spec.users and spec.groups. */
+function onlyMembersChanged(before: KubeObject, now: KubeObject): boolean {
+  return before.metadata.uid === now.metadata.uid && isDeepStrictEqual(withoutMembers(before), withoutMembers(now));
+}
+
+function withoutMembers(team: KubeObject): unknown {
+  const spec = team.spec;
+  if (spec === null || typeof spec !== "object" || Array.isArray(spec)) return spec;
+  const { users: _users, groups: _groups, ...rest } = spec as Record<string, unknown>;
+  return rest;
 }
 
 /** The strings of a list field (spec.users, spec.groups); anything else counts as empty. */

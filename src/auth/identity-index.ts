@@ -102,16 +102,16 @@ export class IdentityIndex {
     const namesNow = e.type === "upsert" && mayNameMembers(e.bytes);
     const before = namedBefore ? (e.type === "delete" ? e.object : e.old) : undefined;
     const now = namesNow ? e.object : undefined;
-    // The team itself (its team keys, the roles of its members) and whoever it starts or stops
-    // naming, from the whole objects before and now (not from what the index remembers): a user
-    // may be named by several teams, and only this one's naming changed.
+    // Whoever it starts or stops naming, and the team itself unless only its member lists changed
+    // (identity-dependencies.ts), from the whole objects before and now, not from what the index
+    // remembers of them.
     const updated = e.type === "upsert" && e.oldBytes !== undefined;
     this.touchUnless(
       () => updated && updateKeepsIdentities(e.old!, e.object),
       () =>
         e.type === "delete"
-          ? teamChangeDependencies(e.object.metadata.name!, e.object, undefined)
-          : teamChangeDependencies(e.object.metadata.name!, updated ? e.old : undefined, e.object),
+          ? teamChangeDependencies(e.object, undefined)
+          : teamChangeDependencies(updated ? e.old : undefined, e.object),
     );
     if (before) this.unindexTeam(before);
     if (now) {
