@@ -44,14 +44,15 @@ export function identityDependencies(hash: string, user: UserInfo): string[] {
 /**
  * What a team change touches (before and now undefined for a new or deleted team): every user and
  * group it starts or stops naming; and the team itself (its team keys' identities, the roles of
- * every member) unless only its member lists changed. A user may be named by several teams:
+ * every member) when it existed before, unless only its member lists changed. A user may be named by several teams:
  * only this one's naming of it changed, and members named before and now keep it in their teams.
  */
 export function teamChangeDependencies(before?: KubeObject, now?: KubeObject): string[] {
   const names: string[] = [];
   const team = (now ?? before)?.metadata.name;
   if (team === undefined) throw new Error("a team without a name"); // fail closed
-  if (!before || !now || !onlyMembersChanged(before, now)) names.push(teamDependency(team));
+  // No identity or role set names a team that did not exist: a new team touches only whom it names.
+  if (before && (!now || !onlyMembersChanged(before, now))) names.push(teamDependency(team));
   const changed = (field: "users" | "groups", dependency: (n: string) => string) => {
     const was = new Set(stringList(before?.spec?.[field]));
     const is = new Set(stringList(now?.spec?.[field]));

@@ -77,11 +77,13 @@ describe("IdentityIndex stamps: what each change makes stale", () => {
   };
 
   it("keeps every cached identity for a new key, a new user and a new team naming nobody", () => {
-    const { keys, users, teams, cached } = setup();
+    const { keys, users, teams, index, cached } = setup();
     const other = cached("zz", { name: "v", groups: ["g"], teams: ["t"] });
+    const clock = index.stamps.now;
     keys.emit("upsert", obj("OwnedAccessKey", "k", { user: "u", key: "sha256:aa" }));
     users.emit("upsert", obj("User", "u", { groups: ["g"] }));
     teams.emit("upsert", team("empty", { displayName: "nobody" }));
+    assert.equal(index.stamps.now, clock, "nothing touched: a cached identity holds with one comparison");
     assert.ok(!other.stale());
   });
 

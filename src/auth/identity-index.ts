@@ -76,10 +76,11 @@ export class IdentityIndex {
 
   private onKey(e: InformerEvent): void {
     // Every cached identity is found by its key's hash: a change of a key touches its hash, before
-    // and now (a new key touches the hash it takes, which another key may have held).
+    // and now. A new key only adds an identity, unless its hash is one an indexed key has already
+    // (a key given by its creator): then that hash may authenticate as someone else from now on.
     const updated = e.type === "upsert" && e.oldBytes !== undefined;
     this.touchUnless(
-      () => updated && keyUpdateKeepsIdentities(e.old!, e.object),
+      () => (updated ? keyUpdateKeepsIdentities(e.old!, e.object) : e.type === "upsert" && !this.hashTaken(e.object)),
       () => hashDependencies(updated ? [e.old!, e.object] : [e.object]),
     );
     if (e.type === "upsert" && e.old) this.unindexKey(e.old);
@@ -87,16 +88,21 @@ export class IdentityIndex {
     else this.indexKey(e.object);
   }
 
+  private hashTaken(k: KubeObject): boolean {
+    const h = storedKeyHash(k);
+    return h !== undefined && this.keysByHash.has(h);
+  }
+
   private onUser(e: InformerEvent): void {
-    // A user is named by its keys' spec.user: only identities of that name are touched (a new
-    // user touches none that is cached, its keys having been refused, but costs nothing to mark).
+    // A user is named by its keys' spec.user: only identities of that name are touched. A new user
+    // touches none: no identity can refer to a user that did not exist (its keys were refused).
     this.touchUnless(
-      () => e.type === "upsert" && e.oldBytes !== undefined && updateKeepsIdentities(e.old!, e.object),
+      () => e.type === "upsert" && (e.oldBytes === undefined || updateKeepsIdentities(e.old!, e.object)),
       () => [userDependency(e.object.metadata.name!)],
     );
   }
 
-  /** One scan of the team's bytes (mayNameMembers) per event serves the generation, the index and the listeners. */
+  /** One scan of the team's bytes (mayNameMembers) per event serves the stamps, the index and the listeners. */
   private onTeam(e: InformerEvent): void {
     const namedBefore = this.teamsNamingMembers.has(e.key);
     const namesNow = e.type === "upsert" && mayNameMembers(e.bytes);
