@@ -25,4 +25,9 @@ test("bench etcd phase runs with --smoke counts", () => {
     r.stdout,
     /\| etcd: event-loop delay during those PATCHes[^|]*\| [\d.]+\/[\d.]+\/[\d.]+ \| .*the load generator/,
   );
+  // Where a tail could come from: A's etcd updates (all of them counted) and etcd's own disk.
+  assert.match(
+    r.stdout,
+    /\| etcd: where a tail could come from[^|]*\| [\d.]+\/[\d.]+ \([1-9]\d*\) \| etcd's WAL fsync/,
+  );
 });
