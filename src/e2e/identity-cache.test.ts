@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { identityCacheLookups } from "../metrics/metrics.js";
+import { EtcdCluster } from "../testing/etcd-cluster.js";
 import { postObject } from "../testing/gateway-fixture.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
@@ -94,5 +95,90 @@ describe("identity cache: precise invalidation through the API", () => {
     assert.equal(await read("k1", "u"), 401);
     assert.equal(await read("k1b", "u"), 401);
     assert.ok(await answeredFromCache("k2", "v"));
+  });
+});
+
+/**
+ * Two replicas on one etcd: a change written through A reaches B's cache through B's own watch
+ * of the store (its informers), and B refuses from its next request on, while B keeps the
+ * identities the change cannot reach. Each check waits until the replica's informers have caught
+ * up with the store, the moment its watch delivers the change.
+ */
+describe("identity cache: precise invalidation on two replicas over one etcd", { timeout: 120_000 }, () => {
+  const BOOTSTRAP_KEY = "identity-cache-admin-key-0123456789abcdefghijkl";
+  let etcd: EtcdCluster;
+  let a: TestServer;
+  let b: TestServer;
+  const keys: Record<string, string> = {};
+
+  const caughtUp = (s: TestServer) =>
+    Promise.all(["ownedaccesskeys", "users", "teams"].map((r) => s.informers.for(r).sync()));
+  const read = async (s: TestServer, key: string, name: string) =>
+    (await s.request("GET", `${GROUP_PATH}/users/${name}`, { token: keys[key] })).status;
+  const answeredFromCache = async (s: TestServer, key: string, own: string) => {
+    const before = await lookups();
+    assert.equal(await read(s, key, own), 200);
+    const now = await lookups();
+    return now.build === before.build && now.hit > before.hit;
+  };
+  const patchOnA = async (path: string, spec: unknown) => {
+    const res = await a.request("PATCH", `${GROUP_PATH}/${path}`, {
+      body: { spec },
+      contentType: "application/merge-patch+json",
+    });
+    assert.equal(res.status, 200, res.text);
+    await Promise.all([caughtUp(a), caughtUp(b)]);
+  };
+
+  before(async () => {
+    etcd = await EtcdCluster.start(1);
+    const start = () =>
+      startTestServer({ storage: etcd.url, bootstrapKey: BOOTSTRAP_KEY, maxFailedAuthPerMinute: 1000 });
+    a = await start();
+    b = await start();
+    for (const name of ["u", "v"]) await postObject(a, "users", { metadata: { name }, spec: {} });
+    await postObject(a, "teams", {
+      metadata: { name: "viewers" },
+      spec: { clusterRoles: [{ name: "platform-management-view" }] },
+    });
+    for (const [key, user] of [
+      ["k1", "u"],
+      ["k2", "v"],
+    ] as const) {
+      keys[key] = (await postObject(a, "ownedaccesskeys", { metadata: { name: key }, spec: { user } })).spec.key;
+    }
+    await Promise.all([caughtUp(a), caughtUp(b)]);
+    for (let i = 0; i < 3; i++)
+      for (const s of [a, b])
+        for (const [k, own] of [
+          ["k1", "u"],
+          ["k2", "v"],
+        ])
+          await read(s, k!, own!);
+  });
+  after(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await etcd?.stop();
+  });
+
+  it("a key disabled through A is refused by B; B keeps the other user's identity cached", async () => {
+    assert.ok(await answeredFromCache(b, "k2", "v"));
+    await patchOnA("ownedaccesskeys/k1", { disabled: true });
+    for (const s of [b, a]) {
+      assert.equal(await read(s, "k1", "u"), 401);
+      assert.ok(await answeredFromCache(s, "k2", "v"));
+    }
+    await patchOnA("ownedaccesskeys/k1", { disabled: false });
+    assert.equal(await read(b, "k1", "u"), 200);
+  });
+
+  it("a team membership added and removed through A grants and takes away its rights on B", async () => {
+    assert.equal(await read(b, "k1", "v"), 403);
+    await patchOnA("teams/viewers", { users: ["u"] });
+    assert.equal(await read(b, "k1", "v"), 200);
+    assert.ok(await answeredFromCache(b, "k2", "v"));
+    await patchOnA("teams/viewers", { users: [] });
+    assert.equal(await read(b, "k1", "v"), 403);
+    assert.ok(await answeredFromCache(b, "k2", "v"));
   });
 });
