@@ -44,8 +44,9 @@ export function identityDependencies(hash: string, user: UserInfo): string[] {
 /**
  * What a team change touches (before and now undefined for a new or deleted team): every user and
  * group it starts or stops naming; and the team itself (its team keys' identities, the roles of
- * every member) when it existed before, unless only its member lists changed. A user may be named by several teams:
- * only this one's naming of it changed, and members named before and now keep it in their teams.
+ * every member) when it existed before, unless only its member lists changed. A user may be named
+ * by several teams: only this one's naming of it changed, and members named before and now keep
+ * it in their teams.
  */
 export function teamChangeDependencies(before?: KubeObject, now?: KubeObject): string[] {
   const names: string[] = [];
