@@ -61,13 +61,16 @@ test("etcd down: every verb answers 503 with Retry-After, /readyz is not ready; 
   await etcd.kill(0);
   await eventually(
     "/readyz failing",
-    async () => (await server.request("GET", "/readyz", { token: null })).status === 503,
+    async () => (await server.request("GET", "/readyz", { token: null })).status === 500,
   );
   const verbose = await server.request("GET", "/readyz?verbose", { token: null });
-  assert.equal(verbose.status, 503);
+  assert.equal(verbose.status, 500);
   assert.match(verbose.text, /^\[\+\]ping ok$/m);
   assert.match(verbose.text, /^\[-\]etcd failed: reason withheld$/m);
   assert.match(verbose.text, /readyz check failed/);
+  // The one check alone says what failed, never the store's own error (its addresses).
+  const one = await server.request("GET", "/readyz/etcd", { token: null });
+  assert.deepEqual([one.status, one.text], [500, "internal server error: etcd did not answer\n"]);
   assert.equal((await server.request("GET", "/livez", { token: null })).status, 200);
 
   const patch = { body: { spec: { displayName: "x" } }, contentType: "application/merge-patch+json" };
