@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import Database from "better-sqlite3";
 import { type CliRun, runCli } from "../testing/cli-run.js";
+import { damageStoredValues } from "../testing/damage-stored-values.js";
+import { postObject } from "../testing/gateway-fixture.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
 /**
@@ -28,11 +29,7 @@ describe("platform delete with the unsafe-deletion flag", () => {
 
   before(async () => {
     const first = await startTestServer();
-    const create = async (path: string, body: Record<string, unknown>) => {
-      const r = await first.request("POST", `${GROUP_PATH}/${path}`, { body });
-      assert.equal(r.status, 201, `${path}: ${r.text}`);
-      return r.json;
-    };
+    const create = (path: string, body: unknown) => postObject(first, path, body);
     await create("users", { metadata: { name: "bob" }, spec: { username: "bob" } });
     const bobKey = (await create("ownedaccesskeys", { metadata: { name: "bob-key" }, spec: { user: "bob" } })).spec
       .key as string;
@@ -43,13 +40,10 @@ describe("platform delete with the unsafe-deletion flag", () => {
     const dataDir = first.dataDir;
     await first.stop({ keepData: true });
 
-    const db = new Database(join(dataDir, "platform.db"));
-    const damage = db.prepare("UPDATE kv SET value = ? WHERE id = (SELECT max(id) FROM kv WHERE name = ?)");
-    for (const name of ["broken", "broken-too"]) {
-      const key = `/registry/management.platform/sharedsecrets/platform/${name}`;
-      assert.equal(damage.run(Buffer.from(DAMAGED), key).changes, 1, key);
-    }
-    db.close();
+    damageStoredValues(dataDir, [
+      ["sharedsecrets/platform/broken", DAMAGED],
+      ["sharedsecrets/platform/broken-too", DAMAGED],
+    ]);
     server = await startTestServer({ dataDir });
     const caFile = join(dataDir, "ca.crt");
     for (const [who, key] of [

@@ -3,24 +3,15 @@
  * 500), /readyz reports not-ready naming the etcd check, and both recover when etcd is back.
  */
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { EtcdCluster } from "../testing/etcd-cluster.js";
-import { GROUP_PATH, startTestServer, type TestResponse, type TestServer } from "../testing/test-server.js";
+import { suiteServer } from "../testing/suite-server.js";
+import { GROUP_PATH, type TestResponse, type TestServer } from "../testing/test-server.js";
 
 const POLL_MS = 100;
 const MAX_POLLS = 300;
 
-let etcd: EtcdCluster;
-let server: TestServer;
-before(async () => {
-  etcd = await EtcdCluster.start(1);
-  server = await startTestServer({ storage: etcd.url });
-});
-after(async () => {
-  await server?.stop();
-  await etcd?.stop();
-});
+const suite = suiteServer("etcd");
 
 const team = (name: string) => ({
   apiVersion: "management.platform/v1",
@@ -49,6 +40,7 @@ async function eventually(what: string, ok: () => Promise<boolean>): Promise<voi
 test("etcd down: every verb answers 503 with Retry-After, /readyz is not ready; both recover", {
   timeout: 120_000,
 }, async () => {
+  const { server, etcd } = suite;
   const teams = `${GROUP_PATH}/teams`;
   const before = await server.request("POST", teams, { body: team("before") });
   assert.equal(before.status, 201, before.text);

@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import Database from "better-sqlite3";
 import { API_PREFIX } from "../api/object.js";
-import { EtcdCluster } from "../testing/etcd-cluster.js";
+import { damageStoredValues } from "../testing/damage-stored-values.js";
+import { suiteServer } from "../testing/suite-server.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { WatchClient } from "../testing/watch-client.js";
 
@@ -64,20 +63,13 @@ describe("unsafe deletion of corrupt objects (SQLite, damaged in the file)", () 
     const dataDir = first.dataDir;
     await first.stop({ keepData: true });
 
-    // Behind the server's back: the latest version of each key gets bytes no server wrote.
-    const db = new Database(join(dataDir, "platform.db"));
-    const damage = db.prepare("UPDATE kv SET value = ? WHERE id = (SELECT max(id) FROM kv WHERE name = ?)");
-    const at = (path: string) => `/registry/management.platform/${path}`;
-    for (const [path, value] of [
+    damageStoredValues(dataDir, [
       ["teams/bad-team", TRUNCATED],
       ["teams/bad-team-2", '["not", "an", "object"]'],
       ["teams/kubectl-team", TRUNCATED],
       ["virtualclusterinstances/p-proj/bad-vc", TRUNCATED],
       ["virtualclusterinstances/p-proj/bad-vc-2", FRAMED],
-    ] as const) {
-      assert.equal(damage.run(Buffer.from(value), at(path)).changes, 1, path);
-    }
-    db.close();
+    ]);
     server = await startTestServer({ dataDir });
   });
   after(() => server.stop());
@@ -328,18 +320,10 @@ describe("unsafe deletion of corrupt objects (SQLite, damaged in the file)", () 
 });
 
 describe("unsafe deletion of corrupt objects (etcd, damaged while the server runs)", () => {
-  let etcd: EtcdCluster;
-  let server: TestServer;
-  before(async () => {
-    etcd = await EtcdCluster.start(1);
-    server = await startTestServer({ storage: etcd.url });
-  });
-  after(async () => {
-    await server?.stop();
-    await etcd?.stop();
-  });
+  const suite = suiteServer("etcd");
 
   it("GET and LIST report it, DELETE refuses it, the option with the admin role removes it", async () => {
+    const { server, etcd } = suite;
     for (const name of ["etcd-bad", "etcd-good"]) {
       const r = await server.request("POST", `${GROUP_PATH}/teams`, { body: { metadata: { name }, spec: {} } });
       assert.equal(r.status, 201, r.text);
