@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Etcd3 } from "etcd3";
 import { EtcdCluster } from "../../testing/etcd-cluster.js";
+import type { GcPauses } from "../children.js";
 import { type Bench, type Child, childCpuMs, f, PATH, pct, req, spawnChild, teamCreates } from "../harness.js";
 import { teamBytes } from "../objects.js";
 import { type HistogramCounts, histogramSince, histogramSummary, readHistogram } from "../prom-histogram.js";
@@ -245,7 +246,7 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
   );
   b.row(
     "etcd: event-loop delay during those PATCHes, ms p50/p99/max: replica A",
-    `${f(loop.p50)}/${f(loop.p99)}/${f(loop.max)}`,
+    `${f(loop.p50)}/${f(loop.p99)}/${f(loop.max)}; GC pauses: ${loop.gc.young.count} young (max ${f(loop.gc.young.maxMs)} ms), ${loop.gc.full.count} full (max ${f(loop.gc.full.maxMs)} ms)`,
     `${f(own.p50)}/${f(own.p99)}/${f(own.max)} (the load generator; latest send ${f(lateMaxMs)} ms after due)`,
     "",
   );
@@ -299,6 +300,7 @@ interface LoopDelay {
   p50: number;
   p99: number;
   max: number;
+  gc: GcPauses;
 }
 
 /** CPU etcd has used so far (ms), from its own process_cpu_seconds_total. */
