@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { accessWriteBarrier } from "../auth/access-write-barrier.js";
 import { bootstrapAdmin, writeAdminKubeconfig } from "../auth/bootstrap.js";
 import { IdentityIndex } from "../auth/identity-index.js";
 import { AccessControl } from "../authz/access-control.js";
@@ -56,6 +57,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const warn = (what: string) => (err: unknown) => log.error({ err }, `${what} failed`);
   const consoleSessions = new ConsoleSessions(registry, cipher, warn("console sessions"));
   const access = new AccessControl(registry, informers, identity, signer, config, log, consoleSessions);
+  // Read-your-writes for access decisions on this replica, whatever the store (src/auth/access-write-barrier.ts).
+  storage.holdWrites(accessWriteBarrier({ registry, informers, identity, log }));
   const adminKey = await bootstrapAdmin(registry, dataDir, config.bootstrapKey ?? process.env.PLATFORM_BOOTSTRAP_KEY);
   await identity.start();
   await access.start();

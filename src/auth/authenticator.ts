@@ -25,6 +25,8 @@ export interface AccessKeyAuthenticatorOptions {
   now?: () => number;
   /** Tries other credential kinds (direct cluster endpoint tokens) when no access key matches. */
   fallback?: (token: string) => Promise<UserInfo | undefined>;
+  /** How long a request waits for informers known to be behind (IdentityIndex.failClosed) before a 503. */
+  catchUpWaitMs?: number;
 }
 
 /**
@@ -67,6 +69,9 @@ export class AccessKeyAuthenticator implements Authenticator {
     if (!token || !hash) throw errors.unauthorized();
     const cached = this.fromCache(hash);
     if (cached) return cached;
+    // This replica answered a write before its informers applied it (access-write-barrier.ts):
+    // nothing is built from them until they have.
+    if (this.index.isBehind) await this.index.caughtUp(this.options.catchUpWaitMs ?? CATCH_UP_WAIT_MS);
     let key = this.index.keyByHash(hash);
     if (!key) {
       // Maybe created a moment ago and not yet in the in-memory index: catch up once.
@@ -139,6 +144,8 @@ interface CachedIdentity {
   expiresAt: number;
   user: UserInfo;
 }
+
+const CATCH_UP_WAIT_MS = 3000;
 
 /** Enough for every key of a large organisation; past it the cache starts over. */
 const MAX_CACHED_IDENTITIES = 10_000;

@@ -1,3 +1,4 @@
+import { errors } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import { storedKeyHash } from "../kinds/owned-access-key/owned-access-key.js";
 import type { Informer, InformerEvent } from "../registry/informer.js";
@@ -33,6 +34,8 @@ export class IdentityIndex {
   private readonly teamMembersListeners = new Set<(change: TeamMembersChange) => void>();
   /** When each thing an identity is built from last changed (identity-dependencies.ts). */
   readonly stamps = new IdentityStamps();
+  /** Informers that must reach a revision before any identity is built again (failClosed). */
+  private readonly behind = new Map<Informer, number>();
 
   constructor(
     readonly keys: Informer,
@@ -169,6 +172,33 @@ export class IdentityIndex {
   /** Whether a value built at `stamp` (stamps.now) from `names` (identity-dependencies.ts) still holds. */
   unchangedSince(names: readonly string[], stamp: number): boolean {
     return this.stamps.unchangedSince(names, stamp);
+  }
+
+  /**
+   * A write this replica answered before `informer` (any of the replica's, that access decisions
+   * read) had applied it (access-write-barrier.ts gave up waiting): every cached identity and role
+   * set goes, and none is built again (caughtUp) until the informer has applied `revision`.
+   */
+  failClosed(informer: Informer, revision: number): void {
+    this.behind.set(informer, Math.max(revision, this.behind.get(informer) ?? 0));
+    this.stamps.dropAll();
+  }
+
+  /** Whether a failClosed() informer has not caught up yet (as far as known: caughtUp() tells). */
+  get isBehind(): boolean {
+    return this.behind.size > 0;
+  }
+
+  /**
+   * Waits, at most `waitMs` each, until every informer failClosed() named has applied its
+   * revision; a 503 when one has not (fail closed: nothing is decided from a copy known stale).
+   */
+  async caughtUp(waitMs: number): Promise<void> {
+    for (const [informer, revision] of this.behind) {
+      if (!(await informer.reach(revision, waitMs)))
+        throw errors.unavailable("this replica's copy of what access is decided from is behind the store: try again");
+      if (this.behind.get(informer) === revision) this.behind.delete(informer);
+    }
   }
 
   keyByHash(hash: string): KubeObject | undefined {

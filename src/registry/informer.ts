@@ -236,6 +236,30 @@ export class Informer {
     return new Promise((resolve) => this.waiters.push({ revision, resolve }));
   }
 
+  /**
+   * waitForRevision() for at most `timeoutMs`: whether the copy has applied `revision` by then (a
+   * stopped informer serves nobody: true). A waiter that gives up is removed, so a copy stuck
+   * behind does not collect them.
+   */
+  reach(revision: number, timeoutMs: number): Promise<boolean> {
+    if (this.revision >= revision || this.stopped) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter = {
+        revision,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(true);
+        },
+      };
+      const timer = setTimeout(() => {
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) this.waiters.splice(i, 1);
+        resolve(false);
+      }, timeoutMs);
+      this.waiters.push(waiter);
+    });
+  }
+
   /** Waits until this copy has caught up with the store's current revision (a consistent read). */
   async sync(): Promise<void> {
     await this.waitForRevision(await this.store.storage.currentRevision());

@@ -44,9 +44,22 @@ export function partitionBySegments(root: string, segments: number): (keyOrPrefi
   };
 }
 
+/**
+ * Told of each write this process makes, once the store acknowledged it and before it is
+ * answered: its key, operation, revision and (create, update) value. The answer waits for the
+ * promise it returns; undefined answers at once (auth/access-write-barrier.ts).
+ */
+export type WriteBarrier = (
+  key: string,
+  op: TxnOp["type"],
+  revision: number,
+  value: Buffer | undefined,
+) => Promise<void> | undefined;
+
 export class CachedStorage implements Storage {
   private readonly caches = new Map<string, ResourceCache>();
   private readonly partition: (keyOrPrefix: string) => string | undefined;
+  private barrier: WriteBarrier | undefined;
 
   constructor(
     readonly inner: Storage,
@@ -75,23 +88,41 @@ export class CachedStorage implements Storage {
     await Promise.all(prefixes.map((p) => this.cacheFor(p)?.ready));
   }
 
+  /** Holds the answer of every write from now on until `barrier` lets it go. */
+  holdWrites(barrier: WriteBarrier): void {
+    this.barrier = barrier;
+  }
+
   async create(key: string, value: Buffer): Promise<number> {
-    return this.wrote(await this.inner.create(key, value));
+    const revision = this.wrote(await this.inner.create(key, value));
+    const held = this.barrier?.(key, "create", revision, value);
+    if (held) await held;
+    return revision;
   }
 
   async update(key: string, value: Buffer, expectedModRevision: number): Promise<number> {
-    return this.wrote(await this.inner.update(key, value, expectedModRevision));
+    const revision = this.wrote(await this.inner.update(key, value, expectedModRevision));
+    const held = this.barrier?.(key, "update", revision, value);
+    if (held) await held;
+    return revision;
   }
 
   async delete(key: string, expectedModRevision?: number): Promise<DeleteResult> {
     const res = await this.inner.delete(key, expectedModRevision);
     this.wrote(res.revision);
+    const held = this.barrier?.(key, "delete", res.revision, undefined);
+    if (held) await held;
     return res;
   }
 
   async txn(ops: readonly TxnOp[]): Promise<TxnResult> {
     const res = await this.inner.txn(ops);
     this.wrote(res.revision);
+    const barrier = this.barrier;
+    if (barrier) {
+      const held = ops.map((op) => barrier(op.key, op.type, res.revision, op.type === "delete" ? undefined : op.value));
+      if (held.some((h) => h !== undefined)) await Promise.all(held);
+    }
     return res;
   }
 
