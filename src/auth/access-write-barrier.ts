@@ -2,7 +2,6 @@ import type { Informer } from "../registry/informer.js";
 import { resourcePrefix } from "../registry/keys.js";
 import type { Registry } from "../registry/registry.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
-import type { WriteBarrier } from "../storage/cache/cached-storage.js";
 import { type IdentityIndex, mayNameMembers } from "./identity-index.js";
 
 /**
@@ -11,6 +10,14 @@ import { type IdentityIndex, mayNameMembers } from "./identity-index.js";
  * (the gateway's `use` of a cluster, from its access rules).
  */
 export const ACCESS_RESOURCES = ["ownedaccesskeys", "users", "teams", "projects", "clusters"] as const;
+
+/** CachedStorage's WriteBarrier (storage/cache/cached-storage.ts) by its shape: src/auth does not import src/storage. */
+type WriteBarrier = (
+  key: string,
+  op: "create" | "update" | "delete",
+  revision: number,
+  value: Buffer | undefined,
+) => Promise<void> | undefined;
 
 /** How long a write waits for the informer of its kind, at most (as kube-apiserver waits for its watch cache). */
 const DEFAULT_WAIT_MS = 3000;
