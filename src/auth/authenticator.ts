@@ -69,13 +69,12 @@ export class AccessKeyAuthenticator implements Authenticator {
     if (!token || !hash) throw errors.unauthorized();
     const cached = this.fromCache(hash);
     if (cached) return cached;
-    // This replica answered a write before its informers applied it (access-write-barrier.ts):
-    // nothing is built from them until they have.
-    if (this.index.isBehind) await this.index.caughtUp(this.options.catchUpWaitMs ?? CATCH_UP_WAIT_MS);
+    if (this.index.isBehind) await this.notBehind();
     let key = this.index.keyByHash(hash);
     if (!key) {
       // Maybe created a moment ago and not yet in the in-memory index: catch up once.
       await this.index.sync();
+      if (this.index.isBehind) await this.notBehind();
       key = this.index.keyByHash(hash);
     }
     if (!key) {
@@ -101,6 +100,15 @@ export class AccessKeyAuthenticator implements Authenticator {
       user,
     });
     return user;
+  }
+
+  /**
+   * This replica answered a write before its informers applied it (access-write-barrier.ts,
+   * IdentityIndex.failClosed): nothing is built from them until they have, or a 503. Called
+   * after the last wait before an identity is built, so that none is built (and cached) between.
+   */
+  private async notBehind(): Promise<void> {
+    while (this.index.isBehind) await this.index.caughtUp(this.options.catchUpWaitMs ?? CATCH_UP_WAIT_MS);
   }
 
   private now(): number {
