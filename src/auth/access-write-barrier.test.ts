@@ -79,6 +79,7 @@ async function replica(waitMs: number) {
   await create("users", object("User", "u", {}));
   await create("ownedaccesskeys", object("OwnedAccessKey", "k", { user: "u", key: TOKEN }));
   await identity.start();
+  await Promise.all([informers.for("projects").synced(), informers.for("clusters").synced()]);
   return {
     identity,
     auth,
@@ -125,6 +126,21 @@ describe("access write barrier", () => {
     r.release();
     await write;
     await assert.rejects(r.auth.authenticate(TOKEN), refusal(401));
+    // The authorizer's kinds beside the identity's: project membership, a cluster's access rules.
+    for (const [plural, kind, spec] of [
+      ["projects", "Project", {}],
+      ["clusters", "Cluster", { local: true }],
+    ] as const) {
+      r.hold();
+      let created = false;
+      const creating = r.create(plural, object(kind, "one", spec)).then(() => {
+        created = true;
+      });
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(created, false, `a write of ${plural} waits for its informer`);
+      r.release();
+      await creating;
+    }
     assert.deepEqual(r.logged, []);
   });
 
