@@ -153,6 +153,7 @@ interface CachedIdentity {
   user: UserInfo;
 }
 
+/** How long a request waits for informers known to be behind before a 503 (the write barrier waits as long). */
 const CATCH_UP_WAIT_MS = 3000;
 
 /** Enough for every key of a large organisation; past it the cache starts over. */
