@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import { EtcdCluster } from "../testing/etcd-cluster.js";
-import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { before, describe, it } from "node:test";
+import { suiteServer } from "../testing/suite-server.js";
+import { GROUP_PATH, type TestServer } from "../testing/test-server.js";
 
 /**
  * A request that reaches the store after it closed (the last moments of a shutdown) is answered
@@ -9,18 +9,8 @@ import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-se
  */
 for (const backend of ["SQLite", "etcd"] as const) {
   describe(`a request reaching the closed store (${backend})`, () => {
-    let etcd: EtcdCluster | undefined;
-    let server: TestServer;
-
-    before(async () => {
-      if (backend === "etcd") etcd = await EtcdCluster.start(1);
-      server = await startTestServer(etcd ? { storage: etcd.url } : {});
-      await server.storage.close();
-    });
-    after(async () => {
-      await server.stop();
-      await etcd?.stop();
-    });
+    const suite = suiteServer(backend === "etcd" ? "etcd" : "sqlite");
+    before(() => suite.server.storage.close());
 
     const assertUnavailable = (res: Awaited<ReturnType<TestServer["request"]>>) => {
       assert.equal(res.status, 503, res.text);
@@ -30,12 +20,14 @@ for (const backend of ["SQLite", "etcd"] as const) {
     };
 
     it("a write is refused with 503 and Retry-After", async () => {
-      assertUnavailable(await server.request("POST", `${GROUP_PATH}/teams`, { body: { metadata: { name: "t" } } }));
+      assertUnavailable(
+        await suite.server.request("POST", `${GROUP_PATH}/teams`, { body: { metadata: { name: "t" } } }),
+      );
     });
 
     it("a read the cache cannot answer is refused with 503 and Retry-After", async () => {
       assertUnavailable(
-        await server.request("GET", `${GROUP_PATH}/teams?resourceVersion=1&resourceVersionMatch=Exact`),
+        await suite.server.request("GET", `${GROUP_PATH}/teams?resourceVersion=1&resourceVersionMatch=Exact`),
       );
     });
   });

@@ -13,7 +13,7 @@ import { GROUP_PATH } from "../testing/test-server.js";
 /**
  * SIGTERM with requests in flight, on a real `platform start` process: no new connection, a
  * request in flight finishes (its answer closes the connection), a watch ends cleanly, a request
- * on a connection still open is refused with 429 and Retry-After (but /readyz answers 503 with
+ * on a connection still open is refused with 429 and Retry-After (but /readyz answers 500 with
  * its `shutdown` check failing, /livez and /healthz 200), the store closes only after all that,
  * and the process exits 0 without an error in its log. A request that outlives
  * `--shutdown-grace-period` is cut off.
@@ -187,7 +187,7 @@ function shutdownSuite(name: string, storageArgs: () => string[]) {
         for (const w of watches) assert.equal(await w.ended, "end 200");
 
         const [ready, live, healthy] = await Promise.all(probes.map((path, i) => get(server, agents[i]!, path)));
-        assert.equal(ready!.status, 503, ready!.text);
+        assert.equal(ready!.status, 500, ready!.text);
         assert.match(ready!.text, /\n\[-\]shutdown failed: reason withheld\nreadyz check failed\n$/);
         assert.match(ready!.text, /\[\+\](etcd|storage) ok/, "the store is still open");
         assert.equal(live!.status, 200, live!.text);
@@ -250,7 +250,7 @@ describe("--shutdown-delay", () => {
       await until("the delay to begin", () => server.output().includes("serving 5 s more (--shutdown-delay)"));
       // Each request on a new connection: the listener is still open.
       const ready = await get(server, agent, "/readyz?verbose");
-      assert.equal(ready.status, 503, ready.text);
+      assert.equal(ready.status, 500, ready.text);
       assert.match(ready.text, /\n\[-\]shutdown failed: reason withheld\nreadyz check failed\n$/);
       const live = await get(server, agent, "/livez");
       assert.equal(live.status, 200, live.text);

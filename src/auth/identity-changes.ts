@@ -3,9 +3,9 @@ import type { KubeObject } from "../api/object.js";
 import { keyExpiry } from "../kinds/owned-access-key/owned-access-key.js";
 
 /*
- * Which changes to keys, users and teams leave every cached identity (authenticator.ts) and the
- * roles derived from it (authorizer.ts) as they are, so that IdentityIndex.generation need not
- * move. What an identity is built from:
+ * Which updates of keys, users and teams leave every cached identity (authenticator.ts) and the
+ * roles derived from it (authorizer.ts) as they are, so that they touch nothing; the others touch
+ * only what they can reach (identity-dependencies.ts). What an identity is built from:
  *
  * - its key: metadata.uid, the whole spec (key hash, disabled, ttl and ttlAfterLastActivity,
  *   groups, type, scope, user/team/subject) but `spec.identity` (a single sign-on login's record

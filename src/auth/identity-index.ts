@@ -2,6 +2,10 @@ import type { KubeObject } from "../api/object.js";
 import { storedKeyHash } from "../kinds/owned-access-key/owned-access-key.js";
 import type { Informer, InformerEvent } from "../registry/informer.js";
 import { keyUpdateKeepsIdentities, updateKeepsIdentities } from "./identity-changes.js";
+import { keyDependency, stringList, teamChangeDependencies, userDependency } from "./identity-dependencies.js";
+import { IdentityStamps } from "./identity-stamps.js";
+
+export { stringList } from "./identity-dependencies.js";
 
 /**
  * A Team change as far as membership goes: the team as it named members before and as it names
@@ -27,7 +31,8 @@ export class IdentityIndex {
    */
   private readonly teamsNamingMembers = new Set<string>();
   private readonly teamMembersListeners = new Set<(change: TeamMembersChange) => void>();
-  private changes = 0;
+  /** When each thing an identity is built from last changed (identity-dependencies.ts). */
+  readonly stamps = new IdentityStamps();
 
   constructor(
     readonly keys: Informer,
@@ -37,6 +42,8 @@ export class IdentityIndex {
     keys.onChange((e) => this.onKey(e));
     users.onChange((e) => this.onUser(e));
     teams.onChange((e) => this.onTeam(e));
+    // A relist (after a watch gap) replaced a whole copy: whatever it missed, nothing built before holds.
+    for (const informer of [keys, users, teams]) informer.onRelist(() => this.stamps.dropAll());
   }
 
   async start(): Promise<void> {
@@ -54,61 +61,64 @@ export class IdentityIndex {
   }
 
   /**
-   * The generation moves unless `keeps` is sure that the change leaves every identity built
-   * before as it is (identity-changes.ts). Decided before the indexes change; an error while
-   * deciding (an object that does not decode) counts as a change: fail closed.
+   * Marks what a change touched (identity-dependencies.ts), unless `keeps` is sure that it leaves
+   * every identity built before as it is (identity-changes.ts). Decided before the indexes change;
+   * an error while deciding (an object that does not decode) drops everything: fail closed.
    */
-  private changedUnless(keeps: () => boolean): void {
-    let kept = false;
+  private touchUnless(keeps: () => boolean, touched: () => readonly string[]): void {
     try {
-      kept = keeps();
+      if (keeps()) return;
+      for (const name of touched()) this.stamps.touch(name);
     } catch {
-      kept = false;
+      this.stamps.dropAll();
     }
-    if (!kept) this.changes++;
   }
 
   private onKey(e: InformerEvent): void {
-    // A new key only adds an identity, unless its hash is one an indexed key has already (a key
-    // given by its creator): then that hash may authenticate as someone else from now on.
-    this.changedUnless(() =>
-      e.type === "delete"
-        ? false
-        : e.oldBytes === undefined
-          ? !this.takenByAnother(e.object)
-          : keyUpdateKeepsIdentities(e.old!, e.object),
+    // Every cached identity is found by its key's hash: a change of a key touches its hash, before
+    // and now. A new key only adds an identity, unless its hash is one an indexed key has already
+    // (a key given by its creator): then that hash may authenticate as someone else from now on.
+    const updated = e.type === "upsert" && e.oldBytes !== undefined;
+    this.touchUnless(
+      () => (updated ? keyUpdateKeepsIdentities(e.old!, e.object) : e.type === "upsert" && !this.hashTaken(e.object)),
+      () => hashDependencies(updated ? [e.old!, e.object] : [e.object]),
     );
     if (e.type === "upsert" && e.old) this.unindexKey(e.old);
     if (e.type === "delete") this.unindexKey(e.object);
     else this.indexKey(e.object);
   }
 
-  private takenByAnother(k: KubeObject): boolean {
+  private hashTaken(k: KubeObject): boolean {
     const h = storedKeyHash(k);
-    const holder = h === undefined ? undefined : this.keysByHash.get(h);
-    return holder !== undefined && holder.metadata.uid !== k.metadata.uid;
+    return h !== undefined && this.keysByHash.has(h);
   }
 
   private onUser(e: InformerEvent): void {
-    // No identity can refer to a user that did not exist (its keys were refused): a new user
-    // changes nobody's identity until a key for it authenticates.
-    this.changedUnless(() =>
-      e.type === "delete" ? false : e.oldBytes === undefined || updateKeepsIdentities(e.old!, e.object),
+    // A user is named by its keys' spec.user: only identities of that name are touched. A new user
+    // touches none: no identity can refer to a user that did not exist (its keys were refused).
+    this.touchUnless(
+      () => e.type === "upsert" && (e.oldBytes === undefined || updateKeepsIdentities(e.old!, e.object)),
+      () => [userDependency(e.object.metadata.name!)],
     );
   }
 
-  /** One scan of the team's bytes (mayNameMembers) per event serves the generation, the index and the listeners. */
+  /** One scan of the team's bytes (mayNameMembers) per event serves the stamps, the index and the listeners. */
   private onTeam(e: InformerEvent): void {
     const namedBefore = this.teamsNamingMembers.has(e.key);
     const namesNow = e.type === "upsert" && mayNameMembers(e.bytes);
-    // A new team that names no members changes no identity (nor the roles derived from one):
-    // no identity can refer to a team that did not exist, and only teams naming a user or group
-    // add to someone's teams. A deleted team's keys stop authenticating.
-    this.changedUnless(() =>
-      e.type === "delete" ? false : e.oldBytes === undefined ? !namesNow : updateKeepsIdentities(e.old!, e.object),
-    );
     const before = namedBefore ? (e.type === "delete" ? e.object : e.old) : undefined;
     const now = namesNow ? e.object : undefined;
+    // Whoever it starts or stops naming, and the team itself unless only its member lists changed
+    // (identity-dependencies.ts), from the whole objects before and now, not from what the index
+    // remembers of them.
+    const updated = e.type === "upsert" && e.oldBytes !== undefined;
+    this.touchUnless(
+      () => updated && updateKeepsIdentities(e.old!, e.object),
+      () =>
+        e.type === "delete"
+          ? teamChangeDependencies(e.object, undefined)
+          : teamChangeDependencies(updated ? e.old : undefined, e.object),
+    );
     if (before) this.unindexTeam(before);
     if (now) {
       this.teamsNamingMembers.add(e.key);
@@ -156,12 +166,9 @@ export class IdentityIndex {
     for (const g of stringList(t.spec?.groups)) removeFrom(this.teamsByGroup, g, name);
   }
 
-  /**
-   * Moves on whenever a key, user or team changed in a way that may change an identity built
-   * before (identity-changes.ts): what was derived from them before may be stale then.
-   */
-  get generation(): number {
-    return this.changes;
+  /** Whether a value built at `stamp` (stamps.now) from `names` (identity-dependencies.ts) still holds. */
+  unchangedSince(names: readonly string[], stamp: number): boolean {
+    return this.stamps.unchangedSince(names, stamp);
   }
 
   keyByHash(hash: string): KubeObject | undefined {
@@ -202,11 +209,6 @@ export function mayNameMembers(bytes: Buffer): boolean {
   return bytes.includes(USERS_KEY) || bytes.includes(GROUPS_KEY);
 }
 
-/** The strings of a list field (spec.users, spec.groups); anything else counts as empty. */
-export function stringList(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
-}
-
 function addTo(index: Map<string, Set<string>>, key: string, team: string): void {
   const set = index.get(key);
   if (set) set.add(team);
@@ -218,4 +220,14 @@ function removeFrom(index: Map<string, Set<string>>, key: string, team: string):
   if (!set) return;
   set.delete(team);
   if (set.size === 0) index.delete(key);
+}
+
+/** The hashes of these keys, as dependencies; a key without a stored hash authenticates nobody. */
+function hashDependencies(keys: readonly KubeObject[]): string[] {
+  const names: string[] = [];
+  for (const k of keys) {
+    const h = storedKeyHash(k);
+    if (h !== undefined) names.push(keyDependency(h));
+  }
+  return names;
 }

@@ -1,5 +1,6 @@
 import { type KubeObject, specOf } from "../api/object.js";
 import type { AccessRule, ClusterRoleRef } from "../api/schema/common.js";
+import { rolesDependencies } from "../auth/identity-dependencies.js";
 import type { IdentityIndex } from "../auth/identity-index.js";
 import { type ProjectSpec, projectOfNamespace } from "../kinds/project/project.js";
 import type { Informer } from "../registry/informer.js";
@@ -40,6 +41,13 @@ const SELF_CREATES = new Set([
   "directclusterendpointtokens",
 ]);
 
+interface CachedRoles {
+  /** The identity index's stamps.now when they were collected, or last found unchanged. */
+  stamp: number;
+  readonly dependencies: readonly string[];
+  readonly roles: ReadonlySet<string>;
+}
+
 const ALLOW: Decision = { allowed: true };
 const EVENT_VERBS = new Set(["get", "list", "watch"]);
 const DENY: Decision = { allowed: false };
@@ -51,8 +59,8 @@ const DENY: Decision = { allowed: false };
  * list can ask it once per object.
  */
 export class PlatformAuthorizer implements Authorizer {
-  /** Roles by identity, while the identity index has not changed since. */
-  private readonly roles = new WeakMap<UserInfo, { generation: number; roles: ReadonlySet<string> }>();
+  /** Roles by identity, while none of the users and teams they come from changed since (identity-dependencies.ts). */
+  private readonly roles = new WeakMap<UserInfo, CachedRoles>();
 
   constructor(
     private readonly identity: IdentityIndex,
@@ -104,10 +112,13 @@ export class PlatformAuthorizer implements Authorizer {
   rolesOf(user: UserInfo): ReadonlySet<string> {
     // Authentication hands out one shared identity per key, so this is asked once per change.
     const known = this.roles.get(user);
-    if (known && known.generation === this.identity.generation) return known.roles;
-    const generation = this.identity.generation;
+    if (known && this.identity.unchangedSince(known.dependencies, known.stamp)) {
+      known.stamp = this.identity.stamps.now;
+      return known.roles;
+    }
+    const stamp = this.identity.stamps.now;
     const roles = this.collectRoles(user);
-    this.roles.set(user, { generation, roles });
+    this.roles.set(user, { stamp, dependencies: rolesDependencies(user), roles });
     return roles;
   }
 

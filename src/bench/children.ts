@@ -15,7 +15,7 @@
 import { readFileSync } from "node:fs";
 import type { ServerResponse } from "node:http";
 import { createServer } from "node:https";
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants } from "node:perf_hooks";
 import { startServer } from "../app/start-server.js";
 import { loadOrCreateServerTls } from "../crypto/certificates.js";
 import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
@@ -42,6 +42,7 @@ export async function serverChild(dataDir: string, storageUrl?: string): Promise
   // Sampled every 5 ms (a finer timer would cost the server CPU of its own); read by "loopdelay".
   const loopDelay = monitorEventLoopDelay({ resolution: 5 });
   loopDelay.enable();
+  const gcPauses = watchGcPauses();
   // etcd refuses transactions of more than 128 operations (its --max-txn-ops default).
   const fillBatch = storageUrl ? 100 : 1000;
   process.on("message", async (msg: { cmd: string; n?: number; from?: number; kind?: string }) => {
@@ -88,7 +89,8 @@ export async function serverChild(dataDir: string, storageUrl?: string): Promise
       // The histogram holds the time between its 5 ms timer's runs: the delay is what exceeds 5 ms.
       const ms = (ns: number) => Math.max(0, ns / 1e6 - 5);
       const d = loopDelay;
-      process.send!({ ok: true, p50: ms(d.percentile(50)), p99: ms(d.percentile(99)), max: ms(d.max), n: d.count });
+      const gc = gcPauses.take();
+      process.send!({ ok: true, p50: ms(d.percentile(50)), p99: ms(d.percentile(99)), max: ms(d.max), n: d.count, gc });
       d.reset();
     } else if (msg.cmd === "revision") {
       process.send!({ ok: true, revision: await storage.currentRevision() });
@@ -101,6 +103,35 @@ export async function serverChild(dataDir: string, storageUrl?: string): Promise
     }
   });
   process.send!({ url: server.url, port: server.port, key: server.adminKey, startedMs: started });
+}
+
+/** The server's garbage-collection pauses since the last take(): young (scavenge) and full (mark-compact). */
+export interface GcPauses {
+  young: { count: number; maxMs: number };
+  full: { count: number; maxMs: number };
+}
+
+function watchGcPauses(): { take: () => GcPauses } {
+  let pauses: GcPauses = emptyGcPauses();
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
+      const into = kind === perfConstants.NODE_PERFORMANCE_GC_MINOR ? pauses.young : pauses.full;
+      into.count++;
+      into.maxMs = Math.max(into.maxMs, entry.duration);
+    }
+  }).observe({ entryTypes: ["gc"] });
+  return {
+    take: () => {
+      const taken = pauses;
+      pauses = emptyGcPauses();
+      return taken;
+    },
+  };
+}
+
+function emptyGcPauses(): GcPauses {
+  return { young: { count: 0, maxMs: 0 }, full: { count: 0, maxMs: 0 } };
 }
 
 /** A bare node:https server answering every request with `body` (`@file`: that file's bytes). */

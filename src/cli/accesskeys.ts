@@ -3,6 +3,12 @@ import { TABLE_ACCEPT } from "./api-client.js";
 import { addOutputOption, apiPath, collect, loggedInClient, outputOf, verbCommand } from "./common.js";
 import { CliError } from "./errors.js";
 import { printJsonOrYaml, printServerTable } from "./output.js";
+import {
+  addUnsafeDeleteOption,
+  deletedMessage,
+  deleteWithOptions,
+  type UnsafeDeleteOpts,
+} from "./unsafe-delete-flag.js";
 
 const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800, y: 31536000 };
 
@@ -120,13 +126,12 @@ Examples:
     });
 
   const del = verbCommand(program, "delete", "Delete an object");
-  del
-    .command("accesskey")
-    .description("Delete (revoke) an access key")
-    .argument("<name>", "name of the key")
+  addUnsafeDeleteOption(
+    del.command("accesskey").description("Delete (revoke) an access key").argument("<name>", "name of the key"),
+  )
     .addHelpText("after", "\nExamples:\n  platform delete accesskey ci-deploy")
-    .action(async (name: string) => {
-      await loggedInClient().delete(apiPath("ownedaccesskeys", name));
-      process.stdout.write(`accesskey ${name} deleted\n`);
+    .action(async (name: string, opts: UnsafeDeleteOpts) => {
+      await deleteWithOptions(loggedInClient(), apiPath("ownedaccesskeys", name), opts);
+      process.stdout.write(deletedMessage(`accesskey ${name}`, opts));
     });
 }

@@ -70,8 +70,8 @@ export class ApiClient {
   patch<T = Json>(path: string, body: unknown, contentType = "application/merge-patch+json"): Promise<T> {
     return this.request("PATCH", path, { body, contentType });
   }
-  delete<T = Json>(path: string): Promise<T> {
-    return this.request("DELETE", path, {});
+  delete<T = Json>(path: string, options: RequestOptions = {}): Promise<T> {
+    return this.request("DELETE", path, options);
   }
 
   async request<T = Json>(method: string, path: string, options: RequestOptions = {}): Promise<T> {

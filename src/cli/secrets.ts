@@ -13,6 +13,13 @@ import {
 } from "./common.js";
 import { CliError } from "./errors.js";
 import { printJsonOrYaml, printTable } from "./output.js";
+import {
+  addUnsafeDeleteOption,
+  deletedMessage,
+  deleteWithOptions,
+  UNSAFE_DELETE_FLAG,
+  type UnsafeDeleteOpts,
+} from "./unsafe-delete-flag.js";
 
 const decode = (b64: string) => Buffer.from(b64, "base64");
 const encode = (value: string | Buffer) => Buffer.from(value).toString("base64");
@@ -207,10 +214,15 @@ Examples:
     });
 
   const del = verbCommand(program, "delete", "Delete an object");
-  nsOption(del.command("secret").description("Delete a shared secret").argument("<name>", "secret name"))
-    .addHelpText("after", "\nExamples:\n  platform delete secret db\n  platform delete secret token -n p-web")
-    .action(async (name: string, opts: { namespace: string }) => {
-      await loggedInClient().delete(apiPath("sharedsecrets", name, opts.namespace));
-      process.stdout.write(`sharedsecret ${opts.namespace}/${name} deleted\n`);
+  addUnsafeDeleteOption(
+    nsOption(del.command("secret").description("Delete a shared secret").argument("<name>", "secret name")),
+  )
+    .addHelpText(
+      "after",
+      `\nExamples:\n  platform delete secret db\n  platform delete secret token -n p-web\n  platform delete secret db ${UNSAFE_DELETE_FLAG}   # corrupt: its value cannot be read`,
+    )
+    .action(async (name: string, opts: { namespace: string } & UnsafeDeleteOpts) => {
+      await deleteWithOptions(loggedInClient(), apiPath("sharedsecrets", name, opts.namespace), opts);
+      process.stdout.write(deletedMessage(`sharedsecret ${opts.namespace}/${name}`, opts));
     });
 }

@@ -3,24 +3,15 @@
  * 500), /readyz reports not-ready naming the etcd check, and both recover when etcd is back.
  */
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { EtcdCluster } from "../testing/etcd-cluster.js";
-import { GROUP_PATH, startTestServer, type TestResponse, type TestServer } from "../testing/test-server.js";
+import { suiteServer } from "../testing/suite-server.js";
+import { GROUP_PATH, type TestResponse, type TestServer } from "../testing/test-server.js";
 
 const POLL_MS = 100;
 const MAX_POLLS = 300;
 
-let etcd: EtcdCluster;
-let server: TestServer;
-before(async () => {
-  etcd = await EtcdCluster.start(1);
-  server = await startTestServer({ storage: etcd.url });
-});
-after(async () => {
-  await server?.stop();
-  await etcd?.stop();
-});
+const suite = suiteServer("etcd");
 
 const team = (name: string) => ({
   apiVersion: "management.platform/v1",
@@ -49,6 +40,7 @@ async function eventually(what: string, ok: () => Promise<boolean>): Promise<voi
 test("etcd down: every verb answers 503 with Retry-After, /readyz is not ready; both recover", {
   timeout: 120_000,
 }, async () => {
+  const { server, etcd } = suite;
   const teams = `${GROUP_PATH}/teams`;
   const before = await server.request("POST", teams, { body: team("before") });
   assert.equal(before.status, 201, before.text);
@@ -61,13 +53,16 @@ test("etcd down: every verb answers 503 with Retry-After, /readyz is not ready; 
   await etcd.kill(0);
   await eventually(
     "/readyz failing",
-    async () => (await server.request("GET", "/readyz", { token: null })).status === 503,
+    async () => (await server.request("GET", "/readyz", { token: null })).status === 500,
   );
   const verbose = await server.request("GET", "/readyz?verbose", { token: null });
-  assert.equal(verbose.status, 503);
+  assert.equal(verbose.status, 500);
   assert.match(verbose.text, /^\[\+\]ping ok$/m);
   assert.match(verbose.text, /^\[-\]etcd failed: reason withheld$/m);
   assert.match(verbose.text, /readyz check failed/);
+  // The one check alone says what failed, never the store's own error (its addresses).
+  const one = await server.request("GET", "/readyz/etcd", { token: null });
+  assert.deepEqual([one.status, one.text], [500, "internal server error: etcd did not answer\n"]);
   assert.equal((await server.request("GET", "/livez", { token: null })).status, 200);
 
   const patch = { body: { spec: { displayName: "x" } }, contentType: "application/merge-patch+json" };

@@ -131,6 +131,27 @@ export const authenticationAttempts = new Counter({
   },
 });
 
+/** Identities the authenticator answered from its cache, and built from the index, since the last scrape. */
+export const identityCacheCounts = { hits: 0, builds: 0 };
+
+/**
+ * The access-key identity cache (src/auth/authenticator.ts): `hit` for an identity answered from
+ * the cache, `build` for one built from the in-memory index (a first use, or after a change of
+ * what it is built from). Plain numbers per request, added here when scraped.
+ */
+export const identityCacheLookups = new Counter({
+  name: "platform_identity_cache_lookups_total",
+  help: "Access-key identities answered from the authenticator's cache (result=hit) or built again from the identity index (result=build).",
+  labelNames: ["result"],
+  registers: [metricsRegistry],
+  collect() {
+    this.inc({ result: "hit" }, identityCacheCounts.hits);
+    this.inc({ result: "build" }, identityCacheCounts.builds);
+    identityCacheCounts.hits = 0;
+    identityCacheCounts.builds = 0;
+  },
+});
+
 const gatewayRequests = register(
   new LabeledCounter(
     "platform_gateway_requests_total",

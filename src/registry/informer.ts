@@ -75,6 +75,7 @@ class DecodedOnAccess implements InformerEvent {
 export class Informer {
   private readonly objects = new Map<string, KeyValue>();
   private readonly listeners = new Set<(e: InformerEvent) => void>();
+  private readonly relistListeners = new Set<() => void>();
   private readonly waiters: Array<{ revision: number; resolve: () => void }> = [];
   private watcher?: Watcher;
   private revision = 0;
@@ -132,6 +133,8 @@ export class Informer {
     // A relist (after a compacted watch) replaces the copy: listeners hear of every difference,
     // as client-go's Replace does, so the indexes they keep stay true.
     if (this.listed) {
+      // Before the differences: a consumer that cannot tell what a gap hid hears of it first.
+      for (const l of this.relistListeners) this.notify(l);
       for (const kv of items) {
         const old = previous.get(kv.key);
         previous.delete(kv.key);
@@ -208,6 +211,23 @@ export class Informer {
   onChange(listener: (e: InformerEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Adds a handler told whenever a relist (after a compacted watch) replaces the copy, before
+   * the events of its differences; returns its removal.
+   */
+  onRelist(listener: () => void): () => void {
+    this.relistListeners.add(listener);
+    return () => this.relistListeners.delete(listener);
+  }
+
+  private notify(listener: () => void): void {
+    try {
+      listener();
+    } catch {
+      // A listener's failure must not stop the copy from staying current.
+    }
   }
 
   /** Resolves once every write up to `revision` has been applied to this copy. */

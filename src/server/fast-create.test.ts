@@ -1,47 +1,12 @@
 import assert from "node:assert/strict";
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
-import { Readable } from "node:stream";
+import type { OutgoingHttpHeaders } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { type RequestContext, SYSTEM_USER } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";
+import { fakeRequest } from "../testing/fake-request.js";
 import { accessKey, postObject } from "../testing/gateway-fixture.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { type FastCreateDeps, fastCreate } from "./fast-create.js";
-
-/** What the fast path wrote, once it has answered. */
-interface Written {
-  status?: number;
-  headers?: Record<string, unknown>;
-  body?: Buffer;
-}
-
-function fakeRequest(url: string, body: string, headers: Record<string, string> = {}, method = "POST") {
-  const all = { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...headers };
-  const req = Object.assign(Readable.from([Buffer.from(body)]), {
-    method,
-    url,
-    headers: all,
-    socket: { remoteAddress: "127.0.0.1" },
-  }) as unknown as IncomingMessage;
-  const written: Written = {};
-  let ended: () => void = () => {};
-  const done = new Promise<void>((resolve) => {
-    ended = resolve;
-  });
-  const res = {
-    headersSent: false,
-    destroyed: false,
-    writeHead(status: number, h: Record<string, unknown>) {
-      written.status = status;
-      written.headers = h;
-    },
-    end(payload: Buffer | string) {
-      written.body = Buffer.from(payload);
-      ended();
-    },
-  } as unknown as ServerResponse;
-  return { req, res, written, done };
-}
 
 const team = (name: string, spec: Record<string, unknown> = {}) =>
   JSON.stringify({ apiVersion: "management.platform/v1", kind: "Team", metadata: { name }, spec });
@@ -78,7 +43,7 @@ describe("fast create path", () => {
 
   it("creates the object and answers 201 with what the normal path answers", async () => {
     counted.length = 0;
-    const { req, res, written, done } = fakeRequest(path("teams"), team("fast-one", { description: "d" }));
+    const { req, res, written, done } = fakeRequest(path("teams"), { body: team("fast-one", { description: "d" }) });
     assert.equal(make()(req, res), true);
     await done;
     assert.equal(written.status, 201);
@@ -114,7 +79,7 @@ describe("fast create path", () => {
   it("passes the caller's warnings on as Warning headers", async () => {
     const withWarning = ctx();
     withWarning.warnings.push("key expires soon");
-    const { req, res, written, done } = fakeRequest(path("teams"), team("fast-warned"));
+    const { req, res, written, done } = fakeRequest(path("teams"), { body: team("fast-warned") });
     assert.equal(make({ ctx: withWarning })(req, res), true);
     await done;
     assert.equal(written.status, 201);
@@ -131,7 +96,7 @@ describe("fast create path", () => {
   for (const [what, rest, body] of failures) {
     it(`answers ${what} with the normal path's Status`, async () => {
       counted.length = 0;
-      const { req, res, written, done } = fakeRequest(path(rest), body);
+      const { req, res, written, done } = fakeRequest(path(rest), { body });
       assert.equal(make()(req, res), true);
       await done;
       const normal = await s.request("POST", `${path(rest)}?fieldValidation=Warn`, {
@@ -169,7 +134,7 @@ describe("fast create path", () => {
   for (const [what, rest, headers, method] of leftToTheNormalPath) {
     it(`leaves ${what} to the normal path, touching nothing`, () => {
       counted.length = 0;
-      const { req, res, written } = fakeRequest(path(rest), team("untouched"), headers, method);
+      const { req, res, written } = fakeRequest(path(rest), { body: team("untouched"), headers, method });
       assert.equal(make()(req, res), false);
       assert.deepEqual(written, {});
       assert.equal(req.readableFlowing, null, "the body is left unread");
@@ -194,7 +159,7 @@ describe("fast create path", () => {
         log: { error: () => {} },
         clientAddress,
       });
-      const { req, res } = fakeRequest(path("teams"), team("untouched"));
+      const { req, res } = fakeRequest(path("teams"), { body: team("untouched") });
       assert.equal(fast(req, res), false);
     }
     assert.deepEqual(seen, ["203.0.113.9", "127.0.0.1"]);
@@ -202,7 +167,7 @@ describe("fast create path", () => {
 
   it("leaves a caller that did not authenticate, a denied caller and a bypassing server to the normal path", () => {
     for (const fast of [make({ ctx: undefined }), make({ allowed: false }), make({ bypassed: true })]) {
-      const { req, res, written } = fakeRequest(path("teams"), team("untouched"));
+      const { req, res, written } = fakeRequest(path("teams"), { body: team("untouched") });
       assert.equal(fast(req, res), false);
       assert.deepEqual(written, {});
     }
@@ -211,7 +176,7 @@ describe("fast create path", () => {
   it("answers a failure while answering with the normal path's 500 Status, never a throw", async () => {
     counted.length = 0;
     logged.length = 0;
-    const { req, res, written, done } = fakeRequest(path("teams"), team("fast-unwritable"));
+    const { req, res, written, done } = fakeRequest(path("teams"), { body: team("fast-unwritable") });
     const writeHead = res.writeHead.bind(res);
     let refused = false;
     res.writeHead = ((status: number, h: OutgoingHttpHeaders) => {
@@ -235,7 +200,7 @@ describe("fast create path", () => {
 
   it("counts a client that went away before its body arrived as no longer in flight, and answers nothing", () => {
     counted.length = 0;
-    const { req, res, written } = fakeRequest(path("teams"), team("gone"));
+    const { req, res, written } = fakeRequest(path("teams"), { body: team("gone") });
     assert.equal(make()(req, res), true);
     req.emit("aborted");
     assert.deepEqual(written, {});

@@ -1,33 +1,9 @@
 import assert from "node:assert/strict";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { type RequestContext, SYSTEM_USER } from "../registry/request-context.js";
+import { fakeRequest } from "../testing/fake-request.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { fastGet } from "./fast-get.js";
-
-/** What the fast path wrote, if anything. */
-interface Written {
-  status?: number;
-  headers?: Record<string, unknown>;
-  body?: Buffer;
-}
-
-function fakeRequest(url: string, headers: Record<string, string> = {}, method = "GET") {
-  const req = { method, url, headers, socket: { remoteAddress: "127.0.0.1" } } as unknown as IncomingMessage;
-  const written: Written = {};
-  const res = {
-    headersSent: false,
-    destroyed: false,
-    writeHead(status: number, h: Record<string, unknown>) {
-      written.status = status;
-      written.headers = h;
-    },
-    end(body: Buffer) {
-      written.body = body;
-    },
-  } as unknown as ServerResponse;
-  return { req, res, written };
-}
 
 /** The normal handler, which a synchronous (embedded store) fast path never hands a request taken. */
 function normalPath(): void {
@@ -66,7 +42,7 @@ describe("fast GET path", () => {
   after(() => s.stop());
 
   it("answers a plain GET of one object with the same object the normal path returns", async () => {
-    const { req, res, written } = fakeRequest(path("teams/fast"), { accept: "application/json" });
+    const { req, res, written } = fakeRequest(path("teams/fast"), { headers: { accept: "application/json" } });
     assert.equal(make()(req, res, normalPath), true);
     assert.equal(written.status, 200);
     assert.equal(written.headers?.["content-type"], "application/json");
@@ -100,7 +76,7 @@ describe("fast GET path", () => {
   ];
   for (const [what, rest, headers, method] of leftToTheNormalPath) {
     it(`leaves ${what} to the normal path, writing nothing`, async () => {
-      const { req, res, written } = fakeRequest(path(rest), headers, method);
+      const { req, res, written } = fakeRequest(path(rest), { headers, method });
       assert.equal(make()(req, res, normalPath), false);
       assert.deepEqual(written, {});
     });

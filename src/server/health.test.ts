@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import Fastify from "fastify";
-import { type HealthCheck, isHealthProbe, registerHealthRoutes } from "./health.js";
+import { type HealthCheck, isHealthProbe, registerHealthRoutes, storageCheck } from "./health.js";
 
 /**
  * The health endpoints on a bare fastify app: the `shutdown` check of /readyz (kube-apiserver's),
@@ -20,6 +20,10 @@ async function healthApp() {
   await app.ready();
   const get = async (url: string) => {
     const res = await app.inject({ method: "GET", url });
+    if (res.statusCode !== 404) {
+      assert.equal(res.headers["content-type"], "text/plain; charset=utf-8", url);
+      assert.equal(res.headers["x-content-type-options"], "nosniff", url);
+    }
     return { status: res.statusCode, text: res.body };
   };
   return { app, state, get };
@@ -48,14 +52,16 @@ describe("health endpoints", () => {
     const { app, state, get } = await healthApp();
     try {
       state.stopping = true;
-      assert.deepEqual(await get("/readyz?verbose"), {
-        status: 503,
-        text: "[+]ping ok\n[+]storage ok\n[-]shutdown failed: reason withheld\nreadyz check failed\n",
-      });
-      assert.equal((await get("/readyz")).status, 503);
+      // Always verbose on failure, with kube-apiserver's 500.
+      for (const url of ["/readyz?verbose", "/readyz"]) {
+        assert.deepEqual(await get(url), {
+          status: 500,
+          text: "[+]ping ok\n[+]storage ok\n[-]shutdown failed: reason withheld\nreadyz check failed\n",
+        });
+      }
       assert.deepEqual(await get("/readyz/shutdown"), {
-        status: 503,
-        text: "[-]shutdown failed: reason withheld\nreadyz check failed\n",
+        status: 500,
+        text: "internal server error: process is shutting down\n",
       });
       assert.deepEqual(await get("/readyz/storage"), { status: 200, text: "ok" });
       assert.deepEqual(await get("/livez"), { status: 200, text: "ok" });
@@ -72,14 +78,62 @@ describe("health endpoints", () => {
       state.stopping = true;
       state.storageUp = false;
       assert.deepEqual(await get("/readyz?verbose"), {
-        status: 503,
+        status: 500,
         text: "[+]ping ok\n[-]storage failed: reason withheld\n[-]shutdown failed: reason withheld\nreadyz check failed\n",
       });
-      assert.equal((await get("/healthz")).status, 503);
+      assert.equal((await get("/healthz")).status, 500);
+      assert.deepEqual(await get("/healthz/storage"), { status: 500, text: "internal server error: down\n" });
       assert.equal((await get("/livez")).status, 200);
     } finally {
       await app.close();
     }
+  });
+});
+
+describe("?exclude", () => {
+  it("skips the checks named, passing them as excluded, and warns of names that are no check", async () => {
+    const { app, state, get } = await healthApp();
+    try {
+      state.stopping = true;
+      assert.deepEqual(await get("/readyz?exclude=shutdown"), { status: 200, text: "ok" });
+      assert.deepEqual(await get("/readyz?exclude=shutdown&verbose"), {
+        status: 200,
+        text: "[+]ping ok\n[+]storage ok\n[+]shutdown excluded: ok\nreadyz check passed\n",
+      });
+      state.storageUp = false;
+      assert.deepEqual(await get("/readyz?exclude=shutdown&exclude=storage&exclude=zz&exclude=etcd"), {
+        status: 200,
+        text: "ok",
+      });
+      assert.deepEqual(await get("/readyz?exclude=shutdown&exclude=zz&exclude=etcd"), {
+        status: 500,
+        text:
+          "[+]ping ok\n[-]storage failed: reason withheld\n[+]shutdown excluded: ok\n" +
+          'warn: some health checks cannot be excluded: no matches for "etcd","zz"\nreadyz check failed\n',
+      });
+      // shutdown is no /healthz check: excluding it there excludes nothing.
+      assert.equal((await get("/healthz?exclude=shutdown&verbose")).status, 500);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe("storageCheck", () => {
+  it("fails with a message naming the store, the store's own error kept for the log", async () => {
+    const check = storageCheck(
+      { currentRevision: () => Promise.reject(new Error("connect ECONNREFUSED 10.0.0.7:2379")) },
+      true,
+    );
+    assert.equal(check.name, "etcd");
+    await assert.rejects(check.check(), (err: Error) => {
+      assert.equal(err.message, "etcd did not answer");
+      assert.equal((err.cause as Error).message, "connect ECONNREFUSED 10.0.0.7:2379");
+      return true;
+    });
+    const up = storageCheck({ currentRevision: async () => 7 }, false);
+    assert.equal(up.name, "storage");
+    await up.check();
   });
 });
 

@@ -1,18 +1,23 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 
 /** How long the storage check waits for an answer before it counts as failed. */
 const STORAGE_CHECK_TIMEOUT_MS = 2_000;
 
 export interface HealthCheck {
   name: string;
-  /** Resolves when healthy; rejects (or times out) otherwise. */
+  /**
+   * Resolves when healthy; rejects (or times out) otherwise. The rejection's message is shown to
+   * unauthenticated callers of `/readyz/NAME`, so it says what failed and nothing of the set-up;
+   * the detail goes in its `cause`, which only the server log gets.
+   */
   check(): Promise<void>;
 }
 
 /** The storage check, named `etcd` for etcd as kube-apiserver names it, else `storage`. */
 export function storageCheck(storage: { currentRevision(): Promise<number> }, isEtcd: boolean): HealthCheck {
+  const name = isEtcd ? "etcd" : "storage";
   return {
-    name: isEtcd ? "etcd" : "storage",
+    name,
     async check() {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
@@ -20,6 +25,9 @@ export function storageCheck(storage: { currentRevision(): Promise<number> }, is
       });
       try {
         await Promise.race([storage.currentRevision(), timeout]);
+      } catch (err) {
+        // The store's own error may name its addresses: kept for the log, out of the answer.
+        throw new Error(`${name} did not answer`, { cause: err });
       } finally {
         clearTimeout(timer);
       }
@@ -38,7 +46,7 @@ export function shutdownCheck(stopping: () => boolean): HealthCheck {
   return {
     name: "shutdown",
     async check() {
-      if (stopping()) throw new Error("the server is shutting down");
+      if (stopping()) throw new Error("process is shutting down");
     },
   };
 }
@@ -51,13 +59,16 @@ export function isHealthProbe(method: string | undefined, url: string | undefine
 }
 
 /**
- * /livez, /readyz and /healthz as kube-apiserver answers them: `ok` when every check passes
- * (`?verbose`: one `[+]name ok` line each, then `<endpoint> check passed`); when one fails,
- * 503 with every check listed, failures as `[-]name failed: reason withheld` (the reason goes
- * to the server log, not to unauthenticated callers). kube-apiserver answers 500 there; 503
- * says the same to load balancers and keeps 5xx-other-than-503 for real faults. `/readyz/NAME`
- * runs one check. /livez has only `ping`: restarting the server does not bring storage back.
- * /readyz also has `shutdown` (last, as kube-apiserver lists it), failing once `stopping()`.
+ * /livez, /readyz and /healthz, answered as kube-apiserver's (k8s.io/apiserver healthz) are:
+ * - every check passes: 200 `ok`; with `?verbose`, one `[+]name ok` line each, then
+ *   `<endpoint> check passed`;
+ * - one fails: 500, always verbose, failures as `[-]name failed: reason withheld` (the reason goes
+ *   to the server log), then `<endpoint> check failed`;
+ * - `?exclude=NAME` (repeatable) skips a check, listed as `[+]name excluded: ok`; a name that is
+ *   no check gives a `warn: some health checks cannot be excluded: ...` line;
+ * - `/<endpoint>/NAME` runs one check: 200 `ok`, or 500 `internal server error: <message>`.
+ * /livez has only `ping`: restarting the server does not bring storage back. /readyz also has
+ * `shutdown` (last, as kube-apiserver lists it), failing once `stopping()`.
  */
 export function registerHealthRoutes(app: FastifyInstance, storage: HealthCheck, stopping: () => boolean): void {
   const sets: Record<string, HealthCheck[]> = {
@@ -67,16 +78,34 @@ export function registerHealthRoutes(app: FastifyInstance, storage: HealthCheck,
   };
   for (const [endpoint, checks] of Object.entries(sets)) {
     app.get(`/${endpoint}`, async (request, reply) => {
-      const verbose = Object.hasOwn(request.query as object, "verbose");
-      const { status, text } = await runChecks(app, endpoint, checks, verbose);
-      return reply.code(status).type("text/plain; charset=utf-8").header("cache-control", "no-cache").send(text);
+      const query = new URL(request.url, "http://x").searchParams;
+      const { status, text } = await runChecks(app, endpoint, checks, query);
+      return plainText(reply, status).header("cache-control", "no-cache").send(text);
     });
     for (const one of checks) {
       app.get(`/${endpoint}/${one.name}`, async (_request, reply) => {
-        const { status, text } = await runChecks(app, endpoint, [one], false);
-        return reply.code(status).type("text/plain; charset=utf-8").send(text);
+        const failure = await failureOf(app, endpoint, one);
+        if (failure === undefined) return plainText(reply, 200).send("ok");
+        return plainText(reply, 500).send(`internal server error: ${failure.message}\n`);
       });
     }
+  }
+}
+
+function plainText(reply: FastifyReply, status: number): FastifyReply {
+  return reply.code(status).type("text/plain; charset=utf-8").header("x-content-type-options", "nosniff");
+}
+
+/** Runs one check: undefined when it passes, else its error (logged with its cause). */
+async function failureOf(app: FastifyInstance, endpoint: string, c: HealthCheck): Promise<Error | undefined> {
+  try {
+    await c.check();
+    return undefined;
+  } catch (thrown) {
+    const err = thrown instanceof Error ? thrown : new Error(String(thrown));
+    const cause = err.cause instanceof Error ? err.cause.message : undefined;
+    app.log.warn({ check: c.name, err: err.message, cause }, `${endpoint} check failed`);
+    return err;
   }
 }
 
@@ -84,27 +113,23 @@ async function runChecks(
   app: FastifyInstance,
   endpoint: string,
   checks: readonly HealthCheck[],
-  verbose: boolean,
+  query: URLSearchParams,
 ): Promise<{ status: number; text: string }> {
-  const results = await Promise.all(
+  const excluded = new Set(query.getAll("exclude"));
+  const lines = await Promise.all(
     checks.map(async (c) => {
-      try {
-        await c.check();
-        return { name: c.name, ok: true };
-      } catch (err) {
-        app.log.warn(
-          { check: c.name, err: err instanceof Error ? err.message : String(err) },
-          `${endpoint} check failed`,
-        );
-        return { name: c.name, ok: false };
-      }
+      if (excluded.delete(c.name)) return { ok: true, line: `[+]${c.name} excluded: ok` };
+      const ok = (await failureOf(app, endpoint, c)) === undefined;
+      return { ok, line: ok ? `[+]${c.name} ok` : `[-]${c.name} failed: reason withheld` };
     }),
   );
-  const failed = results.some((r) => !r.ok);
-  if (!failed && !verbose) return { status: 200, text: "ok" };
-  const lines = results.map((r) => (r.ok ? `[+]${r.name} ok` : `[-]${r.name} failed: reason withheld`));
-  return {
-    status: failed ? 503 : 200,
-    text: `${lines.join("\n")}\n${endpoint} check ${failed ? "failed" : "passed"}\n`,
-  };
+  const failed = lines.some((l) => !l.ok);
+  if (!failed && !query.has("verbose")) return { status: 200, text: "ok" };
+  const out = lines.map((l) => `${l.line}\n`);
+  if (excluded.size > 0) {
+    const names = [...excluded].sort().map((n) => JSON.stringify(n));
+    out.push(`warn: some health checks cannot be excluded: no matches for ${names.join(",")}\n`);
+  }
+  out.push(`${endpoint} check ${failed ? "failed" : "passed"}\n`);
+  return { status: failed ? 500 : 200, text: out.join("") };
 }

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { errors } from "../api/errors.js";
+import { errors, fieldError } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import type { RequestAttributes } from "../authz/contract.js";
 import { writtenJsonBytes } from "../registry/codec.js";
@@ -148,11 +148,17 @@ export const VERB_HANDLERS: Record<Verb, (call: VerbCall) => Promise<unknown>> =
     const { path, ctx, deps } = await begin(call, "deletecollection");
     ctx.canSee = deps.authorizer.visibleTo?.(ctx.user, collectionAttributes(path, "delete"));
     const options = deleteOptionsOf(call);
-    // The unsafe deletion removes one object it cannot read, named by the caller (unsafe-delete.ts).
+    // The unsafe deletion removes one object it cannot read, named by the caller (unsafe-delete.ts):
+    // kube-apiserver's DeleteCollection handler refuses the option with this 422.
     if (options.ignoreStoreReadErrorWithClusterBreakingPotential)
-      throw errors.badRequest(
-        `${IGNORE_STORE_READ_ERROR} applies to the deletion of one object: delete each corrupt object by name`,
-      );
+      throw errors.invalid("DeleteOptions", "meta.k8s.io", "", [
+        fieldError(
+          "FieldValueInvalid",
+          IGNORE_STORE_READ_ERROR,
+          "is not allowed with DELETECOLLECTION, try again after removing the option",
+          true,
+        ),
+      ]);
     const deleted = await path.store.deleteCollection(ctx, path.namespace, listOptions(call.query), options);
     return send(call.reply, 200, deleted, call.format, ctx.warnings);
   },

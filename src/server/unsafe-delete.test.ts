@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import Database from "better-sqlite3";
 import { API_PREFIX } from "../api/object.js";
-import { EtcdCluster } from "../testing/etcd-cluster.js";
+import { damageStoredValues } from "../testing/damage-stored-values.js";
+import { suiteServer } from "../testing/suite-server.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { WatchClient } from "../testing/watch-client.js";
 
@@ -64,20 +63,13 @@ describe("unsafe deletion of corrupt objects (SQLite, damaged in the file)", () 
     const dataDir = first.dataDir;
     await first.stop({ keepData: true });
 
-    // Behind the server's back: the latest version of each key gets bytes no server wrote.
-    const db = new Database(join(dataDir, "platform.db"));
-    const damage = db.prepare("UPDATE kv SET value = ? WHERE id = (SELECT max(id) FROM kv WHERE name = ?)");
-    const at = (path: string) => `/registry/management.platform/${path}`;
-    for (const [path, value] of [
+    damageStoredValues(dataDir, [
       ["teams/bad-team", TRUNCATED],
       ["teams/bad-team-2", '["not", "an", "object"]'],
       ["teams/kubectl-team", TRUNCATED],
       ["virtualclusterinstances/p-proj/bad-vc", TRUNCATED],
       ["virtualclusterinstances/p-proj/bad-vc-2", FRAMED],
-    ] as const) {
-      assert.equal(damage.run(Buffer.from(value), at(path)).changes, 1, path);
-    }
-    db.close();
+    ]);
     server = await startTestServer({ dataDir });
   });
   after(() => server.stop());
@@ -183,7 +175,7 @@ describe("unsafe deletion of corrupt objects (SQLite, damaged in the file)", () 
     assert.equal(rules.json.status.incomplete, true, rules.text);
   });
 
-  it("refuses the option with other options (422) and on a collection (400)", async () => {
+  it("refuses the option with other options and on a collection (422)", async () => {
     for (const [body, query, field] of [
       [{ [OPTION]: true, gracePeriodSeconds: 0 }, "", "gracePeriodSeconds"],
       [{ [OPTION]: true, propagationPolicy: "Foreground" }, "", "propagationPolicy"],
@@ -198,9 +190,27 @@ describe("unsafe deletion of corrupt objects (SQLite, damaged in the file)", () 
     }
     const wrongType = await server.request("DELETE", `${GROUP_PATH}/teams/bad-team`, { body: { [OPTION]: "yes" } });
     assert.equal(wrongType.status, 400, wrongType.text);
-    const collection = await server.request("DELETE", `${GROUP_PATH}/teams`, { body: { [OPTION]: true } });
-    assert.equal(collection.status, 400, collection.text);
-    assert.ok(collection.json.message.includes("delete each corrupt object by name"));
+    // kube-apiserver's DeleteCollection answer, in the body or the query alike.
+    for (const [query, body] of [
+      ["", { [OPTION]: true }],
+      [`?${OPTION}=true`, undefined],
+    ] as const) {
+      const collection = await server.request("DELETE", `${GROUP_PATH}/teams${query}`, { body });
+      assert.equal(collection.status, 422, collection.text);
+      assert.equal(collection.json.reason, "Invalid");
+      assert.equal(
+        collection.json.message,
+        `DeleteOptions.meta.k8s.io "" is invalid: ${OPTION}: Invalid value: true: is not allowed with DELETECOLLECTION, try again after removing the option`,
+      );
+      assert.deepEqual(collection.json.details.causes, [
+        {
+          reason: "FieldValueInvalid",
+          message: `${OPTION}: Invalid value: true: is not allowed with DELETECOLLECTION, try again after removing the option`,
+          field: OPTION,
+        },
+      ]);
+    }
+    assert.equal((await server.request("GET", `${GROUP_PATH}/teams/good-team`)).status, 200, "nothing deleted");
     assert.equal((await server.request("GET", `${GROUP_PATH}/teams/bad-team`)).status, 500, "still there");
   });
 
@@ -310,18 +320,10 @@ describe("unsafe deletion of corrupt objects (SQLite, damaged in the file)", () 
 });
 
 describe("unsafe deletion of corrupt objects (etcd, damaged while the server runs)", () => {
-  let etcd: EtcdCluster;
-  let server: TestServer;
-  before(async () => {
-    etcd = await EtcdCluster.start(1);
-    server = await startTestServer({ storage: etcd.url });
-  });
-  after(async () => {
-    await server?.stop();
-    await etcd?.stop();
-  });
+  const suite = suiteServer("etcd");
 
   it("GET and LIST report it, DELETE refuses it, the option with the admin role removes it", async () => {
+    const { server, etcd } = suite;
     for (const name of ["etcd-bad", "etcd-good"]) {
       const r = await server.request("POST", `${GROUP_PATH}/teams`, { body: { metadata: { name }, spec: {} } });
       assert.equal(r.status, 201, r.text);

@@ -148,7 +148,7 @@ export interface Storage {
   getFromMemory?(key: string): MemoryRead | Promise<MemoryRead>;
   /**
    * Optional, for the same kind of storage: its copy of `key` without a revision check —
-   * possibly older than another replica's write, never older than this process's own — or
+   * possibly older than another replica's write, never older than this process's own write of it — or
    * undefined when it has none it can vouch for. Only for a read-modify-write whose write is
    * conditional on the copy's modRevision (registry/cached-copy.ts).
    */

@@ -8,8 +8,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Etcd3 } from "etcd3";
 import { EtcdCluster } from "../../testing/etcd-cluster.js";
+import type { GcPauses } from "../children.js";
 import { type Bench, type Child, childCpuMs, f, PATH, pct, req, spawnChild, teamCreates } from "../harness.js";
 import { teamBytes } from "../objects.js";
+import { type HistogramCounts, histogramSince, histogramSummary, readHistogram } from "../prom-histogram.js";
 import type { DriverResult, DriverSetup } from "../replica-watch-driver.js";
 import { workersBesideBaselines } from "./etcd-workers.js";
 import { benchGet } from "./get.js";
@@ -221,11 +223,13 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
   await new Promise((r) => setTimeout(r, 500));
   const before = await cpuNow(etcd, a, r2);
   const callsBefore = await etcdCalls(etcd);
+  const latencyBefore = await tailSources(etcd, portA, key);
   await a.ask({ cmd: "loopdelay" });
   const { answered, cpuMs } = await driver.ask<Pick<DriverResult, "answered" | "cpuMs">>({ cmd: "run" });
   const used = cpuSince(before, await cpuNow(etcd, a, r2));
   const loop = await a.ask<LoopDelay>({ cmd: "loopdelay" });
   const callsAfter = await etcdCalls(etcd);
+  const latencyAfter = await tailSources(etcd, portA, key);
   const { onA, onB, lateMaxMs, loop: own } = await driver.ask<DriverResult>({ cmd: "collect" });
   b.row(
     `etcd: write on replica A → watcher on B, ms p50/p99 (${b.N.wps} writes/s; ${onB.length}/${total} seen)`,
@@ -242,7 +246,7 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
   );
   b.row(
     "etcd: event-loop delay during those PATCHes, ms p50/p99/max: replica A",
-    `${f(loop.p50)}/${f(loop.p99)}/${f(loop.max)}`,
+    `${f(loop.p50)}/${f(loop.p99)}/${f(loop.max)}; GC pauses: ${loop.gc.young.count} young (max ${f(loop.gc.young.maxMs)} ms), ${loop.gc.full.count} full (max ${f(loop.gc.full.maxMs)} ms)`,
     `${f(own.p50)}/${f(own.p99)}/${f(own.max)} (the load generator; latest send ${f(lateMaxMs)} ms after due)`,
     "",
   );
@@ -251,6 +255,14 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
     "etcd: requests etcd served per PATCH (both replicas): Range; Txn",
     `${perPatch("Range")}; ${perPatch("Txn")}`,
     "",
+    "",
+  );
+  const since = (k: keyof TailSources) => histogramSummary(histogramSince(latencyBefore[k], latencyAfter[k]), 99);
+  const [update, fsync, commit] = [since("update"), since("fsync"), since("commit")];
+  b.row(
+    "etcd: where a tail could come from, ms p99/max (histogram buckets): A's etcd updates",
+    `${f(update.pMs)}/${f(update.maxMs)} (${update.count})`,
+    `etcd's WAL fsync ${f(fsync.pMs)}/${f(fsync.maxMs)} (${fsync.count}); backend commit ${f(commit.pMs)}/${f(commit.maxMs)} (${commit.count})`,
     "",
   );
   await r2.ask({ cmd: "stop" }).catch(() => {});
@@ -263,11 +275,32 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
   );
 }
 
+interface TailSources {
+  update: HistogramCounts;
+  fsync: HistogramCounts;
+  commit: HistogramCounts;
+}
+
+/**
+ * The latency histograms that say whether a slow PATCH waited on etcd: A's own
+ * etcd_request_duration_seconds for updates, and etcd's WAL fsync and backend commit times.
+ */
+async function tailSources(etcd: EtcdCluster, portA: number, key: string): Promise<TailSources> {
+  const etcdText = await (await fetch(`http://${etcd.endpoints[0]}/metrics`)).text();
+  const aText = (await req(portA, key, "GET", "/metrics")).body.toString();
+  return {
+    update: readHistogram(aText, "etcd_request_duration_seconds", 'operation="update"'),
+    fsync: readHistogram(etcdText, "etcd_disk_wal_fsync_duration_seconds"),
+    commit: readHistogram(etcdText, "etcd_disk_backend_commit_duration_seconds"),
+  };
+}
+
 /** A server child's event-loop delay (children.ts, "loopdelay"), ms. */
 interface LoopDelay {
   p50: number;
   p99: number;
   max: number;
+  gc: GcPauses;
 }
 
 /** CPU etcd has used so far (ms), from its own process_cpu_seconds_total. */

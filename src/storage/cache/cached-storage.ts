@@ -19,6 +19,7 @@ import type {
   WatchOptions,
 } from "../interface.js";
 import { NOT_NOW } from "../interface.js";
+import { OwnWrites } from "./own-writes.js";
 import { ResourceCache, type ResourceCacheOptions } from "./resource-cache.js";
 
 export interface CachedStorageOptions extends ResourceCacheOptions {
@@ -76,37 +77,44 @@ export class CachedStorage implements Storage {
   }
 
   async create(key: string, value: Buffer): Promise<number> {
-    return this.wrote(await this.inner.create(key, value));
+    return this.wrote([key], await this.inner.create(key, value));
   }
 
   async update(key: string, value: Buffer, expectedModRevision: number): Promise<number> {
-    return this.wrote(await this.inner.update(key, value, expectedModRevision));
+    return this.wrote([key], await this.inner.update(key, value, expectedModRevision));
   }
 
   async delete(key: string, expectedModRevision?: number): Promise<DeleteResult> {
     const res = await this.inner.delete(key, expectedModRevision);
-    this.wrote(res.revision);
+    this.wrote([key], res.revision);
     return res;
   }
 
   async txn(ops: readonly TxnOp[]): Promise<TxnResult> {
     const res = await this.inner.txn(ops);
-    this.wrote(res.revision);
+    this.wrote(
+      ops.map((op) => op.key),
+      res.revision,
+    );
     return res;
   }
 
-  /** The highest revision this process has written (getRecent waits for the cache to reach it). */
-  private written = 0;
+  /** What this process wrote, per key, that getRecent must wait for the cache to apply. */
+  private readonly ownWrites = new OwnWrites((key) => {
+    const p = this.partition(key);
+    // No cache yet: one started later fills at a revision after every acknowledged write.
+    return (p === undefined ? undefined : this.caches.get(p)?.revision) ?? Number.POSITIVE_INFINITY;
+  });
 
-  private wrote(revision: number): number {
-    if (revision > this.written) this.written = revision;
+  private wrote(keys: readonly string[], revision: number): number {
+    this.ownWrites.wrote(keys, revision);
     return revision;
   }
 
   /**
    * The cache's copy of a key, with no revision check (no etcd round trip): possibly older
    * than a write another replica just made, never older than this process's own acknowledged
-   * writes. For the first attempt of a read-modify-write whose write is conditional on the
+   * writes of that key (own-writes.ts). For the first attempt of a read-modify-write whose write is conditional on the
    * key's modRevision (that condition catches a stale copy), as kube-apiserver's updates start
    * from the watch cache's copy. Undefined when the cache has no copy or cannot vouch for one
    * (then read consistently).
@@ -119,7 +127,7 @@ export class CachedStorage implements Storage {
     } catch {
       return undefined;
     }
-    return (await cache.reach(this.written)) ? cache.get(key) : undefined;
+    return (await cache.reach(this.ownWrites.needed(key))) ? cache.get(key) : undefined;
   }
 
   /**

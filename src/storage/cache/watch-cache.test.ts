@@ -158,3 +158,52 @@ describe("watch cache fan-out", () => {
     await cached.close();
   });
 });
+
+describe("watch cache: read-modify-writes start from the cache's copy (getRecent)", () => {
+  /** An inner storage whose watch deliveries are held while `held` is true (an etcd watch that lags). */
+  function lagging(inner: Storage): { storage: Storage; hold: () => void; release: () => void } {
+    let held = false;
+    const queue: (() => void)[] = [];
+    const later = (f: () => void) => (held ? queue.push(f) : f());
+    const storage = Object.create(inner) as Storage;
+    storage.watch = (prefix, options, callbacks) =>
+      inner.watch(prefix, options, {
+        onEvents: (evs) => later(() => callbacks.onEvents(evs)),
+        onError: (err) => later(() => callbacks.onError(err)),
+        onProgress: callbacks.onProgress && ((rev) => later(() => callbacks.onProgress!(rev))),
+      });
+    const release = () => {
+      held = false;
+      for (const f of queue.splice(0)) f();
+    };
+    const hold = () => {
+      held = true;
+    };
+    return { storage, hold, release };
+  }
+
+  test("a key's copy waits for this process's own write of that key only, not for its writes of other keys", async () => {
+    const lag = lagging(openSqliteStorage(":memory:"));
+    const cached = new CachedStorage(lag.storage, { partition });
+    const ra = await cached.create(`${P}a`, bytes("a1"));
+    const rb = await cached.create(`${P}b`, bytes("b1"));
+    assert.equal((await cached.getRecent(`${P}b`))?.modRevision, rb);
+    lag.hold();
+    const ra2 = await cached.update(`${P}a`, bytes("a2"), ra);
+    // b was not written since: its copy is handed out at once, though the echo of a's write is held.
+    const b = await cached.getRecent(`${P}b`);
+    assert.equal(b?.value.toString(), "b1");
+    // a's copy would be older than this process's own write: it waits for the echo.
+    let aCopy: string | undefined;
+    const a = cached.getRecent(`${P}a`).then((kv) => {
+      aCopy = kv?.value.toString();
+    });
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(aCopy, undefined, "a's stale copy was not handed out");
+    lag.release();
+    await a;
+    assert.equal(aCopy, "a2");
+    assert.equal((await cached.getRecent(`${P}a`))?.modRevision, ra2);
+    await cached.close();
+  });
+});

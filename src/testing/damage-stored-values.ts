@@ -1,0 +1,21 @@
+import { join } from "node:path";
+import Database from "better-sqlite3";
+
+/**
+ * Behind the server's back, as damage below the API would: in the SQLite file of a stopped
+ * server's data dir, the latest stored version of each key (`teams/x`,
+ * `sharedsecrets/platform/db`: below `/registry/management.platform/`) gets `value`, bytes no
+ * server wrote. Throws when a key has no stored version.
+ */
+export function damageStoredValues(dataDir: string, values: ReadonlyArray<readonly [string, string]>): void {
+  const db = new Database(join(dataDir, "platform.db"));
+  try {
+    const damage = db.prepare("UPDATE kv SET value = ? WHERE id = (SELECT max(id) FROM kv WHERE name = ?)");
+    for (const [path, value] of values) {
+      const changes = damage.run(Buffer.from(value), `/registry/management.platform/${path}`).changes;
+      if (changes !== 1) throw new Error(`no stored value at ${path}`);
+    }
+  } finally {
+    db.close();
+  }
+}
