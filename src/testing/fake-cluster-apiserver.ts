@@ -50,6 +50,18 @@ const PORT_FORWARD_PROTOCOL = "SPDY/3.1+portforward.k8s.io";
  */
 const PORT_FORWARD_TOKEN = "spdy-3.1-portforward.k8s.io";
 
+/**
+ * How long after the 101 an exec'd command starts writing. A real API server cannot answer
+ * sooner: it accepts the WebSocket first, then reaches the kubelet, which has the container
+ * runtime start the process. kubectl 1.32 relies on that gap: one goroutine starts reading the
+ * connection while another registers the error, stdout and stderr streams, and a message read
+ * before its stream is registered is dropped ("Unknown stream id 1, discarding message" on
+ * stderr, exit code 0, stdout empty; kubernetes/kubernetes#131189, fixed in client-go by #131203,
+ * after 1.32). Output sent with the 101 made `kubectl exec -- echo` print nothing, now and then,
+ * on a loaded machine. There is no signal to wait for instead: without `-i` kubectl sends nothing.
+ */
+const PROCESS_START_MS = 100;
+
 const RESOURCES = {
   pods: { kind: "Pod", verbs: ["create", "delete", "get", "list", "watch"] },
   configmaps: { kind: "ConfigMap", verbs: ["create", "delete", "get", "list", "watch"] },
@@ -352,22 +364,18 @@ export class FakeClusterApiServer {
     new SpdyServerSession(createWebSocketStream(ws), portForwardStreams());
   }
 
-  /** `echo ARGS` prints them; `whoami` prints the user the request came as; `cat` echoes stdin until it closes. */
-  private exec(ws: WebSocket, command: string[], seen: SeenRequest): unknown {
+  /**
+   * `echo ARGS` prints them; `whoami` prints the user the request came as; `cat` echoes stdin
+   * until it closes. A command that writes without reading starts PROCESS_START_MS after the 101.
+   */
+  private exec(ws: WebSocket, command: string[], seen: SeenRequest): void {
     const out = (channel: number, text: string) => ws.send(Buffer.concat([Buffer.from([channel]), Buffer.from(text)]));
     const finish = () => {
       out(3, JSON.stringify({ metadata: {}, status: "Success" }));
       ws.close(1000);
     };
-    if (command[0] === "echo") {
-      out(1, `${command.slice(1).join(" ")}\n`);
-      return finish();
-    }
-    if (command[0] === "whoami") {
-      out(1, `${seen.impersonateUser ?? seen.certUser ?? ""}\n`);
-      return finish();
-    }
     if (command[0] === "cat") {
+      // Its output answers kubectl's stdin, which kubectl sends only once its streams exist.
       ws.on("message", (data: Buffer) => {
         if (data[0] === 0) out(1, data.subarray(1).toString());
         // v5: channel 255 with the channel number closes that stream; stdin closed ends `cat`.
@@ -375,20 +383,31 @@ export class FakeClusterApiServer {
       });
       return;
     }
-    out(2, `${command[0] ?? ""}: not found\n`);
-    out(
-      3,
-      JSON.stringify({
-        metadata: {},
-        status: "Failure",
-        reason: "NonZeroExitCode",
-        details: { causes: [{ reason: "ExitCode", message: "127" }] },
-        message: "command terminated with non-zero exit code",
-      }),
-    );
-    ws.close(1000);
+    const started = setTimeout(() => {
+      if (command[0] === "echo") {
+        out(1, `${command.slice(1).join(" ")}\n`);
+        return finish();
+      }
+      if (command[0] === "whoami") {
+        out(1, `${seen.impersonateUser ?? seen.certUser ?? ""}\n`);
+        return finish();
+      }
+      out(2, `${command[0] ?? ""}: not found\n`);
+      out(3, JSON.stringify(NOT_FOUND_STATUS));
+      ws.close(1000);
+    }, PROCESS_START_MS);
+    ws.on("close", () => clearTimeout(started));
   }
 }
+
+/** The v4/v5 error-channel Status of a command that exited 127. */
+const NOT_FOUND_STATUS = {
+  metadata: {},
+  status: "Failure",
+  reason: "NonZeroExitCode",
+  details: { causes: [{ reason: "ExitCode", message: "127" }] },
+  message: "command terminated with non-zero exit code",
+};
 
 /**
  * Port-forward's streams, over a WebSocket tunnel or a SPDY upgrade alike: every forwarded port
