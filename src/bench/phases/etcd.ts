@@ -10,6 +10,7 @@ import { Etcd3 } from "etcd3";
 import { EtcdCluster } from "../../testing/etcd-cluster.js";
 import type { GcPauses } from "../children.js";
 import { type Bench, type Child, childCpuMs, f, PATH, pct, req, spawnChild, teamCreates } from "../harness.js";
+import { cpuTimes, stealShare } from "../host-steal.js";
 import { teamBytes } from "../objects.js";
 import { type HistogramCounts, histogramSince, histogramSummary, readHistogram } from "../prom-histogram.js";
 import type { DriverResult, DriverSetup } from "../replica-watch-driver.js";
@@ -224,12 +225,14 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
   const before = await cpuNow(etcd, a, r2);
   const callsBefore = await etcdCalls(etcd);
   const latencyBefore = await tailSources(etcd, portA, key);
+  const timesBefore = cpuTimes();
   await a.ask({ cmd: "loopdelay" });
   const { answered, cpuMs } = await driver.ask<Pick<DriverResult, "answered" | "cpuMs">>({ cmd: "run" });
   const used = cpuSince(before, await cpuNow(etcd, a, r2));
   const loop = await a.ask<LoopDelay>({ cmd: "loopdelay" });
   const callsAfter = await etcdCalls(etcd);
   const latencyAfter = await tailSources(etcd, portA, key);
+  const steal = stealShare(timesBefore, cpuTimes());
   const { onA, onB, lateMaxMs, loop: own } = await driver.ask<DriverResult>({ cmd: "collect" });
   b.row(
     `etcd: write on replica A → watcher on B, ms p50/p99 (${b.N.wps} writes/s; ${onB.length}/${total} seen)`,
@@ -262,7 +265,7 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
   b.row(
     "etcd: where a tail could come from, ms p99/max (histogram buckets): A's etcd updates",
     `${f(update.pMs)}/${f(update.maxMs)} (${update.count})`,
-    `etcd's WAL fsync ${f(fsync.pMs)}/${f(fsync.maxMs)} (${fsync.count}); backend commit ${f(commit.pMs)}/${f(commit.maxMs)} (${commit.count})`,
+    `etcd's WAL fsync ${f(fsync.pMs)}/${f(fsync.maxMs)} (${fsync.count}); backend commit ${f(commit.pMs)}/${f(commit.maxMs)} (${commit.count}); CPU time the host gave to other machines ${f(100 * steal)}%`,
     "",
   );
   await r2.ask({ cmd: "stop" }).catch(() => {});
