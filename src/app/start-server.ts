@@ -22,6 +22,7 @@ import { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import { DEFAULT_SHUTDOWN_GRACE_SECONDS, type RunningServer, type ServerConfig } from "./config.js";
 import { assembleControllers } from "./controllers-assembly.js";
 import { startGateway } from "./gateway-wiring.js";
+import { reportInformerOutage } from "./informer-outage-report.js";
 import { loadKeys } from "./keys.js";
 import { assembleRegistry } from "./registry-assembly.js";
 import { wireSso } from "./sso-wiring.js";
@@ -52,7 +53,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   );
   const log = createLogger(config.logLevel ?? "warn");
   // One informer per kind on this replica, shared by every consumer (src/registry/shared-informers.ts).
-  const informers = new SharedInformers(registry, reportUndecodable(log));
+  const informers = new SharedInformers(registry, reportUndecodable(log), { onOutage: reportInformerOutage(log) });
   const identity = new IdentityIndex(informers.for("ownedaccesskeys"), informers.for("users"), informers.for("teams"));
   const warn = (what: string) => (err: unknown) => log.error({ err }, `${what} failed`);
   const consoleSessions = new ConsoleSessions(registry, cipher, warn("console sessions"));

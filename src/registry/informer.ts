@@ -1,6 +1,6 @@
 import type { KubeObject } from "../api/object.js";
-import { isStorageError } from "../storage/errors.js";
 import type { KeyValue, WatchEvent, Watcher } from "../storage/interface.js";
+import { type InformerRetryOptions, type OnInformerOutage, relistDelayMs } from "./informer-relist.js";
 import { resourcePrefix } from "./keys.js";
 import { decodeShared } from "./shared-codec.js";
 import type { Store } from "./store.js";
@@ -71,6 +71,13 @@ class DecodedOnAccess implements InformerEvent {
  * replaces what it overwrites: the previous copy of that object is dropped and its consumers hear
  * a delete, so nothing acts on a stale version of an object whose current version nobody can read
  * (an access key damaged in the store stops authenticating rather than keep its old hash).
+ *
+ * A watch that ends with an error (history compacted, the store gone, a consumer that threw) is
+ * followed by a relist and a new watch; a relist that fails is tried again with backoff until one
+ * works or the informer stops (informer-relist.ts), and the owner hears of the outage once
+ * (`onOutage`). Meanwhile the copy stays as it was and says so: currentRevision does not move, so
+ * waitForRevision()/reach() wait (access decisions fail closed: access-write-barrier.ts), while
+ * hasSynced stays true (the copy still exists and is read; it is not a copy that was never filled).
  */
 export class Informer {
   private readonly objects = new Map<string, KeyValue>();
@@ -82,10 +89,16 @@ export class Informer {
   private stopped = false;
   private listed = false;
   private started?: Promise<void>;
+  /** Which watch is current: callbacks of an earlier one (ended, closed) are ignored. */
+  private generation = 0;
+  /** Failed relists in a row (0: none, or the first list has not failed since). */
+  private failures = 0;
+  private retryTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly store: Store,
     private readonly onUndecodable: OnUndecodable = () => {},
+    private readonly options: InformerOptions = {},
   ) {}
 
   /** Whether kv decodes; when not, reports it (never its bytes) and says so. */
@@ -130,7 +143,7 @@ export class Informer {
     this.objects.clear();
     const items = list.items.filter((kv) => this.decodes(kv));
     for (const kv of items) this.objects.set(kv.key, kv);
-    // A relist (after a compacted watch) replaces the copy: listeners hear of every difference,
+    // A relist (after a watch that ended with an error) replaces the copy: listeners hear of every difference,
     // as client-go's Replace does, so the indexes they keep stay true.
     if (this.listed) {
       // Before the differences: a consumer that cannot tell what a gap hid hears of it first.
@@ -144,28 +157,85 @@ export class Informer {
     }
     this.listed = true;
     this.revision = list.revision;
+    const generation = ++this.generation;
     this.watcher = this.store.storage.watch(
       prefix,
       { afterRevision: list.revision },
       {
-        onEvents: (events) => this.apply(events),
+        onEvents: (events) => {
+          if (generation === this.generation) this.apply(events);
+        },
         onProgress: (revision) => {
+          if (generation !== this.generation) return;
           if (revision > this.revision) this.revision = revision;
           this.release();
         },
-        onError: (err) => {
-          if (this.stopped) return;
-          // History was compacted under us: start over from a fresh list.
-          if (isStorageError(err, "Compacted")) void this.listAndWatch();
+        onError: () => {
+          if (generation === this.generation) this.relist();
         },
       },
     );
     this.release();
   }
 
+  /**
+   * The watch ended with an error: whatever the error (compacted history; a store that went away;
+   * a consumer that threw, which lost events), the copy can only be trusted again from a new list.
+   */
+  private relist(): void {
+    this.generation++;
+    this.watcher?.close();
+    this.watcher = undefined;
+    if (this.stopped) return;
+    this.listAndWatch().then(
+      () => this.recovered(),
+      (err: unknown) => this.retryLater(err),
+    );
+  }
+
+  private retryLater(err: unknown): void {
+    if (this.stopped) return;
+    this.failures++;
+    if (this.failures === 1) {
+      const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      this.reportOutage({ phase: "failing", error });
+    }
+    const delay = relistDelayMs(this.failures, this.options);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.relist();
+    }, delay);
+  }
+
+  private recovered(): void {
+    if (this.stopped || this.failures === 0) return;
+    this.reportOutage({ phase: "recovered" });
+    this.failures = 0;
+  }
+
+  private reportOutage(what: { phase: "failing" | "recovered"; error?: string }): void {
+    try {
+      this.options.onOutage?.({
+        resource: this.store.rt.plural,
+        failedAttempts: this.failures,
+        revision: this.revision,
+        ...what,
+      });
+    } catch {
+      // Reporting must not stop the retries.
+    }
+  }
+
+  /** Whether the copy is being kept current by a watch now (false while a relist is pending or failing). */
+  get watching(): boolean {
+    return this.watcher !== undefined && !this.stopped;
+  }
+
   /** Stops the watch: for the owner of the informer (SharedInformers), never for one of its consumers. */
   stop(): void {
     this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     this.watcher?.close();
     for (const w of this.waiters.splice(0)) w.resolve();
   }
@@ -308,4 +378,9 @@ export class Informer {
       }
     }
   }
+}
+
+/** What an informer's owner may pass: how it hears of a relist outage, and the retry delays. */
+export interface InformerOptions extends InformerRetryOptions {
+  readonly onOutage?: OnInformerOutage;
 }

@@ -1,4 +1,4 @@
-import { Informer } from "./informer.js";
+import { Informer, type InformerOptions } from "./informer.js";
 import type { Registry } from "./registry.js";
 import type { OnUndecodable } from "./undecodable.js";
 
@@ -18,10 +18,15 @@ export class SharedInformers {
   private readonly informers = new Map<string, Informer>();
   private stopped = false;
 
-  /** `onUndecodable` hears of every stored value an informer skipped (informer.ts): the server logs and counts them. */
+  /**
+   * `onUndecodable` hears of every stored value an informer skipped (informer.ts): the server logs
+   * and counts them. `options.onOutage` hears once when an informer cannot list again after its
+   * watch ended, and once when it could (informer-relist.ts): the server logs both.
+   */
   constructor(
     private readonly registry: Pick<Registry, "store">,
     private readonly onUndecodable?: OnUndecodable,
+    private readonly options?: InformerOptions,
   ) {}
 
   /** The informer of a resource (its plural, as `registry.store` takes it). */
@@ -29,7 +34,7 @@ export class SharedInformers {
     if (this.stopped) throw new Error(`informer for ${resource} asked for after the informers stopped`);
     let informer = this.informers.get(resource);
     if (!informer) {
-      informer = new Informer(this.registry.store(resource), this.onUndecodable);
+      informer = new Informer(this.registry.store(resource), this.onUndecodable, this.options);
       this.informers.set(resource, informer);
     }
     return informer;
