@@ -56,8 +56,10 @@ export class ResourceCache {
     this.ring = new EventRing(Math.max(16, options.ringSize ?? DEFAULT_RING));
     this.syncTimeoutMs = options.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS;
     this.ready = this.start();
-    // A failed start is reported to the first reader (it falls back to storage); never unhandled.
-    this.ready.catch(() => {});
+    // A failed start (the store unavailable for its list) is reported to the first reader, which
+    // falls back to storage; never unhandled. The cache counts as broken, so the owner makes a new
+    // one on the next use: else that resource would never be cached again until a restart.
+    this.ready.catch((err: unknown) => this.fail(err instanceof Error ? err : new Error(String(err))));
   }
 
   private async start(): Promise<void> {
