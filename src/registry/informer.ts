@@ -91,7 +91,7 @@ export class Informer {
   private started?: Promise<void>;
   /** Which watch is current: callbacks of an earlier one (ended, closed) are ignored. */
   private generation = 0;
-  /** Failed relists in a row (0: none, or the first list has not failed since). */
+  /** Failed relists in a row, in the outage now (0: none). */
   private failures = 0;
   private retryTimer?: NodeJS.Timeout;
 
@@ -143,8 +143,8 @@ export class Informer {
     this.objects.clear();
     const items = list.items.filter((kv) => this.decodes(kv));
     for (const kv of items) this.objects.set(kv.key, kv);
-    // A relist (after a watch that ended with an error) replaces the copy: listeners hear of every difference,
-    // as client-go's Replace does, so the indexes they keep stay true.
+    // A relist (after a watch that ended with an error) replaces the copy: listeners hear of every
+    // difference, as client-go's Replace does, so the indexes they keep stay true.
     if (this.listed) {
       // Before the differences: a consumer that cannot tell what a gap hid hears of it first.
       for (const l of this.relistListeners) this.notify(l);
@@ -284,8 +284,8 @@ export class Informer {
   }
 
   /**
-   * Adds a handler told whenever a relist (after a compacted watch) replaces the copy, before
-   * the events of its differences; returns its removal.
+   * Adds a handler told whenever a relist (after a watch that ended with an error) replaces the
+   * copy, before the events of its differences; returns its removal.
    */
   onRelist(listener: () => void): () => void {
     this.relistListeners.add(listener);
