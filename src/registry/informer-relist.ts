@@ -4,6 +4,7 @@
  * store is unavailable at that moment), so it is tried again after a bounded exponential backoff
  * with jitter until it works or the informer stops; the copy never stays without a watch.
  */
+import { jitteredBackoffMs } from "../support/jittered-backoff.js";
 
 /** What the owner of the informers hears of an outage: once when it starts, once when it ends. */
 export interface InformerOutage {
@@ -33,12 +34,14 @@ const DEFAULT_MAX_MS = 5_000;
 
 /**
  * The delay before the retry that follows `failures` failures in a row: min × 2^(failures−1),
- * capped at max, then drawn from its upper half, so the informers of every kind on every replica
- * that lost the store together do not all list again at the same instant.
+ * capped at max, then drawn from its upper half (jittered-backoff.ts), so the informers of every
+ * kind on every replica that lost the store together do not all list again at the same instant.
  */
 export function relistDelayMs(failures: number, options: InformerRetryOptions = {}, random = Math.random): number {
-  const min = options.retryMinMs ?? DEFAULT_MIN_MS;
-  const max = Math.max(min, options.retryMaxMs ?? DEFAULT_MAX_MS);
-  const ceiling = Math.min(max, min * 2 ** Math.min(30, Math.max(0, failures - 1)));
-  return ceiling / 2 + random() * (ceiling / 2);
+  return jitteredBackoffMs(
+    failures,
+    options.retryMinMs ?? DEFAULT_MIN_MS,
+    options.retryMaxMs ?? DEFAULT_MAX_MS,
+    random,
+  );
 }

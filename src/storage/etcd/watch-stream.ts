@@ -16,15 +16,24 @@
  * TLS, auth token and failover), decoded field by field (watch-response.ts): etcd3's generic
  * decoder and grpc-js's per-message path were most of the CPU a replica spent on each event.
  */
+import { jitteredBackoffMs } from "../../support/jittered-backoff.js";
 import { StorageError } from "../errors.js";
 import type { WatchEvent } from "../interface.js";
 import type { GrpcBidiStream } from "./grpc-bidi.js";
 import type { EtcdKvH2 } from "./kv-h2.js";
 import { encodeWatchCreate, type WatchResponse, WatchResponseDecoder } from "./watch-response.js";
 
-/** Reconnection backoff bounds. */
+/**
+ * Reconnection backoff bounds: 50 ms doubling to 2 s, each delay drawn from the upper half of its
+ * step (jittered-backoff.ts), so the replicas that lost etcd together do not reconnect in step.
+ */
 const RETRY_MIN_MS = 50;
 const RETRY_MAX_MS = 2_000;
+
+/** The delay before the reconnection that follows `failures` failed or lost streams in a row. */
+export function watchReconnectDelayMs(failures: number, random = Math.random): number {
+  return jitteredBackoffMs(failures, RETRY_MIN_MS, RETRY_MAX_MS, random);
+}
 
 export const ALL_KEYS = Buffer.from([0]);
 
@@ -43,7 +52,8 @@ export class EtcdWatchStream {
   private stream: GrpcBidiStream | undefined;
   private readonly decoder: WatchResponseDecoder;
   private closed = false;
-  private retryMs = RETRY_MIN_MS;
+  /** Streams lost or refused in a row since the last response (0: none). */
+  private failures = 0;
   private retryTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -111,9 +121,8 @@ export class EtcdWatchStream {
 
   private retry(): void {
     if (this.closed) return;
-    const delay = this.retryMs;
-    this.retryMs = Math.min(RETRY_MAX_MS, this.retryMs * 2);
-    this.retryTimer = setTimeout(() => this.start(), delay);
+    this.failures++;
+    this.retryTimer = setTimeout(() => this.start(), watchReconnectDelayMs(this.failures));
   }
 
   private onResponse(res: WatchResponse): void {
@@ -137,7 +146,7 @@ export class EtcdWatchStream {
       this.retry();
       return;
     }
-    this.retryMs = RETRY_MIN_MS;
+    this.failures = 0;
     if (res.created) return;
     if (res.eventCount === 0) {
       // A progress notification: sent only to a watcher that has delivered everything so far.
