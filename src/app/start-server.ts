@@ -7,6 +7,7 @@ import { reviewKinds } from "../authz/reviews/index.js";
 import { KeySessionCleanup } from "../console/key-session-cleanup.js";
 import { ConsoleSessions } from "../console/sessions.js";
 import { createPlatformEvents } from "../events/platform-events.js";
+import { countInformerRelist, registerInformerSource } from "../metrics/informer-metrics.js";
 import { Registry } from "../registry/registry.js";
 import { SharedInformers } from "../registry/shared-informers.js";
 import { accessKeySubresources } from "../server/access-key-subresources.js";
@@ -53,7 +54,11 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   );
   const log = createLogger(config.logLevel ?? "warn");
   // One informer per kind on this replica, shared by every consumer (src/registry/shared-informers.ts).
-  const informers = new SharedInformers(registry, reportUndecodable(log), { onOutage: reportInformerOutage(log) });
+  const informers = new SharedInformers(registry, reportUndecodable(log), {
+    onOutage: reportInformerOutage(log),
+    onRelistAttempt: countInformerRelist,
+  });
+  const unregisterInformerMetrics = registerInformerSource(informers);
   const identity = new IdentityIndex(informers.for("ownedaccesskeys"), informers.for("users"), informers.for("teams"));
   const warn = (what: string) => (err: unknown) => log.error({ err }, `${what} failed`);
   const consoleSessions = new ConsoleSessions(registry, cipher, warn("console sessions"));
@@ -174,6 +179,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
         await ops.close();
         await access.stop();
         informers.stop();
+        unregisterInformerMetrics();
         await storage.close();
       })();
       return closed;

@@ -188,8 +188,14 @@ export class Informer {
     this.watcher = undefined;
     if (this.stopped) return;
     this.listAndWatch().then(
-      () => this.recovered(),
-      (err: unknown) => this.retryLater(err),
+      () => {
+        if (!this.stopped) this.countRelist("ok");
+        this.recovered();
+      },
+      (err: unknown) => {
+        if (!this.stopped) this.countRelist("failed");
+        this.retryLater(err);
+      },
     );
   }
 
@@ -211,6 +217,14 @@ export class Informer {
     if (this.stopped || this.failures === 0) return;
     this.reportOutage({ phase: "recovered" });
     this.failures = 0;
+  }
+
+  private countRelist(result: "ok" | "failed"): void {
+    try {
+      this.options.onRelistAttempt?.(this.store.rt.plural, result);
+    } catch {
+      // Counting must not stop the retries.
+    }
   }
 
   private reportOutage(what: { phase: "failing" | "recovered"; error?: string }): void {
@@ -383,4 +397,6 @@ export class Informer {
 /** What an informer's owner may pass: how it hears of a relist outage, and the retry delays. */
 export interface InformerOptions extends InformerRetryOptions {
   readonly onOutage?: OnInformerOutage;
+  /** Hears of every relist after a watch ended with an error, and whether it worked (the server counts them). */
+  readonly onRelistAttempt?: (resource: string, result: "ok" | "failed") => void;
 }

@@ -104,7 +104,7 @@ describe("SharedInformers", () => {
       );
       assert.deepEqual(gateway.names().sort(), ["after", "before", "later"]);
       assert.equal(watches.length, 1);
-      assert.deepEqual(informers.resources(), [{ resource: "gadgets", synced: true }]);
+      assert.deepEqual(informers.resources(), [{ resource: "gadgets", synced: true, watching: true }]);
     } finally {
       informers.stop();
       await storage.close();

@@ -40,9 +40,12 @@ export class SharedInformers {
     return informer;
   }
 
-  /** The resources with an informer, and whether each has synced (for tests and diagnostics). */
-  resources(): Array<{ resource: string; synced: boolean }> {
-    return [...this.informers].map(([resource, i]) => ({ resource, synced: i.hasSynced }));
+  /**
+   * The resources with an informer, whether each has synced, and whether it has a live watch
+   * (false during a relist outage; for metrics, tests and diagnostics).
+   */
+  resources(): Array<{ resource: string; synced: boolean; watching: boolean }> {
+    return [...this.informers].map(([resource, i]) => ({ resource, synced: i.hasSynced, watching: i.watching }));
   }
 
   /** Stops every watch; the last step of a server's close. */

@@ -1,0 +1,122 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { teamResource } from "../kinds/team/team.js";
+import { AdmissionChain } from "../registry/admission.js";
+import { Registry } from "../registry/registry.js";
+import { SharedInformers } from "../registry/shared-informers.js";
+import { StorageError } from "../storage/errors.js";
+import type { Storage, WatchCallbacks, Watcher } from "../storage/interface.js";
+import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
+import { startTestServer, type TestServer } from "../testing/test-server.js";
+import { countInformerRelist, registerInformerSource } from "./informer-metrics.js";
+
+/** The value of the sample `name{…labels…}`; undefined when there is none. */
+function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(`${name}{`)) continue;
+    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) return Number(line.split(" ").pop());
+  }
+  return undefined;
+}
+
+/**
+ * A second set of informers in this process (as a second server would have), over a real SQLite
+ * store whose lists can be made to fail, wired to the metrics as start-server.ts wires the
+ * server's own: its teams informer's watch is ended with an error while the store refuses lists.
+ */
+function failingInformers() {
+  const sqlite = openSqliteStorage(":memory:");
+  const state = { failing: false };
+  let newest: { watcher: Watcher; callbacks: WatchCallbacks } | undefined;
+  const storage = new Proxy(sqlite, {
+    get(target, prop) {
+      if (prop === "list")
+        return (...args: Parameters<Storage["list"]>) =>
+          state.failing
+            ? Promise.reject(new StorageError("Unavailable", args[0], "store down (test)"))
+            : target.list(...args);
+      if (prop === "watch")
+        return (...args: Parameters<Storage["watch"]>) => {
+          const watcher = target.watch(...args);
+          newest = { watcher, callbacks: args[2] };
+          return watcher;
+        };
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const informers = new SharedInformers(new Registry(storage, [teamResource], new AdmissionChain([])), undefined, {
+    retryMinMs: 1,
+    retryMaxMs: 20,
+    onRelistAttempt: countInformerRelist,
+  });
+  const unregister = registerInformerSource(informers);
+  const endWatch = () => {
+    newest!.watcher.close();
+    newest!.callbacks.onError(new StorageError("Compacted", "/registry/", "required revision has been compacted"));
+  };
+  const close = async () => {
+    unregister();
+    informers.stop();
+    await sqlite.close();
+  };
+  return { state, informers, endWatch, close };
+}
+
+describe("informer metrics", () => {
+  let s: TestServer;
+  const scrape = async () => {
+    const r = await s.request("GET", "/metrics", { headers: { accept: "text/plain" } });
+    assert.equal(r.status, 200, r.text);
+    return r.text;
+  };
+  /** Scrapes until `done` holds (a hang guard, not a timing assertion: retries come every 20 ms at most). */
+  const scrapeUntil = async (done: (text: string) => boolean, what: string) => {
+    let text = await scrape();
+    for (let i = 0; i < 200 && !done(text); i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      text = await scrape();
+    }
+    assert.ok(done(text), what);
+    return text;
+  };
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s?.stop());
+
+  it("the server's informers show as watching", async () => {
+    const text = await scrape();
+    for (const resource of ["ownedaccesskeys", "users", "teams"])
+      assert.equal(sample(text, "platform_informer_watching", { resource }), 1, resource);
+    assert.match(text, /^# TYPE platform_informer_relists_total counter$/m);
+  });
+
+  it("a resource whose informer lost its watch and cannot list shows 0 and counts its relists, until it recovers", async () => {
+    const replica = failingInformers();
+    try {
+      await replica.informers.for("teams").synced();
+      const relists = (text: string, result: string) =>
+        sample(text, "platform_informer_relists_total", { resource: "teams", result }) ?? 0;
+      const before = await scrape();
+      assert.equal(sample(before, "platform_informer_watching", { resource: "teams" }), 1);
+
+      replica.state.failing = true;
+      replica.endWatch();
+      const during = await scrapeUntil((t) => relists(t, "failed") > relists(before, "failed"), "a failed relist");
+      assert.equal(sample(during, "platform_informer_watching", { resource: "teams" }), 0, "teams has no watch");
+      assert.equal(sample(during, "platform_informer_watching", { resource: "users" }), 1, "users is unaffected");
+      assert.equal(relists(during, "ok"), relists(before, "ok"));
+
+      replica.state.failing = false;
+      const recovered = await scrapeUntil(
+        (t) => sample(t, "platform_informer_watching", { resource: "teams" }) === 1,
+        "teams watches again",
+      );
+      assert.equal(relists(recovered, "ok") - relists(before, "ok"), 1, "one relist worked");
+      assert.ok(relists(recovered, "failed") > relists(before, "failed"));
+    } finally {
+      await replica.close();
+    }
+  });
+});
