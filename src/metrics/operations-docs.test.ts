@@ -50,6 +50,7 @@ describe("the dashboard and alert rules of docs/operations.md", () => {
       "PlatformClusterOffline",
       "PlatformWatchCacheLag",
       "PlatformUndecodableStoredObject",
+      "PlatformInformerNotWatching",
     ]) {
       assert.ok(
         all.some((r) => r.alert === name),
@@ -57,5 +58,17 @@ describe("the dashboard and alert rules of docs/operations.md", () => {
       );
     }
     check(all.map((r) => r.expr));
+  });
+
+  it("the metrics table lists every metric the server exports", () => {
+    const listed = new Set([...docs("operations.md").matchAll(/^\| `([a-z_:]+)` \|/gm)].map((m) => m[1]!));
+    // prom-client's defaults are one row, `process_*`, `nodejs_*`.
+    const own = [...exported].filter((m) => !m.startsWith("process_") && !m.startsWith("nodejs_"));
+    assert.ok(own.length >= 10, `exported only ${own.join(", ")}`);
+    assert.deepEqual(
+      own.filter((m) => !listed.has(m)),
+      [],
+      "exported but not in docs/operations.md's table",
+    );
   });
 });
