@@ -133,6 +133,8 @@ describe("platform start --workers 2 on etcd", () => {
     assert.equal(sample(text, "apiserver_request_total", notFound) - before, K);
     // What every worker reads from the same store is not added up.
     assert.equal(sample(text, "platform_storage_available"), 1);
+    // Every worker's access-key informer watches: the minimum, not the count of workers.
+    assert.equal(sample(text, "platform_informer_watching", { resource: "ownedaccesskeys" }), 1);
     const teams = JSON.parse((await callAsAdmin(server, false, "GET", `${GROUP_PATH}/teams`)).text) as {
       items: unknown[];
     };
