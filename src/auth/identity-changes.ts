@@ -24,7 +24,26 @@ import { keyExpiry } from "../kinds/owned-access-key/owned-access-key.js";
 
 /** Whether an update of a User or Team (same name) changes nothing an identity is built from. */
 export function updateKeepsIdentities(old: KubeObject, now: KubeObject): boolean {
-  return old.metadata.uid === now.metadata.uid && isDeepStrictEqual(old.spec, now.spec);
+  return sameButSpecFields(old, now, []);
+}
+
+/**
+ * Whether two versions of one object have the same uid and the same spec but for the top-level
+ * spec fields `ignored` (a key's SSO record here; a team's member lists in identity-dependencies.ts).
+ */
+export function sameButSpecFields(old: KubeObject, now: KubeObject, ignored: readonly string[]): boolean {
+  return (
+    old.metadata.uid === now.metadata.uid &&
+    isDeepStrictEqual(specWithout(old.spec, ignored), specWithout(now.spec, ignored))
+  );
+}
+
+function specWithout(spec: unknown, ignored: readonly string[]): unknown {
+  if (spec === null || typeof spec !== "object" || Array.isArray(spec)) return spec;
+  if (!ignored.some((field) => field in spec)) return spec;
+  const rest = { ...(spec as Record<string, unknown>) };
+  for (const field of ignored) delete rest[field];
+  return rest;
 }
 
 /**
@@ -34,18 +53,10 @@ export function updateKeepsIdentities(old: KubeObject, now: KubeObject): boolean
  * again, which is safe. An earlier expiry counts as a change.
  */
 export function keyUpdateKeepsIdentities(old: KubeObject, now: KubeObject): boolean {
-  if (old.metadata.uid !== now.metadata.uid || !isDeepStrictEqual(withoutSsoRecord(old), withoutSsoRecord(now)))
-    return false;
+  // Not `spec.identity` (see the list above: no identity is built from it).
+  if (!sameButSpecFields(old, now, ["identity"])) return false;
   const before = keyExpiry(old);
   const after = keyExpiry(now);
   if (before === after) return true;
   return before !== "" && after !== "" && Date.parse(after) >= Date.parse(before);
-}
-
-/** A key's spec without `identity` (see the list above: no identity is built from it). */
-function withoutSsoRecord(key: KubeObject): unknown {
-  const spec = key.spec;
-  if (spec === null || typeof spec !== "object" || Array.isArray(spec) || !("identity" in spec)) return spec;
-  const { identity: _ignored, ...rest } = spec as Record<string, unknown>;
-  return rest;
 }

@@ -1,6 +1,6 @@
-import { isDeepStrictEqual } from "node:util";
 import type { KubeObject } from "../api/object.js";
 import type { UserInfo } from "../registry/request-context.js";
+import { sameButSpecFields } from "./identity-changes.js";
 
 /*
  * The names under which IdentityStamps (identity-stamps.ts) records what an identity is built
@@ -67,14 +67,7 @@ export function teamChangeDependencies(before?: KubeObject, now?: KubeObject): s
 
 /** Whether two versions of a team differ at most in spec.users and spec.groups. */
 function onlyMembersChanged(before: KubeObject, now: KubeObject): boolean {
-  return before.metadata.uid === now.metadata.uid && isDeepStrictEqual(withoutMembers(before), withoutMembers(now));
-}
-
-function withoutMembers(team: KubeObject): unknown {
-  const spec = team.spec;
-  if (spec === null || typeof spec !== "object" || Array.isArray(spec)) return spec;
-  const { users: _users, groups: _groups, ...rest } = spec as Record<string, unknown>;
-  return rest;
+  return sameButSpecFields(before, now, ["users", "groups"]);
 }
 
 /** The strings of a list field (spec.users, spec.groups); anything else counts as empty. */
