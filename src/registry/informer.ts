@@ -1,5 +1,6 @@
 import type { KubeObject } from "../api/object.js";
 import type { KeyValue, WatchEvent, Watcher } from "../storage/interface.js";
+import { RevisionWaiters } from "../support/revision-waiters.js";
 import { type InformerRetryOptions, type OnInformerOutage, relistDelayMs } from "./informer-relist.js";
 import { resourcePrefix } from "./keys.js";
 import { decodeShared } from "./shared-codec.js";
@@ -83,7 +84,7 @@ export class Informer {
   private readonly objects = new Map<string, KeyValue>();
   private readonly listeners = new Set<(e: InformerEvent) => void>();
   private readonly relistListeners = new Set<() => void>();
-  private readonly waiters: Array<{ revision: number; resolve: () => void }> = [];
+  private readonly waiters = new RevisionWaiters();
   private watcher?: Watcher;
   private revision = 0;
   private stopped = false;
@@ -251,7 +252,7 @@ export class Informer {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     this.watcher?.close();
-    for (const w of this.waiters.splice(0)) w.resolve();
+    this.waiters.releaseAll();
   }
 
   get currentRevision(): number {
@@ -315,9 +316,9 @@ export class Informer {
   }
 
   /** Resolves once every write up to `revision` has been applied to this copy. */
-  waitForRevision(revision: number): Promise<void> {
-    if (this.revision >= revision || this.stopped) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push({ revision, resolve }));
+  async waitForRevision(revision: number): Promise<void> {
+    if (this.revision >= revision || this.stopped) return;
+    await this.waiters.wait(revision);
   }
 
   /**
@@ -327,21 +328,7 @@ export class Informer {
    */
   reach(revision: number, timeoutMs: number): Promise<boolean> {
     if (this.revision >= revision || this.stopped) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const waiter = {
-        revision,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve(true);
-        },
-      };
-      const timer = setTimeout(() => {
-        const i = this.waiters.indexOf(waiter);
-        if (i >= 0) this.waiters.splice(i, 1);
-        resolve(false);
-      }, timeoutMs);
-      this.waiters.push(waiter);
-    });
+    return this.waiters.wait(revision, timeoutMs);
   }
 
   /** Waits until this copy has caught up with the store's current revision (a consistent read). */
@@ -384,13 +371,7 @@ export class Informer {
   }
 
   private release(): void {
-    for (let i = this.waiters.length - 1; i >= 0; i--) {
-      const w = this.waiters[i]!;
-      if (this.revision >= w.revision) {
-        this.waiters.splice(i, 1);
-        w.resolve();
-      }
-    }
+    this.waiters.release(this.revision);
   }
 }
 

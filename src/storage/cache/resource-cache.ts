@@ -5,6 +5,8 @@
  * storage's progress notifications move its revision forward when writes land elsewhere, which
  * is what lets a consistent read wait only until the cache has caught up.
  */
+
+import { RevisionWaiters } from "../../support/revision-waiters.js";
 import { EventRing } from "../event-ring.js";
 import type { KeyValue, ListOptions, ListResult, Storage, WatchCallbacks, WatchEvent, Watcher } from "../interface.js";
 import { keyBefore, prefixEnd } from "../key-range.js";
@@ -33,7 +35,7 @@ export class ResourceCache {
   private readonly ring: EventRing;
   /** Everything under the prefix up to this revision has been applied. */
   revision = 0;
-  private readonly waiters: { revision: number; resolve: () => void }[] = [];
+  private readonly waiters = new RevisionWaiters();
   private readonly watchers = new Set<QueuedWatcher>();
   private feed: Watcher | undefined;
   private broken: Error | undefined;
@@ -112,21 +114,14 @@ export class ResourceCache {
   private advance(revision: number): void {
     if (revision > this.revision) this.revision = revision;
     for (const w of this.watchers) w.progressNow(this.revision);
-    if (this.waiters.length === 0) return;
-    for (let i = this.waiters.length - 1; i >= 0; i--) {
-      const waiter = this.waiters[i]!;
-      if (waiter.revision <= this.revision) {
-        this.waiters.splice(i, 1);
-        waiter.resolve();
-      }
-    }
+    this.waiters.release(this.revision);
   }
 
   private fail(err: Error): void {
     this.broken = err;
     for (const w of [...this.watchers]) w.fail(err);
     this.watchers.clear();
-    for (const waiter of this.waiters.splice(0)) waiter.resolve();
+    this.waiters.releaseAll();
     this.onBroken(this);
   }
 
@@ -167,17 +162,7 @@ export class ResourceCache {
   async reach(target: number): Promise<boolean> {
     if (this.broken) return false;
     if (this.revision >= target) return true;
-    let timer: NodeJS.Timeout | undefined;
-    const reached = await new Promise<boolean>((resolve) => {
-      const waiter = { revision: target, resolve: () => resolve(true) };
-      this.waiters.push(waiter);
-      timer = setTimeout(() => {
-        const i = this.waiters.indexOf(waiter);
-        if (i >= 0) this.waiters.splice(i, 1);
-        resolve(false);
-      }, this.syncTimeoutMs);
-    });
-    clearTimeout(timer);
+    const reached = await this.waiters.wait(target, this.syncTimeoutMs);
     return reached && !this.broken;
   }
 
@@ -237,6 +222,6 @@ export class ResourceCache {
     this.feed?.close();
     for (const w of [...this.watchers]) w.end();
     this.watchers.clear();
-    for (const waiter of this.waiters.splice(0)) waiter.resolve();
+    this.waiters.releaseAll();
   }
 }
