@@ -95,38 +95,32 @@ export class CachedStorage implements Storage {
   }
 
   async create(key: string, value: Buffer): Promise<number> {
-    const revision = this.wrote([key], await this.inner.create(key, value));
-    const held = this.barrier?.(key, "create", revision, value);
+    const revision = await this.inner.create(key, value);
+    const held = this.acknowledged(key, "create", revision, value);
     if (held) await held;
     return revision;
   }
 
   async update(key: string, value: Buffer, expectedModRevision: number): Promise<number> {
-    const revision = this.wrote([key], await this.inner.update(key, value, expectedModRevision));
-    const held = this.barrier?.(key, "update", revision, value);
+    const revision = await this.inner.update(key, value, expectedModRevision);
+    const held = this.acknowledged(key, "update", revision, value);
     if (held) await held;
     return revision;
   }
 
   async delete(key: string, expectedModRevision?: number): Promise<DeleteResult> {
     const res = await this.inner.delete(key, expectedModRevision);
-    this.wrote([key], res.revision);
-    const held = this.barrier?.(key, "delete", res.revision, undefined);
+    const held = this.acknowledged(key, "delete", res.revision, undefined);
     if (held) await held;
     return res;
   }
 
   async txn(ops: readonly TxnOp[]): Promise<TxnResult> {
     const res = await this.inner.txn(ops);
-    this.wrote(
-      ops.map((op) => op.key),
-      res.revision,
+    const held = ops.map((op) =>
+      this.acknowledged(op.key, op.type, res.revision, op.type === "delete" ? undefined : op.value),
     );
-    const barrier = this.barrier;
-    if (barrier) {
-      const held = ops.map((op) => barrier(op.key, op.type, res.revision, op.type === "delete" ? undefined : op.value));
-      if (held.some((h) => h !== undefined)) await Promise.all(held);
-    }
+    if (held.some((h) => h !== undefined)) await Promise.all(held);
     return res;
   }
 
@@ -137,9 +131,18 @@ export class CachedStorage implements Storage {
     return (p === undefined ? undefined : this.caches.get(p)?.revision) ?? Number.POSITIVE_INFINITY;
   });
 
-  private wrote(keys: readonly string[], revision: number): number {
-    this.ownWrites.wrote(keys, revision);
-    return revision;
+  /**
+   * A write of `key` the store acknowledged at `revision`: remembered for getRecent, and passed to
+   * the write barrier, whose promise (if any) the answer waits for.
+   */
+  private acknowledged(
+    key: string,
+    op: TxnOp["type"],
+    revision: number,
+    value: Buffer | undefined,
+  ): Promise<void> | undefined {
+    this.ownWrites.wrote(key, revision);
+    return this.barrier?.(key, op, revision, value);
   }
 
   /**

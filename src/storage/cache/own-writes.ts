@@ -23,11 +23,9 @@ export class OwnWrites {
   /** `revisionOf(key)`: how far the cache holding `key` has applied the store's writes. */
   constructor(private readonly revisionOf: (key: string) => number) {}
 
-  wrote(keys: readonly string[], revision: number): void {
+  wrote(key: string, revision: number): void {
     if (revision > this.highest) this.highest = revision;
-    for (const key of keys) {
-      if (revision > (this.revisions.get(key) ?? 0)) this.revisions.set(key, revision);
-    }
+    if (revision > (this.revisions.get(key) ?? 0)) this.revisions.set(key, revision);
     if (this.revisions.size > this.pruneAt) this.prune();
   }
 
