@@ -223,15 +223,19 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
   b.children.push(driver);
   await new Promise((r) => setTimeout(r, 500));
   const before = await cpuNow(etcd, a, r2);
-  const callsBefore = await etcdCalls(etcd);
-  const latencyBefore = await tailSources(etcd, portA, key);
+  // One read of etcd's metrics serves its call counts and its disk latencies.
+  const etcdTextBefore = await etcdMetrics(etcd);
+  const callsBefore = callsIn(etcdTextBefore);
+  const latencyBefore = await tailSources(etcdTextBefore, portA, key);
   const timesBefore = cpuTimes();
   await a.ask({ cmd: "loopdelay" });
   const { answered, cpuMs } = await driver.ask<Pick<DriverResult, "answered" | "cpuMs">>({ cmd: "run" });
   const used = cpuSince(before, await cpuNow(etcd, a, r2));
   const loop = await a.ask<LoopDelay>({ cmd: "loopdelay" });
-  const callsAfter = await etcdCalls(etcd);
-  const latencyAfter = await tailSources(etcd, portA, key);
+  // One read of etcd's metrics serves its call counts and its disk latencies.
+  const etcdTextAfter = await etcdMetrics(etcd);
+  const callsAfter = callsIn(etcdTextAfter);
+  const latencyAfter = await tailSources(etcdTextAfter, portA, key);
   const steal = stealShare(timesBefore, cpuTimes());
   const { onA, onB, lateMaxMs, loop: own } = await driver.ask<DriverResult>({ cmd: "collect" });
   b.row(
@@ -288,8 +292,7 @@ interface TailSources {
  * The latency histograms that say whether a slow PATCH waited on etcd: A's own
  * etcd_request_duration_seconds for updates, and etcd's WAL fsync and backend commit times.
  */
-async function tailSources(etcd: EtcdCluster, portA: number, key: string): Promise<TailSources> {
-  const etcdText = await (await fetch(`http://${etcd.endpoints[0]}/metrics`)).text();
+async function tailSources(etcdText: string, portA: number, key: string): Promise<TailSources> {
   const aText = (await req(portA, key, "GET", "/metrics")).body.toString();
   return {
     update: readHistogram(aText, "etcd_request_duration_seconds", 'operation="update"'),
@@ -308,7 +311,7 @@ interface LoopDelay {
 
 /** CPU etcd has used so far (ms), from its own process_cpu_seconds_total. */
 async function etcdCpuMs(etcd: EtcdCluster): Promise<number> {
-  const text = await (await fetch(`http://${etcd.endpoints[0]}/metrics`)).text();
+  const text = await etcdMetrics(etcd);
   return 1000 * Number(/^process_cpu_seconds_total (\S+)$/m.exec(text)?.[1] ?? Number.NaN);
 }
 
@@ -324,9 +327,17 @@ function cpuSince<K extends string>(before: Record<K, number>, after: Record<K, 
   return out;
 }
 
+/** etcd's own /metrics text. */
+async function etcdMetrics(etcd: EtcdCluster): Promise<string> {
+  return (await fetch(`http://${etcd.endpoints[0]}/metrics`)).text();
+}
+
 /** Unary requests etcd has answered so far, by method (its own grpc_server_handled_total). */
 async function etcdCalls(etcd: EtcdCluster): Promise<Map<string, number>> {
-  const text = await (await fetch(`http://${etcd.endpoints[0]}/metrics`)).text();
+  return callsIn(await etcdMetrics(etcd));
+}
+
+function callsIn(text: string): Map<string, number> {
   const calls = new Map<string, number>();
   for (const m of text.matchAll(/^grpc_server_handled_total\{([^}]*)\} (\S+)$/gm)) {
     const method = /grpc_method="([^"]+)"/.exec(m[1]!)?.[1];
