@@ -15,9 +15,8 @@ import { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
 import { SharedInformers } from "../registry/shared-informers.js";
 import { CachedStorage } from "../storage/cache/cached-storage.js";
-import { StorageError } from "../storage/errors.js";
-import type { Storage, WatchCallbacks, Watcher } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
+import { flakyStorage } from "../testing/flaky-storage.js";
 import { accessWriteBarrier } from "./access-write-barrier.js";
 import { AccessKeyAuthenticator } from "./authenticator.js";
 import { IdentityIndex } from "./identity-index.js";
@@ -39,29 +38,11 @@ const object = (kind: string, name: string, spec: Record<string, unknown>): Kube
 
 async function replica() {
   const sqlite = openSqliteStorage(":memory:");
-  const watches = new Map<string, { watcher: Watcher; callbacks: WatchCallbacks }>();
-  const state = { failing: false };
-  const informed = new Proxy(sqlite, {
-    get(target, prop) {
-      if (prop === "list")
-        return (...args: Parameters<Storage["list"]>) =>
-          state.failing
-            ? Promise.reject(new StorageError("Unavailable", args[0], "store down (test)"))
-            : target.list(...args);
-      if (prop === "watch")
-        return (...args: Parameters<Storage["watch"]>) => {
-          const watcher = target.watch(...args);
-          watches.set(args[0], { watcher, callbacks: args[2] });
-          return watcher;
-        };
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+  const flaky = flakyStorage(sqlite);
   const cached = new CachedStorage(sqlite, { partition: registryPartition });
   const registry = new Registry(cached, KINDS, new AdmissionChain([]));
   const outages: InformerOutage[] = [];
-  const informers = new SharedInformers(new Registry(informed, KINDS, new AdmissionChain([])), undefined, {
+  const informers = new SharedInformers(new Registry(flaky.storage, KINDS, new AdmissionChain([])), undefined, {
     retryMinMs: 1,
     retryMaxMs: 20,
     onOutage: (o) => outages.push(o),
@@ -75,12 +56,6 @@ async function replica() {
   await registry.store("ownedaccesskeys").create(systemContext(), undefined, key, opts);
   await identity.start();
   await Promise.all([informers.for("projects").synced(), informers.for("clusters").synced()]);
-  const endWatch = (plural: string) => {
-    const prefix = [...watches.keys()].find((p) => p.endsWith(`/${plural}/`))!;
-    const { watcher, callbacks } = watches.get(prefix)!;
-    watcher.close();
-    callbacks.onError(new StorageError("Compacted", prefix, "required revision has been compacted"));
-  };
   const disableKey = () =>
     registry
       .store("ownedaccesskeys")
@@ -89,7 +64,7 @@ async function replica() {
     informers.stop();
     return cached.close();
   };
-  return { state, outages, auth, endWatch, disableKey, close };
+  return { flaky, outages, auth, disableKey, close };
 }
 
 /** The HTTP code an authentication was refused with, or 200. */
@@ -109,15 +84,15 @@ describe("an access informer that cannot list again after its watch ended", () =
     const r = await replica();
     try {
       assert.equal(await outcome(r.auth.authenticate(TOKEN)), 200);
-      r.state.failing = true;
-      r.endWatch("ownedaccesskeys");
+      r.flaky.failing = true;
+      r.flaky.endWatch(undefined, "ownedaccesskeys");
       // The key is disabled while this replica's copy of keys cannot follow: the write is
       // answered after the barrier's wait, and the stale copy decides nothing.
       await r.disableKey();
       assert.equal(await outcome(r.auth.authenticate(TOKEN)), 503, "never authenticated from the stale copy");
       assert.equal(r.outages[0]?.phase, "failing");
 
-      r.state.failing = false;
+      r.flaky.failing = false;
       let last = 503;
       // A hang guard, not a timing assertion: the informer retries every 20 ms at most.
       for (let i = 0; i < 400 && last !== 401; i++) {

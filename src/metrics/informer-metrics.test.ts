@@ -4,9 +4,8 @@ import { teamResource } from "../kinds/team/team.js";
 import { AdmissionChain } from "../registry/admission.js";
 import { Registry } from "../registry/registry.js";
 import { SharedInformers } from "../registry/shared-informers.js";
-import { StorageError } from "../storage/errors.js";
-import type { Storage, WatchCallbacks, Watcher } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
+import { flakyStorage } from "../testing/flaky-storage.js";
 import { startTestServer, type TestServer } from "../testing/test-server.js";
 import { countInformerRelist, registerInformerSource } from "./informer-metrics.js";
 
@@ -26,41 +25,23 @@ function sample(text: string, name: string, labels: Record<string, string>): num
  */
 function failingInformers() {
   const sqlite = openSqliteStorage(":memory:");
-  const state = { failing: false };
-  let newest: { watcher: Watcher; callbacks: WatchCallbacks } | undefined;
-  const storage = new Proxy(sqlite, {
-    get(target, prop) {
-      if (prop === "list")
-        return (...args: Parameters<Storage["list"]>) =>
-          state.failing
-            ? Promise.reject(new StorageError("Unavailable", args[0], "store down (test)"))
-            : target.list(...args);
-      if (prop === "watch")
-        return (...args: Parameters<Storage["watch"]>) => {
-          const watcher = target.watch(...args);
-          newest = { watcher, callbacks: args[2] };
-          return watcher;
-        };
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
+  const flaky = flakyStorage(sqlite);
+  const informers = new SharedInformers(
+    new Registry(flaky.storage, [teamResource], new AdmissionChain([])),
+    undefined,
+    {
+      retryMinMs: 1,
+      retryMaxMs: 20,
+      onRelistAttempt: countInformerRelist,
     },
-  });
-  const informers = new SharedInformers(new Registry(storage, [teamResource], new AdmissionChain([])), undefined, {
-    retryMinMs: 1,
-    retryMaxMs: 20,
-    onRelistAttempt: countInformerRelist,
-  });
+  );
   const unregister = registerInformerSource(informers);
-  const endWatch = () => {
-    newest!.watcher.close();
-    newest!.callbacks.onError(new StorageError("Compacted", "/registry/", "required revision has been compacted"));
-  };
   const close = async () => {
     unregister();
     informers.stop();
     await sqlite.close();
   };
-  return { state, informers, endWatch, close };
+  return { flaky, informers, close };
 }
 
 describe("informer metrics", () => {
@@ -101,14 +82,14 @@ describe("informer metrics", () => {
       const before = await scrape();
       assert.equal(sample(before, "platform_informer_watching", { resource: "teams" }), 1);
 
-      replica.state.failing = true;
-      replica.endWatch();
+      replica.flaky.failing = true;
+      replica.flaky.endWatch(undefined, "teams");
       const during = await scrapeUntil((t) => relists(t, "failed") > relists(before, "failed"), "a failed relist");
       assert.equal(sample(during, "platform_informer_watching", { resource: "teams" }), 0, "teams has no watch");
       assert.equal(sample(during, "platform_informer_watching", { resource: "users" }), 1, "users is unaffected");
       assert.equal(relists(during, "ok"), relists(before, "ok"));
 
-      replica.state.failing = false;
+      replica.flaky.failing = false;
       const recovered = await scrapeUntil(
         (t) => sample(t, "platform_informer_watching", { resource: "teams" }) === 1,
         "teams watches again",

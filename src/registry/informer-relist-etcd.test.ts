@@ -1,17 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { KubeObject } from "../api/object.js";
-import { StorageError } from "../storage/errors.js";
 import { EtcdStorage } from "../storage/etcd/etcd-storage.js";
 import { parseEtcdUrl } from "../storage/etcd/etcd-url.js";
-import type { Storage, WatchCallbacks, Watcher } from "../storage/interface.js";
 import { EtcdCluster } from "../testing/etcd-cluster.js";
-import { gadgetKind } from "../testing/gadget-kind.js";
+import { flakyStorage } from "../testing/flaky-storage.js";
+import { createGadget, gadgetKind } from "../testing/gadget-kind.js";
 import { AdmissionChain } from "./admission.js";
 import { Informer } from "./informer.js";
 import type { InformerOutage } from "./informer-relist.js";
-import { defaultWriteOptions } from "./options.js";
-import { systemContext } from "./request-context.js";
 import { Store } from "./store.js";
 
 // The etcd variant of informer-relist.test.ts: the informer's watch ends with an error while a
@@ -39,39 +36,20 @@ test("an informer whose relists fail while etcd is down recovers by itself once 
 }, async () => {
   cluster = await EtcdCluster.start(1);
   const etcd = new EtcdStorage(parseEtcdUrl(cluster.url));
-  let newest: { watcher: Watcher; callbacks: WatchCallbacks } | undefined;
-  const storage = new Proxy(etcd, {
-    get(target, prop) {
-      if (prop === "watch")
-        return (...args: Parameters<Storage["watch"]>) => {
-          const watcher = target.watch(...args);
-          newest = { watcher, callbacks: args[2] };
-          return watcher;
-        };
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  const store = new Store(gadgetKind(), { storage, admission: new AdmissionChain([]) });
+  const flaky = flakyStorage(etcd);
+  const store = new Store(gadgetKind(), { storage: flaky.storage, admission: new AdmissionChain([]) });
   const outages: InformerOutage[] = [];
   const informer = new Informer(store, undefined, {
     retryMinMs: 10,
     retryMaxMs: 200,
     onOutage: (o) => outages.push(o),
   });
-  const create = (name: string) =>
-    store.create(
-      systemContext(),
-      undefined,
-      { apiVersion: "management.platform/v1", kind: "Gadget", metadata: { name }, spec: {} } as KubeObject,
-      defaultWriteOptions("test"),
-    );
+  const create = (name: string) => createGadget(store, name);
   try {
     await create("a");
     await informer.synced();
     await cluster.kill(0);
-    newest!.watcher.close();
-    newest!.callbacks.onError(new StorageError("Compacted", "/registry/", "required revision has been compacted"));
+    flaky.endWatch();
     await until(() => outages.length > 0, "the failing relist is reported");
     assert.equal(outages[0]!.phase, "failing");
     assert.equal(informer.watching, false);

@@ -1,64 +1,20 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { KubeObject } from "../api/object.js";
 import { StorageError } from "../storage/errors.js";
-import type { Storage, WatchCallbacks, Watcher } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
-import { gadgetKind } from "../testing/gadget-kind.js";
+import { flakyStorage } from "../testing/flaky-storage.js";
+import { createGadget, gadgetKind } from "../testing/gadget-kind.js";
 import { AdmissionChain } from "./admission.js";
 import { Informer, type InformerEvent } from "./informer.js";
 import { type InformerOutage, relistDelayMs } from "./informer-relist.js";
-import { defaultWriteOptions } from "./options.js";
-import { systemContext } from "./request-context.js";
 import { Store } from "./store.js";
 
 // An informer over a real SQLite `:memory:` store whose list() can be made to fail (as an etcd
 // that went away does) and whose watches the test can end with an error.
 
-interface Flaky {
-  readonly storage: Storage;
-  /** While true, every list() is refused with StorageError "Unavailable". */
-  failing: boolean;
-  listAttempts: number;
-  /** Ends the newest watch with `err`, as a storage does: no event after it. */
-  endWatch(err: Error): void;
-}
-
-function flaky(inner: Storage): Flaky {
-  const watches: Array<{ watcher: Watcher; callbacks: WatchCallbacks }> = [];
-  const state: Flaky = {
-    failing: false,
-    listAttempts: 0,
-    endWatch(err) {
-      const newest = watches[watches.length - 1]!;
-      newest.watcher.close();
-      newest.callbacks.onError(err);
-    },
-    storage: new Proxy(inner, {
-      get(target, prop) {
-        if (prop === "list")
-          return (...args: Parameters<Storage["list"]>) => {
-            state.listAttempts++;
-            if (state.failing) return Promise.reject(new StorageError("Unavailable", args[0], "store down (test)"));
-            return target.list(...args);
-          };
-        if (prop === "watch")
-          return (...args: Parameters<Storage["watch"]>) => {
-            const watcher = target.watch(...args);
-            watches.push({ watcher, callbacks: args[2] });
-            return watcher;
-          };
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    }),
-  };
-  return state;
-}
-
 function setup(retry: { retryMinMs: number; retryMaxMs: number }) {
   const sqlite = openSqliteStorage(":memory:");
-  const store$ = flaky(sqlite);
+  const store$ = flakyStorage(sqlite);
   const store = new Store(gadgetKind(), { storage: store$.storage, admission: new AdmissionChain([]) });
   const outages: InformerOutage[] = [];
   const informer = new Informer(store, undefined, { ...retry, onOutage: (o) => outages.push(o) });
@@ -66,13 +22,7 @@ function setup(retry: { retryMinMs: number; retryMaxMs: number }) {
   informer.onChange((e: InformerEvent) => events.push(`${e.type} ${e.object.metadata.name}`));
   let relists = 0;
   informer.onRelist(() => relists++);
-  const create = (name: string) =>
-    store.create(
-      systemContext(),
-      undefined,
-      { apiVersion: "management.platform/v1", kind: "Gadget", metadata: { name }, spec: {} } as KubeObject,
-      defaultWriteOptions("test"),
-    );
+  const create = (name: string) => createGadget(store, name);
   const remove = async (name: string) => (await sqlite.delete(store.key(undefined, name))).revision;
   const close = async () => {
     informer.stop();

@@ -1,13 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { KubeObject } from "../api/object.js";
 import type { Storage } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
-import { gadgetKind } from "../testing/gadget-kind.js";
+import { createGadget, gadgetKind } from "../testing/gadget-kind.js";
 import { AdmissionChain } from "./admission.js";
 import type { InformerEvent } from "./informer.js";
-import { defaultWriteOptions } from "./options.js";
-import { systemContext } from "./request-context.js";
 import { SharedInformers } from "./shared-informers.js";
 import { Store } from "./store.js";
 
@@ -51,13 +48,7 @@ function setup() {
       return store;
     },
   });
-  const create = (name: string) =>
-    store.create(
-      systemContext(),
-      undefined,
-      { apiVersion: "management.platform/v1", kind: "Gadget", metadata: { name }, spec: {} } as KubeObject,
-      defaultWriteOptions("test"),
-    );
+  const create = (name: string) => createGadget(store, name);
   return { storage, watches, store, informers, create, failLists };
 }
 
