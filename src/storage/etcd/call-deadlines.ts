@@ -1,17 +1,22 @@
 /**
  * The "no answer within N ms" limit of unary calls, for every call of a client with one timer.
  *
- * Why not the stream's own setTimeout, as before: on node:http2 it binds a callback, arms a timer
- * and a 'timeout' listener per stream, re-arms the timer on every read and write and clears it on
- * close, about 1% of a create's server CPU on etcd. Here a call is an entry in a set; one
- * interval, running only while calls are open, counts ticks and cuts the calls that have seen
- * nothing for the timeout (a call's data moves its mark forward, as the stream timeout did).
+ * Why not a timer per call (as node:http2's stream setTimeout was): it arms a timer per
+ * stream, re-arms it on every read and write and clears it on close, about 1% of a create's
+ * server CPU on etcd. Here a call is an entry in a set; one interval, running only while calls
+ * are open, counts ticks and cuts the calls that have seen nothing for the timeout with
+ * RST_STREAM CANCEL (a call's data moves its mark forward).
  */
-import { type ClientHttp2Stream, constants as h2 } from "node:http2";
+import { ErrorCode } from "./h2/frames.js";
+
+/** What a deadline cuts: an HTTP/2 stream (h2/stream.ts). */
+export interface Cancellable {
+  reset(code: number): void;
+}
 
 /** One open call. */
 export interface CallDeadline {
-  readonly stream: ClientHttp2Stream;
+  readonly stream: Cancellable;
   /** The tick of the call's last sign of life. */
   seen: number;
   /** Cut for want of an answer. */
@@ -30,7 +35,7 @@ export class CallDeadlines {
   constructor(readonly timeoutMs: number) {}
 
   /** Follows a call until done() (its stream closed). */
-  add(stream: ClientHttp2Stream): CallDeadline {
+  add(stream: Cancellable): CallDeadline {
     const call: CallDeadline = { stream, seen: this.tick, timedOut: false };
     this.open.add(call);
     this.timer ??= setInterval(() => this.sweep(), this.timeoutMs / TICKS).unref();
@@ -52,7 +57,7 @@ export class CallDeadlines {
       if (this.tick - call.seen <= TICKS) continue;
       this.open.delete(call);
       call.timedOut = true;
-      call.stream.close(h2.NGHTTP2_CANCEL);
+      call.stream.reset(ErrorCode.CANCEL);
     }
   }
 }

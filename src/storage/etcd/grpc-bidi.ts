@@ -1,11 +1,15 @@
 /**
- * A gRPC bidirectional stream (etcd's Watch) on one node:http2 stream: messages out are framed
- * as gRPC frames them (a 1-byte "compressed" flag, a 4-byte length, the message), messages in are
- * cut out of the DATA chunks as they arrive and handed over undecoded; the stream's end carries
- * its gRPC status (grpc-unary.ts has the same framing for single calls).
+ * A gRPC bidirectional stream (etcd's Watch) on one stream of the client's HTTP/2 connection
+ * (h2/connection.ts): messages out are framed as gRPC frames them (a 1-byte "compressed" flag, a
+ * 4-byte length, the message), messages in are cut out of the DATA chunks as they arrive and
+ * handed over undecoded; the stream's end carries its gRPC status (grpc-unary.ts has the same
+ * framing for single calls).
  */
-import { type ClientHttp2Stream, constants as h2 } from "node:http2";
 import { CODE_UNAVAILABLE, frame, GrpcStatus } from "./grpc-unary.js";
+import type { H2Connection } from "./h2/connection.js";
+import { ErrorCode } from "./h2/frames.js";
+import type { HeaderFields } from "./h2/hpack-decoder.js";
+import type { H2Stream, StreamEnd, StreamHandlers } from "./h2/stream.js";
 import { EtcdRequestError } from "./kv-calls.js";
 
 const CODE_INTERNAL = 13;
@@ -17,23 +21,24 @@ export interface BidiHandlers {
   onEnd(err: EtcdRequestError): void;
 }
 
-export class GrpcBidiStream {
+export class GrpcBidiStream implements StreamHandlers {
   /** Bytes received but not yet a whole message. */
   private pending: Buffer | undefined;
   private ended = false;
-  private readonly status: GrpcStatus;
-  private failure: Error | undefined;
+  private readonly status = new GrpcStatus();
+  private readonly stream: H2Stream;
 
+  /**
+   * Opens the stream with `headerBlock` (throws when the connection takes no new streams);
+   * `closed` runs when the HTTP/2 stream is over, however it ended.
+   */
   constructor(
-    private readonly stream: ClientHttp2Stream,
+    connection: H2Connection,
+    headerBlock: Buffer,
     private readonly handlers: BidiHandlers,
+    private readonly closed: () => void = () => {},
   ) {
-    this.status = new GrpcStatus(stream);
-    stream.on("data", (chunk: Buffer) => this.receive(chunk));
-    stream.on("error", (err) => {
-      this.failure ??= err;
-    });
-    stream.on("close", () => this.finish());
+    this.stream = connection.request(headerBlock, this);
   }
 
   write(message: Uint8Array): void {
@@ -44,10 +49,14 @@ export class GrpcBidiStream {
   cancel(): void {
     if (this.ended) return;
     this.ended = true;
-    this.stream.close(h2.NGHTTP2_CANCEL);
+    this.stream.reset(ErrorCode.CANCEL);
   }
 
-  private receive(chunk: Buffer): void {
+  onHeaders(fields: HeaderFields): void {
+    this.status.take(fields);
+  }
+
+  onData(chunk: Buffer): void {
     let data = this.pending === undefined ? chunk : Buffer.concat([this.pending, chunk]);
     this.pending = undefined;
     while (!this.ended && data.length >= 5) {
@@ -60,22 +69,27 @@ export class GrpcBidiStream {
       this.handlers.onMessage(data.subarray(5, end));
       data = data.subarray(end);
     }
-    if (data.length > 0) this.pending = Buffer.from(data);
+    // Socket chunks are never reused: a view of the rest is safe to keep.
+    if (data.length > 0 && !this.ended) this.pending = data;
+  }
+
+  onClose(end: StreamEnd): void {
+    this.closed();
+    if (this.ended) return;
+    this.ended = true;
+    const { httpStatus } = this.status;
+    const transport =
+      httpStatus !== 0 && httpStatus !== 200
+        ? `HTTP ${httpStatus} (not a gRPC answer)`
+        : (end.error?.message ??
+          (end.rstCode !== undefined ? `stream reset (HTTP/2 error ${end.rstCode})` : undefined));
+    this.handlers.onEnd(
+      this.status.error() ?? new EtcdRequestError(transport ?? "etcd ended the stream", CODE_UNAVAILABLE),
+    );
   }
 
   private fail(err: EtcdRequestError): void {
     this.cancel();
     this.handlers.onEnd(err);
-  }
-
-  private finish(): void {
-    if (this.ended) return;
-    this.ended = true;
-    const { httpStatus } = this.status;
-    const transport =
-      httpStatus !== 0 && httpStatus !== 200 ? `HTTP ${httpStatus} (not a gRPC answer)` : this.failure?.message;
-    this.handlers.onEnd(
-      this.status.error() ?? new EtcdRequestError(transport ?? "etcd ended the stream", CODE_UNAVAILABLE),
-    );
   }
 }

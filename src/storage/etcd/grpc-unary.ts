@@ -1,5 +1,5 @@
 /**
- * One gRPC unary call over a node:http2 session: the request message framed as gRPC frames it
+ * One gRPC unary call on one stream of the client's HTTP/2 connection (h2/connection.ts): the request message framed as gRPC frames it
  * (a 1-byte "compressed" flag, a 4-byte length, the message), and the answer's message or its
  * gRPC status. Nothing else of gRPC is needed for etcd's KV calls: no compression (none is
  * offered, so none is used), no streaming, no name resolution or load balancing (the client
@@ -9,10 +9,12 @@
  * state, interceptors) cost the server about 400 µs of CPU per etcd call against about 170 µs
  * for this, measured with 64 concurrent transactions (docs/performance.md, "The etcd client").
  */
-import { type ClientHttp2Session, type ClientHttp2Stream, constants as h2 } from "node:http2";
-import type { CallDeadlines } from "./call-deadlines.js";
+import type { CallDeadline, CallDeadlines } from "./call-deadlines.js";
+import type { H2Connection } from "./h2/connection.js";
+import { ErrorCode } from "./h2/frames.js";
+import type { HeaderFields } from "./h2/hpack-decoder.js";
+import type { H2Stream, StreamEnd, StreamHandlers } from "./h2/stream.js";
 import { EtcdRequestError } from "./kv-calls.js";
-
 /** gRPC status codes the client acts on. */
 export const CODE_UNAVAILABLE = 14;
 export const CODE_UNAUTHENTICATED = 16;
@@ -31,8 +33,8 @@ export function frame(message: Uint8Array): Buffer {
 }
 
 /** grpc-message is percent-encoded (gRPC over HTTP/2). */
-function statusMessage(raw: unknown): string {
-  if (typeof raw !== "string") return "";
+function statusMessage(raw: string | undefined): string {
+  if (raw === undefined) return "";
   try {
     return decodeURIComponent(raw);
   } catch {
@@ -50,24 +52,18 @@ export class GrpcStatus {
   code: number | undefined;
   message = "";
 
-  constructor(stream: ClientHttp2Stream) {
-    stream.on("response", (h) => {
-      this.httpStatus = Number(h[":status"]);
-      this.take(h);
-    });
-    stream.on("trailers", (h) => this.take(h));
+  /** One header block of the answer: its headers (with :status), then its trailers. */
+  take(h: HeaderFields): void {
+    if (h[":status"] !== undefined && this.httpStatus === 0) this.httpStatus = Number(h[":status"]);
+    if (h["grpc-status"] === undefined) return;
+    this.code = Number(h["grpc-status"]);
+    this.message = statusMessage(h["grpc-message"]);
   }
 
   /** A status other than OK, as the error it stands for. */
   error(): EtcdRequestError | undefined {
     if (this.code === undefined || this.code === 0) return undefined;
     return new EtcdRequestError(this.message || `gRPC status ${this.code}`, this.code);
-  }
-
-  private take(h: Record<string, unknown>): void {
-    if (h["grpc-status"] === undefined) return;
-    this.code = Number(h["grpc-status"]);
-    this.message = statusMessage(h["grpc-message"]);
   }
 }
 
@@ -82,85 +78,81 @@ function messageOf(body: Buffer): Buffer | EtcdRequestError {
 }
 
 export interface UnaryCall {
-  readonly session: ClientHttp2Session;
-  /** Whether the session had connected when the call was made (a call on a session that never connected was not sent). */
-  readonly connected: () => boolean;
-  /** e.g. /etcdserverpb.KV/Txn */
-  readonly path: string;
+  /** The HTTP/2 connection to the endpoint. */
+  readonly connection: H2Connection;
+  /** The request's HPACK header block (method path, auth token: h2/hpack-request.ts). */
+  readonly headerBlock: Buffer;
   /** The request message in its gRPC frame (frame(), or written framed: kv-request-frames.ts). */
   readonly frame: Buffer;
-  /** etcd's auth token (gRPC metadata "token"). */
-  readonly token: string | undefined;
   /** The client's "no answer within" limit. */
   readonly deadlines: CallDeadlines;
 }
 
-/** The request headers of a gRPC call to `path` (etcd takes its auth token from the "token" metadata). */
-export function grpcHeaders(path: string, token: string | undefined): Record<string, string> {
-  const headers: Record<string, string> = {
-    ":method": "POST",
-    ":path": path,
-    "content-type": "application/grpc",
-    te: "trailers",
-  };
-  if (token !== undefined) headers.token = token;
-  return headers;
-}
-
 export function unaryCall(call: UnaryCall): Promise<UnaryOutcome> {
   return new Promise((resolve) => {
-    const headers = grpcHeaders(call.path, call.token);
-    let stream: ReturnType<ClientHttp2Session["request"]>;
+    const chunks: Buffer[] = [];
+    const status = new GrpcStatus();
+    let deadline: CallDeadline | undefined;
+    let stream: H2Stream | undefined;
+    const handlers: StreamHandlers = {
+      onHeaders: (fields) => status.take(fields),
+      onData: (chunk) => {
+        chunks.push(chunk);
+        if (deadline) deadline.seen = call.deadlines.tick;
+      },
+      onClose: (end) => {
+        if (deadline) call.deadlines.done(deadline);
+        resolve(outcomeOf(call, status, chunks, end, stream?.sent === true, deadline?.timedOut === true));
+      },
+    };
     try {
-      stream = call.session.request(headers);
+      stream = call.connection.request(call.headerBlock, handlers);
     } catch (err) {
-      // The session is closing or destroyed: nothing went out.
+      // The connection is closing or failed: nothing went out.
       resolve({ err: new EtcdRequestError((err as Error).message, CODE_UNAVAILABLE), sent: false });
       return;
     }
-    const chunks: Buffer[] = [];
-    const status = new GrpcStatus(stream);
-    let failure: (Error & { code?: string }) | undefined;
-    const deadline = call.deadlines.add(stream);
-    stream.on("data", (chunk: Buffer) => {
-      chunks.push(chunk);
-      deadline.seen = call.deadlines.tick;
-    });
-    stream.on("error", (err) => {
-      failure = err;
-    });
-    stream.on("close", () => {
-      call.deadlines.done(deadline);
-      const err = status.error();
-      if (status.code === 0) {
-        const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-        const message = messageOf(body);
-        resolve(message instanceof EtcdRequestError ? { err: message, sent: true } : { ok: message });
-      } else if (err) {
-        // etcd refuses before doing anything when it has no leader: safe to send elsewhere.
-        resolve({ err, sent: !/no leader/.test(status.message) });
-      } else {
-        resolve(transportFailure(call, stream.rstCode, status.httpStatus, failure, deadline.timedOut));
-      }
-    });
-    stream.end(call.frame);
+    deadline = call.deadlines.add(stream);
+    stream.write(call.frame, true);
   });
+}
+
+function outcomeOf(
+  call: UnaryCall,
+  status: GrpcStatus,
+  chunks: Buffer[],
+  end: StreamEnd,
+  sent: boolean,
+  timedOut: boolean,
+): UnaryOutcome {
+  const err = status.error();
+  if (status.code === 0) {
+    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    const message = messageOf(body);
+    return message instanceof EtcdRequestError ? { err: message, sent: true } : { ok: message };
+  }
+  // etcd refuses before doing anything when it has no leader: safe to send elsewhere.
+  if (err) return { err, sent: !/no leader/.test(status.message) };
+  return transportFailure(call, end, sent, status.httpStatus, timedOut);
 }
 
 /** No gRPC status came back: the connection, the stream or the peer failed. */
 function transportFailure(
   call: UnaryCall,
-  rstCode: number | undefined,
+  end: StreamEnd,
+  sent: boolean,
   httpStatus: number,
-  failure: (Error & { code?: string }) | undefined,
   timedOut: boolean,
 ): UnaryOutcome {
   let reason: string;
+  const failure = end.error;
   if (timedOut) reason = `no answer within ${call.deadlines.timeoutMs} ms`;
   else if (httpStatus !== 0 && httpStatus !== 200) reason = `HTTP ${httpStatus} (not a gRPC answer)`;
   else if (failure) reason = `${failure.message}${failure.code ? ` (${failure.code})` : ""}`;
-  else reason = `stream reset (HTTP/2 error ${rstCode ?? "unknown"})`;
+  else reason = `stream reset (HTTP/2 error ${end.rstCode ?? "unknown"})`;
   // REFUSED_STREAM: the peer says it did not process the stream (e.g. after its GOAWAY).
-  const sent = call.connected() && rstCode !== h2.NGHTTP2_REFUSED_STREAM;
-  return { err: new EtcdRequestError(reason, CODE_UNAVAILABLE), sent };
+  return {
+    err: new EtcdRequestError(reason, CODE_UNAVAILABLE),
+    sent: sent && end.rstCode !== ErrorCode.REFUSED_STREAM,
+  };
 }

@@ -1,14 +1,16 @@
 /**
  * The KV calls the storage makes (Range; Txn, which carries its puts and deletes; Compact) over
- * gRPC, sent on node:http2 sessions (grpc-unary.ts) with the messages encoded in kv-request-frames.ts
- * and kv-proto.ts.
+ * gRPC, sent on HTTP/2 connections of our own (h2/connection.ts, grpc-unary.ts) with the messages
+ * encoded in kv-request-frames.ts and kv-proto.ts.
  *
  * Why this and not the `etcd3` client or etcd's JSON gateway, measured with 64 concurrent create
  * transactions against one etcd 3.4 (client and etcd CPU per call, docs/performance.md):
  * `etcd3` (grpc-js) cost the client ~460 µs and etcd ~230 µs; etcd's JSON gateway ~140 µs and
- * ~660 µs (etcd decodes the JSON and calls its own gRPC server); this ~170 µs and ~215 µs.
+ * ~660 µs (etcd decodes the JSON and calls its own gRPC server); this on node:http2 ~170 µs and
+ * ~215 µs. node:http2 itself was then most of the client's part (a Duplex stream, header objects
+ * and async-context wrappers per call), hence the connection of our own (h2/).
  *
- * One HTTP/2 session per endpoint carries every call to it concurrently. Failover: one endpoint
+ * One HTTP/2 connection per endpoint carries every call to it concurrently. Failover: one endpoint
  * is used at a time; a transport failure or an etcd "no leader" moves to the next one. A read is
  * then retried there at once, a write only when it surely never reached etcd (the session never
  * connected, or etcd refused the stream): a write whose answer was lost may have been applied,
@@ -19,17 +21,11 @@
  * When etcd says a token is no longer valid (tokens expire, --auth-token-ttl), one fresh token is
  * fetched for everyone and the call is sent again (it was refused, so nothing was applied).
  */
-import { type ClientHttp2Session, connect } from "node:http2";
 import { CallDeadlines } from "./call-deadlines.js";
 import { type BidiHandlers, GrpcBidiStream } from "./grpc-bidi.js";
-import {
-  CODE_UNAUTHENTICATED,
-  CODE_UNAVAILABLE,
-  frame,
-  grpcHeaders,
-  type UnaryOutcome,
-  unaryCall,
-} from "./grpc-unary.js";
+import { CODE_UNAUTHENTICATED, CODE_UNAVAILABLE, frame, type UnaryOutcome, unaryCall } from "./grpc-unary.js";
+import { H2Connection } from "./h2/connection.js";
+import { RequestHeaderBlocks } from "./h2/hpack-request.js";
 import {
   type EtcdKv,
   EtcdRequestError,
@@ -83,8 +79,9 @@ export interface EtcdKvOptions {
 }
 
 interface Session {
-  readonly h2: ClientHttp2Session;
-  connected: boolean;
+  readonly h2: H2Connection;
+  /** Request header blocks for this endpoint (:authority, :scheme). */
+  readonly blocks: RequestHeaderBlocks;
   /** Calls and streams open on it. */
   streams: number;
   /** A keepalive ping is waiting for its answer. */
@@ -146,7 +143,7 @@ export class EtcdKvH2 implements EtcdKv {
       open.map(
         (s) =>
           new Promise<void>((resolve) => {
-            const cut = setTimeout(() => s.h2.destroy(), CLOSE_GRACE_MS);
+            const cut = setTimeout(() => s.h2.destroy(), CLOSE_GRACE_MS).unref();
             s.h2.close(() => {
               clearTimeout(cut);
               resolve();
@@ -168,22 +165,26 @@ export class EtcdKvH2 implements EtcdKv {
     const token = tokenPromise === undefined ? undefined : await tokenPromise;
     if (this.closed) throw new Error("etcd client is closed");
     const session = this.session(index);
-    const stream = session.h2.request(grpcHeaders(path, token));
-    session.streams++;
-    stream.once("close", () => session.streams--);
-    return new GrpcBidiStream(stream, {
-      onMessage: handlers.onMessage,
-      onEnd: (err) => {
-        if (err.code === CODE_UNAVAILABLE) {
-          err.message = `etcd ${this.origins[index]}: ${err.message}`;
-          this.failover(index);
-          this.drop(index, session);
-        } else if (err.code === CODE_UNAUTHENTICATED && this.token === tokenPromise) {
-          this.token = undefined;
-        }
-        handlers.onEnd(err);
+    const stream = new GrpcBidiStream(
+      session.h2,
+      session.blocks.block(path, token),
+      {
+        onMessage: handlers.onMessage,
+        onEnd: (err) => {
+          if (err.code === CODE_UNAVAILABLE) {
+            err.message = `etcd ${this.origins[index]}: ${err.message}`;
+            this.failover(index);
+            this.drop(index, session);
+          } else if (err.code === CODE_UNAUTHENTICATED && this.token === tokenPromise) {
+            this.token = undefined;
+          }
+          handlers.onEnd(err);
+        },
       },
-    });
+      () => session.streams--,
+    );
+    session.streams++;
+    return stream;
   }
 
   /**
@@ -220,11 +221,9 @@ export class EtcdKvH2 implements EtcdKv {
     const session = this.session(index);
     session.streams++;
     const outcome = await unaryCall({
-      session: session.h2,
-      connected: () => session.connected,
-      path,
+      connection: session.h2,
+      headerBlock: session.blocks.block(path, token),
       frame: request,
-      token,
       deadlines: this.deadlines,
     });
     session.streams--;
@@ -239,34 +238,45 @@ export class EtcdKvH2 implements EtcdKv {
   /** The open session to an endpoint, or a new one. */
   private session(index: number): Session {
     const existing = this.sessions[index];
-    if (existing && !existing.h2.closed && !existing.h2.destroyed) return existing;
+    if (existing && !existing.h2.closing) return existing;
+    const url = new URL(this.origins[index]!);
+    const tls = url.protocol === "https:";
     const { ca, cert, key } = this.options;
-    const h2 = connect(this.origins[index]!, {
-      ...(ca ? { ca } : {}),
-      ...(cert ? { cert } : {}),
-      ...(key ? { key } : {}),
-      settings: { initialWindowSize: STREAM_WINDOW },
-    });
-    const session: Session = { h2, connected: false, streams: 0 };
+    let keepalive: NodeJS.Timeout | undefined;
     const connectTimer = setTimeout(() => {
       h2.destroy(Object.assign(new Error(`no connection within ${CONNECT_TIMEOUT_MS} ms`), { code: "ETIMEDOUT" }));
     }, CONNECT_TIMEOUT_MS);
-    let keepalive: NodeJS.Timeout | undefined;
-    h2.once("connect", () => {
-      clearTimeout(connectTimer);
-      session.connected = true;
-      h2.setLocalWindowSize(SESSION_WINDOW);
-      keepalive = setInterval(() => this.ping(session), this.options.keepaliveMs ?? KEEPALIVE_MS).unref();
-    });
-    // A session error also fails every call on it, which reports it; nothing to do here.
-    h2.on("error", () => {});
-    h2.once("close", () => {
-      clearTimeout(connectTimer);
-      clearInterval(keepalive);
-      this.drop(index, session);
-    });
-    // etcd is going away (shutting down): calls already on this session finish, new ones go on a new one.
-    h2.once("goaway", () => this.drop(index, session));
+    const h2: H2Connection = new H2Connection(
+      {
+        host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
+        port: Number(url.port || (tls ? 443 : 80)),
+        tls,
+        ...(ca ? { ca } : {}),
+        ...(cert ? { cert } : {}),
+        ...(key ? { key } : {}),
+        streamWindow: STREAM_WINDOW,
+        connectionWindow: SESSION_WINDOW,
+      },
+      {
+        onConnect: () => {
+          clearTimeout(connectTimer);
+          keepalive = setInterval(() => this.ping(session), this.options.keepaliveMs ?? KEEPALIVE_MS).unref();
+        },
+        // etcd is going away (shutting down): calls already on this session finish, new ones go on a new one.
+        onGoaway: () => this.drop(index, session),
+        // A failed session also fails every call on it, which reports it.
+        onClose: () => {
+          clearTimeout(connectTimer);
+          clearInterval(keepalive);
+          this.drop(index, session);
+        },
+      },
+    );
+    const session: Session = {
+      h2,
+      blocks: new RequestHeaderBlocks({ scheme: tls ? "https" : "http", authority: url.host }),
+      streams: 0,
+    };
     this.sessions[index] = session;
     return session;
   }
@@ -280,7 +290,8 @@ export class EtcdKvH2 implements EtcdKv {
       return;
     }
     if (session.streams === 0 || session.h2.destroyed) return;
-    session.pinging = session.h2.ping(() => {
+    session.pinging = true;
+    session.h2.ping(() => {
       session.pinging = false;
     });
   }
@@ -288,7 +299,7 @@ export class EtcdKvH2 implements EtcdKv {
   private drop(index: number, session: Session): void {
     if (this.sessions[index] !== session) return;
     this.sessions[index] = undefined;
-    if (!session.h2.closed) session.h2.close();
+    if (!session.h2.closing) session.h2.close();
   }
 
   private failover(failed: number): void {

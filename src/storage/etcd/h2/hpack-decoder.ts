@@ -1,0 +1,68 @@
+/**
+ * Decoding of the header blocks etcd sends (responses and trailers), with hpack.js's integer,
+ * string and Huffman decoding and its dynamic table. Not its stream-based Decompressor: a
+ * readable stream in object mode per block would cost more than the rest of a call; the
+ * dispatch on the field representation (RFC 7541 §6) is the few lines below.
+ */
+import hpack from "hpack.js";
+
+/** The dynamic table size the peer may use: we never announce another (SETTINGS_HEADER_TABLE_SIZE). */
+const TABLE_SIZE = 4096;
+
+/** Header fields by lower-case name; a repeated field keeps its last value (gRPC repeats none it reads). */
+export type HeaderFields = Record<string, string>;
+
+/** Raised for a block that cannot be decoded: a connection error (COMPRESSION_ERROR). */
+export class HpackError extends Error {}
+
+export class HeaderBlockDecoder {
+  private readonly table = hpack.table.create({ maxSize: TABLE_SIZE });
+  /** Empty between blocks (a block that fails to decode ends the connection, and this with it). */
+  private readonly decoder = hpack.decoder.create();
+
+  /** The fields of one whole header block (HEADERS plus CONTINUATIONs), in order into `fields`. */
+  decode(block: Buffer): HeaderFields {
+    const fields: HeaderFields = {};
+    const decoder = this.decoder;
+    decoder.push(block);
+    try {
+      while (!decoder.isEmpty()) this.field(decoder, fields);
+    } catch (err) {
+      throw new HpackError(`undecodable header block: ${(err as Error).message}`);
+    }
+    return fields;
+  }
+
+  private field(decoder: hpack.Decoder, fields: HeaderFields): void {
+    if (decoder.decodeBit()) {
+      const entry = this.table.lookup(decoder.decodeInt());
+      fields[entry.name] = entry.value;
+      return;
+    }
+    const incremental = decoder.decodeBit();
+    if (!incremental) {
+      if (decoder.decodeBit()) {
+        // Dynamic table size update (§6.3).
+        this.table.updateSize(decoder.decodeInt());
+        return;
+      }
+      decoder.decodeBit(); // never indexed: nothing to do for a client that forwards nothing
+    }
+    const index = decoder.decodeInt();
+    let name: string;
+    let nameSize: number;
+    if (index === 0) {
+      const raw = decoder.decodeStr();
+      nameSize = raw.length;
+      name = hpack.utils.stringify(raw);
+    } else {
+      const entry = this.table.lookup(index);
+      name = entry.name;
+      nameSize = entry.nameSize;
+    }
+    const rawValue = decoder.decodeStr();
+    const value = hpack.utils.stringify(rawValue);
+    if (incremental) this.table.add(name, value, nameSize, rawValue.length);
+    fields[name] = value;
+  }
+}
