@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer as createH2Server } from "node:http2";
 import { createServer, type Server } from "node:net";
@@ -107,6 +107,19 @@ describe("etcd KV over gRPC on node:http2", () => {
     } finally {
       await kv.close();
       server.close();
+    }
+  });
+
+  test("a value larger than etcd's initial HTTP/2 window (1.4 MiB) is written and read back intact", async () => {
+    const kv = new EtcdKvH2({ endpoints: etcd.endpoints });
+    const key = `/big/${randomUUID()}`;
+    const value = randomBytes(1_400_000);
+    try {
+      await kv.txn({ compare: [], success: [{ put: { key, value } }], failure: [] });
+      const [read] = (await kv.range({ key })).kvs;
+      assert.ok(read?.value.equals(value), "the value read back is the one written");
+    } finally {
+      await kv.close();
     }
   });
 

@@ -7,7 +7,7 @@
 import hpack from "hpack.js";
 
 /** The dynamic table size the peer may use: we never announce another (SETTINGS_HEADER_TABLE_SIZE). */
-const TABLE_SIZE = 4096;
+const DEFAULT_TABLE_SIZE = 4096;
 
 /** Header fields by lower-case name; a repeated field keeps its last value (gRPC repeats none it reads). */
 export type HeaderFields = Record<string, string>;
@@ -16,9 +16,13 @@ export type HeaderFields = Record<string, string>;
 export class HpackError extends Error {}
 
 export class HeaderBlockDecoder {
-  private readonly table = hpack.table.create({ maxSize: TABLE_SIZE });
+  private readonly table: hpack.Table;
   /** Empty between blocks (a block that fails to decode ends the connection, and this with it). */
   private readonly decoder = hpack.decoder.create();
+
+  constructor(tableSize = DEFAULT_TABLE_SIZE) {
+    this.table = hpack.table.create({ maxSize: tableSize });
+  }
 
   /** The fields of one whole header block (HEADERS plus CONTINUATIONs), in order into `fields`. */
   decode(block: Buffer): HeaderFields {
