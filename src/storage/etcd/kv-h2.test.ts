@@ -40,7 +40,7 @@ async function droppingServer(): Promise<{ server: Server; port: number; request
   return { server, port: (server.address() as { port: number }).port, requests: () => requests };
 }
 
-describe("etcd KV over gRPC on node:http2", () => {
+describe("etcd KV over gRPC on the client's own HTTP/2 connections", () => {
   let etcd: EtcdCluster;
   before(async () => {
     etcd = await EtcdCluster.start(1);
