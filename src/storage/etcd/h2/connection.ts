@@ -80,6 +80,8 @@ export class H2Connection {
   private outBytes = 0;
   private failure: Failure | undefined;
   private readonly closeCallbacks: (() => void)[] = [];
+  /** Our GOAWAY went out and the socket is ending. */
+  private ending = false;
 
   constructor(
     private readonly options: H2ConnectOptions,
@@ -362,7 +364,8 @@ export class H2Connection {
   }
 
   private endIfIdle(): void {
-    if (!this.closing || this.destroyed || this.streams.size > 0 || this.waiting.length > 0) return;
+    if (!this.closing || this.ending || this.destroyed || this.streams.size > 0 || this.waiting.length > 0) return;
+    this.ending = true;
     if (this.connected) {
       this.emit(goawayFrame(0, ErrorCode.NO_ERROR));
       this.flush();
