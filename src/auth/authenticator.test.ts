@@ -9,18 +9,9 @@ import { defaultWriteOptions } from "../registry/options.js";
 import { systemContext } from "../registry/request-context.js";
 import { SharedInformers } from "../registry/shared-informers.js";
 import { flakyRegistry } from "../testing/flaky-registry.js";
+import { object, token } from "../testing/identity-objects.js";
 import { AccessKeyAuthenticator } from "./authenticator.js";
 import { IdentityIndex } from "./identity-index.js";
-
-const object = (kind: string, name: string, spec: Record<string, unknown>): KubeObject => ({
-  apiVersion: "management.platform/v1",
-  kind,
-  metadata: { name },
-  spec,
-});
-
-/** A key value given by its creator (at least 32 characters). */
-const token = (name: string) => `${name}-${"x".repeat(40)}`;
 
 /**
  * The identity cache over a real SQLite store, its informers and the identity index: which
