@@ -21,6 +21,8 @@ export interface Counts {
   watchers: number;
   wps: number;
   watchSec: number;
+  /** Seconds of unmeasured PATCHes before the etcd phase's replica watch (replica-watch-driver.ts). */
+  warmSec: number;
   mem: number;
 }
 
