@@ -52,7 +52,11 @@ const WATCHED = Number(process.argv.find((a) => a.startsWith("--watched="))?.sli
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "platform-bench-"));
-  const cpuProf = process.env.BENCH_CPU_PROF ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const cpuProf = [
+    ...(process.env.BENCH_CPU_PROF ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    // Other node flags for the same children, e.g. --trace-gc or --perf-basic-prof (for `perf`).
+    ...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+  ];
   const children: Child[] = [];
   const { rows, row } = table();
   try {
