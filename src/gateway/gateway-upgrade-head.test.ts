@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import type { IncomingMessage } from "node:http";
 import { createServer, request, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Duplex } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { stringify } from "yaml";
@@ -93,9 +96,17 @@ function upgradeThrough(server: TestServer, path: string, protocol: string, send
 describe("gateway upgrades: bytes sent with the 101", () => {
   let server: TestServer;
   let cluster: EarlyCluster;
+  const auditFile = join(mkdtempSync(join(tmpdir(), "gw-upgrade-audit-")), "audit.log");
+  /** The gateway's audit lines of exec upgrades so far (written when the connection closes). */
+  const execLines = () =>
+    readFileSync(auditFile, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { path?: string; bytes?: number })
+      .filter((l) => l.path?.endsWith("/pods/p/exec"));
 
   before(async () => {
-    [cluster, server] = await Promise.all([startEarlyCluster(), startTestServer()]);
+    [cluster, server] = await Promise.all([startEarlyCluster(), startTestServer({ auditLog: auditFile })]);
     await connectCluster(server, "early", cluster);
   });
   after(async () => {
@@ -106,6 +117,7 @@ describe("gateway upgrades: bytes sent with the 101", () => {
   for (const protocol of ["SPDY/3.1", "websocket"]) {
     it(`reach the client first, then the rest, both ways (${protocol})`, async () => {
       cluster.received = "";
+      const audited = existsSync(auditFile) ? execLines().length : 0;
       const path = "/kubernetes/cluster/early/api/v1/namespaces/default/pods/p/exec?command=echo&stdout=true";
       const got = await upgradeThrough(server, path, protocol, "from the client\n", LATER);
       assert.equal(got.status, 101);
@@ -115,6 +127,11 @@ describe("gateway upgrades: bytes sent with the 101", () => {
         await new Promise((r) => setTimeout(r, 10));
       }
       assert.equal(cluster.received, "from the client\n");
+      // The audit line counts every byte the client got after the 101, those that came with it too.
+      while (!(existsSync(auditFile) && execLines().length > audited) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.equal(execLines()[audited]?.bytes, Buffer.byteLength(EARLY + LATER));
     });
   }
 });
