@@ -200,6 +200,32 @@ describe("platform start --workers 2 on etcd", () => {
     assert.ok(!isAlive(killed));
   });
 
+  it("counts failed authentications in each worker: an address refused by one is still heard by the other", async () => {
+    // One kept-alive connection per worker (each connection stays with the worker it reached).
+    const byWorker = new Map<number, Agent>();
+    const opened: Agent[] = [];
+    try {
+      for (let i = 0; i < 40 && byWorker.size < 2; i++) {
+        const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: server.caPem });
+        opened.push(agent);
+        const { worker } = await workerOn(server, agent);
+        if (!byWorker.has(worker)) byWorker.set(worker, agent);
+      }
+      assert.equal(byWorker.size, 2);
+      const [[one, first], [other, second]] = [...byWorker] as [[number, Agent], [number, Agent]];
+      const wrong = { authorization: `Bearer ${"w".repeat(40)}` };
+      const status = async (agent: Agent, headers?: Record<string, string>) =>
+        (await callAsAdmin(server, agent, "GET", `${GROUP_PATH}/teams?limit=1`, undefined, headers)).status;
+      for (let i = 0; i < 30; i++) assert.equal(await status(first, wrong), 401);
+      assert.equal(await status(first, wrong), 429, `worker ${one} refuses the address`);
+      assert.equal(await status(second, wrong), 401, `worker ${other} counts only its own failures`);
+      // The admin key authenticated from this address on worker `one` before: exempt there.
+      assert.equal(await status(first), 200);
+    } finally {
+      for (const agent of opened) agent.destroy();
+    }
+  });
+
   it("fails a second start on the same address, each worker saying why, instead of hanging", () => {
     const listen = `127.0.0.1:${server.port}`;
     const args = ["start", "--data-dir", dir, "--listen", listen, "--storage", etcd.url, "--workers", "2"];

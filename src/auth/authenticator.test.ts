@@ -9,18 +9,9 @@ import { defaultWriteOptions } from "../registry/options.js";
 import { systemContext } from "../registry/request-context.js";
 import { SharedInformers } from "../registry/shared-informers.js";
 import { flakyRegistry } from "../testing/flaky-registry.js";
+import { object, token } from "../testing/identity-objects.js";
 import { AccessKeyAuthenticator } from "./authenticator.js";
 import { IdentityIndex } from "./identity-index.js";
-
-const object = (kind: string, name: string, spec: Record<string, unknown>): KubeObject => ({
-  apiVersion: "management.platform/v1",
-  kind,
-  metadata: { name },
-  spec,
-});
-
-/** A key value given by its creator (at least 32 characters). */
-const token = (name: string) => `${name}-${"x".repeat(40)}`;
 
 /**
  * The identity cache over a real SQLite store, its informers and the identity index: which
@@ -157,6 +148,35 @@ describe("identity cache", () => {
     await identity.sync();
     assert.equal(auth.cachedIdentity(token("bots")), undefined);
     await refused("bots");
+  });
+
+  it("when full, forgets the least recently used identity and keeps those in use", async () => {
+    const small = new AccessKeyAuthenticator(identity, { maxCachedIdentities: 3 });
+    for (const name of ["lru-a", "lru-b", "lru-c", "lru-d"]) {
+      await create("users", object("User", name, {}));
+      await create("ownedaccesskeys", object("OwnedAccessKey", `${name}-key`, { user: name, key: token(name) }));
+    }
+    const a = await small.authenticate(token("lru-a"));
+    await small.authenticate(token("lru-b"));
+    await small.authenticate(token("lru-c"));
+    assert.equal(small.cachedIdentity(token("lru-a")), a, "lru-a used again: now the most recent");
+    await small.authenticate(token("lru-d"));
+    assert.deepEqual(small.counts, { hits: 1, builds: 4 });
+    assert.equal(small.cachedIdentity(token("lru-b")), undefined, "the least recently used went");
+    for (const name of ["lru-a", "lru-c", "lru-d"]) assert.ok(small.cachedIdentity(token(name)), name);
+    // Used last: lru-a, lru-c, lru-d in that order; lru-b built again takes lru-a's place.
+    assert.equal((await small.authenticate(token("lru-b"))).name, "lru-b", "built again when used again");
+    assert.deepEqual(small.counts, { hits: 4, builds: 5 });
+    assert.equal(small.cachedIdentity(token("lru-a")), undefined);
+    // Invalidation is unchanged in a full cache: disabling lru-c's key drops that identity only.
+    await update("ownedaccesskeys", "lru-c-key", (o) => {
+      o.spec = { ...o.spec, disabled: true };
+    });
+    assert.equal(small.cachedIdentity(token("lru-c")), undefined);
+    await assert.rejects(small.authenticate(token("lru-c")), (e) => e instanceof ApiError && e.code === 401);
+    assert.ok(small.cachedIdentity(token("lru-d")));
+    assert.ok(small.cachedIdentity(token("lru-b")));
+    assert.deepEqual(small.counts, { hits: 6, builds: 6 }, "the refused key was built (and refused), not cached");
   });
 
   it("drops it when another key with the same value is created for someone else", async () => {

@@ -1,4 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
+import { LruMap } from "toad-cache";
 import { errors } from "../api/errors.js";
 import { type KubeObject, specOf } from "../api/object.js";
 import { hashAccessKey } from "../crypto/access-keys.js";
@@ -27,6 +28,8 @@ export interface AccessKeyAuthenticatorOptions {
   fallback?: (token: string) => Promise<UserInfo | undefined>;
   /** How long a request waits for informers known to be behind (IdentityIndex.failClosed) before a 503. */
   catchUpWaitMs?: number;
+  /** How many identities the cache holds before it forgets the least recently used (default 10,000). */
+  maxCachedIdentities?: number;
 }
 
 /**
@@ -37,16 +40,19 @@ export class AccessKeyAuthenticator implements Authenticator {
   /**
    * Identities by key hash, valid while nothing they were built from changed (the key, its user,
    * its teams and memberships: identity-dependencies.ts) and the key has not expired: every
-   * request of a busy client would otherwise rebuild the same identity (groups, teams).
+   * request of a busy client would otherwise rebuild the same identity (groups, teams). When full,
+   * the least recently used is forgotten: the keys in use stay cached however many others come.
    */
-  private readonly identities = new Map<string, CachedIdentity>();
+  private readonly identities: LruMap<CachedIdentity>;
   /** Identities answered from the cache, and built from the index (refused ones too): for tests and the metric. */
   readonly counts = { hits: 0, builds: 0 };
 
   constructor(
     private readonly index: IdentityIndex,
     private readonly options: AccessKeyAuthenticatorOptions = {},
-  ) {}
+  ) {
+    this.identities = new LruMap<CachedIdentity>(options.maxCachedIdentities ?? MAX_CACHED_IDENTITIES);
+  }
 
   /** The identity of a key authenticated before and unchanged since, without waiting; else undefined. */
   cachedIdentity(token: string | undefined): UserInfo | undefined {
@@ -55,8 +61,12 @@ export class AccessKeyAuthenticator implements Authenticator {
 
   private fromCache(hash: string): UserInfo | undefined {
     const cached = this.identities.get(hash);
-    if (!cached || this.now() >= cached.expiresAt || !this.index.unchangedSince(cached.dependencies, cached.stamp))
+    if (!cached) return undefined;
+    if (this.now() >= cached.expiresAt || !this.index.unchangedSince(cached.dependencies, cached.stamp)) {
+      // Stale: forgotten, so that a client retrying a revoked key does not keep it among the recent.
+      this.identities.delete(hash);
       return undefined;
+    }
     // Nothing it depends on changed up to now: later checks need only look at changes after now.
     cached.stamp = this.index.stamps.now;
     this.counts.hits++;
@@ -92,7 +102,6 @@ export class AccessKeyAuthenticator implements Authenticator {
     identityCacheCounts.builds++;
     const user = frozen(this.identityOfKey(key));
     const expiry = keyExpiry(key);
-    if (this.identities.size >= MAX_CACHED_IDENTITIES) this.identities.clear();
     this.identities.set(hash, {
       stamp,
       dependencies: identityDependencies(hash, user),
@@ -156,7 +165,7 @@ interface CachedIdentity {
 /** How long a request waits for informers known to be behind before a 503 (the write barrier waits as long). */
 const CATCH_UP_WAIT_MS = 3000;
 
-/** Enough for every key of a large organisation; past it the cache starts over. */
+/** Enough for every key in use in a large organisation; past it the least recently used go. */
 const MAX_CACHED_IDENTITIES = 10_000;
 
 /** A cached identity is shared by concurrent requests: nobody may change it. */

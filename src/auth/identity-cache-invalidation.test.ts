@@ -16,18 +16,10 @@ import { StorageError } from "../storage/errors.js";
 import type { WatchCallbacks, WatchOptions } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { flakyRegistry } from "../testing/flaky-registry.js";
+import { object, token } from "../testing/identity-objects.js";
+import { storageWith } from "../testing/storage-with.js";
 import { AccessKeyAuthenticator } from "./authenticator.js";
 import { IdentityIndex } from "./identity-index.js";
-
-const object = (kind: string, name: string, spec: Record<string, unknown>): KubeObject => ({
-  apiVersion: "management.platform/v1",
-  kind,
-  metadata: { name },
-  spec,
-});
-
-/** A key value given by its creator (at least 32 characters). */
-const token = (name: string) => `${name}-${"x".repeat(40)}`;
 
 /** Reading another user: what the view role grants, and no self rule does. */
 const readUser = (name: string) => ({
@@ -207,16 +199,11 @@ describe("identity cache: a relist after a compacted watch", () => {
   const sqlite = openSqliteStorage(":memory:");
   const watches = new Map<string, WatchCallbacks>();
   let watchCalls = 0;
-  const storage = new Proxy(sqlite, {
-    get(target, prop) {
-      if (prop === "watch")
-        return (prefix: string, options: WatchOptions, callbacks: WatchCallbacks) => {
-          watches.set(prefix, callbacks);
-          watchCalls++;
-          return target.watch(prefix, options, callbacks);
-        };
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
+  const storage = storageWith(sqlite, {
+    watch: (prefix: string, options: WatchOptions, callbacks: WatchCallbacks) => {
+      watches.set(prefix, callbacks);
+      watchCalls++;
+      return sqlite.watch(prefix, options, callbacks);
     },
   });
   const registry = new Registry(

@@ -21,6 +21,8 @@ export interface Counts {
   watchers: number;
   wps: number;
   watchSec: number;
+  /** Seconds of unmeasured PATCHes before the etcd phase's replica watch (replica-watch-driver.ts). */
+  warmSec: number;
   mem: number;
 }
 
@@ -30,7 +32,7 @@ export type Row = (what: string, value: string, baseline: string, ratio: string)
 export interface Bench {
   /** The run's temporary directory; every server child keeps its data in a directory under it. */
   dir: string;
-  /** execArgv of the children profiled when BENCH_CPU_PROF is set (else empty). */
+  /** execArgv of the server children: --cpu-prof when BENCH_CPU_PROF is set, and BENCH_NODE_ARGS (else empty). */
   cpuProf: string[];
   N: Counts;
   /** Every child started; those still running are killed when the run ends. */

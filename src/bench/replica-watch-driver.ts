@@ -14,10 +14,17 @@
  * that was late counts its lateness. Like paced-get.ts and watch-clients.ts it is lean (raw TLS,
  * no HTTP client, no JSON), because it shares the cores with the servers it measures.
  *
- * Protocol (IPC): first message {port, portB, key, path, names, rate, total} → opens both watches
- * and answers {ready}; {cmd:"run"} sends the PATCHes and answers {answered, cpuMs} once every
- * one is answered; {cmd:"collect"} waits (bounded) until both watches saw every PATCH and answers
- * {onA, onB, lateMaxMs, loop}; then it exits.
+ * Protocol (IPC): first message {port, portB, key, path, names, rate, total, warmUp} → opens both
+ * watches and answers {ready}; {cmd:"warm"} sends `warmUp` PATCHes at the same rate, unmeasured,
+ * and answers {warmed} once every one is answered; {cmd:"run"} sends the measured PATCHes and
+ * answers {answered, cpuMs} once every one is answered; {cmd:"collect"} waits (bounded) until both
+ * watches saw every measured PATCH and answers {onA, onB, lateMaxMs, loop}; then it exits.
+ *
+ * Why the warm-up: a replica that has not served PATCHes yet spends the first ten seconds or so of
+ * them compiling (V8's optimizing compiler on its background threads took a quarter of replica
+ * A's CPU in the first seconds, and its main thread ran unoptimized code), so a window right
+ * after start measured a replica that no running deployment is. The warm-up PATCHes set another
+ * annotation (WARM_UP_STAMP), which the watches' stamp search does not match.
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { connect, type TLSSocket } from "node:tls";
@@ -37,6 +44,8 @@ export interface DriverSetup {
   resourceVersion: string;
   rate: number;
   total: number;
+  /** PATCHes sent before the measured ones, at the same rate, to warm both replicas up. */
+  warmUp: number;
 }
 
 export interface DriverResult {
@@ -55,6 +64,8 @@ export interface DriverResult {
 
 /** The annotation each PATCH sets; its value is the PATCH's index. */
 export const DRIVER_STAMP = "bench/stamp";
+/** The annotation the warm-up PATCHes set instead (not matched by the watches' stamp search). */
+const WARM_UP_STAMP = "bench/warm-up";
 const LOOP_RESOLUTION_MS = 5;
 
 async function main(): Promise<void> {
@@ -75,22 +86,33 @@ async function main(): Promise<void> {
   const answered: number[] = [];
   let lateMaxMs = 0;
   const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+  /**
+   * Sends `total` PATCHes `rate` a second, each setting `annotation` to its index, noting when
+   * each was due in `dueAt`; `answeredAt(i)` as each is answered.
+   */
+  const sendPaced = async (total: number, annotation: string, dueAt: number[], answeredAt: (i: number) => void) => {
+    const start = performance.now() + 1;
+    const sends: Promise<void>[] = [];
+    for (let i = 0; i < total; i++) {
+      dueAt[i] = start + (i * 1000) / setup.rate;
+      const wait = dueAt[i]! - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      lateMaxMs = Math.max(lateMaxMs, performance.now() - dueAt[i]!);
+      const body = JSON.stringify({ metadata: { annotations: { [annotation]: String(i) } } });
+      const name = setup.names[i % setup.names.length]!;
+      sends.push(send(name, body).then(() => answeredAt(i)));
+    }
+    await Promise.all(sends);
+  };
   process.on("message", async (msg: { cmd: string }) => {
-    if (msg.cmd === "run") {
+    if (msg.cmd === "warm") {
+      await sendPaced(setup.warmUp, WARM_UP_STAMP, [], () => {});
+      lateMaxMs = 0;
+      process.send!({ warmed: true });
+    } else if (msg.cmd === "run") {
       loop.enable();
       const cpu = process.cpuUsage();
-      const start = performance.now() + 1;
-      const sends: Promise<void>[] = [];
-      for (let i = 0; i < setup.total; i++) {
-        due[i] = start + (i * 1000) / setup.rate;
-        const wait = due[i]! - performance.now();
-        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-        lateMaxMs = Math.max(lateMaxMs, performance.now() - due[i]!);
-        const body = JSON.stringify({ metadata: { annotations: { [DRIVER_STAMP]: String(i) } } });
-        const name = setup.names[i % setup.names.length]!;
-        sends.push(send(name, body).then(() => void answered.push(performance.now() - due[i]!)));
-      }
-      await Promise.all(sends);
+      await sendPaced(setup.total, DRIVER_STAMP, due, (i) => void answered.push(performance.now() - due[i]!));
       loop.disable();
       const used = process.cpuUsage(cpu);
       process.send!({ answered, cpuMs: (used.user + used.system) / 1000 });

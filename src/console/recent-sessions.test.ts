@@ -31,6 +31,29 @@ describe("RecentSessions: what a replica remembers of sessions", () => {
     assert.equal(source.closed, 1);
   });
 
+  it("drops a lookup begun while the watch was starting: a removal before the watch is never reported", async () => {
+    let begin: () => void = () => {};
+    const source = new FakeSource();
+    const watchIds = source.watchIds.bind(source);
+    source.watchIds = async (changed, failed) => {
+      await new Promise<void>((resolve) => {
+        begin = resolve;
+      });
+      return watchIds(changed, failed);
+    };
+    const recent = new RecentSessions<string>(source, 5000, 10, () => {});
+    const started = recent.start();
+    // Read from the store now; signed out on another replica before the watch begins.
+    const ticket = recent.ticket();
+    begin();
+    await started;
+    recent.keep("a", "signed out", ticket, 0);
+    assert.equal(recent.get("a", 1), undefined);
+    recent.keep("a", "A", recent.ticket(), 0);
+    assert.equal(recent.get("a", 1), "A", "a lookup begun once the watch runs is kept");
+    recent.stop();
+  });
+
   it("forgets a session the store reports changed, and drops a lookup that raced a change", async () => {
     const source = new FakeSource();
     const recent = new RecentSessions<string>(source, 5000, 10, () => {});

@@ -46,7 +46,12 @@ export class RecentSessions<V> {
         },
       );
       if (this.#stopped || failed) watcher.close();
-      else this.#watcher = watcher;
+      else {
+        this.#watcher = watcher;
+        // A lookup begun before the watch ran may have read a session removed before it began,
+        // which no report will name: its ticket no longer counts.
+        this.#generation++;
+      }
     } catch (err) {
       this.#lost(err);
     }

@@ -88,7 +88,7 @@ describe("console sessions kept in the store", () => {
     assert.equal(await stranger.credentialOf("GET", cookieOf(id)), undefined);
   });
 
-  it("sign-out on one replica is refused on the other at once, though it remembered the session", async () => {
+  it("sign-out on one replica is refused on the other once its watch reports it (it remembered the session; the clock stands still)", async () => {
     const { id, csrfToken } = await one.begin(KEY);
     assert.equal(await one.credentialOf("GET", cookieOf(id)), KEY);
     assert.equal(await one.credentialOf("GET", cookieOf(id)), KEY);

@@ -47,6 +47,21 @@ describe("authentication", () => {
     assert.equal(wrong.status, 401);
   });
 
+  it("health answers any method without a key, as kube-apiserver's, and only reads", async () => {
+    for (const method of ["POST", "PUT", "PATCH", "DELETE", "OPTIONS"]) {
+      for (const path of ["/readyz", "/livez", "/healthz", "/readyz/shutdown"]) {
+        const res = await server.request(method, path, { token: null, body: { spec: { stopping: true } } });
+        assert.deepEqual([res.status, res.text], [200, "ok"], `${method} ${path}`);
+      }
+    }
+    const head = await server.request("HEAD", "/readyz", { token: null });
+    assert.deepEqual([head.status, head.text], [200, ""]);
+    // Nothing else opens up: /version stays GET only, the API still wants a key.
+    assert.equal((await server.request("POST", "/version", { token: null })).status, 404);
+    assert.equal((await server.request("POST", `${GROUP_PATH}/users`, { token: null, body: {} })).status, 401);
+    assert.equal((await server.request("GET", "/readyz?verbose", { token: null })).status, 200);
+  });
+
   it("a created key is returned once, stored as a hash, and works at once", async () => {
     const created = await server.request("POST", keys, {
       body: {

@@ -167,7 +167,11 @@ export function forwardUpgrade(
   upReq.on("upgrade", (upRes, upSocket, upHead) => {
     x.code = upRes.statusCode ?? 101;
     socket.write(rawResponseHead(upRes, upRes.rawHeaders));
-    if (upHead.length > 0) socket.write(upHead);
+    // Bytes the cluster sent with its 101 are the first of the stream: sent on, and counted.
+    if (upHead.length > 0) {
+      socket.write(upHead);
+      x.bytes += upHead.length;
+    }
     if (head.length > 0) upSocket.write(head);
     upSocket.on("data", (chunk: Buffer) => {
       x.bytes += chunk.length;

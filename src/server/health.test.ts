@@ -137,16 +137,64 @@ describe("storageCheck", () => {
   });
 });
 
+describe("any method", () => {
+  const methods = ["POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+
+  it("answers every method as GET, as kube-apiserver's mux does; a body is ignored", async () => {
+    const { app, state } = await healthApp();
+    try {
+      for (const method of methods) {
+        for (const url of ["/readyz", "/livez/ping", "/healthz?verbose"]) {
+          const get = await app.inject({ method: "GET", url });
+          const res = await app.inject({
+            method,
+            url,
+            headers: { "content-type": "application/json" },
+            payload: '{"spec":{"stopping":true}}',
+          });
+          assert.equal(res.statusCode, get.statusCode, `${method} ${url}`);
+          assert.equal(res.body, get.body, `${method} ${url}`);
+          assert.equal(res.headers["content-type"], "text/plain; charset=utf-8", `${method} ${url}`);
+        }
+      }
+      assert.equal((await app.inject({ method: "POST", url: "/readyz" })).body, "ok");
+      // A failing check reads the same through any method, and none of them changed anything.
+      state.stopping = true;
+      const failed = await app.inject({ method: "POST", url: "/readyz/shutdown" });
+      assert.deepEqual([failed.statusCode, failed.body], [500, "internal server error: process is shutting down\n"]);
+      state.stopping = false;
+      assert.equal((await app.inject({ method: "DELETE", url: "/readyz?verbose" })).statusCode, 200);
+      // Only the endpoints and their checks: no other path answers for them.
+      assert.equal((await app.inject({ method: "POST", url: "/readyz/nothing" })).statusCode, 404);
+      assert.equal((await app.inject({ method: "POST", url: "/livez/storage" })).statusCode, 404);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("answers HEAD with the status and headers of GET, and no body", async () => {
+    const { app, state } = await healthApp();
+    try {
+      const ok = await app.inject({ method: "HEAD", url: "/readyz" });
+      assert.deepEqual([ok.statusCode, ok.body], [200, ""]);
+      assert.equal(ok.headers["content-type"], "text/plain; charset=utf-8");
+      state.storageUp = false;
+      const failed = await app.inject({ method: "HEAD", url: "/healthz/storage" });
+      assert.deepEqual([failed.statusCode, failed.body], [500, ""]);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe("isHealthProbe", () => {
-  it("knows the health endpoints and their checks, GET or HEAD, and nothing else", () => {
+  it("knows the health endpoints and their checks, and nothing else", () => {
     for (const url of ["/readyz", "/readyz?verbose", "/readyz/shutdown", "/livez", "/livez/ping", "/healthz?verbose"]) {
-      assert.equal(isHealthProbe("GET", url), true, url);
+      assert.equal(isHealthProbe(url), true, url);
     }
-    assert.equal(isHealthProbe("HEAD", "/livez"), true);
     for (const url of ["/readyzz", "/version", "/api/readyz", "/kubernetes/management/readyz", "readyz", "/"]) {
-      assert.equal(isHealthProbe("GET", url), false, url);
+      assert.equal(isHealthProbe(url), false, url);
     }
-    assert.equal(isHealthProbe("POST", "/readyz"), false);
-    assert.equal(isHealthProbe("GET", undefined), false);
+    assert.equal(isHealthProbe(undefined), false);
   });
 });

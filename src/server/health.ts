@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, RouteHandlerMethod } from "fastify";
 
 /** How long the storage check waits for an answer before it counts as failed. */
 const STORAGE_CHECK_TIMEOUT_MS = 2_000;
@@ -53,9 +53,12 @@ export function shutdownCheck(stopping: () => boolean): HealthCheck {
 
 const HEALTH_PATH = /^\/(?:livez|readyz|healthz)(?:[/?]|$)/;
 
-/** A health probe (GET or HEAD of /livez, /readyz, /healthz or one of their checks): answered even while stopping. */
-export function isHealthProbe(method: string | undefined, url: string | undefined): boolean {
-  return (method === "GET" || method === "HEAD") && url !== undefined && HEALTH_PATH.test(url);
+/**
+ * A health probe (any method on /livez, /readyz, /healthz or one of their checks, as they are
+ * served): answered even while stopping, as kube-apiserver exempts these paths whatever the method.
+ */
+export function isHealthProbe(url: string | undefined): boolean {
+  return url !== undefined && HEALTH_PATH.test(url);
 }
 
 /**
@@ -69,6 +72,9 @@ export function isHealthProbe(method: string | undefined, url: string | undefine
  * - `/<endpoint>/NAME` runs one check: 200 `ok`, or 500 `internal server error: <message>`.
  * /livez has only `ping`: restarting the server does not bring storage back. /readyz also has
  * `shutdown` (last, as kube-apiserver lists it), failing once `stopping()`.
+ * Every method is answered alike, as kube-apiserver's handlers are registered on its mux for any
+ * method: POST /readyz is a probe too. The handlers read nothing of the request but its path and
+ * query and change nothing, so no method does more than read health; HEAD gets no body (node).
  */
 export function registerHealthRoutes(app: FastifyInstance, storage: HealthCheck, stopping: () => boolean): void {
   const sets: Record<string, HealthCheck[]> = {
@@ -77,19 +83,26 @@ export function registerHealthRoutes(app: FastifyInstance, storage: HealthCheck,
     healthz: [ping, storage],
   };
   for (const [endpoint, checks] of Object.entries(sets)) {
-    app.get(`/${endpoint}`, async (request, reply) => {
+    anyMethod(app, `/${endpoint}`, async (request, reply) => {
       const query = new URL(request.url, "http://x").searchParams;
       const { status, text } = await runChecks(app, endpoint, checks, query);
       return plainText(reply, status).header("cache-control", "no-cache").send(text);
     });
     for (const one of checks) {
-      app.get(`/${endpoint}/${one.name}`, async (_request, reply) => {
+      anyMethod(app, `/${endpoint}/${one.name}`, async (_request, reply) => {
         const failure = await failureOf(app, endpoint, one);
         if (failure === undefined) return plainText(reply, 200).send("ok");
         return plainText(reply, 500).send(`internal server error: ${failure.message}\n`);
       });
     }
   }
+}
+
+/** GET (with fastify's HEAD route, which drops the body) and every other method fastify routes. */
+function anyMethod(app: FastifyInstance, url: string, handler: RouteHandlerMethod): void {
+  app.get(url, handler);
+  const others = app.supportedMethods.filter((m) => m !== "GET" && m !== "HEAD");
+  app.route({ method: others, url, handler });
 }
 
 function plainText(reply: FastifyReply, status: number): FastifyReply {

@@ -50,7 +50,7 @@ export class InFlightRequests {
    */
   admit(res: ServerResponse): boolean {
     if (this.draining) {
-      if (!isHealthProbe(res.req.method, res.req.url)) {
+      if (!isHealthProbe(res.req.url)) {
         refuse(res);
         return false;
       }

@@ -4,6 +4,7 @@ import type { ResourceType } from "../registry/resource-type.js";
 import { StorageError } from "../storage/errors.js";
 import type { Storage } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
+import { storageWith } from "./storage-with.js";
 
 /**
  * A Registry of the given kinds over a real SQLite `:memory:` database whose storage can be told
@@ -17,19 +18,13 @@ export function flakyRegistry(kinds: readonly ResourceType[]): {
 } {
   const sqlite = openSqliteStorage(":memory:");
   let failures = 0;
-  const storage = new Proxy(sqlite, {
-    get(target, prop) {
-      if (prop === "update") {
-        return (...args: Parameters<Storage["update"]>) => {
-          if (failures > 0) {
-            failures--;
-            return Promise.reject(new StorageError("Unavailable", args[0], "storage unavailable (test)"));
-          }
-          return target.update(...args);
-        };
+  const storage = storageWith(sqlite, {
+    update: (...args: Parameters<Storage["update"]>) => {
+      if (failures > 0) {
+        failures--;
+        return Promise.reject(new StorageError("Unavailable", args[0], "storage unavailable (test)"));
       }
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
+      return sqlite.update(...args);
     },
   });
   return {

@@ -1,5 +1,6 @@
 import { StorageError } from "../storage/errors.js";
 import type { Storage, WatchCallbacks, Watcher } from "../storage/interface.js";
+import { storageWith } from "./storage-with.js";
 
 /**
  * A real storage whose list() can be made to fail (as an etcd that went away does) and whose
@@ -32,22 +33,16 @@ export function flakyStorage(inner: Storage): FlakyStorage {
         err ?? new StorageError("Compacted", newest.prefix, "required revision has been compacted"),
       );
     },
-    storage: new Proxy(inner, {
-      get(target, prop) {
-        if (prop === "list")
-          return (...args: Parameters<Storage["list"]>) => {
-            flaky.listAttempts++;
-            if (flaky.failing) return Promise.reject(new StorageError("Unavailable", args[0], "store down (test)"));
-            return target.list(...args);
-          };
-        if (prop === "watch")
-          return (...args: Parameters<Storage["watch"]>) => {
-            const watcher = target.watch(...args);
-            watches.push({ prefix: args[0], watcher, callbacks: args[2] });
-            return watcher;
-          };
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
+    storage: storageWith(inner, {
+      list: (...args: Parameters<Storage["list"]>) => {
+        flaky.listAttempts++;
+        if (flaky.failing) return Promise.reject(new StorageError("Unavailable", args[0], "store down (test)"));
+        return inner.list(...args);
+      },
+      watch: (...args: Parameters<Storage["watch"]>) => {
+        const watcher = inner.watch(...args);
+        watches.push({ prefix: args[0], watcher, callbacks: args[2] });
+        return watcher;
       },
     }),
   };

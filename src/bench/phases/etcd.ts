@@ -195,9 +195,9 @@ async function rawPutClient(etcd: EtcdCluster, value: Buffer): Promise<Etcd3> {
 }
 
 /**
- * N.wps PATCHes a second on replica A for N.watchSec seconds; the delay until a watcher on
- * replica B sees each one, beside a watcher on A itself, the PATCHes' own response time, and
- * the floor: raw etcd puts at the same rate seen by a raw etcd watch (rawEtcdWatch). The
+ * N.wps PATCHes a second on replica A for N.watchSec seconds, after N.warmSec seconds of them
+ * unmeasured; the delay until a watcher on replica B sees each one, beside a watcher on A
+ * itself, the PATCHes' own response time, and the floor: raw etcd puts at the same rate seen by a raw etcd watch (rawEtcdWatch). The
  * PATCHes are sent and the watches read by a process of their own (replica-watch-driver.ts).
  */
 async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void> {
@@ -218,9 +218,13 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
     resourceVersion: list.metadata.resourceVersion as string,
     rate: b.N.wps,
     total,
+    warmUp: b.N.wps * b.N.warmSec,
   };
   const driver = await spawnChild([], [], DRIVER, setup);
   b.children.push(driver);
+  // Both replicas serve N.warmSec seconds of the same PATCHes first, unmeasured: a replica's first
+  // seconds of them are mostly its JIT compiling (replica-watch-driver.ts).
+  await driver.ask({ cmd: "warm" });
   await new Promise((r) => setTimeout(r, 500));
   const before = await cpuNow(etcd, a, r2);
   // One read of etcd's metrics serves its call counts and its disk latencies.
