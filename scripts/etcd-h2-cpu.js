@@ -4,7 +4,7 @@
 // 10,000 single-put events written by a second process.
 //   node scripts/etcd-h2-cpu.js [ROUNDS] DIST...      e.g. node scripts/etcd-h2-cpu.js 2 /tmp/old/dist dist
 import { fork, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -30,16 +30,25 @@ async function loop(calls, one) {
   );
 }
 
+/** etcd's CPU so far in µs (utime + stime of /proc/PID/stat, in 10 ms ticks). */
+function etcdCpuUs() {
+  const fields = readFileSync(`/proc/${process.env.ETCD_PID}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
 /** One unmeasured quarter (warm-up: connection, JIT), then `calls` measured. */
 async function measure(label, calls, one) {
   await loop(calls / 4, one);
   const cpu = process.cpuUsage();
+  const etcd = etcdCpuUs();
   const t = performance.now();
   await loop(calls, one);
   const used = process.cpuUsage(cpu);
+  const etcdUsed = etcdCpuUs() - etcd;
   const ms = performance.now() - t;
   console.log(
-    `${label}: ${((used.user + used.system) / calls).toFixed(1)} µs client CPU per call, ${((calls / ms) * 1000).toFixed(0)} calls/s`,
+    `${label}: ${((used.user + used.system) / calls).toFixed(1)} µs client CPU per call, ` +
+      `${(etcdUsed / calls).toFixed(0)} µs etcd CPU per call, ${((calls / ms) * 1000).toFixed(0)} calls/s`,
   );
 }
 
@@ -110,6 +119,7 @@ async function main(rounds, dists) {
     ["--data-dir", dir, "--listen-client-urls", client, "--advertise-client-urls", client, "--listen-peer-urls", peer],
     { stdio: "ignore" },
   );
+  process.env.ETCD_PID = String(etcd.pid);
   try {
     await sleep(1500);
     for (let round = 0; round < rounds; round++) {
