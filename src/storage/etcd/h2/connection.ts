@@ -8,10 +8,9 @@
  * ways, SETTINGS, PING, RST_STREAM, GOAWAY, WINDOW_UPDATE. No server push (disabled), no
  * priorities, no HTTP/1.1 upgrade.
  *
- * Frames we write in one tick go out in one socket write.
+ * Frames we write in one tick go out in one socket write (output.ts); socket.ts opens the socket.
  */
-import { isIP, connect as netConnect, type Socket } from "node:net";
-import { type TLSSocket, connect as tlsConnect } from "node:tls";
+import type { Socket } from "node:net";
 import { FlowControl } from "./flow-control.js";
 import {
   CLIENT_PREFACE,
@@ -32,15 +31,11 @@ import {
   writeFrameHeader,
 } from "./frames.js";
 import { HeaderBlockDecoder, HpackError } from "./hpack-decoder.js";
+import { SocketOutput } from "./output.js";
+import { notH2, openSocket, type SocketOptions } from "./socket.js";
 import { H2Stream, type StreamEnd, type StreamHandlers } from "./stream.js";
 
-export interface H2ConnectOptions {
-  readonly host: string;
-  readonly port: number;
-  readonly tls: boolean;
-  readonly ca?: Buffer;
-  readonly cert?: Buffer;
-  readonly key?: Buffer;
+export interface H2ConnectOptions extends SocketOptions {
   /** Our receive window per stream (SETTINGS_INITIAL_WINDOW_SIZE). */
   readonly streamWindow: number;
   /** Our receive window for the whole connection. */
@@ -63,7 +58,8 @@ export class H2Connection {
   /** No new streams: GOAWAY received, close() called, or failed. */
   closing = false;
   destroyed = false;
-  private readonly socket: Socket | TLSSocket;
+  private readonly socket: Socket;
+  private readonly output: SocketOutput;
   private readonly reader: FrameReader;
   private readonly decoder = new HeaderBlockDecoder();
   private readonly flow: FlowControl;
@@ -76,8 +72,6 @@ export class H2Connection {
   /** A header block whose CONTINUATIONs are still coming. */
   private partial: { id: number; flags: number; parts: Buffer[] } | undefined;
   private readonly pings: (() => void)[] = [];
-  private out: Buffer[] = [];
-  private outBytes = 0;
   private failure: Failure | undefined;
   private readonly closeCallbacks: (() => void)[] = [];
   /** Our GOAWAY went out and the socket is ending. */
@@ -89,20 +83,10 @@ export class H2Connection {
   ) {
     this.flow = new FlowControl(options.streamWindow, options.connectionWindow, (b) => this.emit(b));
     this.reader = new FrameReader((type, flags, id, payload) => this.onFrame(type, flags, id, payload));
-    const { host, port, ca, cert, key } = options;
-    this.socket = options.tls
-      ? tlsConnect({
-          host,
-          port,
-          ALPNProtocols: ["h2"],
-          ...(isIP(host) === 0 ? { servername: host } : {}),
-          ...(ca ? { ca } : {}),
-          ...(cert ? { cert } : {}),
-          ...(key ? { key } : {}),
-        })
-      : netConnect({ host, port });
-    this.socket.setNoDelay(true);
-    this.socket.once(options.tls ? "secureConnect" : "connect", () => this.onConnected());
+    const { socket, ready } = openSocket(options);
+    this.socket = socket;
+    this.output = new SocketOutput(socket);
+    socket.once(ready, () => this.onConnected());
     this.socket.on("data", (chunk: Buffer) => this.onData(chunk));
     this.socket.on("error", (err: Failure) => {
       this.failure ??= err;
@@ -155,8 +139,9 @@ export class H2Connection {
   }
 
   private onConnected(): void {
-    if (this.options.tls && (this.socket as TLSSocket).alpnProtocol !== "h2") {
-      this.fail(Object.assign(new Error("the server does not speak HTTP/2 (ALPN)"), { code: "EPROTO" }));
+    const refused = notH2(this.socket, this.options.tls);
+    if (refused) {
+      this.fail(refused);
       return;
     }
     this.connected = true;
@@ -378,6 +363,7 @@ export class H2Connection {
     this.destroyed = true;
     this.closing = true;
     this.connected = false;
+    this.output.stop();
     this.socket.destroy();
     const open = [...this.waiting, ...this.streams.values()];
     this.waiting = [];
@@ -386,27 +372,12 @@ export class H2Connection {
     for (const closed of this.closeCallbacks.splice(0)) closed();
   }
 
-  /** Queues bytes for the socket; everything queued in one tick goes out in one write. */
   private emit(bytes: Buffer): void {
-    if (this.destroyed) return;
-    if (this.out.length === 0) process.nextTick(() => this.flush());
-    this.out.push(bytes);
-    this.outBytes += bytes.length;
+    this.output.emit(bytes);
   }
 
   private flush(): void {
-    if (this.out.length === 0 || this.destroyed) return;
-    const out = this.out;
-    this.out = [];
-    const bytes = this.outBytes;
-    this.outBytes = 0;
-    if (out.length === 1 || bytes < 65_536) {
-      this.socket.write(out.length === 1 ? out[0]! : Buffer.concat(out, bytes));
-      return;
-    }
-    this.socket.cork();
-    for (const b of out) this.socket.write(b);
-    this.socket.uncork();
+    this.output.flush();
   }
 }
 
