@@ -5,7 +5,7 @@
  *
  * Calls: Range, Txn and Compact go over gRPC with a client of their own (kv-h2.ts) on HTTP/2
  * connections of its own (h2/: not node:http2, whose per-stream objects were most of a call's
- * client CPU), which costs the server about a twentieth of the CPU of the same call through the
+ * client CPU), which costs the server a tenth or less of the CPU of the same call through the
  * etcd3 client, and etcd a third of its JSON gateway's; the watch stream runs on the same
  * client's connections, and only leader election (leases) uses the etcd3 client.
  *
