@@ -10,13 +10,18 @@ function spin(ms: number): void {
   }
 }
 
+/** A wait long against the 50 ms windows, so that its share of busy time is small however loaded the machine. */
+const WAIT_MS = 500;
+
 describe("eventLoopSaturation", () => {
   test("says saturated after a window spent running code, and not after one spent waiting", async () => {
     const saturated = eventLoopSaturation(0.9, 0.9, 50);
     assert.equal(saturated(), false, "nothing measured yet");
     spin(120);
     assert.equal(saturated(), true, "a window of running code");
-    await setTimeout(120);
+    // Waiting much longer than the window: on a loaded machine (CI) a callback around the wait
+    // can be descheduled while it runs, which counts as busy; 120 ms was not always enough.
+    await setTimeout(WAIT_MS);
     assert.equal(saturated(), false, "a window of waiting");
     spin(120);
     assert.equal(saturated(), true, "busy again");
@@ -37,7 +42,7 @@ describe("eventLoopSaturation", () => {
     assert.equal(sticky(), true, "a window of waiting does not turn it off below `off`");
     // And it takes `on` to turn it on in the first place.
     const fresh = eventLoopSaturation(0.9, 0, 50);
-    await setTimeout(120);
+    await setTimeout(WAIT_MS);
     assert.equal(fresh(), false);
   });
 });
