@@ -83,8 +83,8 @@ export class EtcdWatchStream {
     // stream, a protocol error failing the connection). A stream opened from within that read
     // (a watch a consumer starts from its event callback, which the hub calls synchronously from
     // another stream's message; with no token to wait for, openStream opens it synchronously)
-    // ends before the promise's callback runs, a microtask later. Then the hand-over cancels it
-    // and retries once (watch-stream.test.ts).
+    // ends before the promise's callback runs, a microtask later (h2/raw-peer.test.ts shows the
+    // connection do so). Then the hand-over cancels it and retries once (watch-stream.test.ts).
     let endedEarly = false;
     const lost = (): void => {
       if (stream === undefined) {
