@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer as createH2Server } from "node:http2";
-import { createServer, type Server } from "node:net";
+import { createServer as createH2Server, type Http2Server } from "node:http2";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -28,13 +28,12 @@ async function deadPort(): Promise<number> {
 }
 
 /** A member that accepts a request and then drops the connection without an answer. */
-async function droppingServer(): Promise<{ server: Server; port: number; requests: () => number }> {
+async function droppingServer(): Promise<{ server: Http2Server; port: number; requests: () => number }> {
   let requests = 0;
-  const server = createServer((socket) => {
-    socket.once("data", () => {
-      requests++;
-      socket.destroy();
-    });
+  const server = createH2Server();
+  server.on("stream", (stream) => {
+    requests++;
+    stream.session?.destroy();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { server, port: (server.address() as { port: number }).port, requests: () => requests };
