@@ -8,7 +8,9 @@
  * was received whenever half a window has been used: long watches and list pages of megabytes
  * never wait for the window. A peer that sends beyond the window we granted (what we advertised
  * plus every WINDOW_UPDATE written so far, less what it sent) breaks the protocol: a connection
- * error FLOW_CONTROL_ERROR (§6.9.1), not bytes taken on trust.
+ * error FLOW_CONTROL_ERROR (§6.9.1), not bytes taken on trust. As window is given back on
+ * receipt, this catches a peer that overruns the room left since our last WINDOW_UPDATE; it
+ * does not slow a fast one: what bounds memory is what the calls keep (they consume at once).
  */
 import {
   DEFAULT_MAX_FRAME,
