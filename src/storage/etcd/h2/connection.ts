@@ -44,7 +44,7 @@ export interface H2ConnectOptions extends SocketOptions {
 }
 
 export interface ConnectionEvents {
-  /** Connected (TLS done, h2 agreed); the preface and our settings are on their way. */
+  /** Connected: the peer's first SETTINGS arrived (TLS done, h2 agreed); streams start. */
   onConnect(): void;
   /** The peer sent GOAWAY: no new streams here; the streams it accepted finish. */
   onGoaway(): void;
@@ -162,7 +162,6 @@ export class H2Connection {
     }
     // The waiting streams start on the peer's first SETTINGS (onSettings): before it, a limit of
     // concurrent streams below their number would refuse some.
-    this.events.onConnect();
   }
 
   private start(stream: H2Stream): void {
@@ -296,6 +295,7 @@ export class H2Connection {
   private onSettings(flags: number, payload: Buffer): void {
     if (flags & Flag.ACK) return;
     if (payload.length % 6 !== 0) throw new H2ProtocolError("SETTINGS of a wrong size", ErrorCode.FRAME_SIZE_ERROR);
+    const first = !this.gotSettings;
     this.gotSettings = true;
     for (let at = 0; at < payload.length; at += 6) {
       const id = payload.readUInt16BE(at);
@@ -307,6 +307,7 @@ export class H2Connection {
     this.emit(frameOf(FrameType.SETTINGS, Flag.ACK, 0));
     this.flow.sendBlocked();
     this.startWaiting();
+    if (first) this.events.onConnect();
   }
 
   private onPing(flags: number, payload: Buffer): void {
