@@ -5,7 +5,7 @@
  * handed over undecoded; the stream's end carries its gRPC status (grpc-unary.ts has the same
  * framing for single calls).
  */
-import { CODE_UNAVAILABLE, frame, GrpcStatus } from "./grpc-unary.js";
+import { CODE_UNAVAILABLE, frame, GrpcStatus, transportReason } from "./grpc-unary.js";
 import type { H2Connection } from "./h2/connection.js";
 import { ErrorCode } from "./h2/frames.js";
 import type { HeaderFields } from "./h2/hpack-decoder.js";
@@ -77,14 +77,8 @@ export class GrpcBidiStream implements StreamHandlers {
     this.closed();
     if (this.ended) return;
     this.ended = true;
-    const { httpStatus } = this.status;
-    const transport =
-      httpStatus !== 0 && httpStatus !== 200
-        ? `HTTP ${httpStatus} (not a gRPC answer)`
-        : (end.error?.message ??
-          (end.rstCode !== undefined ? `stream reset (HTTP/2 error ${end.rstCode})` : undefined));
     this.handlers.onEnd(
-      this.status.error() ?? new EtcdRequestError(transport ?? "etcd ended the stream", CODE_UNAVAILABLE),
+      this.status.error() ?? new EtcdRequestError(transportReason(this.status.httpStatus, end), CODE_UNAVAILABLE),
     );
   }
 

@@ -11,7 +11,7 @@
  */
 import type { CallDeadline, CallDeadlines } from "./call-deadlines.js";
 import type { H2Connection } from "./h2/connection.js";
-import { ErrorCode } from "./h2/frames.js";
+import { ErrorCode, errorCodeName } from "./h2/frames.js";
 import type { HeaderFields } from "./h2/hpack-decoder.js";
 import type { H2Stream, StreamEnd, StreamHandlers } from "./h2/stream.js";
 import { EtcdRequestError } from "./kv-calls.js";
@@ -65,6 +65,19 @@ export class GrpcStatus {
     if (this.code === undefined || this.code === 0) return undefined;
     return new EtcdRequestError(this.message || `gRPC status ${this.code}`, this.code);
   }
+}
+
+/**
+ * Why a call or stream ended without a gRPC status (a transport failure), for unary calls and
+ * bidirectional streams alike: an answer that was not gRPC's, the connection failing under it
+ * (its error's code appended, e.g. ECONNRESET, EPROTO), or RST_STREAM's code by name.
+ */
+export function transportReason(httpStatus: number, end: StreamEnd): string {
+  if (httpStatus !== 0 && httpStatus !== 200) return `HTTP ${httpStatus} (not a gRPC answer)`;
+  const failure = end.error;
+  if (failure) return failure.code ? `${failure.message} (${failure.code})` : failure.message;
+  if (end.rstCode !== undefined) return `stream reset (HTTP/2 ${errorCodeName(end.rstCode)})`;
+  return "etcd ended the stream without a gRPC status";
 }
 
 /** The single message of a unary answer. */
@@ -144,12 +157,7 @@ function transportFailure(
   httpStatus: number,
   timedOut: boolean,
 ): UnaryOutcome {
-  let reason: string;
-  const failure = end.error;
-  if (timedOut) reason = `no answer within ${call.deadlines.timeoutMs} ms`;
-  else if (httpStatus !== 0 && httpStatus !== 200) reason = `HTTP ${httpStatus} (not a gRPC answer)`;
-  else if (failure) reason = `${failure.message}${failure.code ? ` (${failure.code})` : ""}`;
-  else reason = `stream reset (HTTP/2 error ${end.rstCode ?? "unknown"})`;
+  const reason = timedOut ? `no answer within ${call.deadlines.timeoutMs} ms` : transportReason(httpStatus, end);
   // REFUSED_STREAM: the peer says it did not process the stream (e.g. after its GOAWAY).
   return {
     err: new EtcdRequestError(reason, CODE_UNAVAILABLE),

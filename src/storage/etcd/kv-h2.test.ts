@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer as createH2Server } from "node:http2";
+import { createServer as createH2Server, type Http2Server } from "node:http2";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,13 +28,12 @@ async function deadPort(): Promise<number> {
 }
 
 /** A member that accepts a request and then drops the connection without an answer. */
-async function droppingServer(): Promise<{ server: Server; port: number; requests: () => number }> {
+async function droppingServer(): Promise<{ server: Http2Server; port: number; requests: () => number }> {
   let requests = 0;
-  const server = createServer((socket) => {
-    socket.once("data", () => {
-      requests++;
-      socket.destroy();
-    });
+  const server = createH2Server();
+  server.on("stream", (stream) => {
+    requests++;
+    stream.session?.destroy();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { server, port: (server.address() as { port: number }).port, requests: () => requests };
@@ -86,6 +85,32 @@ describe("etcd KV over gRPC on the client's own HTTP/2 connections", () => {
     } finally {
       await kv.close();
       dropping.server.close();
+    }
+  });
+
+  test("a member that accepts connections but never speaks HTTP/2 (stopped) is left after the connect timeout; a write is sent elsewhere, as it never went out", async () => {
+    // A stopped process's listening socket still completes TCP handshakes: no SETTINGS ever come.
+    const silent = await new Promise<Server>((resolve) => {
+      const server = createServer(() => {});
+      server.listen(0, "127.0.0.1", () => resolve(server));
+    });
+    const port = (silent.address() as { port: number }).port;
+    const options = { connectTimeoutMs: 200, answerTimeoutMs: 2_000 };
+    const alone = new EtcdKvH2({ endpoints: [`127.0.0.1:${port}`], ...options });
+    const kv = new EtcdKvH2({ endpoints: [`127.0.0.1:${port}`, etcd.endpoints[0]!], ...options });
+    const key = `/silent/${randomUUID()}`;
+    try {
+      await assert.rejects(
+        alone.range({ key }),
+        (e: unknown) =>
+          e instanceof EtcdRequestError && /no HTTP\/2 connection within 200 ms \(ETIMEDOUT\)$/.test(e.message),
+      );
+      await kv.txn({ compare: [], success: [{ put: { key, value: "v" } }], failure: [] });
+      assert.equal((await kv.range({ key })).kvs.length, 1);
+    } finally {
+      await alone.close();
+      await kv.close();
+      silent.close();
     }
   });
 

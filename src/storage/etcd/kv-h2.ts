@@ -45,6 +45,7 @@ import { rangeRequestFrame, txnRequestFrame } from "./kv-request-frames.js";
 
 /** A member that accepted the call but does not answer (stopped, partitioned). */
 const ANSWER_TIMEOUT_MS = 30_000;
+/** Until the member's first HTTP/2 SETTINGS: a member stopped (SIGSTOP) still accepts TCP connections. */
 const CONNECT_TIMEOUT_MS = 5_000;
 /**
  * A session with calls or streams open is pinged this often; one whose previous ping has not
@@ -76,6 +77,8 @@ export interface EtcdKvOptions {
   readonly keepaliveMs?: number;
   /** ANSWER_TIMEOUT_MS unless given (tests). */
   readonly answerTimeoutMs?: number;
+  /** CONNECT_TIMEOUT_MS unless given (tests). */
+  readonly connectTimeoutMs?: number;
 }
 
 interface Session {
@@ -243,9 +246,10 @@ export class EtcdKvH2 implements EtcdKv {
     const tls = url.protocol === "https:";
     const { ca, cert, key } = this.options;
     let keepalive: NodeJS.Timeout | undefined;
+    const connectTimeoutMs = this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
     const connectTimer = setTimeout(() => {
-      h2.destroy(Object.assign(new Error(`no connection within ${CONNECT_TIMEOUT_MS} ms`), { code: "ETIMEDOUT" }));
-    }, CONNECT_TIMEOUT_MS);
+      h2.destroy(Object.assign(new Error(`no HTTP/2 connection within ${connectTimeoutMs} ms`), { code: "ETIMEDOUT" }));
+    }, connectTimeoutMs);
     const h2: H2Connection = new H2Connection(
       {
         host: url.hostname.replace(/^\[(.*)\]$/, "$1"),

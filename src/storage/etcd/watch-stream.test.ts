@@ -11,7 +11,8 @@ import { afterEach, describe, mock, test } from "node:test";
 import protobuf from "protobufjs";
 import type { WatchEvent } from "../interface.js";
 import type { BidiHandlers } from "./grpc-bidi.js";
-import { CODE_UNAVAILABLE } from "./grpc-unary.js";
+import { CODE_UNAVAILABLE, transportReason } from "./grpc-unary.js";
+import { ErrorCode } from "./h2/frames.js";
 import { EtcdRequestError } from "./kv-calls.js";
 import { EtcdWatchStream, type WatchStreamKv } from "./watch-stream.js";
 
@@ -40,7 +41,9 @@ class EndsFirstStreamEarly implements WatchStreamKv {
     const stream = new RecordedStream(handlers);
     this.opened.push(stream);
     if (this.opened.length === 1)
-      handlers.onEnd(new EtcdRequestError("stream reset (HTTP/2 error 7)", CODE_UNAVAILABLE));
+      handlers.onEnd(
+        new EtcdRequestError(transportReason(200, { rstCode: ErrorCode.REFUSED_STREAM }), CODE_UNAVAILABLE),
+      );
     return stream;
   }
   forgetToken(): void {}

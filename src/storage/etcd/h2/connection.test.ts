@@ -21,7 +21,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createServer as createTlsServer, type Server as TlsServer } from "node:tls";
 import { writeEtcdTls } from "../../../testing/etcd-tls.js";
 import { type ConnectionEvents, H2Connection, type H2ConnectOptions } from "./connection.js";
-import { ErrorCode } from "./frames.js";
+import { CLIENT_PREFACE, ErrorCode, FrameReader, FrameType, settingsFrame } from "./frames.js";
 import type { HeaderFields } from "./hpack-decoder.js";
 import { RequestHeaderBlocks } from "./hpack-request.js";
 import type { StreamEnd } from "./stream.js";
@@ -303,9 +303,24 @@ describe("the etcd client's HTTP/2 connection, against node:http2 servers", () =
     }
   });
 
-  test("a connection that fails fails its streams: sent when written, not when never connected", async () => {
-    // A peer that takes the request and drops the connection without an answer.
-    const { server, port } = await listen(createNetServer((socket) => socket.once("data", () => socket.destroy())));
+  test("a connection that fails fails its streams: sent when written, not when never connected or before the peer's SETTINGS", async () => {
+    // A peer that sends its SETTINGS, takes the request and drops the connection without an answer.
+    const { server, port } = await listen(
+      createNetServer((socket) => {
+        socket.write(settingsFrame([]));
+        let seen = Buffer.alloc(0);
+        const reader = new FrameReader((type) => {
+          if (type === FrameType.HEADERS) socket.destroy();
+        });
+        socket.on("data", (chunk: Buffer) => {
+          if (seen.length >= CLIENT_PREFACE.length) return reader.push(chunk);
+          seen = Buffer.concat([seen, chunk]);
+          if (seen.length >= CLIENT_PREFACE.length) reader.push(seen.subarray(CLIENT_PREFACE.length));
+        });
+      }),
+    );
+    // One that drops the connection before its SETTINGS: streams wait for them, nothing was sent.
+    const silent = await listen(createNetServer((socket) => socket.once("data", () => socket.destroy())));
     const conn = connect(port);
     let closed = 0;
     const dead = await listen(createNetServer());
@@ -314,14 +329,19 @@ describe("the etcd client's HTTP/2 connection, against node:http2 servers", () =
       const a = await call(conn, port, "/x", Buffer.from("x"));
       assert.ok(a.end.error, "a transport error");
       assert.equal(a.sent, true);
-      const never = connect(dead.port, {}, { onClose: () => closed++ });
-      const b = await call(never, dead.port, "/x", Buffer.from("x"));
-      assert.match(b.end.error?.message ?? "", /ECONNREFUSED/);
+      const early = connect(silent.port);
+      const b = await call(early, silent.port, "/x", Buffer.from("x"));
+      assert.ok(b.end.error, "a transport error");
       assert.equal(b.sent, false);
+      const never = connect(dead.port, {}, { onClose: () => closed++ });
+      const c = await call(never, dead.port, "/x", Buffer.from("x"));
+      assert.match(c.end.error?.message ?? "", /ECONNREFUSED/);
+      assert.equal(c.sent, false);
       assert.equal(closed, 1);
     } finally {
       conn.destroy();
       server.close();
+      silent.server.close();
     }
   });
 

@@ -16,6 +16,7 @@ import {
   CLIENT_PREFACE,
   DEFAULT_WINDOW,
   ErrorCode,
+  errorCodeName,
   Flag,
   FRAME_HEADER,
   FrameReader,
@@ -43,7 +44,7 @@ export interface H2ConnectOptions extends SocketOptions {
 }
 
 export interface ConnectionEvents {
-  /** Connected (TLS done, h2 agreed); the preface and our settings are on their way. */
+  /** Connected: the peer's first SETTINGS arrived (TLS done, h2 agreed); streams start. */
   onConnect(): void;
   /** The peer sent GOAWAY: no new streams here; the streams it accepted finish. */
   onGoaway(): void;
@@ -64,10 +65,14 @@ export class H2Connection {
   private readonly decoder = new HeaderBlockDecoder();
   private readonly flow: FlowControl;
   private readonly streams = new Map<number, H2Stream>();
-  /** Streams not started yet: before the connection is up, or beyond the peer's MAX_CONCURRENT_STREAMS. */
+  /**
+   * Streams not started yet: before the peer's first SETTINGS (its MAX_CONCURRENT_STREAMS is
+   * unknown until then), or beyond that limit.
+   */
   private waiting: H2Stream[] = [];
   private nextId = 1;
   private peerMaxStreams = Number.POSITIVE_INFINITY;
+  /** The peer's first SETTINGS arrived: streams may start. */
   private gotSettings = false;
   /** A header block whose CONTINUATIONs are still coming. */
   private partial: { id: number; flags: number; parts: Buffer[] } | undefined;
@@ -98,7 +103,7 @@ export class H2Connection {
   request(headerBlock: Buffer, handlers: StreamHandlers): H2Stream {
     if (this.closing) throw closedError("the HTTP/2 connection is closing");
     const stream = new H2Stream(this, headerBlock, handlers);
-    if (this.connected && this.streams.size < this.peerMaxStreams) this.start(stream);
+    if (this.gotSettings && this.streams.size < this.peerMaxStreams) this.start(stream);
     else this.waiting.push(stream);
     return stream;
   }
@@ -155,8 +160,8 @@ export class H2Connection {
     if (this.options.connectionWindow > DEFAULT_WINDOW) {
       this.emit(windowUpdateFrame(0, this.options.connectionWindow - DEFAULT_WINDOW));
     }
-    this.startWaiting();
-    this.events.onConnect();
+    // The waiting streams start on the peer's first SETTINGS (onSettings): before it, a limit of
+    // concurrent streams below their number would refuse some.
   }
 
   private start(stream: H2Stream): void {
@@ -170,7 +175,7 @@ export class H2Connection {
   }
 
   private startWaiting(): void {
-    while (this.waiting.length > 0 && this.connected && !this.destroyed && this.streams.size < this.peerMaxStreams) {
+    while (this.waiting.length > 0 && this.gotSettings && !this.destroyed && this.streams.size < this.peerMaxStreams) {
       this.start(this.waiting.shift()!);
     }
   }
@@ -200,7 +205,8 @@ export class H2Connection {
       const code = err instanceof H2ProtocolError ? err.code : ErrorCode.COMPRESSION_ERROR;
       this.emit(goawayFrame(0, code));
       this.flush();
-      this.fail(Object.assign(new Error(`HTTP/2 protocol error from the server: ${err.message}`), { code: "EPROTO" }));
+      const message = `HTTP/2 protocol error from the server (${errorCodeName(code)}): ${err.message}`;
+      this.fail(Object.assign(new Error(message), { code: "EPROTO" }));
     }
   }
 
@@ -289,6 +295,7 @@ export class H2Connection {
   private onSettings(flags: number, payload: Buffer): void {
     if (flags & Flag.ACK) return;
     if (payload.length % 6 !== 0) throw new H2ProtocolError("SETTINGS of a wrong size", ErrorCode.FRAME_SIZE_ERROR);
+    const first = !this.gotSettings;
     this.gotSettings = true;
     for (let at = 0; at < payload.length; at += 6) {
       const id = payload.readUInt16BE(at);
@@ -300,6 +307,7 @@ export class H2Connection {
     this.emit(frameOf(FrameType.SETTINGS, Flag.ACK, 0));
     this.flow.sendBlocked();
     this.startWaiting();
+    if (first) this.events.onConnect();
   }
 
   private onPing(flags: number, payload: Buffer): void {

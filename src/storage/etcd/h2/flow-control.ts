@@ -6,7 +6,11 @@
  * in frames of at most the peer's MAX_FRAME_SIZE; the rest waits on the stream until a
  * WINDOW_UPDATE. Receiving: everything is consumed at once, so a WINDOW_UPDATE gives back what
  * was received whenever half a window has been used: long watches and list pages of megabytes
- * never wait for the window.
+ * never wait for the window. A peer that sends beyond the window we granted (what we advertised
+ * plus every WINDOW_UPDATE written so far, less what it sent) breaks the protocol: a connection
+ * error FLOW_CONTROL_ERROR (§6.9.1), not bytes taken on trust. As window is given back on
+ * receipt, this catches a peer that overruns the room left since our last WINDOW_UPDATE; it
+ * does not slow a fast one: what bounds memory is what the calls keep (they consume at once).
  */
 import {
   DEFAULT_MAX_FRAME,
@@ -32,6 +36,8 @@ export class FlowControl {
   private connectionWindow = DEFAULT_WINDOW;
   /** Received since our last connection WINDOW_UPDATE. */
   private unacked = 0;
+  /** The connection window the peer has from us: never below the default, which no SETTINGS changes. */
+  private readonly ownConnectionLimit: number;
   /** Streams with bytes waiting for window. */
   private readonly blocked = new Set<H2Stream>();
 
@@ -39,7 +45,9 @@ export class FlowControl {
     private readonly ownStreamWindow: number,
     private readonly ownConnectionWindow: number,
     private readonly emit: (bytes: Buffer) => void,
-  ) {}
+  ) {
+    this.ownConnectionLimit = Math.max(ownConnectionWindow, DEFAULT_WINDOW);
+  }
 
   opened(stream: H2Stream): void {
     stream.sendWindow = this.initialWindow;
@@ -107,16 +115,21 @@ export class FlowControl {
     this.maxFrame = value;
   }
 
-  /** A DATA frame of `length` bytes (padding included) arrived, for `stream` if we still follow it. */
+  /**
+   * A DATA frame of `length` bytes (padding included) arrived, for `stream` if we still follow it
+   * (a stream we stopped following counts for the connection only). Throws beyond our windows.
+   */
   received(stream: H2Stream | undefined, length: number): void {
     if (length === 0) return;
     this.unacked += length;
+    if (this.unacked > this.ownConnectionLimit) throw beyondWindow("connection", this.ownConnectionLimit);
     if (this.unacked >= this.ownConnectionWindow / 2) {
       this.emit(windowUpdateFrame(0, this.unacked));
       this.unacked = 0;
     }
     if (!stream) return;
     stream.unacked += length;
+    if (stream.unacked > this.ownStreamWindow) throw beyondWindow("stream", this.ownStreamWindow);
     if (stream.unacked >= this.ownStreamWindow / 2) {
       this.emit(windowUpdateFrame(stream.id, stream.unacked));
       stream.unacked = 0;
@@ -130,4 +143,8 @@ export class FlowControl {
     if (payload.length > 0) this.emit(payload);
     if (end) stream.localEnded = true;
   }
+}
+
+function beyondWindow(which: string, window: number): H2ProtocolError {
+  return new H2ProtocolError(`DATA beyond the ${which} window granted (${window} bytes)`, ErrorCode.FLOW_CONTROL_ERROR);
 }

@@ -53,6 +53,13 @@ export const ErrorCode = {
   COMPRESSION_ERROR: 0x9,
 } as const;
 
+const ERROR_NAMES = new Map<number, string>(Object.entries(ErrorCode).map(([name, code]) => [code, name]));
+
+/** An error code's name (RFC 9113 §7), or its number when we do not know it. */
+export function errorCodeName(code: number): string {
+  return ERROR_NAMES.get(code) ?? `error 0x${code.toString(16)}`;
+}
+
 export const CLIENT_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
 
 /** A connection-level protocol violation by the peer: the connection is closed with `code`. */

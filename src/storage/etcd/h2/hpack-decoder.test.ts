@@ -93,4 +93,15 @@ describe("HPACK decoding of the header blocks etcd sends", () => {
     assert.deepEqual(decoder.decode(hex("20 82")), { ":method": "GET" });
     assert.throws(() => decoder.decode(hex("be")), HpackError);
   });
+
+  test("size updates come only at the start of a block (several may), within the size announced", () => {
+    const decoder = new HeaderBlockDecoder();
+    decoder.decode(hex(C3[0]!));
+    // To 0, then back to 4,096 (0x3f e1 1f), then a field: the entries before the first update are gone.
+    assert.deepEqual(decoder.decode(hex("20 3fe11f 82")), { ":method": "GET" });
+    assert.throws(() => decoder.decode(hex("be")), HpackError);
+    assert.throws(() => new HeaderBlockDecoder().decode(hex("82 20")), /size update after a header field/);
+    assert.throws(() => new HeaderBlockDecoder().decode(hex("3fe21f")), /size of 4097, above the 4096 allowed/);
+    assert.throws(() => new HeaderBlockDecoder(256).decode(hex("3fe201")), /size of 257, above the 256 allowed/);
+  });
 });

@@ -20,7 +20,8 @@ export class HeaderBlockDecoder {
   /** Empty between blocks (a block that fails to decode ends the connection, and this with it). */
   private readonly decoder = hpack.decoder.create();
 
-  constructor(tableSize = DEFAULT_TABLE_SIZE) {
+  /** `tableSize`: the limit we announced, which a dynamic table size update may not exceed. */
+  constructor(private readonly tableSize = DEFAULT_TABLE_SIZE) {
     this.table = hpack.table.create({ maxSize: tableSize });
   }
 
@@ -29,26 +30,27 @@ export class HeaderBlockDecoder {
     const fields: HeaderFields = {};
     const decoder = this.decoder;
     decoder.push(block);
+    let atStart = true;
     try {
-      while (!decoder.isEmpty()) this.field(decoder, fields);
+      while (!decoder.isEmpty()) if (this.field(decoder, fields, atStart)) atStart = false;
     } catch (err) {
       throw new HpackError(`undecodable header block: ${(err as Error).message}`);
     }
     return fields;
   }
 
-  private field(decoder: hpack.Decoder, fields: HeaderFields): void {
+  /** One representation: true for a header field, false for a table size update. */
+  private field(decoder: hpack.Decoder, fields: HeaderFields, atStart: boolean): boolean {
     if (decoder.decodeBit()) {
       const entry = this.table.lookup(decoder.decodeInt());
       fields[entry.name] = entry.value;
-      return;
+      return true;
     }
     const incremental = decoder.decodeBit();
     if (!incremental) {
       if (decoder.decodeBit()) {
-        // Dynamic table size update (§6.3).
-        this.table.updateSize(decoder.decodeInt());
-        return;
+        this.sizeUpdate(decoder.decodeInt(), atStart);
+        return false;
       }
       decoder.decodeBit(); // never indexed: nothing to do for a client that forwards nothing
     }
@@ -68,5 +70,16 @@ export class HeaderBlockDecoder {
     const value = hpack.utils.stringify(rawValue);
     if (incremental) this.table.add(name, value, nameSize, rawValue.length);
     fields[name] = value;
+    return true;
+  }
+
+  /**
+   * A dynamic table size update (§6.3) comes only before the block's first field (§4.2) and
+   * within the size we announced: anything else is a decoding error (COMPRESSION_ERROR).
+   */
+  private sizeUpdate(size: number, atStart: boolean): void {
+    if (!atStart) throw new Error("a dynamic table size update after a header field");
+    if (size > this.tableSize) throw new Error(`a dynamic table size of ${size}, above the ${this.tableSize} allowed`);
+    this.table.updateSize(size);
   }
 }

@@ -1,62 +1,28 @@
 import assert from "node:assert/strict";
-import { type AddressInfo, createServer, type Socket } from "node:net";
+import type { Socket } from "node:net";
 import { describe, test } from "node:test";
-import { H2Connection } from "./connection.js";
-import {
-  CLIENT_PREFACE,
-  ErrorCode,
-  Flag,
-  FrameReader,
-  FrameType,
-  frameOf,
-  goawayFrame,
-  settingsFrame,
-} from "./frames.js";
+import { rawPeer, TRAILERS_ONLY } from "../../../testing/raw-h2-peer.js";
+import { H2Connection, type H2ConnectOptions } from "./connection.js";
+import { ErrorCode, Flag, FrameType, frameOf, goawayFrame, Setting } from "./frames.js";
 import type { HeaderFields } from "./hpack-decoder.js";
 import { RequestHeaderBlocks } from "./hpack-request.js";
 import type { StreamEnd } from "./stream.js";
 
-/** `:status: 200` (static index 8) and `grpc-status: 0` as a literal without indexing. */
-const TRAILERS_ONLY = Buffer.concat([
-  Buffer.from([0x88, 0x00, 11]),
-  Buffer.from("grpc-status"),
-  Buffer.from([1, 0x30]),
-]);
-
-/**
- * A peer written frame by frame, for what node:http2 servers never send: once the client's first
- * HEADERS arrived, `answer(socket, streamId)` writes; the frame types the client sent are kept.
- */
-async function rawPeer(answer: (socket: Socket, id: number) => void) {
-  const received: number[] = [];
-  const server = createServer((socket) => {
-    let preface = Buffer.alloc(0);
-    const reader = new FrameReader((type, _flags, id) => {
-      received.push(type);
-      if (type === FrameType.HEADERS) answer(socket, id);
-    });
-    socket.write(settingsFrame([]));
-    socket.on("data", (chunk: Buffer) => {
-      if (preface.length < CLIENT_PREFACE.length) {
-        preface = Buffer.concat([preface, chunk]);
-        if (preface.length < CLIENT_PREFACE.length) return;
-        chunk = preface.subarray(CLIENT_PREFACE.length);
-      }
-      reader.push(chunk);
-    });
-    socket.on("error", () => {});
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, port: (server.address() as AddressInfo).port, received };
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
 }
 
-function call(port: number) {
-  const conn = new H2Connection(
-    { host: "127.0.0.1", port, tls: false, streamWindow: 1 << 20, connectionWindow: 1 << 20 },
+function connect(port: number, windows: Partial<Pick<H2ConnectOptions, "streamWindow" | "connectionWindow">> = {}) {
+  return new H2Connection(
+    { host: "127.0.0.1", port, tls: false, streamWindow: 1 << 20, connectionWindow: 1 << 20, ...windows },
     { onConnect() {}, onGoaway() {}, onClose() {} },
   );
+}
+
+/** One call on `conn`: the header blocks of its answer and how it ended. */
+function request(conn: H2Connection, port: number) {
   const blocks = new RequestHeaderBlocks({ scheme: "http", authority: `127.0.0.1:${port}` });
-  const answer = new Promise<{ fields: HeaderFields[]; end: StreamEnd }>((resolve) => {
+  return new Promise<{ fields: HeaderFields[]; end: StreamEnd }>((resolve) => {
     const fields: HeaderFields[] = [];
     conn
       .request(blocks.block("/raw", undefined), {
@@ -66,7 +32,11 @@ function call(port: number) {
       })
       .write(Buffer.from([0, 0, 0, 0, 0]), true);
   });
-  return { conn, answer };
+}
+
+function call(port: number, windows: Parameters<typeof connect>[1] = {}) {
+  const conn = connect(port, windows);
+  return { conn, answer: request(conn, port) };
 }
 
 describe("the etcd client's HTTP/2 connection, against a peer written frame by frame", () => {
@@ -93,10 +63,8 @@ describe("the etcd client's HTTP/2 connection, against a peer written frame by f
     try {
       const { end } = await answer;
       assert.match(end.error?.message ?? "", /protocol error.*PUSH_PROMISE/);
-      for (let i = 0; i < 100 && !peer.received.includes(FrameType.GOAWAY); i++) {
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      assert.ok(peer.received.includes(FrameType.GOAWAY), `frames received: ${peer.received}`);
+      await until(() => peer.received.includes(FrameType.GOAWAY));
+      assert.deepEqual(peer.goaways, [ErrorCode.PROTOCOL_ERROR], `frames received: ${peer.received}`);
     } finally {
       conn.destroy();
       peer.server.close();
@@ -159,6 +127,117 @@ describe("the etcd client's HTTP/2 connection, against a peer written frame by f
     const { conn, answer } = call(peer.port);
     try {
       assert.match((await answer).end.error?.message ?? "", /header block was interrupted/);
+    } finally {
+      conn.destroy();
+      peer.server.close();
+    }
+  });
+
+  test("DATA beyond the stream window we granted is a connection error FLOW_CONTROL_ERROR: GOAWAY, the call fails", async () => {
+    // A 20,000-byte stream window: 9,000 bytes are not yet half of it (no WINDOW_UPDATE), 12,000 more overrun it.
+    const peer = await rawPeer((socket, id) => {
+      socket.write(frameOf(FrameType.HEADERS, Flag.END_HEADERS, id, Buffer.from([0x88])));
+      socket.write(frameOf(FrameType.DATA, 0, id, Buffer.alloc(9_000)));
+      socket.write(frameOf(FrameType.DATA, 0, id, Buffer.alloc(12_000)));
+      socket.write(frameOf(FrameType.HEADERS, Flag.END_HEADERS | Flag.END_STREAM, id, TRAILERS_ONLY.subarray(1)));
+    });
+    const { conn, answer } = call(peer.port, { streamWindow: 20_000 });
+    try {
+      const { end } = await answer;
+      assert.match(end.error?.message ?? "", /FLOW_CONTROL_ERROR.*beyond the stream window granted \(20000 bytes\)/);
+      assert.equal(end.error?.code, "EPROTO");
+      await until(() => peer.goaways.length > 0);
+      assert.deepEqual(peer.goaways, [ErrorCode.FLOW_CONTROL_ERROR]);
+      assert.ok(conn.destroyed, "the connection is gone: the next call needs a new one");
+    } finally {
+      conn.destroy();
+      peer.server.close();
+    }
+  });
+
+  test("DATA up to the stream window, given back each half window, is taken: a MiB through a 20,000-byte window", async () => {
+    // Each frame waits for the WINDOW_UPDATE that makes room for it, as a peer keeping to the window does.
+    const total = 1 << 20;
+    let sent = 0;
+    let window = 20_000;
+    const pump = (socket: Socket, id: number) => {
+      for (; window >= 10_000 && sent < total; sent += 10_000, window -= 10_000) {
+        socket.write(frameOf(FrameType.DATA, 0, id, Buffer.alloc(Math.min(10_000, total - sent))));
+      }
+      if (sent >= total) {
+        socket.write(frameOf(FrameType.HEADERS, Flag.END_HEADERS | Flag.END_STREAM, id, TRAILERS_ONLY.subarray(1)));
+        window = Number.NEGATIVE_INFINITY;
+      }
+    };
+    const peer = await rawPeer(
+      (socket, id) => {
+        socket.write(frameOf(FrameType.HEADERS, Flag.END_HEADERS, id, Buffer.from([0x88])));
+        pump(socket, id);
+      },
+      {
+        onFrame: (socket, type, id, payload) => {
+          if (type !== FrameType.WINDOW_UPDATE || id === 0) return;
+          window += payload.readUInt32BE(0);
+          pump(socket, id);
+        },
+      },
+    );
+    const { conn, answer } = call(peer.port, { streamWindow: 20_000 });
+    try {
+      const { end, fields } = await answer;
+      assert.deepEqual(end, {});
+      assert.equal(fields.at(-1)?.["grpc-status"], "0");
+      assert.deepEqual(peer.goaways, []);
+    } finally {
+      conn.destroy();
+      peer.server.close();
+    }
+  });
+
+  for (const [what, block, error] of [
+    // 0x3f e2 1f: a size update to 4,097, one above the 4,096 we announced (the default).
+    ["a dynamic table size update above the size we announced", [0x3f, 0xe2, 0x1f, 0x88], /above the 4096 allowed/],
+    // :status 200, then a size update to 0.
+    ["a dynamic table size update after a header field", [0x88, 0x20], /size update after a header field/],
+  ] as const) {
+    test(`${what} is a connection error COMPRESSION_ERROR`, async () => {
+      const peer = await rawPeer((socket, id) => {
+        socket.write(frameOf(FrameType.HEADERS, Flag.END_HEADERS | Flag.END_STREAM, id, Buffer.from(block)));
+      });
+      const { conn, answer } = call(peer.port);
+      try {
+        const { end } = await answer;
+        assert.match(end.error?.message ?? "", /COMPRESSION_ERROR/);
+        assert.match(end.error?.message ?? "", error);
+        await until(() => peer.goaways.length > 0);
+        assert.deepEqual(peer.goaways, [ErrorCode.COMPRESSION_ERROR]);
+      } finally {
+        conn.destroy();
+        peer.server.close();
+      }
+    });
+  }
+
+  test("calls started before the peer's first SETTINGS keep to the MAX_CONCURRENT_STREAMS it then announces", async () => {
+    let open = 0;
+    let most = 0;
+    const peer = await rawPeer(
+      (socket, id) => {
+        most = Math.max(most, ++open);
+        // Answered after the late SETTINGS went out (20 ms after the client's).
+        setTimeout(() => {
+          open--;
+          socket.write(frameOf(FrameType.HEADERS, Flag.END_HEADERS | Flag.END_STREAM, id, TRAILERS_ONLY));
+        }, 30);
+      },
+      { lateSettings: true, settings: [[Setting.MAX_CONCURRENT_STREAMS, 1]] },
+    );
+    const conn = connect(peer.port);
+    try {
+      const answers = await Promise.all([0, 1, 2, 3].map(() => request(conn, peer.port)));
+      for (const a of answers) assert.deepEqual(a, { fields: [{ ":status": "200", "grpc-status": "0" }], end: {} });
+      assert.equal(most, 1, "never more than one stream open at the peer");
+      assert.equal(peer.received.filter((t) => t === FrameType.HEADERS).length, 4);
     } finally {
       conn.destroy();
       peer.server.close();
