@@ -36,6 +36,9 @@ import { SocketOutput } from "./output.js";
 import { notH2, openSocket, type SocketOptions } from "./socket.js";
 import { H2Stream, type StreamEnd, type StreamHandlers } from "./stream.js";
 
+/** The longest a PING's ACK waits for a write to ride on (output.ts says why it waits). */
+const PING_ACK_DELAY_MS = 20;
+
 export interface H2ConnectOptions extends SocketOptions {
   /** Our receive window per stream (SETTINGS_INITIAL_WINDOW_SIZE). */
   readonly streamWindow: number;
@@ -313,7 +316,7 @@ export class H2Connection {
   private onPing(flags: number, payload: Buffer): void {
     if (payload.length !== 8) throw new H2ProtocolError("PING of a wrong size", ErrorCode.FRAME_SIZE_ERROR);
     if (flags & Flag.ACK) this.pings.shift()?.();
-    else this.emit(frameOf(FrameType.PING, Flag.ACK, 0, payload));
+    else this.output.emitLater(frameOf(FrameType.PING, Flag.ACK, 0, payload), PING_ACK_DELAY_MS);
   }
 
   /** Streams above the last one the peer accepted were not processed: refused, safe to send again. */
