@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { frameOf, sharedFrame } from "./watch-frame.js";
-import { WatchWriter, watchRounds } from "./watch-writer.js";
+import { WatchWriter } from "./watch-writer.js";
 
 /** A connection that keeps what is written to it (and never drains). */
 function target(): { writes: Buffer[]; writableLength: number; write(data: Buffer): boolean } {
@@ -18,7 +18,6 @@ function target(): { writes: Buffer[]; writableLength: number; write(data: Buffe
 }
 
 const nextTick = () => new Promise<void>((resolve) => process.nextTick(resolve));
-const immediate = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe("watch frames", () => {
   test("an event is one HTTP chunk holding one JSON line, built once per object and type", () => {
@@ -80,34 +79,5 @@ describe("watch writer", () => {
     assert.equal(w.backlogOver(frame.chunk.length - 1), true);
     t.writableLength = 0;
     assert.equal(w.backlogOver(0), false);
-  });
-
-  test("a round that outlasts its slice goes on after the event loop ran; frames queued meanwhile join the writes not yet made", async (t) => {
-    const slice = watchRounds.sliceMs;
-    watchRounds.sliceMs = 0; // every write ends a slice
-    t.after(() => {
-      watchRounds.sliceMs = slice;
-    });
-    const [a, b, c] = [frameOf('{"n":1}\n'), frameOf('{"n":2}\n'), frameOf('{"n":3}\n')];
-    const targets = [target(), target(), target()];
-    const writers = targets.map((x) => new WatchWriter(x, true));
-    for (const w of writers) w.push(a);
-    await nextTick();
-    const count = () => targets.map((x) => x.writes.length);
-    assert.deepEqual(count(), [1, 0, 0], "one write, then the event loop's turn");
-    // While the round waits: a new frame for a watcher already written, and for one not yet written.
-    writers[0]!.push(b);
-    writers[2]!.push(b);
-    await immediate();
-    assert.deepEqual(count(), [1, 1, 0]);
-    writers[2]!.push(c);
-    await immediate();
-    await immediate();
-    await immediate();
-    assert.deepEqual(
-      targets.map((x) => x.writes.map(String)),
-      [[String(a.chunk), String(b.chunk)], [String(a.chunk)], [`${a.chunk}${b.chunk}${c.chunk}`]],
-      "each watcher's frames in order; the one not yet written got all three in one write",
-    );
   });
 });

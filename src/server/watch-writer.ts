@@ -11,14 +11,6 @@
  * - watchers with the same queued frames (the usual case: no selectors) share one concatenation.
  * A minimum time between rounds was tried (10-25 ms): under load rounds are already that far
  * apart (a round of 1,000 writes takes that long), so it changed nothing but the latency.
- *
- * A long round yields to the event loop every few milliseconds (`sliceMs`) and goes on from
- * where it stopped: it does not hold up the writes whose events it carries. Without that, a
- * round of 1,000 writes (tens of ms) ran between a commit and the next, and patches of one
- * object, each waiting for the one before it, got one commit per round: with 10 objects
- * written, 10 events per round at most, however far behind the server was. Now frames that
- * arrive while a round is under way join the pending write of each watcher not yet written,
- * so the busier the server, the more events each write carries (and the less each one costs).
  */
 import type { Frame } from "./watch-frame.js";
 
@@ -51,7 +43,7 @@ export class WatchWriter {
   }
 
   push(frame: Frame): void {
-    if (this.pending.length === 0) watchRounds.add(this);
+    if (this.pending.length === 0) rounds.add(this);
     this.pending.push(this.framed ? frame.chunk : frame.line);
     this.pendingBytes += this.framed ? frame.chunk.length : frame.line.length;
   }
@@ -69,29 +61,25 @@ export class WatchWriter {
 }
 
 /** The rounds of all watch writers of this process. */
-export class WatchRounds {
-  /** How long a round writes before it lets the event loop run (then it goes on where it stopped). */
-  sliceMs = 4;
-  /** Writers with frames to write, in the order they got them; `next` is the first not yet written. */
+class Rounds {
   private due: WatchWriter[] = [];
-  private next = 0;
   private scheduled = false;
-  private readonly runNow = () => this.run();
 
   add(writer: WatchWriter): void {
     this.due.push(writer);
     if (this.scheduled) return;
     this.scheduled = true;
     // Next ticks run once the microtask queue is empty: every watcher's delivery of this pass is queued by then.
-    process.nextTick(this.runNow);
+    process.nextTick(() => this.run());
   }
 
   private run(): void {
-    const started = performance.now();
+    this.scheduled = false;
+    const writers = this.due;
+    this.due = [];
     let shared: Buffer[] = [];
     let sharedData: Buffer | undefined;
-    while (this.next < this.due.length) {
-      const w = this.due[this.next++]!;
+    for (const w of writers) {
       // Each watcher of an unfiltered watch holds the same frames: concatenate them once.
       let data: Buffer | undefined;
       if (w.pending.length > 1) {
@@ -106,23 +94,7 @@ export class WatchRounds {
       } catch {
         // A connection that cannot take writes is closing: its watch ends on its close event.
       }
-      if (this.next < this.due.length && performance.now() - started >= this.sliceMs) {
-        // The rest after the event loop's next pass (I/O, commits, requests); new writers queue behind.
-        this.compact();
-        setImmediate(this.runNow);
-        return;
-      }
     }
-    this.due = [];
-    this.next = 0;
-    this.scheduled = false;
-  }
-
-  /** Drops the writers already written, once they are many (a round under way can last). */
-  private compact(): void {
-    if (this.next < 1024 || this.next * 2 < this.due.length) return;
-    this.due = this.due.slice(this.next);
-    this.next = 0;
   }
 }
 
@@ -132,4 +104,4 @@ function sameFrames(a: readonly Buffer[], b: readonly Buffer[]): boolean {
   return true;
 }
 
-export const watchRounds = new WatchRounds();
+const rounds = new Rounds();
