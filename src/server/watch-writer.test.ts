@@ -83,10 +83,10 @@ describe("watch writer", () => {
 
   test("a long round is followed by a rest as long as itself, whose frames then leave in one write per watcher", async () => {
     const slow = target();
-    // A round that takes 5 ms (a write that keeps the CPU that long, as 1,000 TLS writes do).
+    // A round longer than minRestMs (a write that keeps the CPU that long, as 1,000 TLS writes do).
     const write = slow.write.bind(slow);
     slow.write = (data: Buffer) => {
-      const until = performance.now() + 5;
+      const until = performance.now() + watchRounds.minRestMs + 5;
       while (performance.now() < until);
       return write(data);
     };
