@@ -18,6 +18,7 @@ import { SharedInformers } from "../registry/shared-informers.js";
 import { CachedStorage } from "../storage/cache/cached-storage.js";
 import type { Storage, WatchCallbacks } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
+import { storageWith } from "../testing/storage-with.js";
 import { accessWriteBarrier } from "./access-write-barrier.js";
 import { AccessKeyAuthenticator } from "./authenticator.js";
 import { IdentityIndex } from "./identity-index.js";
@@ -47,18 +48,13 @@ async function replica(waitMs: number) {
   const sqlite = openSqliteStorage(":memory:");
   let held: Array<() => void> | undefined;
   const later = (f: () => void) => (held ? held.push(f) : f());
-  const watched = new Proxy(sqlite, {
-    get(target, prop) {
-      if (prop === "watch")
-        return (prefix: string, options: Parameters<Storage["watch"]>[1], cb: WatchCallbacks) =>
-          target.watch(prefix, options, {
-            onEvents: (events) => later(() => cb.onEvents(events)),
-            onProgress: (revision) => later(() => cb.onProgress?.(revision)),
-            onError: (err) => later(() => cb.onError(err)),
-          });
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
+  const watched = storageWith(sqlite, {
+    watch: (prefix: string, options: Parameters<Storage["watch"]>[1], cb: WatchCallbacks) =>
+      sqlite.watch(prefix, options, {
+        onEvents: (events) => later(() => cb.onEvents(events)),
+        onProgress: (revision) => later(() => cb.onProgress?.(revision)),
+        onError: (err) => later(() => cb.onError(err)),
+      }),
   });
   const cached = new CachedStorage(sqlite, { partition: registryPartition });
   const registry = new Registry(cached, KINDS, new AdmissionChain([]));

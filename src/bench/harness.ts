@@ -32,8 +32,12 @@ export type Row = (what: string, value: string, baseline: string, ratio: string)
 export interface Bench {
   /** The run's temporary directory; every server child keeps its data in a directory under it. */
   dir: string;
-  /** execArgv of the server children: --cpu-prof when BENCH_CPU_PROF is set, and BENCH_NODE_ARGS (else empty). */
-  cpuProf: string[];
+  /**
+   * More execArgv for the measured children (the servers, the bare baselines, the watch clients):
+   * --cpu-prof and its directory when BENCH_CPU_PROF is set, else none. spawnChild() adds
+   * --expose-gc and BENCH_NODE_ARGS to every child itself.
+   */
+  childExecArgv: string[];
   N: Counts;
   /** Every child started; those still running are killed when the run ends. */
   children: Child[];

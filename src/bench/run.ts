@@ -52,19 +52,19 @@ const WATCHED = Number(process.argv.find((a) => a.startsWith("--watched="))?.sli
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "platform-bench-"));
-  const cpuProf = [
-    ...(process.env.BENCH_CPU_PROF ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
-    // Other node flags for the same children, e.g. --trace-gc or --perf-basic-prof (for `perf`).
-    ...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
-  ];
+  // Not BENCH_NODE_ARGS: spawnChild() gives those flags to every child (added here as well, they
+  // reached these children twice).
+  const childExecArgv = process.env.BENCH_CPU_PROF
+    ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+    : [];
   const children: Child[] = [];
   const { rows, row } = table();
   try {
     console.error(
       `node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "?"})${quick ? ", --quick" : ""}${noMetrics ? ", --no-metrics" : ""}`,
     );
-    const bench: Bench = { dir, cpuProf, N, children, row };
-    const server = await spawnChild(["server", join(dir, "a")], cpuProf);
+    const bench: Bench = { dir, childExecArgv, N, children, row };
+    const server = await spawnChild(["server", join(dir, "a")], childExecArgv);
     children.push(server);
     const served: ServerBench = {
       ...bench,

@@ -12,6 +12,7 @@ import { Registry } from "../registry/registry.js";
 import { entryId } from "../registry/sealed-entries.js";
 import type { Storage } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
+import { storageWith } from "../testing/storage-with.js";
 import { ConsoleSessions, CSRF_HEADER, SESSION_COOKIE, SESSION_SPACE } from "./sessions.js";
 
 const KEY = "console-session-test-key-0123456789abcdef";
@@ -166,15 +167,11 @@ describe("console sessions kept in the store", () => {
 
   it("remembers a session found for a few seconds: repeated requests read the store once", async () => {
     let reads = 0;
-    const counted = new Proxy(storage, {
-      get(target, name, receiver) {
-        const value = Reflect.get(target, name, receiver);
-        if (name !== "get" || typeof value !== "function")
-          return typeof value === "function" ? value.bind(target) : value;
-        return (key: string) => {
-          reads++;
-          return value.call(target, key);
-        };
+    const inner = storage;
+    const counted = storageWith(inner, {
+      get: (key: string) => {
+        reads++;
+        return inner.get(key);
       },
     });
     const three = new ConsoleSessions(new Registry(counted, [], new AdmissionChain([])), cipher, () => {}, now);

@@ -6,6 +6,7 @@ import { CachedStorage } from "../storage/cache/cached-storage.js";
 import type { Storage } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { gadgetKind } from "../testing/gadget-kind.js";
+import { storageWith } from "../testing/storage-with.js";
 import { AdmissionChain } from "./admission.js";
 import { registryPartition } from "./keys.js";
 import { defaultWriteOptions } from "./options.js";
@@ -71,8 +72,7 @@ describe("Store.readRaw", () => {
 
   it("waits for the revision check when the backend cannot say its revision at once (etcd)", async () => {
     const inner = openSqliteStorage(":memory:");
-    const asking = Object.create(inner) as Storage;
-    asking.currentRevisionNow = undefined;
+    const asking = storageWith<Storage>(inner, { currentRevisionNow: undefined });
     const store = gadgets(cached(asking));
     const expected = await withGadget(store);
     const soon = store.readRawSoon(store.key(undefined, "g"));

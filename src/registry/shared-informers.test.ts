@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import type { Storage } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { createGadget, gadgetKind } from "../testing/gadget-kind.js";
+import { storageWith } from "../testing/storage-with.js";
 import { AdmissionChain } from "./admission.js";
 import type { InformerEvent } from "./informer.js";
 import { SharedInformers } from "./shared-informers.js";
@@ -14,20 +15,15 @@ import { Store } from "./store.js";
 function countingWatches(storage: Storage): { storage: Storage; watches: string[]; failLists: (n: number) => void } {
   const watches: string[] = [];
   let listFailures = 0;
-  const counted = new Proxy(storage, {
-    get(target, prop) {
-      if (prop === "list" && listFailures > 0) {
-        listFailures--;
-        return () => Promise.reject(new Error("storage unavailable (test)"));
-      }
-      if (prop === "watch") {
-        return (...args: Parameters<Storage["watch"]>) => {
-          watches.push(args[0]);
-          return target.watch(...args);
-        };
-      }
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
+  const counted = storageWith(storage, {
+    list: (...args: Parameters<Storage["list"]>) => {
+      if (listFailures === 0) return storage.list(...args);
+      listFailures--;
+      return Promise.reject(new Error("storage unavailable (test)"));
+    },
+    watch: (...args: Parameters<Storage["watch"]>) => {
+      watches.push(args[0]);
+      return storage.watch(...args);
     },
   });
   return {

@@ -7,6 +7,7 @@ import { objectSchema } from "../api/schema/meta.js";
 import { defineKind } from "../kinds/define.js";
 import type { Storage } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
+import { storageWith } from "../testing/storage-with.js";
 import { AdmissionChain } from "./admission.js";
 import type { WriteOptions } from "./options.js";
 import { defaultWriteOptions } from "./options.js";
@@ -276,24 +277,18 @@ describe("Store update and patch", () => {
     const inner = openSqliteStorage(":memory:");
     let interfere = false;
     // A storage whose next update loses a race: another writer changes the object first.
-    const racing = new Proxy(inner, {
-      get(target, prop) {
-        if (prop !== "update") {
-          const v = Reflect.get(target, prop);
-          return typeof v === "function" ? v.bind(target) : v;
+    const racing = storageWith<Storage>(inner, {
+      update: async (key: string, value: Buffer, rev: number) => {
+        if (interfere) {
+          interfere = false;
+          const kv = (await inner.get(key))!;
+          const other = JSON.parse(kv.value.toString("utf8")) as KubeObject;
+          other.spec = { ...other.spec, color: "green" };
+          await inner.update(key, Buffer.from(JSON.stringify(other)), kv.modRevision);
         }
-        return async (key: string, value: Buffer, rev: number) => {
-          if (interfere) {
-            interfere = false;
-            const kv = (await inner.get(key))!;
-            const other = JSON.parse(kv.value.toString("utf8")) as KubeObject;
-            other.spec = { ...other.spec, color: "green" };
-            await inner.update(key, Buffer.from(JSON.stringify(other)), kv.modRevision);
-          }
-          return inner.update(key, value, rev);
-        };
+        return inner.update(key, value, rev);
       },
-    }) as Storage;
+    });
     const h = harness({}, racing);
     await h.store.create(h.ctx(), undefined, widget("a", { size: 1 }), opts());
     interfere = true;

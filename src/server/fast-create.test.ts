@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { OutgoingHttpHeaders } from "node:http";
 import { after, before, describe, it } from "node:test";
+import type { RequestAttributes } from "../authz/contract.js";
 import { type RequestContext, SYSTEM_USER } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import { fakeRequest } from "../testing/fake-request.js";
@@ -163,6 +164,41 @@ describe("fast create path", () => {
       assert.equal(fast(req, res), false);
     }
     assert.deepEqual(seen, ["203.0.113.9", "127.0.0.1"]);
+  });
+
+  it("asks the authorizer about a create in the collection, with attributes nobody can change", () => {
+    const asked: RequestAttributes[] = [];
+    const fast = fastCreate({
+      registry: s.registry,
+      groupPrefix: `${GROUP_PATH}/`,
+      maxBodyBytes: 1024,
+      authenticate: () => ctx(),
+      allows: (_user, attrs) => {
+        asked.push(attrs);
+        return false;
+      },
+      bypassed: () => false,
+      requestId: () => "req-1",
+      log: { error: () => {} },
+    });
+    for (const rest of ["teams", "namespaces/ns-a/sharedsecrets", "teams"]) {
+      const { req, res } = fakeRequest(path(rest), { body: team("untouched") });
+      assert.equal(fast(req, res), false);
+    }
+    const expected = (resource: string, namespace: string): RequestAttributes => ({
+      verb: "create",
+      apiGroup: "management.platform",
+      resource,
+      subresource: "",
+      namespace,
+      name: "",
+      resourceRequest: true,
+    });
+    assert.deepEqual(asked, [expected("teams", ""), expected("sharedsecrets", "ns-a"), expected("teams", "")]);
+    assert.throws(() => {
+      (asked[0] as { verb: string }).verb = "get";
+    }, TypeError);
+    assert.equal(asked[2]!.verb, "create");
   });
 
   it("leaves a caller that did not authenticate, a denied caller and a bypassing server to the normal path", () => {

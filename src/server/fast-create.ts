@@ -17,6 +17,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { KubeObject } from "../api/object.js";
+import type { RequestAttributes } from "../authz/contract.js";
 import { asksToImpersonate } from "../authz/impersonation.js";
 import { writtenJsonBytes } from "../registry/codec.js";
 import type { WriteOptions } from "../registry/options.js";
@@ -78,15 +79,36 @@ export interface FastCreateDeps extends FastPathDeps {
 /** Takes the request (true: it answers it) or touches nothing (false). */
 export type FastCreate = (req: IncomingMessage, res: ServerResponse) => boolean;
 
+/**
+ * A collection the fast path creates in, as remembered per URL: the resolved path and the
+ * attributes of a create in it (frozen: one copy serves every request, and the authorizer only
+ * reads them).
+ *
+ * This is fast-get.ts's HotPathCache for collections, and not that class itself: HotPathCache
+ * remembers a GET's attributes and a named object's storage key (a create's URL names a
+ * collection: no key, other attributes), and it remembers only paths that resolve (a bad one
+ * throws each time, which costs a GET nothing: the normal handler parses it anyway), whereas
+ * this path remembers a URL it does not serve as null too, so a client sending it again is
+ * sent on without a thrown error. What neither remembers is the caller's identity or an
+ * authorization decision: the identity cache (authenticate()) and the authorizer's cached
+ * roles already answer those at once, and a decision depends on grants that change while the
+ * server runs, not on the path alone.
+ */
+interface Collection {
+  readonly path: ResourcePath;
+  readonly createAttributes: RequestAttributes;
+}
+
 export function fastCreate(deps: FastCreateDeps): FastCreate {
   // Per URL: the collection it creates in, or null when the fast path does not serve it.
-  const collections = new Remembered<ResourcePath | null>();
+  const collections = new Remembered<Collection | null>();
   // Per Accept header: whether the answer is JSON (false: the normal path answers it, 406 or another format).
   const accepts = new Remembered<boolean>();
-  const collectionOf = (url: string): ResourcePath | null => {
+  const collectionOf = (url: string): Collection | null => {
     const known = collections.get(url);
     if (known !== undefined) return known;
-    return collections.set(url, creatableCollection(deps.registry, url.slice(deps.groupPrefix.length)));
+    const path = creatableCollection(deps.registry, url.slice(deps.groupPrefix.length));
+    return collections.set(url, path && { path, createAttributes: Object.freeze(resourceAttributes(path, "create")) });
   };
   const answersJson = (accept: string): boolean => accepts.get(accept) ?? accepts.set(accept, acceptsJson(accept));
   return (req, res) => {
@@ -99,12 +121,12 @@ export function fastCreate(deps: FastCreateDeps): FastCreate {
     if (length === 0 || h["content-type"] !== "application/json" || deps.bypassed() || asksToImpersonate(h))
       return false;
     if (h.accept !== undefined && !answersJson(h.accept)) return false;
-    const path = collectionOf(url);
-    if (!path) return false;
+    const collection = collectionOf(url);
+    if (!collection) return false;
     const ip = (deps.clientAddress ?? peerAddress)(req);
     const ctx = deps.authenticate({ ip, headers: h });
-    if (!ctx || !deps.allows(ctx.user, resourceAttributes(path, "create"))) return false;
-    new FastCreateRequest(deps, req, res, path, ctx).readBody(length);
+    if (!ctx || !deps.allows(ctx.user, collection.createAttributes)) return false;
+    new FastCreateRequest(deps, req, res, collection.path, ctx).readBody(length);
     return true;
   };
 }

@@ -16,7 +16,7 @@ export async function benchConsole(b: Bench): Promise<void> {
   const { dir, N, row } = b;
   // Warm loads measured (a --smoke run only proves the phase works).
   const loads = N.list < 1000 ? 1 : 7;
-  const d = await spawnChild(["server", join(dir, "console")], b.cpuProf);
+  const d = await spawnChild(["server", join(dir, "console")], b.childExecArgv);
   b.children.push(d);
   const port = d.first.port as number;
   const key = d.first.key as string;

@@ -97,7 +97,7 @@ export async function workersBesideBaselines(
     const created = await req(port, key, "POST", PATH, clusterBytes("get-me-workers").toString());
     if (created.status !== 201) throw new Error(`create failed: ${created.status} ${created.body}`);
     const one = await req(port, key, "GET", `${PATH}/get-me-workers`);
-    const base = await spawnChild(["baseline", join(b.dir, "etcd-workers"), one.body.toString()], b.cpuProf);
+    const base = await spawnChild(["baseline", join(b.dir, "etcd-workers"), one.body.toString()], b.childExecArgv);
     b.children.push(base);
     const auth = { authorization: `Bearer ${key}` };
     await cannon(1, { url: `https://127.0.0.1:${port}${PATH}/get-me-workers`, headers: auth });

@@ -28,7 +28,7 @@ const wants = (part: string) => parts === undefined || parts.includes(part);
 export async function benchEtcd(b: Bench): Promise<void> {
   const etcd = await EtcdCluster.start(1);
   try {
-    const a = await spawnChild(["server", join(b.dir, "etcd-a"), etcd.url], b.cpuProf);
+    const a = await spawnChild(["server", join(b.dir, "etcd-a"), etcd.url], b.childExecArgv);
     b.children.push(a);
     const port = a.first.port as number;
     const key = a.first.key as string;
@@ -63,7 +63,7 @@ export async function benchEtcd(b: Bench): Promise<void> {
 
 /** LIST of N.list Teams on etcd and on SQLite, interleaved (the machine's noise hits both). */
 async function listBesideSqlite(b: Bench, a: Child): Promise<void> {
-  const s = await spawnChild(["server", join(b.dir, "etcd-list-sqlite")], b.cpuProf);
+  const s = await spawnChild(["server", join(b.dir, "etcd-list-sqlite")], b.childExecArgv);
   b.children.push(s);
   await Promise.all([
     a.ask({ cmd: "fill", n: b.N.list, kind: "teams" }),
@@ -201,7 +201,7 @@ async function rawPutClient(etcd: EtcdCluster, value: Buffer): Promise<Etcd3> {
  * PATCHes are sent and the watches read by a process of their own (replica-watch-driver.ts).
  */
 async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void> {
-  const r2 = await spawnChild(["server", join(b.dir, "etcd-b"), etcd.url], b.cpuProf);
+  const r2 = await spawnChild(["server", join(b.dir, "etcd-b"), etcd.url], b.childExecArgv);
   b.children.push(r2);
   const key = a.first.key as string;
   const portA = a.first.port as number;

@@ -40,12 +40,12 @@ export async function fakeClusterChild(): Promise<void> {
 
 export async function benchGateway(b: ServerBench): Promise<void> {
   const { port, key, N, row } = b;
-  const up = await spawnChild(["fakecluster"], b.cpuProf);
+  const up = await spawnChild(["fakecluster"], b.childExecArgv);
   b.children.push(up);
   const upPort = up.first.port as number;
   const upToken = up.first.token as string;
   // The second baseline: the least any Node.js proxy does (minimal-proxy.ts), beside the same upstream.
-  const mini = await spawnChild(["minproxy", b.dataDir], b.cpuProf, undefined, {
+  const mini = await spawnChild(["minproxy", b.dataDir], b.childExecArgv, undefined, {
     url: `https://127.0.0.1:${upPort}`,
     token: upToken,
     caPem: up.first.caPem,

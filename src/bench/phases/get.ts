@@ -17,7 +17,7 @@ export async function benchGet(b: ServerBench, label = "", storageReads?: () => 
   const created = await req(port, key, "POST", PATH, clusterBytes("get-me").toString());
   if (created.status !== 201) throw new Error(`create failed: ${created.status} ${created.body}`);
   const one = await req(port, key, "GET", `${PATH}/get-me`);
-  const base = await spawnChild(["baseline", b.dataDir, one.body.toString()], b.cpuProf);
+  const base = await spawnChild(["baseline", b.dataDir, one.body.toString()], b.childExecArgv);
   b.children.push(base);
   const bport = base.first.port as number;
   const platformRun = { url: `https://127.0.0.1:${port}${PATH}/get-me`, headers: auth };

@@ -9,7 +9,7 @@ import { type Bench, f, PATH, pct, req, spawnChild } from "../harness.js";
 
 export async function benchList(b: Bench): Promise<void> {
   const { dir, N, row } = b;
-  const d = await spawnChild(["server", join(dir, "b")], b.cpuProf);
+  const d = await spawnChild(["server", join(dir, "b")], b.childExecArgv);
   b.children.push(d);
   const lport = d.first.port as number;
   const lkey = d.first.key as string;

@@ -20,7 +20,7 @@ export interface WatchOptions {
 }
 
 export async function benchWatch(b: ServerBench, opts: WatchOptions): Promise<void> {
-  const { port, key, N, row, cpuProf } = b;
+  const { port, key, N, row, childExecArgv } = b;
   // The same clients against a bare node:https server that sends each event to every open
   // response as it comes: what this machine's TLS and the clients allow at all.
   const platform = await platformFanOut(b.server, port, key, opts.watched);
@@ -28,11 +28,11 @@ export async function benchWatch(b: ServerBench, opts: WatchOptions): Promise<vo
   // fields and all), after one write, so both put the same bytes on the wire per event.
   await platform.write(0, wallMs());
   const object = (await req(port, key, "GET", `${PATH}/watched-0`)).body.toString();
-  const bareChild = await spawnChild(["watchbaseline", b.dataDir, object], cpuProf);
+  const bareChild = await spawnChild(["watchbaseline", b.dataDir, object], childExecArgv);
   b.children.push(bareChild);
-  const bare = await watchFanOut(bareFanOut(bareChild), N, opts.procs, cpuProf);
+  const bare = await watchFanOut(bareFanOut(bareChild), N, opts.procs, childExecArgv);
   await bareChild.ask({ cmd: "stop" }).catch(() => {});
-  const w = await watchFanOut(platform, N, opts.procs, cpuProf);
+  const w = await watchFanOut(platform, N, opts.procs, childExecArgv);
   const inTime = (x: FanOut) =>
     `${x.events} of ${x.expected} events${x.ended ? `; ${x.ended} watches ended early` : ""}`;
   row(

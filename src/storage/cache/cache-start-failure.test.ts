@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { storageWith } from "../../testing/storage-with.js";
 import { StorageError } from "../errors.js";
 import type { ListOptions, Storage } from "../interface.js";
 import { NOT_NOW } from "../interface.js";
@@ -11,14 +12,15 @@ const P = "/registry/g/things/";
 test("a cache whose first list failed (store unavailable) is started again on the next use", async () => {
   const inner = openSqliteStorage(":memory:");
   let failLists = 1;
-  const storage = Object.create(inner) as Storage;
-  storage.list = (prefix: string, options?: ListOptions) => {
-    if (failLists > 0) {
-      failLists--;
-      return Promise.reject(new StorageError("Unavailable", prefix, "store down (test)"));
-    }
-    return inner.list(prefix, options);
-  };
+  const storage = storageWith<Storage>(inner, {
+    list: (prefix: string, options?: ListOptions) => {
+      if (failLists > 0) {
+        failLists--;
+        return Promise.reject(new StorageError("Unavailable", prefix, "store down (test)"));
+      }
+      return inner.list(prefix, options);
+    },
+  });
   const cached = new CachedStorage(storage, { partition: partitionBySegments("/registry/", 2) });
   try {
     await inner.create(`${P}a`, Buffer.from('{"n":1}'));

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { storageWith } from "../../testing/storage-with.js";
 import type { ListOptions, Storage } from "../interface.js";
 import { openSqliteStorage } from "../sqlite/sqlite-storage.js";
 import { CachedStorage, partitionBySegments } from "./cached-storage.js";
@@ -13,15 +14,16 @@ const partition = partitionBySegments("/registry/", 2);
 function counting(inner: Storage): { storage: Storage; lists: () => number; gets: () => number } {
   let lists = 0;
   let gets = 0;
-  const storage = Object.create(inner) as Storage;
-  storage.list = (prefix: string, options?: ListOptions) => {
-    lists++;
-    return inner.list(prefix, options);
-  };
-  storage.get = (key: string) => {
-    gets++;
-    return inner.get(key);
-  };
+  const storage = storageWith(inner, {
+    list: (prefix: string, options?: ListOptions) => {
+      lists++;
+      return inner.list(prefix, options);
+    },
+    get: (key: string) => {
+      gets++;
+      return inner.get(key);
+    },
+  });
   return { storage, lists: () => lists, gets: () => gets };
 }
 
@@ -58,13 +60,14 @@ describe("watch cache", () => {
   test("reads that share one revision check (etcd's coalesced checks) share its outcome, and see a write behind it", async () => {
     const inner = openSqliteStorage(":memory:");
     // A backend that cannot say its revision at once and hands one check to callers of a turn, as etcd does.
-    const asking = Object.create(inner) as Storage;
-    asking.currentRevisionNow = undefined;
     let shared: Promise<number> | undefined;
-    asking.currentRevision = () => {
-      shared ??= inner.currentRevision().finally(() => setImmediate(() => (shared = undefined)));
-      return shared;
-    };
+    const asking = storageWith<Storage>(inner, {
+      currentRevisionNow: undefined,
+      currentRevision: () => {
+        shared ??= inner.currentRevision().finally(() => setImmediate(() => (shared = undefined)));
+        return shared;
+      },
+    });
     const cached = new CachedStorage(asking, { partition });
     await inner.create(`${P}a`, bytes('{"n":1}'));
     assert.equal((await cached.get(`${P}a`))?.value.toString(), '{"n":1}');
@@ -192,13 +195,14 @@ describe("watch cache: read-modify-writes start from the cache's copy (getRecent
     let held = false;
     const queue: (() => void)[] = [];
     const later = (f: () => void) => (held ? queue.push(f) : f());
-    const storage = Object.create(inner) as Storage;
-    storage.watch = (prefix, options, callbacks) =>
-      inner.watch(prefix, options, {
-        onEvents: (evs) => later(() => callbacks.onEvents(evs)),
-        onError: (err) => later(() => callbacks.onError(err)),
-        onProgress: callbacks.onProgress && ((rev) => later(() => callbacks.onProgress!(rev))),
-      });
+    const storage = storageWith(inner, {
+      watch: (prefix, options, callbacks) =>
+        inner.watch(prefix, options, {
+          onEvents: (evs) => later(() => callbacks.onEvents(evs)),
+          onError: (err) => later(() => callbacks.onError(err)),
+          onProgress: callbacks.onProgress && ((rev) => later(() => callbacks.onProgress!(rev))),
+        }),
+    });
     const release = () => {
       held = false;
       for (const f of queue.splice(0)) f();

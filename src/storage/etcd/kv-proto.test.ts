@@ -85,6 +85,30 @@ describe("etcd's protobuf messages, against etcd's .proto files", () => {
     assert.equal(decodeTxnResponse(encode("TxnResponse", { succeeded: true })).succeeded, true);
   });
 
+  test("a range's values are copied out of the message into one buffer of exactly their size", () => {
+    const message = encode("RangeResponse", {
+      header: { revision: 9 },
+      kvs: [
+        { key: b64("/a"), value: b64("first"), createRevision: 2, modRevision: 2 },
+        { key: b64("/b"), value: b64("second!"), createRevision: 3, modRevision: 4 },
+      ],
+      count: 2,
+    });
+    const range = decodeRangeResponse(message);
+    message.fill(0);
+    assert.deepEqual(
+      range.kvs.map((kv) => [kv.key, kv.value.toString(), kv.createRevision, kv.modRevision]),
+      [
+        ["/a", "first", 2, 2],
+        ["/b", "second!", 3, 4],
+      ],
+    );
+    // Not Node's 8 KiB pool (each cached value would keep a slab alive), not the message.
+    const [a, b] = range.kvs;
+    assert.equal(a!.value.buffer, b!.value.buffer);
+    assert.equal(a!.value.buffer.byteLength, "first".length + "second!".length);
+  });
+
   test("unknown fields are skipped; an int64 beyond 2^53 is refused, not rounded", () => {
     // A range answer with a field etcd may add later (number 99, both wire types) around its kvs.
     const w = protobuf.Writer.create();

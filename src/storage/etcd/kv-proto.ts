@@ -18,7 +18,18 @@ import {
   type ResponseOp,
   type TxnResponse,
 } from "./kv-calls.js";
-import { BYTES, emptyKv, fieldEnd, headerRevision, int64, readKv, tag, toKeyValue, VARINT } from "./proto-wire.js";
+import {
+  BYTES,
+  emptyKv,
+  fieldEnd,
+  headerRevision,
+  int64,
+  type KvFields,
+  readKv,
+  tag,
+  toKeyValues,
+  VARINT,
+} from "./proto-wire.js";
 
 type Reader = protobuf.Reader;
 
@@ -55,19 +66,24 @@ function readMessage(r: Reader, end: number, field: (fieldNumber: number, wireTy
 
 const readHeaderRevision = (r: Reader): number => exact(headerRevision(r, fieldEnd(r)));
 
-/** A mvccpb.KeyValue, its value copied out of the message. */
-function readKeyValue(r: Reader): KeyValue {
+/** A mvccpb.KeyValue's fields, as offsets into the message (copied out by copyValues). */
+function readKeyValue(r: Reader): KvFields {
   const fields = emptyKv();
   readKv(r, fieldEnd(r), fields);
   exact(fields.createRevision);
   exact(fields.modRevision);
-  return toKeyValue(r.buf as Buffer, fields); // the reader reads the Buffer given to decode*();
+  return fields;
+}
+
+/** The KeyValues read, their values copied out of the message (toKeyValues). */
+function copyValues(r: Reader, fields: readonly KvFields[]): KeyValue[] {
+  return fields.length === 0 ? [] : toKeyValues(r.buf as Buffer, fields); // the reader reads the Buffer given to decode*()
 }
 
 /** RangeResponse: header = 1, kvs = 2, more = 3, count = 4. */
 function readRange(r: Reader, end: number): RangeResponse {
   let revision = 0;
-  const kvs: KeyValue[] = [];
+  const kvs: KvFields[] = [];
   let more = false;
   let count = 0;
   readMessage(r, end, (f, wt) => {
@@ -78,14 +94,14 @@ function readRange(r: Reader, end: number): RangeResponse {
     else return false;
     return true;
   });
-  return { revision, kvs, more, count };
+  return { revision, kvs: copyValues(r, kvs), more, count };
 }
 
 /** DeleteRangeResponse: header = 1, deleted = 2, prev_kvs = 3. */
 function readDelete(r: Reader, end: number): DeleteRangeResponse {
   let revision = 0;
   let deleted = 0;
-  const prevKvs: KeyValue[] = [];
+  const prevKvs: KvFields[] = [];
   readMessage(r, end, (f, wt) => {
     if (f === 1 && wt === BYTES) revision = readHeaderRevision(r);
     else if (f === 2 && wt === VARINT) deleted = readInt64(r);
@@ -93,7 +109,7 @@ function readDelete(r: Reader, end: number): DeleteRangeResponse {
     else return false;
     return true;
   });
-  return { revision, deleted, prevKvs };
+  return { revision, deleted, prevKvs: copyValues(r, prevKvs) };
 }
 
 /** ResponseOp: response_range = 1, response_put = 2 (nothing the storage reads), response_delete_range = 3. */

@@ -168,6 +168,18 @@ describe("etcd WatchResponse decoder", () => {
     assert.equal(res.events[0]!.kv.key, "/k");
   });
 
+  test("a value and its previous value are each in a buffer of exactly their size (no shared pool slab kept alive)", () => {
+    const message = encode(WatchResponse, {
+      header: header(5),
+      events: [{ type: "Put", kv: kv("/k", "new value", 3, 5, 2), prev_kv: kv("/k", "old", 3, 3) }],
+    });
+    const event = new WatchResponseDecoder(Buffer.from("")).decode(message).events[0]!;
+    // A pooled copy (Buffer.from) sits in an 8 KiB slab that every cached value would keep alive.
+    assert.equal(event.kv.value.buffer.byteLength, "new value".length);
+    assert.equal(event.prevKv!.value.buffer.byteLength, "old".length);
+    assert.notEqual(event.kv.value.buffer, event.prevKv!.value.buffer, "the cached value does not keep the old one");
+  });
+
   test("the create request is a WatchRequest etcd's definitions read back", () => {
     const bytes = encodeWatchCreate({
       key: Buffer.from([0]),

@@ -29,7 +29,7 @@ import {
   type KvFields,
   readKv,
   tag,
-  toKeyValue,
+  toKeyValues,
   VARINT,
 } from "./proto-wire.js";
 
@@ -137,17 +137,17 @@ export class WatchResponseDecoder {
     readKvAt(r, kvAt, kv);
     this.eventRevision = kv.modRevision;
     if (!this.underPrefix(buf, kv)) return undefined;
-    let prevKv: KeyValue | undefined;
-    if (prevAt >= 0) {
-      readKvAt(r, prevAt, this.prevKv);
-      prevKv = toKeyValue(buf, this.prevKv);
-    }
     const revision = kv.modRevision;
+    if (prevAt >= 0) readKvAt(r, prevAt, this.prevKv);
     if (type === EVENT_DELETE) {
-      return prevKv && { type: "delete", kv: { ...prevKv, modRevision: revision }, prevKv, revision };
+      if (prevAt < 0) return undefined;
+      const prevKv = toKeyValues(buf, [this.prevKv])[0]!;
+      return { type: "delete", kv: { ...prevKv, modRevision: revision }, prevKv, revision };
     }
-    const put = toKeyValue(buf, kv);
-    return prevKv ? { type: "put", kv: put, prevKv, revision } : { type: "put", kv: put, revision };
+    // Each in a buffer of its own: the new value stays cached long after the previous one is gone.
+    const put = toKeyValues(buf, [kv])[0]!;
+    if (prevAt < 0) return { type: "put", kv: put, revision };
+    return { type: "put", kv: put, prevKv: toKeyValues(buf, [this.prevKv])[0]!, revision };
   }
 
   private underPrefix(buf: Buffer, kv: KvFields): boolean {

@@ -2,7 +2,16 @@ import assert from "node:assert/strict";
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import { describe, test } from "node:test";
 import { H2Connection } from "./connection.js";
-import { CLIENT_PREFACE, Flag, FrameReader, FrameType, frameOf, settingsFrame } from "./frames.js";
+import {
+  CLIENT_PREFACE,
+  ErrorCode,
+  Flag,
+  FrameReader,
+  FrameType,
+  frameOf,
+  goawayFrame,
+  settingsFrame,
+} from "./frames.js";
 import type { HeaderFields } from "./hpack-decoder.js";
 import { RequestHeaderBlocks } from "./hpack-request.js";
 import type { StreamEnd } from "./stream.js";
@@ -88,6 +97,54 @@ describe("the etcd client's HTTP/2 connection, against a peer written frame by f
         await new Promise((r) => setTimeout(r, 10));
       }
       assert.ok(peer.received.includes(FrameType.GOAWAY), `frames received: ${peer.received}`);
+    } finally {
+      conn.destroy();
+      peer.server.close();
+    }
+  });
+
+  test("a stream opened while a chunk is read ends, refused by a GOAWAY later in that chunk, before a microtask runs", async () => {
+    // The order the etcd watch stream guards against (watch-stream.ts, endedEarly): a stream its
+    // opener learns of in a promise callback can end before that callback runs.
+    const peer = await rawPeer((socket, id) => {
+      if (id !== 1) return;
+      // One write, one chunk: the answer's headers, a message, and a GOAWAY accepting stream 1 only.
+      const status200 = Buffer.from([0x88]);
+      socket.write(
+        Buffer.concat([
+          frameOf(FrameType.HEADERS, Flag.END_HEADERS, id, status200),
+          frameOf(FrameType.DATA, 0, id, Buffer.alloc(5)),
+          goawayFrame(id, ErrorCode.NO_ERROR),
+        ]),
+      );
+    });
+    const conn = new H2Connection(
+      { host: "127.0.0.1", port: peer.port, tls: false, streamWindow: 1 << 20, connectionWindow: 1 << 20 },
+      { onConnect() {}, onGoaway() {}, onClose() {} },
+    );
+    const blocks = new RequestHeaderBlocks({ scheme: "http", authority: `127.0.0.1:${peer.port}` });
+    try {
+      const second = new Promise<{ end: StreamEnd; microtaskRan: boolean }>((resolve) => {
+        conn
+          .request(blocks.block("/first", undefined), {
+            onHeaders() {},
+            // Opened from the first stream's message, as a watch a consumer starts from its event callback.
+            onData: () => {
+              let microtaskRan = false;
+              queueMicrotask(() => {
+                microtaskRan = true;
+              });
+              conn.request(blocks.block("/second", undefined), {
+                onHeaders() {},
+                onData() {},
+                onClose: (end) => resolve({ end, microtaskRan }),
+              });
+            },
+            onClose() {},
+          })
+          .write(Buffer.alloc(5), false);
+      });
+      assert.deepEqual(await second, { end: { rstCode: ErrorCode.REFUSED_STREAM }, microtaskRan: false });
     } finally {
       conn.destroy();
       peer.server.close();

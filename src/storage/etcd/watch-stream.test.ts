@@ -1,0 +1,126 @@
+/**
+ * The watch stream's hand-over: a stream the etcd client ends before openStream's promise hands
+ * it over (the HTTP/2 connection ends streams while it reads frames, watch-stream.ts says when)
+ * is cancelled and replaced by exactly one new stream, which resumes the watch where it was.
+ * Driven by a client of the test's own, to put the end exactly there.
+ */
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { afterEach, describe, mock, test } from "node:test";
+import protobuf from "protobufjs";
+import type { WatchEvent } from "../interface.js";
+import type { BidiHandlers } from "./grpc-bidi.js";
+import { CODE_UNAVAILABLE } from "./grpc-unary.js";
+import { EtcdRequestError } from "./kv-calls.js";
+import { EtcdWatchStream, type WatchStreamKv } from "./watch-stream.js";
+
+const etcd3Dir = dirname(createRequire(import.meta.url).resolve("etcd3/package.json"));
+const root = new protobuf.Root().loadSync(join(etcd3Dir, "proto", "rpc.proto"), { keepCase: true });
+const WatchRequest = root.lookupType("etcdserverpb.WatchRequest");
+const WatchResponse = root.lookupType("etcdserverpb.WatchResponse");
+
+/** A stream as the client hands it over: what was written on it, and whether it was cancelled. */
+class RecordedStream {
+  readonly written: Buffer[] = [];
+  cancels = 0;
+  constructor(readonly handlers: BidiHandlers) {}
+  write(message: Uint8Array): void {
+    this.written.push(Buffer.from(message));
+  }
+  cancel(): void {
+    this.cancels++;
+  }
+}
+
+/** An etcd client whose first stream ends before it is handed over; the later ones stay open. */
+class EndsFirstStreamEarly implements WatchStreamKv {
+  readonly opened: RecordedStream[] = [];
+  async openStream(_path: string, handlers: BidiHandlers): Promise<RecordedStream> {
+    const stream = new RecordedStream(handlers);
+    this.opened.push(stream);
+    if (this.opened.length === 1)
+      handlers.onEnd(new EtcdRequestError("stream reset (HTTP/2 error 7)", CODE_UNAVAILABLE));
+    return stream;
+  }
+  forgetToken(): void {}
+}
+
+/** Lets the promise callbacks run (setImmediate is not among the mocked timers). */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The start revision of the watch a stream created (its one WatchRequest). */
+function startRevisionOf(stream: RecordedStream): number[] {
+  return stream.written.map((m) => {
+    const req = WatchRequest.toObject(WatchRequest.decode(m), { longs: Number }) as {
+      create_request?: { start_revision?: number };
+    };
+    return req.create_request?.start_revision ?? -1;
+  });
+}
+
+const putAt = (key: string, revision: number): Buffer => {
+  const kv = {
+    key: Buffer.from(key),
+    value: Buffer.from("v"),
+    create_revision: revision,
+    mod_revision: revision,
+    version: 1,
+  };
+  const message = { header: { revision }, watch_id: 0, events: [{ type: "PUT", kv }] };
+  return Buffer.from(WatchResponse.encode(WatchResponse.fromObject(message)).finish());
+};
+
+describe("the etcd watch stream when a stream ends before it is handed over", () => {
+  afterEach(() => mock.timers.reset());
+
+  test("cancels it, opens exactly one new stream that resumes the watch, and delivers only from that one", async () => {
+    mock.timers.enable({ apis: ["setTimeout"] });
+    const kv = new EndsFirstStreamEarly();
+    const delivered: Array<[string[], number]> = [];
+    const watch = new EtcdWatchStream(kv, "/r/", 10, {
+      onResponse: (events: WatchEvent[], revision) => delivered.push([events.map((e) => e.kv.key), revision]),
+      onCompacted: () => assert.fail("not compacted"),
+    });
+    watch.start();
+    await settle();
+    const [early] = kv.opened;
+    assert.equal(kv.opened.length, 1);
+    assert.equal(early!.cancels, 1, "the stream that ended is cancelled at the hand-over");
+    assert.deepEqual(early!.written, [], "no watch is created on it");
+
+    mock.timers.tick(2_000); // the longest first retry delay
+    await settle();
+    assert.equal(kv.opened.length, 2, "one retry");
+    const resumed = kv.opened[1]!;
+    assert.deepEqual(startRevisionOf(resumed), [11], "the watch resumes after revision 10");
+    assert.equal(resumed.cancels, 0);
+
+    early!.handlers.onMessage(putAt("/r/stale", 11));
+    resumed.handlers.onMessage(putAt("/r/a", 11));
+    assert.deepEqual(delivered, [[["/r/a"], 11]], "only the stream handed over delivers");
+    assert.equal(watch.lastRevision, 11);
+
+    mock.timers.tick(60_000);
+    await settle();
+    assert.equal(kv.opened.length, 2, "no second retry, no second stream");
+    watch.close();
+    assert.equal(resumed.cancels, 1);
+  });
+
+  test("closed meanwhile: cancels it and opens nothing more", async () => {
+    mock.timers.enable({ apis: ["setTimeout"] });
+    const kv = new EndsFirstStreamEarly();
+    const watch = new EtcdWatchStream(kv, "", 10, {
+      onResponse: () => assert.fail("nothing delivered"),
+      onCompacted: () => assert.fail("not compacted"),
+    });
+    watch.start();
+    watch.close();
+    await settle();
+    assert.equal(kv.opened[0]!.cancels, 1);
+    mock.timers.tick(60_000);
+    await settle();
+    assert.equal(kv.opened.length, 1);
+  });
+});
