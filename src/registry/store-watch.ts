@@ -13,7 +13,7 @@ import type { RequestContext } from "./request-context.js";
 import { apiVersionOf } from "./resource-type.js";
 import { decodeShared } from "./shared-codec.js";
 import type { Store } from "./store.js";
-import { StoredWatchEvent, storedJson } from "./stored-watch-event.js";
+import { type StoredWatchEvent, storedEvents } from "./stored-watch-event.js";
 
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
 
@@ -141,10 +141,14 @@ export async function watchStore(
     stop();
   };
   const translate = eventTranslator(store, ctx, filter, sink, undecodable);
-  const handle = (ev: WatchEvent) => {
+  // Most watches select nothing and may see everything: on a kind shown as stored, the events of
+  // a batch are the same objects for all of them (stored-watch-event.ts), made once per batch.
+  const asStored = filter.matchesEverything && servesStoredBytes(store.rt);
+  const handle = (ev: WatchEvent, stored: StoredWatchEvent | undefined) => {
     if (closed || ev.revision <= lastRevision) return; // ended, or already covered by the initial list
     lastRevision = ev.revision;
-    translate(ev);
+    if (stored) sink.send(stored);
+    else translate(ev);
   };
 
   storageWatch = store.storage.watch(
@@ -153,7 +157,8 @@ export async function watchStore(
     {
       onEvents(events) {
         if (closed) return;
-        for (const ev of events) handle(ev);
+        const stored = asStored ? storedEvents(events, store) : undefined;
+        for (let i = 0; i < events.length; i++) handle(events[i]!, stored?.[i]);
       },
       onError(err) {
         if (closed) return;
@@ -196,19 +201,12 @@ function eventTranslator(
       return undefined;
     }
   };
-  // Most watches select nothing and may see everything: no per-event checks for them, and on a
-  // kind shown as stored, no decoding either (stored-watch-event.ts).
+  // Most watches select nothing and may see everything: no per-event checks for them (and on a
+  // kind shown as stored, no decoding either: the caller sends stored events, storedEvents()).
   const everything = filter.matchesEverything;
   const matches = everything ? () => true : (obj: KubeObject) => filter.matches(obj);
-  const asStored = everything && servesStoredBytes(store.rt);
   return (ev) => {
     const isNew = ev.type === "put" && (ev.kv.createRevision === ev.kv.modRevision || !ev.prevKv);
-    const json = asStored ? storedJson(ev.kv) : undefined;
-    if (json) {
-      const type = ev.type === "delete" ? "DELETED" : isNew ? "ADDED" : "MODIFIED";
-      sink.send(new StoredWatchEvent(type, json, () => decodeShared(ev.kv, decode)));
-      return;
-    }
     const obj = decodeEventObject(ev.kv);
     if (!obj) {
       // The unsafe deletion of a value that does not decode (unsafe-delete.ts): who sees

@@ -138,4 +138,57 @@ describe("storedFrame", () => {
     assert.equal(JSON.parse(storedFrame("ADDED", json).line.toString()).type, "ADDED");
     assert.equal(JSON.parse(storedFrame("MODIFIED", json).line.toString()).type, "MODIFIED");
   });
+
+  it("keeps each event's frame while its bytes live: a batch asked for by watcher after watcher is built once", () => {
+    const batch = [Buffer.from('{"n":1}'), Buffer.from('{"n":2}'), Buffer.from('{"n":3}')];
+    const first = batch.map((json) => storedFrame("MODIFIED", json));
+    const second = batch.map((json) => storedFrame("MODIFIED", json));
+    assert.ok(
+      first.every((frame, i) => frame === second[i]),
+      "the second watcher gets the first one's frames",
+    );
+    assert.equal(JSON.parse(second[0]!.line.toString()).object.n, 1);
+  });
+});
+
+describe("storedEvents", () => {
+  it("the watchers of one commit's batch get the same event objects, in order, each once", async () => {
+    const { store } = gadgets();
+    const from = String(await store.storage.currentRevision());
+    const seen: ApiWatchEvent[][] = [[], []];
+    const handles = await Promise.all(
+      seen.map((events) =>
+        watchStore(
+          store,
+          ctx(),
+          undefined,
+          { resourceVersion: from, allowWatchBookmarks: false },
+          { send: (e) => events.push(e), end() {} },
+          { bookmarkIntervalMs: 60_000 },
+        ),
+      ),
+    );
+    const options = defaultWriteOptions("test");
+    // Issued in one turn: one group commit, one batch of two events for each watcher.
+    await Promise.all([
+      store.create(ctx(), undefined, gadget("a"), options),
+      store.create(ctx(), undefined, gadget("b"), options),
+    ]);
+    for (let i = 0; i < 200 && seen[1]!.length < 2; i++) await new Promise((r) => setTimeout(r, 5));
+    for (const h of handles) h.close();
+    const [one, two] = seen as [ApiWatchEvent[], ApiWatchEvent[]];
+    assert.deepEqual(
+      one.map((e) => [e.type, (e.object as KubeObject).metadata.name]),
+      [
+        ["ADDED", "a"],
+        ["ADDED", "b"],
+      ],
+    );
+    assert.ok(one.every((e) => e instanceof StoredWatchEvent));
+    assert.equal(two.length, 2);
+    assert.ok(
+      one.every((e, i) => e === two[i]),
+      "one object per event, shared by both watchers",
+    );
+  });
 });

@@ -14,8 +14,8 @@
  * it is decoded on first access, shared with every other watcher (decodeShared).
  */
 import type { KubeObject } from "../api/object.js";
-import type { KeyValue } from "../storage/interface.js";
-import { withResourceVersion } from "./shared-codec.js";
+import type { KeyValue, WatchEvent } from "../storage/interface.js";
+import { decodeShared, withResourceVersion } from "./shared-codec.js";
 import type { ApiWatchEvent } from "./store-watch.js";
 
 export class StoredWatchEvent implements ApiWatchEvent {
@@ -43,3 +43,37 @@ export function storedJson(kv: Pick<KeyValue, "value" | "modRevision">): Buffer 
 }
 
 let last: { kv: object | undefined; json: Buffer | undefined } = { kv: undefined, json: undefined };
+
+/** What decodes a stored value for a watch (the Store): the key of the shared batch too. */
+export interface WatchDecoder {
+  decodeForWatch(kv: KeyValue): KubeObject;
+}
+
+/**
+ * The StoredWatchEvent of each event of a batch (undefined where the bytes are not shaped as
+ * stored objects are), for the watches that see every event as stored. A watch cache hands the
+ * same batch to each of its watchers in a row: the last batch's are kept, so they are made once
+ * per batch and decoder, not once per watcher, and every watcher sends the same event objects
+ * (whose wire frame is then built once too, server/watch-frame.ts).
+ */
+export function storedEvents(
+  events: readonly WatchEvent[],
+  decoder: WatchDecoder,
+): readonly (StoredWatchEvent | undefined)[] {
+  if (events === lastBatch.events && decoder === lastBatch.decoder) return lastBatch.stored;
+  const stored = events.map((ev) => {
+    const json = storedJson(ev.kv);
+    if (json === undefined) return undefined;
+    const isNew = ev.type === "put" && (ev.kv.createRevision === ev.kv.modRevision || !ev.prevKv);
+    const type = ev.type === "delete" ? "DELETED" : isNew ? "ADDED" : "MODIFIED";
+    return new StoredWatchEvent(type, json, () => decodeShared(ev.kv, (kv) => decoder.decodeForWatch(kv)));
+  });
+  lastBatch = { events, decoder, stored };
+  return stored;
+}
+
+let lastBatch: {
+  events: readonly WatchEvent[] | undefined;
+  decoder: WatchDecoder | undefined;
+  stored: readonly (StoredWatchEvent | undefined)[];
+} = { events: undefined, decoder: undefined, stored: [] };

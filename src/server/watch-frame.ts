@@ -43,11 +43,17 @@ let last: { object: object | undefined; type: string; frame: Frame } = {
 
 /**
  * The frame of `{"type":type,"object":<json>}` around an object's API JSON bytes (a stored
- * event's, registry/stored-watch-event.ts): no stringify. A fan-out asks for the same one once
- * per watcher in a row; only the last is kept (the bytes need no parse to build another).
+ * event's, registry/stored-watch-event.ts): no stringify. A fan-out asks for the frames of a
+ * batch (one commit's events) once per watcher, in the same order: each is kept while its bytes
+ * live, so every watcher gets the same Buffers (and the writer's rounds concatenate them once).
  */
 export function storedFrame(type: string, json: Buffer): Frame {
   if (json === lastStored.json && type === lastStored.type) return lastStored.frame;
+  const kept = storedFrames.get(json);
+  if (kept !== undefined && kept.type === type) {
+    lastStored = { json, type, frame: kept.frame };
+    return kept.frame;
+  }
   const head = `{"type":"${type}","object":`;
   const size = head.length + json.length + 2;
   const sizeLine = `${size.toString(16)}\r\n`;
@@ -58,8 +64,12 @@ export function storedFrame(type: string, json: Buffer): Frame {
   chunk.write("}\n\r\n", at, "latin1");
   const frame = { chunk, line: chunk.subarray(sizeLine.length, sizeLine.length + size) };
   lastStored = { json, type, frame };
+  storedFrames.set(json, { type, frame });
   return frame;
 }
+
+/** Frames of stored events' bytes (an event's bytes are shared by every watcher that sends it). */
+const storedFrames = new WeakMap<Buffer, { type: string; frame: Frame }>();
 
 let lastStored: { json: Buffer | undefined; type: string; frame: Frame } = {
   json: undefined,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { frameOf, sharedFrame } from "./watch-frame.js";
-import { WatchWriter } from "./watch-writer.js";
+import { WatchWriter, watchRounds } from "./watch-writer.js";
 
 /** A connection that keeps what is written to it (and never drains). */
 function target(): { writes: Buffer[]; writableLength: number; write(data: Buffer): boolean } {
@@ -79,5 +79,45 @@ describe("watch writer", () => {
     assert.equal(w.backlogOver(frame.chunk.length - 1), true);
     t.writableLength = 0;
     assert.equal(w.backlogOver(0), false);
+  });
+
+  test("a long round is followed by a rest as long as itself, whose frames then leave in one write per watcher", async () => {
+    const slow = target();
+    // A round longer than minRestMs (a write that keeps the CPU that long, as 1,000 TLS writes do).
+    const write = slow.write.bind(slow);
+    slow.write = (data: Buffer) => {
+      const until = performance.now() + watchRounds.minRestMs + 5;
+      while (performance.now() < until);
+      return write(data);
+    };
+    const fast = target();
+    const [w, v] = [new WatchWriter(slow, true), new WatchWriter(fast, true)];
+    const [a, b, c] = [frameOf('{"n":1}\n'), frameOf('{"n":2}\n'), frameOf('{"n":3}\n')];
+    w.push(a);
+    await nextTick();
+    assert.equal(slow.writes.length, 1, "the first round runs at once");
+    v.push(b);
+    v.push(c);
+    await nextTick();
+    assert.equal(fast.writes.length, 0, "held back during the rest");
+    await new Promise((resolve) => setTimeout(resolve, watchRounds.maxRestMs + 20));
+    assert.deepEqual(fast.writes.map(String), [`${b.chunk}${c.chunk}`]);
+  });
+
+  test("rests shorter than minRestMs are skipped: the next round runs in the next pass", async (t) => {
+    const minRestMs = watchRounds.minRestMs;
+    // Longer than any rest (maxRestMs): however long this machine takes over a round.
+    watchRounds.minRestMs = watchRounds.maxRestMs + 1;
+    t.after(() => {
+      watchRounds.minRestMs = minRestMs;
+    });
+    const target_ = target();
+    const w = new WatchWriter(target_, true);
+    const [a, b] = [frameOf('{"n":1}\n'), frameOf('{"n":2}\n')];
+    w.push(a);
+    await nextTick();
+    w.push(b);
+    await nextTick();
+    assert.deepEqual(target_.writes.map(String), [String(a.chunk), String(b.chunk)]);
   });
 });

@@ -9,7 +9,7 @@
 import { RevisionWaiters } from "../../support/revision-waiters.js";
 import { EventRing } from "../event-ring.js";
 import type { KeyValue, ListOptions, ListResult, Storage, WatchCallbacks, WatchEvent, Watcher } from "../interface.js";
-import { keyBefore, prefixEnd } from "../key-range.js";
+import { hasPrefix, keyBefore, prefixEnd } from "../key-range.js";
 import { QueuedWatcher } from "../queued-watcher.js";
 import { SortedKeys } from "./sorted-keys.js";
 
@@ -211,7 +211,10 @@ export class ResourceCache {
    */
   watch(prefix: string, afterRevision: number, callbacks: WatchCallbacks): Watcher | undefined {
     if (this.broken || this.feed === undefined || afterRevision < this.ring.floor) return undefined;
-    const watcher = new QueuedWatcher(prefix, afterRevision, callbacks, (w) => this.watchers.delete(w));
+    // Every event of this cache is under its prefix: a watch of all of it (the usual one) needs
+    // no key check per event and watcher ("" is a prefix of every key).
+    const own = hasPrefix(this.prefix, prefix) ? "" : prefix;
+    const watcher = new QueuedWatcher(own, afterRevision, callbacks, (w) => this.watchers.delete(w));
     const replay = this.ring.after(afterRevision);
     if (replay.length > 0) watcher.offer(replay);
     this.watchers.add(watcher);

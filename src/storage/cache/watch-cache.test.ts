@@ -122,6 +122,33 @@ describe("watch cache", () => {
   });
 });
 
+describe("watch cache prefixes", () => {
+  test("a watch of the whole partition gets every key; one of a narrower prefix only its own, from the ring and live", async () => {
+    const inner = openSqliteStorage(":memory:");
+    const cached = new CachedStorage(inner, { partition });
+    await cached.list(P);
+    const from = await cached.create(`${P}ns-a/x`, bytes("1"));
+    await cached.create(`${P}ns-b/y`, bytes("2"));
+    await cached.get(`${P}ns-b/y`); // the cache has applied both
+    const whole: string[] = [];
+    const narrow: string[] = [];
+    const keys = (into: string[]) => ({
+      onEvents: (evs: readonly { kv: { key: string } }[]) => into.push(...evs.map((e) => e.kv.key)),
+      onError() {},
+    });
+    const watches = [
+      cached.watch(P, { afterRevision: from - 1 }, keys(whole)),
+      cached.watch(`${P}ns-a/`, { afterRevision: from - 1 }, keys(narrow)),
+    ];
+    await Promise.all([cached.create(`${P}ns-a/z`, bytes("3")), cached.create(`${P}ns-b/w`, bytes("4"))]);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(whole, [`${P}ns-a/x`, `${P}ns-b/y`, `${P}ns-a/z`, `${P}ns-b/w`]);
+    assert.deepEqual(narrow, [`${P}ns-a/x`, `${P}ns-a/z`]);
+    for (const w of watches) w.close();
+    await cached.close();
+  });
+});
+
 describe("watch cache fan-out", () => {
   test("a watch whose callback throws ends with onError; the cache's other watches go on, in order", async () => {
     const inner = openSqliteStorage(":memory:");

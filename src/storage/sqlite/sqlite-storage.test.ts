@@ -175,6 +175,44 @@ describe("sqlite storage", () => {
     }
   });
 
+  test("a group commit reaches a watcher as one batch, in revision order, without its failed writes", async () => {
+    const storage = openSqliteStorage(":memory:");
+    try {
+      await storage.create("/k/taken", bytes("0"));
+      const batches: [string, number][][] = [];
+      storage.watch(
+        "/k/",
+        { afterRevision: await storage.currentRevision() },
+        { onEvents: (e) => batches.push(e.map((x) => [x.kv.key, x.revision])), onError: () => {} },
+      );
+      // Issued in one turn: one COMMIT; the second write fails (the key exists) and has no event.
+      const writes = await Promise.allSettled([
+        storage.create("/k/a", bytes("a")),
+        storage.create("/k/taken", bytes("again")),
+        storage.txn([
+          { type: "create", key: "/k/b", value: bytes("b") },
+          { type: "create", key: "/k/c", value: bytes("c") },
+        ]),
+      ]);
+      assert.deepEqual(
+        writes.map((w) => w.status),
+        ["fulfilled", "rejected", "fulfilled"],
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+      const a = (writes[0] as PromiseFulfilledResult<number>).value;
+      const bc = (writes[2] as PromiseFulfilledResult<{ revision: number }>).value.revision;
+      assert.deepEqual(batches, [
+        [
+          ["/k/a", a],
+          ["/k/b", bc],
+          ["/k/c", bc],
+        ],
+      ]);
+    } finally {
+      await storage.close();
+    }
+  });
+
   test("a watch whose callback throws ends with onError; other watches go on", async () => {
     const storage = openSqliteStorage(":memory:");
     try {

@@ -251,10 +251,10 @@ export class SqliteStorage implements Storage {
       const { revision, writes, outcomes } = this.committed.shift()!;
       this.revision = Math.max(this.revision, revision);
       // Watchers first, so that a writer resuming after `await` finds its event already queued.
-      for (const outcome of outcomes) {
-        if (!outcome.ok) continue;
-        for (const watcher of this.watchers) watcher.offer(outcome.applied.events);
-      }
+      // The whole commit is one batch (in revision order): a watch cache passes each batch to
+      // every one of its watchers, so per-watcher work is paid once per commit, not per write.
+      const events = committedEvents(outcomes);
+      if (events.length > 0) for (const watcher of this.watchers) watcher.offer(events);
       for (const watcher of this.watchers) watcher.progress(this.revision);
       writes.forEach((write, i) => {
         const outcome = outcomes[i]!;
@@ -573,6 +573,22 @@ function historyEvent(row: HistoryRow): WatchEvent {
   if (row.created !== 0 || row.prev_value === null) return { type: "put", kv: current, revision: row.revision };
   const prevKv = kv(row.name, row.prev_value, row.prev_create_revision ?? row.create_revision, row.prev_revision);
   return { type: "put", kv: current, prevKv, revision: row.revision };
+}
+
+/** The events of a commit's successful writes, in revision order (one write's own array when it is alone). */
+function committedEvents(outcomes: readonly Outcome[]): readonly WatchEvent[] {
+  let events: readonly WatchEvent[] = [];
+  let owned: WatchEvent[] | undefined;
+  for (const outcome of outcomes) {
+    if (!outcome.ok || outcome.applied.events.length === 0) continue;
+    if (events.length === 0) events = outcome.applied.events;
+    else {
+      owned ??= [...events];
+      owned.push(...outcome.applied.events);
+      events = owned;
+    }
+  }
+  return events;
 }
 
 function kv(key: string, value: Buffer, createRevision: number, modRevision: number): KeyValue {
