@@ -83,6 +83,8 @@ export interface EtcdStorageOptions {
    * default REVISION_CHECK_INTERVAL_MS; 0: a check every event-loop turn, for the lowest latency).
    */
   readonly revisionCheckIntervalMs?: number;
+  /** The largest message taken from etcd (grpc-unary.ts DEFAULT_MAX_RECEIVE_MESSAGE_BYTES unless given). */
+  readonly maxReceiveMessageBytes?: number;
 }
 
 /**

@@ -7,6 +7,9 @@
  *   variable PLATFORM_ETCD_PASSWORD (a password in the URL itself is accepted but shows in `ps`);
  * - `revision-check-interval-ms=N`: under load, the least time between two revision checks of
  *   consistent reads (default 4; 0 checks every event-loop turn: lowest latency, most etcd calls);
+ * - `max-receive-message-bytes=N`: the largest message taken from etcd (default 2 GiB - 1, which
+ *   fits a LIST page of 1,000 values of etcd's largest; grpc-unary.ts says why); a larger one
+ *   fails its call with RESOURCE_EXHAUSTED, or restarts the watch stream;
  * - `transport=grpc`: accepted for URLs written for earlier versions, which could also send
  *   calls through etcd's JSON gateway; every call is gRPC now (kv-h2.ts).
  */
@@ -22,6 +25,7 @@ const KNOWN = new Set([
   "password-file",
   "transport",
   "revision-check-interval-ms",
+  "max-receive-message-bytes",
 ]);
 
 export function parseEtcdUrl(url: string, env: NodeJS.ProcessEnv = process.env): EtcdStorageOptions {
@@ -71,8 +75,18 @@ export function parseEtcdUrl(url: string, env: NodeJS.ProcessEnv = process.env):
       `etcd storage option revision-check-interval-ms=${interval} in ${url}: expected whole milliseconds (0-9999)`,
     );
   }
+  const maxReceive = params.get("max-receive-message-bytes");
+  if (
+    maxReceive !== null &&
+    (!/^\d{1,10}$/.test(maxReceive) || Number(maxReceive) < 1024 || Number(maxReceive) > 2 ** 32 - 1)
+  ) {
+    throw new Error(
+      `etcd storage option max-receive-message-bytes=${maxReceive} in ${url}: expected a number of bytes from 1024 to 4294967295`,
+    );
+  }
   return {
     endpoints,
+    ...(maxReceive !== null ? { maxReceiveMessageBytes: Number(maxReceive) } : {}),
     ...(interval !== null ? { revisionCheckIntervalMs: Number(interval) } : {}),
     ...(match[1]!.toLowerCase() === "etcds" ? { tls: true } : {}),
     ...(ca ? { ca } : {}),

@@ -18,7 +18,29 @@ import { EtcdRequestError } from "./kv-calls.js";
 /** gRPC status codes the client acts on. */
 export const CODE_UNAVAILABLE = 14;
 export const CODE_UNAUTHENTICATED = 16;
+export const CODE_RESOURCE_EXHAUSTED = 8;
 const CODE_INTERNAL = 13;
+const GRPC_PREFIX = 5;
+
+/**
+ * The largest message taken from etcd (grpc's MaxCallRecvMsgSize); a larger one is refused as
+ * soon as its length prefix is read, before it is buffered. The largest legitimate answer is a
+ * LIST page: etcd-storage.ts reads LIST_PAGE = 1,000 keys per Range, and etcd refuses any
+ * request over its --max-request-bytes (1.5 MiB by default), so a value with its key is under
+ * 1.5 MiB and a page under 1,000 × 1.5 MiB ≈ 1.46 GiB plus ~100 bytes of framing per key. The
+ * default, 2 GiB - 1 (what etcd's own Go client takes), fits that with a third to spare; the
+ * length prefix alone could claim 4 GiB. Operators whose objects are small can set less with
+ * the storage URL's max-receive-message-bytes= (etcd-url.ts).
+ */
+export const DEFAULT_MAX_RECEIVE_MESSAGE_BYTES = 2 ** 31 - 1;
+
+/** A message over the limit: refused as grpc does (RESOURCE_EXHAUSTED). */
+export function messageTooLarge(length: number, max: number): EtcdRequestError {
+  return new EtcdRequestError(
+    `etcd sent a message of ${length} bytes, over the limit of ${max} (max-receive-message-bytes)`,
+    CODE_RESOURCE_EXHAUSTED,
+  );
+}
 
 /** The answer's message, or the error and whether the request may have been applied. */
 export type UnaryOutcome = { readonly ok: Buffer } | { readonly err: EtcdRequestError; readonly sent: boolean };
@@ -99,6 +121,8 @@ export interface UnaryCall {
   readonly frame: Buffer;
   /** The client's "no answer within" limit. */
   readonly deadlines: CallDeadlines;
+  /** The largest answer message taken (DEFAULT_MAX_RECEIVE_MESSAGE_BYTES). */
+  readonly maxMessageBytes: number;
 }
 
 export function unaryCall(call: UnaryCall): Promise<UnaryOutcome> {
@@ -107,15 +131,30 @@ export function unaryCall(call: UnaryCall): Promise<UnaryOutcome> {
     const status = new GrpcStatus();
     let deadline: CallDeadline | undefined;
     let stream: H2Stream | undefined;
+    let received = 0;
+    let refused: EtcdRequestError | undefined;
     const handlers: StreamHandlers = {
       onHeaders: (fields) => status.take(fields),
       onData: (chunk) => {
         chunks.push(chunk);
         if (deadline) deadline.seen = call.deadlines.tick;
+        const before = received;
+        received += chunk.length;
+        // The length prefix is complete: refuse a message over the limit before buffering it.
+        if (before < GRPC_PREFIX && received >= GRPC_PREFIX) {
+          const head = chunks.length === 1 ? chunk : Buffer.concat(chunks);
+          const length = head.readUInt32BE(1);
+          if (length > call.maxMessageBytes) {
+            refused = messageTooLarge(length, call.maxMessageBytes);
+            chunks.length = 0;
+            stream?.reset(ErrorCode.CANCEL);
+          }
+        }
       },
       onClose: (end) => {
         if (deadline) call.deadlines.done(deadline);
-        resolve(outcomeOf(call, status, chunks, end, stream?.sent === true, deadline?.timedOut === true));
+        if (refused) resolve({ err: refused, sent: true });
+        else resolve(outcomeOf(call, status, chunks, end, stream?.sent === true, deadline?.timedOut === true));
       },
     };
     try {

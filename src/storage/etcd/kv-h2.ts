@@ -23,7 +23,14 @@
  */
 import { CallDeadlines } from "./call-deadlines.js";
 import { type BidiHandlers, GrpcBidiStream } from "./grpc-bidi.js";
-import { CODE_UNAUTHENTICATED, CODE_UNAVAILABLE, frame, type UnaryOutcome, unaryCall } from "./grpc-unary.js";
+import {
+  CODE_UNAUTHENTICATED,
+  CODE_UNAVAILABLE,
+  DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
+  frame,
+  type UnaryOutcome,
+  unaryCall,
+} from "./grpc-unary.js";
 import { H2Connection } from "./h2/connection.js";
 import { RequestHeaderBlocks } from "./h2/hpack-request.js";
 import {
@@ -79,6 +86,8 @@ export interface EtcdKvOptions {
   readonly answerTimeoutMs?: number;
   /** CONNECT_TIMEOUT_MS unless given (tests). */
   readonly connectTimeoutMs?: number;
+  /** The largest message taken from etcd (grpc-unary.ts DEFAULT_MAX_RECEIVE_MESSAGE_BYTES unless given). */
+  readonly maxReceiveMessageBytes?: number;
 }
 
 interface Session {
@@ -99,6 +108,7 @@ export class EtcdKvH2 implements EtcdKv {
   private token: Promise<string> | undefined;
   private closed = false;
   private readonly deadlines: CallDeadlines;
+  private readonly maxMessageBytes: number;
   /** Tokens fetched so far (tests). */
   authentications = 0;
 
@@ -108,6 +118,7 @@ export class EtcdKvH2 implements EtcdKv {
     if (this.origins.length === 0) throw new Error("no etcd endpoints");
     this.sessions = this.origins.map(() => undefined);
     this.deadlines = new CallDeadlines(options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS);
+    this.maxMessageBytes = options.maxReceiveMessageBytes ?? DEFAULT_MAX_RECEIVE_MESSAGE_BYTES;
   }
 
   async range(r: RangeRequest): Promise<RangeResponse> {
@@ -185,6 +196,7 @@ export class EtcdKvH2 implements EtcdKv {
         },
       },
       () => session.streams--,
+      this.maxMessageBytes,
     );
     session.streams++;
     return stream;
@@ -228,6 +240,7 @@ export class EtcdKvH2 implements EtcdKv {
       headerBlock: session.blocks.block(path, token),
       frame: request,
       deadlines: this.deadlines,
+      maxMessageBytes: this.maxMessageBytes,
     });
     session.streams--;
     if ("err" in outcome && outcome.err.code === CODE_UNAVAILABLE) {

@@ -20,6 +20,8 @@ import { jitteredBackoffMs } from "../../support/jittered-backoff.js";
 import { StorageError } from "../errors.js";
 import type { WatchEvent } from "../interface.js";
 import type { BidiHandlers, GrpcBidiStream } from "./grpc-bidi.js";
+import { CODE_RESOURCE_EXHAUSTED } from "./grpc-unary.js";
+import type { EtcdRequestError } from "./kv-calls.js";
 import { encodeWatchCreate, type WatchResponse, WatchResponseDecoder } from "./watch-response.js";
 
 /**
@@ -86,7 +88,12 @@ export class EtcdWatchStream {
     // ends before the promise's callback runs, a microtask later (h2/raw-peer.test.ts shows the
     // connection do so). Then the hand-over cancels it and retries once (watch-stream.test.ts).
     let endedEarly = false;
-    const lost = (): void => {
+    const lost = (err: EtcdRequestError): void => {
+      // A message over the limit comes again on every restart: each is logged, and the backoff
+      // (not reset by the restarted stream's "created") keeps the restarts at one per 2 s at most.
+      if (err.code === CODE_RESOURCE_EXHAUSTED && !this.closed) {
+        console.warn(`etcd watch stream failed: ${err.message}; restarting at revision ${this.lastRevision + 1}`);
+      }
       if (stream === undefined) {
         endedEarly = true;
         return;
@@ -161,8 +168,10 @@ export class EtcdWatchStream {
       this.retry();
       return;
     }
-    this.failures = 0;
+    // Only progress resets the backoff: a stream that is created and then fails again at once
+    // (a message over the limit, sent again on every restart) must not restart at full speed.
     if (res.created) return;
+    this.failures = 0;
     if (res.eventCount === 0) {
       // A progress notification: sent only to a watcher that has delivered everything so far.
       if (res.revision > this.lastRevision) {

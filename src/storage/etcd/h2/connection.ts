@@ -256,11 +256,13 @@ export class H2Connection {
   private onDataFrame(flags: number, id: number, payload: Buffer): void {
     if (id === 0) throw new H2ProtocolError("DATA on stream 0");
     const stream = this.streams.get(id);
+    if (!stream) this.checkNotIdle(id, "DATA");
     this.flow.received(stream, payload.length);
     if (!stream) return;
     const data = unpadded(FrameType.DATA, flags, payload);
     if (data.length > 0) stream.handlers.onData(data);
-    if (flags & Flag.END_STREAM) this.remoteEnded(stream);
+    // The handler may have reset the stream (a message over the limit): nothing more of it.
+    if (flags & Flag.END_STREAM && !stream.closed) this.remoteEnded(stream);
   }
 
   private onHeadersFrame(flags: number, id: number, payload: Buffer): void {
@@ -283,7 +285,10 @@ export class H2Connection {
   private onHeaderBlock(id: number, flags: number, block: Buffer): void {
     const fields = this.decoder.decode(block);
     const stream = this.streams.get(id);
-    if (!stream) return;
+    if (!stream) {
+      this.checkNotIdle(id, "HEADERS");
+      return;
+    }
     const end = (flags & Flag.END_STREAM) !== 0;
     stream.handlers.onHeaders(fields, end);
     if (end) this.remoteEnded(stream);
@@ -293,6 +298,7 @@ export class H2Connection {
     if (payload.length !== 4) throw new H2ProtocolError("RST_STREAM of a wrong size", ErrorCode.FRAME_SIZE_ERROR);
     const stream = this.streams.get(id);
     if (stream) this.finish(stream, { rstCode: payload.readUInt32BE(0) });
+    else this.checkNotIdle(id, "RST_STREAM");
   }
 
   private onSettings(flags: number, payload: Buffer): void {
@@ -338,6 +344,20 @@ export class H2Connection {
     else {
       const stream = this.streams.get(id);
       if (stream) this.flow.streamUpdate(stream, increment);
+      else this.checkNotIdle(id, "WINDOW_UPDATE");
+    }
+  }
+
+  /**
+   * A frame for a stream we do not follow: one we closed (reset, ended) may still get frames the
+   * peer sent before it knew (RFC 9113 §5.1, "closed"), which are dropped; one we never opened is
+   * idle, and a frame on it a connection error PROTOCOL_ERROR (§5.1.1). We open the odd ids in
+   * order, and the server opens none (push is disabled): an even id, or an odd one not given yet.
+   * Only called when the stream is not in the map: no cost for frames of open streams.
+   */
+  private checkNotIdle(id: number, type: string): void {
+    if (id % 2 === 0 || id >= this.nextId) {
+      throw new H2ProtocolError(`${type} on stream ${id}, which the client never opened`);
     }
   }
 
