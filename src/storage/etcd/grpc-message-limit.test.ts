@@ -10,6 +10,7 @@ import { afterEach, describe, mock, test } from "node:test";
 import protobuf from "protobufjs";
 import { rawPeer, TRAILERS_ONLY } from "../../testing/raw-h2-peer.js";
 import { CallDeadlines } from "./call-deadlines.js";
+import { parseEtcdUrl } from "./etcd-url.js";
 import { type BidiHandlers, GrpcBidiStream } from "./grpc-bidi.js";
 import { CODE_RESOURCE_EXHAUSTED, frame, messageTooLarge, unaryCall } from "./grpc-unary.js";
 import type { H2Connection } from "./h2/connection.js";
@@ -231,5 +232,18 @@ describe("the watch stream failing on the same oversized message again and again
       watch.close();
       warn.mock.restore();
     }
+  });
+});
+
+describe("the storage URL's max-receive-message-bytes=", () => {
+  test("sets the limit; without it the client's default applies; nonsense is refused", () => {
+    assert.equal(parseEtcdUrl("etcd://h:1").maxReceiveMessageBytes, undefined);
+    assert.equal(parseEtcdUrl("etcd://h:1?max-receive-message-bytes=67108864").maxReceiveMessageBytes, 64 << 20);
+    for (const bad of ["", "-1", "64MiB", "1023", "4294967296", "1.5"])
+      assert.throws(
+        () => parseEtcdUrl(`etcd://h:1?max-receive-message-bytes=${bad}`),
+        /expected a number of bytes from 1024 to 4294967295/,
+        bad,
+      );
   });
 });
