@@ -84,7 +84,8 @@ export class GrpcBidiStream implements StreamHandlers {
     if (this.needed === 0 && this.partBytes >= PREFIX) {
       this.needed = this.messageLength(this.parts[0]!.length >= PREFIX ? this.parts[0]! : Buffer.concat(this.parts));
     }
-    if (this.needed < 0 || this.partBytes < this.needed) return;
+    // Not complete yet (or the prefix itself is not: 0; or the message was refused: -1).
+    if (this.needed <= 0 || this.partBytes < this.needed) return;
     const data = Buffer.concat(this.parts, this.partBytes);
     this.parts.length = 0;
     this.partBytes = 0;

@@ -247,3 +247,47 @@ describe("the storage URL's max-receive-message-bytes=", () => {
       );
   });
 });
+
+/** Streams that are created and end when the test says. */
+class EndsOnCue implements WatchStreamKv {
+  readonly handlers: BidiHandlers[] = [];
+  async openStream(_path: string, handlers: BidiHandlers) {
+    this.handlers.push(handlers);
+    setImmediate(() => handlers.onMessage(CREATED));
+    return { write() {}, cancel() {} };
+  }
+  forgetToken(): void {}
+}
+
+describe("the watch stream's backoff after a stream that was healthy", () => {
+  afterEach(() => mock.timers.reset());
+
+  test("a stream that stayed up 10 s starts the backoff afresh: its loss is followed by a quick restart", async () => {
+    mock.timers.enable({ apis: ["setTimeout", "Date"] });
+    const kv = new EndsOnCue();
+    const watch = new EtcdWatchStream(kv, "", 10, { onResponse: assert.fail, onCompacted: assert.fail });
+    const settle = async () => {
+      for (let i = 0; i < 3; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+    };
+    const lose = () => kv.handlers.at(-1)!.onEnd(messageTooLarge(2 ** 32 - 1, LIMIT));
+    mock.method(console, "warn", () => {});
+    try {
+      watch.start();
+      await settle();
+      for (let i = 0; i < 6; i++) {
+        lose(); // lost at once after "created": the backoff grows to its 2 s ceiling
+        mock.timers.tick(2_000);
+        await settle();
+      }
+      assert.equal(kv.handlers.length, 7);
+      mock.timers.tick(10_000); // the 7th stream stays up 10 s
+      lose();
+      mock.timers.tick(50); // the first step's ceiling
+      await settle();
+      assert.equal(kv.handlers.length, 8, "restarted within 50 ms, not after up to 2 s");
+    } finally {
+      watch.close();
+      mock.restoreAll();
+    }
+  });
+});

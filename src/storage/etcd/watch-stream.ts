@@ -30,6 +30,8 @@ import { encodeWatchCreate, type WatchResponse, WatchResponseDecoder } from "./w
  */
 const RETRY_MIN_MS = 50;
 const RETRY_MAX_MS = 2_000;
+/** A stream that stayed up this long after etcd created it was healthy: its loss starts the backoff afresh. */
+const HEALTHY_STREAM_MS = 10_000;
 
 /** The delay before the reconnection that follows `failures` failed or lost streams in a row. */
 export function watchReconnectDelayMs(failures: number, random = Math.random): number {
@@ -64,6 +66,8 @@ export class EtcdWatchStream {
   private closed = false;
   /** Streams lost or refused in a row since the last response (0: none). */
   private failures = 0;
+  /** When etcd created the current stream's watch (Date.now()), if it did. */
+  private createdAt: number | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -143,6 +147,8 @@ export class EtcdWatchStream {
 
   private retry(): void {
     if (this.closed) return;
+    if (this.createdAt !== undefined && Date.now() - this.createdAt >= HEALTHY_STREAM_MS) this.failures = 0;
+    this.createdAt = undefined;
     this.failures++;
     this.retryTimer = setTimeout(() => this.start(), watchReconnectDelayMs(this.failures));
   }
@@ -168,9 +174,13 @@ export class EtcdWatchStream {
       this.retry();
       return;
     }
-    // Only progress resets the backoff: a stream that is created and then fails again at once
-    // (a message over the limit, sent again on every restart) must not restart at full speed.
-    if (res.created) return;
+    // Progress resets the backoff, and so does a stream that stayed up a while (retry()); a new
+    // stream's "created" does not: one that fails again at once (a message over the limit, which
+    // etcd sends again on every restart) must not restart at full speed.
+    if (res.created) {
+      this.createdAt = Date.now();
+      return;
+    }
     this.failures = 0;
     if (res.eventCount === 0) {
       // A progress notification: sent only to a watcher that has delivered everything so far.
