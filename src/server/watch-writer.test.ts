@@ -81,7 +81,13 @@ describe("watch writer", () => {
     assert.equal(w.backlogOver(0), false);
   });
 
-  test("a long round is followed by a rest as long as itself, whose frames then leave in one write per watcher", async () => {
+  test("a long round is followed by a rest as long as itself, whose frames then leave in one write per watcher", async (t) => {
+    // Two watchers here stand for the hundreds whose writes make a round long.
+    const minRestWriters = watchRounds.minRestWriters;
+    watchRounds.minRestWriters = 1;
+    t.after(() => {
+      watchRounds.minRestWriters = minRestWriters;
+    });
     const slow = target();
     // A round longer than minRestMs (a write that keeps the CPU that long, as 1,000 TLS writes do).
     const write = slow.write.bind(slow);
@@ -102,6 +108,23 @@ describe("watch writer", () => {
     assert.equal(fast.writes.length, 0, "held back during the rest");
     await new Promise((resolve) => setTimeout(resolve, watchRounds.maxRestMs + 20));
     assert.deepEqual(fast.writes.map(String), [`${b.chunk}${c.chunk}`]);
+  });
+
+  test("a long round of few writes (interrupted, not costly) is not followed by a rest", async () => {
+    const slow = target();
+    const write = slow.write.bind(slow);
+    slow.write = (data: Buffer) => {
+      const until = performance.now() + watchRounds.maxRestMs + 5;
+      while (performance.now() < until);
+      return write(data);
+    };
+    const w = new WatchWriter(slow, true);
+    const [a, b] = [frameOf('{"n":1}\n'), frameOf('{"n":2}\n')];
+    w.push(a);
+    await nextTick();
+    w.push(b);
+    await nextTick();
+    assert.deepEqual(slow.writes.map(String), [String(a.chunk), String(b.chunk)]);
   });
 
   test("rests shorter than minRestMs are skipped: the next round runs in the next pass", async (t) => {

@@ -20,7 +20,8 @@
  * their events in one write per watcher (half as many writes, each with a fixed cost in TLS,
  * the kernel and node's stream, and as many reads fewer for the clients). Rounds shorter than
  * `minRestMs` (up to a few hundred watchers) are not held back: there the rest added latency
- * (30-50 ms p50 at 200 watchers) for no CPU saved.
+ * (30-50 ms p50 at 200 watchers) for no CPU saved; nor are rounds of fewer than
+ * `minRestWriters` writes, which last long only when something interrupted them.
  */
 import type { Frame } from "./watch-frame.js";
 
@@ -78,6 +79,13 @@ export class WatchRounds {
   minRestMs = 10;
   /** The longest rest: what the rest may add to an event's latency. */
   maxRestMs = 50;
+  /**
+   * Rounds that wrote to fewer watchers are never followed by a rest: a round of a few writes
+   * that took long was interrupted (a GC pause, the process descheduled), it did not cost that
+   * long, and resting after it would only add to the latency of the next events (one watcher
+   * of a replica's writes in the two-replica bench would wait up to maxRestMs after each stall).
+   */
+  minRestWriters = 100;
   private due: WatchWriter[] = [];
   private scheduled = false;
   /** When the rest after the last round ends (performance.now()). */
@@ -96,12 +104,14 @@ export class WatchRounds {
 
   private run(): void {
     const started = performance.now();
-    this.write();
+    const written = this.write();
     const ended = performance.now();
-    this.restUntil = ended + Math.min(this.maxRestMs, (ended - started) * this.restRatio);
+    this.restUntil =
+      written < this.minRestWriters ? 0 : ended + Math.min(this.maxRestMs, (ended - started) * this.restRatio);
   }
 
-  private write(): void {
+  /** Writes every due writer's frames; how many writers that was. */
+  private write(): number {
     this.scheduled = false;
     const writers = this.due;
     this.due = [];
@@ -123,6 +133,7 @@ export class WatchRounds {
         // A connection that cannot take writes is closing: its watch ends on its close event.
       }
     }
+    return writers.length;
   }
 }
 
