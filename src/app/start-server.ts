@@ -41,7 +41,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   // First: a range that does not parse stops the start before anything is opened.
   const trustedProxies = new TrustedProxies(config.trustedProxies);
   const { tls, caPem, cipher, signer } = await loadKeys(config, dataDir);
-  const { backend, ops, storage } = await openServerStorage(config, dataDir);
+  const log = createLogger(config.logLevel ?? "warn");
+  const { backend, ops, storage } = await openServerStorage(config, dataDir, log);
 
   // The registry's admission and the authorizer need each other's parts: they meet through
   // forwarding calls, made only once requests run (registry-assembly.ts).
@@ -52,7 +53,6 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     () => access.authorizer,
     () => identity,
   );
-  const log = createLogger(config.logLevel ?? "warn");
   // One informer per kind on this replica, shared by every consumer (src/registry/shared-informers.ts).
   const informers = new SharedInformers(registry, reportUndecodable(log), {
     onOutage: reportInformerOutage(log),

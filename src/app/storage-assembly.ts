@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { Logger } from "pino";
 import { assertNoRestoreInProgress } from "../backup/restore.js";
 import { replicaInfo } from "../metrics/metrics.js";
 import { attachOperations } from "../metrics/server-hooks.js";
@@ -13,10 +14,11 @@ import type { ServerConfig } from "./config.js";
  * data dir by default), refused while a restore is half done, counted by the metrics, and served
  * to every read and watch through the watch cache (src/storage/cache).
  */
-export async function openServerStorage(config: ServerConfig, dataDir: string) {
+export async function openServerStorage(config: ServerConfig, dataDir: string, log: Pick<Logger, "warn">) {
   const backend = await openStorageBackend(
     config.storage ?? `sqlite:${join(dataDir, "platform.db")}`,
     config.leaderElection,
+    (message) => log.warn(message),
   );
   await assertNoRestoreInProgress(backend.storage);
   const ops = attachOperations(config, backend.storage, backend.kind);

@@ -47,9 +47,9 @@ function schemeOf(url: string): string | undefined {
  * and a SQLite server never needs it. History compaction is etcd's own job there
  * (--auto-compaction-retention), shared by all replicas.
  */
-async function openEtcd(url: string): Promise<EtcdStorage> {
+async function openEtcd(url: string, onWarning?: (message: string) => void): Promise<EtcdStorage> {
   const { EtcdStorage } = await import("./etcd/etcd-storage.js");
-  return new EtcdStorage(parseEtcdUrl(url));
+  return new EtcdStorage({ ...parseEtcdUrl(url), onWarning });
 }
 
 /** A backend and how replicas sharing it elect the one that runs the controllers. */
@@ -67,10 +67,12 @@ export interface StorageBackend {
 export async function openStorageBackend(
   url: string,
   leaderElection: Pick<EtcdElectorOptions, "ttlSeconds" | "retryMs"> = {},
+  /** Where the backend's warnings for the operator go (the server's log). */
+  onWarning?: (message: string) => void,
 ): Promise<StorageBackend> {
   const scheme = schemeOf(url);
   if (scheme === "etcd" || scheme === "etcds") {
-    const storage = await openEtcd(url);
+    const storage = await openEtcd(url, onWarning);
     return { storage, elector: new EtcdLeaderElector(storage.client, leaderElection), kind: "etcd" };
   }
   // A SQLite file belongs to one server process at a time.

@@ -85,6 +85,8 @@ export interface EtcdStorageOptions {
   readonly revisionCheckIntervalMs?: number;
   /** The largest message taken from etcd (grpc-unary.ts DEFAULT_MAX_RECEIVE_MESSAGE_BYTES unless given). */
   readonly maxReceiveMessageBytes?: number;
+  /** Where warnings for the operator go (the server passes its log; default console.warn). */
+  readonly onWarning?: (message: string) => void;
 }
 
 /**
@@ -130,7 +132,7 @@ export class EtcdStorage implements Storage {
   constructor(options: EtcdStorageOptions) {
     this.client = new Etcd3(etcdClientOptions(options));
     this.kv = new EtcdKvH2(options);
-    this.hub = new EtcdWatchHub(this.kv);
+    this.hub = new EtcdWatchHub(this.kv, undefined, options.onWarning);
     this.revisionCheck = new CoalescedRead(() => this.readRevision(), {
       minIntervalMs: options.revisionCheckIntervalMs ?? REVISION_CHECK_INTERVAL_MS,
     });

@@ -36,6 +36,8 @@ export class EtcdWatchHub {
   constructor(
     private readonly kv: EtcdKvH2,
     ringSize = DEFAULT_RING,
+    /** Where the streams' warnings go (the server's log; see EtcdStorageOptions.onWarning). */
+    private readonly warn: (message: string) => void = console.warn,
   ) {
     this.ring = new EventRing(ringSize);
   }
@@ -72,6 +74,7 @@ export class EtcdWatchHub {
         watcher.progress(revision);
       },
       onCompacted: (err) => watcher.fail(err),
+      onWarning: this.warn,
     });
     const watcher = new QueuedWatcher(prefix, afterRevision, callbacks, (w) => {
       this.dedicated.delete(w);
@@ -88,6 +91,7 @@ export class EtcdWatchHub {
     this.stream = new EtcdWatchStream(this.kv, "", afterRevision, {
       onResponse: (events, revision) => this.fanOut(events, revision),
       onCompacted: (err) => this.reset(err),
+      onWarning: this.warn,
     });
     this.streamsOpened++;
     this.stream.start();

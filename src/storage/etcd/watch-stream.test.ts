@@ -84,6 +84,7 @@ describe("the etcd watch stream when a stream ends before it is handed over", ()
     const watch = new EtcdWatchStream(kv, "/r/", 10, {
       onResponse: (events: WatchEvent[], revision) => delivered.push([events.map((e) => e.kv.key), revision]),
       onCompacted: () => assert.fail("not compacted"),
+      onWarning: () => {},
     });
     watch.start();
     await settle();
@@ -117,6 +118,7 @@ describe("the etcd watch stream when a stream ends before it is handed over", ()
     const watch = new EtcdWatchStream(kv, "", 10, {
       onResponse: () => assert.fail("nothing delivered"),
       onCompacted: () => assert.fail("not compacted"),
+      onWarning: () => {},
     });
     watch.start();
     watch.close();

@@ -47,6 +47,8 @@ export interface WatchStreamSink {
   onResponse(events: WatchEvent[], revision: number): void;
   /** The stream cannot go on (its start revision was compacted); nothing more follows. */
   onCompacted(err: StorageError): void;
+  /** Something an operator should see in the server's log (a message over the size limit). */
+  onWarning(message: string): void;
 }
 
 /** What a watch stream needs of the etcd client (kv-h2.ts EtcdKvH2; tests drive it with their own). */
@@ -96,7 +98,9 @@ export class EtcdWatchStream {
       // A message over the limit comes again on every restart: each is logged, and the backoff
       // (not reset by the restarted stream's "created") keeps the restarts at one per 2 s at most.
       if (err.code === CODE_RESOURCE_EXHAUSTED && !this.closed) {
-        console.warn(`etcd watch stream failed: ${err.message}; restarting at revision ${this.lastRevision + 1}`);
+        this.sink.onWarning(
+          `etcd watch stream failed: ${err.message}; restarting at revision ${this.lastRevision + 1}`,
+        );
       }
       if (stream === undefined) {
         endedEarly = true;
