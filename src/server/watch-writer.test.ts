@@ -19,6 +19,18 @@ function target(): { writes: Buffer[]; writableLength: number; write(data: Buffe
 
 const nextTick = () => new Promise<void>((resolve) => process.nextTick(resolve));
 
+/** A target whose every write keeps the CPU for `ms` (a round that long). */
+function slowTarget(ms: number) {
+  const slow = target();
+  const write = slow.write.bind(slow);
+  slow.write = (data: Buffer) => {
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+    return write(data);
+  };
+  return slow;
+}
+
 describe("watch frames", () => {
   test("an event is one HTTP chunk holding one JSON line, built once per object and type", () => {
     const object = { metadata: { name: "é" } };
@@ -88,14 +100,8 @@ describe("watch writer", () => {
     t.after(() => {
       watchRounds.minRestWriters = minRestWriters;
     });
-    const slow = target();
     // A round longer than minRestMs (a write that keeps the CPU that long, as 1,000 TLS writes do).
-    const write = slow.write.bind(slow);
-    slow.write = (data: Buffer) => {
-      const until = performance.now() + watchRounds.minRestMs + 5;
-      while (performance.now() < until);
-      return write(data);
-    };
+    const slow = slowTarget(watchRounds.minRestMs + 5);
     const fast = target();
     const [w, v] = [new WatchWriter(slow, true), new WatchWriter(fast, true)];
     const [a, b, c] = [frameOf('{"n":1}\n'), frameOf('{"n":2}\n'), frameOf('{"n":3}\n')];
@@ -111,13 +117,7 @@ describe("watch writer", () => {
   });
 
   test("a long round of few writes (interrupted, not costly) is not followed by a rest", async () => {
-    const slow = target();
-    const write = slow.write.bind(slow);
-    slow.write = (data: Buffer) => {
-      const until = performance.now() + watchRounds.maxRestMs + 5;
-      while (performance.now() < until);
-      return write(data);
-    };
+    const slow = slowTarget(watchRounds.maxRestMs + 5);
     const w = new WatchWriter(slow, true);
     const [a, b] = [frameOf('{"n":1}\n'), frameOf('{"n":2}\n')];
     w.push(a);
