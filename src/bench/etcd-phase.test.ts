@@ -19,6 +19,8 @@ test("bench etcd phase runs with --smoke counts", () => {
   assert.match(r.stdout, /\| etcd: GET req\/s \(64 conns\), server with 2 workers \| \d+ /);
   assert.match(r.stdout, /\| START platform start → \/readyz 200, etcd [^|]*\| \d+ ms \| \d+ ms/);
   assert.match(r.stdout, /\| etcd: write on replica A → watcher on B, [^|]*\| \d/);
+  // The tail beyond the p99, counted over every PATCH seen on B (20 at --smoke counts).
+  assert.match(r.stdout, /\| etcd: write on replica A → watcher on B, the tail[^|]*\| [\d.]+\/[\d.]+; \d+ of 20 \|/);
   // The replica watch's PATCHes are sent by their own process (replica-watch-driver.ts), which
   // reports its own event-loop delay beside replica A's (and A's garbage-collection pauses).
   assert.match(

@@ -21,6 +21,12 @@ export interface Counts {
   watchers: number;
   wps: number;
   watchSec: number;
+  /**
+   * Seconds of measured PATCHes in the etcd phase's replica watch. Longer than the WATCH phase's
+   * window: its target is a p99 at 200 writes/s, and 8 s (1,600 PATCHes) put the p99 at the 16th
+   * slowest PATCH, so one stall of the host in the window decided it; 40 s gives 8,000 samples.
+   */
+  replicaSec: number;
   /** Seconds of unmeasured PATCHes before the etcd phase's replica watch (replica-watch-driver.ts). */
   warmSec: number;
   mem: number;
