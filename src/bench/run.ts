@@ -35,8 +35,28 @@ const wants = (phase: string) => (only === undefined || only.has(phase)) && !ski
 const N: Counts = smoke
   ? { dur: 1, list: 50, page: 10, watchers: 5, wps: 20, watchSec: 1, replicaSec: 1, warmSec: 1, mem: 200 }
   : quick
-    ? { dur: 3, list: 10_000, page: 500, watchers: 200, wps: 200, watchSec: 3, replicaSec: 10, warmSec: 20, mem: 20_000 }
-    : { dur: 8, list: 10_000, page: 500, watchers: 1000, wps: 200, watchSec: 8, replicaSec: 40, warmSec: 20, mem: 100_000 };
+    ? {
+        dur: 3,
+        list: 10_000,
+        page: 500,
+        watchers: 200,
+        wps: 200,
+        watchSec: 3,
+        replicaSec: 10,
+        warmSec: 20,
+        mem: 20_000,
+      }
+    : {
+        dur: 8,
+        list: 10_000,
+        page: 500,
+        watchers: 1000,
+        wps: 200,
+        watchSec: 8,
+        replicaSec: 40,
+        warmSec: 20,
+        mem: 100_000,
+      };
 /** `--no-metrics`: the server counts nothing (to compare with metrics on; docs/performance.md). */
 const noMetrics = process.argv.includes("--no-metrics");
 if (noMetrics) process.env.PLATFORM_BENCH_METRICS = "off";

@@ -19,7 +19,7 @@
  *                   progress_notify=4 prev_kv=6)
  */
 import protobuf from "protobufjs/minimal.js";
-import type { KeyValue, WatchEvent } from "../interface.js";
+import type { WatchEvent } from "../interface.js";
 import {
   BYTES,
   emptyKv,
