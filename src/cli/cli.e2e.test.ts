@@ -149,6 +149,8 @@ describe("platform CLI against a real server", () => {
     ]);
     assertOk(created);
     assert.match(created.stdout, /sharedsecret platform\/db created \(3 keys\)/);
+    const single = await cli(home, ["create", "secret", "single", "--from-literal", "k=v"]);
+    assert.match(single.stdout, /sharedsecret platform\/single created \(1 key\)/);
     const stored = await server.request("GET", `${GROUP_PATH}/namespaces/platform/sharedsecrets/db`);
     assert.equal(stored.json.spec.data.password, Buffer.from("s3=cret").toString("base64"));
 

@@ -19,7 +19,8 @@ import { registerUseCommand } from "./use.js";
 import { registerUseClusterCommands } from "./use-cluster.js";
 import { registerVirtualClusterCommands } from "./vclusters.js";
 
-function buildProgram(): Command {
+/** The whole command tree, as `main` runs it (its tests read the flags it accepts). */
+export function buildProgram(): Command {
   const program = new Command();
   program
     .name("platform")

@@ -168,8 +168,9 @@ Examples:
           metadata: { name },
           spec: { data, ...(opts.description ? { description: opts.description } : {}) },
         });
+        const count = Object.keys(data).length;
         process.stdout.write(
-          `sharedsecret ${opts.namespace}/${created.metadata.name} created (${Object.keys(data).length} keys)\n`,
+          `sharedsecret ${opts.namespace}/${created.metadata.name} created (${count} ${count === 1 ? "key" : "keys"})\n`,
         );
       },
     );

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import type { ServerConfig } from "../app/config.js";
@@ -43,13 +44,22 @@ export function banner(
     `platform is listening on ${shown}:${server.port}${all ? " (every address of this machine)" : ""}`,
     `API:               ${server.url}/kubernetes/management`,
     `data dir:          ${resolve(dataDir)}`,
-    `admin access key:  ${resolve(dataDir, "admin-access-key")}`,
+    adminKeyLine(resolve(dataDir, "admin-access-key")),
   ];
   if (server.adminKubeconfig) {
     const kubeconfig = resolve(server.adminKubeconfig);
     lines.push(`admin kubeconfig:  ${kubeconfig}`, `try:  kubectl --kubeconfig ${kubeconfig} get users`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Where the admin key is; a store that already had its admin (restored, migrated, another
+ * replica's) makes none here, and a path to a file that is not there would send people looking.
+ */
+function adminKeyLine(file: string): string {
+  if (existsSync(file)) return `admin access key:  ${file}`;
+  return "admin access key:  none in this data dir (the store already had its admin: use its key, or `platform admin reset-key`)";
 }
 
 /** The single sign-on lines of the banner. */

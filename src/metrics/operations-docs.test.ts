@@ -71,4 +71,14 @@ describe("the dashboard and alert rules of docs/operations.md", () => {
       "exported but not in docs/operations.md's table",
     );
   });
+
+  it("every metric the table lists is exported", () => {
+    const listed = [...docs("operations.md").matchAll(/^\| `([a-z_:]+)` \|/gm)].map((m) => m[1]!);
+    assert.ok(listed.length >= 10, `listed only ${listed.join(", ")}`);
+    assert.deepEqual(
+      listed.filter((m) => !exported.has(m)),
+      [],
+      "in docs/operations.md's table but not exported",
+    );
+  });
 });

@@ -1,0 +1,27 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { banner } from "./start-command.js";
+
+describe("the start banner's admin key line", () => {
+  const dir = mkdtempSync(join(tmpdir(), "platform-banner-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const server = { url: "https://127.0.0.1:8443", port: 8443 };
+
+  it("names the key file when the data dir holds one", () => {
+    writeFileSync(join(dir, "admin-access-key"), "k\n");
+    const line = banner(server, "127.0.0.1", dir)
+      .split("\n")
+      .find((l) => l.startsWith("admin access key:"));
+    assert.equal(line, `admin access key:  ${join(dir, "admin-access-key")}`);
+  });
+
+  it("says there is none when the store already had its admin (restored or migrated)", () => {
+    const empty = mkdtempSync(join(dir, "restored-"));
+    const text = banner(server, "127.0.0.1", empty);
+    assert.doesNotMatch(text, /admin-access-key/);
+    assert.match(text, /^admin access key: {2}none in this data dir .*platform admin reset-key/m);
+  });
+});
