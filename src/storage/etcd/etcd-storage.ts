@@ -235,7 +235,13 @@ export class EtcdStorage implements Storage {
   ): Promise<StorageError> {
     const detail = `alone is ${err.length} bytes, over the etcd client's largest message of ${err.limit} bytes (the etcd storage URL's max-receive-message-bytes=)`;
     try {
-      const res = await this.kv.range({ key, range_end: end, limit: 1, keys_only: true, ...(revision ? { revision } : {}) });
+      const res = await this.kv.range({
+        key,
+        range_end: end,
+        limit: 1,
+        keys_only: true,
+        ...(revision ? { revision } : {}),
+      });
       const name = res.kvs[0]?.key;
       if (name !== undefined) this.warn(`etcd list of ${prefix} failed: the object ${name} ${detail}`);
     } catch {

@@ -53,12 +53,12 @@ const freshPrefix = (what: string) => `/message-limit/${what}/${Date.now()}-${pr
 /** Keys in the order etcd keeps them. */
 const keyOf = (p: string, i: number) => `${p}${String(i).padStart(3, "0")}`;
 /** A value of `bytes` bytes, distinct for each i. */
-const valueOf = (i: number, bytes = VALUE_BYTES) => Buffer.alloc(bytes, `value ${i} `);
+const largeValue = (i: number, bytes = VALUE_BYTES) => Buffer.alloc(bytes, `value ${i} `);
 
 /** Creates KEYS keys with large values, then changes them all in one transaction: its revision. */
 async function changeManyLargeValuesAtOnce(storage: EtcdStorage, p: string): Promise<number> {
   const created: number[] = [];
-  for (let i = 0; i < KEYS; i++) created.push(await storage.create(keyOf(p, i), valueOf(i)));
+  for (let i = 0; i < KEYS; i++) created.push(await storage.create(keyOf(p, i), largeValue(i)));
   const { revision } = await storage.txn(
     created.map((rev, i) => ({
       type: "update" as const,
@@ -112,7 +112,7 @@ describe("a watch whose one revision is larger than the client's largest message
       changed.forEach((e, i) => {
         assert.equal(e.type, "put");
         assert.equal(e.kv.value.toString(), `new ${i}`);
-        assert.ok(e.prevKv?.value.equals(valueOf(i)), `event ${i} carries its previous value`);
+        assert.ok(e.prevKv?.value.equals(largeValue(i)), `event ${i} carries its previous value`);
       });
     } finally {
       await storage.close();
@@ -198,19 +198,21 @@ describe("a list whose pages are larger than the client's largest message", () =
     const { storage } = await storageWithLimit(LIMIT);
     const p = freshPrefix("list");
     try {
-      for (let i = 0; i < KEYS; i++) await storage.create(keyOf(p, i), valueOf(i));
+      for (let i = 0; i < KEYS; i++) await storage.create(keyOf(p, i), largeValue(i));
       const calls = recordRanges(storage);
       const list = await storage.list(p);
       assert.deepEqual(
         keysOf(list.items),
         Array.from({ length: KEYS }, (_, i) => keyOf(p, i)),
       );
-      list.items.forEach((kv, i) => assert.ok(kv.value.equals(valueOf(i))));
+      list.items.forEach((kv, i) => {
+        assert.ok(kv.value.equals(largeValue(i)));
+      });
       assert.equal(calls[0]!.limit, 1000);
       assert.ok(calls[0]!.refused, "the first page, 2.4 MiB, is refused");
       const firstFit = calls.findIndex((c) => !c.refused);
       assert.ok(firstFit > 0);
-      calls.slice(0, firstFit).forEach((c, i) => i > 0 && assert.equal(c.limit, Math.ceil(calls[i - 1]!.limit / 2)));
+      for (let i = 1; i <= firstFit; i++) assert.equal(calls[i]!.limit, Math.ceil(calls[i - 1]!.limit / 2), "halved");
       assert.ok(
         calls.slice(firstFit).every((c) => !c.refused && c.limit === calls[firstFit]!.limit),
         `the later pages keep the size that fit: ${JSON.stringify(calls)}`,
@@ -227,7 +229,7 @@ describe("a list whose pages are larger than the client's largest message", () =
     try {
       const large = 20; // 1.2 MiB together
       const small = 300;
-      for (let i = 0; i < large; i++) await storage.create(keyOf(p, i), valueOf(i));
+      for (let i = 0; i < large; i++) await storage.create(keyOf(p, i), largeValue(i));
       // In transactions of 100 (etcd's --max-txn-ops is 128).
       for (let from = 0; from < small; from += 100)
         await storage.txn(
@@ -261,7 +263,7 @@ describe("a list whose pages are larger than the client's largest message", () =
     const p = freshPrefix("list-one-too-large");
     try {
       await storage.create(keyOf(p, 0), Buffer.from("small"));
-      await storage.create(keyOf(p, 1), valueOf(1));
+      await storage.create(keyOf(p, 1), largeValue(1));
       await storage.create(keyOf(p, 2), Buffer.from("small"));
       const err = await storage.list(p).then(
         () => assert.fail("the list succeeded"),

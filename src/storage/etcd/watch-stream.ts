@@ -172,7 +172,8 @@ export class EtcdWatchStream {
     if (part.fragment) {
       // Held until the last part: a revision's events may straddle two parts, and none of them
       // may be delivered (nor its revision reported reached) before all are.
-      (this.parts ??= []).push(part);
+      if (this.parts === undefined) this.parts = [part];
+      else this.parts.push(part);
       return;
     }
     const res = this.parts === undefined ? part : joinParts(this.parts, part);
