@@ -177,10 +177,10 @@ export class EtcdStorage implements Storage {
    * (a cache or informer starting on 40,000 objects of 1 KiB failed to start the server once).
    *
    * A page over the client's largest message (max-receive-message-bytes) is read again with half
-   * as many keys, down to one; the pages after it keep the smaller size while their objects fill
-   * it (a page of large objects is usually followed by more of them, and each refused page costs
-   * etcd the whole page), and double again once a page used under a quarter of the limit. Only
-   * one object over the limit by itself fails the list.
+   * as many keys, down to one. The pages after it keep the smaller size while their objects take
+   * more than a quarter of the limit (a page of large objects is usually followed by more of
+   * them, and each refused page costs etcd the whole page), and double again once a page took
+   * less. Only one object over the limit by itself fails the list.
    */
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
     this.checkOpen();
