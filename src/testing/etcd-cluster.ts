@@ -47,6 +47,8 @@ export interface EtcdClusterOptions {
   readonly tls?: EtcdTlsFiles;
   /** etcd's --auth-token-ttl (seconds) for simple tokens, once auth is enabled. */
   readonly authTokenTtl?: number;
+  /** etcd's --max-request-bytes (default 1.5 MiB): also where etcd splits a fragmented watch response. */
+  readonly maxRequestBytes?: number;
 }
 
 interface Member {
@@ -156,6 +158,7 @@ export class EtcdCluster {
         ]
       : [];
     const ttl = this.options.authTokenTtl;
+    const maxRequestBytes = this.options.maxRequestBytes;
     const child = spawn(
       this.binary,
       [
@@ -165,6 +168,7 @@ export class EtcdCluster {
         `--advertise-client-urls=${this.scheme}://127.0.0.1:${m.clientPort}`,
         ...tlsArgs,
         ...(ttl !== undefined ? [`--auth-token-ttl=${ttl}`] : []),
+        ...(maxRequestBytes !== undefined ? [`--max-request-bytes=${maxRequestBytes}`] : []),
         `--listen-peer-urls=http://127.0.0.1:${m.peerPort}`,
         `--initial-advertise-peer-urls=http://127.0.0.1:${m.peerPort}`,
         `--initial-cluster=${initialCluster}`,

@@ -30,13 +30,21 @@ import type {
 } from "../interface.js";
 import { keyBefore, prefixEnd } from "../key-range.js";
 import { CoalescedRead } from "./coalesced-read.js";
-import type { Compare, RequestOp, TxnResponse } from "./kv-calls.js";
+import { DEFAULT_MAX_RECEIVE_MESSAGE_BYTES, MessageTooLargeError } from "./grpc-unary.js";
+import type { Compare, RangeResponse, RequestOp, TxnResponse } from "./kv-calls.js";
 import { EtcdKvH2 } from "./kv-h2.js";
 import { EtcdWatchHub } from "./watch-hub.js";
 import { ALL_KEYS } from "./watch-stream.js";
 
 /** Keys per range request of a list (see list()). */
 const LIST_PAGE = 1000;
+
+/** About the bytes a page of keys and values took in its answer (keys as UTF-16 units: an estimate). */
+function pageBytes(kvs: readonly KeyValue[]): number {
+  let bytes = 0;
+  for (const kv of kvs) bytes += kv.key.length + kv.value.length;
+  return bytes;
+}
 
 /** etcd's range_end of a prefix: its end in key order as bytes, or "every key >= start". */
 function prefixRangeEnd(prefix: string): Buffer {
@@ -111,9 +119,11 @@ export function etcdClientOptions(options: EtcdStorageOptions): IOptions {
         }
       : {}),
     ...(options.user !== undefined ? { auth: { username: options.user, password: options.password ?? "" } } : {}),
-    // Lists are paged by key count (list()), not by bytes: large objects must not hit grpc-js's
-    // 4 MiB default for one response.
-    grpcOptions: { "grpc.max_receive_message_length": -1 },
+    // Leader election's leases and its one key: tiny answers. The same limit as the storage's own
+    // client (grpc-js's default, 4 MiB, would be as good; one limit is easier to explain).
+    grpcOptions: {
+      "grpc.max_receive_message_length": options.maxReceiveMessageBytes ?? DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
+    },
   };
 }
 
@@ -128,8 +138,13 @@ export class EtcdStorage implements Storage {
   /** Revision checks shared by the callers that arrive while one is in flight. */
   readonly revisionCheck: CoalescedRead<number>;
   private closed = false;
+  /** The largest message the etcd clients take from etcd. */
+  private readonly maxMessageBytes: number;
+  private readonly warn: (message: string) => void;
 
   constructor(options: EtcdStorageOptions) {
+    this.warn = options.onWarning ?? ((message) => console.warn(message));
+    this.maxMessageBytes = options.maxReceiveMessageBytes ?? DEFAULT_MAX_RECEIVE_MESSAGE_BYTES;
     this.client = new Etcd3(etcdClientOptions(options));
     this.kv = new EtcdKvH2(options);
     this.hub = new EtcdWatchHub(this.kv, undefined, options.onWarning);
@@ -160,6 +175,12 @@ export class EtcdStorage implements Storage {
    * A range, read in pages of at most LIST_PAGE keys at one revision: etcd's gateway passes each
    * answer through one gRPC message, and a whole resource can be far larger than one should be
    * (a cache or informer starting on 40,000 objects of 1 KiB failed to start the server once).
+   *
+   * A page over the client's largest message (max-receive-message-bytes) is read again with half
+   * as many keys, down to one. The pages after it keep the smaller size while their objects take
+   * more than a quarter of the limit (a page of large objects is usually followed by more of
+   * them, and each refused page costs etcd the whole page), and double again once a page took
+   * less. Only one object over the limit by itself fails the list.
    */
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
     this.checkOpen();
@@ -167,17 +188,22 @@ export class EtcdStorage implements Storage {
     const wanted = options.limit ?? 0;
     let after = options.after;
     let revision = options.revision ?? 0;
+    let page = LIST_PAGE;
     const items: KeyValue[] = [];
     try {
       for (;;) {
         const start = after !== undefined && !keyBefore(after, prefix) ? `${after}\0` : prefix;
-        const pageLimit = wanted > 0 ? Math.min(LIST_PAGE, wanted - items.length) : LIST_PAGE;
-        const res = await this.kv.range({
-          key: prefix === "" && start === "" ? ALL_KEYS : start,
-          range_end: end,
-          limit: pageLimit,
-          ...(revision ? { revision } : {}),
-        });
+        const pageLimit = wanted > 0 ? Math.min(page, wanted - items.length) : page;
+        const key = prefix === "" && start === "" ? ALL_KEYS : start;
+        let res: RangeResponse;
+        try {
+          res = await this.kv.range({ key, range_end: end, limit: pageLimit, ...(revision ? { revision } : {}) });
+        } catch (err) {
+          if (!(err instanceof MessageTooLargeError)) throw err;
+          if (pageLimit === 1) throw await this.objectTooLarge(prefix, key, end, revision, err);
+          page = Math.ceil(pageLimit / 2);
+          continue;
+        }
         // Every later page is read at the first one's revision: one consistent snapshot.
         if (!revision) revision = res.revision;
         for (const kv of res.kvs) items.push(kv);
@@ -187,10 +213,41 @@ export class EtcdStorage implements Storage {
           return { items, revision, more: res.more, remaining };
         }
         after = items[items.length - 1]!.key;
+        if (page < LIST_PAGE && pageBytes(res.kvs) * 4 < this.maxMessageBytes) page = Math.min(LIST_PAGE, page * 2);
       }
     } catch (err) {
       throw storageFailure(err, prefix);
     }
+  }
+
+  /**
+   * The list's error for one object over the client's largest message: it names the storage URL
+   * option that raises the limit, never the object. Its key (read without its value) goes to the
+   * server's log only: the list's caller may not be allowed to read every name under the prefix
+   * (the watch cache lists a whole resource).
+   */
+  private async objectTooLarge(
+    prefix: string,
+    key: Buffer | string,
+    end: Buffer,
+    revision: number,
+    err: MessageTooLargeError,
+  ): Promise<StorageError> {
+    const detail = `alone is ${err.length} bytes, over the etcd client's largest message of ${err.limit} bytes (the etcd storage URL's max-receive-message-bytes=)`;
+    try {
+      const res = await this.kv.range({
+        key,
+        range_end: end,
+        limit: 1,
+        keys_only: true,
+        ...(revision ? { revision } : {}),
+      });
+      const name = res.kvs[0]?.key;
+      if (name !== undefined) this.warn(`etcd list of ${prefix} failed: the object ${name} ${detail}`);
+    } catch {
+      // The error below still says what to do.
+    }
+    return new StorageError("Unavailable", prefix, `etcd: an object under ${prefix} ${detail}`);
   }
 
   async update(key: string, value: Buffer, expectedModRevision: number): Promise<number> {

@@ -7,9 +7,10 @@
  *   variable PLATFORM_ETCD_PASSWORD (a password in the URL itself is accepted but shows in `ps`);
  * - `revision-check-interval-ms=N`: under load, the least time between two revision checks of
  *   consistent reads (default 4; 0 checks every event-loop turn: lowest latency, most etcd calls);
- * - `max-receive-message-bytes=N`: the largest message taken from etcd (default 2 GiB - 1, which
- *   fits a LIST page of 1,000 values of etcd's largest; grpc-unary.ts says why); a larger one
- *   fails its call with RESOURCE_EXHAUSTED, or restarts the watch stream;
+ * - `max-receive-message-bytes=N`: the largest single message taken from etcd (default 64 MiB;
+ *   grpc-unary.ts says why); a list page over it is read again in smaller pages, one object
+ *   over it fails its call with RESOURCE_EXHAUSTED, a watch response over it (etcd splits large
+ *   ones) restarts the watch stream;
  * - `transport=grpc`: accepted for URLs written for earlier versions, which could also send
  *   calls through etcd's JSON gateway; every call is gRPC now (kv-h2.ts).
  */

@@ -10,9 +10,16 @@ import { afterEach, describe, mock, test } from "node:test";
 import protobuf from "protobufjs";
 import { rawPeer, TRAILERS_ONLY } from "../../testing/raw-h2-peer.js";
 import { CallDeadlines } from "./call-deadlines.js";
+import { etcdClientOptions } from "./etcd-storage.js";
 import { parseEtcdUrl } from "./etcd-url.js";
 import { type BidiHandlers, GrpcBidiStream } from "./grpc-bidi.js";
-import { CODE_RESOURCE_EXHAUSTED, frame, messageTooLarge, unaryCall } from "./grpc-unary.js";
+import {
+  CODE_RESOURCE_EXHAUSTED,
+  DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
+  frame,
+  messageTooLarge,
+  unaryCall,
+} from "./grpc-unary.js";
 import type { H2Connection } from "./h2/connection.js";
 import { ErrorCode, Flag, FrameType, frameOf } from "./h2/frames.js";
 import { RequestHeaderBlocks } from "./h2/hpack-request.js";
@@ -238,6 +245,7 @@ describe("the watch stream failing on the same oversized message again and again
 describe("the storage URL's max-receive-message-bytes=", () => {
   test("sets the limit; without it the client's default applies; nonsense is refused", () => {
     assert.equal(parseEtcdUrl("etcd://h:1").maxReceiveMessageBytes, undefined);
+    assert.equal(DEFAULT_MAX_RECEIVE_MESSAGE_BYTES, 64 << 20, "64 MiB (grpc-unary.ts says why)");
     assert.equal(parseEtcdUrl("etcd://h:1?max-receive-message-bytes=67108864").maxReceiveMessageBytes, 64 << 20);
     for (const bad of ["", "-1", "64MiB", "1023", "4294967296", "1.5"])
       assert.throws(
@@ -245,6 +253,13 @@ describe("the storage URL's max-receive-message-bytes=", () => {
         /expected a number of bytes from 1024 to 4294967295/,
         bad,
       );
+  });
+
+  test("leader election's etcd3 client (grpc-js) takes the same limit", () => {
+    const grpcLimit = (url: string) =>
+      etcdClientOptions(parseEtcdUrl(url)).grpcOptions?.["grpc.max_receive_message_length"];
+    assert.equal(grpcLimit("etcd://h:1"), DEFAULT_MAX_RECEIVE_MESSAGE_BYTES);
+    assert.equal(grpcLimit("etcd://h:1?max-receive-message-bytes=1048576"), 1 << 20);
   });
 });
 

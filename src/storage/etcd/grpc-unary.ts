@@ -24,22 +24,40 @@ const GRPC_PREFIX = 5;
 
 /**
  * The largest message taken from etcd (grpc's MaxCallRecvMsgSize); a larger one is refused as
- * soon as its length prefix is read, before it is buffered. The largest legitimate answer is a
- * LIST page: etcd-storage.ts reads LIST_PAGE = 1,000 keys per Range, and etcd refuses any
- * request over its --max-request-bytes (1.5 MiB by default), so a value with its key is under
- * 1.5 MiB and a page under 1,000 × 1.5 MiB ≈ 1.46 GiB plus ~100 bytes of framing per key. The
- * default, 2 GiB - 1 (what etcd's own Go client takes), fits that with a third to spare; the
- * length prefix alone could claim 4 GiB. Operators whose objects are small can set less with
- * the storage URL's max-receive-message-bytes= (etcd-url.ts).
+ * soon as its length prefix is read, before it is buffered. 64 MiB: no answer of etcd needs more.
+ * A watch response etcd splits into parts under its --max-request-bytes + 512 KiB (2 MiB by
+ * default; watch-stream.ts asks for it), except a single event, which holds at most two values
+ * (the new one and the previous one), each under --max-request-bytes (1.5 MiB by default, at
+ * most 10 MiB recommended by etcd). A list page refused for its size is read again in smaller
+ * pages (etcd-storage.ts list()), down to a single key, itself under --max-request-bytes. So only
+ * a member whose --max-request-bytes was raised past ~32 MiB could send a legitimate message over
+ * it. etcd's Go client (and kube-apiserver) take up to 2 GiB - 1, which lets a client buffer
+ * 2 GiB for one answer; operators can set that, or less, with the storage URL's
+ * max-receive-message-bytes= (etcd-url.ts).
  */
-export const DEFAULT_MAX_RECEIVE_MESSAGE_BYTES = 2 ** 31 - 1;
+export const DEFAULT_MAX_RECEIVE_MESSAGE_BYTES = 64 << 20;
 
-/** A message over the limit: refused as grpc does (RESOURCE_EXHAUSTED). */
-export function messageTooLarge(length: number, max: number): EtcdRequestError {
-  return new EtcdRequestError(
-    `etcd sent a message of ${length} bytes, over the limit of ${max} (max-receive-message-bytes)`,
-    CODE_RESOURCE_EXHAUSTED,
-  );
+/** A message over the client's limit: refused as grpc does (RESOURCE_EXHAUSTED). */
+export class MessageTooLargeError extends EtcdRequestError {
+  constructor(
+    /** The message's length, as its prefix said. */
+    readonly length: number,
+    /** The limit it is over. */
+    readonly limit: number,
+  ) {
+    super(
+      `etcd sent a message of ${length} bytes, over the limit of ${limit} (the etcd storage URL's max-receive-message-bytes=)`,
+      CODE_RESOURCE_EXHAUSTED,
+    );
+  }
+}
+
+/**
+ * A message over the limit. Its own class: etcd answers RESOURCE_EXHAUSTED too, for other reasons
+ * ("too many requests", "database space exceeded"), which a smaller page would not cure.
+ */
+export function messageTooLarge(length: number, max: number): MessageTooLargeError {
+  return new MessageTooLargeError(length, max);
 }
 
 /** The answer's message, or the error and whether the request may have been applied. */

@@ -13,6 +13,8 @@ export interface RangeRequest {
   readonly range_end?: Bytes;
   readonly limit?: number;
   readonly revision?: number;
+  /** The keys without their values. */
+  readonly keys_only?: boolean;
   readonly count_only?: boolean;
 }
 

@@ -85,6 +85,11 @@ describe("Range and Txn requests written into their gRPC frame", () => {
       },
     );
     assert.deepEqual(decode("RangeRequest", rangeRequestFrame({ key: "/k" })), { key: Buffer.from("/k") });
+    assert.deepEqual(decode("RangeRequest", rangeRequestFrame({ key: "/k", limit: 1, keys_only: true })), {
+      key: Buffer.from("/k"),
+      limit: "1",
+      keysOnly: true,
+    });
   });
 
   test("a negative or inexact int64 is refused rather than sent", () => {

@@ -9,7 +9,7 @@
  * the bytes are written once, where they go.
  *
  * Field numbers (etcd's rpc.proto):
- *   RangeRequest        key=1 range_end=2 limit=3 revision=4 count_only=9
+ *   RangeRequest        key=1 range_end=2 limit=3 revision=4 keys_only=8 count_only=9
  *   PutRequest          key=1 value=2
  *   DeleteRangeRequest  key=1 range_end=2 prev_kv=3
  *   RequestOp           request_range=1 request_put=2 request_delete_range=3
@@ -58,6 +58,7 @@ function rangeSize(r: RangeRequest): number {
   if (r.range_end !== undefined) size += lengthDelimited(byteLength(r.range_end));
   if (r.limit) size += varintField(checkedInt64(r.limit));
   if (r.revision) size += varintField(checkedInt64(r.revision));
+  if (r.keys_only) size += 2;
   if (r.count_only) size += 2;
   return size;
 }
@@ -138,6 +139,7 @@ class FrameWriter {
     if (r.range_end !== undefined) this.bytes(2, r.range_end);
     if (r.limit) this.uint(3, r.limit);
     if (r.revision) this.uint(4, r.revision);
+    if (r.keys_only) this.uint(8, 1);
     if (r.count_only) this.uint(9, 1);
   }
 

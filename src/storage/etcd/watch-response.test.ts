@@ -168,6 +168,14 @@ describe("etcd WatchResponse decoder", () => {
     assert.equal(res.events[0]!.kv.key, "/k");
   });
 
+  test("a part of a fragmented response says so; the last part (and any unsplit response) does not", () => {
+    const part = (fragment: boolean) =>
+      encode(WatchResponse, { header: header(7), fragment, events: [{ type: "Put", kv: kv("/k", "v", 7, 7) }] });
+    const decoder = new WatchResponseDecoder(Buffer.from(""));
+    assert.equal(decoder.decode(part(true)).fragment, true);
+    assert.equal(decoder.decode(part(false)).fragment, false);
+  });
+
   test("a value and its previous value are each in a buffer of exactly their size (no shared pool slab kept alive)", () => {
     const message = encode(WatchResponse, {
       header: header(5),
@@ -187,6 +195,7 @@ describe("etcd WatchResponse decoder", () => {
       startRevision: 2 ** 33 + 1,
       prevKv: true,
       progressNotify: true,
+      fragment: true,
     });
     const decoded = WatchRequest.toObject(WatchRequest.decode(bytes), { longs: Number, defaults: false });
     assert.deepEqual(decoded, {
@@ -196,6 +205,7 @@ describe("etcd WatchResponse decoder", () => {
         start_revision: 2 ** 33 + 1,
         progress_notify: true,
         prev_kv: true,
+        fragment: true,
       },
     });
     const plain = WatchRequest.toObject(
@@ -206,6 +216,7 @@ describe("etcd WatchResponse decoder", () => {
           startRevision: 0,
           prevKv: false,
           progressNotify: false,
+          fragment: false,
         }),
       ),
       { longs: Number, defaults: false },

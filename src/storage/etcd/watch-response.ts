@@ -16,7 +16,7 @@
  *   Event           type=1 (PUT=0, DELETE=1) kv=2 prev_kv=3
  *   KeyValue        key=1 create_revision=2 mod_revision=3 version=4 value=5 lease=6
  *   WatchRequest    create_request=1 (WatchCreateRequest: key=1 range_end=2 start_revision=3
- *                   progress_notify=4 prev_kv=6)
+ *                   progress_notify=4 prev_kv=6 fragment=8)
  */
 import protobuf from "protobufjs/minimal.js";
 import type { WatchEvent } from "../interface.js";
@@ -42,6 +42,7 @@ const RESPONSE_CREATED = tag(3, VARINT);
 const RESPONSE_CANCELED = tag(4, VARINT);
 const RESPONSE_COMPACT_REVISION = tag(5, VARINT);
 const RESPONSE_CANCEL_REASON = tag(6, BYTES);
+const RESPONSE_FRAGMENT = tag(7, VARINT);
 const RESPONSE_EVENT = tag(11, BYTES);
 const EVENT_TYPE = tag(1, VARINT);
 const EVENT_KV = tag(2, BYTES);
@@ -57,6 +58,11 @@ export interface WatchResponse {
   readonly cancelReason: string;
   /** Set (> 0) when the watch's start revision was compacted: the watch is cancelled. */
   readonly compactRevision: number;
+  /**
+   * A part of a larger response that etcd split (a watch created with `fragment`): more parts
+   * follow, the last one without it. Only the whole response's events end at a revision's end.
+   */
+  readonly fragment: boolean;
   /**
    * The response's events under the prefix, in order. A delete's kv is the value before it (its
    * prev_kv) at the deletion's revision; a delete without prev_kv is left out (none without a
@@ -86,6 +92,7 @@ export class WatchResponseDecoder {
     let canceled = false;
     let cancelReason = "";
     let compactRevision = 0;
+    let fragment = false;
     let eventCount = 0;
     let lastEventRevision = 0;
     const events: WatchEvent[] = [];
@@ -102,6 +109,7 @@ export class WatchResponseDecoder {
       else if (t === RESPONSE_CANCELED) canceled = r.bool();
       else if (t === RESPONSE_COMPACT_REVISION) compactRevision = int64(r);
       else if (t === RESPONSE_CANCEL_REASON) cancelReason = r.string();
+      else if (t === RESPONSE_FRAGMENT) fragment = r.bool();
       else r.skipType(t & 7);
     }
     return {
@@ -111,6 +119,7 @@ export class WatchResponseDecoder {
       canceled,
       cancelReason,
       compactRevision,
+      fragment,
       events,
       eventCount,
       lastEventRevision,
@@ -172,6 +181,8 @@ export function encodeWatchCreate(req: {
   startRevision: number;
   prevKv: boolean;
   progressNotify: boolean;
+  /** Ask etcd to split a response larger than its own limit into parts (etcd 3.4+; older ones ignore it). */
+  fragment: boolean;
 }): Buffer {
   const w = Writer.create();
   w.uint32(tag(1, BYTES)).fork();
@@ -180,6 +191,7 @@ export function encodeWatchCreate(req: {
   if (req.startRevision > 0) w.uint32(tag(3, VARINT)).int64(req.startRevision);
   if (req.progressNotify) w.uint32(tag(4, VARINT)).bool(true);
   if (req.prevKv) w.uint32(tag(6, VARINT)).bool(true);
+  if (req.fragment) w.uint32(tag(8, VARINT)).bool(true);
   w.ldelim();
   return Buffer.from(w.finish());
 }

@@ -12,6 +12,11 @@
  * and informers rely on that (onProgress); etcd 3.4's own progress requests are not ordered
  * with events.
  *
+ * It asks etcd to split a large response into parts (`fragment`, etcd 3.4+): without it one
+ * revision's events, or a catch-up response of up to 1,000 revisions, come as one message of any
+ * size, which the client's largest message (max-receive-message-bytes) would refuse again on
+ * every restart. The parts are joined here and handed on as the one response they make.
+ *
  * The stream is a gRPC stream on the storage's own etcd client (kv-h2.ts: its HTTP/2 session,
  * TLS, auth token and failover), decoded field by field (watch-response.ts): etcd3's generic
  * decoder and grpc-js's per-message path were most of the CPU a replica spent on each event.
@@ -71,6 +76,8 @@ export class EtcdWatchStream {
   /** When etcd created the current stream's watch (Date.now()), if it did. */
   private createdAt: number | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
+  /** The parts so far of a response etcd split (its last part has not come yet). */
+  private parts: WatchResponse[] | undefined;
 
   constructor(
     private readonly kv: WatchStreamKv,
@@ -133,6 +140,7 @@ export class EtcdWatchStream {
               startRevision: this.lastRevision + 1,
               prevKv: true,
               progressNotify: true,
+              fragment: true,
             }),
           );
         },
@@ -150,6 +158,8 @@ export class EtcdWatchStream {
   }
 
   private retry(): void {
+    // The parts of a response cut short: the next stream resumes before it and sends it whole.
+    this.parts = undefined;
     if (this.closed) return;
     if (this.createdAt !== undefined && Date.now() - this.createdAt >= HEALTHY_STREAM_MS) this.failures = 0;
     this.createdAt = undefined;
@@ -157,8 +167,17 @@ export class EtcdWatchStream {
     this.retryTimer = setTimeout(() => this.start(), watchReconnectDelayMs(this.failures));
   }
 
-  private onResponse(res: WatchResponse): void {
+  private onResponse(part: WatchResponse): void {
     if (this.closed) return;
+    if (part.fragment) {
+      // Held until the last part: a revision's events may straddle two parts, and none of them
+      // may be delivered (nor its revision reported reached) before all are.
+      if (this.parts === undefined) this.parts = [part];
+      else this.parts.push(part);
+      return;
+    }
+    const res = this.parts === undefined ? part : joinParts(this.parts, part);
+    this.parts = undefined;
     const compacted = res.compactRevision;
     if (compacted > 0) {
       const from = this.lastRevision + 1;
@@ -207,8 +226,22 @@ export class EtcdWatchStream {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.parts = undefined;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.stream?.cancel();
     this.stream = undefined;
   }
+}
+
+/** The response that etcd split into `parts` and `last`: their events in order, the last part's header. */
+function joinParts(parts: readonly WatchResponse[], last: WatchResponse): WatchResponse {
+  const events: WatchEvent[] = [];
+  let eventCount = 0;
+  let lastEventRevision = 0;
+  for (const part of [...parts, last]) {
+    for (const ev of part.events) events.push(ev);
+    eventCount += part.eventCount;
+    lastEventRevision = Math.max(lastEventRevision, part.lastEventRevision);
+  }
+  return { ...last, events, eventCount, lastEventRevision };
 }
