@@ -245,11 +245,9 @@ async function assertRefusedEverywhere(server: TestServer, name: string, how = "
     assert.ok(!out.stdout.includes(MARK) && !out.stderr.includes(MARK), `${how}: kubectl ${args.join(" ")} shows nothing of it`);
   }
   // A watch that selects nothing (stored-bytes events) meeting a new version of it ends with ERROR.
-  const list = await server.request("GET", `${GROUP_PATH}/teams?limit=1`);
-  const rv = list.json.metadata.resourceVersion as string;
-  const lines = watchLines(server, `${GROUP_PATH}/teams?watch=true&resourceVersion=${rv}`);
   const store = server.registry.store("teams");
   const current = await server.storage.get(store.key(undefined, name));
+  const lines = watchLines(server, `${GROUP_PATH}/teams?watch=true&resourceVersion=${current!.modRevision}`);
   await server.storage.update(store.key(undefined, name), current!.value, current!.modRevision);
   const got = await lines;
   assert.ok(!got.join("\n").includes(MARK), `${how}: the stored bytes are never sent in a watch`);
