@@ -11,8 +11,8 @@ import type { KubeObject } from "../api/object.js";
 import { type KeyValue, type MemoryRead, NOT_NOW } from "../storage/interface.js";
 import type { ResourceType } from "./resource-type.js";
 import { withResourceVersion } from "./shared-codec.js";
-import { parseStoredObject } from "./stored-object.js";
 import type { Store } from "./store.js";
+import { parseStoredObject } from "./stored-object.js";
 
 /** Whether a kind's stored bytes are what callers see: nothing decrypts them or presents them per caller. */
 export function servesStoredBytes(rt: ResourceType): boolean {

@@ -3,7 +3,7 @@ import { execFile } from "node:child_process";
 import { request } from "node:https";
 import { after, before, describe, it } from "node:test";
 import { suiteServer } from "../testing/suite-server.js";
-import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { GROUP_PATH, startTestServer, type TestResponse, type TestServer } from "../testing/test-server.js";
 
 /**
  * A value in the store that is not an object this server wrote (written there by hand, or
@@ -133,9 +133,14 @@ function damagedTeams(name: string): Array<[string, Buffer]> {
     ],
     [
       "JSON without metadata.name",
-      Buffer.from(`{"apiVersion":"management.platform/v1","kind":"Team","metadata":{"labels":{"m":"${MARK}"}},"spec":{}}`),
+      Buffer.from(
+        `{"apiVersion":"management.platform/v1","kind":"Team","metadata":{"labels":{"m":"${MARK}"}},"spec":{}}`,
+      ),
     ],
-    ["JSON naming another object", Buffer.from(`${head.replace(`"${name}"`, '"someone-else"')},"spec":{"users":["${MARK}"]}}`)],
+    [
+      "JSON naming another object",
+      Buffer.from(`${head.replace(`"${name}"`, '"someone-else"')},"spec":{"users":["${MARK}"]}}`),
+    ],
     ["JSON of another kind", Buffer.from(`${head.replace('"Team"', '"Secret"')},"data":{"m":"${MARK}"}}`)],
   ];
 }
@@ -192,7 +197,7 @@ describe("the stored-bytes fast paths check a stored value before sending it (et
     for (const [how, value] of damagedTeams("damaged")) {
       await etcd.post(0, "/v3/kv/put", { key: etcdKey, value: b64(value) });
       // The server learns of the put through its watch of etcd: bounded wait for the GET to say so.
-      let got: Awaited<ReturnType<TestServer["request"]>> | undefined;
+      let got: TestResponse | undefined;
       for (let i = 0; i < 200 && got?.status !== 500; i++) {
         if (i) await new Promise((r) => setTimeout(r, 50));
         got = await server.request("GET", `${GROUP_PATH}/teams/damaged`);
@@ -204,7 +209,7 @@ describe("the stored-bytes fast paths check a stored value before sending it (et
   });
 });
 
-function assertCorruptGet(res: { status: number; text: string; json: any }, name: string, how = ""): void {
+function assertCorruptGet(res: TestResponse, name: string, how = ""): void {
   assert.equal(res.status, 500, `${how}: ${res.text}`);
   assert.equal(res.json?.reason, "InternalError", res.text);
   assert.match(res.json.message, /StorageError: corrupt object/, res.text);
@@ -239,10 +244,17 @@ async function assertRefusedEverywhere(server: TestServer, name: string, how = "
     if (!cont) break;
   }
   assert.equal(refused, 1, `${how}: the page holding it is refused`);
-  for (const args of [["get", "teams.management.platform"], ["get", "teams.management.platform", "-o", "json"], ["get", "teams.management.platform", name, "-o", "json"]]) {
+  for (const args of [
+    ["get", "teams.management.platform"],
+    ["get", "teams.management.platform", "-o", "json"],
+    ["get", "teams.management.platform", name, "-o", "json"],
+  ]) {
     const out = await kubectl(server, args);
     assert.notEqual(out.code, 0, `${how}: kubectl ${args.join(" ")}: ${out.stdout}`);
-    assert.ok(!out.stdout.includes(MARK) && !out.stderr.includes(MARK), `${how}: kubectl ${args.join(" ")} shows nothing of it`);
+    assert.ok(
+      !out.stdout.includes(MARK) && !out.stderr.includes(MARK),
+      `${how}: kubectl ${args.join(" ")} shows nothing of it`,
+    );
   }
   // A watch that selects nothing (stored-bytes events) meeting a new version of it ends with ERROR.
   const store = server.registry.store("teams");
