@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { request } from "node:https";
 import { after, before, describe, it } from "node:test";
+import { parse as parseYaml } from "yaml";
 import { suiteServer } from "../testing/suite-server.js";
 import { GROUP_PATH, startTestServer, type TestResponse, type TestServer } from "../testing/test-server.js";
 
@@ -277,3 +278,87 @@ function kubectl(server: TestServer, args: string[]): Promise<{ code: number; st
     );
   });
 }
+
+/**
+ * Stored values of Team `name` that the decoding path refuses or answers differently from the
+ * bytes: the fast paths must answer each exactly as it does.
+ */
+function oddTeams(name: string): Array<[string, Buffer]> {
+  const api = '"apiVersion":"management.platform/v1","kind":"Team"';
+  return [
+    ...damagedTeams(name),
+    ["a JSON array", Buffer.from(`[{${api},"metadata":{"name":"${name}"}}]`)],
+    ["metadata that is a string", Buffer.from(`{${api},"metadata":"${name}"}`)],
+    ["an empty object", Buffer.from("{}")],
+    ["as this server stores it", Buffer.from(`{${api},"metadata":{"name":"${name}"},"spec":{"users":["a"]}}`)],
+    ["with spaces", Buffer.from(`{ ${api}, "metadata" : { "name" : "${name}" }, "spec" : { } }`)],
+    [
+      "with escapes the encoder does not write",
+      Buffer.from(`{${api},"metadata":{"name":"${name}"},"spec":{"displayName":"\\u00fc\\/"}}`),
+    ],
+    [
+      "with metadata twice (the last one counts)",
+      Buffer.from(
+        `{${api},"metadata":{"name":"${name}","labels":{"first":"x"}},"spec":{},"metadata":{"name":"${name}"}}`,
+      ),
+    ],
+    [
+      "with a stored resourceVersion",
+      Buffer.from(`{${api},"metadata":{"name":"${name}","resourceVersion":"1"},"spec":{}}`),
+    ],
+  ];
+}
+
+describe("the stored-bytes fast paths and the decoding path agree on every stored value", () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+    const ok = await server.request("POST", `${GROUP_PATH}/teams`, { body: { metadata: { name: "fine" }, spec: {} } });
+    assert.equal(ok.status, 201, ok.text);
+  });
+  after(() => server.stop());
+
+  /** The same answer: status, and the Status or the object(s). */
+  const assertSame = (fast: TestResponse, slow: TestResponse, what: string) => {
+    assert.equal(fast.status, slow.status, `${what}: ${fast.text} / ${slow.text}`);
+    assert.ok(!fast.text.includes(MARK), `${what}: the stored bytes are never sent`);
+    assert.deepEqual(fast.json, parseYaml(slow.text), what);
+  };
+
+  for (const [how, value] of oddTeams("odd")) {
+    it(`${how}: GET, LIST and watch answer as the decoding path does`, async () => {
+      const store = server.registry.store("teams");
+      const before = await server.request("GET", `${GROUP_PATH}/teams?limit=1`);
+      // Both watches from before the write: one sent stored bytes, one decoding (a selector).
+      const watch = (query: string) =>
+        watchLines(
+          server,
+          `${GROUP_PATH}/teams?watch=true&timeoutSeconds=1&resourceVersion=${before.json.metadata.resourceVersion}${query}`,
+        );
+      const [plain, selected] = [watch(""), watch("&labelSelector=tier%21%3Dnone")];
+      await server.storage.create(store.key(undefined, "odd"), value);
+      try {
+        const yaml = { headers: { accept: "application/yaml" } };
+        // Repeated: the first request authenticates the key, the next ones are answered from memory.
+        for (let i = 0; i < 3; i++) {
+          const fast = await server.request("GET", `${GROUP_PATH}/teams/odd`);
+          assertSame(fast, await server.request("GET", `${GROUP_PATH}/teams/odd`, yaml), `${how}: GET`);
+        }
+        for (const query of ["", "?limit=1"]) {
+          const fast = await server.request("GET", `${GROUP_PATH}/teams${query}`);
+          assertSame(fast, await server.request("GET", `${GROUP_PATH}/teams${query}`, yaml), `${how}: LIST${query}`);
+        }
+        const [p, s] = [await plain, await selected];
+        assert.ok(!p.join("\n").includes(MARK), `${how}: the stored bytes are never sent in a watch`);
+        assert.deepEqual(
+          p.map((l) => JSON.parse(l)),
+          s.map((l) => JSON.parse(l)),
+          `${how}: watch`,
+        );
+        assert.ok(p.length > 0, `${how}: the watch saw the write`);
+      } finally {
+        await server.storage.delete(store.key(undefined, "odd"));
+      }
+    });
+  }
+});
