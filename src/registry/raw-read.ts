@@ -104,11 +104,12 @@ export function eventBytes(rt: ResourceType, kv: KeyValue): Buffer | undefined {
  * written by this server; they are answered, correctly, at the decoding path's price.
  */
 function storedBytesAreTheObject(rt: ResourceType, kv: KeyValue): boolean {
+  const text = kv.value.toString("utf8");
   let obj: KubeObject;
   try {
-    obj = parseStoredObject(rt, kv);
+    obj = parseStoredObject(rt, kv, text);
   } catch {
     return false;
   }
-  return !("resourceVersion" in obj.metadata) && JSON.stringify(obj) === kv.value.toString("utf8");
+  return !("resourceVersion" in obj.metadata) && JSON.stringify(obj) === text;
 }

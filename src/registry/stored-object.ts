@@ -37,13 +37,14 @@ export function decodeStoredObject(rt: ResourceType, kv: StoredKeyValue): KubeOb
 
 /**
  * The object stored in `kv` as it was stored (without resourceVersion), parsed and checked;
- * UndecodableValueError when it is not decodable.
+ * UndecodableValueError when it is not decodable. `text`: the value as UTF-8 text, when the
+ * caller has it already.
  */
-export function parseStoredObject(rt: ResourceType, kv: StoredKeyValue): KubeObject {
+export function parseStoredObject(rt: ResourceType, kv: StoredKeyValue, text?: string): KubeObject {
   if (!isUtf8(kv.value)) throw new UndecodableValueError("the stored value is not valid UTF-8");
   let obj: unknown;
   try {
-    obj = JSON.parse(kv.value.toString("utf8"));
+    obj = JSON.parse(text ?? kv.value.toString("utf8"));
   } catch {
     throw new UndecodableValueError("the stored value is not valid JSON");
   }
