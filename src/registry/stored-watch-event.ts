@@ -2,9 +2,10 @@
  * Watch events sent as the object's stored bytes: for a watch that selects nothing and may see
  * everything, on a kind whose stored bytes are what callers see (servesStoredBytes: no
  * fromStorage, no present), the API JSON of an event's object is its stored bytes with the
- * resourceVersion spliced in, as the GET and LIST fast paths answer — once that version's bytes
- * passed the fast paths' check (raw-read.ts: parsed once per version, not per watcher). The HTTP watch writes those
- * bytes (server/watch-frame.ts, storedFrame) without parsing or stringifying the object.
+ * resourceVersion spliced in, as the GET and LIST fast paths answer, once that version's bytes
+ * passed the fast paths' check (raw-read.ts: parsed once per version, not per watcher). The HTTP
+ * watch writes those bytes (server/watch-frame.ts, storedFrame) without parsing or stringifying
+ * the object.
  *
  * Every write reaches every replica's watchers: decoding each event's object (and its previous
  * value) and encoding it again cost each replica about as much CPU per write as the watch
