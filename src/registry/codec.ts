@@ -1,5 +1,4 @@
 import type { KubeObject } from "../api/object.js";
-import type { KeyValue } from "../storage/interface.js";
 import { withResourceVersion } from "./shared-codec.js";
 
 /**
@@ -29,12 +28,6 @@ export function rememberStoredBytes(obj: KubeObject, bytes: Buffer): void {
 export function writtenJsonBytes(obj: KubeObject): Buffer | undefined {
   const stored = storedAs.get(obj);
   return stored && withResourceVersion(stored, Number(obj.metadata.resourceVersion));
-}
-
-export function decodeObject(kv: Pick<KeyValue, "value" | "modRevision">): KubeObject {
-  const obj = JSON.parse(kv.value.toString("utf8")) as KubeObject;
-  obj.metadata.resourceVersion = String(kv.modRevision);
-  return obj;
 }
 
 /** Parses a client-supplied resourceVersion; undefined when absent or empty. NaN-safe: throws on garbage. */

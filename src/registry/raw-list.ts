@@ -5,16 +5,17 @@
  * choice, pagination and filtering are store-list.ts's own, so they cannot drift from the
  * normal path; only the per-item JSON.parse/JSON.stringify is skipped (a selector or a per-caller
  * visibility filter still parses each object, to decide, but the bytes sent are the stored ones).
- * The stored bytes are the same whether the cache or the storage answered, so no cache is needed.
+ * Each version's bytes are checked on its first serve (raw-read.ts, sendableAsStored) and the
+ * verdict kept with the KeyValue: the watch cache's versions are checked once; a list the storage
+ * answers (an older revision) brings fresh KeyValues, checked again.
  */
 import type { KeyValue } from "../storage/interface.js";
-import { decodeObject } from "./codec.js";
 import { ListReadErrors } from "./corrupt-object.js";
 import { collectionPrefix } from "./keys.js";
 import type { ListOptions } from "./options.js";
-import { servesStoredBytes } from "./raw-read.js";
+import { sendableAsStored, servesStoredBytes } from "./raw-read.js";
 import type { RequestContext } from "./request-context.js";
-import { resourceVersionMember, splicePoint } from "./shared-codec.js";
+import { metadataBodyAt, resourceVersionMember } from "./shared-codec.js";
 import type { Store } from "./store.js";
 import { listObjects } from "./store-list.js";
 
@@ -125,8 +126,8 @@ export async function rawList(
   const corrupt = new ListReadErrors();
   const select = corrupt.guard((kv) => {
     // Without a selector or visibility filter every object is in: nothing to parse.
-    if (!filter.matchesEverything && !filter.matches(decodeObject(kv))) return undefined;
-    return rawItem(kv);
+    if (!filter.matchesEverything && !filter.matches(store.decodeForWatch(kv))) return undefined;
+    return rawItem(store, kv);
   });
   const result = await listObjects(store.storage, prefix, options, filter, select);
   corrupt.throwIfAny(store.gr, prefix, ctx.canSee !== undefined);
@@ -135,12 +136,12 @@ export async function rawList(
   return new RawListBody(Buffer.from(head), result.items);
 }
 
-function rawItem(kv: KeyValue): RawItem {
-  const at = splicePoint(kv.value);
-  if (at < 0) {
-    // Not shaped as encodeObject writes it: the normal path's encoding of this one object (a
-    // value that is not a JSON object fails to decode, and the list is refused, as kube does).
-    return { bytes: Buffer.from(JSON.stringify(decodeObject(kv))), at: -1, member: "" };
+function rawItem(store: Store, kv: KeyValue): RawItem {
+  if (!sendableAsStored(store.rt, kv)) {
+    // Not the bytes the normal path would send (raw-read.ts): its encoding of this one object (a
+    // value that does not decode throws here, and the list is refused, as kube does).
+    return { bytes: Buffer.from(JSON.stringify(store.decodeForWatch(kv))), at: -1, member: "" };
   }
+  const at = metadataBodyAt(kv.value);
   return { bytes: kv.value, at, member: resourceVersionMember(kv.modRevision, kv.value[at] === 0x7d) };
 }

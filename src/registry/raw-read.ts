@@ -1,15 +1,18 @@
 /**
  * The GET fast path: when a kind's strategy neither transforms stored objects (fromStorage)
  * nor what callers see (present), the API JSON of an object is its stored bytes with the
- * resourceVersion spliced in, served from memory without a parse or a stringify. It applies
+ * resourceVersion spliced in, served from memory without a parse or a stringify once that
+ * version's bytes were checked (on its first serve: sendableAsStored). It applies
  * when the storage keeps values in memory (Storage.getFromMemory: the watch cache); reached
  * through Store.readRaw and Store.readRawSoon.
  */
 import { errors } from "../api/errors.js";
+import type { KubeObject } from "../api/object.js";
 import { type KeyValue, type MemoryRead, NOT_NOW } from "../storage/interface.js";
 import type { ResourceType } from "./resource-type.js";
 import { withResourceVersion } from "./shared-codec.js";
 import type { Store } from "./store.js";
+import { parseStoredObject } from "./stored-object.js";
 
 /** Whether a kind's stored bytes are what callers see: nothing decrypts them or presents them per caller. */
 export function servesStoredBytes(rt: ResourceType): boolean {
@@ -26,7 +29,7 @@ export async function rawGet(store: Store, namespace: string | undefined, name: 
   if (!rawReadable(store)) return undefined;
   const kv = await store.storage.get(store.key(namespace, name));
   if (!kv) throw errors.notFound(store.gr, name);
-  return withResourceVersion(kv.value, kv.modRevision);
+  return answerBytes(store.rt, kv);
 }
 
 /**
@@ -35,32 +38,78 @@ export async function rawGet(store: Store, namespace: string | undefined, name: 
  * same only when the storage must first check its revision (etcd).
  */
 export function rawGetSoon(store: Store, key: string): Buffer | null | undefined | Promise<Buffer | null | undefined> {
-  const { storage } = store;
-  if (!storage.getFromMemory || !servesStoredBytes(store.rt)) return undefined;
+  const { storage, rt } = store;
+  if (!storage.getFromMemory || !servesStoredBytes(rt)) return undefined;
   const read = storage.getFromMemory(key);
-  return read instanceof Promise ? read.then(rawBytes) : rawBytes(read);
+  return read instanceof Promise ? read.then((kv) => rawBytes(rt, kv)) : rawBytes(rt, read);
 }
 
-function rawBytes(kv: MemoryRead): Buffer | null | undefined {
+function rawBytes(rt: ResourceType, kv: MemoryRead): Buffer | null | undefined {
   if (kv === NOT_NOW) return undefined;
-  return kv ? answerBytes(kv) : null;
+  return kv ? answerBytes(rt, kv) : null;
 }
 
 /**
- * The answer's bytes of each version held in memory, spliced on its first read and then shared
- * by every read of that version (a version never changes; a write makes a new KeyValue). Splicing
- * per read allocated and copied the whole object each time, a good part of a GET's garbage. The
- * entry goes with the version: a WeakMap holds nothing alive. The price: an object read since its
- * last write is in memory twice (stored and answered bytes) while that version is current.
- * null: not servable as stored bytes.
+ * Per version held in memory, what the fast paths know of its stored bytes: false, they may not
+ * be sent as they are (the decoding path answers: a corrupt object is refused there, any other
+ * value is encoded afresh); true, they may; or the answer's bytes, spliced on the first GET and
+ * then shared by every GET of that version. A version never changes (a write makes a new
+ * KeyValue), so each is checked once — on its first serve, not when it enters the watch cache: a
+ * server starting with many objects would otherwise parse every one before answering, most of
+ * them never read (docs/performance.md, "Checking stored bytes"). Splicing per read allocated and
+ * copied the whole object each time, a good part of a GET's garbage. The entry goes with the
+ * version: a WeakMap holds nothing alive. The price: an object read since its last write is in
+ * memory twice (stored and answered bytes) while that version is current.
  */
-const answers = new WeakMap<KeyValue, Buffer | null>();
+const versions = new WeakMap<KeyValue, Buffer | boolean>();
 
-function answerBytes(kv: KeyValue): Buffer | undefined {
-  let bytes = answers.get(kv);
-  if (bytes === undefined) {
-    bytes = withResourceVersion(kv.value, kv.modRevision) ?? null;
-    answers.set(kv, bytes);
+/** Whether this version's stored bytes may be sent as the object (checked on first use). */
+export function sendableAsStored(rt: ResourceType, kv: KeyValue): boolean {
+  let known = versions.get(kv);
+  if (known === undefined) {
+    known = storedBytesAreTheObject(rt, kv);
+    versions.set(kv, known);
   }
-  return bytes ?? undefined;
+  return known !== false;
+}
+
+/** The answer to a GET of this version: its bytes with the resourceVersion spliced in; undefined when the decoding path must answer. */
+function answerBytes(rt: ResourceType, kv: KeyValue): Buffer | undefined {
+  const known = versions.get(kv);
+  if (typeof known === "object") return known;
+  if (known === false || (known === undefined && !sendableAsStored(rt, kv))) return undefined;
+  const bytes = withResourceVersion(kv.value, kv.modRevision)!;
+  versions.set(kv, bytes);
+  return bytes;
+}
+
+/**
+ * The API JSON of this version for a watch event: the GET's answer when one was made, else
+ * spliced now (not kept: most versions are never read, and a watch event's bytes are kept by its
+ * frame); undefined when the decoding path must answer.
+ */
+export function eventBytes(rt: ResourceType, kv: KeyValue): Buffer | undefined {
+  const known = versions.get(kv);
+  if (typeof known === "object") return known;
+  return sendableAsStored(rt, kv) ? withResourceVersion(kv.value, kv.modRevision) : undefined;
+}
+
+/**
+ * Whether the stored bytes are, byte for byte, what the decoding path would send of this
+ * object, its resourceVersion aside: they decode (stored-object.ts, the same check the decoding
+ * path makes, so the two cannot disagree on what is corrupt) and encode back to themselves. The
+ * second part leaves to the decoding path what JSON allows but it would send differently: a
+ * duplicate key (which metadata would get the resourceVersion?), a stored resourceVersion,
+ * numbers past 2^53, whitespace or escapes the encoder does not write. Such values are never
+ * written by this server; they are answered, correctly, at the decoding path's price.
+ */
+function storedBytesAreTheObject(rt: ResourceType, kv: KeyValue): boolean {
+  const text = kv.value.toString("utf8");
+  let obj: KubeObject;
+  try {
+    obj = parseStoredObject(rt, kv, text);
+  } catch {
+    return false;
+  }
+  return !("resourceVersion" in obj.metadata) && JSON.stringify(obj) === text;
 }

@@ -57,10 +57,9 @@ export function withResourceVersion(bytes: Buffer, rv: number): Buffer | undefin
 
 /**
  * metadataBodyAt, for bytes that are also framed as a JSON object (`{` … `}`, whitespace aside);
- * -1 otherwise. A value written to the store by something other than this server (corrupt, or
- * not an object) must never reach a client as it is: the fast paths that send stored bytes
- * unparsed check this much (a full parse per read would undo them), and the normal path, which
- * decodes, refuses the rest.
+ * -1 otherwise. Only a guard against splicing into something that is not an object: whether
+ * stored bytes may be sent at all is decided once per version by raw-read.ts
+ * (sendableAsStored), which parses them.
  */
 export function splicePoint(bytes: Buffer): number {
   return framedAsObject(bytes) ? metadataBodyAt(bytes) : -1;

@@ -1,7 +1,7 @@
 import { ApiError, errors, type Status } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import { isStorageError } from "../storage/errors.js";
-import type { WatchEvent } from "../storage/interface.js";
+import type { KeyValue, WatchEvent } from "../storage/interface.js";
 import { parseResourceVersion } from "./codec.js";
 import { deletedIdentity } from "./corrupt-object.js";
 import type { ObjectFilter } from "./filter.js";
@@ -192,8 +192,8 @@ function eventTranslator(
   sink: WatchSink,
   undecodable: () => void,
 ): (ev: WatchEvent) => void {
-  const decode = (kv: { value: Buffer; modRevision: number }) => store.decodeForWatch(kv);
-  const decodeEventObject = (kv: { value: Buffer; modRevision: number }) => {
+  const decode = (kv: KeyValue) => store.decodeForWatch(kv);
+  const decodeEventObject = (kv: KeyValue) => {
     try {
       // Every watcher of the prefix gets the same kv: parse it once for all of them.
       return decodeShared(kv, decode);

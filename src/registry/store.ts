@@ -9,7 +9,7 @@ import type { Storage } from "../storage/interface.js";
 import { type AdmissionChain, admissionAttributes } from "./admission.js";
 import { serverSideApply } from "./apply/apply.js";
 import { onCachedCopy, UnprovenNoOp } from "./cached-copy.js";
-import { decodeObject, encodeObject, parseResourceVersion, rememberStoredBytes } from "./codec.js";
+import { encodeObject, parseResourceVersion, rememberStoredBytes } from "./codec.js";
 import { decodeOrCorrupt, ListReadErrors } from "./corrupt-object.js";
 import { planDeletion, readyToRemove } from "./deletion.js";
 import { compileFilter, type ObjectFilter } from "./filter.js";
@@ -32,6 +32,7 @@ import { apiVersionOf, groupResource, type Prepared, type ResourceType } from ".
 import { SchemaChecker } from "./schema-check.js";
 import { storageToApi } from "./storage-errors.js";
 import { listObjects } from "./store-list.js";
+import { decodeStoredObject, type StoredKeyValue } from "./stored-object.js";
 
 /** How often a patch or an internal update is retried on a write conflict before giving up. */
 const MAX_CONFLICT_RETRIES = 8;
@@ -89,12 +90,13 @@ export class Store {
   }
 
   /** Stored bytes → API object (used by lists, watches and caches). */
-  decodeForWatch(kv: { value: Buffer; modRevision: number }): KubeObject {
+  decodeForWatch(kv: StoredKeyValue): KubeObject {
     return this.decode(kv);
   }
 
-  private decode(kv: { value: Buffer; modRevision: number }): KubeObject {
-    const obj = decodeObject(kv);
+  /** UndecodableValueError when the value is not an object this kind stores there (stored-object.ts). */
+  private decode(kv: StoredKeyValue): KubeObject {
+    const obj = decodeStoredObject(this.rt, kv);
     return this.rt.strategy.fromStorage ? this.rt.strategy.fromStorage(obj) : obj;
   }
 
@@ -147,7 +149,7 @@ export class Store {
     return kv ? decodeOrCorrupt(kv, this.decodeKv, this.gr, name) : undefined;
   }
 
-  private readonly decodeKv = (kv: { value: Buffer; modRevision: number }) => this.decode(kv);
+  private readonly decodeKv = (kv: StoredKeyValue) => this.decode(kv);
 
   async get(ctx: RequestContext, namespace: string | undefined, name: string): Promise<KubeObject> {
     const obj = await this.read(namespace, name);

@@ -2,8 +2,10 @@
  * Watch events sent as the object's stored bytes: for a watch that selects nothing and may see
  * everything, on a kind whose stored bytes are what callers see (servesStoredBytes: no
  * fromStorage, no present), the API JSON of an event's object is its stored bytes with the
- * resourceVersion spliced in, as the GET and LIST fast paths answer. The HTTP watch writes those
- * bytes (server/watch-frame.ts, storedFrame) without parsing or stringifying the object.
+ * resourceVersion spliced in, as the GET and LIST fast paths answer, once that version's bytes
+ * passed the fast paths' check (raw-read.ts: parsed once per version, not per watcher). The HTTP
+ * watch writes those bytes (server/watch-frame.ts, storedFrame) without parsing or stringifying
+ * the object.
  *
  * Every write reaches every replica's watchers: decoding each event's object (and its previous
  * value) and encoding it again cost each replica about as much CPU per write as the watch
@@ -15,7 +17,9 @@
  */
 import type { KubeObject } from "../api/object.js";
 import type { KeyValue, WatchEvent } from "../storage/interface.js";
-import { decodeShared, withResourceVersion } from "./shared-codec.js";
+import { eventBytes } from "./raw-read.js";
+import type { ResourceType } from "./resource-type.js";
+import { decodeShared } from "./shared-codec.js";
 import type { ApiWatchEvent } from "./store-watch.js";
 
 export class StoredWatchEvent implements ApiWatchEvent {
@@ -31,27 +35,15 @@ export class StoredWatchEvent implements ApiWatchEvent {
   }
 }
 
-/**
- * The API JSON of a stored value (undefined when its bytes are not shaped as stored objects
- * are). Every watcher of a prefix asks for the same kv in a row: the last answer is kept.
- */
-export function storedJson(kv: Pick<KeyValue, "value" | "modRevision">): Buffer | undefined {
-  if (kv === last.kv) return last.json;
-  const json = withResourceVersion(kv.value, kv.modRevision);
-  last = { kv, json };
-  return json;
-}
-
-let last: { kv: object | undefined; json: Buffer | undefined } = { kv: undefined, json: undefined };
-
 /** What decodes a stored value for a watch (the Store): the key of the shared batch too. */
 export interface WatchDecoder {
+  readonly rt: ResourceType;
   decodeForWatch(kv: KeyValue): KubeObject;
 }
 
 /**
- * The StoredWatchEvent of each event of a batch (undefined where the bytes are not shaped as
- * stored objects are), for the watches that see every event as stored. A watch cache hands the
+ * The StoredWatchEvent of each event of a batch (undefined where the bytes may not be sent as
+ * they are), for the watches that see every event as stored. A watch cache hands the
  * same batch to each of its watchers in a row: the last batch's are kept, so they are made once
  * per batch and decoder, not once per watcher, and every watcher sends the same event objects
  * (whose wire frame is then built once too, server/watch-frame.ts).
@@ -62,7 +54,9 @@ export function storedEvents(
 ): readonly (StoredWatchEvent | undefined)[] {
   if (events === lastBatch.events && decoder === lastBatch.decoder) return lastBatch.stored;
   const stored = events.map((ev) => {
-    const json = storedJson(ev.kv);
+    // Checked once per version (raw-read.ts): a value that is not what the decoding path would
+    // send is left to it (translate: a corrupt one ends the watch with an ERROR event).
+    const json = eventBytes(decoder.rt, ev.kv);
     if (json === undefined) return undefined;
     const isNew = ev.type === "put" && (ev.kv.createRevision === ev.kv.modRevision || !ev.prevKv);
     const type = ev.type === "delete" ? "DELETED" : isNew ? "ADDED" : "MODIFIED";

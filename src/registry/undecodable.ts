@@ -1,5 +1,6 @@
 import type { KubeObject } from "../api/object.js";
 import type { KeyValue } from "../storage/interface.js";
+import { UndecodableValueError } from "./stored-object.js";
 
 /**
  * A stored value an informer could not decode (written below the API, damaged, or sealed with a
@@ -25,6 +26,7 @@ export function undecodableReason(kv: KeyValue, decode: (kv: KeyValue) => KubeOb
   try {
     obj = decode(kv);
   } catch (err) {
+    if (err instanceof UndecodableValueError) return err.reason;
     if (err instanceof SyntaxError) return "the stored value is not valid JSON";
     // Decoding sets metadata.resourceVersion: a JSON array, string or null, or an object without metadata, fails there.
     if (err instanceof TypeError) return "the stored value is not an object with metadata";

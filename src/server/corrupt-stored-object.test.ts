@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { request } from "node:https";
 import { after, before, describe, it } from "node:test";
-import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { parse as parseYaml } from "yaml";
+import { suiteServer } from "../testing/suite-server.js";
+import { GROUP_PATH, startTestServer, type TestResponse, type TestServer } from "../testing/test-server.js";
 
 /**
  * A value in the store that is not an object this server wrote (written there by hand, or
@@ -112,3 +115,250 @@ function watchLines(server: TestServer, path: string): Promise<string[]> {
     req.end();
   });
 }
+
+/** What the damaged values below hold, so a test can tell they were never sent. */
+const MARK = "never-sent-5d2b";
+
+/**
+ * Values damaged in ways that keep the shape the stored-bytes fast paths once looked at (framed
+ * as an object, with a top-level metadata), each the bytes of Team `name`.
+ */
+function damagedTeams(name: string): Array<[string, Buffer]> {
+  const head = `{"apiVersion":"management.platform/v1","kind":"Team","metadata":{"name":"${name}"}`;
+  return [
+    ["not JSON inside its braces", Buffer.from(`${head},"spec":{"users":["${MARK}"],,}}`)],
+    ["cut short and closed again", Buffer.from(`${head},"spec":{"users":["${MARK}"}`)],
+    [
+      "not valid UTF-8",
+      Buffer.concat([Buffer.from(`${head},"spec":{"users":["${MARK}`), Buffer.from([0xff, 0xfe]), Buffer.from('"]}}')]),
+    ],
+    [
+      "JSON without metadata.name",
+      Buffer.from(
+        `{"apiVersion":"management.platform/v1","kind":"Team","metadata":{"labels":{"m":"${MARK}"}},"spec":{}}`,
+      ),
+    ],
+    [
+      "JSON naming another object",
+      Buffer.from(`${head.replace(`"${name}"`, '"someone-else"')},"spec":{"users":["${MARK}"]}}`),
+    ],
+    ["JSON of another kind", Buffer.from(`${head.replace('"Team"', '"Secret"')},"data":{"m":"${MARK}"}}`)],
+  ];
+}
+
+/**
+ * The fast paths of a kind shown as stored (teams) — GET from memory, repeated so the hot path
+ * answers; LIST whole and in pages; kubectl; a watch that selects nothing — on values damaged
+ * inside their braces: none sends the bytes, each answers as the decoding path does.
+ */
+describe("the stored-bytes fast paths check a stored value before sending it (SQLite, cached)", () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+    const ok = await server.request("POST", `${GROUP_PATH}/teams`, { body: { metadata: { name: "fine" }, spec: {} } });
+    assert.equal(ok.status, 201, ok.text);
+  });
+  after(() => server.stop());
+
+  const key = (name: string) => server.registry.store("teams").key(undefined, name);
+
+  for (const [how, value] of damagedTeams("damaged")) {
+    it(`${how}: GET, LIST, kubectl and watch refuse it`, async () => {
+      await server.storage.create(key("damaged"), value);
+      try {
+        await assertRefusedEverywhere(server, "damaged");
+      } finally {
+        await server.storage.delete(key("damaged"));
+      }
+      assert.equal((await server.request("GET", `${GROUP_PATH}/teams`)).status, 200, "listed again once it is gone");
+    });
+  }
+
+  it("a damaged new version of an object read before is refused too (the check is per version)", async () => {
+    const r = await server.request("POST", `${GROUP_PATH}/teams`, { body: { metadata: { name: "later" }, spec: {} } });
+    assert.equal(r.status, 201, r.text);
+    for (let i = 0; i < 3; i++) assert.equal((await server.request("GET", `${GROUP_PATH}/teams/later`)).status, 200);
+    assert.equal((await server.request("GET", `${GROUP_PATH}/teams`)).status, 200);
+    const [, value] = damagedTeams("later")[0]!;
+    await server.storage.update(key("later"), value, Number(r.json.metadata.resourceVersion));
+    for (let i = 0; i < 3; i++) assertCorruptGet(await server.request("GET", `${GROUP_PATH}/teams/later`), "later");
+    await server.storage.delete(key("later"));
+  });
+});
+
+describe("the stored-bytes fast paths check a stored value before sending it (etcd, put below the API)", () => {
+  const suite = suiteServer("etcd");
+
+  it("GET (repeated), LIST, kubectl and watch refuse a value damaged inside its braces", async () => {
+    const { server, etcd } = suite;
+    const ok = await server.request("POST", `${GROUP_PATH}/teams`, { body: { metadata: { name: "fine" }, spec: {} } });
+    assert.equal(ok.status, 201, ok.text);
+    const b64 = (b: Buffer | string) => Buffer.from(b).toString("base64");
+    const etcdKey = b64("/registry/management.platform/teams/damaged");
+    for (const [how, value] of damagedTeams("damaged")) {
+      await etcd.post(0, "/v3/kv/put", { key: etcdKey, value: b64(value) });
+      // The server learns of the put through its watch of etcd: bounded wait for the GET to say so.
+      let got: TestResponse | undefined;
+      for (let i = 0; i < 200 && got?.status !== 500; i++) {
+        if (i) await new Promise((r) => setTimeout(r, 50));
+        got = await server.request("GET", `${GROUP_PATH}/teams/damaged`);
+        assert.ok(!got.text.includes(MARK), `${how}: the stored bytes are never sent`);
+      }
+      await assertRefusedEverywhere(server, "damaged", how);
+    }
+    await etcd.post(0, "/v3/kv/deleterange", { key: etcdKey });
+  });
+});
+
+function assertCorruptGet(res: TestResponse, name: string, how = ""): void {
+  assert.equal(res.status, 500, `${how}: ${res.text}`);
+  assert.equal(res.json?.reason, "InternalError", res.text);
+  assert.match(res.json.message, /StorageError: corrupt object/, res.text);
+  assert.ok(res.json.message.includes(`"${name}"`), res.text);
+  assert.ok(!res.text.includes(MARK), `${how}: the stored bytes are never sent`);
+}
+
+/** Team `name` (damaged, in the store now) is refused by every read, on the fast paths and the decoding ones. */
+async function assertRefusedEverywhere(server: TestServer, name: string, how = ""): Promise<void> {
+  // Repeated: the first request authenticates the key, the next ones are answered from memory.
+  for (let i = 0; i < 3; i++) assertCorruptGet(await server.request("GET", `${GROUP_PATH}/teams/${name}`), name, how);
+  const yaml = await server.request("GET", `${GROUP_PATH}/teams/${name}`, { headers: { accept: "application/yaml" } });
+  assert.equal(yaml.status, 500, `${how}: ${yaml.text}`);
+  for (let i = 0; i < 2; i++) {
+    const list = await server.request("GET", `${GROUP_PATH}/teams`);
+    assert.equal(list.status, 500, `${how}: ${list.text}`);
+    assert.equal(list.json?.reason, "StorageReadError", list.text);
+    assert.ok(!list.text.includes(MARK), `${how}: the stored bytes are never sent in a list`);
+  }
+  // In pages of one: the page holding it is refused, no page carries its bytes.
+  let cont = "";
+  let refused = 0;
+  for (let pages = 0; pages < 10; pages++) {
+    const page = await server.request("GET", `${GROUP_PATH}/teams?limit=1${cont ? `&continue=${cont}` : ""}`);
+    assert.ok(!page.text.includes(MARK), `${how}: the stored bytes are never sent in a page`);
+    if (page.status !== 200) {
+      assert.equal(page.json?.reason, "StorageReadError", page.text);
+      refused++;
+      break;
+    }
+    cont = page.json.metadata.continue ?? "";
+    if (!cont) break;
+  }
+  assert.equal(refused, 1, `${how}: the page holding it is refused`);
+  for (const args of [
+    ["get", "teams.management.platform"],
+    ["get", "teams.management.platform", "-o", "json"],
+    ["get", "teams.management.platform", name, "-o", "json"],
+  ]) {
+    const out = await kubectl(server, args);
+    assert.notEqual(out.code, 0, `${how}: kubectl ${args.join(" ")}: ${out.stdout}`);
+    assert.ok(
+      !out.stdout.includes(MARK) && !out.stderr.includes(MARK),
+      `${how}: kubectl ${args.join(" ")} shows nothing of it`,
+    );
+  }
+  // A watch that selects nothing (stored-bytes events) meeting a new version of it ends with ERROR.
+  const store = server.registry.store("teams");
+  const current = await server.storage.get(store.key(undefined, name));
+  const lines = watchLines(server, `${GROUP_PATH}/teams?watch=true&resourceVersion=${current!.modRevision}`);
+  await server.storage.update(store.key(undefined, name), current!.value, current!.modRevision);
+  const got = await lines;
+  assert.ok(!got.join("\n").includes(MARK), `${how}: the stored bytes are never sent in a watch`);
+  assert.equal(got.length, 1, got.join("\n"));
+  assert.equal(JSON.parse(got[0]!).type, "ERROR", got[0]);
+}
+
+function kubectl(server: TestServer, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.env.KUBECTL ?? "/usr/bin/kubectl",
+      ["--kubeconfig", server.kubeconfig(), ...args],
+      { env: { PATH: process.env.PATH, HOME: server.dataDir }, timeout: 20_000 },
+      (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout: String(stdout), stderr: String(stderr) }),
+    );
+  });
+}
+
+/**
+ * Stored values of Team `name` that the decoding path refuses or answers differently from the
+ * bytes: the fast paths must answer each exactly as it does.
+ */
+function oddTeams(name: string): Array<[string, Buffer]> {
+  const api = '"apiVersion":"management.platform/v1","kind":"Team"';
+  return [
+    ...damagedTeams(name),
+    ["a JSON array", Buffer.from(`[{${api},"metadata":{"name":"${name}"}}]`)],
+    ["metadata that is a string", Buffer.from(`{${api},"metadata":"${name}"}`)],
+    ["an empty object", Buffer.from("{}")],
+    ["as this server stores it", Buffer.from(`{${api},"metadata":{"name":"${name}"},"spec":{"users":["a"]}}`)],
+    ["with spaces", Buffer.from(`{ ${api}, "metadata" : { "name" : "${name}" }, "spec" : { } }`)],
+    [
+      "with escapes the encoder does not write",
+      Buffer.from(`{${api},"metadata":{"name":"${name}"},"spec":{"displayName":"\\u00fc\\/"}}`),
+    ],
+    [
+      "with metadata twice (the last one counts)",
+      Buffer.from(
+        `{${api},"metadata":{"name":"${name}","labels":{"first":"x"}},"spec":{},"metadata":{"name":"${name}"}}`,
+      ),
+    ],
+    [
+      "with a stored resourceVersion",
+      Buffer.from(`{${api},"metadata":{"name":"${name}","resourceVersion":"1"},"spec":{}}`),
+    ],
+  ];
+}
+
+describe("the stored-bytes fast paths and the decoding path agree on every stored value", () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+    const ok = await server.request("POST", `${GROUP_PATH}/teams`, { body: { metadata: { name: "fine" }, spec: {} } });
+    assert.equal(ok.status, 201, ok.text);
+  });
+  after(() => server.stop());
+
+  /** The same answer: status, and the Status or the object(s). */
+  const assertSame = (fast: TestResponse, slow: TestResponse, what: string) => {
+    assert.equal(fast.status, slow.status, `${what}: ${fast.text} / ${slow.text}`);
+    assert.ok(!fast.text.includes(MARK), `${what}: the stored bytes are never sent`);
+    assert.deepEqual(fast.json, parseYaml(slow.text), what);
+  };
+
+  for (const [how, value] of oddTeams("odd")) {
+    it(`${how}: GET, LIST and watch answer as the decoding path does`, async () => {
+      const store = server.registry.store("teams");
+      const before = await server.request("GET", `${GROUP_PATH}/teams?limit=1`);
+      // Both watches from before the write: one sent stored bytes, one decoding (a selector).
+      const watch = (query: string) =>
+        watchLines(
+          server,
+          `${GROUP_PATH}/teams?watch=true&timeoutSeconds=1&resourceVersion=${before.json.metadata.resourceVersion}${query}`,
+        );
+      const [plain, selected] = [watch(""), watch("&labelSelector=tier%21%3Dnone")];
+      await server.storage.create(store.key(undefined, "odd"), value);
+      try {
+        const yaml = { headers: { accept: "application/yaml" } };
+        // Repeated: the first request authenticates the key, the next ones are answered from memory.
+        for (let i = 0; i < 3; i++) {
+          const fast = await server.request("GET", `${GROUP_PATH}/teams/odd`);
+          assertSame(fast, await server.request("GET", `${GROUP_PATH}/teams/odd`, yaml), `${how}: GET`);
+        }
+        for (const query of ["", "?limit=1"]) {
+          const fast = await server.request("GET", `${GROUP_PATH}/teams${query}`);
+          assertSame(fast, await server.request("GET", `${GROUP_PATH}/teams${query}`, yaml), `${how}: LIST${query}`);
+        }
+        const [p, s] = [await plain, await selected];
+        assert.ok(!p.join("\n").includes(MARK), `${how}: the stored bytes are never sent in a watch`);
+        assert.deepEqual(
+          p.map((l) => JSON.parse(l)),
+          s.map((l) => JSON.parse(l)),
+          `${how}: watch`,
+        );
+        assert.ok(p.length > 0, `${how}: the watch saw the write`);
+      } finally {
+        await server.storage.delete(store.key(undefined, "odd"));
+      }
+    });
+  }
+});

@@ -1,0 +1,135 @@
+// What the stored-bytes fast paths' check of a stored version costs (src/registry/raw-read.ts,
+// sendableAsStored; docs/performance.md, "Checking stored bytes"):
+//   npm run build && node scripts/stored-bytes-check.js micro [DIST]
+//     CPU per ~1 KiB Team: the resourceVersion splice alone, the decode check, the whole check
+//   node scripts/stored-bytes-check.js list N [ROUNDS] DIST...   e.g. ... list 10000 3 /tmp/old/dist dist
+//     N Teams in a fresh SQLite data dir; per round and build, a server started on it (a child
+//     process): start → listening, the cache filled, the first in-process raw LIST and the next
+//     ones, and what checking every version at once (as a cache fill would) costs
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { pathToFileURL } from "node:url";
+
+const [, script, mode, ...args] = process.argv;
+const load = (dist, module) => import(pathToFileURL(resolve(dist, module)).href);
+
+/** A Team of about 1 KiB as the server stores it. */
+function team(i) {
+  return {
+    apiVersion: "management.platform/v1",
+    kind: "Team",
+    metadata: {
+      name: `team-${String(i).padStart(6, "0")}`,
+      uid: `0b6f3f7e-8d7c-4a53-9b0e-${String(i).padStart(12, "0")}`,
+      creationTimestamp: "2026-11-23T14:00:00Z",
+      labels: { tier: "gold", env: "prod" },
+      annotations: { "platform/description": "x".repeat(300) },
+    },
+    spec: { displayName: `Team ${i}`, users: Array.from({ length: 20 }, (_, k) => `user-${k}@example.com`) },
+  };
+}
+
+if (mode === "micro") {
+  const dist = args[0] ?? "dist";
+  const { sendableAsStored } = await load(dist, "registry/raw-read.js");
+  const { parseStoredObject } = await load(dist, "registry/stored-object.js");
+  const { withResourceVersion } = await load(dist, "registry/shared-codec.js");
+  const { encodeObject } = await load(dist, "registry/codec.js");
+  const rt = {
+    group: "management.platform",
+    version: "v1",
+    kind: "Team",
+    plural: "teams",
+    namespaced: false,
+    strategy: {},
+  };
+  const value = encodeObject(team(42));
+  const key = "/registry/management.platform/teams/team-000042";
+  const N = 200_000;
+  // A fresh KeyValue per call: a version is checked once, then its verdict is remembered.
+  const kvs = () => Array.from({ length: N }, (_, i) => ({ key, value, createRevision: 1, modRevision: i + 1 }));
+  const time = (label, f) => {
+    const warm = kvs();
+    for (let i = 0; i < 20_000; i++) f(warm[i]);
+    const all = kvs();
+    const t = process.hrtime.bigint();
+    for (let i = 0; i < N; i++) f(all[i]);
+    console.log(label.padEnd(56), (Number(process.hrtime.bigint() - t) / N / 1000).toFixed(2), "µs");
+  };
+  console.log(`value ${value.length} bytes`);
+  for (let round = 0; round < 3; round++) {
+    time("resourceVersion splice (a GET's answer)", (kv) => withResourceVersion(kv.value, kv.modRevision));
+    time("decode check (UTF-8, JSON.parse, identity)", (kv) => parseStoredObject(rt, kv));
+    time("whole check (+ encodes back to itself, remembered)", (kv) => sendableAsStored(rt, kv));
+  }
+} else if (mode === "list") {
+  const [n, roundsArg, ...dists] = args;
+  const rounds = Number(roundsArg ?? 3);
+  const dataDir = mkdtempSync(join(tmpdir(), "stored-bytes-check-"));
+  try {
+    run("fill", dataDir, dists[0], n);
+    for (let round = 0; round < rounds; round++) {
+      for (const dist of dists) console.log(dist, run("measure", dataDir, dist).trim());
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+} else if (mode === "fill" || mode === "measure") {
+  const [dataDir, dist, n] = args;
+  const { startTestServer } = await load(dist, "testing/test-server.js");
+  const { systemContext } = await load(dist, "registry/request-context.js");
+  const t0 = performance.now();
+  const server = await startTestServer({ dataDir });
+  const startMs = performance.now() - t0;
+  const store = server.registry.store("teams");
+  if (mode === "fill") {
+    const { encodeObject } = await load(dist, "registry/codec.js");
+    for (let i = 0; i < Number(n); i += 500) {
+      const batch = [];
+      for (let k = i; k < Math.min(Number(n), i + 500); k++) {
+        batch.push(server.storage.create(store.key(undefined, team(k).metadata.name), encodeObject(team(k))));
+      }
+      await Promise.all(batch);
+    }
+  } else {
+    const f = performance.now();
+    const all = await server.storage.list("/registry/management.platform/teams/");
+    const fillMs = performance.now() - f;
+    const lists = [];
+    for (let i = 0; i < 4; i++) {
+      const t = performance.now();
+      (await store.listRaw(systemContext(), undefined, {})).toBuffer();
+      lists.push(Math.round(performance.now() - t));
+    }
+    // Every version checked again, from fresh copies (the cache's ones are remembered now).
+    let eagerMs;
+    const raw = await load(dist, "registry/raw-read.js");
+    if (raw.sendableAsStored) {
+      const copies = all.items.map((kv) => ({ ...kv }));
+      const t = performance.now();
+      for (const kv of copies) raw.sendableAsStored(store.rt, kv);
+      eagerMs = Math.round(performance.now() - t);
+    }
+    console.log(
+      `objects ${all.items.length}: start ${Math.round(startMs)} ms, cache filled +${Math.round(fillMs)} ms, ` +
+        `raw LIST ms ${lists.join(", ")}` +
+        (eagerMs === undefined ? "" : `, checking every version at once ${eagerMs} ms`),
+    );
+  }
+  await server.stop({ keepData: true });
+} else {
+  console.error(`usage: node ${script} micro [DIST] | list N [ROUNDS] DIST...`);
+  process.exit(2);
+}
+
+function run(...childArgs) {
+  const r = spawnSync(process.execPath, [script, ...childArgs], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  if (r.status !== 0) throw new Error(`${childArgs[0]} failed`);
+  return r.stdout;
+}
