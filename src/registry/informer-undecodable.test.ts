@@ -148,10 +148,10 @@ describe("an informer skips stored values that do not decode", () => {
       await writeRaw("other", CORRUPT_VALUES.array);
       await informer.sync();
       assert.deepEqual(events, ["upsert gadget"], "no delete for a value no consumer had");
-      assert.deepEqual(
-        reports.map((r) => r.key).sort(),
-        ["/registry/management.platform/gadgets/gadget", "/registry/management.platform/gadgets/other"],
-      );
+      assert.deepEqual(reports.map((r) => r.key).sort(), [
+        "/registry/management.platform/gadgets/gadget",
+        "/registry/management.platform/gadgets/other",
+      ]);
     } finally {
       await close();
     }

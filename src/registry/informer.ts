@@ -87,7 +87,10 @@ class DecodedOnAccess implements InformerEvent {
  * hasSynced stays true (the copy still exists and is read; it is not a copy that was never filled).
  */
 export class Informer {
-  /** The values of the last list and of the watch since; a list's values are checked when first read (a check that fails deletes its entry, safe while iterating a Map). */
+  /**
+   * The values of the last list and of the watch since. A list's values are checked when first
+   * read; one that fails leaves the map then (deleting while iterating a Map is safe).
+   */
   private readonly objects = new Map<string, KeyValue>();
   /** The revision of each key's undecodable value last reported: a relist meets it again, reported once. */
   private readonly reported = new Map<string, number>();
