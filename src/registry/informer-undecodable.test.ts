@@ -105,6 +105,58 @@ describe("an informer skips stored values that do not decode", () => {
     }
   });
 
+  it("its first list decodes nothing: a value is checked, and reported once, when a consumer first reads it", async () => {
+    const { informer, store, reports, create, writeRaw, close } = setup();
+    try {
+      for (const name of ["good-a", "good-b", "good-c"]) await create(name);
+      const revision = await writeRaw("broken", CORRUPT_VALUES.truncated);
+      const decoded: string[] = [];
+      const decode = store.decodeForWatch.bind(store);
+      store.decodeForWatch = (kv) => {
+        decoded.push(kv.key.slice(kv.key.lastIndexOf("/") + 1));
+        return decode(kv);
+      };
+      await informer.synced();
+      assert.deepEqual(decoded, [], "the list parses no value");
+      assert.equal(reports.length, 0);
+      assert.deepEqual(informer.names().sort(), ["broken", "good-a", "good-b", "good-c"], "names() does not decode");
+
+      assert.equal(informer.get(undefined, "good-b")?.metadata.name, "good-b");
+      assert.deepEqual(decoded, ["good-b"], "only what is read is parsed");
+      assert.deepEqual(names(informer.listWhere((bytes) => bytes.includes(SECRET))), []);
+      assert.deepEqual(
+        reports.map((r) => [r.key, r.revision, r.reason]),
+        [["/registry/management.platform/gadgets/broken", revision, "the stored value is not valid JSON"]],
+      );
+      assert.equal(informer.get(undefined, "broken"), undefined);
+      assert.deepEqual(informer.names().sort(), ["good-a", "good-b", "good-c"], "it left the copy");
+      assert.deepEqual(names(informer.list()), ["good-a", "good-b", "good-c"]);
+      assert.equal(reports.length, 1, "reported once");
+    } finally {
+      await close();
+    }
+  });
+
+  it("an unread list value that does not decode is never an event's old object: an update is an upsert of a new object", async () => {
+    const { informer, reports, events, create, writeRaw, storage, store, close } = setup();
+    try {
+      await writeRaw("gadget", CORRUPT_VALUES.noName);
+      await informer.synced();
+      const current = await storage.get(store.key(undefined, "gadget"));
+      await storage.delete(store.key(undefined, "gadget"), current!.modRevision);
+      await create("gadget");
+      await writeRaw("other", CORRUPT_VALUES.array);
+      await informer.sync();
+      assert.deepEqual(events, ["upsert gadget"], "no delete for a value no consumer had");
+      assert.deepEqual(reports.map((r) => r.key).sort(), [
+        "/registry/management.platform/gadgets/gadget",
+        "/registry/management.platform/gadgets/other",
+      ]);
+    } finally {
+      await close();
+    }
+  });
+
   it("in its watch: a new key that does not decode is skipped and the events after it still arrive", async () => {
     const { informer, reports, events, create, writeRaw, close } = setup();
     try {

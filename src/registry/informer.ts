@@ -5,7 +5,7 @@ import { type InformerRetryOptions, type OnInformerOutage, relistDelayMs } from 
 import { resourcePrefix } from "./keys.js";
 import { decodeShared } from "./shared-codec.js";
 import type { Store } from "./store.js";
-import { type OnUndecodable, undecodableReason } from "./undecodable.js";
+import { decodeOrReason, type OnUndecodable } from "./undecodable.js";
 
 /**
  * A change to the copy. The informer has parsed the new value once already, to check that it
@@ -64,14 +64,20 @@ class DecodedOnAccess implements InformerEvent {
  *
  * It keeps each object's stored bytes (the KeyValue the watch cache already holds, so no
  * second copy), not decoded objects: a decoded object costs several times its JSON size, and a
- * server with 100,000 objects cannot afford one per informer. Each value is parsed once when it
- * arrives (the check below); only the most recent parses are remembered (shared-codec.ts).
+ * server with 100,000 objects cannot afford one per informer. A value is parsed when a consumer
+ * first asks for it, or when it arrives by the watch (the check below); only the most recent
+ * parses are remembered (shared-codec.ts).
  *
- * A stored value that does not decode (undecodable.ts) is not part of the copy: it is reported
- * to `onUndecodable` (key, revision, reason) and skipped, and the events around it go on. It
- * replaces what it overwrites: the previous copy of that object is dropped and its consumers hear
- * a delete, so nothing acts on a stale version of an object whose current version nobody can read
- * (an access key damaged in the store stops authenticating rather than keep its old hash).
+ * A stored value that does not decode (undecodable.ts) is never handed to a consumer: get(),
+ * list(), listWhere() and entriesWhere() skip it as absent, and events carry only values that
+ * decode. A value from the watch is checked as it arrives (one at a time); the values of a list
+ * are checked when first read, not all at once, so a start does not parse 100,000 objects nobody
+ * asks for (names() may therefore still name one until it is read: its get() answers undefined,
+ * as for a name deleted meanwhile). A value found undecodable leaves the copy and is reported once
+ * to `onUndecodable` (key, revision, reason), and the events around it go on. It replaces what it
+ * overwrites: the previous copy of that object is dropped and its consumers hear a delete, so
+ * nothing acts on a stale version of an object whose current version nobody can read (an access
+ * key damaged in the store stops authenticating rather than keep its old hash).
  *
  * A watch that ends with an error (history compacted, the store gone, a consumer that threw) is
  * followed by a relist and a new watch; a relist that fails is tried again with backoff until one
@@ -81,7 +87,13 @@ class DecodedOnAccess implements InformerEvent {
  * hasSynced stays true (the copy still exists and is read; it is not a copy that was never filled).
  */
 export class Informer {
+  /**
+   * The values of the last list and of the watch since. A list's values are checked when first
+   * read; one that fails leaves the map then (deleting while iterating a Map is safe).
+   */
   private readonly objects = new Map<string, KeyValue>();
+  /** The revision of each key's undecodable value last reported: a relist meets it again, reported once. */
+  private readonly reported = new Map<string, number>();
   private readonly listeners = new Set<(e: InformerEvent) => void>();
   private readonly relistListeners = new Set<() => void>();
   private readonly waiters = new RevisionWaiters();
@@ -104,10 +116,22 @@ export class Informer {
 
   /** Whether kv decodes; when not, reports it (never its bytes) and says so. */
   private decodes(kv: KeyValue): boolean {
-    const reason = undecodableReason(kv, this.decodeKv);
-    if (reason === undefined) return true;
-    this.onUndecodable({ resource: this.store.rt.plural, key: kv.key, revision: kv.modRevision, reason });
-    return false;
+    return this.checked(kv) !== undefined;
+  }
+
+  /**
+   * kv decoded, or undefined when it does not decode: then it is reported, once per version
+   * (never its bytes), and leaves the copy if the copy holds it.
+   */
+  private checked(kv: KeyValue): KubeObject | undefined {
+    const result = decodeOrReason(kv, this.decodeKv);
+    if (typeof result !== "string") return result;
+    if (this.objects.get(kv.key) === kv) this.objects.delete(kv.key);
+    if (this.reported.get(kv.key) !== kv.modRevision) {
+      this.reported.set(kv.key, kv.modRevision);
+      this.onUndecodable({ resource: this.store.rt.plural, key: kv.key, revision: kv.modRevision, reason: result });
+    }
+    return undefined;
   }
 
   private decode(kv: KeyValue): KubeObject {
@@ -142,19 +166,20 @@ export class Informer {
     if (this.stopped) return;
     const previous = new Map(this.objects);
     this.objects.clear();
-    const items = list.items.filter((kv) => this.decodes(kv));
-    for (const kv of items) this.objects.set(kv.key, kv);
+    // Not decoded here: each value is checked when a consumer first reads it (checked()).
+    for (const kv of list.items) this.objects.set(kv.key, kv);
     // A relist (after a watch that ended with an error) replaces the copy: listeners hear of every
-    // difference, as client-go's Replace does, so the indexes they keep stay true.
+    // difference, as client-go's Replace does, so the indexes they keep stay true. Only the
+    // differences are checked, as the watch's events are: an event carries only values that decode.
     if (this.listed) {
       // Before the differences: a consumer that cannot tell what a gap hid hears of it first.
       for (const l of this.relistListeners) this.notify(l);
-      for (const kv of items) {
+      for (const kv of list.items) {
         const old = previous.get(kv.key);
         previous.delete(kv.key);
-        if (old?.modRevision !== kv.modRevision) this.emit(this.event("upsert", kv, old));
+        if (old?.modRevision !== kv.modRevision) this.replaced(kv, old);
       }
-      for (const gone of previous.values()) this.emit(this.event("delete", gone));
+      for (const gone of previous.values()) if (this.decodes(gone)) this.emit(this.event("delete", gone));
     }
     this.listed = true;
     this.revision = list.revision;
@@ -261,10 +286,18 @@ export class Informer {
 
   /** Every object, decoded now: O(objects), for controllers' passes, not per request. */
   list(): KubeObject[] {
-    return [...this.objects.values()].map((kv) => this.decode(kv));
+    const out: KubeObject[] = [];
+    for (const kv of this.objects.values()) {
+      const obj = this.checked(kv);
+      if (obj) out.push(obj);
+    }
+    return out;
   }
 
-  /** Every object's name (a namespaced kind's as `namespace/name`), none decoded: for queuing them all. */
+  /**
+   * Every object's name (a namespaced kind's as `namespace/name`), none decoded: for queuing them
+   * all. May name an undecodable value no one has read yet: get() answers undefined for it.
+   */
   names(): string[] {
     const skip = resourcePrefix(this.store.rt).length;
     return [...this.objects.keys()].map((key) => key.slice(skip));
@@ -276,20 +309,26 @@ export class Informer {
    */
   listWhere(mayMatch: (bytes: Buffer) => boolean): KubeObject[] {
     const out: KubeObject[] = [];
-    for (const kv of this.objects.values()) if (mayMatch(kv.value)) out.push(this.decode(kv));
+    for (const kv of this.objects.values()) {
+      const obj = mayMatch(kv.value) ? this.checked(kv) : undefined;
+      if (obj) out.push(obj);
+    }
     return out;
   }
 
   /** listWhere() with each object's storage key (the `key` of its events). */
   entriesWhere(mayMatch: (bytes: Buffer) => boolean): Array<{ key: string; object: KubeObject }> {
     const out: Array<{ key: string; object: KubeObject }> = [];
-    for (const [key, kv] of this.objects) if (mayMatch(kv.value)) out.push({ key, object: this.decode(kv) });
+    for (const [key, kv] of this.objects) {
+      const object = mayMatch(kv.value) ? this.checked(kv) : undefined;
+      if (object) out.push({ key, object });
+    }
     return out;
   }
 
   get(namespace: string | undefined, name: string): KubeObject | undefined {
     const kv = this.objects.get(this.store.key(namespace, name));
-    return kv && this.decode(kv);
+    return kv && this.checked(kv);
   }
 
   /** Adds an event handler (any number, one per consumer); returns its removal. */
@@ -339,18 +378,32 @@ export class Informer {
   private apply(events: readonly WatchEvent[]): void {
     for (const ev of events) {
       const old = this.objects.get(ev.kv.key);
-      if (ev.type === "put" && this.decodes(ev.kv)) {
-        this.objects.set(ev.kv.key, ev.kv);
-        this.emit(this.event("upsert", ev.kv, old));
-      } else if (old) {
+      if (ev.type === "put") this.replaced(ev.kv, old);
+      else if (old) {
         // A delete's kv is the object as it was before (etcd's prevKv), the value this copy holds;
-        // an update to a value that does not decode removes the object as this copy last held it.
+        // one never read since a list may not decode: its consumers never had it.
         this.objects.delete(ev.kv.key);
-        this.emit(this.event("delete", ev.type === "delete" ? ev.kv : old));
+        if (this.decodes(ev.kv)) this.emit(this.event("delete", ev.kv));
       }
       this.revision = ev.revision;
     }
     this.release();
+  }
+
+  /**
+   * `kv` is now stored where the copy held `old`: an upsert when it decodes (`old` only if it
+   * does too: a list's value may not have been read yet); otherwise the object leaves the copy
+   * as this copy last held it, a delete if that one decodes.
+   */
+  private replaced(kv: KeyValue, old: KeyValue | undefined): void {
+    const previous = old && this.decodes(old) ? old : undefined;
+    if (this.decodes(kv)) {
+      this.objects.set(kv.key, kv);
+      this.emit(this.event("upsert", kv, previous));
+    } else {
+      this.objects.delete(kv.key);
+      if (previous) this.emit(this.event("delete", previous));
+    }
   }
 
   private event(type: "upsert" | "delete", kv: KeyValue, old?: KeyValue): InformerEvent {

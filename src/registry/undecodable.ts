@@ -22,6 +22,12 @@ export type OnUndecodable = (report: UndecodableObject) => void;
 
 /** The reason decode(kv) fails, or undefined when it gives an object that has a name. */
 export function undecodableReason(kv: KeyValue, decode: (kv: KeyValue) => KubeObject): string | undefined {
+  const result = decodeOrReason(kv, decode);
+  return typeof result === "string" ? result : undefined;
+}
+
+/** decode(kv) when it gives an object that has a name; otherwise why not, in fixed words. */
+export function decodeOrReason(kv: KeyValue, decode: (kv: KeyValue) => KubeObject): KubeObject | string {
   let obj: KubeObject;
   try {
     obj = decode(kv);
@@ -33,5 +39,5 @@ export function undecodableReason(kv: KeyValue, decode: (kv: KeyValue) => KubeOb
     return `the stored value could not be decoded (${err instanceof Error ? err.name : typeof err})`;
   }
   if (typeof obj.metadata?.name !== "string") return "the stored object has no metadata.name";
-  return undefined;
+  return obj;
 }

@@ -49,6 +49,12 @@ test("user-teams: a team whose stored value does not decode is skipped and dropp
 
     await teams.create(systemContext(), undefined, object("Team", "ops", { users: ["alice"] }), opts);
     assert.deepEqual(await teamsOfAlice(), ["ops"], "later events are still processed");
+    // broken names no member, so no consumer has read it: it is reported when first read.
+    assert.deepEqual(
+      reports.map((r) => r.key),
+      [teams.key(undefined, "devs")],
+    );
+    assert.equal(identity.team("broken"), undefined);
     assert.deepEqual(reports.map((r) => r.key).sort(), [teams.key(undefined, "broken"), teams.key(undefined, "devs")]);
   } finally {
     await controller.stop();
