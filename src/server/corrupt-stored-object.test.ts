@@ -146,6 +146,14 @@ function damagedTeams(name: string): Array<[string, Buffer]> {
   ];
 }
 
+/** A server holding one decodable Team, "fine", beside the values a test damages. */
+async function serverWithAFineTeam(): Promise<TestServer> {
+  const server = await startTestServer();
+  const ok = await server.request("POST", `${GROUP_PATH}/teams`, { body: { metadata: { name: "fine" }, spec: {} } });
+  assert.equal(ok.status, 201, ok.text);
+  return server;
+}
+
 /**
  * The fast paths of a kind shown as stored (teams) — GET from memory, repeated so the hot path
  * answers; LIST whole and in pages; kubectl; a watch that selects nothing — on values damaged
@@ -154,9 +162,7 @@ function damagedTeams(name: string): Array<[string, Buffer]> {
 describe("the stored-bytes fast paths check a stored value before sending it (SQLite, cached)", () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer();
-    const ok = await server.request("POST", `${GROUP_PATH}/teams`, { body: { metadata: { name: "fine" }, spec: {} } });
-    assert.equal(ok.status, 201, ok.text);
+    server = await serverWithAFineTeam();
   });
   after(() => server.stop());
 
@@ -312,9 +318,7 @@ function oddTeams(name: string): Array<[string, Buffer]> {
 describe("the stored-bytes fast paths and the decoding path agree on every stored value", () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer();
-    const ok = await server.request("POST", `${GROUP_PATH}/teams`, { body: { metadata: { name: "fine" }, spec: {} } });
-    assert.equal(ok.status, 201, ok.text);
+    server = await serverWithAFineTeam();
   });
   after(() => server.stop());
 
