@@ -4,10 +4,8 @@
  * RESOURCE_EXHAUSTED and RST_STREAM CANCEL; and watch messages of many DATA frames are joined once.
  */
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
 import { afterEach, describe, mock, test } from "node:test";
-import protobuf from "protobufjs";
+import { encodeAs, WatchResponse } from "../../testing/etcd-rpc-proto.js";
 import { rawPeer, TRAILERS_ONLY } from "../../testing/raw-h2-peer.js";
 import { CallDeadlines } from "./call-deadlines.js";
 import { etcdClientOptions } from "./etcd-storage.js";
@@ -193,10 +191,7 @@ describe("watch messages spread over many DATA frames", () => {
   });
 });
 
-const etcd3Dir = dirname(createRequire(import.meta.url).resolve("etcd3/package.json"));
-const root = new protobuf.Root().loadSync(join(etcd3Dir, "proto", "rpc.proto"), { keepCase: true });
-const WatchResponse = root.lookupType("etcdserverpb.WatchResponse");
-const CREATED = Buffer.from(WatchResponse.encode(WatchResponse.fromObject({ created: true })).finish());
+const CREATED = encodeAs(WatchResponse, { created: true });
 
 /** Every stream is created, then ends at once on a message over the limit (etcd sends it again on every restart). */
 class OversizedEveryTime implements WatchStreamKv {

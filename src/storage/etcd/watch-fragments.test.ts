@@ -5,22 +5,15 @@
  * client of the test's own; message-limit-etcd.test.ts has a real etcd split a response.
  */
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
 import { afterEach, describe, mock, test } from "node:test";
-import protobuf from "protobufjs";
-import type { WatchEvent } from "../interface.js";
+import { encodeAs, WatchRequest, WatchResponse } from "../../testing/etcd-rpc-proto.js";
+import { RecordedStream, settle, watchDelivering } from "../../testing/watch-stream-stand-in.js";
 import type { BidiHandlers } from "./grpc-bidi.js";
 import { CODE_UNAVAILABLE } from "./grpc-unary.js";
 import { EtcdRequestError } from "./kv-calls.js";
-import { EtcdWatchStream, type WatchStreamKv } from "./watch-stream.js";
+import type { WatchStreamKv } from "./watch-stream.js";
 
-const etcd3Dir = dirname(createRequire(import.meta.url).resolve("etcd3/package.json"));
-const root = new protobuf.Root().loadSync(join(etcd3Dir, "proto", "rpc.proto"), { keepCase: true });
-const WatchRequest = root.lookupType("etcdserverpb.WatchRequest");
-const WatchResponse = root.lookupType("etcdserverpb.WatchResponse");
-const encode = (message: object): Buffer =>
-  Buffer.from(WatchResponse.encode(WatchResponse.fromObject(message)).finish());
+const encode = (message: object): Buffer => encodeAs(WatchResponse, message);
 
 const CREATED = encode({ created: true });
 /** A response (or a part of one) with puts of `keys` at their revisions. */
@@ -34,30 +27,18 @@ const response = (puts: Array<[string, number]>, fragment: boolean): Buffer =>
     })),
   });
 
-interface Opened {
-  readonly handlers: BidiHandlers;
-  readonly written: Buffer[];
-}
-
 /** Streams that stay open until the test ends them. */
 class OpenStreams implements WatchStreamKv {
-  readonly opened: Opened[] = [];
-  async openStream(_path: string, handlers: BidiHandlers) {
-    const stream: Opened = { handlers, written: [] };
+  readonly opened: RecordedStream[] = [];
+  async openStream(_path: string, handlers: BidiHandlers): Promise<RecordedStream> {
+    const stream = new RecordedStream(handlers);
     this.opened.push(stream);
-    return {
-      write: (m: Uint8Array) => {
-        stream.written.push(Buffer.from(m));
-      },
-      cancel() {},
-    };
+    return stream;
   }
   forgetToken(): void {}
 }
 
-const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-function createRequestOf(stream: Opened) {
+function createRequestOf(stream: RecordedStream) {
   const req = WatchRequest.toObject(WatchRequest.decode(stream.written[0]!), { longs: Number }) as {
     create_request: { start_revision?: number; fragment?: boolean };
   };
@@ -66,13 +47,7 @@ function createRequestOf(stream: Opened) {
 
 function watching() {
   const kv = new OpenStreams();
-  const delivered: Array<[string[], number]> = [];
-  const watch = new EtcdWatchStream(kv, "/r/", 10, {
-    onResponse: (events: WatchEvent[], revision) => delivered.push([events.map((e) => e.kv.key), revision]),
-    onCompacted: () => assert.fail("not compacted"),
-    onWarning: () => {},
-  });
-  return { kv, delivered, watch };
+  return { kv, ...watchDelivering(kv) };
 }
 
 describe("the etcd watch stream and responses etcd splits", () => {

@@ -4,22 +4,10 @@
  * decoded by them.
  */
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
 import { describe, test } from "node:test";
-import protobuf from "protobufjs";
+import { Event, encodeAs, WatchRequest, WatchResponse } from "../../testing/etcd-rpc-proto.js";
 import type { WatchEvent } from "../interface.js";
 import { encodeWatchCreate, WatchResponseDecoder } from "./watch-response.js";
-
-const etcd3Dir = dirname(createRequire(import.meta.url).resolve("etcd3/package.json"));
-// keepCase: the proto's own field names (etcd3 loads them so too).
-const root = new protobuf.Root().loadSync(join(etcd3Dir, "proto", "rpc.proto"), { keepCase: true });
-const WatchResponse = root.lookupType("etcdserverpb.WatchResponse");
-const WatchRequest = root.lookupType("etcdserverpb.WatchRequest");
-const Event = root.lookupType("mvccpb.Event");
-
-const encode = (type: protobuf.Type, message: object): Buffer =>
-  Buffer.from(type.encode(type.fromObject(message)).finish());
 
 const header = (revision: number) => ({
   cluster_id: "14841639068965178418",
@@ -44,7 +32,7 @@ const keyValue = (key: string, value: string, createRevision: number, modRevisio
 
 describe("etcd WatchResponse decoder", () => {
   test("puts: a creation without prev_kv, an update with it; the header's revision", () => {
-    const message = encode(WatchResponse, {
+    const message = encodeAs(WatchResponse, {
       header: header(12),
       watch_id: 0,
       events: [
@@ -68,7 +56,7 @@ describe("etcd WatchResponse decoder", () => {
   });
 
   test("a delete is the last value at the deletion's revision; without prev_kv it is left out but counted", () => {
-    const message = encode(WatchResponse, {
+    const message = encodeAs(WatchResponse, {
       header: header(21),
       events: [
         { type: "Delete", kv: { key: Buffer.from("/r/a"), mod_revision: 20 }, prev_kv: kv("/r/a", "last", 5, 19, 3) },
@@ -83,7 +71,7 @@ describe("etcd WatchResponse decoder", () => {
   });
 
   test("keys outside the prefix are not built, but count and move the last event's revision", () => {
-    const message = encode(WatchResponse, {
+    const message = encodeAs(WatchResponse, {
       header: header(33),
       events: [
         { type: "Put", kv: kv("/s/x", "1", 30, 30) },
@@ -99,7 +87,7 @@ describe("etcd WatchResponse decoder", () => {
   });
 
   test("a progress notification: a header and no events", () => {
-    const res = new WatchResponseDecoder(Buffer.from("")).decode(encode(WatchResponse, { header: header(40) }));
+    const res = new WatchResponseDecoder(Buffer.from("")).decode(encodeAs(WatchResponse, { header: header(40) }));
     assert.equal(res.eventCount, 0);
     assert.equal(res.lastEventRevision, 0);
     assert.deepEqual(res.events, []);
@@ -108,16 +96,16 @@ describe("etcd WatchResponse decoder", () => {
 
   test("creation, compaction and cancellation", () => {
     const decoder = new WatchResponseDecoder(Buffer.from(""));
-    const created = decoder.decode(encode(WatchResponse, { header: header(50), watch_id: 7, created: true }));
+    const created = decoder.decode(encodeAs(WatchResponse, { header: header(50), watch_id: 7, created: true }));
     assert.equal(created.created, true);
     assert.equal(created.watchId, 7);
     const compacted = decoder.decode(
-      encode(WatchResponse, { header: header(50), watch_id: 7, canceled: true, compact_revision: 45 }),
+      encodeAs(WatchResponse, { header: header(50), watch_id: 7, canceled: true, compact_revision: 45 }),
     );
     assert.equal(compacted.compactRevision, 45);
     assert.equal(compacted.canceled, true);
     const canceled = decoder.decode(
-      encode(WatchResponse, { header: header(51), canceled: true, cancel_reason: "etcdserver: permission denied" }),
+      encodeAs(WatchResponse, { header: header(51), canceled: true, cancel_reason: "etcdserver: permission denied" }),
     );
     assert.equal(canceled.canceled, true);
     assert.equal(canceled.cancelReason, "etcdserver: permission denied");
@@ -126,7 +114,7 @@ describe("etcd WatchResponse decoder", () => {
 
   test("revisions past 2^28 and 2^32; UTF-8 keys; an empty value", () => {
     const big = 2 ** 40 + 3;
-    const message = encode(WatchResponse, {
+    const message = encodeAs(WatchResponse, {
       header: header(big),
       events: [
         { type: "Put", kv: kv("/r/é", "x", 2 ** 28 + 1, 2 ** 32 + 5) },
@@ -144,15 +132,15 @@ describe("etcd WatchResponse decoder", () => {
   test("fields in any order (a message may be sent in pieces, which protobuf merges)", () => {
     // An Event whose prev_kv comes before its kv and its type after both: two encoded parts.
     const event = Buffer.concat([
-      encode(Event, { prev_kv: kv("/r/a", "old", 3, 4) }),
-      encode(Event, { kv: { key: Buffer.from("/r/a"), mod_revision: 9 } }),
-      encode(Event, { type: "Delete" }),
+      encodeAs(Event, { prev_kv: kv("/r/a", "old", 3, 4) }),
+      encodeAs(Event, { kv: { key: Buffer.from("/r/a"), mod_revision: 9 } }),
+      encodeAs(Event, { type: "Delete" }),
     ]);
     // The events field (11, length-delimited) before the header (1).
     const message = Buffer.concat([
       Buffer.from([(11 << 3) | 2, event.length]),
       event,
-      encode(WatchResponse, { header: header(9) }),
+      encodeAs(WatchResponse, { header: header(9) }),
     ]);
     const res = new WatchResponseDecoder(Buffer.from("/r/")).decode(message);
     const prev = keyValue("/r/a", "old", 3, 4);
@@ -161,7 +149,10 @@ describe("etcd WatchResponse decoder", () => {
   });
 
   test("values are copies: the gRPC message's buffer is not kept", () => {
-    const message = encode(WatchResponse, { header: header(3), events: [{ type: "Put", kv: kv("/k", "abc", 3, 3) }] });
+    const message = encodeAs(WatchResponse, {
+      header: header(3),
+      events: [{ type: "Put", kv: kv("/k", "abc", 3, 3) }],
+    });
     const res = new WatchResponseDecoder(Buffer.from("")).decode(message);
     message.fill(0);
     assert.equal(res.events[0]!.kv.value.toString(), "abc");
@@ -170,14 +161,14 @@ describe("etcd WatchResponse decoder", () => {
 
   test("a part of a fragmented response says so; the last part (and any unsplit response) does not", () => {
     const part = (fragment: boolean) =>
-      encode(WatchResponse, { header: header(7), fragment, events: [{ type: "Put", kv: kv("/k", "v", 7, 7) }] });
+      encodeAs(WatchResponse, { header: header(7), fragment, events: [{ type: "Put", kv: kv("/k", "v", 7, 7) }] });
     const decoder = new WatchResponseDecoder(Buffer.from(""));
     assert.equal(decoder.decode(part(true)).fragment, true);
     assert.equal(decoder.decode(part(false)).fragment, false);
   });
 
   test("a value and its previous value are each in a buffer of exactly their size (no shared pool slab kept alive)", () => {
-    const message = encode(WatchResponse, {
+    const message = encodeAs(WatchResponse, {
       header: header(5),
       events: [{ type: "Put", kv: kv("/k", "new value", 3, 5, 2), prev_kv: kv("/k", "old", 3, 3) }],
     });

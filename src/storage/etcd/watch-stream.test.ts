@@ -5,34 +5,14 @@
  * Driven by a client of the test's own, to put the end exactly there.
  */
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
 import { afterEach, describe, mock, test } from "node:test";
-import protobuf from "protobufjs";
-import type { WatchEvent } from "../interface.js";
+import { encodeAs, WatchRequest, WatchResponse } from "../../testing/etcd-rpc-proto.js";
+import { RecordedStream, settle, watchDelivering } from "../../testing/watch-stream-stand-in.js";
 import type { BidiHandlers } from "./grpc-bidi.js";
 import { CODE_UNAVAILABLE, transportReason } from "./grpc-unary.js";
 import { ErrorCode } from "./h2/frames.js";
 import { EtcdRequestError } from "./kv-calls.js";
 import { EtcdWatchStream, type WatchStreamKv } from "./watch-stream.js";
-
-const etcd3Dir = dirname(createRequire(import.meta.url).resolve("etcd3/package.json"));
-const root = new protobuf.Root().loadSync(join(etcd3Dir, "proto", "rpc.proto"), { keepCase: true });
-const WatchRequest = root.lookupType("etcdserverpb.WatchRequest");
-const WatchResponse = root.lookupType("etcdserverpb.WatchResponse");
-
-/** A stream as the client hands it over: what was written on it, and whether it was cancelled. */
-class RecordedStream {
-  readonly written: Buffer[] = [];
-  cancels = 0;
-  constructor(readonly handlers: BidiHandlers) {}
-  write(message: Uint8Array): void {
-    this.written.push(Buffer.from(message));
-  }
-  cancel(): void {
-    this.cancels++;
-  }
-}
 
 /** An etcd client whose first stream ends before it is handed over; the later ones stay open. */
 class EndsFirstStreamEarly implements WatchStreamKv {
@@ -48,9 +28,6 @@ class EndsFirstStreamEarly implements WatchStreamKv {
   }
   forgetToken(): void {}
 }
-
-/** Lets the promise callbacks run (setImmediate is not among the mocked timers). */
-const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The start revision of the watch a stream created (its one WatchRequest). */
 function startRevisionOf(stream: RecordedStream): number[] {
@@ -71,7 +48,7 @@ const putAt = (key: string, revision: number): Buffer => {
     version: 1,
   };
   const message = { header: { revision }, watch_id: 0, events: [{ type: "PUT", kv }] };
-  return Buffer.from(WatchResponse.encode(WatchResponse.fromObject(message)).finish());
+  return encodeAs(WatchResponse, message);
 };
 
 describe("the etcd watch stream when a stream ends before it is handed over", () => {
@@ -80,12 +57,7 @@ describe("the etcd watch stream when a stream ends before it is handed over", ()
   test("cancels it, opens exactly one new stream that resumes the watch, and delivers only from that one", async () => {
     mock.timers.enable({ apis: ["setTimeout"] });
     const kv = new EndsFirstStreamEarly();
-    const delivered: Array<[string[], number]> = [];
-    const watch = new EtcdWatchStream(kv, "/r/", 10, {
-      onResponse: (events: WatchEvent[], revision) => delivered.push([events.map((e) => e.kv.key), revision]),
-      onCompacted: () => assert.fail("not compacted"),
-      onWarning: () => {},
-    });
+    const { watch, delivered } = watchDelivering(kv);
     watch.start();
     await settle();
     const [early] = kv.opened;
