@@ -15,7 +15,7 @@ import type { KeyValue } from "../storage/interface.js";
 import { resourcePrefix } from "./keys.js";
 import { apiVersionOf, type ResourceType } from "./resource-type.js";
 import type { Store } from "./store.js";
-import { undecodableReason } from "./undecodable.js";
+import { decodeOrReason } from "./undecodable.js";
 
 /** One object's stored value does not decode (a 500 InternalError that says so). */
 export class CorruptObjectError extends ApiError {
@@ -38,25 +38,10 @@ export function decodeOrCorrupt(
   gr: GroupResource,
   name: string,
 ): KubeObject {
-  let obj: KubeObject | undefined;
-  try {
-    obj = decode(kv);
-  } catch {
-    // Reported below with fixed wording: a parser's message quotes the input.
-  }
-  if (obj && typeof obj.metadata?.name === "string") return obj;
-  throw corruptObject(kv, decode, gr, name);
-}
-
-/** The CorruptObjectError of an undecodable kv, its reason in fixed words (undecodable.ts). */
-export function corruptObject(
-  kv: KeyValue,
-  decode: (kv: KeyValue) => KubeObject,
-  gr: GroupResource,
-  name: string,
-): CorruptObjectError {
-  const why = undecodableReason(kv, decode) ?? "the stored value could not be decoded";
-  return new CorruptObjectError(gr, name, kv.key, why);
+  // The reason in fixed words (undecodable.ts): a parser's message quotes the input.
+  const result = decodeOrReason(kv, decode);
+  if (typeof result !== "string") return result;
+  throw new CorruptObjectError(gr, name, kv.key, result);
 }
 
 /**
