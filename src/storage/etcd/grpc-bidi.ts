@@ -10,7 +10,7 @@ import {
   DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
   frame,
   GrpcStatus,
-  messageTooLarge,
+  MessageTooLargeError,
   transportReason,
 } from "./grpc-unary.js";
 import type { H2Connection } from "./h2/connection.js";
@@ -120,7 +120,7 @@ export class GrpcBidiStream implements StreamHandlers {
     }
     const length = data.readUInt32BE(1);
     if (length > this.maxMessageBytes) {
-      this.fail(messageTooLarge(length, this.maxMessageBytes));
+      this.fail(new MessageTooLargeError(length, this.maxMessageBytes));
       return -1;
     }
     return PREFIX + length;

@@ -15,7 +15,7 @@ import {
   CODE_RESOURCE_EXHAUSTED,
   DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
   frame,
-  messageTooLarge,
+  MessageTooLargeError,
   unaryCall,
 } from "./grpc-unary.js";
 import type { H2Connection } from "./h2/connection.js";
@@ -87,7 +87,7 @@ describe("the etcd client's largest message", () => {
         } else {
           assert.ok("err" in outcome);
           assert.equal(outcome.err.code, CODE_RESOURCE_EXHAUSTED);
-          assert.equal(outcome.err.message, messageTooLarge(length, LIMIT).message);
+          assert.equal(outcome.err.message, new MessageTooLargeError(length, LIMIT).message);
           assert.match(outcome.err.message, new RegExp(`${length} bytes, over the limit of ${LIMIT}`));
           await until(() => resets.length > 0);
           assert.deepEqual(resets, [ErrorCode.CANCEL], "the stream is reset with CANCEL");
@@ -200,7 +200,7 @@ class OversizedEveryTime implements WatchStreamKv {
     this.opened++;
     setImmediate(() => {
       handlers.onMessage(CREATED);
-      handlers.onEnd(messageTooLarge(2 ** 32 - 1, LIMIT));
+      handlers.onEnd(new MessageTooLargeError(2 ** 32 - 1, LIMIT));
     });
     return { write() {}, cancel() {} };
   }
@@ -283,7 +283,7 @@ describe("the watch stream's backoff after a stream that was healthy", () => {
     const settle = async () => {
       for (let i = 0; i < 3; i++) await new Promise<void>((resolve) => setImmediate(resolve));
     };
-    const lose = () => kv.handlers.at(-1)!.onEnd(messageTooLarge(2 ** 32 - 1, LIMIT));
+    const lose = () => kv.handlers.at(-1)!.onEnd(new MessageTooLargeError(2 ** 32 - 1, LIMIT));
     mock.method(console, "warn", () => {});
     try {
       watch.start();

@@ -37,7 +37,11 @@ const GRPC_PREFIX = 5;
  */
 export const DEFAULT_MAX_RECEIVE_MESSAGE_BYTES = 64 << 20;
 
-/** A message over the client's limit: refused as grpc does (RESOURCE_EXHAUSTED). */
+/**
+ * A message over the client's limit: refused as grpc does (RESOURCE_EXHAUSTED). Its own class:
+ * etcd answers RESOURCE_EXHAUSTED too, for other reasons ("too many requests", "database space
+ * exceeded"), which a smaller page would not cure.
+ */
 export class MessageTooLargeError extends EtcdRequestError {
   constructor(
     /** The message's length, as its prefix said. */
@@ -50,14 +54,6 @@ export class MessageTooLargeError extends EtcdRequestError {
       CODE_RESOURCE_EXHAUSTED,
     );
   }
-}
-
-/**
- * A message over the limit. Its own class: etcd answers RESOURCE_EXHAUSTED too, for other reasons
- * ("too many requests", "database space exceeded"), which a smaller page would not cure.
- */
-export function messageTooLarge(length: number, max: number): MessageTooLargeError {
-  return new MessageTooLargeError(length, max);
 }
 
 /** The answer's message, or the error and whether the request may have been applied. */
@@ -163,7 +159,7 @@ export function unaryCall(call: UnaryCall): Promise<UnaryOutcome> {
           const head = chunks.length === 1 ? chunk : Buffer.concat(chunks);
           const length = head.readUInt32BE(1);
           if (length > call.maxMessageBytes) {
-            refused = messageTooLarge(length, call.maxMessageBytes);
+            refused = new MessageTooLargeError(length, call.maxMessageBytes);
             chunks.length = 0;
             stream?.reset(ErrorCode.CANCEL);
           }
