@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { setFlagsFromString } from "node:v8";
 import { accessWriteBarrier } from "../auth/access-write-barrier.js";
 import { bootstrapAdmin, writeAdminKubeconfig } from "../auth/bootstrap.js";
 import { IdentityIndex } from "../auth/identity-index.js";
@@ -23,6 +24,7 @@ import { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import { DEFAULT_SHUTDOWN_GRACE_SECONDS, type RunningServer, type ServerConfig } from "./config.js";
 import { assembleControllers } from "./controllers-assembly.js";
 import { startGateway } from "./gateway-wiring.js";
+import { tuneGarbageCollector } from "./gc-tuning.js";
 import { reportInformerOutage } from "./informer-outage-report.js";
 import { loadKeys } from "./keys.js";
 import { assembleRegistry } from "./registry-assembly.js";
@@ -38,6 +40,7 @@ export type { RunningServer, ServerConfig } from "./config.js";
  */
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
   const dataDir = resolve(config.dataDir);
+  tuneGarbageCollector(process.execArgv, setFlagsFromString);
   // First: a range that does not parse stops the start before anything is opened.
   const trustedProxies = new TrustedProxies(config.trustedProxies);
   const { tls, caPem, cipher, signer } = await loadKeys(config, dataDir);
