@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { Socket } from "node:net";
 import { afterEach, beforeEach, describe, mock, test } from "node:test";
-import { SocketOutput } from "./output.js";
+import { FLUSH_AT_BYTES, SocketOutput } from "./output.js";
 
 /** A socket that keeps what is written to it, one entry per write. */
 function recordingSocket(): { socket: Socket; writes: string[] } {
@@ -14,7 +14,9 @@ function recordingSocket(): { socket: Socket; writes: string[] } {
   return { socket, writes };
 }
 
-const tick = () => new Promise<void>((resolve) => process.nextTick(resolve));
+/** The end of this turn of the event loop (after its poll phase's callbacks, when immediates run). */
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+const nextTick = () => new Promise<void>((resolve) => process.nextTick(resolve));
 
 describe("SocketOutput", () => {
   beforeEach(() => mock.timers.enable({ apis: ["setTimeout"] }));
@@ -27,6 +29,33 @@ describe("SocketOutput", () => {
     out.emit(Buffer.from("b"));
     await tick();
     assert.deepEqual(writes, ["ab"]);
+  });
+
+  test("frames emitted in later ticks of the same turn of the loop (other requests' callbacks) go out with them", async () => {
+    const { socket, writes } = recordingSocket();
+    const out = new SocketOutput(socket);
+    out.emit(Buffer.from("a"));
+    await nextTick();
+    out.emit(Buffer.from("b"));
+    await nextTick();
+    assert.deepEqual(writes, [], "nothing written before the turn ends");
+    out.emit(Buffer.from("c"));
+    await tick();
+    assert.deepEqual(writes, ["abc"]);
+  });
+
+  test(`a queue of ${FLUSH_AT_BYTES} bytes or more is written at once`, async () => {
+    const { socket, writes } = recordingSocket();
+    const out = new SocketOutput(socket);
+    out.emit(Buffer.alloc(FLUSH_AT_BYTES - 1, "x"));
+    assert.equal(writes.length, 0);
+    out.emit(Buffer.from("y"));
+    assert.equal(writes.join("").length, FLUSH_AT_BYTES, "written without waiting for the turn to end");
+    const written = writes.length;
+    out.emit(Buffer.from("z"));
+    assert.equal(writes.length, written, "what follows waits for the end of the turn again");
+    await tick();
+    assert.deepEqual(writes.slice(written), ["z"]);
   });
 
   test("a frame that may wait rides on the next write", async () => {
