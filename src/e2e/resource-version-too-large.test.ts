@@ -192,3 +192,33 @@ for (const store of ["SQLite", "etcd"] as const) {
     });
   });
 }
+
+/**
+ * kubectl on the 504: client-go retries it (Retry-After: 1, up to 10 times, as against
+ * kube-apiserver), then reports kube's message. A short wait keeps those retries short.
+ */
+describe("resourceVersion ahead of the store, through kubectl", () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ freshnessWaitMs: 50 });
+  });
+  after(() => server?.stop());
+
+  it("kubectl get --raw of an object at a resourceVersion never reached fails with kube's Timeout", async () => {
+    const made = await server.request("POST", `${GROUP_PATH}/teams`, {
+      body: { apiVersion: "management.platform/v1", kind: "Team", metadata: { name: "never" }, spec: {} },
+    });
+    assert.equal(made.status, 201, made.text);
+    const ahead = Number(made.json.metadata.resourceVersion) + 1000;
+    const path = `${API_PREFIX}/apis/management.platform/v1/teams/never?resourceVersion=${ahead}`;
+    const res = await kubectl(server.kubeconfig(), ["get", "--raw", path]);
+    assert.equal(res.code, 1, res.stdout);
+    assert.match(
+      res.stderr,
+      new RegExp(`^Error from server \\(Timeout\\): Timeout: Too large resource version: ${ahead}, current: \\d+\\n$`),
+    );
+    const bad = await kubectl(server.kubeconfig(), ["get", "--raw", path.replace(String(ahead), "abc")]);
+    assert.equal(bad.code, 1, bad.stdout);
+    assert.equal(bad.stderr, 'Error from server (BadRequest): invalid resourceVersion "abc"\n');
+  });
+});
