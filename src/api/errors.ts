@@ -260,7 +260,7 @@ export const errors = {
     return e;
   },
   /**
-   * A list or watch at a resourceVersion the store has not reached (after waiting for it), as
+   * A GET, list or watch at a resourceVersion the store has not reached (after waiting for it), as
    * kube-apiserver's storage.NewTooLargeResourceVersionError: 504 Timeout with a cause the
    * reflectors of client-go recognise, and Retry-After.
    */

@@ -27,7 +27,7 @@ export interface ServerConfig extends OperationsConfig, AuditOptions {
   encryptionKeyFile?: string;
   bootstrapKey?: string;
   bookmarkIntervalMs?: number;
-  /** How long a list or watch at a resourceVersion ahead of the store waits before 504 (default 3 s, as kube). */
+  /** How long a GET, list or watch at a resourceVersion ahead of the store waits before 504 (default 3 s, as kube). */
   freshnessWaitMs?: number;
   /** Longest lifetime of a direct cluster endpoint token. */
   maxTokenTtlSeconds?: number;

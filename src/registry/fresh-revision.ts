@@ -1,14 +1,43 @@
 import { errors } from "../api/errors.js";
 import type { Storage } from "../storage/interface.js";
+import { parseResourceVersion } from "./codec.js";
 
 /** How long kube-apiserver's watch cache waits for a revision it has not seen yet (waitUntilFreshAndBlock). */
 const DEFAULT_FRESHNESS_WAIT_MS = 3000;
 const POLL_MS = 25;
 
 /**
+ * A client's resourceVersion as a revision: undefined when absent or empty, 400 BadRequest for
+ * anything but digits. One answer for a GET, a list and a watch (kube-apiserver's watch cache
+ * returns its parse error unconverted, which becomes a 500: a client's mistake is a 400 here).
+ */
+export function requestedRevision(resourceVersion: string | undefined): number | undefined {
+  try {
+    return parseResourceVersion(resourceVersion);
+  } catch {
+    throw errors.badRequest(`invalid resourceVersion "${resourceVersion}"`);
+  }
+}
+
+/**
+ * A read "not older than" resourceVersion (a GET or a list with resourceVersion N, a watch from
+ * N): waits for N when given (awaitRevision). Undefined, and no promise made, when there is
+ * nothing to wait for — unset (most recent) or "0" (any: the current state will do) — so the
+ * ordinary read pays nothing for it. 400 at once for a resourceVersion that is not a number.
+ */
+export function awaitNotOlderThan(
+  storage: Storage,
+  resourceVersion: string | undefined,
+  waitMs?: number,
+): Promise<void> | undefined {
+  const rv = requestedRevision(resourceVersion);
+  return rv ? awaitRevision(storage, rv, waitMs) : undefined;
+}
+
+/**
  * Waits until the store has reached `revision` (another replica or a write in flight may be about
  * to commit it), at most `waitMs`; then answers 504 "Too large resource version" with Retry-After,
- * as kube-apiserver does for a list or watch from a resourceVersion ahead of its cache.
+ * as kube-apiserver does for a GET, list or watch from a resourceVersion ahead of its cache.
  */
 export async function awaitRevision(
   storage: Storage,

@@ -22,6 +22,11 @@ export interface WriteOptions {
   bodyOwned?: boolean;
 }
 
+/** A GET of one object: kube's GetOptions (resourceVersion unset: most recent; "0": any; N: not older than N). */
+export interface GetOptions {
+  resourceVersion?: string;
+}
+
 export interface ListOptions {
   labelSelector?: string;
   fieldSelector?: string;

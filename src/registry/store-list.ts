@@ -2,10 +2,9 @@ import { errors } from "../api/errors.js";
 import type { ListMeta } from "../api/object.js";
 import { isStorageError } from "../storage/errors.js";
 import type { KeyValue, Storage } from "../storage/interface.js";
-import { parseResourceVersion } from "./codec.js";
 import { continueTokenExpired, decodeContinue, encodeContinue } from "./continue-token.js";
 import type { ObjectFilter } from "./filter.js";
-import { awaitRevision } from "./fresh-revision.js";
+import { awaitNotOlderThan, awaitRevision, requestedRevision } from "./fresh-revision.js";
 import type { ListOptions } from "./options.js";
 
 /**
@@ -86,12 +85,7 @@ async function chooseListRevision(
       `resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`,
     );
   }
-  let rv: number | undefined;
-  try {
-    rv = parseResourceVersion(options.resourceVersion);
-  } catch {
-    throw errors.badRequest(`invalid resourceVersion "${options.resourceVersion}"`);
-  }
+  const rv = requestedRevision(options.resourceVersion);
   if (options.continue) {
     if (options.resourceVersion && options.resourceVersion !== "0") {
       throw errors.badRequest("specifying resource version is not allowed when using continue");
@@ -110,9 +104,7 @@ async function chooseListRevision(
     await awaitRevision(storage, rv!, options.freshnessWaitMs);
     return { revision: rv! };
   }
-  if (rv !== undefined && rv > 0) {
-    // NotOlderThan (explicit or the legacy default): any state at least as new as rv; the current one is.
-    await awaitRevision(storage, rv, options.freshnessWaitMs);
-  }
+  // NotOlderThan (explicit or the legacy default): any state at least as new as rv; the current one is.
+  await awaitNotOlderThan(storage, options.resourceVersion, options.freshnessWaitMs);
   return { revision: 0 };
 }

@@ -5,7 +5,7 @@ import type { KeyValue, WatchEvent } from "../storage/interface.js";
 import { parseResourceVersion } from "./codec.js";
 import { deletedIdentity } from "./corrupt-object.js";
 import type { ObjectFilter } from "./filter.js";
-import { awaitRevision } from "./fresh-revision.js";
+import { awaitNotOlderThan, requestedRevision } from "./fresh-revision.js";
 import { collectionPrefix } from "./keys.js";
 import type { WatchOptions } from "./options.js";
 import { servesStoredBytes } from "./raw-read.js";
@@ -71,11 +71,7 @@ function checkWatchOptions(options: WatchOptions): void {
       },
     ]);
   }
-  try {
-    parseResourceVersion(options.resourceVersion);
-  } catch {
-    throw errors.badRequest(`invalid resourceVersion "${options.resourceVersion}"`);
-  }
+  requestedRevision(options.resourceVersion);
 }
 
 /**
@@ -96,7 +92,7 @@ export async function watchStore(
   const filter = store.filter(ctx, options.labelSelector, options.fieldSelector);
   const rv = parseResourceVersion(options.resourceVersion);
   // A watch from a revision the store has not reached would stay silent: wait a moment, then 504.
-  if (rv !== undefined && rv > 0) await awaitRevision(store.storage, rv, options.freshnessWaitMs);
+  await awaitNotOlderThan(store.storage, options.resourceVersion, options.freshnessWaitMs);
   const wantsInitial =
     options.sendInitialEvents === true || (options.sendInitialEvents === undefined && (rv === undefined || rv === 0));
   let closed = false;

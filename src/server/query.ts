@@ -3,6 +3,7 @@ import { kubeBool } from "../api/request-verb.js";
 import type {
   DeleteOptions,
   FieldValidation,
+  GetOptions,
   ListOptions,
   PropagationPolicy,
   WatchOptions,
@@ -111,6 +112,10 @@ function validateDryRun(values: unknown[]): FieldError[] {
 function productToken(userAgent: string | undefined): string {
   const token = (userAgent ?? "").split("/")[0]?.split(" ")[0]?.trim();
   return token ? token.slice(0, MAX_FIELD_MANAGER_LENGTH) : "unknown";
+}
+
+export function getOptions(q: Query): GetOptions {
+  return { resourceVersion: one(q, "resourceVersion") };
 }
 
 export function listOptions(q: Query): ListOptions {

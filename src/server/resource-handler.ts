@@ -29,7 +29,7 @@ export interface ResourceHandlerDeps {
   /** Keyed `plural/subresource`; the method is checked by the handler itself. */
   subresources: Map<string, SubresourceHandler>;
   bookmarkIntervalMs: number;
-  /** How long a list or watch waits for a resourceVersion ahead of the store before 504. */
+  /** How long a GET, list or watch waits for a resourceVersion ahead of the store before 504. */
   freshnessWaitMs?: number;
   watchStreams: WatchStreams;
 }

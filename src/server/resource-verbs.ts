@@ -3,13 +3,14 @@ import { errors, fieldError } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import type { RequestAttributes } from "../authz/contract.js";
 import { writtenJsonBytes } from "../registry/codec.js";
+import { awaitNotOlderThan } from "../registry/fresh-revision.js";
 import type { RequestContext } from "../registry/request-context.js";
 import type { Verb } from "../registry/resource-type.js";
 import { watchStore } from "../registry/store-watch.js";
 import { IGNORE_STORE_READ_ERROR } from "../registry/unsafe-delete.js";
 import { decodeObjectBody, decodePatchBody } from "./body.js";
 import type { ResponseFormat } from "./negotiation.js";
-import { deleteOptions, isWatch, listOptions, type Query, watchOptions, writeOptions } from "./query.js";
+import { deleteOptions, getOptions, isWatch, listOptions, type Query, watchOptions, writeOptions } from "./query.js";
 import { shownEvents, shownItems, shownOrNotFound } from "./reader-filter.js";
 import type { ResourceHandlerDeps } from "./resource-handler.js";
 import type { ResourcePath } from "./resource-path.js";
@@ -42,7 +43,11 @@ export interface VerbCall {
  */
 export const VERB_HANDLERS: Record<Verb, (call: VerbCall) => Promise<unknown>> = {
   async get(call) {
-    const { path, ctx } = await begin(call, "get");
+    const { path, ctx, deps } = await begin(call, "get");
+    // Not older than resourceVersion: one ahead of the store is waited for, then 504, as for a
+    // list. Nothing to wait for (the usual GET) makes no promise.
+    const fresh = awaitNotOlderThan(path.store.storage, getOptions(call.query).resourceVersion, deps.freshnessWaitMs);
+    if (fresh) await fresh;
     const filter = path.rt.readerFilter?.(ctx.user);
     const bytes =
       call.format.encoding === "json" && !call.table && !filter

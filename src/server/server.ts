@@ -50,7 +50,7 @@ export interface ApiServerDeps {
   /** The token signing keys, served at /.well-known/jwks.json. */
   jwks: () => unknown;
   bookmarkIntervalMs: number;
-  /** How long a list or watch at a resourceVersion ahead of the store waits before 504. */
+  /** How long a GET, list or watch at a resourceVersion ahead of the store waits before 504. */
   freshnessWaitMs?: number;
   watchStreams: WatchStreams;
   /** The server's JSON logger (request-log.ts createLogger), shared with the controllers. */
