@@ -56,7 +56,8 @@ function rawBytes(rt: ResourceType, kv: MemoryRead): Buffer | null | undefined {
  * then shared by every GET of that version. A version never changes (a write makes a new
  * KeyValue), so each is checked once — on its first serve, not when it enters the watch cache: a
  * server starting with many objects would otherwise parse every one before answering, most of
- * them never read (docs/performance.md, "Checking stored bytes"). Splicing per read allocated and
+ * them never read (docs/performance.md, "Checking stored bytes"); after a fill they are checked
+ * in the background instead, in small slices (stored-bytes-precheck.ts). Splicing per read allocated and
  * copied the whole object each time, a good part of a GET's garbage. The entry goes with the
  * version: a WeakMap holds nothing alive. The price: an object read since its last write is in
  * memory twice (stored and answered bytes) while that version is current.
@@ -71,6 +72,16 @@ export function sendableAsStored(rt: ResourceType, kv: KeyValue): boolean {
     versions.set(kv, known);
   }
   return known !== false;
+}
+
+/**
+ * What is known of this version without checking it: whether its stored bytes may be sent
+ * (true/false), or undefined when nothing has checked it yet. For tests and measurements of when
+ * the check runs (stored-bytes-precheck.ts).
+ */
+export function storedBytesVerdict(kv: KeyValue): boolean | undefined {
+  const known = versions.get(kv);
+  return known === undefined ? undefined : known !== false;
 }
 
 /** The answer to a GET of this version: its bytes with the resourceVersion spliced in; undefined when the decoding path must answer. */
