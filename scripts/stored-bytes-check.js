@@ -217,7 +217,9 @@ if (mode === "micro") {
       `objects ${all.items.length}: start ${Math.round(startMs)} ms, cache filled +${Math.round(fillMs)} ms, ` +
         (later > 0 ? `first LIST ${later} ms after, ` : "") +
         `raw LIST ms ${lists.join(", ")}` +
-        (checkedMs === undefined ? "" : `, background check done ${Math.round(checkedMs - startMs)} ms after listening`) +
+        (checkedMs === undefined
+          ? ""
+          : `, background check done ${Math.round(checkedMs - startMs)} ms after listening`) +
         (eagerMs === undefined ? "" : `, checking every version at once ${eagerMs} ms`),
     );
   }
