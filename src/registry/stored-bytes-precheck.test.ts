@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { CachedStorage } from "../storage/cache/cached-storage.js";
 import type { KeyValue } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
+import { flakyStorage } from "../testing/flaky-storage.js";
 import { gadgetKind } from "../testing/gadget-kind.js";
 import { objectKey, registryPartition, resourcePrefix } from "./keys.js";
 import { storedBytesVerdict } from "./raw-read.js";
@@ -25,10 +26,16 @@ const DAMAGED: Record<string, Buffer> = {
 };
 
 async function storeHolding(names: readonly string[]) {
-  const inner = openSqliteStorage(":memory:");
-  for (const name of names) await inner.create(objectKey(rt, undefined, name), good(name));
-  for (const [name, value] of Object.entries(DAMAGED)) await inner.create(objectKey(rt, undefined, name), value);
-  return new CachedStorage(inner, { partition: registryPartition });
+  return (await flakyStoreHolding(names)).storage;
+}
+
+/** The same, and the flaky storage under the cache (its watches can be ended with an error). */
+async function flakyStoreHolding(names: readonly string[]) {
+  const sqlite = openSqliteStorage(":memory:");
+  for (const name of names) await sqlite.create(objectKey(rt, undefined, name), good(name));
+  for (const [name, value] of Object.entries(DAMAGED)) await sqlite.create(objectKey(rt, undefined, name), value);
+  const flaky = flakyStorage(sqlite);
+  return { flaky, storage: new CachedStorage(flaky.storage, { partition: registryPartition }) };
 }
 
 const verdicts = (items: readonly KeyValue[]) =>
@@ -93,6 +100,31 @@ describe("StoredBytesPrecheck", () => {
       await other.idle();
       assert.equal(storedBytesVerdict(replaced), undefined, "a version replaced before its turn is skipped");
       assert.ok(copies.slice(1).every((kv) => storedBytesVerdict(kv) !== undefined));
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it("checks the versions of a new cache made after one broke (its feed ended with an error)", async () => {
+    const { flaky, storage } = await flakyStoreHolding(["a"]);
+    const precheck = new StoredBytesPrecheck([rt]);
+    storage.whenFilled(precheck.filled);
+    try {
+      await storage.prime([resourcePrefix(rt)]);
+      const before = (await storage.list(resourcePrefix(rt))).items;
+      await precheck.idle();
+      flaky.endWatch(undefined, "gadgets");
+      // The next read makes a new cache: a new list, new versions, none checked by a request.
+      await storage.prime([resourcePrefix(rt)]);
+      const { items } = await storage.list(resourcePrefix(rt));
+      assert.ok(
+        items.every((kv) => !before.includes(kv)),
+        "the new cache's versions are new KeyValues",
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+      await precheck.idle();
+      assert.equal(verdicts(items).a, true);
+      assert.equal(verdicts(items).truncated, false);
     } finally {
       await storage.close();
     }
