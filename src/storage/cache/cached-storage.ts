@@ -103,10 +103,15 @@ export class CachedStorage implements Storage {
     for (const [p, cache] of this.caches) this.tellFilled(p, cache);
   }
 
+  /** Caches whose fill the listener heard of: once each, though whenFilled may ask again while one fills. */
+  private readonly told = new WeakSet<ResourceCache>();
+
   private tellFilled(p: string, cache: ResourceCache): void {
     cache.ready.then(
       () => {
-        if (this.fillListener && !cache.failed) this.fillListener(p, cache.list(p, {}).items, (kv) => cache.holds(kv));
+        if (!this.fillListener || cache.failed || this.told.has(cache)) return;
+        this.told.add(cache);
+        this.fillListener(p, cache.list(p, {}).items, (kv) => cache.holds(kv));
       },
       () => {}, // A failed start is reported to its readers (cacheFor's caller).
     );
