@@ -5,8 +5,14 @@
 //   node scripts/stored-bytes-check.js list N [ROUNDS] DIST...   e.g. ... list 10000 3 /tmp/old/dist dist
 //     N Teams in a fresh SQLite data dir; per round and build, a server started on it (a child
 //     process): start → listening, the cache filled, the first in-process raw LIST and the next
-//     ones, and what checking every version at once (as a cache fill would) costs
-import { spawnSync } from "node:child_process";
+//     ones, and what checking every version at once (as a cache fill would) costs. With
+//     FIRST_LIST_AFTER_MS=MS the first LIST comes that long after the start (as a client's would),
+//     and builds with the background check (stored-bytes-precheck.ts) say when it was done.
+//   node scripts/stored-bytes-check.js getdelay N [ROUNDS] DIST
+//     N Teams; a client in its own process GETs one Team (the fast path) one request after the
+//     other while the server checks 10 × N versions in the background, then while it is idle:
+//     the GET's latency during and after (how long the background's slices hold a request)
+import { fork, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -77,6 +83,92 @@ if (mode === "micro") {
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
+} else if (mode === "getdelay") {
+  const [n, roundsArg, dist] = args;
+  const dataDir = mkdtempSync(join(tmpdir(), "stored-bytes-check-"));
+  try {
+    run("fill", dataDir, dist, n);
+    for (let round = 0; round < Number(roundsArg ?? 3); round++) console.log(run("getserver", dataDir, dist).trim());
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+} else if (mode === "getclient") {
+  // Sequential GETs over one keep-alive connection from "start" until "stop"; latencies in ms.
+  const { request, Agent } = await import("node:https");
+  const [url, key, path] = args;
+  const ca = process.env.STORED_BYTES_CHECK_CA;
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const get = () =>
+    new Promise((resolve, reject) => {
+      const t = performance.now();
+      const req = request(new URL(path, url), { ca, agent, headers: { authorization: `Bearer ${key}` } }, (res) => {
+        res.resume();
+        res.on("end", () =>
+          res.statusCode === 200 ? resolve(performance.now() - t) : reject(new Error(`GET ${res.statusCode}`)),
+        );
+      });
+      req.on("error", reject);
+      req.end();
+    });
+  let running = false;
+  process.on("message", async ({ cmd }) => {
+    if (cmd === "stop") running = false;
+    if (cmd !== "start") return;
+    running = true;
+    const latencies = [];
+    while (running) latencies.push(await get());
+    process.send({ latencies });
+  });
+  process.send({ ready: true });
+} else if (mode === "getserver") {
+  const [dataDir, dist] = args;
+  const { startTestServer, GROUP_PATH } = await load(dist, "testing/test-server.js");
+  const server = await startTestServer({ dataDir });
+  const precheck = server.storedBytesPrecheck;
+  await precheck.idle();
+  const prefix = "/registry/management.platform/teams/";
+  const all = (await server.storage.list(prefix)).items;
+  const path = `${GROUP_PATH}/teams/${all[0].key.slice(prefix.length)}`;
+  const client = fork(script, ["getclient", server.url, server.adminKey, path], {
+    env: { ...process.env, STORED_BYTES_CHECK_CA: server.caPem },
+  });
+  const reply = () => new Promise((resolve) => client.once("message", resolve));
+  await reply();
+  const measure = async (whileRunning) => {
+    const answer = reply();
+    client.send({ cmd: "start" });
+    await whileRunning();
+    client.send({ cmd: "stop" });
+    return (await answer).latencies;
+  };
+  const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+  await measure(() => pause(300)); // warm: the key authenticated, the answer spliced
+  let backgroundMs = 0;
+  const during = await measure(async () => {
+    await pause(20);
+    // Ten fills' worth of fresh versions (copies: the cache's own are checked already).
+    for (let i = 0; i < 10; i++)
+      precheck.filled(
+        prefix,
+        all.map((kv) => ({ ...kv })),
+        () => true,
+      );
+    const t = performance.now();
+    await precheck.idle();
+    backgroundMs = performance.now() - t;
+  });
+  const idle = await measure(() => pause(backgroundMs));
+  client.kill();
+  await server.stop({ keepData: true });
+  const stats = (l) => {
+    const sorted = [...l].sort((x, y) => x - y);
+    const q = (p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))].toFixed(2);
+    return `n ${l.length} p50 ${q(0.5)} p99 ${q(0.99)} max ${sorted[sorted.length - 1].toFixed(2)} ms`;
+  };
+  console.log(
+    `${all.length * 10} versions checked in the background in ${Math.round(backgroundMs)} ms; ` +
+      `GET during: ${stats(during)}; GET idle: ${stats(idle)}`,
+  );
 } else if (mode === "fill" || mode === "measure") {
   const [dataDir, dist, n] = args;
   const { startTestServer } = await load(dist, "testing/test-server.js");
@@ -95,6 +187,13 @@ if (mode === "micro") {
       await Promise.all(batch);
     }
   } else {
+    // When the background check (if this build has one) was done, counted from the start.
+    let checkedMs;
+    server.storedBytesPrecheck?.idle().then(() => {
+      checkedMs = performance.now() - t0;
+    });
+    const later = Number(process.env.FIRST_LIST_AFTER_MS ?? 0);
+    if (later > 0) await new Promise((r) => setTimeout(r, later));
     const f = performance.now();
     const all = await server.storage.list("/registry/management.platform/teams/");
     const fillMs = performance.now() - f;
@@ -113,15 +212,20 @@ if (mode === "micro") {
       for (const kv of copies) raw.sendableAsStored(store.rt, kv);
       eagerMs = Math.round(performance.now() - t);
     }
+    await server.storedBytesPrecheck?.idle();
     console.log(
       `objects ${all.items.length}: start ${Math.round(startMs)} ms, cache filled +${Math.round(fillMs)} ms, ` +
+        (later > 0 ? `first LIST ${later} ms after, ` : "") +
         `raw LIST ms ${lists.join(", ")}` +
+        (checkedMs === undefined
+          ? ""
+          : `, background check done ${Math.round(checkedMs - startMs)} ms after listening`) +
         (eagerMs === undefined ? "" : `, checking every version at once ${eagerMs} ms`),
     );
   }
   await server.stop({ keepData: true });
 } else {
-  console.error(`usage: node ${script} micro [DIST] | list N [ROUNDS] DIST...`);
+  console.error(`usage: node ${script} micro [DIST] | list N [ROUNDS] DIST... | getdelay N [ROUNDS] DIST`);
   process.exit(2);
 }
 

@@ -6,6 +6,7 @@ import type { ClusterGateway } from "../gateway/cluster-gateway.js";
 import type { OperationsConfig } from "../metrics/server-hooks.js";
 import type { Registry } from "../registry/registry.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
+import type { StoredBytesPrecheck } from "../registry/stored-bytes-precheck.js";
 import type { FinishBrowserLogin } from "../sso/browser-login.js";
 import type { OidcConfig } from "../sso/config.js";
 import type { SingleSignOn } from "../sso/sso.js";
@@ -76,6 +77,8 @@ export interface RunningServer {
   /** The replica's informers, one per kind (shared by the authorizer, the gateway and the controllers). */
   informers: SharedInformers;
   storage: Storage;
+  /** The background check of stored bytes after each watch cache fill (registry/stored-bytes-precheck.ts). */
+  storedBytesPrecheck: StoredBytesPrecheck;
   /** Background controllers; they run only while this replica is the elected leader. */
   controllers: ControllerManager;
   /** Single sign-on, when configured. */

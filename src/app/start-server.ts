@@ -11,6 +11,7 @@ import { createPlatformEvents } from "../events/platform-events.js";
 import { countInformerRelist, registerInformerSource } from "../metrics/informer-metrics.js";
 import { Registry } from "../registry/registry.js";
 import { SharedInformers } from "../registry/shared-informers.js";
+import { StoredBytesPrecheck } from "../registry/stored-bytes-precheck.js";
 import { accessKeySubresources } from "../server/access-key-subresources.js";
 import { storageCheck } from "../server/health.js";
 import { InFlightRequests } from "../server/in-flight-requests.js";
@@ -56,6 +57,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     () => access.authorizer,
     () => identity,
   );
+  // Each cache's stored bytes checked in the background once filled, before any cache fills
+  // (informers list below): the first LIST after a start finds them checked.
+  const storedBytesPrecheck = new StoredBytesPrecheck([...registry.resourceTypes(), ...core.resourceTypes()]);
+  storage.whenFilled(storedBytesPrecheck.filled);
   // One informer per kind on this replica, shared by every consumer (src/registry/shared-informers.ts).
   const informers = new SharedInformers(registry, reportUndecodable(log), {
     onOutage: reportInformerOutage(log),
@@ -153,6 +158,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     registry,
     informers,
     storage,
+    storedBytesPrecheck,
     controllers,
     sso,
     gateway,

@@ -17,18 +17,31 @@ function setup(retry: { retryMinMs: number; retryMaxMs: number }) {
   const store$ = flakyStorage(sqlite);
   const store = new Store(gadgetKind(), { storage: store$.storage, admission: new AdmissionChain([]) });
   const outages: InformerOutage[] = [];
-  const informer = new Informer(store, undefined, { ...retry, onOutage: (o) => outages.push(o) });
+  const reported: string[] = [];
+  const informer = new Informer(store, (r) => reported.push(r.key), { ...retry, onOutage: (o) => outages.push(o) });
   const events: string[] = [];
   informer.onChange((e: InformerEvent) => events.push(`${e.type} ${e.object.metadata.name}`));
   let relists = 0;
   informer.onRelist(() => relists++);
   const create = (name: string) => createGadget(store, name);
   const remove = async (name: string) => (await sqlite.delete(store.key(undefined, name))).revision;
+  const writeRaw = (name: string, value: string) => sqlite.create(store.key(undefined, name), Buffer.from(value));
   const close = async () => {
     informer.stop();
     await sqlite.close();
   };
-  return { flaky: store$, informer, outages, events, relists: () => relists, create, remove, close };
+  return {
+    flaky: store$,
+    informer,
+    outages,
+    events,
+    relists: () => relists,
+    create,
+    remove,
+    writeRaw,
+    reported,
+    close,
+  };
 }
 
 /** Polls until `done` (a hang guard, not a timing assertion: 20 s is far beyond any run). */
@@ -129,6 +142,32 @@ describe("an informer whose relist fails", () => {
         ["failing"],
       );
       assert.deepEqual(rejections, []);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe("an informer's relist and the undecodable values it reported", () => {
+  it("forgets a damaged key deleted while its watch was down; one still there is not reported again", async () => {
+    const t = setup({ retryMinMs: 1, retryMaxMs: 20 });
+    try {
+      await t.informer.synced();
+      await t.writeRaw("gone", "not json");
+      await t.writeRaw("stays", "not json either");
+      await t.create("fine");
+      await t.informer.sync();
+      assert.equal(t.informer.undecodableKeys, 2);
+
+      t.flaky.failing = true;
+      const attempts = t.flaky.listAttempts;
+      t.flaky.endWatch(new StorageError("Compacted", "/registry/", "required revision has been compacted"));
+      await until(() => t.flaky.listAttempts > attempts, "the informer lists again");
+      const revision = await t.remove("gone");
+      t.flaky.failing = false;
+      assert.equal(await t.informer.reach(revision, 20_000), true, "recovered");
+      assert.equal(t.informer.undecodableKeys, 1, "the deleted key is forgotten, the damaged one still there kept");
+      assert.equal(t.reported.length, 2, "the damaged value the relist meets again is not reported again");
     } finally {
       await t.close();
     }

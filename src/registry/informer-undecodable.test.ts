@@ -55,6 +55,14 @@ function setup() {
   return { storage, store, informer, reports, events, create, writeRaw, close };
 }
 
+/** A Gadget as the store holds it (what a write through the API stores). */
+const gadgetValue = (name: string) => ({
+  apiVersion: "management.platform/v1",
+  kind: "Gadget",
+  metadata: { name },
+  spec: {},
+});
+
 const names = (objects: KubeObject[]) => objects.map((o) => o.metadata.name).sort();
 
 describe("an informer skips stored values that do not decode", () => {
@@ -198,6 +206,39 @@ describe("an informer skips stored values that do not decode", () => {
       assert.deepEqual(events, ["delete gadget", "upsert gadget"], "back as a new object, not a replacement");
       assert.equal(informer.get(undefined, "gadget")?.metadata.name, "gadget");
       assert.equal(reports.length, 1, "each undecodable value reported once");
+    } finally {
+      await close();
+    }
+  });
+
+  it("forgets a damaged key once it is deleted or a good value replaces it (still reported once per version)", async () => {
+    const { informer, reports, create, writeRaw, storage, store, close } = setup();
+    try {
+      await informer.synced();
+      for (const name of ["deleted", "repaired", "kept"]) await writeRaw(name, CORRUPT_VALUES.truncated);
+      await informer.sync();
+      assert.equal(reports.length, 3);
+      assert.equal(informer.undecodableKeys, 3);
+
+      await storage.delete(store.key(undefined, "deleted"));
+      const repaired = await storage.get(store.key(undefined, "repaired"));
+      await storage.delete(store.key(undefined, "repaired"), repaired!.modRevision);
+      await create("repaired");
+      await informer.sync();
+      assert.equal(informer.undecodableKeys, 1, "only the key still damaged is remembered");
+
+      await writeRaw("kept", CORRUPT_VALUES.notJson);
+      await writeRaw("repaired", CORRUPT_VALUES.array);
+      await informer.sync();
+      assert.deepEqual(
+        reports.slice(3).map((r) => r.key.slice(r.key.lastIndexOf("/") + 1)),
+        ["kept", "repaired"],
+        "a new damaged version is reported again",
+      );
+      assert.equal(informer.undecodableKeys, 2);
+      await writeRaw("kept", JSON.stringify(gadgetValue("kept")));
+      await informer.sync();
+      assert.equal(informer.undecodableKeys, 1, "a good value written over a damaged one");
     } finally {
       await close();
     }

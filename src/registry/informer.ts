@@ -92,7 +92,11 @@ export class Informer {
    * read; one that fails leaves the map then (deleting while iterating a Map is safe).
    */
   private readonly objects = new Map<string, KeyValue>();
-  /** The revision of each key's undecodable value last reported: a relist meets it again, reported once. */
+  /**
+   * The revision of each key's undecodable value last reported: a relist meets it again, reported
+   * once. A key leaves when it is deleted or a value that decodes replaces it, so the map holds
+   * only keys whose current value is damaged, not every key ever damaged.
+   */
   private readonly reported = new Map<string, number>();
   private readonly listeners = new Set<(e: InformerEvent) => void>();
   private readonly relistListeners = new Set<() => void>();
@@ -125,7 +129,11 @@ export class Informer {
    */
   private checked(kv: KeyValue): KubeObject | undefined {
     const result = decodeOrReason(kv, this.decodeKv);
-    if (typeof result !== "string") return result;
+    if (typeof result !== "string") {
+      // A good version after a damaged one: the damage is gone (an older good one changes nothing).
+      if ((this.reported.get(kv.key) ?? Number.POSITIVE_INFINITY) < kv.modRevision) this.reported.delete(kv.key);
+      return result;
+    }
     if (this.objects.get(kv.key) === kv) this.objects.delete(kv.key);
     if (this.reported.get(kv.key) !== kv.modRevision) {
       this.reported.set(kv.key, kv.modRevision);
@@ -168,6 +176,8 @@ export class Informer {
     this.objects.clear();
     // Not decoded here: each value is checked when a consumer first reads it (checked()).
     for (const kv of list.items) this.objects.set(kv.key, kv);
+    // A damaged value deleted while the watch was down: nothing to remember of it.
+    for (const key of this.reported.keys()) if (!this.objects.has(key)) this.reported.delete(key);
     // A relist (after a watch that ended with an error) replaces the copy: listeners hear of every
     // difference, as client-go's Replace does, so the indexes they keep stay true. Only the
     // differences are checked, as the watch's events are: an event carries only values that decode.
@@ -284,6 +294,11 @@ export class Informer {
     return this.revision;
   }
 
+  /** How many keys hold a damaged value reported and remembered (reported once per version): for tests. */
+  get undecodableKeys(): number {
+    return this.reported.size;
+  }
+
   /** Every object, decoded now: O(objects), for controllers' passes, not per request. */
   list(): KubeObject[] {
     const out: KubeObject[] = [];
@@ -379,11 +394,15 @@ export class Informer {
     for (const ev of events) {
       const old = this.objects.get(ev.kv.key);
       if (ev.type === "put") this.replaced(ev.kv, old);
-      else if (old) {
+      else {
         // A delete's kv is the object as it was before (etcd's prevKv), the value this copy holds;
         // one never read since a list may not decode: its consumers never had it.
-        this.objects.delete(ev.kv.key);
-        if (this.decodes(ev.kv)) this.emit(this.event("delete", ev.kv));
+        if (old) {
+          this.objects.delete(ev.kv.key);
+          if (this.decodes(ev.kv)) this.emit(this.event("delete", ev.kv));
+        }
+        // Last: decodes() above may just have reported the value deleted.
+        this.reported.delete(ev.kv.key);
       }
       this.revision = ev.revision;
     }

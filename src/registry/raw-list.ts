@@ -5,9 +5,10 @@
  * choice, pagination and filtering are store-list.ts's own, so they cannot drift from the
  * normal path; only the per-item JSON.parse/JSON.stringify is skipped (a selector or a per-caller
  * visibility filter still parses each object, to decide, but the bytes sent are the stored ones).
- * Each version's bytes are checked on its first serve (raw-read.ts, sendableAsStored) and the
- * verdict kept with the KeyValue: the watch cache's versions are checked once; a list the storage
- * answers (an older revision) brings fresh KeyValues, checked again.
+ * Each version's bytes are checked once (raw-read.ts, sendableAsStored) and the verdict kept with
+ * the KeyValue: the watch cache's versions once, in the background after its fill
+ * (stored-bytes-precheck.ts) or here when the list comes first; a list the storage answers (an
+ * older revision) brings fresh KeyValues, checked here again.
  */
 import type { KeyValue } from "../storage/interface.js";
 import { ListReadErrors } from "./corrupt-object.js";

@@ -2,7 +2,8 @@
  * The GET fast path: when a kind's strategy neither transforms stored objects (fromStorage)
  * nor what callers see (present), the API JSON of an object is its stored bytes with the
  * resourceVersion spliced in, served from memory without a parse or a stringify once that
- * version's bytes were checked (on its first serve: sendableAsStored). It applies
+ * version's bytes were checked (sendableAsStored: in the background after the cache's fill, or on
+ * its first serve). It applies
  * when the storage keeps values in memory (Storage.getFromMemory: the watch cache); reached
  * through Store.readRaw and Store.readRawSoon.
  */
@@ -54,16 +55,17 @@ function rawBytes(rt: ResourceType, kv: MemoryRead): Buffer | null | undefined {
  * be sent as they are (the decoding path answers: a corrupt object is refused there, any other
  * value is encoded afresh); true, they may; or the answer's bytes, spliced on the first GET and
  * then shared by every GET of that version. A version never changes (a write makes a new
- * KeyValue), so each is checked once — on its first serve, not when it enters the watch cache: a
- * server starting with many objects would otherwise parse every one before answering, most of
- * them never read (docs/performance.md, "Checking stored bytes"). Splicing per read allocated and
+ * KeyValue), so each is checked once: in the background after the watch cache is filled
+ * (stored-bytes-precheck.ts, in small slices), or on its first serve when that comes first — not
+ * as it enters the cache, which would make a server starting with many objects parse every one
+ * before answering (docs/performance.md, "Checking stored bytes"). Splicing per read allocated and
  * copied the whole object each time, a good part of a GET's garbage. The entry goes with the
  * version: a WeakMap holds nothing alive. The price: an object read since its last write is in
  * memory twice (stored and answered bytes) while that version is current.
  */
 const versions = new WeakMap<KeyValue, Buffer | boolean>();
 
-/** Whether this version's stored bytes may be sent as the object (checked on first use). */
+/** Whether this version's stored bytes may be sent as the object (checked on first use, then remembered). */
 export function sendableAsStored(rt: ResourceType, kv: KeyValue): boolean {
   let known = versions.get(kv);
   if (known === undefined) {
@@ -71,6 +73,16 @@ export function sendableAsStored(rt: ResourceType, kv: KeyValue): boolean {
     versions.set(kv, known);
   }
   return known !== false;
+}
+
+/**
+ * What is known of this version without checking it: whether its stored bytes may be sent
+ * (true/false), or undefined when nothing has checked it yet. For tests and measurements of when
+ * the check runs (stored-bytes-precheck.ts).
+ */
+export function storedBytesVerdict(kv: KeyValue): boolean | undefined {
+  const known = versions.get(kv);
+  return known === undefined ? undefined : known !== false;
 }
 
 /** The answer to a GET of this version: its bytes with the resourceVersion spliced in; undefined when the decoding path must answer. */

@@ -3,6 +3,7 @@ import { execFile } from "node:child_process";
 import { request } from "node:https";
 import { after, before, describe, it } from "node:test";
 import { parse as parseYaml } from "yaml";
+import { storedBytesVerdict } from "../registry/raw-read.js";
 import { suiteServer } from "../testing/suite-server.js";
 import { GROUP_PATH, startTestServer, type TestResponse, type TestServer } from "../testing/test-server.js";
 
@@ -365,4 +366,63 @@ describe("the stored-bytes fast paths and the decoding path agree on every store
       }
     });
   }
+});
+
+/**
+ * Values in the store before the server starts: the watch cache's versions are checked in the
+ * background once it is filled (registry/stored-bytes-precheck.ts), before any request. The
+ * verdicts it leaves are the ones the requests would have reached: damaged values are still
+ * refused and reported, odd ones still answered as the decoding path answers them.
+ */
+describe("values damaged before the start, checked in the background, are refused as before", () => {
+  let server: TestServer;
+  const odd = oddTeams("x").map(([how], i) => ({ how, name: `odd-${i}`, value: oddTeams(`odd-${i}`)[i]![1] }));
+  /** The odd values that decode (answered, encoded afresh when not as stored); the others are refused. */
+  const decodes = new Set([
+    "as this server stores it",
+    "with spaces",
+    "with escapes the encoder does not write",
+    "with metadata twice (the last one counts)",
+    "with a stored resourceVersion",
+  ]);
+  before(async () => {
+    const first = await serverWithAFineTeam();
+    const store = first.registry.store("teams");
+    for (const { name, value } of odd) await first.storage.create(store.key(undefined, name), value);
+    await first.stop({ keepData: true });
+    server = await startTestServer({ dataDir: first.dataDir });
+  });
+  after(() => server.stop());
+
+  it("every version has its verdict with no request made, and the damaged ones are refused", async () => {
+    await server.storedBytesPrecheck.idle();
+    const store = server.registry.store("teams");
+    for (const { how, name } of odd) {
+      const kv = await server.storage.get(store.key(undefined, name));
+      const sendable = how === "as this server stores it";
+      assert.equal(storedBytesVerdict(kv!), sendable, `${how}: checked in the background`);
+    }
+    const fine = await server.storage.get(store.key(undefined, "fine"));
+    assert.equal(storedBytesVerdict(fine!), true, "a value this server wrote: checked, sendable");
+
+    // Refused as before: GET of each, and one LIST naming every damaged key.
+    for (const { how, name } of odd) {
+      const res = await server.request("GET", `${GROUP_PATH}/teams/${name}`);
+      if (decodes.has(how)) assert.equal(res.status, 200, `${how}: ${res.text}`);
+      else assertCorruptGet(res, name, how);
+    }
+    const list = await server.request("GET", `${GROUP_PATH}/teams`);
+    assert.equal(list.status, 500, list.text);
+    assert.equal(list.json.reason, "StorageReadError", list.text);
+    assert.ok(!list.text.includes(MARK), "the stored bytes are never sent in a list");
+    assert.deepEqual(
+      list.json.details.causes.map((c: { field: string }) => c.field).sort(),
+      odd
+        .filter(({ how }) => !decodes.has(how))
+        .map(({ name }) => store.key(undefined, name))
+        .sort(),
+      "one cause per damaged key, as before",
+    );
+    await assertRefusedEverywhere(server, odd[0]!.name, odd[0]!.how);
+  });
 });

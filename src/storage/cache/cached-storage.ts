@@ -57,10 +57,18 @@ export type WriteBarrier = (
   value: Buffer | undefined,
 ) => Promise<void> | undefined;
 
+/**
+ * Told of a cache's objects once it is filled (its first list, or a new cache's after the last one
+ * failed): the partition, its current versions in key order, and whether a version is still the
+ * cache's current one (false once replaced, deleted, or the cache dropped or closed).
+ */
+export type FillListener = (partition: string, items: readonly KeyValue[], holds: (kv: KeyValue) => boolean) => void;
+
 export class CachedStorage implements Storage {
   private readonly caches = new Map<string, ResourceCache>();
   private readonly partition: (keyOrPrefix: string) => string | undefined;
   private barrier: WriteBarrier | undefined;
+  private fillListener: FillListener | undefined;
 
   constructor(
     readonly inner: Storage,
@@ -80,8 +88,33 @@ export class CachedStorage implements Storage {
         if (this.caches.get(p) === broken) this.caches.delete(p);
       });
       this.caches.set(p, cache);
+      this.tellFilled(p, cache);
     }
     return cache;
+  }
+
+  /**
+   * Tells `listener` of each cache's objects once it is filled, those filled already included.
+   * The cache knows bytes, not resource types: what to do with them ahead of any read is its
+   * owner's (the server checks stored bytes in the background: registry/stored-bytes-precheck.ts).
+   */
+  whenFilled(listener: FillListener): void {
+    this.fillListener = listener;
+    for (const [p, cache] of this.caches) this.tellFilled(p, cache);
+  }
+
+  /** Caches whose fill the listener heard of: once each, though whenFilled may ask again while one fills. */
+  private readonly told = new WeakSet<ResourceCache>();
+
+  private tellFilled(p: string, cache: ResourceCache): void {
+    cache.ready.then(
+      () => {
+        if (!this.fillListener || cache.failed || this.told.has(cache)) return;
+        this.told.add(cache);
+        this.fillListener(p, cache.list(p, {}).items, (kv) => cache.holds(kv));
+      },
+      () => {}, // A failed start is reported to its readers (cacheFor's caller).
+    );
   }
 
   /** Starts (and fills) the caches of these partitions now rather than on first use. */

@@ -44,6 +44,7 @@ export class ResourceCache {
   private started = false;
   /** start() finished: the feed runs (it may fail later: `broken`). */
   private running = false;
+  private closed = false;
   /** The last revision check asked for, and what sync() made of it. */
   private lastCheck: Promise<number> | undefined;
   private lastCheckSynced: Promise<boolean> | undefined;
@@ -181,6 +182,11 @@ export class ResourceCache {
     return this.items.get(key);
   }
 
+  /** Whether `kv` is still this cache's current version of its key (and the cache still in use). */
+  holds(kv: KeyValue): boolean {
+    return !this.closed && !this.broken && this.items.get(kv.key) === kv;
+  }
+
   /** How many objects are cached. */
   get size(): number {
     return this.items.size;
@@ -222,6 +228,7 @@ export class ResourceCache {
   }
 
   close(): void {
+    this.closed = true;
     this.feed?.close();
     for (const w of [...this.watchers]) w.end();
     this.watchers.clear();
