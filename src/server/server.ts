@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { errors } from "../api/errors.js";
 import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
 import { installAuditHooks } from "../audit/audit-hooks.js";
+import { PUBLIC_PATHS } from "../auth/anonymous.js";
 import type { AccessControl } from "../authz/access-control.js";
 import type { Authorizer } from "../authz/contract.js";
 import { registerConsole } from "../console/console-routes.js";
@@ -17,6 +18,7 @@ import { SERVER_VERSION } from "./discovery.js";
 import { registerDiscoveryRoutes } from "./discovery-routes.js";
 import { fastCreate } from "./fast-create.js";
 import { type FastPathDeps, fastGet } from "./fast-get.js";
+import { watchGetOnlyPaths } from "./get-only-paths.js";
 import { type HealthCheck, registerHealthRoutes } from "./health.js";
 import type { InFlightRequests } from "./in-flight-requests.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
@@ -142,12 +144,18 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     trustProxy: proxies?.trust,
   });
   acceptAnyBody(app);
+  const refuseOtherMethods = watchGetOnlyPaths(app);
   installRequestLog(app, logger);
   deps.ops.installHooks(app, deps.watchStreams, deps.registry);
   registerPublicRoutes(app, deps.jwks, deps.storageHealth, deps.unready ?? deps.closing, async (request) => {
     request.userName = (await access.authenticateOrAnonymous(request)).user.name;
   });
   registerApiRoutes(app, deps, groupPrefix);
+  refuseOtherMethods({
+    identify: (request, path) =>
+      PUBLIC_PATHS.has(path) ? access.authenticateOrAnonymous(request) : access.authenticate(request),
+    authorizer: deps.authorizer,
+  });
   return app;
 }
 
