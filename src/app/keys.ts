@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { loadOrCreateServerTls } from "../crypto/certificates.js";
+import { loadOrCreateServerTls, servingHostsForListen } from "../crypto/certificates.js";
 import { loadOrCreateSigningKey, type TokenSigner } from "../crypto/jwt.js";
 import { loadOrCreateEncryptionKeys } from "../crypto/secret-box.js";
 import type { ServerConfig } from "./config.js";
@@ -20,7 +20,10 @@ export async function loadKeys(
     config.tlsCertFile && config.tlsKeyFile
       ? { certPem: readFileSync(config.tlsCertFile, "utf8"), keyPem: readFileSync(config.tlsKeyFile, "utf8") }
       : undefined;
-  const generated = given ? undefined : await loadOrCreateServerTls(dataDir);
+  // The listen host is among the names, so that clients sent to that address accept the certificate.
+  const generated = given
+    ? undefined
+    : await loadOrCreateServerTls(dataDir, { extraHosts: servingHostsForListen(config.host) });
   const secretBox = loadOrCreateEncryptionKeys(
     config.encryptionKeyFile ? { keyFile: config.encryptionKeyFile } : { dataDir },
   );

@@ -140,6 +140,63 @@ describe("audit log", () => {
     assert.notEqual(failed[0]!.user.username, adminName, "a refused sign-in is nobody's");
   });
 
+  it("audits the paths anyone may read as their caller: a key's user, system:anonymous without one; a bad key is 401", async () => {
+    s = await startTestServer({ auditLog: logFile });
+    const paths = [
+      "/version",
+      "/kubernetes/management/version",
+      "/healthz",
+      "/readyz/ping",
+      "/livez",
+      "/.well-known/jwks.json",
+    ];
+    const callers = { key: s.adminKey, none: null, bad: "not-a-valid-access-key" } as const;
+    const answers: string[] = [];
+    let adminName: string | undefined;
+    try {
+      for (const path of paths) {
+        for (const [caller, token] of Object.entries(callers)) {
+          const res = await s.request("GET", path, { token, headers: { "user-agent": `public-paths-${caller}` } });
+          answers.push(
+            `${path} ${caller} ${res.status}${res.status === 200 ? "" : ` ${res.json?.kind} ${res.json?.reason}`}`,
+          );
+        }
+      }
+      adminName = (
+        await s.request("POST", "/kubernetes/management/apis/authentication.k8s.io/v1/selfsubjectreviews", {
+          body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" },
+        })
+      ).json?.status?.userInfo?.username;
+    } finally {
+      await s.close();
+    }
+    assert.deepEqual(
+      answers,
+      paths.flatMap((p) => [`${p} key 200`, `${p} none 200`, `${p} bad 401 Status Unauthorized`]),
+    );
+    const audited = (caller: string) =>
+      events().filter(
+        (e) => (e as { userAgent?: string }).userAgent === `public-paths-${caller}` && e.stage === "ResponseComplete",
+      );
+    const lines = (caller: string) =>
+      audited(caller).map((e) => `${e.requestURI} ${e.responseStatus?.code} ${e.user.username}`);
+    assert.ok(adminName, "the admin's user name");
+    assert.deepEqual(
+      lines("key"),
+      paths.map((p) => `${p} 200 ${adminName}`),
+    );
+    assert.deepEqual(
+      lines("none"),
+      paths.map((p) => `${p} 200 system:anonymous`),
+    );
+    for (const e of audited("none"))
+      assert.deepEqual(e.user, { username: "system:anonymous", groups: ["system:unauthenticated"] });
+    assert.deepEqual(
+      lines("bad").map((line) => line.split(" ").slice(0, 2).join(" ")),
+      paths.map((p) => `${p} 401`),
+    );
+  });
+
   it("writes ResponseStarted when a watch starts streaming", async () => {
     s = await startTestServer({ auditLog: logFile });
     const w = new WatchClient(s, `${G}/teams?watch=true`, s.adminKey);

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import { ApiError } from "../api/errors.js";
 import { AuditLog, type AuditOptions } from "../audit/audit-log.js";
+import { ANONYMOUS_USER } from "../auth/anonymous.js";
 import { AccessKeyAuthenticator, bearerToken } from "../auth/authenticator.js";
 import { directTokenFallback } from "../auth/direct-token.js";
 import { FailedAuthLimiter } from "../auth/failed-auth-limiter.js";
@@ -82,6 +83,18 @@ export class AccessControl {
   }
 
   /**
+   * authenticate() for the paths anyone may read (/version, the health probes): a request
+   * without credentials is the anonymous user (`system:anonymous`), one with credentials is
+   * authenticated as anywhere else, so that the audit log names who asked and a key that does not
+   * authenticate gets 401, as kube-apiserver answers invalid credentials on every path.
+   */
+  async authenticateOrAnonymous(request: Pick<FastifyRequest, "ip" | "method" | "headers">): Promise<RequestContext> {
+    const ctx = await this.identify(request, { anonymous: true });
+    this.audit?.noteCaller(request, ctx.user);
+    return ctx;
+  }
+
+  /**
    * authenticate() of an access key the request carries in its body (the console's sign-in),
    * counted by the failed-authentication limiter like any other; the audit log notes the caller
    * on the request itself, so that its events name who signed in and where from.
@@ -103,9 +116,17 @@ export class AccessControl {
    * authenticate() for a caller that writes its own audit line (the cluster gateway,
    * gateway-audit.ts): nothing is written to the audit log here, so each of its requests is one line.
    */
-  async identify(request: Pick<FastifyRequest, "ip" | "method" | "headers">): Promise<RequestContext> {
+  async identify(
+    request: Pick<FastifyRequest, "ip" | "method" | "headers">,
+    /** `anonymous`: a request without credentials is the anonymous user rather than a 401. */
+    options: { anonymous?: boolean } = {},
+  ): Promise<RequestContext> {
     const address = request.ip;
     const credential = await this.credentialOf(request);
+    // Not counted by the failed-authentication limiter: it asked for nothing that could fail.
+    if (credential === undefined && options.anonymous && !asksToImpersonate(request.headers)) {
+      return { user: ANONYMOUS_USER, warnings: [] };
+    }
     // Hashed once: the authenticator looks the key up by it, the limiter remembers it.
     const hash = credential && hashAccessKey(credential);
     // A blocked address still serves keys that authenticated from it before (see the limiter).

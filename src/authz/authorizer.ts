@@ -1,5 +1,6 @@
 import { type KubeObject, specOf } from "../api/object.js";
 import type { AccessRule, ClusterRoleRef } from "../api/schema/common.js";
+import { isAnonymous, PUBLIC_PATHS } from "../auth/anonymous.js";
 import { rolesDependencies } from "../auth/identity-dependencies.js";
 import type { IdentityIndex } from "../auth/identity-index.js";
 import { type ProjectSpec, projectOfNamespace } from "../kinds/project/project.js";
@@ -26,7 +27,14 @@ export const UNSAFE_DELETE_VERB = "unsafe-delete-ignore-read-errors";
 const VIEW_PATHS = new Set(["/metrics"]);
 const ADMIN_PATHS = new Set(["/kubernetes/management/backup"]); // src/backup/backup-route.ts
 
-function nonResourceGrant(roles: ReadonlySet<string>, path: string, viewRole: boolean): boolean {
+/**
+ * Non-resource paths for every authenticated caller, as kube's system:discovery, basic-user and
+ * public-info-viewer roles give them: `get` only (a non-resource verb is the request's method,
+ * so `POST /version` asks for `post`), and not the paths kept for a role.
+ */
+function nonResourceGrant(roles: ReadonlySet<string>, a: RequestAttributes, viewRole: boolean): boolean {
+  const path = a.path ?? "";
+  if (a.verb !== "get") return false;
   if (ADMIN_PATHS.has(path)) return false; // admins were allowed before this is asked
   if (VIEW_PATHS.has(path)) return viewRole && roles.has(VIEW_ROLE);
   return true;
@@ -99,6 +107,9 @@ export class PlatformAuthorizer implements Authorizer {
   }
 
   decide(user: UserInfo, a: RequestAttributes): Decision {
+    // A request without credentials (public paths only, auth/anonymous.ts): kube's public-info-viewer.
+    if (isAnonymous(user))
+      return !a.resourceRequest && a.verb === "get" && PUBLIC_PATHS.has(a.path ?? "") ? ALLOW : DENY;
     // Core Events (src/events): every caller reads them, a scoped key too, each Event then shown
     // only to who may get its object (that get within the scope); only the platform writes.
     if (a.resourceRequest && a.apiGroup === "" && a.resource === "events")
@@ -165,8 +176,8 @@ export class PlatformAuthorizer implements Authorizer {
     const roles = this.rolesOf(user);
     if (roles.has(ADMIN_ROLE)) return true;
     if (a.verb === UNSAFE_DELETE_VERB) return false;
-    // Discovery, version, openapi: every authenticated caller; /metrics: the view role too; backups: admins.
-    if (!a.resourceRequest) return nonResourceGrant(roles, a.path ?? "", viewRole);
+    // Discovery, version, openapi: `get` for every authenticated caller; /metrics: the view role too; backups: admins.
+    if (!a.resourceRequest) return nonResourceGrant(roles, a, viewRole);
     if (
       viewRole &&
       roles.has(VIEW_ROLE) &&

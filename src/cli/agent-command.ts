@@ -35,12 +35,12 @@ Examples:
       }
       // Loaded only here: the other commands start without the agent's modules.
       const { startAgent } = await import("../agent/agent.js");
-      const { loadOrCreateServerTls } = await import("../crypto/certificates.js");
+      const { loadOrCreateServerTls, servingHostsForListen } = await import("../crypto/certificates.js");
       const tls =
         opts.tlsCertFile && opts.tlsPrivateKeyFile
           ? { certPem: readFileSync(opts.tlsCertFile, "utf8"), keyPem: readFileSync(opts.tlsPrivateKeyFile, "utf8") }
           : await loadOrCreateServerTls(opts.dataDir ?? "./agent-data", {
-              extraHosts: host === "0.0.0.0" ? [] : [host],
+              extraHosts: servingHostsForListen(host),
             });
       const agent = await startAgent({
         platformUrl: opts.platformUrl!,

@@ -158,6 +158,24 @@ export async function createClientCertificate(
 }
 
 /**
+ * The names a generated serving certificate must carry, beyond the defaults, for a server
+ * listening on `host` (`--listen`): the host itself, an IP address as an IP SAN and a name as a
+ * DNS SAN (loadOrCreateServerTls sorts them), so that a client sent to that address accepts the
+ * certificate. A wildcard host (`0.0.0.0`, `::`, empty) is every address of the machine and
+ * adds nothing: the defaults (localhost, the loopback addresses, the machine's name) stay.
+ */
+export function servingHostsForListen(host: string | undefined): string[] {
+  if (host === undefined || host === "" || isWildcardAddress(host)) return [];
+  return [host];
+}
+
+function isWildcardAddress(host: string): boolean {
+  if (isIP(host) === 4) return host === "0.0.0.0";
+  // Any spelling of the IPv6 unspecified address (`::`, `0:0::0`, …): the URL parser normalizes it.
+  return isIP(host) === 6 && new URL(`https://[${host}]/`).hostname === "[::]";
+}
+
+/**
  * The server's own TLS material, kept in `dataDir`: `ca.crt`/`ca.key` (the local
  * CA) and `server.crt`/`server.key` (the serving certificate it signed). The
  * first start creates them; later starts reuse them, so clients that trust the CA

@@ -16,7 +16,12 @@ async function healthApp() {
     },
   };
   const app = Fastify({ logger: false });
-  registerHealthRoutes(app, storage, () => state.stopping);
+  registerHealthRoutes(
+    app,
+    storage,
+    () => state.stopping,
+    async () => {},
+  );
   await app.ready();
   const get = async (url: string) => {
     const res = await app.inject({ method: "GET", url });

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, RouteHandlerMethod } from "fastify";
+import type { FastifyInstance, FastifyReply, onRequestHookHandler, RouteHandlerMethod } from "fastify";
 
 /** How long the storage check waits for an answer before it counts as failed. */
 const STORAGE_CHECK_TIMEOUT_MS = 2_000;
@@ -76,20 +76,26 @@ export function isHealthProbe(url: string | undefined): boolean {
  * method: POST /readyz is a probe too. The handlers read nothing of the request but its path and
  * query and change nothing, so no method does more than read health; HEAD gets no body (node).
  */
-export function registerHealthRoutes(app: FastifyInstance, storage: HealthCheck, stopping: () => boolean): void {
+export function registerHealthRoutes(
+  app: FastifyInstance,
+  storage: HealthCheck,
+  stopping: () => boolean,
+  /** Who asks (anonymous without credentials), before any check runs: for the audit log, and 401 for a bad key. */
+  identify: onRequestHookHandler,
+): void {
   const sets: Record<string, HealthCheck[]> = {
     livez: [ping],
     readyz: [ping, storage, shutdownCheck(stopping)],
     healthz: [ping, storage],
   };
   for (const [endpoint, checks] of Object.entries(sets)) {
-    anyMethod(app, `/${endpoint}`, async (request, reply) => {
+    anyMethod(app, `/${endpoint}`, identify, async (request, reply) => {
       const query = new URL(request.url, "http://x").searchParams;
       const { status, text } = await runChecks(app, endpoint, checks, query);
       return plainText(reply, status).header("cache-control", "no-cache").send(text);
     });
     for (const one of checks) {
-      anyMethod(app, `/${endpoint}/${one.name}`, async (_request, reply) => {
+      anyMethod(app, `/${endpoint}/${one.name}`, identify, async (_request, reply) => {
         const failure = await failureOf(app, endpoint, one);
         if (failure === undefined) return plainText(reply, 200).send("ok");
         return plainText(reply, 500).send(`internal server error: ${failure.message}\n`);
@@ -99,10 +105,15 @@ export function registerHealthRoutes(app: FastifyInstance, storage: HealthCheck,
 }
 
 /** GET (with fastify's HEAD route, which drops the body) and every other method fastify routes. */
-function anyMethod(app: FastifyInstance, url: string, handler: RouteHandlerMethod): void {
-  app.get(url, handler);
+function anyMethod(
+  app: FastifyInstance,
+  url: string,
+  onRequest: onRequestHookHandler,
+  handler: RouteHandlerMethod,
+): void {
+  app.get(url, { onRequest }, handler);
   const others = app.supportedMethods.filter((m) => m !== "GET" && m !== "HEAD");
-  app.route({ method: others, url, handler });
+  app.route({ method: others, url, onRequest, handler });
 }
 
 function plainText(reply: FastifyReply, status: number): FastifyReply {

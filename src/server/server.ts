@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { errors } from "../api/errors.js";
 import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
 import { installAuditHooks } from "../audit/audit-hooks.js";
+import { PUBLIC_PATHS } from "../auth/anonymous.js";
 import type { AccessControl } from "../authz/access-control.js";
 import type { Authorizer } from "../authz/contract.js";
 import { registerConsole } from "../console/console-routes.js";
@@ -17,6 +18,7 @@ import { SERVER_VERSION } from "./discovery.js";
 import { registerDiscoveryRoutes } from "./discovery-routes.js";
 import { fastCreate } from "./fast-create.js";
 import { type FastPathDeps, fastGet } from "./fast-get.js";
+import { watchGetOnlyPaths } from "./get-only-paths.js";
 import { type HealthCheck, registerHealthRoutes } from "./health.js";
 import type { InFlightRequests } from "./in-flight-requests.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
@@ -41,7 +43,13 @@ export interface ApiServerDeps {
   authorizer: Authorizer;
   access: Pick<
     AccessControl,
-    "authenticate" | "authenticateKey" | "authenticateNow" | "audit" | "authorizer" | "consoleSessions"
+    | "authenticate"
+    | "authenticateOrAnonymous"
+    | "authenticateKey"
+    | "authenticateNow"
+    | "audit"
+    | "authorizer"
+    | "consoleSessions"
   >;
   /** Custom subresources keyed `plural/subresource` (access keys, virtual cluster actions). */
   subresources: Map<string, SubresourceHandler>;
@@ -136,10 +144,18 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     trustProxy: proxies?.trust,
   });
   acceptAnyBody(app);
+  const refuseOtherMethods = watchGetOnlyPaths(app);
   installRequestLog(app, logger);
   deps.ops.installHooks(app, deps.watchStreams, deps.registry);
-  registerPublicRoutes(app, deps.jwks, deps.storageHealth, deps.unready ?? deps.closing);
+  registerPublicRoutes(app, deps.jwks, deps.storageHealth, deps.unready ?? deps.closing, async (request) => {
+    request.userName = (await access.authenticateOrAnonymous(request)).user.name;
+  });
   registerApiRoutes(app, deps, groupPrefix);
+  refuseOtherMethods({
+    identify: (request, path) =>
+      PUBLIC_PATHS.has(path) ? access.authenticateOrAnonymous(request) : access.authenticate(request),
+    authorizer: deps.authorizer,
+  });
   return app;
 }
 
@@ -168,18 +184,23 @@ function acceptAnyBody(app: FastifyInstance): void {
   app.setNotFoundHandler((_request, reply) => sendError(reply, errors.notFoundPath()));
 }
 
-/** Health, version and the token signing keys: no authentication. */
+/**
+ * Health, version and the token signing keys: readable without credentials (kube's
+ * system:public-info-viewer). `identify` runs first all the same: a request with credentials is
+ * audited as its caller, and one whose credentials do not authenticate gets 401, as in kube.
+ */
 function registerPublicRoutes(
   app: FastifyInstance,
   jwks: () => unknown,
   storage: HealthCheck,
   stopping: () => boolean,
+  identify: (request: FastifyRequest) => Promise<void>,
 ): void {
-  registerHealthRoutes(app, storage, stopping);
+  registerHealthRoutes(app, storage, stopping, identify);
   for (const path of ["/version", `${API_PREFIX}/version`]) {
-    app.get(path, async (_req, reply) => reply.send(SERVER_VERSION));
+    app.get(path, { onRequest: identify }, async (_req, reply) => reply.send(SERVER_VERSION));
   }
-  app.get("/.well-known/jwks.json", async (_req, reply) => reply.send(jwks()));
+  app.get("/.well-known/jwks.json", { onRequest: identify }, async (_req, reply) => reply.send(jwks()));
 }
 
 /** Discovery and the resource endpoints, each request authenticated first. */
