@@ -264,7 +264,7 @@ export const errors = {
    * kube-apiserver's storage.NewTooLargeResourceVersionError: 504 Timeout with a cause the
    * reflectors of client-go recognise, and Retry-After.
    */
-  resourceVersionTooLarge(asked: number, current: number, retryAfterSeconds = 1): ApiError {
+  resourceVersionTooLarge(asked: string, current: number, retryAfterSeconds = 1): ApiError {
     const e = status(504, "Timeout", `Timeout: Too large resource version: ${asked}, current: ${current}`, {
       causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
       retryAfterSeconds,

@@ -31,7 +31,7 @@ interface AuditEvent {
   stage: string;
   verb: string;
   requestURI: string;
-  user: { username: string };
+  user: { username?: string };
   objectRef?: { resource: string; name?: string; namespace?: string };
   responseStatus?: { code: number };
   requestObject?: { metadata?: { name?: string } };
@@ -176,7 +176,7 @@ describe("audit log", () => {
     );
     const audited = (caller: string) =>
       events().filter(
-        (e) => (e as { userAgent?: string }).userAgent === `public-paths-${caller}` && e.stage === "ResponseComplete",
+        (e) => (e as { userAgent?: string }).userAgent === `public-paths-${caller}` && e.stage !== "RequestReceived",
       );
     const lines = (caller: string) =>
       audited(caller).map((e) => `${e.requestURI} ${e.responseStatus?.code} ${e.user.username}`);
@@ -192,9 +192,54 @@ describe("audit log", () => {
     for (const e of audited("none"))
       assert.deepEqual(e.user, { username: "system:anonymous", groups: ["system:unauthenticated"] });
     assert.deepEqual(
-      lines("bad").map((line) => line.split(" ").slice(0, 2).join(" ")),
-      paths.map((p) => `${p} 401`),
+      audited("bad").map((e) => `${e.requestURI} ${e.responseStatus?.code} ${e.stage} ${JSON.stringify(e.user)}`),
+      paths.map((p) => `${p} 401 ResponseStarted {}`),
     );
+  });
+
+  it("logs a request refused at authentication as kube-apiserver does: no user, one ResponseStarted event saying what was tried", async () => {
+    s = await startTestServer({ auditLog: logFile });
+    const tries = [
+      { agent: "refused-bearer", path: `${G}/teams`, method: "GET", token: "not-a-valid-access-key", body: undefined },
+      { agent: "refused-none", path: `${G}/teams`, method: "GET", token: null, body: undefined },
+      {
+        agent: "refused-sign-in",
+        path: "/console/api/session",
+        method: "POST",
+        token: null,
+        body: { accessKey: "not-a-key" },
+      },
+    ];
+    try {
+      for (const t of tries) {
+        const res = await s.request(t.method, t.path, {
+          token: t.token,
+          body: t.body,
+          headers: { "user-agent": t.agent },
+        });
+        assert.equal(res.status, 401, res.text);
+      }
+    } finally {
+      await s.close();
+    }
+    const of = (agent: string) => events().filter((e) => (e as { userAgent?: string }).userAgent === agent);
+    const expected = {
+      "refused-bearer": "Authentication failed, attempted: bearer",
+      "refused-none": "Authentication failed, no credentials provided",
+      "refused-sign-in": "Authentication failed, attempted: console sign-in",
+    };
+    for (const [agent, message] of Object.entries(expected)) {
+      const mine = of(agent);
+      assert.equal(mine.length, 1, JSON.stringify(mine));
+      const e = mine[0]!;
+      assert.equal(e.stage, "ResponseStarted");
+      assert.deepEqual(e.user, {});
+      assert.deepEqual(e.responseStatus, { metadata: {}, message, code: 401 });
+    }
+    const list = of("refused-bearer")[0]!;
+    assert.equal(list.verb, "list");
+    assert.equal(list.objectRef?.resource, "teams");
+    assert.ok(!readFileSync(logFile, "utf8").includes("not-a-valid-access-key"), "the key is never logged");
   });
 
   it("writes ResponseStarted when a watch starts streaming", async () => {

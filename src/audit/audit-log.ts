@@ -22,6 +22,7 @@ import {
   METADATA_POLICY,
   matchRule,
 } from "./audit-policy.js";
+import { failedAuthenticationMessage } from "./failed-authentication.js";
 import { RotatingFile } from "./rotating-file.js";
 import { auditSourceIPs } from "./source-ips.js";
 
@@ -150,9 +151,14 @@ export class AuditLog {
       socket: given.socket,
     };
     if (!p) {
-      // Refused before the caller was known (authentication failed).
-      const user: UserInfo = { name: "system:anonymous", subjectKind: "Subject", groups: [], teams: [] };
-      p = { user, ...this.levelOf(r, user), received: new Date().toISOString() };
+      // Answered before the caller was known: no user, as kube-apiserver logs one (`"user":{}`).
+      // Refused at authentication (401), kube's one event: ResponseStarted, saying what was tried.
+      p = { user: NO_USER, ...this.levelOf(r, NO_USER), received: new Date().toISOString() };
+      if (code === 401) {
+        const message = failedAuthenticationMessage(method, url, given.headers ?? {});
+        this.emit(r, p, "ResponseStarted", code, message);
+        return;
+      }
     }
     this.emit(r, p, "ResponseComplete", code);
     this.pending.delete(request);
@@ -189,7 +195,7 @@ export class AuditLog {
     return { level: rule?.level ?? "None", omit: [...this.policy.omitStages, ...(rule?.omitStages ?? [])] };
   }
 
-  private emit(r: AuditedRequest, p: Pending, stage: AuditStage, code?: number): void {
+  private emit(r: AuditedRequest, p: Pending, stage: AuditStage, code?: number, message?: string): void {
     if (p.level === "None" || p.omit.includes(stage)) return;
     const url = r.url ?? "";
     const d = describeRequest(r.method ?? "GET", url);
@@ -218,7 +224,7 @@ export class AuditLog {
             },
           }
         : {}),
-      ...(code !== undefined ? { responseStatus: { metadata: {}, code } } : {}),
+      ...(code !== undefined ? { responseStatus: { metadata: {}, ...(message ? { message } : {}), code } } : {}),
       ...(p.level !== "Metadata" && bodies && r.body !== undefined ? requestObjectOf(r) : {}),
       ...(stage === "ResponseComplete" && p.responseObject !== undefined ? { responseObject: p.responseObject } : {}),
       requestReceivedTimestamp: p.received,
@@ -233,8 +239,12 @@ export class AuditLog {
   }
 }
 
+/** The caller of a request answered before it was authenticated: no name, no groups (policy rules naming users or groups never match it). */
+const NO_USER: UserInfo = { name: "", subjectKind: "Subject", groups: [], teams: [] };
+
 /** kube puts the authenticated user in `user` and the one it acts as in `impersonatedUser`. */
-function usersOf(user: UserInfo): { user: AuditUser; impersonatedUser?: AuditUser } {
+function usersOf(user: UserInfo): { user: AuditUser | Record<string, never>; impersonatedUser?: AuditUser } {
+  if (user === NO_USER) return { user: {} };
   const self: AuditUser = { username: user.name, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups };
   if (!user.impersonatedBy) return { user: self };
   return { user: { username: user.impersonatedBy }, impersonatedUser: self };

@@ -52,7 +52,7 @@ for (const store of ["SQLite", "etcd"] as const) {
         .filter((l) => l.trim() !== "")
         .map((l) => JSON.parse(l));
 
-    function assertTooLarge(res: TestResponse, asked: number): void {
+    function assertTooLarge(res: TestResponse, asked: number | string): void {
       assert.equal(res.status, 504, res.text);
       assert.equal(res.headers["retry-after"], "1");
       assert.equal(res.json.kind, "Status");
@@ -129,6 +129,64 @@ for (const store of ["SQLite", "etcd"] as const) {
       const badList = await server.request("GET", `${GROUP_PATH}/teams?resourceVersion=abc`);
       assert.equal(badList.status, 400, badList.text);
       assert.equal(badList.json.message, bad.json.message);
+    });
+
+    it("quotes a resourceVersion beyond 2^53 - 1 in exact digits, refuses one beyond a uint64, and never matches it by rounding", async () => {
+      const made = await create("huge-rv");
+      // 2^53 + 1 (a double rounds it to 2^53), 10^19 + 1, the largest uint64.
+      for (const huge of ["9007199254740993", "10000000000000000001", "18446744073709551615"]) {
+        const [get, list, exact, watch] = await Promise.all([
+          server.request("GET", `${GROUP_PATH}/teams/huge-rv?resourceVersion=${huge}`),
+          server.request("GET", `${GROUP_PATH}/teams?resourceVersion=${huge}`),
+          server.request("GET", `${GROUP_PATH}/teams?resourceVersion=${huge}&resourceVersionMatch=Exact`),
+          server.request("GET", `${GROUP_PATH}/teams?watch=1&resourceVersion=${huge}&timeoutSeconds=5`),
+        ]);
+        for (const res of [get, list, exact, watch]) assertTooLarge(res, huge);
+        // An update or a patch from it is a conflict, as against any other revision the object is not at.
+        const put = await server.request("PUT", `${GROUP_PATH}/teams/huge-rv`, {
+          body: { ...made, metadata: { ...made.metadata, resourceVersion: huge } },
+        });
+        const patch = await server.request("PATCH", `${GROUP_PATH}/teams/huge-rv`, {
+          body: { metadata: { resourceVersion: huge }, spec: { description: "conditional" } },
+          contentType: "application/merge-patch+json",
+        });
+        for (const res of [put, patch]) {
+          assert.equal(res.status, 409, res.text);
+          assert.equal(res.json.reason, "Conflict");
+        }
+      }
+      // Leading zeros are the same uint64, quoted as kube-apiserver prints it.
+      assertTooLarge(
+        await server.request("GET", `${GROUP_PATH}/teams/huge-rv?resourceVersion=009007199254740993`),
+        "9007199254740993",
+      );
+      // 2^64 and 10^21 (a double prints it 1e+21) are not uint64s: kube-apiserver's parse refuses
+      // them, a 400 here on every verb, quoting the digits sent.
+      for (const beyond of ["18446744073709551616", "1000000000000000000000"]) {
+        const refused = await Promise.all([
+          server.request("GET", `${GROUP_PATH}/teams/huge-rv?resourceVersion=${beyond}`),
+          server.request("GET", `${GROUP_PATH}/teams?resourceVersion=${beyond}`),
+          server.request("GET", `${GROUP_PATH}/teams?watch=1&resourceVersion=${beyond}&timeoutSeconds=5`),
+          server.request("PUT", `${GROUP_PATH}/teams/huge-rv`, {
+            body: { ...made, metadata: { ...made.metadata, resourceVersion: beyond } },
+          }),
+        ]);
+        for (const res of refused) {
+          assert.equal(res.status, 400, res.text);
+          assert.equal(res.json.reason, "BadRequest");
+          assert.equal(res.json.message, `invalid resourceVersion "${beyond}"`);
+        }
+      }
+      // A continue token's revision beyond 2^53 - 1 is not one this server wrote.
+      const token = Buffer.from(
+        '{"v":"meta.k8s.io/v1","rv":9007199254740993,"start":"/registry/teams/huge-rv"}',
+      ).toString("base64url");
+      const cont = await server.request("GET", `${GROUP_PATH}/teams?limit=1&continue=${token}`);
+      assert.equal(cont.status, 400, cont.text);
+      assert.equal(cont.json.message, "invalid continue token: the continue parameter is not valid");
+      // Nothing was written meanwhile.
+      const after = await server.request("GET", `${GROUP_PATH}/teams/huge-rv`);
+      assert.equal(after.json.metadata.resourceVersion, made.metadata.resourceVersion);
     });
 
     it("serves a GET whose resourceVersion the store reaches while it waits: the object written there", async () => {

@@ -30,9 +30,24 @@ export function writtenJsonBytes(obj: KubeObject): Buffer | undefined {
   return stored && withResourceVersion(stored, Number(obj.metadata.resourceVersion));
 }
 
-/** Parses a client-supplied resourceVersion; undefined when absent or empty. NaN-safe: throws on garbage. */
+/** kube-apiserver parses a resourceVersion as a uint64: more than that is not a resourceVersion. */
+const MAX_RESOURCE_VERSION = 2n ** 64n - 1n;
+
+/**
+ * Parses a client-supplied resourceVersion; undefined when absent or empty; throws on anything
+ * but decimal digits of a uint64 (kube-apiserver's parse). One above Number.MAX_SAFE_INTEGER is a
+ * valid resourceVersion that no revision of this store reaches: it parses as Infinity, ahead of
+ * every revision and equal to none, never as a rounded number that could match a real one.
+ * Messages quote it with resourceVersionDigits, not this number.
+ */
 export function parseResourceVersion(rv: string | undefined): number | undefined {
   if (rv === undefined || rv === "") return undefined;
-  if (!/^\d+$/.test(rv)) throw new Error(`invalid resource version "${rv}"`);
-  return Number(rv);
+  if (!/^\d+$/.test(rv) || BigInt(rv) > MAX_RESOURCE_VERSION) throw new Error(`invalid resource version "${rv}"`);
+  const revision = Number(rv);
+  return Number.isSafeInteger(revision) ? revision : Number.POSITIVE_INFINITY;
+}
+
+/** A valid resourceVersion's value in exact digits, as kube-apiserver prints the uint64 it parsed. */
+export function resourceVersionDigits(rv: string): string {
+  return BigInt(rv).toString();
 }

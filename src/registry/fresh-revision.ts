@@ -1,6 +1,6 @@
 import { errors } from "../api/errors.js";
 import type { Storage } from "../storage/interface.js";
-import { parseResourceVersion } from "./codec.js";
+import { parseResourceVersion, resourceVersionDigits } from "./codec.js";
 
 /** How long kube-apiserver's watch cache waits for a revision it has not seen yet (waitUntilFreshAndBlock). */
 const DEFAULT_FRESHNESS_WAIT_MS = 3000;
@@ -8,7 +8,7 @@ const POLL_MS = 25;
 
 /**
  * A client's resourceVersion as a revision: undefined when absent or empty, 400 BadRequest for
- * anything but digits. One answer for a GET, a list and a watch (kube-apiserver's watch cache
+ * anything but the digits of a uint64, Infinity beyond the safe integers (parseResourceVersion). One answer for a GET, a list, a watch and an update (kube-apiserver's watch cache
  * returns its parse error unconverted, which becomes a 500: a client's mistake is a 400 here).
  */
 export function requestedRevision(resourceVersion: string | undefined): number | undefined {
@@ -31,24 +31,27 @@ export function awaitNotOlderThan(
   waitMs?: number,
 ): Promise<void> | undefined {
   const rv = requestedRevision(resourceVersion);
-  return rv ? awaitRevision(storage, rv, waitMs) : undefined;
+  return rv ? awaitRevision(storage, rv, resourceVersion!, waitMs) : undefined;
 }
 
 /**
  * Waits until the store has reached `revision` (another replica or a write in flight may be about
  * to commit it), at most `waitMs`; then answers 504 "Too large resource version" with Retry-After,
  * as kube-apiserver does for a GET, list or watch from a resourceVersion ahead of its cache.
+ * `asked` is the client's resourceVersion, quoted in exact digits. One beyond the safe integers
+ * (requestedRevision's Infinity) is never reached: the same 504 without the wait.
  */
 export async function awaitRevision(
   storage: Storage,
   revision: number,
+  asked: string,
   waitMs = DEFAULT_FRESHNESS_WAIT_MS,
 ): Promise<void> {
   const deadline = Date.now() + waitMs;
   let current = await storage.currentRevision();
   while (current < revision) {
-    const left = deadline - Date.now();
-    if (left <= 0) throw errors.resourceVersionTooLarge(revision, current);
+    const left = Number.isFinite(revision) ? deadline - Date.now() : 0;
+    if (left <= 0) throw errors.resourceVersionTooLarge(resourceVersionDigits(asked), current);
     await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, left)));
     current = await storage.currentRevision();
   }

@@ -101,7 +101,7 @@ async function chooseListRevision(
   }
   if (match === "Exact") {
     if (rv === 0) throw errors.badRequest('resourceVersionMatch "Exact" is forbidden for resourceVersion "0"');
-    await awaitRevision(storage, rv!, options.freshnessWaitMs);
+    await awaitRevision(storage, rv!, options.resourceVersion!, options.freshnessWaitMs);
     return { revision: rv! };
   }
   // NotOlderThan (explicit or the legacy default): any state at least as new as rv; the current one is.

@@ -9,10 +9,11 @@ import type { Storage } from "../storage/interface.js";
 import { type AdmissionChain, admissionAttributes } from "./admission.js";
 import { serverSideApply } from "./apply/apply.js";
 import { onCachedCopy, UnprovenNoOp } from "./cached-copy.js";
-import { encodeObject, parseResourceVersion, rememberStoredBytes } from "./codec.js";
+import { encodeObject, rememberStoredBytes } from "./codec.js";
 import { decodeOrCorrupt, ListReadErrors } from "./corrupt-object.js";
 import { planDeletion, readyToRemove } from "./deletion.js";
 import { compileFilter, type ObjectFilter } from "./filter.js";
+import { requestedRevision } from "./fresh-revision.js";
 import { KeySerializer } from "./key-serializer.js";
 import { collectionPrefix, objectKey } from "./keys.js";
 import { recordUpdateManager } from "./managed-fields.js";
@@ -305,7 +306,7 @@ export class Store {
         fieldError("FieldValueInvalid", "metadata.resourceVersion", "must be specified for an update", 0),
       ]);
     }
-    const expected = this.parseRv(rv);
+    const expected = requestedRevision(rv)!;
     const once = (old: KubeObject, cachedCopy: boolean) => {
       if (Number(old.metadata.resourceVersion) !== expected) throw errors.staleObject(this.gr, name);
       // writeUpdate may change what it is given: an attempt that may be redone gets a copy.
@@ -716,14 +717,6 @@ export class Store {
   private collectWarnings(obj: KubeObject, old: KubeObject | undefined, ctx: RequestContext): void {
     const w = this.rt.strategy.warnings?.(obj, old);
     if (w?.length) ctx.warnings.push(...w);
-  }
-
-  private parseRv(rv: string): number {
-    try {
-      return parseResourceVersion(rv)!;
-    } catch {
-      throw errors.badRequest(`invalid resourceVersion "${rv}"`);
-    }
   }
 
   /** A storage error of a write of `name`, as an API error (storage-errors.ts). */

@@ -6,6 +6,7 @@ import type { Authorizer } from "../authz/contract.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
 import { apiVersions, coreAggregatedDiscovery, coreResourceList } from "./core-discovery.js";
+import { registerCreateOnlyMethods } from "./create-only-methods.js";
 import {
   AGGREGATED_DISCOVERY_V2,
   aggregatedDiscovery,
@@ -80,11 +81,14 @@ export function registerDiscoveryRoutes(
       guarded(async (req, reply) => send(reply, 200, extraResourceList(gv), format(req))),
     );
   }
-  // The review kinds (src/authz/reviews): create-only, each create through its Store's pipeline.
+  // The review kinds (src/authz/reviews): create-only, each create through its Store's pipeline;
+  // another method is kube's 403 or 405 (create-only-methods.ts).
   for (const rt of deps.reviews.resourceTypes()) {
     const store = deps.reviews.store(rt.plural);
+    const url = `${API_PREFIX}/apis/${rt.group}/${rt.version}/${rt.plural}`;
+    registerCreateOnlyMethods(app, url, rt, deps);
     app.post(
-      `${API_PREFIX}/apis/${rt.group}/${rt.version}/${rt.plural}`,
+      url,
       guarded(async (req, reply, ctx) => {
         const body = decodeReviewBody(req);
         const options = {

@@ -1,0 +1,110 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { after, before, describe, it } from "node:test";
+import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+
+const P = "/kubernetes/management";
+const KUBECTL = process.env.KUBECTL ?? "/usr/bin/kubectl";
+/** The create-only review collections, with the group kube-apiserver serves each in. */
+const REVIEWS = [
+  { group: "authorization.k8s.io", plural: "selfsubjectaccessreviews" },
+  { group: "authorization.k8s.io", plural: "selfsubjectrulesreviews" },
+  { group: "authentication.k8s.io", plural: "selfsubjectreviews" },
+];
+/** Each other method, with the verb kube-apiserver's request info reads from it on a collection. */
+const METHODS = [
+  { method: "GET", query: "", verb: "list" },
+  { method: "GET", query: "?watch=true", verb: "watch" },
+  { method: "PUT", query: "", verb: "update" },
+  { method: "PATCH", query: "", verb: "patch" },
+  { method: "DELETE", query: "", verb: "deletecollection" },
+];
+
+function kubectl(kubeconfig: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(KUBECTL, ["--kubeconfig", kubeconfig, ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe("another method than POST on a create-only review collection (as kube-apiserver answers it)", () => {
+  let s: TestServer;
+  let nobody: string;
+
+  before(async () => {
+    s = await startTestServer();
+    assert.equal(
+      (await s.request("POST", `${GROUP_PATH}/users`, { body: { metadata: { name: "nobody" } } })).status,
+      201,
+    );
+    const key = await s.request("POST", `${GROUP_PATH}/ownedaccesskeys`, {
+      body: { metadata: { name: "nobody-key" }, spec: { user: "nobody" } },
+    });
+    assert.equal(key.status, 201, key.text);
+    nobody = key.json.spec.key;
+  });
+  after(() => s.stop());
+
+  /** `METHOD path` answered as `code reason: message`, always a Status. */
+  const answer = async (method: string, path: string, token: string | null | undefined) => {
+    const body = method === "PUT" || method === "PATCH" ? {} : undefined;
+    const contentType = method === "PATCH" ? "application/merge-patch+json" : undefined;
+    const res = await s.request(method, path, { token, body, contentType });
+    assert.equal(res.json?.kind, "Status", `${method} ${path}: ${res.text}`);
+    return `${res.status} ${res.json.reason}: ${res.json.message}`;
+  };
+
+  it("a caller no role lets do that: 403 for the method's verb on the resource, authorized first", async () => {
+    for (const { group, plural } of REVIEWS) {
+      for (const { method, query, verb } of METHODS) {
+        assert.equal(
+          await answer(method, `${P}/apis/${group}/v1/${plural}${query}`, nobody),
+          `403 Forbidden: ${plural}.${group} is forbidden: User "nobody" cannot ${verb} resource "${plural}" in API group "${group}"`,
+          `${method}${query} ${plural}`,
+        );
+      }
+    }
+  });
+
+  it("an admin: 405 MethodNotAllowed, the collection being known; anonymous: 401", async () => {
+    for (const { group, plural } of REVIEWS) {
+      for (const { method, query } of METHODS) {
+        const path = `${P}/apis/${group}/v1/${plural}${query}`;
+        assert.equal(
+          await answer(method, path, undefined),
+          "405 MethodNotAllowed: the server does not allow this method on the requested resource",
+          `${method} ${path}`,
+        );
+        assert.match(await answer(method, path, null), /^401 Unauthorized/, `${method} ${path}`);
+      }
+    }
+  });
+
+  it("the create is unchanged, for any caller", async () => {
+    for (const token of [undefined, nobody]) {
+      const review = await s.request("POST", `${P}/apis/authorization.k8s.io/v1/selfsubjectaccessreviews`, {
+        token,
+        body: {
+          apiVersion: "authorization.k8s.io/v1",
+          kind: "SelfSubjectAccessReview",
+          spec: { resourceAttributes: { verb: "list", group: "management.platform", resource: "teams" } },
+        },
+      });
+      assert.equal(review.status, 201, review.text);
+    }
+  });
+
+  it("kubectl get --raw reports kube's MethodNotAllowed", async () => {
+    const res = await kubectl(s.kubeconfig(), [
+      "get",
+      "--raw",
+      `${P}/apis/authorization.k8s.io/v1/selfsubjectaccessreviews`,
+    ]);
+    assert.equal(res.code, 1, res.stdout);
+    assert.equal(
+      res.stderr,
+      "Error from server (MethodNotAllowed): the server does not allow this method on the requested resource\n",
+    );
+  });
+});
