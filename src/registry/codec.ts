@@ -42,8 +42,13 @@ const MAX_RESOURCE_VERSION = 2n ** 64n - 1n;
  */
 export function parseResourceVersion(rv: string | undefined): number | undefined {
   if (rv === undefined || rv === "") return undefined;
-  if (!/^\d+$/.test(rv) || BigInt(rv) > MAX_RESOURCE_VERSION) throw new Error(`invalid resource version "${rv}"`);
-  const revision = Number(rv);
+  // Leading zeros parse, as with Go's ParseUint; beyond 20 significant digits it is no uint64,
+  // decided before BigInt, whose parse of a body's megabytes of digits would take seconds.
+  const significant = rv.replace(/^0+(?=\d)/, "");
+  if (!/^\d+$/.test(rv) || significant.length > 20 || BigInt(significant) > MAX_RESOURCE_VERSION) {
+    throw new Error(`invalid resource version "${rv}"`);
+  }
+  const revision = Number(significant);
   return Number.isSafeInteger(revision) ? revision : Number.POSITIVE_INFINITY;
 }
 

@@ -8,14 +8,17 @@ const POLL_MS = 25;
 
 /**
  * A client's resourceVersion as a revision: undefined when absent or empty, 400 BadRequest for
- * anything but the digits of a uint64, Infinity beyond the safe integers (parseResourceVersion). One answer for a GET, a list, a watch and an update (kube-apiserver's watch cache
- * returns its parse error unconverted, which becomes a 500: a client's mistake is a 400 here).
+ * anything but the digits of a uint64, Infinity beyond the safe integers (parseResourceVersion).
+ * One answer for a GET, a list, a watch and an update (kube-apiserver's watch cache returns its
+ * parse error unconverted, which becomes a 500: a client's mistake is a 400 here).
  */
 export function requestedRevision(resourceVersion: string | undefined): number | undefined {
   try {
     return parseResourceVersion(resourceVersion);
   } catch {
-    throw errors.badRequest(`invalid resourceVersion "${resourceVersion}"`);
+    // Quoted short: a body's metadata.resourceVersion can be megabytes, and the answer need not be.
+    const shown = resourceVersion!.length > 40 ? `${resourceVersion!.slice(0, 40)}…` : resourceVersion;
+    throw errors.badRequest(`invalid resourceVersion "${shown}"`);
   }
 }
 
