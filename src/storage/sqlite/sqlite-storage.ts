@@ -17,18 +17,19 @@
  */
 import Database from "better-sqlite3";
 import { StorageError } from "../errors.js";
-import type {
-  DeleteResult,
-  KeyValue,
-  ListOptions,
-  ListResult,
-  Storage,
-  TxnOp,
-  TxnResult,
-  WatchCallbacks,
-  WatchEvent,
-  Watcher,
-  WatchOptions,
+import {
+  type DeleteResult,
+  type KeyValue,
+  type ListOptions,
+  type ListResult,
+  newKeyValue,
+  type Storage,
+  type TxnOp,
+  type TxnResult,
+  type WatchCallbacks,
+  type WatchEvent,
+  type Watcher,
+  type WatchOptions,
 } from "../interface.js";
 import { prefixEnd } from "../key-range.js";
 import { QueuedWatcher } from "../queued-watcher.js";
@@ -592,7 +593,7 @@ function committedEvents(outcomes: readonly Outcome[]): readonly WatchEvent[] {
 }
 
 function kv(key: string, value: Buffer, createRevision: number, modRevision: number): KeyValue {
-  return { key, value, createRevision, modRevision };
+  return newKeyValue(key, value, createRevision, modRevision);
 }
 
 function conflict(key: string, expected: number, actual: number): StorageError {
