@@ -70,7 +70,14 @@ function rawBytes(rt: ResourceType, kv: MemoryRead): Buffer | null | undefined {
 const REFUSED: object = Object.freeze({ refused: true });
 const unslotted = new WeakMap<KeyValue, boolean>();
 
-/** The answer to a GET of a version read since its last write: its bytes with the resourceVersion spliced in, made on the first GET and then shared by every GET of that version (splicing per read allocated and copied the whole object each time, a good part of a GET's garbage). The entry goes with the version: a WeakMap holds nothing alive. The price: an object read since its last write is in memory twice while that version is current. */
+/**
+ * The answer to a GET of a version read since its last write: its bytes with the resourceVersion
+ * spliced in, made on the first GET and then shared by every GET of that version (splicing per
+ * read allocated and copied the whole object each time, a good part of a GET's garbage). Not in
+ * the slot: it is right for this version's resourceVersion only, and a copy carries the slot. The
+ * entry goes with the version: a WeakMap holds nothing alive. The price: an object read since its
+ * last write is in memory twice while that version is current.
+ */
 const answers = new WeakMap<KeyValue, Buffer>();
 
 function verdictOf(kv: KeyValue): boolean | undefined {
