@@ -317,7 +317,12 @@ export class SqliteStorage implements Storage {
           }
           // The tombstone keeps the last value, so replayed delete events can report it.
           this.stmt.insert.run(id, op.key, 0, 1, live.create_revision, live.revision, revision, live.value);
-          events.push({ type: "delete", kv: { ...prevKv, modRevision: revision }, prevKv, revision });
+          events.push({
+            type: "delete",
+            kv: newKeyValue(prevKv.key, prevKv.value, prevKv.createRevision, revision),
+            prevKv,
+            revision,
+          });
           break;
         }
       }
