@@ -9,7 +9,7 @@
  */
 import { errors } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
-import { type KeyValue, type MemoryRead, NOT_NOW } from "../storage/interface.js";
+import { type KeyValue, type MemoryRead, NOT_NOW, VERSION_MEMO } from "../storage/interface.js";
 import type { ResourceType } from "./resource-type.js";
 import { withResourceVersion } from "./shared-codec.js";
 import type { Store } from "./store.js";
@@ -51,28 +51,54 @@ function rawBytes(rt: ResourceType, kv: MemoryRead): Buffer | null | undefined {
 }
 
 /**
- * Per version held in memory, what the fast paths know of its stored bytes: false, they may not
- * be sent as they are (the decoding path answers: a corrupt object is refused there, any other
- * value is encoded afresh); true, they may; or the answer's bytes, spliced on the first GET and
- * then shared by every GET of that version. A version never changes (a write makes a new
+ * Per version held in memory, what the fast paths know of its stored bytes: unchecked; refused,
+ * they may not be sent as they are (the decoding path answers: a corrupt object is refused there,
+ * any other value is encoded afresh); or sendable. A version never changes (a write makes a new
  * KeyValue), so each is checked once: in the background after the watch cache is filled
  * (stored-bytes-precheck.ts, in small slices), or on its first serve when that comes first — not
  * as it enters the cache, which would make a server starting with many objects parse every one
- * before answering (docs/performance.md, "Checking stored bytes"). Splicing per read allocated and
- * copied the whole object each time, a good part of a GET's garbage. The entry goes with the
- * version: a WeakMap holds nothing alive. The price: an object read since its last write is in
- * memory twice (stored and answered bytes) while that version is current.
+ * before answering (docs/performance.md, "Checking stored bytes").
+ *
+ * The verdict lives in the version's own VERSION_MEMO slot (8 bytes, made empty with every
+ * KeyValue a storage makes), written only here, with values that cannot be forged or carried
+ * over: "sendable" is the KeyValue itself (a copy, `{ ...kv, modRevision }`, carries a pointer to
+ * the original, not to itself, so it counts as unchecked and is checked on its own), "refused"
+ * is REFUSED, private to this module (a copy that carries it is only refused, the safe side).
+ * A KeyValue without the slot (made by hand, not by a storage) keeps its verdict in
+ * `unslotted`, as every version did before.
  */
-const versions = new WeakMap<KeyValue, Buffer | boolean>();
+const REFUSED: object = Object.freeze({ refused: true });
+const unslotted = new WeakMap<KeyValue, boolean>();
+
+/**
+ * The answer to a GET of a version read since its last write: its bytes with the resourceVersion
+ * spliced in, made on the first GET and then shared by every GET of that version (splicing per
+ * read allocated and copied the whole object each time, a good part of a GET's garbage). Not in
+ * the slot: it is right for this version's resourceVersion only, and a copy carries the slot. The
+ * entry goes with the version: a WeakMap holds nothing alive. The price: an object read since its
+ * last write is in memory twice while that version is current.
+ */
+const answers = new WeakMap<KeyValue, Buffer>();
+
+function verdictOf(kv: KeyValue): boolean | undefined {
+  if (!(VERSION_MEMO in kv)) return unslotted.get(kv);
+  const memo = kv[VERSION_MEMO];
+  return memo === kv ? true : memo === REFUSED ? false : undefined;
+}
+
+function remember(kv: KeyValue, sendable: boolean): void {
+  if (VERSION_MEMO in kv) (kv as { [VERSION_MEMO]: unknown })[VERSION_MEMO] = sendable ? kv : REFUSED;
+  else unslotted.set(kv, sendable);
+}
 
 /** Whether this version's stored bytes may be sent as the object (checked on first use, then remembered). */
 export function sendableAsStored(rt: ResourceType, kv: KeyValue): boolean {
-  let known = versions.get(kv);
+  let known = verdictOf(kv);
   if (known === undefined) {
     known = storedBytesAreTheObject(rt, kv);
-    versions.set(kv, known);
+    remember(kv, known);
   }
-  return known !== false;
+  return known;
 }
 
 /**
@@ -81,17 +107,16 @@ export function sendableAsStored(rt: ResourceType, kv: KeyValue): boolean {
  * the check runs (stored-bytes-precheck.ts).
  */
 export function storedBytesVerdict(kv: KeyValue): boolean | undefined {
-  const known = versions.get(kv);
-  return known === undefined ? undefined : known !== false;
+  return verdictOf(kv);
 }
 
 /** The answer to a GET of this version: its bytes with the resourceVersion spliced in; undefined when the decoding path must answer. */
 function answerBytes(rt: ResourceType, kv: KeyValue): Buffer | undefined {
-  const known = versions.get(kv);
-  if (typeof known === "object") return known;
-  if (known === false || (known === undefined && !sendableAsStored(rt, kv))) return undefined;
+  const known = answers.get(kv);
+  if (known !== undefined) return known;
+  if (!sendableAsStored(rt, kv)) return undefined;
   const bytes = withResourceVersion(kv.value, kv.modRevision)!;
-  versions.set(kv, bytes);
+  answers.set(kv, bytes);
   return bytes;
 }
 
@@ -101,8 +126,8 @@ function answerBytes(rt: ResourceType, kv: KeyValue): Buffer | undefined {
  * frame); undefined when the decoding path must answer.
  */
 export function eventBytes(rt: ResourceType, kv: KeyValue): Buffer | undefined {
-  const known = versions.get(kv);
-  if (typeof known === "object") return known;
+  const known = answers.get(kv);
+  if (known !== undefined) return known;
   return sendableAsStored(rt, kv) ? withResourceVersion(kv.value, kv.modRevision) : undefined;
 }
 

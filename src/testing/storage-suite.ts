@@ -13,7 +13,15 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, test } from "node:test";
 import { isStorageError, type StorageErrorCode } from "../storage/errors.js";
-import type { KeyValue, ListOptions, Storage, WatchCallbacks, WatchEvent, Watcher } from "../storage/interface.js";
+import {
+  type KeyValue,
+  type ListOptions,
+  newKeyValue,
+  type Storage,
+  type WatchCallbacks,
+  type WatchEvent,
+  type Watcher,
+} from "../storage/interface.js";
 
 export interface OpenedStorage {
   readonly storage: Storage;
@@ -130,7 +138,7 @@ export function runStorageSuite(name: string, open: OpenStorage): void {
         const rev = await storage.create(`${p}a`, bytes("one"));
         assert.ok(rev > 0);
         const kv = await storage.get(`${p}a`);
-        assert.deepEqual(kv, { key: `${p}a`, value: bytes("one"), createRevision: rev, modRevision: rev });
+        assert.deepEqual(kv, newKeyValue(`${p}a`, bytes("one"), rev, rev));
         assert.equal(await storage.get(`${p}missing`), undefined);
         assert.ok((await storage.currentRevision()) >= rev);
       });
@@ -146,12 +154,7 @@ export function runStorageSuite(name: string, open: OpenStorage): void {
         const created = await storage.create(`${p}a`, bytes("v1"));
         const updated = await storage.update(`${p}a`, bytes("v2"), created);
         assert.ok(updated > created);
-        assert.deepEqual(await storage.get(`${p}a`), {
-          key: `${p}a`,
-          value: bytes("v2"),
-          createRevision: created,
-          modRevision: updated,
-        });
+        assert.deepEqual(await storage.get(`${p}a`), newKeyValue(`${p}a`, bytes("v2"), created, updated));
         await rejectsWith(storage.update(`${p}a`, bytes("stale"), created), "Conflict");
         await rejectsWith(storage.update(`${p}missing`, bytes("x"), updated), "NotFound");
         assert.equal(text(await storage.get(`${p}a`)), "v2");
@@ -162,7 +165,7 @@ export function runStorageSuite(name: string, open: OpenStorage): void {
         const b = await storage.create(`${p}b`, bytes("B"));
         const deleted = await storage.delete(`${p}a`);
         assert.ok(deleted.revision > b);
-        assert.deepEqual(deleted.prev, { key: `${p}a`, value: bytes("A"), createRevision: a, modRevision: a });
+        assert.deepEqual(deleted.prev, newKeyValue(`${p}a`, bytes("A"), a, a));
         assert.equal(await storage.get(`${p}a`), undefined);
         await rejectsWith(storage.delete(`${p}a`), "NotFound");
 
@@ -191,12 +194,7 @@ export function runStorageSuite(name: string, open: OpenStorage): void {
         const { log } = watch(storage, p, deletedAt);
         const second = await storage.create(`${p}a`, bytes("second"));
         assert.ok(second > deletedAt);
-        assert.deepEqual(await storage.get(`${p}a`), {
-          key: `${p}a`,
-          value: bytes("second"),
-          createRevision: second,
-          modRevision: second,
-        });
+        assert.deepEqual(await storage.get(`${p}a`), newKeyValue(`${p}a`, bytes("second"), second, second));
         await rejectsWith(storage.update(`${p}a`, bytes("x"), first), "Conflict");
         assert.deepEqual((await storage.list(p, { revision: deletedAt })).items, []);
         await log.until(() => log.events.length === 1);
@@ -287,8 +285,8 @@ export function runStorageSuite(name: string, open: OpenStorage): void {
         const past = await storage.list(p, { revision: b1 });
         assert.equal(past.revision, b1);
         assert.deepEqual(past.items, [
-          { key: `${p}a`, value: bytes("a1"), createRevision: a1, modRevision: a1 },
-          { key: `${p}b`, value: bytes("b1"), createRevision: b1, modRevision: b1 },
+          newKeyValue(`${p}a`, bytes("a1"), a1, a1),
+          newKeyValue(`${p}b`, bytes("b1"), b1, b1),
         ]);
         const now = await storage.list(p);
         assert.deepEqual(
@@ -464,19 +462,19 @@ export function runStorageSuite(name: string, open: OpenStorage): void {
         const expected: WatchEvent[] = [
           {
             type: "put",
-            kv: { key: `${p}a`, value: bytes("v1"), createRevision: created, modRevision: created },
+            kv: newKeyValue(`${p}a`, bytes("v1"), created, created),
             revision: created,
           },
           {
             type: "put",
-            kv: { key: `${p}a`, value: bytes("v2"), createRevision: created, modRevision: updated },
-            prevKv: { key: `${p}a`, value: bytes("v1"), createRevision: created, modRevision: created },
+            kv: newKeyValue(`${p}a`, bytes("v2"), created, updated),
+            prevKv: newKeyValue(`${p}a`, bytes("v1"), created, created),
             revision: updated,
           },
           {
             type: "delete",
-            kv: { key: `${p}a`, value: bytes("v2"), createRevision: created, modRevision: deleted },
-            prevKv: { key: `${p}a`, value: bytes("v2"), createRevision: created, modRevision: updated },
+            kv: newKeyValue(`${p}a`, bytes("v2"), created, deleted),
+            prevKv: newKeyValue(`${p}a`, bytes("v2"), created, updated),
             revision: deleted,
           },
         ];
@@ -557,12 +555,10 @@ export function runStorageSuite(name: string, open: OpenStorage): void {
         const winners = updates.flatMap((r, i) => (r.status === "fulfilled" ? [{ i, revision: r.value }] : []));
         assert.equal(winners.length, 1);
         assert.ok(updates.every((r) => r.status === "fulfilled" || isStorageError(r.reason, "Conflict")));
-        assert.deepEqual(await storage.get(`${p}one`), {
-          key: `${p}one`,
-          value: bytes(`u${winners[0]!.i}`),
-          createRevision: base,
-          modRevision: winners[0]!.revision,
-        });
+        assert.deepEqual(
+          await storage.get(`${p}one`),
+          newKeyValue(`${p}one`, bytes(`u${winners[0]!.i}`), base, winners[0]!.revision),
+        );
       });
 
       it("loses no increment under read-modify-write retries", async ({ storage, p }) => {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { describe, test } from "node:test";
 import protobuf from "protobufjs";
+import { newKeyValue } from "../interface.js";
 import { EtcdRequestError, type RangeRequest, type TxnRequest } from "./kv-calls.js";
 import {
   decodeAuthenticateResponse,
@@ -72,7 +73,7 @@ describe("etcd's protobuf messages, against etcd's .proto files", () => {
       ],
     });
     const decoded = decodeTxnResponse(bytes);
-    const plain = { key: "/k", value: Buffer.from("v1"), createRevision: 5, modRevision: 9 };
+    const plain = newKeyValue("/k", Buffer.from("v1"), 5, 9);
     assert.deepEqual(decoded, {
       revision: 12,
       succeeded: false,
@@ -123,7 +124,7 @@ describe("etcd's protobuf messages, against etcd's .proto files", () => {
     w.uint32((4 << 3) | 0).int64(1);
     assert.deepEqual(decodeRangeResponse(Buffer.from(w.finish())), {
       revision: 0,
-      kvs: [{ key: "/x", value: Buffer.alloc(0), createRevision: 0, modRevision: 0 }],
+      kvs: [newKeyValue("/x", Buffer.alloc(0), 0, 0)],
       more: false,
       count: 1,
     });

@@ -5,7 +5,7 @@
  * offsets into the message, so nothing is copied until it is wanted.
  */
 import type protobuf from "protobufjs/minimal.js";
-import type { KeyValue } from "../interface.js";
+import { type KeyValue, newKeyValue } from "../interface.js";
 
 type ProtoReader = protobuf.Reader;
 
@@ -113,12 +113,12 @@ export function toKeyValues(buf: Buffer, fields: readonly KvFields[]): KeyValue[
   for (let i = 0; i < fields.length; i++) {
     const kv = fields[i]!;
     const length = buf.copy(values, at, kv.valueStart, kv.valueEnd);
-    out[i] = {
-      key: buf.toString("utf8", kv.keyStart, kv.keyEnd),
-      value: values.subarray(at, at + length),
-      createRevision: kv.createRevision,
-      modRevision: kv.modRevision,
-    };
+    out[i] = newKeyValue(
+      buf.toString("utf8", kv.keyStart, kv.keyEnd),
+      values.subarray(at, at + length),
+      kv.createRevision,
+      kv.modRevision,
+    );
     at += length;
   }
   return out;

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { Event, encodeAs, WatchRequest, WatchResponse } from "../../testing/etcd-rpc-proto.js";
-import type { WatchEvent } from "../interface.js";
+import { newKeyValue, type WatchEvent } from "../interface.js";
 import { encodeWatchCreate, WatchResponseDecoder } from "./watch-response.js";
 
 const header = (revision: number) => ({
@@ -23,12 +23,8 @@ const kv = (key: string, value: string, create: number, mod: number, version = 1
   version,
   lease: 0,
 });
-const keyValue = (key: string, value: string, createRevision: number, modRevision: number) => ({
-  key,
-  value: Buffer.from(value),
-  createRevision,
-  modRevision,
-});
+const keyValue = (key: string, value: string, createRevision: number, modRevision: number) =>
+  newKeyValue(key, Buffer.from(value), createRevision, modRevision);
 
 describe("etcd WatchResponse decoder", () => {
   test("puts: a creation without prev_kv, an update with it; the header's revision", () => {

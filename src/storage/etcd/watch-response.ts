@@ -19,7 +19,7 @@
  *                   progress_notify=4 prev_kv=6 fragment=8)
  */
 import protobuf from "protobufjs/minimal.js";
-import type { WatchEvent } from "../interface.js";
+import { newKeyValue, type WatchEvent } from "../interface.js";
 import {
   BYTES,
   emptyKv,
@@ -151,7 +151,12 @@ export class WatchResponseDecoder {
     if (type === EVENT_DELETE) {
       if (prevAt < 0) return undefined;
       const prevKv = toKeyValues(buf, [this.prevKv])[0]!;
-      return { type: "delete", kv: { ...prevKv, modRevision: revision }, prevKv, revision };
+      return {
+        type: "delete",
+        kv: newKeyValue(prevKv.key, prevKv.value, prevKv.createRevision, revision),
+        prevKv,
+        revision,
+      };
     }
     // Each in a buffer of its own: the new value stays cached long after the previous one is gone.
     const put = toKeyValues(buf, [kv])[0]!;

@@ -17,18 +17,19 @@
  */
 import Database from "better-sqlite3";
 import { StorageError } from "../errors.js";
-import type {
-  DeleteResult,
-  KeyValue,
-  ListOptions,
-  ListResult,
-  Storage,
-  TxnOp,
-  TxnResult,
-  WatchCallbacks,
-  WatchEvent,
-  Watcher,
-  WatchOptions,
+import {
+  type DeleteResult,
+  type KeyValue,
+  type ListOptions,
+  type ListResult,
+  newKeyValue,
+  type Storage,
+  type TxnOp,
+  type TxnResult,
+  type WatchCallbacks,
+  type WatchEvent,
+  type Watcher,
+  type WatchOptions,
 } from "../interface.js";
 import { prefixEnd } from "../key-range.js";
 import { QueuedWatcher } from "../queued-watcher.js";
@@ -316,7 +317,12 @@ export class SqliteStorage implements Storage {
           }
           // The tombstone keeps the last value, so replayed delete events can report it.
           this.stmt.insert.run(id, op.key, 0, 1, live.create_revision, live.revision, revision, live.value);
-          events.push({ type: "delete", kv: { ...prevKv, modRevision: revision }, prevKv, revision });
+          events.push({
+            type: "delete",
+            kv: newKeyValue(prevKv.key, prevKv.value, prevKv.createRevision, revision),
+            prevKv,
+            revision,
+          });
           break;
         }
       }
@@ -592,7 +598,7 @@ function committedEvents(outcomes: readonly Outcome[]): readonly WatchEvent[] {
 }
 
 function kv(key: string, value: Buffer, createRevision: number, modRevision: number): KeyValue {
-  return { key, value, createRevision, modRevision };
+  return newKeyValue(key, value, createRevision, modRevision);
 }
 
 function conflict(key: string, expected: number, actual: number): StorageError {
