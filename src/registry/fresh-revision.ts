@@ -23,6 +23,18 @@ export function requestedRevision(resourceVersion: string | undefined): number |
 }
 
 /**
+ * Whether the resourceVersion a write carries (an update's body, a patch's or an apply's result)
+ * names the object's `current` one: compared as the numbers both parse to, as kube-apiserver's
+ * guaranteedUpdate compares the uint64s it parsed, so "0042" names the object at 42. 400 for one
+ * that is not a number (requestedRevision), whether or not it would have matched as text.
+ */
+export function namesRevision(asked: unknown, current: string | undefined): boolean {
+  // A JSON number here (42, not "42") is no resourceVersion either: kube cannot decode it.
+  if (typeof asked !== "string") throw errors.badRequest("metadata.resourceVersion must be a string");
+  return requestedRevision(asked) === Number(current);
+}
+
+/**
  * A read "not older than" resourceVersion (a GET or a list with resourceVersion N, a watch from
  * N): waits for N when given (awaitRevision). Undefined, and no promise made, when there is
  * nothing to wait for — unset (most recent) or "0" (any: the current state will do) — so the

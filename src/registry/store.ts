@@ -13,7 +13,7 @@ import { encodeObject, rememberStoredBytes } from "./codec.js";
 import { decodeOrCorrupt, ListReadErrors } from "./corrupt-object.js";
 import { planDeletion, readyToRemove } from "./deletion.js";
 import { compileFilter, type ObjectFilter } from "./filter.js";
-import { requestedRevision } from "./fresh-revision.js";
+import { namesRevision, requestedRevision } from "./fresh-revision.js";
 import { KeySerializer } from "./key-serializer.js";
 import { collectionPrefix, objectKey } from "./keys.js";
 import { recordUpdateManager } from "./managed-fields.js";
@@ -306,9 +306,9 @@ export class Store {
         fieldError("FieldValueInvalid", "metadata.resourceVersion", "must be specified for an update", 0),
       ]);
     }
-    const expected = requestedRevision(rv)!;
+    requestedRevision(rv); // 400 for one that is no number, before any read
     const once = (old: KubeObject, cachedCopy: boolean) => {
-      if (Number(old.metadata.resourceVersion) !== expected) throw errors.staleObject(this.gr, name);
+      if (!namesRevision(rv, old.metadata.resourceVersion)) throw errors.staleObject(this.gr, name);
       // writeUpdate may change what it is given: an attempt that may be redone gets a copy.
       return this.writeUpdate(ctx, old, cachedCopy ? structuredClone(obj) : obj, options, subresource, cachedCopy);
     };
@@ -477,8 +477,9 @@ export class Store {
     }
     proposed.metadata ??= {};
     const asked = proposed.metadata.resourceVersion;
-    const conditional = asked !== undefined && asked !== old.metadata.resourceVersion;
-    if (conditional) throw errors.staleObject(this.gr, name);
+    if (asked !== undefined && !namesRevision(asked, old.metadata.resourceVersion)) {
+      throw errors.staleObject(this.gr, name);
+    }
     // applyMergePatch/applyJsonPatch return a copy that shares nothing: no second clone.
     const admitted = this.admitBody(proposed, namespace, name, options, ctx, { owned: true });
     admitted.metadata.resourceVersion = old.metadata.resourceVersion;

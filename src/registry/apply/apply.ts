@@ -11,6 +11,7 @@ import {
   unionFieldsV1,
 } from "../../api/fields-v1.js";
 import { isPlainObject, type KubeObject, type ManagedFieldsEntry, nowTimestamp } from "../../api/object.js";
+import { namesRevision } from "../fresh-revision.js";
 import { listTypeAt } from "../list-types.js";
 import { capUpdateManagers, ownedPart } from "../managed-fields.js";
 import type { WriteOptions } from "../options.js";
@@ -78,7 +79,7 @@ export async function serverSideApply(
     }
 
     const asked = config.metadata.resourceVersion;
-    if (asked && asked !== live.metadata.resourceVersion) throw errors.staleObject(store.gr, name);
+    if (asked && !namesRevision(asked, live.metadata.resourceVersion)) throw errors.staleObject(store.gr, name);
     const liveOwned = ownedPart(live, rt, subresource);
     const entries = live.metadata.managedFields ?? [];
     const isMine = (e: ManagedFieldsEntry) =>
