@@ -244,6 +244,13 @@ export const errors = {
   forbiddenMessage(message: string): ApiError {
     return status(403, "Forbidden", message);
   },
+  /**
+   * A non-resource path (/metrics, the backup, /version, …) the caller may not `verb`, in
+   * kube-apiserver's words: `forbidden: User "alice" cannot get path "/metrics"`.
+   */
+  forbiddenPath(userName: string, verb: string, path: string): ApiError {
+    return status(403, "Forbidden", `forbidden: User "${userName}" cannot ${verb} path "${path}"`);
+  },
   gone(message: string): ApiError {
     return status(410, "Gone", message);
   },

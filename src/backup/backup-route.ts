@@ -22,7 +22,7 @@ export function registerBackupRoute(
     BACKUP_PATH,
     deps.guarded(async (_request, reply, ctx) => {
       const decision = await deps.authorizer.authorize(ctx.user, nonResourceAttributes("get", BACKUP_PATH));
-      if (!decision.allowed) throw errors.forbiddenMessage(`User "${ctx.user.name}" cannot get path "${BACKUP_PATH}"`);
+      if (!decision.allowed) throw errors.forbiddenPath(ctx.user.name, "get", BACKUP_PATH);
       return reply.type("application/x-ndjson").send(Readable.from(backupLines(deps.store, "api")));
     }),
   );

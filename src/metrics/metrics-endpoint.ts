@@ -21,9 +21,7 @@ export function registerMetricsRoute(app: FastifyInstance, deps: { authorizer: A
     "/metrics",
     deps.guarded(async (_request, reply, ctx) => {
       const decision = await deps.authorizer.authorize(ctx.user, nonResourceAttributes("get", "/metrics"));
-      if (!decision.allowed) {
-        throw errors.forbiddenMessage(`User "${ctx.user.name}" cannot get path "/metrics"`);
-      }
+      if (!decision.allowed) throw errors.forbiddenPath(ctx.user.name, "get", "/metrics");
       return reply.type(metricsRegistry.contentType).send(await scrapeOrUnavailable());
     }),
   );

@@ -110,6 +110,7 @@ describe("metrics", () => {
     const denied = await s.request("GET", "/metrics", { token: aliceKey });
     assert.equal(denied.status, 403);
     assert.equal(denied.json.kind, "Status");
+    assert.equal(denied.json.message, 'forbidden: User "alice" cannot get path "/metrics"');
     assert.ok(!denied.text.includes("apiserver_request_total"));
     assert.equal((await s.request("GET", "/metrics", { token: null })).status, 401);
   });

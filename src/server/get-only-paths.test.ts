@@ -38,7 +38,7 @@ describe("another method than GET on a non-resource GET-only path (as kube-apise
 
   /** `METHOD path` answered as `code reason: message`. */
   const answer = async (method: string, path: string, token: string | null | undefined) => {
-    const res = await s.request(method, path, { token, body: method === "DELETE" ? undefined : {} });
+    const res = await s.request(method, path, { token, body: method === "DELETE" || method === "GET" ? undefined : {} });
     assert.equal(res.json?.kind, "Status", `${method} ${path}: ${res.text}`);
     return `${res.status} ${res.json.reason}: ${res.json.message}`;
   };
@@ -67,6 +67,15 @@ describe("another method than GET on a non-resource GET-only path (as kube-apise
     // GET stays open to it where it was.
     for (const path of [...PUBLIC, `${P}/apis`]) {
       assert.equal((await s.request("GET", path, { token: nobody })).status, 200, path);
+    }
+  });
+
+  it("a GET it may not make there: the same 403 in the same words (/metrics, the backup)", async () => {
+    for (const path of ["/metrics", `${P}/backup`]) {
+      assert.equal(
+        await answer("GET", path, nobody),
+        `403 Forbidden: forbidden: User "nobody" cannot get path "${path}"`,
+      );
     }
   });
 

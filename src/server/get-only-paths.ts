@@ -53,9 +53,7 @@ export function watchGetOnlyPaths(app: FastifyInstance): (deps: GetOnlyPathDeps)
           request.userName = ctx.user.name;
           const verb = request.method.toLowerCase();
           const decision = await deps.authorizer.authorize(ctx.user, nonResourceAttributes(verb, path));
-          if (!decision.allowed) {
-            throw errors.forbiddenMessage(`forbidden: User "${ctx.user.name}" cannot ${verb} path "${path}"`);
-          }
+          if (!decision.allowed) throw errors.forbiddenPath(ctx.user.name, verb, path);
         },
         handler: async () => {
           throw errors.methodNotAllowed();
