@@ -38,7 +38,10 @@ describe("another method than GET on a non-resource GET-only path (as kube-apise
 
   /** `METHOD path` answered as `code reason: message`. */
   const answer = async (method: string, path: string, token: string | null | undefined) => {
-    const res = await s.request(method, path, { token, body: method === "DELETE" || method === "GET" ? undefined : {} });
+    const res = await s.request(method, path, {
+      token,
+      body: method === "DELETE" || method === "GET" ? undefined : {},
+    });
     assert.equal(res.json?.kind, "Status", `${method} ${path}: ${res.text}`);
     return `${res.status} ${res.json.reason}: ${res.json.message}`;
   };
