@@ -15,7 +15,8 @@ import { Store } from "./store.js";
 
 // kube-apiserver parses the resourceVersion a write carries as a uint64 before comparing it with
 // the object's, so "0042" names the object at 42, on every path that writes with one: an update,
-// a merge or JSON patch that sets it, an apply that carries it. Not a number is a 400 here.
+// a merge or JSON patch that sets it, an apply that carries it. Not a number is a 400 here. A
+// delete's precondition is kube's exception: Preconditions.Check compares the text.
 
 /** The object's resourceVersion with leading zeros: the same number, another text. */
 const padded = (obj: KubeObject) => `00${obj.metadata.resourceVersion}`;
@@ -100,6 +101,18 @@ function suite(backend: string, open: () => Promise<Storage>): void {
       }
       const config = { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name, resourceVersion: "4x" } };
       assert.equal(await codeOf(store.patch(ctx, undefined, name, "apply", config, applyOpts)), 400);
+    });
+
+    it("a delete's precondition stays text, as kube-apiserver's Preconditions.Check compares it", async () => {
+      const { store, name, obj } = await setup();
+      const del = (resourceVersion: string) =>
+        store.delete(ctx, undefined, name, { dryRun: false, preconditions: { resourceVersion } });
+      await assert.rejects(del(padded(obj)), (err: ApiError) => {
+        assert.equal(err.code, 409);
+        assert.match(err.status.message, /Precondition failed: ResourceVersion in precondition: 00/);
+        return true;
+      });
+      assert.equal((await del(obj.metadata.resourceVersion!)).removed, true);
     });
   });
 }
