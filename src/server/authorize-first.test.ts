@@ -44,3 +44,53 @@ describe("authorization comes before the body", () => {
     });
   }
 });
+
+// kube-apiserver's authorization filter runs before any handler: a verb the kind does not serve is
+// 403 for a caller not allowed it (who learns nothing of the kind's verbs), 405 for one allowed.
+describe("authorization comes before a verb the kind does not serve", () => {
+  let s: TestServer;
+  let nobody: string;
+
+  before(async () => {
+    s = await startTestServer();
+    assert.equal(
+      (await s.request("POST", `${GROUP_PATH}/users`, { body: { metadata: { name: "nobody" } } })).status,
+      201,
+    );
+    const key = await s.request("POST", `${GROUP_PATH}/ownedaccesskeys`, {
+      body: { metadata: { name: "nobody-key" }, spec: { user: "nobody" } },
+    });
+    assert.equal(key.status, 201, key.text);
+    nobody = key.json.spec.key;
+  });
+  after(() => s.stop());
+
+  // Selves are create-only: no role but the admin's grants another verb on them.
+  const cases: Array<[string, string, string]> = [
+    ["GET", "selves/someone", "get"],
+    ["PUT", "selves/someone", "update"],
+    ["PATCH", "selves/someone", "patch"],
+    ["DELETE", "selves/someone", "delete"],
+    ["DELETE", "selves", "deletecollection"],
+    ["GET", "directclusterendpointtokens/t1", "get"],
+  ];
+  for (const [method, path, verb] of cases) {
+    it(`${method} ${path}: 403 without the right to ${verb}, 405 for an admin`, async () => {
+      const options = {
+        body: method === "PUT" || method === "PATCH" ? {} : undefined,
+        contentType: method === "PATCH" ? "application/merge-patch+json" : undefined,
+      };
+      const resource = path.split("/")[0];
+      const name = path.split("/")[1];
+      const refused = await s.request(method, `${GROUP_PATH}/${path}`, { ...options, token: nobody });
+      assert.equal(refused.status, 403, refused.text);
+      assert.equal(
+        refused.json.message,
+        `${resource}.management.platform${name ? ` "${name}"` : ""} is forbidden: User "nobody" cannot ${verb} resource "${resource}" in API group "management.platform"`,
+      );
+      const admin = await s.request(method, `${GROUP_PATH}/${path}`, options);
+      assert.equal(admin.status, 405, admin.text);
+      assert.equal(admin.json.reason, "MethodNotAllowed");
+    });
+  }
+});

@@ -38,7 +38,7 @@ export interface VerbCall {
 }
 
 /**
- * One handler per verb. Each checks the kind serves the verb, authorizes, and only then
+ * One handler per verb. Each authorizes, checks the kind serves the verb, and only then
  * decodes a body: a caller who may not write learns nothing from how its body is read.
  */
 export const VERB_HANDLERS: Record<Verb, (call: VerbCall) => Promise<unknown>> = {
@@ -169,10 +169,14 @@ export const VERB_HANDLERS: Record<Verb, (call: VerbCall) => Promise<unknown>> =
   },
 };
 
-/** The verb's preamble: served by this kind (else 405), and allowed to the caller (else 403). */
+/**
+ * The verb's preamble: allowed to the caller (else 403), then served by this kind (else 405).
+ * kube-apiserver's authorization filter runs before any handler answers, so a caller no role lets
+ * use the verb learns 403, not which verbs the kind serves; one who may (an admin) learns 405.
+ */
 async function begin(call: VerbCall, verb: Verb, attrs: Partial<RequestAttributes> = {}): Promise<VerbCall> {
-  if (!call.path.rt.verbs.includes(verb)) throw errors.methodNotAllowed();
   await call.authorize({ verb, ...attrs });
+  if (!call.path.rt.verbs.includes(verb)) throw errors.methodNotAllowed();
   return call;
 }
 
