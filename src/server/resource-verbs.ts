@@ -208,8 +208,8 @@ function collectionAttributes(path: ResourcePath, verb: string): RequestAttribut
   };
 }
 
-/** Which verb a method on a path asks for; 405 for the combinations no verb serves. */
-export function verbOf(method: string, path: ResourcePath, query: Query, subresource: "" | "status"): Verb {
+/** Which verb a method on a path asks for; undefined for the combinations no handler serves (405). */
+export function verbOf(method: string, path: ResourcePath, query: Query, subresource: "" | "status"): Verb | undefined {
   switch (method) {
     case "GET":
       if (path.name) return "get";
@@ -227,5 +227,28 @@ export function verbOf(method: string, path: ResourcePath, query: Query, subreso
       if (subresource) break;
       return path.name ? "delete" : "deletecollection";
   }
-  throw errors.methodNotAllowed();
+  return undefined;
+}
+
+/**
+ * The verb kube-apiserver's request info reads from a method on a path, whether or not a handler
+ * serves it: what it authorizes before go-restful answers 405 (POST on a name is `create`, PUT on
+ * a collection `update`, DELETE on a status `delete`; another method its own name, lower-cased).
+ */
+export function requestInfoVerb(method: string, path: ResourcePath): string {
+  switch (method) {
+    case "GET":
+    case "HEAD":
+      return path.name ? "get" : "list";
+    case "POST":
+      return "create";
+    case "PUT":
+      return "update";
+    case "PATCH":
+      return "patch";
+    case "DELETE":
+      return path.name ? "delete" : "deletecollection";
+    default:
+      return method.toLowerCase();
+  }
 }
