@@ -3,6 +3,7 @@ import { API_VERSION, type KubeObject } from "../api/object.js";
 import type { IdentityIndex } from "../auth/identity-index.js";
 import type { Registry } from "../registry/registry.js";
 import type { SubresourceHandler } from "./resource-handler.js";
+import { requestInfoVerb } from "./resource-verbs.js";
 import { send } from "./respond.js";
 
 /**
@@ -16,8 +17,9 @@ export function accessKeySubresources(
   const handler =
     (field: "user" | "team"): SubresourceHandler =>
     async ({ request, reply, ctx, path, format, authorize }) => {
+      // Another method: its verb authorized first, as kube-apiserver does, then 405.
+      await authorize({ verb: requestInfoVerb(request.method, path) });
       if (request.method !== "GET") throw errors.methodNotAllowed();
-      await authorize({ verb: "get" });
       const name = path.name ?? "";
       await identity.sync();
       const owner = field === "user" ? identity.user(name) : identity.team(name);

@@ -31,6 +31,10 @@ function kubectl(kubeconfig: string, args: string[]): Promise<{ code: number; st
 describe("another method than POST on a create-only review collection (as kube-apiserver answers it)", () => {
   let s: TestServer;
   let nobody: string;
+  /** nobody's key scoped to reading its own user: the reviews are outside it. */
+  let narrow: string;
+  /** nobody's key scoped to what the CLI needs, which names the reviews. */
+  let cli: string;
 
   before(async () => {
     s = await startTestServer();
@@ -43,12 +47,35 @@ describe("another method than POST on a create-only review collection (as kube-a
     });
     assert.equal(key.status, 201, key.text);
     nobody = key.json.spec.key;
+    const scoped = async (name: string, scope: unknown) => {
+      const res = await s.request("POST", `${GROUP_PATH}/ownedaccesskeys`, {
+        body: { metadata: { name }, spec: { user: "nobody", scope } },
+      });
+      assert.equal(res.status, 201, res.text);
+      return res.json.spec.key as string;
+    };
+    narrow = await scoped("nobody-narrow", {
+      rules: [{ verbs: ["get"], resources: [{ group: "management.platform", resources: ["users"] }] }],
+    });
+    cli = await scoped("nobody-cli", { allowPlatformCli: true });
   });
   after(() => s.stop());
 
+  /** A review of each kind, as kubectl sends it. */
+  const reviewBody = (group: string, plural: string) =>
+    plural === "selfsubjectaccessreviews"
+      ? {
+          apiVersion: `${group}/v1`,
+          kind: "SelfSubjectAccessReview",
+          spec: { resourceAttributes: { verb: "list", group: "management.platform", resource: "teams" } },
+        }
+      : plural === "selfsubjectrulesreviews"
+        ? { apiVersion: `${group}/v1`, kind: "SelfSubjectRulesReview", spec: { namespace: "default" } }
+        : { apiVersion: `${group}/v1`, kind: "SelfSubjectReview" };
+
   /** `METHOD path` answered as `code reason: message`, always a Status. */
   const answer = async (method: string, path: string, token: string | null | undefined) => {
-    const body = method === "PUT" || method === "PATCH" ? {} : undefined;
+    const body = method === "PUT" || method === "PATCH" || method === "POST" ? {} : undefined;
     const contentType = method === "PATCH" ? "application/merge-patch+json" : undefined;
     const res = await s.request(method, path, { token, body, contentType });
     assert.equal(res.json?.kind, "Status", `${method} ${path}: ${res.text}`);
@@ -92,6 +119,64 @@ describe("another method than POST on a create-only review collection (as kube-a
         },
       });
       assert.equal(review.status, 201, review.text);
+    }
+  });
+
+  it("the create is authorized first: a key whose scope leaves the reviews out gets 403, whatever the body", async () => {
+    for (const { group, plural } of REVIEWS) {
+      const path = `${P}/apis/${group}/v1/${plural}`;
+      const forbidden = `403 Forbidden: ${plural}.${group} is forbidden: User "nobody" cannot create resource "${plural}" in API group "${group}"`;
+      const refused = await s.request("POST", path, { token: narrow, body: reviewBody(group, plural) });
+      assert.equal(`${refused.status} ${refused.json?.reason}: ${refused.json?.message}`, forbidden, refused.text);
+      assert.equal(refused.json.kind, "Status");
+      // Refused before the body is read: a malformed one is the same 403, not a 400.
+      const malformed = await s.request("POST", path, {
+        token: narrow,
+        raw: "{ not json",
+        contentType: "application/json",
+      });
+      assert.equal(malformed.status, 403, malformed.text);
+      // The scope that names the reviews (the CLI's), an unscoped key and an admin: answered.
+      for (const token of [cli, nobody, undefined]) {
+        const review = await s.request("POST", path, { token, body: reviewBody(group, plural) });
+        assert.equal(review.status, 201, `${plural}: ${review.text}`);
+        assert.equal(review.json.kind, reviewBody(group, plural).kind);
+      }
+      assert.match(await answer("POST", path, null), /^401 Unauthorized/);
+    }
+  });
+
+  it("a name under the collection: the method's verb authorized first, then 404 (no such path)", async () => {
+    const objectVerbs = [
+      { method: "GET", verb: "get" },
+      { method: "PUT", verb: "update" },
+      { method: "PATCH", verb: "patch" },
+      { method: "DELETE", verb: "delete" },
+    ];
+    const notFound = "404 NotFound: the server could not find the requested resource";
+    for (const { group, plural } of REVIEWS) {
+      const path = `${P}/apis/${group}/v1/${plural}/some-name`;
+      for (const { method, verb } of objectVerbs) {
+        assert.equal(
+          await answer(method, path, nobody),
+          `403 Forbidden: ${plural}.${group} "some-name" is forbidden: User "nobody" cannot ${verb} resource "${plural}" in API group "${group}"`,
+          `${method} ${path}`,
+        );
+        assert.equal(await answer(method, path, undefined), notFound, `${method} ${path}`);
+        assert.match(await answer(method, path, null), /^401 Unauthorized/, `${method} ${path}`);
+      }
+      // POST is create, which every caller holds (but the narrow key): 404 after it.
+      assert.equal(await answer("POST", path, nobody), notFound);
+      assert.equal(
+        await answer("POST", path, narrow),
+        `403 Forbidden: ${plural}.${group} "some-name" is forbidden: User "nobody" cannot create resource "${plural}" in API group "${group}"`,
+      );
+      // A subresource of the name: authorized with it, then 404.
+      assert.equal(
+        await answer("GET", `${path}/status`, nobody),
+        `403 Forbidden: ${plural}.${group} "some-name" is forbidden: User "nobody" cannot get resource "${plural}/status" in API group "${group}"`,
+      );
+      assert.equal(await answer("GET", `${path}/status`, undefined), notFound);
     }
   });
 

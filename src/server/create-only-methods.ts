@@ -1,10 +1,17 @@
 /**
- * Another method than POST on the collection of a create-only kind (the reviews kubectl's `auth`
- * commands create), answered as kube-apiserver answers it rather than with fastify's 404 (which
- * says the path does not exist). kube authorizes first, for the verb its request info reads from
- * the method (GET is list, or watch with `watch=true`; PUT update; PATCH patch; DELETE
- * deletecollection), so a caller no role lets do that gets 403; one who may (an admin) reaches
- * go-restful, which knows the path but not the method: 405 MethodNotAllowed. Both as Status.
+ * The create-only kinds (the reviews kubectl's `auth` commands create), authorized as
+ * kube-apiserver authorizes them: its authorization filter runs before any handler answers, for
+ * the verb its request info reads from the method, and only then does go-restful answer.
+ *
+ * - POST on the collection: `create` first (every authenticated caller holds it, as kube's
+ *   system:basic-user gives it; a key whose scope leaves the reviews out does not), then the review.
+ * - Another method on the collection (GET is list, or watch with `watch=true`; PUT update; PATCH
+ *   patch; DELETE deletecollection): 403 for a caller no role lets do that; one who may (an
+ *   admin) reaches go-restful, which knows the path but not the method: 405 MethodNotAllowed.
+ * - Any method on a name under the collection (GET get, PUT update, PATCH patch, DELETE delete,
+ *   POST create): 403 when refused, else 404 NotFound: go-restful has no route for the path.
+ *
+ * All answered as Status, rather than with fastify's 404 for a path it does not route.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
@@ -37,7 +44,50 @@ function collectionVerb(method: string, query: Query): string {
   }
 }
 
-/** Registers the answers for GET, PUT, PATCH and DELETE on `url`, the collection of create-only `rt`. */
+/** The verb kube-apiserver's request info reads from a method on a named object. */
+function objectVerb(method: string): string {
+  switch (method) {
+    case "GET":
+    case "HEAD":
+      return "get";
+    case "POST":
+      return "create";
+    case "PUT":
+      return "update";
+    case "PATCH":
+      return "patch";
+    default:
+      return "delete";
+  }
+}
+
+/** Asks the authorizer for `verb` on create-only `rt` (a name and subresource when the path has them); 403 when refused. */
+export async function authorizeCreateOnly(
+  authorizer: Authorizer,
+  ctx: RequestContext,
+  rt: ResourceType,
+  verb: string,
+  name = "",
+  subresource = "",
+): Promise<void> {
+  const attrs: RequestAttributes = {
+    verb,
+    apiGroup: rt.group,
+    resource: rt.plural,
+    subresource,
+    namespace: "",
+    name,
+    resourceRequest: true,
+  };
+  const decision = await authorizer.authorize(ctx.user, attrs);
+  if (!decision.allowed) throw forbidden(attrs, ctx, decision.reason);
+}
+
+/**
+ * Registers the answers for GET, PUT, PATCH and DELETE on `url`, the collection of create-only
+ * `rt`, and for every method on a name (and a subresource of it) under it. POST on `url` is the
+ * caller's, which authorizes with authorizeCreateOnly before it creates.
+ */
 export function registerCreateOnlyMethods(
   app: FastifyInstance,
   url: string,
@@ -48,18 +98,26 @@ export function registerCreateOnlyMethods(
     method: ["GET", "PUT", "PATCH", "DELETE"],
     url,
     handler: deps.guarded(async (request, _reply, ctx) => {
-      const attrs: RequestAttributes = {
-        verb: collectionVerb(request.method, request.query as Query),
-        apiGroup: rt.group,
-        resource: rt.plural,
-        subresource: "",
-        namespace: "",
-        name: "",
-        resourceRequest: true,
-      };
-      const decision = await deps.authorizer.authorize(ctx.user, attrs);
-      if (!decision.allowed) throw forbidden(attrs, ctx, decision.reason);
+      await authorizeCreateOnly(deps.authorizer, ctx, rt, collectionVerb(request.method, request.query as Query));
       throw errors.methodNotAllowed();
+    }),
+  });
+  app.route({
+    method: ["GET", "POST", "PUT", "PATCH", "DELETE"],
+    url: `${url}/:name`,
+    handler: deps.guarded(async (request, _reply, ctx) => {
+      const { name } = request.params as { name: string };
+      await authorizeCreateOnly(deps.authorizer, ctx, rt, objectVerb(request.method), name);
+      throw errors.notFoundPath();
+    }),
+  });
+  app.route({
+    method: ["GET", "POST", "PUT", "PATCH", "DELETE"],
+    url: `${url}/:name/:subresource`,
+    handler: deps.guarded(async (request, _reply, ctx) => {
+      const { name, subresource } = request.params as { name: string; subresource: string };
+      await authorizeCreateOnly(deps.authorizer, ctx, rt, objectVerb(request.method), name, subresource);
+      throw errors.notFoundPath();
     }),
   });
 }

@@ -6,7 +6,7 @@ import type { Authorizer } from "../authz/contract.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
 import { apiVersions, coreAggregatedDiscovery, coreResourceList } from "./core-discovery.js";
-import { registerCreateOnlyMethods } from "./create-only-methods.js";
+import { authorizeCreateOnly, registerCreateOnlyMethods } from "./create-only-methods.js";
 import {
   AGGREGATED_DISCOVERY_V2,
   aggregatedDiscovery,
@@ -81,8 +81,8 @@ export function registerDiscoveryRoutes(
       guarded(async (req, reply) => send(reply, 200, extraResourceList(gv), format(req))),
     );
   }
-  // The review kinds (src/authz/reviews): create-only, each create through its Store's pipeline;
-  // another method is kube's 403 or 405 (create-only-methods.ts).
+  // The review kinds (src/authz/reviews): create-only, each create authorized first and then
+  // through its Store's pipeline; another method is kube's 403, 405 or 404 (create-only-methods.ts).
   for (const rt of deps.reviews.resourceTypes()) {
     const store = deps.reviews.store(rt.plural);
     const url = `${API_PREFIX}/apis/${rt.group}/${rt.version}/${rt.plural}`;
@@ -90,6 +90,8 @@ export function registerDiscoveryRoutes(
     app.post(
       url,
       guarded(async (req, reply, ctx) => {
+        // Before the body is read: a caller refused learns nothing from how it would be decoded.
+        await authorizeCreateOnly(deps.authorizer, ctx, rt, "create");
         const body = decodeReviewBody(req);
         const options = {
           ...writeOptions(req.query as Query, req.headers["user-agent"], "CreateOptions"),

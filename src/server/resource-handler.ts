@@ -8,7 +8,7 @@ import type { ResponseFormat } from "./negotiation.js";
 import { negotiateResponse } from "./negotiation.js";
 import type { Query } from "./query.js";
 import { type ResourcePath, resolveResourcePath } from "./resource-path.js";
-import { VERB_HANDLERS, type VerbCall, verbOf } from "./resource-verbs.js";
+import { requestInfoVerb, VERB_HANDLERS, type VerbCall, verbOf } from "./resource-verbs.js";
 import { parseIncludeObject } from "./table.js";
 import type { WatchStreams } from "./watch-stream.js";
 
@@ -69,6 +69,12 @@ export async function handleResourceRequest(
   if (path.subresource === STATUS && !rt.hasStatus) throw errors.notFoundPath();
   const subresource = path.subresource === STATUS ? STATUS : "";
   const verb = verbOf(request.method, path, query, subresource);
+  if (!verb) {
+    // kube-apiserver authorizes the method's verb before go-restful answers 405: a caller not
+    // allowed it gets 403 and learns nothing of which methods the path serves.
+    await authorize({ verb: requestInfoVerb(request.method, path) });
+    throw errors.methodNotAllowed();
+  }
   const table = format.table ? parseIncludeObject((query.includeObject as string | undefined) ?? undefined) : undefined;
   return VERB_HANDLERS[verb]({ deps, request, reply, ctx, path, query, format, table, raw, subresource, authorize });
 }

@@ -38,7 +38,7 @@ export interface VerbCall {
 }
 
 /**
- * One handler per verb. Each checks the kind serves the verb, authorizes, and only then
+ * One handler per verb. Each authorizes, checks the kind serves the verb, and only then
  * decodes a body: a caller who may not write learns nothing from how its body is read.
  */
 export const VERB_HANDLERS: Record<Verb, (call: VerbCall) => Promise<unknown>> = {
@@ -169,10 +169,14 @@ export const VERB_HANDLERS: Record<Verb, (call: VerbCall) => Promise<unknown>> =
   },
 };
 
-/** The verb's preamble: served by this kind (else 405), and allowed to the caller (else 403). */
+/**
+ * The verb's preamble: allowed to the caller (else 403), then served by this kind (else 405).
+ * kube-apiserver's authorization filter runs before any handler answers, so a caller no role lets
+ * use the verb learns 403, not which verbs the kind serves; one who may (an admin) learns 405.
+ */
 async function begin(call: VerbCall, verb: Verb, attrs: Partial<RequestAttributes> = {}): Promise<VerbCall> {
-  if (!call.path.rt.verbs.includes(verb)) throw errors.methodNotAllowed();
   await call.authorize({ verb, ...attrs });
+  if (!call.path.rt.verbs.includes(verb)) throw errors.methodNotAllowed();
   return call;
 }
 
@@ -204,8 +208,8 @@ function collectionAttributes(path: ResourcePath, verb: string): RequestAttribut
   };
 }
 
-/** Which verb a method on a path asks for; 405 for the combinations no verb serves. */
-export function verbOf(method: string, path: ResourcePath, query: Query, subresource: "" | "status"): Verb {
+/** Which verb a method on a path asks for; undefined for the combinations no handler serves (405). */
+export function verbOf(method: string, path: ResourcePath, query: Query, subresource: "" | "status"): Verb | undefined {
   switch (method) {
     case "GET":
       if (path.name) return "get";
@@ -223,5 +227,28 @@ export function verbOf(method: string, path: ResourcePath, query: Query, subreso
       if (subresource) break;
       return path.name ? "delete" : "deletecollection";
   }
-  throw errors.methodNotAllowed();
+  return undefined;
+}
+
+/**
+ * The verb kube-apiserver's request info reads from a method on a path, whether or not a handler
+ * serves it: what it authorizes before go-restful answers 405 (POST on a name is `create`, PUT on
+ * a collection `update`, DELETE on a status `delete`; another method its own name, lower-cased).
+ */
+export function requestInfoVerb(method: string, path: ResourcePath): string {
+  switch (method) {
+    case "GET":
+    case "HEAD":
+      return path.name ? "get" : "list";
+    case "POST":
+      return "create";
+    case "PUT":
+      return "update";
+    case "PATCH":
+      return "patch";
+    case "DELETE":
+      return path.name ? "delete" : "deletecollection";
+    default:
+      return method.toLowerCase();
+  }
 }

@@ -566,6 +566,43 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       );
     });
 
+    it("a method an action does not serve asks that method's verb first: refused 403, allowed 405", async () => {
+      const cases = [
+        { key: "projects/importvirtualcluster", method: "PUT", namespace: undefined, verb: "update" },
+        { key: "projects/migratevirtualclusterinstance", method: "DELETE", namespace: undefined, verb: "delete" },
+        { key: "virtualclusterinstances/kubeconfig", method: "PATCH", namespace: "p-alpha", verb: "patch" },
+      ];
+      for (const { key, method, namespace, verb } of cases) {
+        const args = { method, namespace, name: "alpha", body: {} };
+        let asked: Attrs[] = [];
+        await assert.rejects(
+          invoke(key, args, (a) => {
+            asked.push(a);
+            return true;
+          }),
+          (err: { code?: number }) => err.code === 403,
+        );
+        assert.deepEqual(
+          asked.map((a) => a.verb),
+          [verb],
+          `${method} ${key}`,
+        );
+        asked = [];
+        await assert.rejects(
+          invoke(key, args, (a) => {
+            asked.push(a);
+            return false;
+          }),
+          (err: { code?: number }) => err.code === 405,
+        );
+        assert.deepEqual(
+          asked.map((a) => a.verb),
+          [verb],
+          `${method} ${key}`,
+        );
+      }
+    });
+
     it("migrate asks delete on the source and create in the target; a refusal moves nothing", async () => {
       const body = { sourceVirtualClusterInstance: { name: "vc3", namespace: "p-alpha" } };
       await assert.rejects(

@@ -10,6 +10,8 @@ import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
 import { decodeObjectBody } from "../server/body.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
+import type { ResourcePath } from "../server/resource-path.js";
+import { requestInfoVerb, type VerbCall } from "../server/resource-verbs.js";
 import { send } from "../server/respond.js";
 import type { VirtualClusterCaStore } from "./ca-store.js";
 import { connect, findVirtualClusterService, notFoundOnCluster, readVirtualClusterCa } from "./remote.js";
@@ -60,6 +62,15 @@ async function authorizeClusterUse(
   });
 }
 
+/**
+ * A method the action does not serve: its verb authorized first, as kube-apiserver authorizes
+ * before go-restful answers, so the 403 of a caller not allowed it comes before the 405.
+ */
+async function refusedMethod(path: ResourcePath, method: string, authorize: VerbCall["authorize"]) {
+  await authorize({ verb: requestInfoVerb(method, path) });
+  return errors.methodNotAllowed();
+}
+
 // ---- kubeconfig ------------------------------------------------------------------------------
 
 function kubeconfigAction(registry: Registry, cas: VirtualClusterCaStore): SubresourceHandler {
@@ -75,7 +86,7 @@ function kubeconfigAction(registry: Registry, cas: VirtualClusterCaStore): Subre
       if (path.namespace !== undefined) throw errors.methodNotAllowed();
       ttlGiven = (request.query as Record<string, unknown>).certificateTTL;
     } else {
-      throw errors.methodNotAllowed();
+      throw await refusedMethod(path, request.method, authorize);
     }
     const ttl = parseCertificateTtl(ttlGiven, name, request.method === "GET");
 
@@ -190,7 +201,7 @@ async function findInstance(registry: Registry, namespace: string | undefined, n
 
 function importAction(registry: Registry, cas: VirtualClusterCaStore, events?: EventRecorder): SubresourceHandler {
   return async ({ request, reply, ctx, path, format, raw, authorize }) => {
-    if (request.method !== "POST") throw errors.methodNotAllowed();
+    if (request.method !== "POST") throw await refusedMethod(path, request.method, authorize);
     const projectName = path.name!;
     const body = decodeBody(request.headers["content-type"], raw, "ProjectImportVirtualCluster");
     const source = isPlainObject(body.sourceVirtualCluster) ? body.sourceVirtualCluster : {};
@@ -282,7 +293,7 @@ function importAction(registry: Registry, cas: VirtualClusterCaStore, events?: E
 
 function migrateAction(registry: Registry): SubresourceHandler {
   return async ({ request, reply, ctx, path, format, raw, authorize }) => {
-    if (request.method !== "POST") throw errors.methodNotAllowed();
+    if (request.method !== "POST") throw await refusedMethod(path, request.method, authorize);
     const target = path.name!;
     const body = decodeBody(request.headers["content-type"], raw, "ProjectMigrateVirtualClusterInstance");
     const source = isPlainObject(body.sourceVirtualClusterInstance) ? body.sourceVirtualClusterInstance : {};
