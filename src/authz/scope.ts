@@ -33,18 +33,30 @@ export function scopeAllows(scope: Scope, who: ScopeSubject, a: RequestAttribute
     // Discovery, version, openapi: what every client (kubectl included) needs to talk at all.
     return true;
   }
+  // The self reviews (kubectl auth can-i, auth whoami) answer what this credential itself may
+  // do, under this scope: nothing beyond it is shown, so every scope allows asking, as every
+  // scope allows discovery.
+  if (isSelfReview(a)) return true;
   if (scope.allowPlatformCli && cliAllows(who, a)) return true;
   if (projectScopeAllows(scope, a)) return true;
   for (const rule of scope.rules ?? []) if (ruleAllows(rule, a)) return true;
   return false;
 }
 
-/** The read-only requests the CLI needs: selves, own user, own teams. */
+/** The self reviews, by resource, with their API group. */
+const SELF_REVIEWS = new Map([
+  ["selfsubjectaccessreviews", "authorization.k8s.io"],
+  ["selfsubjectrulesreviews", "authorization.k8s.io"],
+  ["selfsubjectreviews", "authentication.k8s.io"],
+]);
+
+function isSelfReview(a: RequestAttributes): boolean {
+  return a.verb === "create" && !a.subresource && !a.name && SELF_REVIEWS.get(a.resource) === a.apiGroup;
+}
+
+/** The read-only requests the CLI needs: selves, own user, own teams (and the reviews, which every scope allows). */
 function cliAllows(who: ScopeSubject, a: RequestAttributes): boolean {
   if (a.resource === "selves" && a.verb === "create") return true;
-  if (["selfsubjectaccessreviews", "selfsubjectrulesreviews", "selfsubjectreviews"].includes(a.resource)) {
-    return a.verb === "create";
-  }
   if (a.subresource) return false;
   if (a.resource === "users" && a.verb === "get") return who.subjectKind === "User" && a.name === who.name;
   if (a.resource === "teams" && a.verb === "get") {
