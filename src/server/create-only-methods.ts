@@ -15,6 +15,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
+import { requestVerb } from "../api/request-verb.js";
 import type { Authorizer, RequestAttributes } from "../authz/contract.js";
 import type { RequestContext } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";
@@ -25,39 +26,12 @@ type Guarded = (
   handler: (request: FastifyRequest, reply: FastifyReply, ctx: RequestContext) => Promise<unknown>,
 ) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
-/** The verb kube-apiserver's request info reads from a method on a cluster-scoped collection. */
-function collectionVerb(method: string, query: Query): string {
-  switch (method) {
-    case "GET":
-    case "HEAD":
-      try {
-        return isWatch(query) ? "watch" : "list";
-      } catch {
-        return "list"; // a watch parameter that is not a boolean: not a watch
-      }
-    case "PUT":
-      return "update";
-    case "PATCH":
-      return "patch";
-    default:
-      return "deletecollection";
-  }
-}
-
-/** The verb kube-apiserver's request info reads from a method on a named object. */
-function objectVerb(method: string): string {
-  switch (method) {
-    case "GET":
-    case "HEAD":
-      return "get";
-    case "POST":
-      return "create";
-    case "PUT":
-      return "update";
-    case "PATCH":
-      return "patch";
-    default:
-      return "delete";
+/** Whether a GET on the collection asks for a watch; a watch parameter that is not a boolean does not. */
+function asksWatch(query: Query): boolean {
+  try {
+    return isWatch(query);
+  } catch {
+    return false;
   }
 }
 
@@ -98,7 +72,12 @@ export function registerCreateOnlyMethods(
     method: ["GET", "PUT", "PATCH", "DELETE"],
     url,
     handler: deps.guarded(async (request, _reply, ctx) => {
-      await authorizeCreateOnly(deps.authorizer, ctx, rt, collectionVerb(request.method, request.query as Query));
+      await authorizeCreateOnly(
+        deps.authorizer,
+        ctx,
+        rt,
+        requestVerb(request.method, false, asksWatch(request.query as Query)),
+      );
       throw errors.methodNotAllowed();
     }),
   });
@@ -107,7 +86,7 @@ export function registerCreateOnlyMethods(
     url: `${url}/:name`,
     handler: deps.guarded(async (request, _reply, ctx) => {
       const { name } = request.params as { name: string };
-      await authorizeCreateOnly(deps.authorizer, ctx, rt, objectVerb(request.method), name);
+      await authorizeCreateOnly(deps.authorizer, ctx, rt, requestVerb(request.method, true, false), name);
       throw errors.notFoundPath();
     }),
   });
@@ -116,7 +95,7 @@ export function registerCreateOnlyMethods(
     url: `${url}/:name/:subresource`,
     handler: deps.guarded(async (request, _reply, ctx) => {
       const { name, subresource } = request.params as { name: string; subresource: string };
-      await authorizeCreateOnly(deps.authorizer, ctx, rt, objectVerb(request.method), name, subresource);
+      await authorizeCreateOnly(deps.authorizer, ctx, rt, requestVerb(request.method, true, false), name, subresource);
       throw errors.notFoundPath();
     }),
   });

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { errors, fieldError } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
+import { requestVerb } from "../api/request-verb.js";
 import type { RequestAttributes } from "../authz/contract.js";
 import { writtenJsonBytes } from "../registry/codec.js";
 import { awaitNotOlderThan } from "../registry/fresh-revision.js";
@@ -236,19 +237,5 @@ export function verbOf(method: string, path: ResourcePath, query: Query, subreso
  * a collection `update`, DELETE on a status `delete`; another method its own name, lower-cased).
  */
 export function requestInfoVerb(method: string, path: ResourcePath): string {
-  switch (method) {
-    case "GET":
-    case "HEAD":
-      return path.name ? "get" : "list";
-    case "POST":
-      return "create";
-    case "PUT":
-      return "update";
-    case "PATCH":
-      return "patch";
-    case "DELETE":
-      return path.name ? "delete" : "deletecollection";
-    default:
-      return method.toLowerCase();
-  }
+  return requestVerb(method, !!path.name, false);
 }
