@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
 
 // Every verb authorizes before it decodes a body: a caller without the right gets 403 whatever
 // it sends, and learns nothing from how its body would have been read.
@@ -10,15 +10,7 @@ describe("authorization comes before the body", () => {
 
   before(async () => {
     s = await startTestServer();
-    assert.equal(
-      (await s.request("POST", `${GROUP_PATH}/users`, { body: { metadata: { name: "nobody" } } })).status,
-      201,
-    );
-    const key = await s.request("POST", `${GROUP_PATH}/ownedaccesskeys`, {
-      body: { metadata: { name: "nobody-key" }, spec: { user: "nobody" } },
-    });
-    assert.equal(key.status, 201, key.text);
-    nobody = key.json.spec.key;
+    nobody = await userWithKey(s, "nobody");
     const cluster = await s.request("POST", `${GROUP_PATH}/clusters`, {
       body: { metadata: { name: "c1" }, spec: { local: true } },
     });
@@ -53,15 +45,7 @@ describe("authorization comes before a verb the kind does not serve", () => {
 
   before(async () => {
     s = await startTestServer();
-    assert.equal(
-      (await s.request("POST", `${GROUP_PATH}/users`, { body: { metadata: { name: "nobody" } } })).status,
-      201,
-    );
-    const key = await s.request("POST", `${GROUP_PATH}/ownedaccesskeys`, {
-      body: { metadata: { name: "nobody-key" }, spec: { user: "nobody" } },
-    });
-    assert.equal(key.status, 201, key.text);
-    nobody = key.json.spec.key;
+    nobody = await userWithKey(s, "nobody");
   });
   after(() => s.stop());
 
@@ -104,15 +88,7 @@ describe("authorization comes before a method the path does not serve", () => {
 
   before(async () => {
     s = await startTestServer();
-    assert.equal(
-      (await s.request("POST", `${GROUP_PATH}/users`, { body: { metadata: { name: "nobody" } } })).status,
-      201,
-    );
-    const key = await s.request("POST", `${GROUP_PATH}/ownedaccesskeys`, {
-      body: { metadata: { name: "nobody-key" }, spec: { user: "nobody" } },
-    });
-    assert.equal(key.status, 201, key.text);
-    nobody = key.json.spec.key;
+    nobody = await userWithKey(s, "nobody");
     const cluster = await s.request("POST", `${GROUP_PATH}/clusters`, {
       body: { metadata: { name: "c1" }, spec: { local: true } },
     });

@@ -5,7 +5,7 @@ import type { ApiError } from "../api/errors.js";
 import type { Authorizer, RequestAttributes } from "../authz/contract.js";
 import type { RequestContext } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";
-import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { GROUP_PATH, scopedKey, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
 import { authorizeCreateOnly } from "./create-only-methods.js";
 
 const P = "/kubernetes/management";
@@ -43,22 +43,8 @@ describe("another method than POST on a create-only review collection (as kube-a
 
   before(async () => {
     s = await startTestServer();
-    assert.equal(
-      (await s.request("POST", `${GROUP_PATH}/users`, { body: { metadata: { name: "nobody" } } })).status,
-      201,
-    );
-    const key = await s.request("POST", `${GROUP_PATH}/ownedaccesskeys`, {
-      body: { metadata: { name: "nobody-key" }, spec: { user: "nobody" } },
-    });
-    assert.equal(key.status, 201, key.text);
-    nobody = key.json.spec.key;
-    const scoped = async (name: string, scope: unknown) => {
-      const res = await s.request("POST", `${GROUP_PATH}/ownedaccesskeys`, {
-        body: { metadata: { name }, spec: { user: "nobody", scope } },
-      });
-      assert.equal(res.status, 201, res.text);
-      return res.json.spec.key as string;
-    };
+    nobody = await userWithKey(s, "nobody");
+    const scoped = (name: string, scope: unknown) => scopedKey(s, "nobody", name, scope);
     narrow = await scoped("nobody-narrow", {
       rules: [{ verbs: ["get"], resources: [{ group: "management.platform", resources: ["users"] }] }],
     });

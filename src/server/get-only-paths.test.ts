@@ -3,7 +3,7 @@ import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
 
 const P = "/kubernetes/management";
 /** Non-resource paths served for GET only: public ones first, then those needing credentials. */
@@ -24,15 +24,7 @@ describe("another method than GET on a non-resource GET-only path (as kube-apise
 
   before(async () => {
     s = await startTestServer();
-    assert.equal(
-      (await s.request("POST", `${GROUP_PATH}/users`, { body: { metadata: { name: "nobody" } } })).status,
-      201,
-    );
-    const key = await s.request("POST", `${GROUP_PATH}/ownedaccesskeys`, {
-      body: { metadata: { name: "nobody-key" }, spec: { user: "nobody" } },
-    });
-    assert.equal(key.status, 201, key.text);
-    nobody = key.json.spec.key;
+    nobody = await userWithKey(s, "nobody");
   });
   after(() => s.stop());
 

@@ -134,3 +134,23 @@ function doRequest(
     req.end();
   });
 }
+
+/**
+ * A User `name` with no role and an access key of its own (`<name>-key`, with `scope` when
+ * given): the key, for requests as that user.
+ */
+export async function userWithKey(server: TestServer, name: string, scope?: unknown): Promise<string> {
+  const user = await server.request("POST", `${GROUP_PATH}/users`, { body: { metadata: { name } } });
+  if (user.status !== 201) throw new Error(`creating user ${name}: ${user.status} ${user.text}`);
+  return scopedKey(server, name, `${name}-key`, scope);
+}
+
+/** Another access key `keyName` of existing User `user` (with `scope` when given): the key. */
+export async function scopedKey(server: TestServer, user: string, keyName: string, scope?: unknown): Promise<string> {
+  const spec = scope === undefined ? { user } : { user, scope };
+  const key = await server.request("POST", `${GROUP_PATH}/ownedaccesskeys`, {
+    body: { metadata: { name: keyName }, spec },
+  });
+  if (key.status !== 201) throw new Error(`creating key ${keyName}: ${key.status} ${key.text}`);
+  return key.json.spec.key as string;
+}
