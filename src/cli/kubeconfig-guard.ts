@@ -43,9 +43,10 @@ function contextOf(entry: Named): { cluster?: unknown; user?: unknown } {
   return ctx && typeof ctx === "object" ? (ctx as { cluster?: unknown; user?: unknown }) : {};
 }
 
-function refusal(file: string, what: string, elsewhere: Record<string, unknown>, name: string, remove: string): never {
+/** `remove` is the kubectl command that frees the name (the entry that binds it to the other server). */
+function refusal(file: string, what: string, elsewhere: Record<string, unknown>, remove: string): never {
   throw new CliError(
-    `${file}: ${what} points at ${String(elsewhere.server ?? "(no server)")} (another server, or the same one with another CA or TLS setting); not overwriting it, so its credentials keep going where they went. Pick another name with --context-name, or remove the old entry first: ${remove} ${name}`,
+    `${file}: ${what} points at ${String(elsewhere.server ?? "(no server)")} (another server, or the same one with another CA or TLS setting); not overwriting it, so its credentials keep going where they went. Pick another name with --context-name, or remove the old entry first: ${remove}`,
   );
 }
 
@@ -66,12 +67,12 @@ export function refuseForeignEntries(
     other !== undefined && destination(other) !== wanted;
 
   const sameName = clusterNamed(cfg, name);
-  if (differs(sameName)) refusal(file, `cluster "${name}"`, sameName, name, "kubectl config delete-cluster");
+  if (differs(sameName)) refusal(file, `cluster "${name}"`, sameName, `kubectl config delete-cluster ${name}`);
 
   const context = listOf(cfg.contexts).find((c) => c.name === name);
   const contextCluster = context ? clusterNamed(cfg, contextOf(context).cluster) : undefined;
   if (differs(contextCluster)) {
-    refusal(file, `context "${name}"`, contextCluster, name, "kubectl config delete-context");
+    refusal(file, `context "${name}"`, contextCluster, `kubectl config delete-context ${name}`);
   }
 
   for (const other of listOf(cfg.contexts)) {
@@ -79,7 +80,8 @@ export function refuseForeignEntries(
     if (user !== name) continue;
     const reached = clusterNamed(cfg, usedCluster);
     if (differs(reached)) {
-      refusal(file, `user "${name}" (used by context "${other.name}")`, reached, name, "kubectl config delete-user");
+      const what = `user "${name}" (used by context "${other.name}")`;
+      refusal(file, what, reached, `kubectl config delete-context ${other.name}`);
     }
   }
 }
