@@ -7,6 +7,7 @@ import { writeFileAtomic } from "../crypto/files.js";
 import { MIN_GIVEN_KEY_LENGTH } from "../kinds/owned-access-key/owned-access-key.js";
 import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
+import { perServerName } from "../support/kubeconfig-names.js";
 
 export const ADMIN_USER = "admin";
 export const ADMIN_KEY_FILE = "admin-access-key";
@@ -81,7 +82,12 @@ async function createAdmin(registry: Registry, keyFile: string, bootstrapKey: st
   return value;
 }
 
-/** A kubeconfig for kubectl: the management API, the generated CA, the admin key as token. */
+/**
+ * A kubeconfig for kubectl: the management API, the generated CA, the admin key as token. Its
+ * cluster, user and context are all `platform-admin@HOST:PORT`, so merged with another server's
+ * admin kubeconfig (or the contexts `platform use` writes) no entry is shared and each admin key
+ * keeps going to its own server.
+ */
 export function writeAdminKubeconfig(
   dataDir: string,
   serverUrl: string,
@@ -89,21 +95,22 @@ export function writeAdminKubeconfig(
   token: string,
 ): string {
   const file = join(dataDir, ADMIN_KUBECONFIG_FILE);
+  const name = perServerName("platform-admin", serverUrl);
   const config = {
     apiVersion: "v1",
     kind: "Config",
     clusters: [
       {
-        name: "platform",
+        name,
         cluster: {
           server: `${serverUrl}${API_PREFIX}`,
           ...(caPem ? { "certificate-authority-data": Buffer.from(caPem).toString("base64") } : {}),
         },
       },
     ],
-    users: [{ name: "platform-admin", user: { token } }],
-    contexts: [{ name: "platform-admin", context: { cluster: "platform", user: "platform-admin" } }],
-    "current-context": "platform-admin",
+    users: [{ name, user: { token } }],
+    contexts: [{ name, context: { cluster: name, user: name } }],
+    "current-context": name,
   };
   writeFileAtomic(file, stringify(config), 0o600);
   return file;

@@ -411,16 +411,18 @@ describe("platform CLI against a real server", () => {
     assertOk(r);
     const kc = parse(readFileSync(join(h, "kubeconfig"), "utf8"));
     assert.equal(statSync(join(h, "kubeconfig")).mode & 0o777, 0o600);
-    assert.equal(kc["current-context"], "platform");
+    // Named after the server, so another server's entries never share the name.
+    const name = `platform@${new URL(server.url).host}`;
+    assert.equal(kc["current-context"], name);
     assert.ok(
       kc.contexts.some((c: { name: string }) => c.name === "other"),
       "other contexts kept",
     );
-    const cluster = kc.clusters.find((c: { name: string }) => c.name === "platform").cluster;
+    const cluster = kc.clusters.find((c: { name: string }) => c.name === name).cluster;
     // No key in the kubeconfig: kubectl asks `platform token`, which reads the CLI's 0600 config.
-    const exec = kc.users.find((u: { name: string }) => u.name === "platform").user.exec;
+    const exec = kc.users.find((u: { name: string }) => u.name === name).user.exec;
     assert.equal(exec.apiVersion, "client.authentication.k8s.io/v1");
-    assert.deepEqual(exec.args, ["token"]);
+    assert.deepEqual(exec.args, ["token", "--server", server.url]);
     assert.deepEqual(exec.env, [{ name: "PLATFORM_CONFIG", value: join(h, "config.json") }]);
     assert.doesNotMatch(readFileSync(join(h, "kubeconfig"), "utf8"), new RegExp(server.adminKey));
     const credential = JSON.parse((await cli(h, ["token"])).stdout);
@@ -448,7 +450,7 @@ describe("platform CLI against a real server", () => {
     assertOk(await cli(h, ["use", "management", "--inline-key", "--context-name", "ci", "--no-switch"]));
     const inline = parse(readFileSync(join(h, "kubeconfig"), "utf8"));
     assert.equal(inline.users.find((u: { name: string }) => u.name === "ci").user.token, token);
-    assert.equal(inline["current-context"], "platform");
+    assert.equal(inline["current-context"], name);
     assert.equal(cluster.server, `${server.url}/kubernetes/management`);
     // The context as kubectl would use it: its server, its CA, its token.
     const body = await new Promise<string>((done, fail) => {
@@ -681,7 +683,7 @@ current-context: vcluster
     assert.deepEqual((seen[0]!.body as { kind: string; spec: unknown }).spec, { certificateTTL: 3600 });
     assert.equal((seen[0]!.body as { kind: string }).kind, "VirtualClusterInstanceKubeConfig");
     const kc = parse(readFileSync(join(home, "kubeconfig"), "utf8"));
-    assert.equal(kc["current-context"], "platform-web-dev");
+    assert.equal(kc["current-context"], `platform-web-dev@${new URL(url).host}`);
     assert.equal(kc.clusters[0].cluster.server, "https://dev-web.vc.example.com");
     assert.equal(kc.users[0].user["client-key-data"], "S0VZ");
 

@@ -40,7 +40,11 @@ describe("kubeconfig writing", () => {
     assert.equal(existsSync(join(home, "kubeconfig.lock")), false, "the lock is released");
     for (const n of names) {
       const user = kc.users.find((u: { name: string }) => u.name === n).user;
-      assert.deepEqual(user.exec.args, ["token"], "exec plugin, not the key");
+      assert.deepEqual(
+        user.exec.args,
+        ["token", "--server", "https://platform.example.com:8443"],
+        "exec plugin for the login's server, not the key",
+      );
     }
   });
 

@@ -4,6 +4,7 @@ import { delimiter, dirname, join, resolve } from "node:path";
 import { configPath, type LoginConfig } from "./config.js";
 import { CliError } from "./errors.js";
 import { withFileLock } from "./file-lock.js";
+import { refuseForeignEntries } from "./kubeconfig-guard.js";
 import { parse, preloadYaml, stringify } from "./lazy-yaml.js";
 
 interface Named {
@@ -42,9 +43,10 @@ function upsert(list: Named[] | undefined, entry: Named): Named[] {
 
 /**
  * Adds one cluster/user/context triple named `name` (replacing entries of that name, leaving every
- * other entry alone), optionally makes it current, and writes the file with mode 0600. The file is
- * read and written under `FILE.lock`, the lock kubectl (client-go) takes, so two writers never lose
- * each other's contexts.
+ * other entry alone), optionally makes it current, and writes the file with mode 0600. An entry of
+ * that name that belongs to another server is never replaced: the write is refused instead
+ * (kubeconfig-guard.ts). The file is read and written under `FILE.lock`, the lock kubectl
+ * (client-go) takes, so two writers never lose each other's contexts.
  */
 export function mergeContext(
   file: string,
@@ -66,6 +68,7 @@ function writeMerged(
   switchTo: boolean,
 ): void {
   const cfg = readKubeconfig(file);
+  refuseForeignEntries(cfg, name, cluster, file);
   cfg.apiVersion ??= "v1";
   cfg.kind ??= "Config";
   cfg.clusters = upsert(cfg.clusters, { name, cluster });
@@ -87,14 +90,18 @@ export function currentEntries(doc: KubeConfig): { cluster: Record<string, unkno
   return { cluster: cluster as Record<string, unknown>, user: user as Record<string, unknown> };
 }
 
-/** The kubeconfig user of a login: `platform token` as an exec credential plugin, or (inlineKey) the key itself. */
+/**
+ * The kubeconfig user of a login: `platform token` as an exec credential plugin, or (inlineKey) the
+ * key itself. The plugin is told the login's server, so after a login to another server it refuses
+ * rather than hand that server's key to this context.
+ */
 function loginUser(login: LoginConfig, inlineKey: boolean): Record<string, unknown> {
   if (inlineKey) return { token: login.accessKey };
   return {
     exec: {
       apiVersion: "client.authentication.k8s.io/v1",
       command: platformCommand(),
-      args: ["token"],
+      args: ["token", "--server", login.server],
       // The config the key is read from, so the context keeps working whatever PLATFORM_CONFIG says later.
       env: [{ name: "PLATFORM_CONFIG", value: resolve(configPath()) }],
       interactiveMode: "Never",

@@ -1,5 +1,7 @@
 import type { Command } from "commander";
+import { normalizeServer } from "./api-client.js";
 import { requireLogin } from "./config.js";
+import { CliError } from "./errors.js";
 
 /**
  * `platform token`: the exec credential plugin of the kube contexts the CLI writes
@@ -12,9 +14,22 @@ export function registerTokenCommand(program: Command): void {
     .description(
       "Print the stored login's access key as a kubectl ExecCredential (used by the contexts `platform use` writes)",
     )
-    .addHelpText("after", "\nExample:\n  platform token | jq -r .status.token")
-    .action(() => {
+    .option(
+      "--server <url>",
+      "the server the key is for: refuse when the stored login is for another one (the contexts `platform use management` writes pass it)",
+    )
+    .addHelpText(
+      "after",
+      "\nExamples:\n  platform token | jq -r .status.token\n  platform token --server https://platform.example.com:8443",
+    )
+    .action((opts: { server?: string }) => {
       const login = requireLogin();
+      // A context written for server A must never receive the key of a later login to server B.
+      if (opts.server !== undefined && normalizeServer(opts.server) !== normalizeServer(login.server)) {
+        throw new CliError(
+          `the stored login is for ${login.server}, not ${opts.server}; log in to ${opts.server} again to use this context (\`platform login ${opts.server} --access-key KEY\`)`,
+        );
+      }
       const credential = {
         apiVersion: "client.authentication.k8s.io/v1",
         kind: "ExecCredential",

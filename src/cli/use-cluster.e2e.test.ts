@@ -77,8 +77,9 @@ describe("platform use cluster", () => {
     assert.equal(r.code, 0, r.stderr);
     const kubeconfig = readFileSync(join(home, "kubeconfig"), "utf8");
     const doc = parse(kubeconfig);
-    assert.equal(doc["current-context"], "platform_prod");
-    const entry = doc.clusters.find((c: { name: string }) => c.name === "platform_prod");
+    const name = `platform_prod@${new URL(server.url).host}`;
+    assert.equal(doc["current-context"], name);
+    const entry = doc.clusters.find((c: { name: string }) => c.name === name);
     assert.equal(entry.cluster.server, `${server.url}/kubernetes/cluster/prod`);
     assert.ok(!kubeconfig.includes(cluster.token), "the cluster's own credentials never leave the server");
     const { stdout } = await promisify(execFile)("/usr/bin/kubectl", ["get", "pods", "-n", "default", "-o", "name"], {

@@ -1,9 +1,10 @@
 import type { Command } from "commander";
+import { perServerName } from "../support/kubeconfig-names.js";
 import { type ApiClient, GROUP_API, type Json } from "./api-client.js";
 import { loggedInClient, verbCommand } from "./common.js";
 import { requireLogin } from "./config.js";
 import { CliError } from "./errors.js";
-import { kubeconfigPath, mergeContext } from "./kubeconfig.js";
+import { addLoginContext, kubeconfigPath, mergeContext } from "./kubeconfig.js";
 
 /** Cluster annotation: the URL of the cluster's agent (`platform agent`), for direct connections. */
 const DIRECT_ENDPOINT_ANNOTATION = "management.platform/direct-cluster-endpoint";
@@ -45,7 +46,10 @@ export function registerUseClusterCommands(program: Command): void {
     )
     .option("--direct", "connect to the cluster's agent instead, with a new direct cluster endpoint token")
     .option("--ttl <seconds>", "lifetime of the direct token (with --direct)", "28800")
-    .option("--context-name <name>", "name of the context (default: platform_<cluster>)")
+    .option(
+      "--context-name <name>",
+      "name of the context (default: platform_<cluster>@HOST:PORT of the login's server)",
+    )
     .option("--no-switch", "add the context without making it current")
     .addHelpText(
       "after",
@@ -58,7 +62,10 @@ export function registerUseClusterCommands(program: Command): void {
     .command("vcluster <name>")
     .description("Add a kubectl context for a virtual cluster through the platform's gateway and make it current")
     .requiredOption("-p, --project <project>", "the project of the virtual cluster instance")
-    .option("--context-name <name>", "name of the context (default: platform_<project>_<name>)")
+    .option(
+      "--context-name <name>",
+      "name of the context (default: platform_<project>_<name>@HOST:PORT of the login's server)",
+    )
     .option("--no-switch", "add the context without making it current")
     .addHelpText("after", "\nExamples:\n  platform use vcluster dev --project web && kubectl get ns")
     .action(async (name: string, opts: UseOptions & { project: string }) => {
@@ -67,7 +74,7 @@ export function registerUseClusterCommands(program: Command): void {
         throw new CliError(`you may not use virtual cluster ${name} in project ${opts.project} (or it does not exist)`);
       }
       const path = `/kubernetes/project/${encodeURIComponent(opts.project)}/virtualcluster/${encodeURIComponent(name)}`;
-      writeGatewayContext(opts.contextName ?? `platform_${opts.project}_${name}`, path, opts.switch);
+      writeGatewayContext(`platform_${opts.project}_${name}`, opts.contextName, path, opts.switch);
     });
 }
 
@@ -76,22 +83,21 @@ async function useCluster(name: string, opts: UseOptions): Promise<void> {
     throw new CliError(`you may not use cluster ${name} (or it does not exist)`);
   }
   writeGatewayContext(
-    opts.contextName ?? `platform_${name}`,
+    `platform_${name}`,
+    opts.contextName,
     `/kubernetes/cluster/${encodeURIComponent(name)}`,
     opts.switch,
   );
 }
 
-/** A context whose server is the gateway path on the logged-in platform and whose user is the stored login's key. */
-function writeGatewayContext(context: string, path: string, switchTo: boolean): void {
+/**
+ * A context whose server is the gateway path on the logged-in platform and whose user is the
+ * stored login's key; named `given`, else `base@HOST:PORT` of the login's server.
+ */
+function writeGatewayContext(base: string, given: string | undefined, path: string, switchTo: boolean): void {
   const login = requireLogin();
-  const cluster: Record<string, unknown> = { server: `${login.server}${path}` };
-  if (login.certificateAuthorityData) {
-    cluster["certificate-authority-data"] = Buffer.from(login.certificateAuthorityData).toString("base64");
-  }
-  if (login.insecureSkipTLSVerify) cluster["insecure-skip-tls-verify"] = true;
-  const file = kubeconfigPath();
-  mergeContext(file, context, cluster, { token: login.accessKey }, switchTo);
+  const context = given ?? perServerName(base, login.server);
+  const file = addLoginContext(login, { name: context, server: `${login.server}${path}`, switchTo, inlineKey: true });
   process.stdout.write(
     `Context ${context} added to ${file}${switchTo ? " and made current" : ""}. Try: kubectl${switchTo ? "" : ` --context ${context}`} get namespaces\n`,
   );
@@ -118,7 +124,8 @@ async function useDirect(name: string, opts: UseOptions & { ttl: string }): Prom
   const entry: Record<string, unknown> = { server: endpoint };
   const ca = cluster?.metadata?.annotations?.[DIRECT_ENDPOINT_CA_ANNOTATION] as string | undefined;
   if (ca) entry["certificate-authority-data"] = ca;
-  const context = opts.contextName ?? `platform_${name}_direct`;
+  // Named after the platform that issued the token: two platforms may both have a cluster `name`.
+  const context = opts.contextName ?? perServerName(`platform_${name}_direct`, client.conn.server);
   const file = kubeconfigPath();
   mergeContext(file, context, entry, { token }, opts.switch);
   process.stdout.write(

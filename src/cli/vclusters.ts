@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { perServerName } from "../support/kubeconfig-names.js";
 import { parseDuration } from "./accesskeys.js";
 import { GROUP_API } from "./api-client.js";
 import { addOutputOption, apiPath, loggedInClient, outputOf, projectNamespace, verbCommand } from "./common.js";
@@ -79,7 +80,7 @@ export function registerVirtualClusterCommands(program: Command): void {
   connect
     .command("vcluster")
     .description(
-      "Fetch a kube config for a virtual cluster (a client certificate for you) and merge it into ~/.kube/config (or the first file of $KUBECONFIG) as context platform-PROJECT-NAME, made current; --print writes it to standard output instead",
+      "Fetch a kube config for a virtual cluster (a client certificate for you) and merge it into ~/.kube/config (or the first file of $KUBECONFIG) as context platform-PROJECT-NAME@HOST:PORT (of the login's server), made current; --print writes it to standard output instead",
     )
     .argument("<name>", "virtual cluster instance")
     .option("--project <project>", "its project (without: looked up across projects)")
@@ -88,7 +89,7 @@ export function registerVirtualClusterCommands(program: Command): void {
       "validity of the client certificate, e.g. 1h or 30d (server default: 1 day; 0: one year)",
     )
     .option("--print", "print the kube config instead of merging it")
-    .option("--context-name <name>", "name of the kubectl context (default platform-PROJECT-NAME)")
+    .option("--context-name <name>", "name of the kubectl context (default platform-PROJECT-NAME@HOST:PORT)")
     .option("--no-switch", "add the context without making it current")
     .addHelpText(
       "after",
@@ -119,7 +120,8 @@ export function registerVirtualClusterCommands(program: Command): void {
           return;
         }
         const project = opts.project ?? String(result?.metadata?.namespace ?? "").replace(/^p-/, "");
-        const context = opts.contextName ?? `platform-${project ? `${project}-` : ""}${name}`;
+        const context =
+          opts.contextName ?? perServerName(`platform-${project ? `${project}-` : ""}${name}`, client.conn.server);
         const { cluster, user } = currentEntries(parse(text) as KubeConfig);
         const file = kubeconfigPath();
         mergeContext(file, context, cluster, user, opts.switch);
