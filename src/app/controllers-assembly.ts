@@ -3,7 +3,7 @@ import type { AccessControl } from "../authz/access-control.js";
 import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
 import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
-import type { LeaderElector } from "../controllers/leader-election.js";
+import type { LeaderElector } from "../storage/leader-election.js";
 import type { PlatformEvents } from "../events/platform-events.js";
 import type { Registry } from "../registry/registry.js";
 import type { SharedInformers } from "../registry/shared-informers.js";

@@ -3,7 +3,7 @@ import {
   ClusterConnectionError,
   clusterClient,
   DEFAULT_SECRET_NAMESPACE,
-} from "../controllers/cluster-health/cluster-connection.js";
+} from "../clusters/cluster-connection.js";
 import type { Informer } from "../registry/informer.js";
 import type { Registry } from "../registry/registry.js";
 import type { SharedInformers } from "../registry/shared-informers.js";

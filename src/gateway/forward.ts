@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { Duplex } from "node:stream";
-import { classifyError } from "../controllers/cluster-health/cluster-connection.js";
+import { classifyError } from "../clusters/cluster-connection.js";
 import { writeStatusToSocket } from "./raw-status.js";
 import type { Upstream } from "./upstream.js";
 

@@ -10,7 +10,7 @@ import {
   EtcdLeaderElector,
   type LeaderElector,
   SingleReplicaElector,
-} from "../controllers/leader-election.js";
+} from "./leader-election.js";
 import type { EtcdStorage } from "./etcd/etcd-storage.js";
 import { parseEtcdUrl } from "./etcd/etcd-url.js";
 import type { Storage } from "./interface.js";

@@ -15,7 +15,7 @@ import {
   clusterClient,
   DEFAULT_SECRET_NAMESPACE,
   withDeadline,
-} from "./cluster-connection.js";
+} from "../../clusters/cluster-connection.js";
 
 export interface ClusterHealthOptions {
   /** How often every cluster is checked again (default one minute). */
