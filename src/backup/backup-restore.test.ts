@@ -10,7 +10,7 @@ import { EtcdCluster } from "../testing/etcd-cluster.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { BackupFileError, verifyBackupFile, writeBackupFile } from "./backup-file.js";
 import { BACKUP_PREFIXES, keysAt } from "./backup-stream.js";
-import { fetchBackupLines } from "./fetch-backup.js";
+import { fetchBackupLines } from "../cli/fetch-backup.js";
 import { assertNoRestoreInProgress, RESTORE_MARKER, RestoreRefused, restoreBackup } from "./restore.js";
 
 const G = GROUP_PATH;

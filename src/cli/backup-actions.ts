@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BackupFileError, writeBackupFile } from "../backup/backup-file.js";
 import { backupLines } from "../backup/backup-stream.js";
-import { fetchBackupLines } from "../backup/fetch-backup.js";
+import { fetchBackupLines } from "./fetch-backup.js";
 import { RestoreRefused, restoreBackup } from "../backup/restore.js";
 import { ENCRYPTION_KEY_FILE_NAME } from "../crypto/secret-box.js";
 import { openStorage } from "../storage/factory.js";
