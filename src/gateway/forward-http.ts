@@ -12,7 +12,7 @@ import {
   type Impersonation,
   unreachable,
 } from "./forward.js";
-import { writeStatus } from "./raw-status.js";
+import { writeStatus } from "../server/raw-status.js";
 import type { Upstream } from "./upstream.js";
 
 /**

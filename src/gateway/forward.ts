@@ -3,7 +3,7 @@ import { request as httpsRequest } from "node:https";
 import type { Duplex } from "node:stream";
 import { classifyError } from "../clusters/cluster-connection.js";
 import type { Impersonation } from "../registry/impersonation-identity.js";
-import { writeStatusToSocket } from "./raw-status.js";
+import { writeStatusToSocket } from "../server/raw-status.js";
 import type { Upstream } from "./upstream.js";
 
 /**

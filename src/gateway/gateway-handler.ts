@@ -7,7 +7,7 @@ import { peerAddress } from "../server/trusted-proxies.js";
 import { type ForwardResult, type ForwardTarget, forwardUpgrade } from "./forward.js";
 import { forwardHttp } from "./forward-http.js";
 import type { ForwardedRequest } from "./gateway-audit.js";
-import { writeStatus, writeStatusToSocket } from "./raw-status.js";
+import { writeStatus, writeStatusToSocket } from "../server/raw-status.js";
 
 /** Where a request goes, once its caller is known and allowed. */
 export interface Resolved {

@@ -19,7 +19,7 @@
 import type { Server, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { errors } from "../api/errors.js";
-import { writeStatusToSocket } from "../gateway/raw-status.js";
+import { writeStatusToSocket } from "./raw-status.js";
 import { isHealthProbe } from "./health.js";
 
 /**

@@ -10,7 +10,7 @@ import type { Authorizer } from "../authz/contract.js";
 import { registerConsole } from "../console/console-routes.js";
 import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
 import type { ClusterGateway } from "../gateway/cluster-gateway.js";
-import { writeStatusToSocket } from "../gateway/raw-status.js";
+import { writeStatusToSocket } from "./raw-status.js";
 import type { Operations, RouteDeps } from "../metrics/server-hooks.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
