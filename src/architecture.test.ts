@@ -52,6 +52,7 @@ const STORAGE_EXCEPTIONS: Record<string, string> = {
   "src/backup/backup-route.ts": "serves that copy of the backend",
   "src/backup/restore.ts": "a restore writes the key space back as it was",
   "src/cli/backup-actions.ts": "restores into a data directory offline, opening the backend by its URL",
+  "src/controllers/controller-manager.ts": "runs the controllers on the replica the backend's leader elector elects",
   "src/cli/migrate-storage-command.ts": "copies one backend into another offline",
   "src/metrics/instrumented-storage.ts": "the metrics decorator of the backend (a Storage itself)",
   "src/metrics/server-hooks.ts": "puts that decorator around the backend the composition root hands it",

@@ -1,5 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { Dispatcher } from "undici";
+import { writeStatus } from "../server/raw-status.js";
 import {
   begin,
   connectionTokens,
@@ -12,7 +13,6 @@ import {
   type Impersonation,
   unreachable,
 } from "./forward.js";
-import { writeStatus } from "../server/raw-status.js";
 import type { Upstream } from "./upstream.js";
 
 /**
