@@ -44,7 +44,7 @@ function importsBetween(from: (file: string) => boolean, into: string): string[]
 }
 
 /** Folders whose code may use src/storage directly (besides src/storage itself and the tests). */
-const STORAGE_FOLDERS = new Set(["storage", "registry", "app", "bench", "testing"]);
+const STORAGE_FOLDERS = new Set(["storage", "registry", "app", "testing"]);
 
 /** Single files outside them that may, and why. */
 const STORAGE_EXCEPTIONS: Record<string, string> = {
@@ -67,7 +67,7 @@ describe("architecture: import rules", () => {
     assert.ok(importsBetween((f) => folderOf(f) === "app", "controllers").length > 0);
   });
 
-  it("outside src/storage and src/registry (and the composition root, bench, test support) nothing imports src/storage", () => {
+  it("outside src/storage and src/registry (and the composition root, test support) nothing imports src/storage", () => {
     const found = importsBetween(
       (file) => !STORAGE_FOLDERS.has(folderOf(file)) && !(file in STORAGE_EXCEPTIONS),
       "storage",

@@ -73,8 +73,7 @@ describe("links between README.md and docs/", () => {
   });
 
   it("every src/ path they name exists", () => {
-    // Anywhere in the text, code included: a dated section of performance.md names the files of
-    // its time. A file removed since is named without `src/` and said to be removed.
+    // Anywhere in the text, code included: a renamed or removed file shows here.
     const missing: string[] = [];
     let checked = 0;
     for (const file of markdownFiles()) {

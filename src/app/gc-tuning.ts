@@ -3,13 +3,12 @@
  * (`--heap-growing-percent=100`), as Go's GOGC=100 gives etcd and kube-apiserver.
  *
  * Why: V8 derives the factor from how fast the program allocates against how fast it collects.
- * A server taking a steady trickle of writes allocates slowly, so V8 keeps the heap small (a
- * factor of about 1.5 was measured at 200 writes a second) and runs a full collection every few
- * seconds; each one's final pause (10–55 ms) holds every request and watch event behind it, which
- * was most of the tail of a write's delivery to another replica (docs/performance.md, "Full
- * collections and the write tail"). With the factor at 2 the same load ran a quarter as many full
- * collections with shorter pauses; bulk writes, where V8 would otherwise pick up to 4, collect
- * more often but measured no slower, and their peak heap is smaller.
+ * A server taking a steady trickle of writes allocates slowly, so V8 keeps the heap small and
+ * runs a full collection every few seconds; each one's final pause holds every request and watch
+ * event behind it, and those pauses were most of the tail of a write's delivery to another
+ * replica (the bench's two-replica part; docs/performance.md). With the factor at 2 the same load
+ * runs far fewer full collections, with shorter pauses; bulk writes, where V8 would otherwise
+ * pick a larger factor, collect more often but are no slower, and their peak heap is smaller.
  *
  * An operator's own choice wins: `node --heap-growing-percent=N bin/platform.js start` keeps N.
  */

@@ -10,7 +10,7 @@ import { freePort } from "../testing/server-process.js";
 
 /**
  * Libraries a server on SQLite loads only when it needs them (docs/performance.md, "Server
- * start"): each takes from a few hundred ms to seconds to load on a busy machine.
+ * start"): each was a large share of a start's module loading.
  */
 const LOADED_ON_USE = ["@kubernetes/client-node", "/etcd3/", "@peculiar/x509", "/undici/"];
 

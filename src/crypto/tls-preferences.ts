@@ -3,7 +3,7 @@ import { DEFAULT_CIPHERS } from "node:tls";
 /**
  * TLS 1.3 suites in the server's order of preference. AES-128-GCM first (as Go's crypto/tls, and
  * so kubectl and client-go, prefer on hardware with AES instructions): as safe as AES-256-GCM for
- * this use and about a third cheaper per byte, which matters for watch fan-out, where every
+ * this use and cheaper per byte (10 AES rounds per block, not 14), which matters for watch fan-out, where every
  * event is encrypted once per watcher. Clients that offer only the others still get them.
  */
 export const TLS_PREFERENCES = {

@@ -3,7 +3,7 @@
  *
  * Concurrent patches of one object all read the same revision; all but one then fail their
  * write with a conflict, read again and retry, so a hot object costs work that grows with the
- * square of its writers and, past the retry limit, 409s (docs/performance.md). Queued behind
+ * square of its writers and, past the retry limit, 409s. Queued behind
  * each other they read what the previous one wrote and succeed the first time. Writers in other
  * replicas (etcd) still meet conflicts and retry as before. An operation must not wait for
  * another operation on the same key through this serializer (it would wait for itself).

@@ -1,7 +1,7 @@
 /**
  * Checks the stored bytes of a watch cache's versions in the background once the cache is filled
  * (at start, and for a new cache after one failed), so that the first LIST after a start finds
- * them checked rather than checking 10,000 versions itself (docs/performance.md, "Checking stored
+ * them checked rather than checking every version itself (docs/performance.md, "Checking stored
  * bytes"). The check is the fast paths' own (raw-read.ts, sendableAsStored), with its verdict kept
  * where they look for it: nothing is skipped or assumed, only done earlier. Correctness never
  * depends on it: a request that comes first checks what it needs itself, and this work then
@@ -18,10 +18,10 @@ import { sendableAsStored, servesStoredBytes } from "./raw-read.js";
 import type { ResourceType } from "./resource-type.js";
 
 /**
- * Time per slice: long enough that the turn between two slices costs little (a few percent), short
- * enough that a request arriving meanwhile hardly notices (docs/performance.md measures both).
- * The clock is read after every version (about 10 µs each, the read under 0.1 µs), so a slice
- * does not run over on a busy machine.
+ * Time per slice: long enough that the turn between two slices costs little beside the slice,
+ * short enough that a request arriving meanwhile hardly notices. The clock is read after every
+ * version (a version's check costs far more than reading the clock), so a slice does not run over
+ * on a busy machine.
  */
 const SLICE_MS = 1;
 

@@ -2,8 +2,8 @@
  * The hot write — a plain JSON create — served before fastify routes the request.
  *
  * fastify's routing, request and reply objects, child logger, content-type parser and hook
- * chains cost a create about as much CPU as the whole admission pipeline (docs/performance.md,
- * "CREATE path CPU, eighth round"). Like the fast GET path (fast-get.ts), this one decides from
+ * chains cost a create about as much CPU as the whole admission pipeline (a CPU profile of the
+ * bench's CREATE phase shows it; docs/performance.md). Like the fast GET path (fast-get.ts), this one decides from
  * the request's head alone, before a byte of the body is read, whether it can answer: a POST to
  * a collection of the management group without a query string, a JSON body of announced length
  * within the body limit, a JSON answer, a caller the identity cache knows, an allow the authorizer

@@ -7,7 +7,7 @@
  * memory: a key that authenticated before (the identity cache), an allow the authorizer decides
  * at once, an object in a watch cache that is provably current. On the embedded store that is
  * all synchronous (the store knows its revision), and it allocates no promises: at tens of
- * thousands of requests a second, those were a tenth of the garbage. On etcd the cache must
+ * thousands of requests a second, they were a visible share of the garbage. On etcd the cache must
  * learn the store's revision first; that check is shared by every request arriving while one is
  * in flight (one etcd round trip per batch), and the answer follows it. Everything else (a query
  * string, a Table or YAML or protobuf response, impersonation, a credential not seen yet or

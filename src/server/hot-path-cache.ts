@@ -2,7 +2,7 @@
  * The fast GET path's parse of a request path, remembered: the resolved path, the authorization
  * attributes of a GET of it, and the object's storage key. Clients poll the same few objects
  * over and over; parsing each path again (split, decode, look up the kind, build the attributes
- * and the key) was a tenth of what the fast path itself spent per request. All three are pure
+ * and the key) was a visible share of what the fast path itself spent per request. All three are pure
  * functions of the path (the registry's kinds are fixed once the server runs) and nobody mutates
  * them, so one copy serves every request for that path.
  *

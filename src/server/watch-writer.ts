@@ -9,8 +9,8 @@
  * - one round serves every watcher (one scheduled callback, not a cork and a nextTick per
  *   response as node's res.write does);
  * - watchers with the same queued frames (the usual case: no selectors) share one concatenation.
- * A fixed minimum time between rounds was tried (10-25 ms): under load rounds are already that
- * far apart (a round of 1,000 writes takes that long), so it changed nothing but the latency.
+ * A fixed minimum time between rounds was tried: under load rounds are already that far apart
+ * (a round of 1,000 writes takes that long), so it changed nothing but the latency.
  *
  * A long round is followed by a rest as long as itself (`restRatio`, at most `maxRestMs`) before
  * the next round starts: a round of 1,000 writes takes tens of ms, and run back to back, rounds
@@ -19,8 +19,8 @@
  * behind the server was. During the rest the writes go on, and the next round carries all
  * their events in one write per watcher (half as many writes, each with a fixed cost in TLS,
  * the kernel and node's stream, and as many reads fewer for the clients). Rounds shorter than
- * `minRestMs` (up to a few hundred watchers) are not held back: there the rest added latency
- * (30-50 ms p50 at 200 watchers) for no CPU saved; nor are rounds of fewer than
+ * `minRestMs` (up to a few hundred watchers) are not held back: there the rest only added
+ * latency, for no CPU saved; nor are rounds of fewer than
  * `minRestWriters` writes, which last long only when something interrupted them.
  */
 import type { Frame } from "./watch-frame.js";

@@ -24,9 +24,9 @@ export interface KeyValue {
  * A slot on every KeyValue the storages make (newKeyValue), for the registry's fast paths to
  * remember what they found of this version's bytes (src/registry/raw-read.ts gives it its meaning;
  * nothing else reads or writes it). Why a slot and not a WeakMap beside the versions: created with
- * the object it is 8 bytes inside it, where a WeakMap entry cost about 42 bytes (its table, twice
- * the entries or more, and the tables left behind each time it grew) — 4 MiB per 100,000 versions
- * held (docs/performance.md, "Checking stored bytes").
+ * the object it is one pointer inside it, where a WeakMap entry costs several times that (its
+ * table, twice the entries or more, and the tables left behind each time it grew), for every
+ * version held (docs/performance.md, "Checking stored bytes").
  */
 export const VERSION_MEMO: unique symbol = Symbol("version memo");
 

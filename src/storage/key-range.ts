@@ -67,8 +67,8 @@ function rank(unit: number): number {
 }
 
 /**
- * `key.startsWith(prefix)`, about five times faster on node 20 (V8's startsWith costs ~150 ns
- * even when the first units differ), which matters where every watch event is checked against
+ * `key.startsWith(prefix)`, cheaper on node 20 (V8's startsWith pays a fixed cost per call even
+ * when the first units differ), which matters where every watch event is checked against
  * every watch (queued-watcher.ts). Compared from the end: sibling prefixes (one per resource)
  * differ in their last segment, so a key that is not under one is usually told in a few units.
  */

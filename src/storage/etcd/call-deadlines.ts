@@ -2,8 +2,7 @@
  * The "no answer within N ms" limit of unary calls, for every call of a client with one timer.
  *
  * Why not a timer per call (as node:http2's stream setTimeout was): it arms a timer per
- * stream, re-arms it on every read and write and clears it on close, about 1% of a create's
- * server CPU on etcd. Here a call is an entry in a set; one interval, running only while calls
+ * stream, re-arms it on every read and write and clears it on close, on every call. Here a call is an entry in a set; one interval, running only while calls
  * are open, counts ticks and cuts the calls that have seen nothing for the timeout with
  * RST_STREAM CANCEL (a call's data moves its mark forward).
  */

@@ -5,8 +5,8 @@
  *
  * Calls: Range, Txn and Compact go over gRPC with a client of their own (kv-h2.ts) on HTTP/2
  * connections of its own (h2/: not node:http2, whose per-stream objects were most of a call's
- * client CPU), which costs the server a tenth or less of the CPU of the same call through the
- * etcd3 client, and etcd a third of its JSON gateway's; the watch stream runs on the same
+ * client CPU), which costs the server far less CPU than the same call through the etcd3 client,
+ * and etcd far less than its JSON gateway (kv-h2.ts says why); the watch stream runs on the same
  * client's connections, and only leader election (leases) uses the etcd3 client.
  *
  * Watches: one gRPC stream over the whole key space per storage, fanned out locally
@@ -98,9 +98,10 @@ export interface EtcdStorageOptions {
 }
 
 /**
- * Measured with the bench's 64 connections GETting one object on one etcd (alternating rounds):
- * 4 ms took the checks from one per ~18 GETs to one per ~40, the CPU per GET down 15% and the
- * GETs a second up 12%.
+ * The least time between two revision checks while the event loop is saturated: short beside a
+ * GET's own round trip to etcd, long enough that one check serves many GETs of a busy server
+ * (the bench's etcd GET part shows fewer checks per GET and more GETs a second with it than
+ * without). `?revision-check-interval-ms=N` on the etcd URL sets another.
  */
 export const REVISION_CHECK_INTERVAL_MS = 4;
 

@@ -6,8 +6,8 @@
  * chooses the endpoint).
  *
  * Why not @grpc/grpc-js for these calls: its per-call path (call objects, filters, channel
- * state, interceptors) cost the server about 400 µs of CPU per etcd call against about 170 µs
- * for this, measured with 64 concurrent transactions (docs/performance.md, "The etcd client").
+ * state, interceptors) costs the server several times the CPU of this one per etcd call
+ * (docs/performance.md, "The etcd client").
  */
 import type { CallDeadline, CallDeadlines } from "./call-deadlines.js";
 import type { H2Connection } from "./h2/connection.js";

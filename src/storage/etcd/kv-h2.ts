@@ -3,12 +3,12 @@
  * gRPC, sent on HTTP/2 connections of our own (h2/connection.ts, grpc-unary.ts) with the messages
  * encoded in kv-request-frames.ts and kv-proto.ts.
  *
- * Why this and not the `etcd3` client or etcd's JSON gateway, measured with 64 concurrent create
- * transactions against one etcd 3.4 (client and etcd CPU per call, docs/performance.md):
- * `etcd3` (grpc-js) cost the client ~460 µs and etcd ~230 µs; etcd's JSON gateway ~140 µs and
- * ~660 µs (etcd decodes the JSON and calls its own gRPC server); this on node:http2 ~170 µs and
- * ~215 µs. node:http2 itself was then most of the client's part (a Duplex stream, header objects
- * and async-context wrappers per call), hence the connection of our own (h2/).
+ * Why this and not the `etcd3` client or etcd's JSON gateway (client and etcd CPU per call with
+ * many create transactions in flight, docs/performance.md, "The etcd client"): `etcd3` (grpc-js)
+ * costs the client the most; etcd's JSON gateway is cheap for the client but costs etcd several
+ * times as much (etcd decodes the JSON and calls its own gRPC server); gRPC on node:http2 was
+ * cheap for both, and node:http2 itself was then most of the client's part (a Duplex stream,
+ * header objects and async-context wrappers per call), hence the connection of our own (h2/).
  *
  * One HTTP/2 connection per endpoint carries every call to it concurrently. Failover: one endpoint
  * is used at a time; a transport failure or an etcd "no leader" moves to the next one. A read is

@@ -99,8 +99,8 @@ export function readKv(r: ProtoReader, end: number, kv: KvFields): void {
  * Why a copy: caches keep values for long, and a view would keep the whole message (every other
  * object and event in it) alive with it. Why not `Buffer.from` per value: small Buffers come
  * from Node's shared 8 KiB pool, so each cached value kept alive the whole slab it was cut from,
- * and the rest of that slab was a request's or a response's bytes, long dead. A replica holding
- * 25,000 Teams of ~1 KiB held 83 MB of slabs for 25 MB of values. One buffer per message (a
+ * and the rest of that slab was a request's or a response's bytes, long dead: a heap snapshot of
+ * a replica showed several times its values' size in slabs. One buffer per message (a
  * LIST's values, or one watch event's value and previous value) keeps at most that message's
  * values: a LIST's buffer lives until the last of its objects is replaced.
  */

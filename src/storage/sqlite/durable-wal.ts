@@ -3,7 +3,7 @@
  *
  * With `synchronous=FULL`, SQLite fsyncs the WAL inside every COMMIT, and better-sqlite3 runs
  * COMMIT on the calling thread: the whole server waits for the disk once per group commit (a
- * tenth of the time of a create-heavy load, docs/performance.md). Here the connection runs with
+ * visible share of a create-heavy load's time). Here the connection runs with
  * `synchronous=NORMAL` — in WAL mode that syncs at checkpoints (the WAL before its pages are
  * copied into the database file, the database file before the WAL is reused) but not at
  * COMMIT — and this class fsyncs the WAL file after each COMMIT on libuv's thread pool. The

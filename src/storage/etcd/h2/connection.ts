@@ -2,8 +2,8 @@
  * A minimal HTTP/2 client connection (RFC 9113) for gRPC to etcd, over `net` or `tls` sockets.
  *
  * Why not node:http2: per call it builds a Duplex stream, header objects and async-context
- * wrappers, which cost ~120 µs of client CPU per etcd call, about ten times what the framing
- * itself needs (docs/performance.md, "The etcd client"). This handles exactly what gRPC to etcd
+ * wrappers, many times the CPU the framing itself needs (docs/performance.md, "The etcd
+ * client"). This handles exactly what gRPC to etcd
  * uses: streams we open (odd ids), HEADERS/CONTINUATION with HPACK, DATA with flow control both
  * ways, SETTINGS, PING, RST_STREAM, GOAWAY, WINDOW_UPDATE. No server push (disabled), no
  * priorities, no HTTP/1.1 upgrade.

@@ -7,16 +7,16 @@
  * Why a turn of the loop (setImmediate) and not a tick (process.nextTick): each HTTP request a
  * replica serves arrives in an I/O callback of its own, so a write per tick was a socket write
  * per etcd call, and on loopback the sender's write also pays the kernel's delivery to etcd and
- * etcd a read and a wake-up per call. With 64 clients creating, many requests arrive in one poll
- * phase; their transactions now reach etcd together (etcd's CPU per create 340–380 → 265–275 µs,
- * docs/performance.md). One request alone waits only for the rest of its poll phase. A queue of
+ * etcd a read and a wake-up per call. With many clients creating, many requests arrive in one
+ * poll phase; their transactions reach etcd together, in fewer reads and wake-ups of etcd's (the
+ * bench's etcd CREATE part shows etcd's CPU per create). One request alone waits only for the
+ * rest of its poll phase. A queue of
  * FLUSH_AT_BYTES or more is written at once, so a bulk of calls never waits for a whole phase.
  *
  * Frames that may wait (emitLater: the ACK of a PING) go out with the next write, or on their own
  * once they have waited `maxDelayMs`. Why: etcd (grpc-go's bandwidth estimator) sends a PING
  * after every request it receives, so an ACK written at once was a socket write of ours and a
- * wake-up of etcd's for every call, a tenth of the CPU a write costs them both at 200 writes a
- * second; riding on the next request it costs neither. RFC 9113 asks for an ACK, not for one at
+ * wake-up of etcd's for every call; riding on the next request it costs neither. RFC 9113 asks for an ACK, not for one at
  * once; no one waits on etcd's estimator pings, and a keepalive ping waits its delay at most.
  */
 import type { Socket } from "node:net";

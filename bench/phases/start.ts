@@ -10,10 +10,10 @@ import { request } from "node:https";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { TLS_PREFERENCES } from "../../dist/testing/bench-entry.js";
 import { type Bench, f } from "../harness.js";
 
-const PLATFORM = fileURLToPath(new URL("../../../bin/platform.js", import.meta.url));
-const TLS_PREFERENCES = new URL("../../crypto/tls-preferences.js", import.meta.url).href;
+const PLATFORM = fileURLToPath(new URL("../../bin/platform.js", import.meta.url));
 const POLL_MS = 10;
 
 /** A free port now (the child binds it a moment later; nothing else on the machine races for it). */
@@ -80,8 +80,9 @@ export async function startBesideBare(
     const listen = ["--listen", `127.0.0.1:${port}`, ...(storage ? ["--storage", storage] : [])];
     platform.push(await timeToReady([PLATFORM, "start", "--data-dir", dir, ...listen], port, "/readyz", env));
     port = await freePort();
-    // The bare server serves the certificate the platform just made, with the same TLS preferences.
-    const script = `const { TLS_PREFERENCES } = await import(${JSON.stringify(TLS_PREFERENCES)});
+    // The bare server serves the certificate the platform just made, with the same TLS preferences
+    // (plain data, written into the script: the bare start loads no module of the product).
+    const script = `const TLS_PREFERENCES = ${JSON.stringify(TLS_PREFERENCES)};
       const { readFileSync } = await import("node:fs"); const { createServer } = await import("node:https");
       const read = (n) => readFileSync(${JSON.stringify(dir)} + "/" + n);
       createServer({ ...TLS_PREFERENCES, cert: read("server.crt"), key: read("server.key") }, (q, s) => s.end("ok"))

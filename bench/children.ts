@@ -16,10 +16,12 @@ import { readFileSync } from "node:fs";
 import type { ServerResponse } from "node:http";
 import { createServer } from "node:https";
 import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants } from "node:perf_hooks";
-import { startServer } from "../app/start-server.js";
-import { loadOrCreateServerTls } from "../crypto/certificates.js";
-import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
-import type { CachedStorage } from "../storage/cache/cached-storage.js";
+import {
+  type CachedStorage,
+  loadOrCreateServerTls,
+  startServer,
+  TLS_PREFERENCES,
+} from "../dist/testing/bench-entry.js";
 import { clusterBytes, storedTeamBytes } from "./objects.js";
 import { STAMP } from "./watch-clients.js";
 

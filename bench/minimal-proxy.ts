@@ -10,8 +10,7 @@
 import { createServer } from "node:https";
 import { createSecureContext } from "node:tls";
 import { Pool } from "undici";
-import { loadOrCreateServerTls } from "../crypto/certificates.js";
-import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
+import { loadOrCreateServerTls, TLS_PREFERENCES } from "../dist/testing/bench-entry.js";
 
 interface Hello {
   url: string;

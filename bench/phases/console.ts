@@ -4,8 +4,7 @@
  * page of 50, and the whole list) from the same server child in the same run.
  */
 import { join } from "node:path";
-import { SESSION_COOKIE } from "../../console/sessions.js";
-import { launchChromium, newConsoleContext } from "../../testing/browser.js";
+import { browserHelpers, SESSION_COOKIE } from "../../dist/testing/bench-entry.js";
 import { type Bench, f, pct, req, spawnChild } from "../harness.js";
 
 const TEAMS = "/kubernetes/management/apis/management.platform/v1/teams";
@@ -51,6 +50,7 @@ async function renderTimes(
   loads: number,
 ): Promise<{ cold: number; warm: number[] }> {
   const cookie = await signIn(port, key);
+  const { launchChromium, newConsoleContext } = await browserHelpers();
   const browser = await launchChromium();
   try {
     const context = await newConsoleContext(browser);

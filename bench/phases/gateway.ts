@@ -5,7 +5,7 @@
  * event delivery through the gateway beside watches straight to the upstream.
  */
 import { request } from "node:https";
-import { FakeClusterApiServer } from "../../testing/fake-cluster-apiserver.js";
+import { FakeClusterApiServer } from "../../dist/testing/bench-entry.js";
 import { cannon, f, histogramPct, req, type ServerBench, spawnChild } from "../harness.js";
 import type { PacedResult } from "../paced-get.js";
 import { pacedGet } from "./get.js";

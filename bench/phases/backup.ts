@@ -5,11 +5,14 @@
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { writeBackupFile } from "../../backup/backup-file.js";
-import { backupLines, keysAt } from "../../backup/backup-stream.js";
-import { restoreBackup } from "../../backup/restore.js";
-import { migrateStorage } from "../../cli/migrate-storage-command.js";
-import { openStorage } from "../../storage/factory.js";
+import {
+  backupLines,
+  keysAt,
+  migrateStorage,
+  openStorage,
+  restoreBackup,
+  writeBackupFile,
+} from "../../dist/testing/bench-entry.js";
 import { type Bench, f } from "../harness.js";
 import { storedTeamBytes } from "../objects.js";
 

@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Etcd3 } from "etcd3";
-import { EtcdCluster } from "../../testing/etcd-cluster.js";
+import { EtcdCluster } from "../../dist/testing/bench-entry.js";
 import type { GcPauses } from "../children.js";
 import { type Bench, type Child, childCpuMs, f, PATH, pct, req, spawnChild, teamCreates } from "../harness.js";
 import { cpuTimes, stealShare } from "../host-steal.js";

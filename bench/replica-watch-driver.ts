@@ -3,10 +3,10 @@
  * PATCHes to replica A at a steady rate and reads a watch on replica A and one on replica B.
  *
  * It runs in a process of its own, started just before it is needed, because the bench's main
- * process had measured itself: after the earlier parts of the phase its heap held tens of MiB,
- * and one of its scavenges (128 ms, seen with --trace-gc) stopped the pacing timer; the PATCHes
- * due meanwhile then went out at once and queued on A, and their answers and watch events were
- * read late. Here the heap is a few MiB, and the figures say how late the sends were and how
+ * process had measured itself: after the earlier parts of the phase its heap was large, and one
+ * of its scavenges (seen with --trace-gc) stopped the pacing timer; the PATCHes due meanwhile
+ * then went out at once and queued on A, and their answers and watch events were read late.
+ * Here the heap stays small, and the figures say how late the sends were and how
  * long this process's own event loop was blocked, so a stall on the client side is visible
  * instead of being reported as the server's.
  *
@@ -20,9 +20,9 @@
  * answers {answered, cpuMs} once every one is answered; {cmd:"collect"} waits (bounded) until both
  * watches saw every measured PATCH and answers {onA, onB, lateMaxMs, loop}; then it exits.
  *
- * Why the warm-up: a replica that has not served PATCHes yet spends the first ten seconds or so of
- * them compiling (V8's optimizing compiler on its background threads took a quarter of replica
- * A's CPU in the first seconds, and its main thread ran unoptimized code), so a window right
+ * Why the warm-up: a replica that has not served PATCHes yet spends its first seconds of
+ * them compiling (V8's optimizing compiler on its background threads took a large share of
+ * replica A's CPU in the first seconds, and its main thread ran unoptimized code), so a window right
  * after start measured a replica that no running deployment is. The warm-up PATCHes set another
  * annotation (WARM_UP_STAMP), which the watches' stamp search does not match.
  */
@@ -138,7 +138,7 @@ const CONNECTIONS = 16;
 /**
  * Sends PATCHes over raw TLS connections (prebuilt requests, only the status line and framing
  * of each answer read): the load generator shares the machine's cores with both replicas and
- * etcd, and node's HTTP client cost it about 1.4 ms of CPU per PATCH, more than etcd's.
+ * etcd, and node's HTTP client cost it more CPU per PATCH than etcd spent on it.
  */
 async function patcher(setup: DriverSetup): Promise<(name: string, body: string) => Promise<void>> {
   const idle: Connection[] = [];

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { f, type ServerBench } from "../harness.js";
 
-const PLATFORM = fileURLToPath(new URL("../../../bin/platform.js", import.meta.url));
+const PLATFORM = fileURLToPath(new URL("../../bin/platform.js", import.meta.url));
 /** GNU time reports a child's peak RSS; without it only durations are measured. */
 const GNU_TIME = "/usr/bin/time";
 
