@@ -146,7 +146,7 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   acceptAnyBody(app);
   const refuseOtherMethods = watchGetOnlyPaths(app);
   installRequestLog(app, logger);
-  deps.ops.installHooks(app, deps.watchStreams, deps.registry);
+  deps.ops.installHooks(app, deps.watchStreams, deps.registry, deps.subresources);
   registerPublicRoutes(app, deps.jwks, deps.storageHealth, deps.unready ?? deps.closing, async (request) => {
     request.userName = (await access.authenticateOrAnonymous(request)).user.name;
   });
