@@ -14,6 +14,7 @@ import { writeStatusToSocket } from "../gateway/raw-status.js";
 import type { Operations, RouteDeps } from "../metrics/server-hooks.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
+import { auditableBodies } from "./audited-bodies.js";
 import { SERVER_VERSION } from "./discovery.js";
 import { registerDiscoveryRoutes } from "./discovery-routes.js";
 import { fastCreate } from "./fast-create.js";
@@ -208,7 +209,14 @@ function registerApiRoutes(app: FastifyInstance, deps: ApiServerDeps, groupPrefi
   const { registry, authorizer, access } = deps;
   const authenticate = (request: Pick<FastifyRequest, "ip" | "method" | "headers">): Promise<RequestContext> =>
     access.authenticate(request);
-  if (access.audit) installAuditHooks(app, access.audit, deps.watchStreams);
+  if (access.audit) {
+    // The registries the generic handler serves below, with their prefixes.
+    const generic = [
+      { prefix: groupPrefix, registry },
+      { prefix: `${API_PREFIX}/api/v1/`, registry: deps.core },
+    ];
+    installAuditHooks(app, access.audit, deps.watchStreams, auditableBodies(generic, deps.reviews));
+  }
   const formatOf = (request: FastifyRequest): ResponseFormat => {
     try {
       return negotiateResponse(request.headers.accept, false);
