@@ -1,6 +1,7 @@
 import { createServer as createHttpsServer } from "node:https";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
+import { MAX_BODY_BYTES } from "../api/body-limit.js";
 import { errors } from "../api/errors.js";
 import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
 import { installAuditHooks } from "../audit/audit-hooks.js";
@@ -29,9 +30,6 @@ import { handleResourceRequest, type ResourceHandlerDeps, type SubresourceHandle
 import { sendError } from "./respond.js";
 import type { TrustedProxies } from "./trusted-proxies.js";
 import type { WatchStreams } from "./watch-stream.js";
-
-/** Request bodies above this are refused with 413 before they are read whole. */
-const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 /** What the HTTP layer serves; the composition root (src/app) builds it. */
 export interface ApiServerDeps {
