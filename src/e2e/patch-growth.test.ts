@@ -64,4 +64,24 @@ describe("patches that grow an object", () => {
     const kept = await s.request("GET", path);
     assert.deepEqual(Object.keys(kept.json.spec.data), ["first"]);
   });
+  it("refuses a server-side apply that makes an object larger than a request body, with a 413 Status", async () => {
+    // The live object keeps the fields other managers own: a config of 2 MiB beside 2 MiB is too much.
+    const half = Buffer.from("y".repeat(1536 * 1024)).toString("base64");
+    const created = await s.request("POST", `${G}/namespaces/platform/sharedsecrets`, {
+      body: { metadata: { name: "applied" }, spec: { data: { first: half } } },
+    });
+    assert.equal(created.status, 201, created.text.slice(0, 300));
+    const config = {
+      apiVersion: "management.platform/v1",
+      kind: "SharedSecret",
+      metadata: { name: "applied", namespace: "platform" },
+      spec: { data: { second: half } },
+    };
+    const r = await s.request("PATCH", `${G}/namespaces/platform/sharedsecrets/applied?fieldManager=growth`, {
+      contentType: "application/apply-patch+yaml",
+      raw: JSON.stringify(config),
+    });
+    assert.equal(r.status, 413, r.text.slice(0, 300));
+    assert.match(r.json.message, /the patched object is \d+ bytes of JSON/);
+  });
 });
