@@ -7,6 +7,7 @@ import { type ProjectSpec, projectOfNamespace } from "../kinds/project/project.j
 import type { Informer } from "../registry/informer.js";
 import type { UserInfo } from "../registry/request-context.js";
 import type { Authorizer, Decision, RequestAttributes } from "./contract.js";
+import { ADMIN_PATHS, VIEW_PATHS } from "./role-paths.js";
 import { isRestricting, type Scope, scopeAllows } from "./scope.js";
 
 export const ADMIN_ROLE = "platform-management-admin";
@@ -23,9 +24,6 @@ const READ_VERBS = new Set(["get", "list", "watch"]);
  * it: access rules and memberships do not grant it (their object may be the corrupt one).
  */
 export const UNSAFE_DELETE_VERB = "unsafe-delete-ignore-read-errors";
-/** Non-resource paths that need a role (kube-apiserver gives /metrics to monitoring only). */
-const VIEW_PATHS = new Set(["/metrics"]);
-const ADMIN_PATHS = new Set(["/kubernetes/management/backup"]); // src/backup/backup-route.ts
 
 /**
  * Non-resource paths for every authenticated caller, as kube's system:discovery, basic-user and
