@@ -78,6 +78,13 @@ function ssoNotes(server: {
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
+/** A switch: `--flag` on the command line (true), or `true`/`false` in a `--config` file. */
+function switchFlag(value: string | boolean | undefined, flag: string): boolean {
+  if (value === undefined || value === false || value === "false") return false;
+  if (value === true || value === "true") return true;
+  throw new Error(`${flag} takes no value (in --config: true or false), got "${value}"`);
+}
+
 function wholeNumber(value: string, flag: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${flag} must be a whole number, got "${value}"`);
@@ -135,6 +142,10 @@ export function registerStartCommand(program: Command): void {
     .option(
       "--trusted-proxies <cidrs>",
       "proxies/load balancers whose X-Forwarded-For gives the client address, as CIDR[,CIDR...] (default: none)",
+    )
+    .option(
+      "--allow-local-endpoints",
+      "let endpoints users set (a virtual cluster's, a cluster's agent or kubeconfig server) be loopback, link-local or this host's own addresses; for tests and single-machine setups (default: refused)",
     )
     .option(
       "--workers <n>",
@@ -200,6 +211,7 @@ Examples:
           : undefined,
         metricsListen: opts.metricsListen ? parseListen(opts.metricsListen, "--metrics-listen") : undefined,
         trustedProxies: opts.trustedProxies?.split(","),
+        allowLocalEndpoints: switchFlag(opts.allowLocalEndpoints, "--allow-local-endpoints"),
       };
       assertWorkersAllowed(workers, {
         storage: config.storage,
