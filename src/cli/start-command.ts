@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import type { ServerConfig } from "../app/config.js";
 import { addOidcOptions, oidcConfigOf } from "./oidc-options.js";
-import { applyServerConfigFile } from "./server-config-file.js";
+import { applyServerConfigFile, switchValue } from "./server-config-file.js";
 
 /**
  * How long a stop signal waits, beyond the grace period given to requests in flight, for the
@@ -77,13 +77,6 @@ function ssoNotes(server: {
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
-
-/** A switch: `--flag` on the command line (true), or `true`/`false` in a `--config` file. */
-function switchFlag(value: string | boolean | undefined, flag: string): boolean {
-  if (value === undefined || value === false || value === "false") return false;
-  if (value === true || value === "true") return true;
-  throw new Error(`${flag} takes no value (in --config: true or false), got "${value}"`);
-}
 
 function wholeNumber(value: string, flag: string): number {
   const n = Number(value);
@@ -211,7 +204,7 @@ Examples:
           : undefined,
         metricsListen: opts.metricsListen ? parseListen(opts.metricsListen, "--metrics-listen") : undefined,
         trustedProxies: opts.trustedProxies?.split(","),
-        allowLocalEndpoints: switchFlag(opts.allowLocalEndpoints, "--allow-local-endpoints"),
+        allowLocalEndpoints: switchValue(opts.allowLocalEndpoints, "--allow-local-endpoints"),
       };
       assertWorkersAllowed(workers, {
         storage: config.storage,
