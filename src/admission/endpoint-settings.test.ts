@@ -61,6 +61,11 @@ describe("endpoint settings", () => {
       },
     });
     await created(VCI, { metadata: { name: "vc" }, spec: {} });
+    // lab: alice administers it (admin member), while in web she is a plain member.
+    await created("projects", {
+      metadata: { name: "lab" },
+      spec: { members: [{ kind: "User", name: "alice", clusterRole: "platform-management-admin" }] },
+    });
     for (const name of ["prod-kubeconfig", "other-kubeconfig"]) {
       await created("namespaces/platform/sharedsecrets", {
         metadata: { name },
@@ -142,6 +147,39 @@ describe("endpoint settings", () => {
       assert.equal(edit.status, 200, edit.text);
       const removed = await annotate(`${VCI}/vc`, { [VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION]: null }, key.alice);
       assert.equal(removed.status, 403, removed.text);
+    });
+
+    it("moving a pointed instance into a project where the mover may not administer is refused", async () => {
+      const lab = "namespaces/p-lab/virtualclusterinstances";
+      const pointed = await request(
+        s,
+        "POST",
+        lab,
+        {
+          metadata: {
+            name: "planted",
+            annotations: { [VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION]: "https://vc.example.com" },
+          },
+          spec: {},
+        },
+        key.alice,
+      );
+      assert.equal(pointed.status, 201, pointed.text);
+      const moved = await request(
+        s,
+        "POST",
+        "projects/web/migratevirtualclusterinstance",
+        {
+          apiVersion: "management.platform/v1",
+          kind: "ProjectMigrateVirtualClusterInstance",
+          metadata: { name: "web" },
+          sourceVirtualClusterInstance: { name: "planted", namespace: "p-lab" },
+        },
+        key.alice,
+      );
+      assert.equal(moved.status, 403, moved.text);
+      assert.match(moved.json.message, /cannot administer resource "virtualclusterinstances"/);
+      assert.equal((await s.request("GET", `${GROUP_PATH}/${lab}/planted`)).status, 200, "the instance stayed");
     });
 
     it("a cluster editor without administer sets none of the cluster's endpoint settings", async () => {
