@@ -24,7 +24,7 @@ function ownAddress(): string {
 }
 
 /**
- * Settings that steer other users' traffic or tokens (docs/security.md, "Endpoints") need
+ * Settings that steer other users' traffic or tokens (docs/security.md, "Endpoints other users' traffic and tokens follow") need
  * `administer` on the object, and their URLs are https and never local unless the server allows it.
  */
 describe("endpoint settings", () => {

@@ -29,7 +29,7 @@ interface EndpointSetting {
 const annotation = (key: string) => (obj: KubeObject | undefined) => obj?.metadata.annotations?.[key];
 const url: EndpointSetting["problem"] = (v, allowLocal) => endpointUrlProblem(String(v), allowLocal);
 
-/** The table of docs/security.md ("Endpoints"), by resource. */
+/** The table of docs/security.md ("Endpoints other users' traffic and tokens follow"), by resource. */
 const SETTINGS: Record<string, EndpointSetting[]> = {
   clusters: [
     // Where `platform use cluster --direct` sends every user's fresh token, and which server it trusts.
@@ -89,8 +89,9 @@ export class EndpointSettingsAdmission implements AdmissionPlugin {
   async validate(attrs: AdmissionAttributes): Promise<void> {
     if (isServerWrite(attrs) || attrs.operation === "DELETE") return;
     const resource = platformPlural(attrs);
-    const settings = resource === undefined ? undefined : SETTINGS[resource];
-    if (!settings || resource === undefined) return;
+    if (resource === undefined) return;
+    const settings = SETTINGS[resource];
+    if (!settings) return;
     const { object: obj, oldObject: old } = attrs;
     const changed = settings.filter((s) => !isDeepStrictEqual(s.valueOf(obj), s.valueOf(old)));
     if (changed.length === 0) return;

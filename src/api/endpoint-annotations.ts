@@ -1,6 +1,6 @@
 /**
  * The annotations that name where other users' traffic or tokens go (docs/security.md,
- * "Endpoints"). Writing one needs the right to administer the object (`administer`,
+ * "Endpoints other users' traffic and tokens follow"). Writing one needs the right to administer the object (`administer`,
  * admission/endpoint-settings.ts), and its value is checked there. Here, with no imports, so
  * the CLI reads the same names without loading the server's modules.
  */

@@ -15,12 +15,12 @@ import { peerAddress } from "../server/trusted-proxies.js";
 import { EndpointNotAllowedError } from "../support/guarded-lookup.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import { ClusterUpstreams } from "./cluster-upstreams.js";
+import type { EndpointPolicy } from "./endpoint-policy.js";
 import { auditForwarded } from "./gateway-audit.js";
 import { GatewayHandler, type Resolved, refusing } from "./gateway-handler.js";
 import { type GatewayTarget, gatewayScopeAllows } from "./gateway-scope.js";
 import { impersonationFor } from "./impersonation-identity.js";
 import { kubeRequestAttributes } from "./kube-request.js";
-import type { EndpointPolicy } from "./upstream.js";
 import { VirtualClusterUpstreams } from "./vcluster-upstreams.js";
 
 const CLUSTER_GATEWAY_PREFIX = "/kubernetes/cluster/";

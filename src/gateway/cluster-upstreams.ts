@@ -8,7 +8,8 @@ import type { Informer } from "../registry/informer.js";
 import type { Registry } from "../registry/registry.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
 import { EndpointNotAllowedError } from "../support/guarded-lookup.js";
-import { type EndpointPolicy, retireUpstream, type Upstream, upstreamFromKubeConfig } from "./upstream.js";
+import type { EndpointPolicy } from "./endpoint-policy.js";
+import { retireUpstream, type Upstream, upstreamFromKubeConfig } from "./upstream.js";
 
 /**
  * One upstream (parsed kubeconfig, keep-alive pool) per connected cluster, built on first use

@@ -13,7 +13,7 @@ import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-se
 const PODS = "/api/v1/namespaces/default/pods";
 
 /**
- * Where the gateway sends users' requests (docs/security.md, "Endpoints"): never to the
+ * Where the gateway sends users' requests (docs/security.md, "Endpoints other users' traffic and tokens follow"): never to the
  * platform's own loopback, link-local or host addresses unless `--allow-local-endpoints`, the
  * host name resolved when the connection is made; https only; redirects passed back, not followed.
  */

@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import { createSecureContext } from "node:tls";
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Pool } from "undici";
-import { EndpointNotAllowedError, guardedLookup, literalHostRefusal } from "../support/guarded-lookup.js";
+import { allowedEndpoint, type EndpointPolicy } from "./endpoint-policy.js";
 
 /**
  * Where forwarded requests go and with which credentials: a base URL, one keep-alive
@@ -49,44 +49,14 @@ function loadUndici(): typeof import("undici") {
 /** Sockets kept open per upstream when idle; busy watches hold their own. */
 const MAX_FREE_SOCKETS = 64;
 
-/**
- * Where an upstream that users' settings chose may lead (docs/security.md, "Endpoints"): `https`
- * only, and, unless `allowLocal` (`--allow-local-endpoints`), never to the platform's own host,
- * loopback, link-local or metadata addresses, checked against what a host name resolves to at
- * each connection. Absent: no checks (the agent's own kubeconfig, which its operator gave it).
- */
-export interface EndpointPolicy {
-  allowLocal: boolean;
-}
-
-/** A URL written before it was validated on write is refused like any other endpoint, not a 500. */
-function parseEndpoint(server: string): URL {
-  try {
-    return new URL(server);
-  } catch {
-    throw new EndpointNotAllowedError("the endpoint is not a URL");
-  }
-}
-
-/** Throws EndpointNotAllowedError when the policy refuses `base` (an address literal, or not https). */
-function checkEndpoint(base: URL, policy: EndpointPolicy): void {
-  if (base.protocol !== "https:") {
-    throw new EndpointNotAllowedError(`${base.origin} is not https: the platform sends users' traffic over https only`);
-  }
-  const refusal = policy.allowLocal ? undefined : literalHostRefusal(base);
-  if (refusal) throw refusal;
-}
-
 export function makeUpstream(
   server: string,
   tls: UpstreamTls,
   headers: Record<string, string>,
   policy?: EndpointPolicy,
 ): Upstream {
-  const base = policy ? parseEndpoint(server) : new URL(server);
-  if (policy) checkEndpoint(base, policy);
-  // Host names are checked when each connection resolves them (a literal skips the lookup).
-  const lookup = policy && !policy.allowLocal ? guardedLookup() : undefined;
+  // Without a policy: the agent's own kubeconfig, which its operator gave it.
+  const { base, lookup } = policy ? allowedEndpoint(server, policy) : { base: new URL(server), lookup: undefined };
   const pathPrefix = base.pathname.replace(/\/+$/, "");
   // One TLS context for every connection of both pools: otherwise each new socket parses the CA
   // and the client certificate again.

@@ -10,7 +10,8 @@ import type {
 import type { Registry } from "../registry/registry.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import { connect, readVirtualClusterCa } from "../virtualclusters/remote.js";
-import { type EndpointPolicy, makeUpstream, retireUpstream, type Upstream } from "./upstream.js";
+import type { EndpointPolicy } from "./endpoint-policy.js";
+import { makeUpstream, retireUpstream, type Upstream } from "./upstream.js";
 
 /** Client certificates the gateway makes live this long, and are reused for half of it. */
 const CERT_VALIDITY_SECONDS = 86_400;
