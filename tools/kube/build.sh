@@ -61,6 +61,7 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 done
 
 work="$(mktemp -d "$cache_root/.build-$version-XXXXXX")"
+chmod 755 "$work" # mktemp makes it private; the cache is meant to be shared
 trap 'rm -rf "$work"' EXIT
 echo "build.sh: building Kubernetes $version (${commands[*]}) into $target; the first build takes a long time" >&2
 (
