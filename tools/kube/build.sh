@@ -44,6 +44,9 @@ if is_built "$target"; then
   echo "$target"
   exit 0
 fi
+# Whatever a build killed outright (no chance to clean up) left beside the entries: nobody else
+# builds while this lock is held.
+rm -rf "$cache_root"/.build-* "$cache_root"/.old-*
 
 if ! command -v go >/dev/null 2>&1; then
   echo "build.sh: Go is not installed (no 'go' on PATH). Kubernetes $version needs the Go release" \
