@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
+import { constants } from "node:os";
 
 /** How much of the end of a log an error message carries. */
 const LOG_TAIL_CHARS = 6_000;
@@ -87,8 +88,9 @@ function installExitHooks(): void {
     const onSignal = (): void => {
       killAll();
       process.removeListener(signal, onSignal);
-      // Nobody else handles this signal: end the process as the signal would have without this hook.
-      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      // Nobody else handles this signal: end the process as the signal would have without this
+      // hook, through exit() so the other exit hooks (etcd-cluster.ts's) run too.
+      if (process.listenerCount(signal) === 0) process.exit(128 + constants.signals[signal]);
     };
     process.on(signal, onSignal);
   }
