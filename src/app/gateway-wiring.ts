@@ -18,6 +18,7 @@ export async function startGateway(
   audit: AuditLog | undefined,
   cas: VirtualClusterCaStore,
   proxies: TrustedProxies,
+  allowLocalEndpoints: boolean,
 ): Promise<ClusterGateway> {
   const gateway = new ClusterGateway({
     registry,
@@ -33,6 +34,7 @@ export async function startGateway(
     cas,
     audit,
     clientAddress: proxies.trust && ((req) => proxies.clientAddress(req)),
+    endpoints: { allowLocal: allowLocalEndpoints },
   });
   await gateway.start();
   return gateway;

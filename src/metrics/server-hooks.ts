@@ -65,9 +65,13 @@ export function attachOperations(config: OperationsConfig, backend: Storage, kin
       );
     },
     feature: (state) => ({
-      installHooks(app, { registry, watchStreams }) {
+      installHooks(app, { registry, watchStreams, subresources }) {
         if (!on) return;
-        installRequestMetrics(app, (resource) => registry.find(resource) !== undefined);
+        installRequestMetrics(app, {
+          resource: (plural) => registry.find(plural) !== undefined,
+          subresource: (plural, sub) =>
+            sub === "status" ? registry.find(plural)?.rt.hasStatus === true : subresources.has(`${plural}/${sub}`),
+        });
         watchStreams.observe = observeWatch;
       },
       addRoutes(app, server) {

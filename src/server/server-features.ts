@@ -12,6 +12,7 @@ import type { Authorizer } from "../authz/contract.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";
+import type { BodiesAuditable } from "./audited-bodies.js";
 import type { FastCreateCounting } from "./fast-create.js";
 import type { WatchStreams } from "./watch-stream.js";
 
@@ -24,8 +25,12 @@ export type Guarded = (
 export interface FeatureContext {
   registry: Registry;
   authorizer: Authorizer;
+  /** The custom subresources served, keyed `plural/subresource` (ApiServerDeps.subresources). */
+  subresources: ReadonlyMap<string, unknown>;
   /** The server's open watch streams: a feature may observe them (`observe`, `started`). */
   watchStreams: WatchStreams;
+  /** Which requests' bodies the audit log may keep: resolved as the generic handler resolves them (audited-bodies.ts). */
+  bodiesAuditable: BodiesAuditable;
   guarded: Guarded;
   /** The caller of a request, as every API route authenticates it. */
   authenticate(request: Pick<FastifyRequest, "ip" | "method" | "headers">): Promise<RequestContext>;

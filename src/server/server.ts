@@ -1,6 +1,7 @@
 import { createServer as createHttpsServer } from "node:https";
 import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
+import { MAX_BODY_BYTES } from "../api/body-limit.js";
 import { errors } from "../api/errors.js";
 import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
 import { PUBLIC_PATHS } from "../auth/anonymous.js";
@@ -9,6 +10,7 @@ import type { Authorizer } from "../authz/contract.js";
 import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
+import { auditableBodies } from "./audited-bodies.js";
 import { SERVER_VERSION } from "./discovery.js";
 import { registerDiscoveryRoutes } from "./discovery-routes.js";
 import { fastCreate } from "./fast-create.js";
@@ -31,9 +33,6 @@ import type {
 } from "./server-features.js";
 import type { TrustedProxies } from "./trusted-proxies.js";
 import type { WatchStreams } from "./watch-stream.js";
-
-/** Request bodies above this are refused with 413 before they are read whole. */
-const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 /** What the HTTP layer serves; the composition root (src/app) builds it. */
 export interface ApiServerDeps {
@@ -144,7 +143,7 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   acceptAnyBody(app);
   const refuseOtherMethods = watchGetOnlyPaths(app);
   installRequestLog(app, logger);
-  const features = featureContext(deps);
+  const features = featureContext(deps, groupPrefix);
   for (const feature of deps.features) feature.installHooks?.(app, features);
   registerPublicRoutes(app, deps.jwks, deps.storageHealth, deps.unready ?? deps.closing, async (request) => {
     request.userName = (await access.authenticateOrAnonymous(request)).user.name;
@@ -203,7 +202,7 @@ function registerPublicRoutes(
 }
 
 /** What the features are lent (server-features.ts): the API's authentication and `guarded` wrapper among it. */
-function featureContext(deps: ApiServerDeps): FeatureContext {
+function featureContext(deps: ApiServerDeps, groupPrefix: string): FeatureContext {
   const { access } = deps;
   const authenticate = (request: Pick<FastifyRequest, "ip" | "method" | "headers">): Promise<RequestContext> =>
     access.authenticate(request);
@@ -226,10 +225,17 @@ function featureContext(deps: ApiServerDeps): FeatureContext {
       return sendError(reply, err, formatOf(request));
     }
   };
+  // The registries the generic handler serves (registerApiRoutes), with their prefixes.
+  const generic = [
+    { prefix: groupPrefix, registry: deps.registry },
+    { prefix: `${API_PREFIX}/api/v1/`, registry: deps.core },
+  ];
   return {
     registry: deps.registry,
     authorizer: deps.authorizer,
+    subresources: deps.subresources,
     watchStreams: deps.watchStreams,
+    bodiesAuditable: auditableBodies(generic, deps.reviews),
     guarded,
     authenticate,
   };
