@@ -143,7 +143,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     unready: () => stopRequested,
     inFlight,
     observers: ops,
-    // Hooks run in this order: the metrics count what the audit log sees.
+    // Installed in this order (server-features.ts): each one's hooks, then each one's routes.
     features: [
       ops.feature({ storage, gcQueueDepth: () => garbageCollector.queueDepth }),
       ...(audit ? [auditFeature(audit)] : []),

@@ -42,7 +42,6 @@ export interface CallerNotes {
  */
 export class AccessControl {
   readonly authorizer: PlatformAuthorizer;
-  private readonly audit?: CallerNotes;
   private readonly projects: Informer;
   private readonly authenticator: AccessKeyAuthenticator;
   private readonly limiter: FailedAuthLimiter;
@@ -57,9 +56,9 @@ export class AccessControl {
     log: { error(obj: unknown, msg: string): void },
     /** Browser sessions of the web console: a cookie that stands for an access key (src/console). */
     private readonly sessions: SessionCredentials,
-    audit?: CallerNotes,
+    /** The audit log, when one is written (src/audit): told who made each request. */
+    private readonly audit?: CallerNotes,
   ) {
-    this.audit = audit;
     this.projects = informers.for("projects");
     this.authorizer = new PlatformAuthorizer(identity, this.projects);
     this.authenticator = new AccessKeyAuthenticator(identity, { fallback: directTokenFallback(identity, signer) });
