@@ -12,8 +12,17 @@ import { isRestricting, type Scope, scopeAllows } from "./scope.js";
 export const ADMIN_ROLE = "platform-management-admin";
 export const VIEW_ROLE = "platform-management-view";
 
-/** Kinds whose objects carry access[] rules (docs/permissions.md). */
-export const ACCESS_RULE_RESOURCES = new Set(["clusters", "sharedsecrets", "projects", "virtualclusterinstances"]);
+/**
+ * The one list of kinds whose objects carry access[] rules the authorizer honours
+ * (docs/permissions.md): every kind whose spec has `access` is here (access-rule-kinds.test.ts).
+ */
+export const ACCESS_RULE_RESOURCES: ReadonlySet<string> = new Set([
+  "teams",
+  "clusters",
+  "sharedsecrets",
+  "projects",
+  "virtualclusterinstances",
+]);
 /** Every verb an access rule can name; `*` stands for all of them. */
 export const ACCESS_VERBS = ["get", "list", "watch", "update", "patch", "delete", "use", "bind"] as const;
 const READ_VERBS = new Set(["get", "list", "watch"]);
