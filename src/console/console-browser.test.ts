@@ -14,7 +14,7 @@ const XSS_IMG = `<img src=x onerror="window.__xss=1">`;
 const XSS_SCRIPT = `<script>window.__xss=1</script>`;
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 
-describe("web console in Chromium", { timeout: 240_000 }, () => {
+describe("web console in Chromium", { timeout: 480_000 }, () => {
   let server: TestServer;
   let kube: FakeKubeApiServer;
   let browser: Browser;
@@ -634,7 +634,9 @@ describe("web console in Chromium", { timeout: 240_000 }, () => {
       await p.getByRole("heading", { name: "Shared secrets" }).waitFor();
       assert.equal(await nav.getByRole("link", { name: "Clusters" }).isVisible(), false);
       for (const path of [
+        "/",
         "/k/sharedsecrets",
+        "/k/projects/shop",
         "/k/teams/live-team",
         "/k/virtualclusterinstances/p-shop/dev",
         "/k/projects/shop/edit",
@@ -651,7 +653,7 @@ describe("web console in Chromium", { timeout: 240_000 }, () => {
         assert.deepEqual(wide, [], `${path} scrolls sideways at 390 px`);
         for (const v of await seriousAxeViolations(p)) axeFindings.push(`phone-dark ${path}: ${v.id} ${v.help}`);
         if (SHOTS) {
-          const name = `phone${path.replaceAll("/", "-")}`;
+          const name = path === "/" ? "phone-overview" : `phone${path.replaceAll("/", "-")}`;
           await p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
         }
       }

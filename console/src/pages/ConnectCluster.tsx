@@ -1,7 +1,8 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useId, useState } from "react";
-import { API, ApiError, describeError, request } from "../api/client";
+import { API, ApiError, request } from "../api/client";
 import type { KubeObject } from "../api/types";
+import { errorSummary } from "../components/error-summary";
 import { navigateWithFlash } from "../components/flash";
 import { toBase64 } from "./EditPage";
 
@@ -86,7 +87,7 @@ export function ConnectCluster() {
         </div>
         {error !== undefined && (
           <p role="alert" className="error">
-            {describeError(error)}
+            {errorSummary(error, ["metadata.name"])}
           </p>
         )}
         <button type="submit" className="primary">

@@ -1,8 +1,9 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useId, useState } from "react";
-import { API, ApiError, describeError, request } from "../api/client";
+import { API, ApiError, request } from "../api/client";
 import type { KubeObject } from "../api/types";
 import { CopyButton } from "../components/CopyButton";
+import { errorSummary } from "../components/error-summary";
 import { parseHours } from "../components/hours";
 
 /** A new access key for the signed-in user (or another user/team for admins); its value is shown once. */
@@ -95,7 +96,7 @@ export function CreateAccessKey() {
         )}
         {error !== undefined && (
           <p role="alert" className="error">
-            {describeError(error)}
+            {errorSummary(error, ["spec.displayName", "spec.ttl", "spec.user", "spec.scope"])}
           </p>
         )}
         <button type="submit" className="primary">

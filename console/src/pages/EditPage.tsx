@@ -1,12 +1,13 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useId, useState } from "react";
 import { parse, stringify } from "yaml";
-import { ApiError, describeError } from "../api/client";
+import { ApiError } from "../api/client";
 import { mergePatch } from "../api/merge-patch";
 import { objectView } from "../api/object-view";
 import { createObject, getObject, patchObject } from "../api/resources";
 import type { KubeObject } from "../api/types";
 import { AccessEditor, type AccessRule } from "../components/AccessEditor";
+import { errorSummary } from "../components/error-summary";
 import { FieldInput } from "../components/FieldInput";
 import { formatLabels, getAnnotation, getPath, parseLabels, setAnnotation, setPath } from "../components/fields";
 import { navigateWithFlash } from "../components/flash";
@@ -93,7 +94,7 @@ export function EditPage(props: { kind: KindInfo; name?: string; namespace?: str
       </h1>
       <EditorTabs mode={mode} onSwitch={switchMode} />
       {error !== undefined && (
-        <SaveError error={error} fieldCount={fieldErrors.size} onReload={conflict ? load : undefined} />
+        <SaveError error={error} fieldsShown={[...fieldErrors.keys()]} onReload={conflict ? load : undefined} />
       )}
       {!obj && !error && <p>Loading…</p>}
       {obj && (
@@ -147,14 +148,11 @@ function UnshownFieldErrors({ errors }: { errors: Array<[string, string]> }) {
 }
 
 /**
- * The server's answer in words; when it names fields, only how many (each is told beside its
- * field); a 409 conflict offers to load the current version.
+ * The server's answer in words; when it names fields, only how many (each is told below, beside
+ * its field or in the list under the form); a 409 conflict offers to load the current version.
  */
-function SaveError(props: { error: unknown; fieldCount: number; onReload?: () => void }) {
-  const summary =
-    props.fieldCount > 0
-      ? `Not saved: ${props.fieldCount === 1 ? "one value needs" : `${props.fieldCount} values need`} a change, as said beside ${props.fieldCount === 1 ? "it" : "each"}.`
-      : describeError(props.error);
+function SaveError(props: { error: unknown; fieldsShown: string[]; onReload?: () => void }) {
+  const summary = errorSummary(props.error, props.fieldsShown);
   return (
     <div role="alert" className="error">
       <p>{summary}</p>
