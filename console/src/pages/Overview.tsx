@@ -75,11 +75,13 @@ function FailingClusters() {
     <>
       <h2>Clusters that fail</h2>
       {!!errorToShow(clusters.error) && <p className="error">{describeError(clusters.error)}</p>}
-      {clusters.data && failing.length === 0 && (
+      {clusters.data && clusters.data.items.length === 0 && (
         <p className="empty">
-          None: every cluster answered its last check.{" "}
-          {clusters.data.items.length === 0 && <Link to="/connect-cluster">Connect a cluster</Link>}
+          No cluster is connected yet: <Link to="/connect-cluster">connect a cluster</Link>.
         </p>
+      )}
+      {clusters.data && clusters.data.items.length > 0 && failing.length === 0 && (
+        <p className="empty">None: every cluster answered its last check.</p>
       )}
       {failing.length > 0 && (
         <ul>
