@@ -31,10 +31,29 @@ export function Overview() {
   );
 }
 
-/** One list call of one object per kind: the count is what is left after it (remainingItemCount). */
-async function countOf(kind: KindInfo): Promise<number> {
-  const list = await listObjects(kind, { limit: 1 });
-  return list.items.length + (list.metadata.remainingItemCount ?? 0);
+/** Pages read to count a kind when the server gives no remainingItemCount. */
+const COUNT_PAGE = 500;
+const COUNT_PAGES = 4;
+
+/**
+ * How many objects of a kind the caller sees. One call of one object is enough when the server
+ * says how many are left (remainingItemCount); for a caller who sees only some objects it does
+ * not (it would count the others), so pages are read, up to a few: beyond them, "N+".
+ */
+async function countOf(kind: KindInfo): Promise<string> {
+  const first = await listObjects(kind, { limit: 1 });
+  if (!first.metadata.continue) return String(first.items.length);
+  if (first.metadata.remainingItemCount !== undefined)
+    return String(first.items.length + first.metadata.remainingItemCount);
+  let count = 0;
+  let token: string | undefined;
+  for (let page = 0; page < COUNT_PAGES; page++) {
+    const list = await listObjects(kind, { limit: COUNT_PAGE, continueToken: token });
+    count += list.items.length;
+    token = list.metadata.continue || undefined;
+    if (!token) return String(count);
+  }
+  return `${count}+`;
 }
 
 function Counts() {
