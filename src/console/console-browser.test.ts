@@ -494,6 +494,28 @@ describe("web console in Chromium", { timeout: 480_000 }, () => {
     await page.getByText("deleted: this virtual cluster cannot be reached", { exact: false }).waitFor();
   });
 
+  it("deleting a cluster offers to delete a kube config secret it does not own", async () => {
+    const secret = await server.request("POST", `${GROUP_PATH}/namespaces/platform/sharedsecrets`, {
+      body: { metadata: { name: "old-kubeconfig" }, spec: { data: { config: b64(kube.kubeconfig()) } } },
+    });
+    assert.equal(secret.status, 201, secret.text);
+    const cluster = await server.request("POST", `${GROUP_PATH}/clusters`, {
+      body: { metadata: { name: "old" }, spec: { config: { secretName: "old-kubeconfig" } } },
+    });
+    assert.equal(cluster.status, 201, cluster.text);
+    await go("/k/clusters/old");
+    await page.getByRole("button", { name: "Delete" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByText("No virtual cluster runs on it.").waitFor();
+    await dialog
+      .getByLabel("Also delete the shared secret platform/old-kubeconfig (its kube config and credentials)")
+      .check();
+    await dialog.getByRole("button", { name: "Delete" }).click();
+    await page.getByRole("status").filter({ hasText: "Cluster old deleted." }).waitFor();
+    const left = await server.request("GET", `${GROUP_PATH}/namespaces/platform/sharedsecrets/old-kubeconfig`);
+    assert.equal(left.status, 404);
+  });
+
   it("a failed connect leaves no kube config secret behind", async () => {
     const taken = await server.request("POST", `${GROUP_PATH}/clusters`, {
       body: { metadata: { name: "taken" }, spec: { local: true } },
