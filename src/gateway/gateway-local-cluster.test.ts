@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -43,14 +44,39 @@ describe("a local cluster (spec.local: true) from inside a pod of it", () => {
     assert.fail(`cluster ${name} never reached the expected status; last: ${JSON.stringify(last)}`);
   };
 
+  /**
+   * A token of the pod's ServiceAccount bound to a Secret of that name (created here): deleting the
+   * Secret revokes the token, as the end of its lifetime would.
+   */
+  const boundToken = async (secret: string) => {
+    await kube.kubectl("create", "secret", "generic", secret, "-n", "platform");
+    const args = ["create", "token", "platform", "-n", "platform", "--bound-object-kind=Secret"];
+    return (await kube.kubectl(...args, `--bound-object-name=${secret}`)).trim();
+  };
+
+  /** The API server's answer to `GET /version` with `token`: 401 once the token is no longer valid. */
+  const versionStatus = (token: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = httpsRequest(
+        `${kube.url}/version`,
+        { ca: kube.caPem, agent: false, headers: { authorization: `Bearer ${token}` } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+
   before(async () => {
     kube = await KubeControlPlane.start();
     for (const ns of ["platform", "team-a", "web"]) await kube.kubectl("create", "namespace", ns);
-    const pod = await kube.serviceAccount("platform", "platform");
+    await kube.serviceAccount("platform", "platform");
     const [platformRights, teamExample] = documentedYamlBlocks();
     await kube.apply(platformRights!);
     await kube.apply(teamExample!);
-    const token = (pod.credentials as { token: string }).token;
+    const token = await boundToken("token-1");
     server = await startServerInPod(kube, dir, token, "platform", ["--allow-local-endpoints"]);
     gateway = { url: `${server.url}/kubernetes/cluster/here`, caPem: server.caPem, dir };
     await create("users", { metadata: { name: "alice" }, spec: { groups: ["qa"] } });
@@ -105,5 +131,25 @@ describe("a local cluster (spec.local: true) from inside a pod of it", () => {
     } finally {
       await kube.apply(documentedYamlBlocks()[0]!);
     }
+  });
+
+  it("a rotated token file is used once it changes, as the kubelet rotates it", async () => {
+    const settings = () =>
+      kubectlAt(gateway, aliceKey, ["get", "configmap", "settings", "-n", "web", "-o", "name"]).then(
+        (r) => r.stdout.trim(),
+        (err: { stderr?: string }) => String(err.stderr),
+      );
+    assert.equal(await settings(), "configmap/settings");
+    const tokenFile = join(server.serviceAccountDir, "token");
+    const oldToken = readFileSync(tokenFile, "utf8");
+    // The kubelet writes a new token; the old one then stops being valid.
+    writeFileSync(tokenFile, await boundToken("token-2"));
+    await kube.kubectl("delete", "secret", "token-1", "-n", "platform");
+    // kube-apiserver remembers tokens it accepted for a while: wait until it refuses the old one.
+    for (let i = 0; i < 600 && (await versionStatus(oldToken)) !== 401; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(await versionStatus(oldToken), 401, "the old token is revoked");
+    assert.equal(await settings(), "configmap/settings");
   });
 });
