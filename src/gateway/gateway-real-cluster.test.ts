@@ -201,6 +201,28 @@ describe("cluster gateway and virtual clusters on a real Kubernetes cluster", ()
       assert.equal(raw.json.reason, "Forbidden");
     });
 
+    it("a scoped key is held to its scope before anything reaches the cluster", async () => {
+      const readConfigMaps = await accessKey(server, "alice", {
+        rules: [
+          { cluster: "prod", verbs: ["get", "list", "watch"], resources: [{ group: "", resources: ["configmaps"] }] },
+        ],
+      });
+      const listed = await kubectl(readConfigMaps, "get", "configmaps", "-n", "web", "-o", "name");
+      assert.match(listed.stdout, /configmap\/kube-root-ca.crt/);
+      // RBAC would allow these; the key's scope does not.
+      for (const args of [
+        ["get", "secrets", "-n", "web"],
+        ["delete", "configmap", "kube-root-ca.crt", "-n", "web"],
+      ]) {
+        const refused = await refusal(readConfigMaps, ...args);
+        assert.match(refused, /the access key's scope does not allow this request/, refused);
+      }
+      const otherCluster = await accessKey(server, "alice", { rules: [{ cluster: "elsewhere" }] });
+      assert.match(await refusal(otherCluster, "get", "configmaps", "-n", "web"), /scope/);
+      const projectOnly = await accessKey(server, "alice", { projects: [{ project: "web" }] });
+      assert.match(await refusal(projectOnly, "get", "configmaps", "-n", "web"), /scope/);
+    });
+
     it("kubectl auth can-i answers from the cluster's RBAC for the caller", async () => {
       const can = (token: string, ...args: string[]) =>
         kubectl(token, "auth", "can-i", ...args).then(
@@ -341,6 +363,41 @@ describe("cluster gateway and virtual clusters on a real Kubernetes cluster", ()
       ]) {
         assert.equal(await can(...denied), "no", `the platform's account may ${denied.join(" ")}`);
       }
+    });
+  });
+
+  describe("when the cluster cannot be used", () => {
+    it("an API server that is down gives 503 ClusterUnreachable, and the gateway recovers when it is back", async () => {
+      await kube.stopApiServer();
+      try {
+        const down = await server.request("GET", `${PROD}/api/v1/namespaces/web/configmaps`, { token: keys.alice! });
+        assert.equal(down.status, 503, down.text);
+        assert.equal(down.json.kind, "Status");
+        assert.match(down.json.message, /ClusterUnreachable/);
+      } finally {
+        await kube.startApiServer();
+      }
+      const { stdout } = await kubectl(keys.alice!, "get", "configmaps", "-n", "web", "-o", "name");
+      assert.match(stdout, /configmap\/kube-root-ca.crt/);
+    });
+
+    it("credentials the cluster stops accepting give 503 Unauthorized, not the cluster's 401", async () => {
+      const doomed = await kube.serviceAccount("platform", "doomed");
+      await kube.grant(doomed, { clusterRole: "platform-gateway-impersonator" });
+      await putSecret(server, "doomed", doomed.kubeconfig());
+      await postObject(server, "clusters", {
+        metadata: { name: "doomed" },
+        spec: { config: { secretName: "doomed" }, access: [{ verbs: ["use"], users: ["alice"] }] },
+      });
+      const get = () =>
+        server.request("GET", "/kubernetes/cluster/doomed/api/v1/namespaces/web/configmaps", { token: keys.alice! });
+      assert.equal((await get()).status, 200);
+      await kube.kubectl("delete", "serviceaccount", "doomed", "-n", "platform");
+      // kube-apiserver remembers a token it accepted for a while after it is revoked.
+      await eventually("the revoked token is refused", async () => (await get()).status !== 200);
+      const res = await get();
+      assert.equal(res.status, 503, res.text);
+      assert.match(res.json.message, /^Unauthorized: .*rejected the platform's credentials \(401 Unauthorized\)/);
     });
   });
 });
