@@ -13,6 +13,11 @@ const SHOTS = process.env.CONSOLE_SCREENSHOTS;
 const XSS_IMG = `<img src=x onerror="window.__xss=1">`;
 const XSS_SCRIPT = `<script>window.__xss=1</script>`;
 
+/**
+ * The console in a real browser. The connected cluster is a stand-in
+ * (testing/fake-kube-apiserver.ts): the pages are under test, and the virtual cluster they show
+ * would need a pod, which never runs on a test machine.
+ */
 describe("web console in Chromium", { timeout: 240_000 }, () => {
   let server: TestServer;
   let kube: FakeKubeApiServer;
