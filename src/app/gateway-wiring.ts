@@ -3,6 +3,7 @@ import type { AccessControl } from "../authz/access-control.js";
 import { ClusterGateway } from "../gateway/cluster-gateway.js";
 import type { Registry } from "../registry/registry.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
+import type { InternalErrorLog } from "../server/request-guard.js";
 import type { TrustedProxies } from "../server/trusted-proxies.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 
@@ -16,6 +17,7 @@ export async function startGateway(
   access: AccessControl,
   cas: VirtualClusterCaStore,
   proxies: TrustedProxies,
+  logger: InternalErrorLog,
 ): Promise<ClusterGateway> {
   const gateway = new ClusterGateway({
     registry,
@@ -31,6 +33,7 @@ export async function startGateway(
     cas,
     audit: access.audit,
     clientAddress: proxies.trust && ((req) => proxies.clientAddress(req)),
+    logger,
   });
   await gateway.start();
   return gateway;

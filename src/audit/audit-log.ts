@@ -11,6 +11,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
+import { describedSegments } from "../api/path-segments.js";
 import { queryAsksWatch, requestVerb } from "../api/request-verb.js";
 import { auditEventTotal } from "../metrics/metrics.js";
 import type { UserInfo } from "../registry/request-context.js";
@@ -29,20 +30,31 @@ import { auditSourceIPs } from "./source-ips.js";
 /** Kubernetes verb and object coordinates of a request. */
 export interface RequestDescription {
   verb: string;
+  /** Whether the path is under a group's version (`{prefix}/apis/<group>/<version>/...`). */
+  resourceRequest: boolean;
+  /** The resource; for any other path, the whole (decoded) path. */
   resource: string;
   subresource?: string;
   namespace?: string;
   name?: string;
 }
 
-const GROUP_PATH = new RegExp(`^${API_PREFIX}/apis/[^/]+/[^/]+/(.*)$`);
+/** `{prefix}/apis/<group>/<version>/`: the segments before a group's resources. */
+const GROUP_SEGMENTS = [...API_PREFIX.split("/"), "apis"];
 
-/** Kubernetes verb and resource coordinates of a request, from its method and path alone. */
+/**
+ * Kubernetes verb and resource coordinates of a request, from its method and path alone, each
+ * segment decoded as the router decodes it (path-segments.ts): `shared%73ecrets` is the
+ * resource served, `sharedsecrets`, for the policy and the secret-body guard alike.
+ */
 export function describeRequest(method: string, url: string): RequestDescription {
-  const [path = "", query = ""] = url.split("?");
-  const m = GROUP_PATH.exec(path);
-  if (!m) return { verb: method.toLowerCase(), resource: path };
-  let parts = (m[1] ?? "").split("/").filter(Boolean);
+  const q = url.indexOf("?");
+  const path = q < 0 ? url : url.slice(0, q);
+  const query = q < 0 ? "" : url.slice(q + 1);
+  const segments = describedSegments(path);
+  if (!isGroupPath(segments))
+    return { verb: method.toLowerCase(), resourceRequest: false, resource: segments.join("/") };
+  let parts = segments.slice(GROUP_SEGMENTS.length + 2).filter(Boolean);
   let namespace: string | undefined;
   if (parts[0] === "namespaces" && parts.length >= 3) {
     namespace = parts[1];
@@ -50,7 +62,14 @@ export function describeRequest(method: string, url: string): RequestDescription
   }
   const [resource = "", name, subresource] = parts;
   const watch = queryAsksWatch(query);
-  return { verb: requestVerb(method, !!name, watch), resource, subresource, namespace, name };
+  return { verb: requestVerb(method, !!name, watch), resourceRequest: true, resource, subresource, namespace, name };
+}
+
+function isGroupPath(segments: readonly string[]): boolean {
+  // The prefix, a group and a version, then at least the slash after the version.
+  if (segments.length < GROUP_SEGMENTS.length + 3) return false;
+  for (let i = 0; i < GROUP_SEGMENTS.length; i++) if (segments[i] !== GROUP_SEGMENTS[i]) return false;
+  return segments[GROUP_SEGMENTS.length] !== "" && segments[GROUP_SEGMENTS.length + 1] !== "";
 }
 
 /** Kinds whose bodies carry secret values: never logged, whatever the policy. */
@@ -180,7 +199,7 @@ export class AuditLog {
 
   private levelOf(r: AuditedRequest, user: UserInfo): { level: AuditLevel; omit: readonly AuditStage[] } {
     const d = describeRequest(r.method ?? "GET", r.url ?? "");
-    const resourceRequest = GROUP_PATH.test((r.url ?? "").split("?")[0] ?? "");
+    const resourceRequest = d.resourceRequest;
     const rule = matchRule(this.policy, {
       user: user.impersonatedBy ?? user.name,
       groups: user.groups,
@@ -190,7 +209,7 @@ export class AuditLog {
       apiGroup: resourceRequest ? GROUP : "",
       namespace: d.namespace ?? "",
       name: d.name ?? "",
-      path: (r.url ?? "").split("?")[0] ?? "",
+      path: resourceRequest ? "" : d.resource,
     });
     return { level: rule?.level ?? "None", omit: [...this.policy.omitStages, ...(rule?.omitStages ?? [])] };
   }
@@ -199,7 +218,7 @@ export class AuditLog {
     if (p.level === "None" || p.omit.includes(stage)) return;
     const url = r.url ?? "";
     const d = describeRequest(r.method ?? "GET", url);
-    const resourceRequest = GROUP_PATH.test(url.split("?")[0] ?? "");
+    const resourceRequest = d.resourceRequest;
     const bodies = bodiesAllowed(r);
     const event = {
       kind: "Event",
