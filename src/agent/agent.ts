@@ -12,6 +12,7 @@ import { GatewayHandler, type Resolved } from "../gateway/gateway-handler.js";
 import { gatewayScopeAllows } from "../gateway/gateway-scope.js";
 import { kubeRequestAttributes } from "../gateway/kube-request.js";
 import { upstreamFromKubeConfig } from "../gateway/upstream.js";
+import { clientErrorHandler } from "../server/protocol-errors.js";
 import { guardRequest, guardUpgrade, stderrLog } from "../server/request-guard.js";
 import { TrustedProxies } from "../server/trusted-proxies.js";
 import { DirectTokenVerifier } from "./token-verifier.js";
@@ -98,6 +99,8 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
     "upgrade",
     guardUpgrade((req, socket, head) => handler.serveUpgrade(req, socket, head), stderrLog),
   );
+  // What node's parser refuses itself (headers too large: 431) is a Status too, as on the server.
+  server.on("clientError", clientErrorHandler);
   server.keepAliveTimeout = 72_000;
   server.requestTimeout = 0;
   await new Promise<void>((done, fail) => {

@@ -34,6 +34,7 @@ export function parseForwardedPath(pathAndQuery: string): ForwardedPath {
   const query = q < 0 ? "" : pathAndQuery.slice(q + 1);
   if (!rawPath.startsWith("/")) throw refused(rawPath, "it is not an absolute path");
   if (rawPath.includes("#")) throw refused(rawPath, "it holds a fragment mark");
+  if (rawPath.includes("//")) throw refused(rawPath, "it holds an empty segment");
   const trailingSlash = rawPath.length > 1 && rawPath.endsWith("/");
   const inner = rawPath.slice(1, trailingSlash ? -1 : undefined);
   const segments = inner === "" ? [] : inner.split("/");

@@ -55,6 +55,8 @@ describe("kube request attributes", () => {
       "/api/v1/./namespaces/a/pods",
       "/api/v1/namespaces//secrets",
       "//api/v1/secrets",
+      "//",
+      "/api/v1/pods//",
       "/api/v1/%ZZ",
       "/api/v1/pods/%E0%A4%A",
       "/api/v1/secrets#x",
