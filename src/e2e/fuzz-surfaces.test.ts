@@ -161,7 +161,11 @@ test("hostile requests to the gateway, agent, console and SSO get their answers,
       if (req.credential === "scoped" || (req.credential === "direct" && toAgent)) {
         req.headers.authorization = `Bearer ${credentials[req.credential]}`;
       } else if (req.credential === "bad") req.headers.authorization = "Bearer not-a-key";
-      if (LOG) appendFileSync(LOG, `#${index} ${req.surface} ${req.method} ${req.path} ${JSON.stringify(req.headers).slice(0, 300)}\n`);
+      if (LOG)
+        appendFileSync(
+          LOG,
+          `#${index} ${req.surface} ${req.method} ${req.path} ${JSON.stringify(req.headers).slice(0, 300)}\n`,
+        );
       const res = await sendFuzzRequest(target, agents, req).catch((err: Error) => {
         failures.push(
           `#${index} ${req.surface} ${req.method} ${req.path.slice(0, 200)}: connection failed: ${err.message}`,
