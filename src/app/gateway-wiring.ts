@@ -4,6 +4,7 @@ import type { AccessControl } from "../authz/access-control.js";
 import { ClusterGateway } from "../gateway/cluster-gateway.js";
 import type { Registry } from "../registry/registry.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
+import type { InternalErrorLog } from "../server/request-guard.js";
 import type { TrustedProxies } from "../server/trusted-proxies.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 
@@ -19,6 +20,7 @@ export async function startGateway(
   cas: VirtualClusterCaStore,
   proxies: TrustedProxies,
   allowLocalEndpoints: boolean,
+  logger: InternalErrorLog,
 ): Promise<ClusterGateway> {
   const gateway = new ClusterGateway({
     registry,
@@ -35,6 +37,7 @@ export async function startGateway(
     audit,
     clientAddress: proxies.trust && ((req) => proxies.clientAddress(req)),
     endpoints: { allowLocal: allowLocalEndpoints },
+    logger,
   });
   await gateway.start();
   return gateway;

@@ -119,6 +119,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     cas,
     trustedProxies,
     config.allowLocalEndpoints === true,
+    log,
   );
   // From the stop signal on, /readyz fails; `closing` once the drain begins (after --shutdown-delay).
   let stopRequested = false;

@@ -15,7 +15,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { GROUP, VERSION } from "../api/object.js";
-import { describeRequest, GROUP_RESOURCE_PATH } from "../api/request-description.js";
+import { describeRequest } from "../api/request-description.js";
 import { auditEventTotal } from "../metrics/metrics.js";
 import type { UserInfo } from "../registry/request-context.js";
 import type { BodiesAuditable } from "../server/audited-bodies.js";
@@ -163,7 +163,7 @@ export class AuditLog {
     user: UserInfo,
   ): { level: AuditLevel; omit: readonly AuditStage[]; bodies: boolean } {
     const d = describeRequest(r.method ?? "GET", r.url ?? "");
-    const resourceRequest = GROUP_RESOURCE_PATH.test((r.url ?? "").split("?")[0] ?? "");
+    const resourceRequest = d.resourceRequest;
     const rule = matchRule(this.policy, {
       user: user.impersonatedBy ?? user.name,
       groups: user.groups,
@@ -173,7 +173,7 @@ export class AuditLog {
       apiGroup: resourceRequest ? GROUP : "",
       namespace: d.namespace ?? "",
       name: d.name ?? "",
-      path: (r.url ?? "").split("?")[0] ?? "",
+      path: resourceRequest ? "" : d.resource,
     });
     const level = rule?.level ?? "None";
     const bodies =
@@ -185,7 +185,7 @@ export class AuditLog {
     if (p.level === "None" || p.omit.includes(stage)) return;
     const url = r.url ?? "";
     const d = describeRequest(r.method ?? "GET", url);
-    const resourceRequest = GROUP_RESOURCE_PATH.test(url.split("?")[0] ?? "");
+    const resourceRequest = d.resourceRequest;
     const event = {
       kind: "Event",
       apiVersion: "audit.k8s.io/v1",

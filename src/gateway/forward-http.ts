@@ -13,6 +13,7 @@ import {
   type Impersonation,
   unreachable,
 } from "./forward.js";
+import { forwardedHops, GATEWAY_HOPS_HEADER } from "./gateway-hops.js";
 import type { Upstream } from "./upstream.js";
 
 /**
@@ -61,7 +62,7 @@ export function forwardHttp(
  * The header lines sent upstream, as undici takes them (name, value, name, value...): the
  * caller's own lines as they came (a header sent on several lines stays several lines: SPDY's
  * X-Stream-Protocol-Version offers one protocol per line) minus hop-by-hop headers, credentials
- * and identity claims, then ours. undici refuses `expect`.
+ * and identity claims, then ours and the hop count (gateway-hops.ts). undici refuses `expect`.
  */
 function headerLines(req: IncomingMessage, target: ForwardTarget): string[] {
   const ours = ourHeaderLines(target.upstream, target.impersonate);
@@ -71,10 +72,11 @@ function headerLines(req: IncomingMessage, target: ForwardTarget): string[] {
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
     if (DROPPED_REQUEST_HEADERS.has(name) || name.startsWith("impersonate-") || name === "expect") continue;
-    if (named?.has(name) || target.upstream.headers[name] !== undefined) continue;
+    if (named?.has(name) || target.upstream.headers[name] !== undefined || name === GATEWAY_HOPS_HEADER) continue;
     out.push(raw[i]!, raw[i + 1]!);
   }
   for (const line of ours) out.push(line);
+  out.push(GATEWAY_HOPS_HEADER, forwardedHops(req));
   return out;
 }
 

@@ -4,6 +4,7 @@ import type { Duplex } from "node:stream";
 import { classifyError } from "../clusters/cluster-connection.js";
 import type { Impersonation } from "../registry/impersonation-identity.js";
 import { writeStatusToSocket } from "../server/raw-status.js";
+import { forwardedHops, GATEWAY_HOPS_HEADER } from "./gateway-hops.js";
 import type { Upstream } from "./upstream.js";
 
 /**
@@ -64,7 +65,7 @@ export function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
   );
 }
 
-/** The headers sent upstream: the caller's own minus credentials and impersonation, plus ours. */
+/** The headers sent upstream: the caller's own minus credentials and impersonation, plus ours and the hop count (gateway-hops.ts). */
 export function upstreamHeaders(req: IncomingMessage, target: ForwardTarget, upgrade: boolean): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   const named = connectionTokens(req.headers);
@@ -77,6 +78,7 @@ export function upstreamHeaders(req: IncomingMessage, target: ForwardTarget, upg
     out[name] = values.length === 1 ? values[0] : values;
   }
   Object.assign(out, target.upstream.headers);
+  out[GATEWAY_HOPS_HEADER] = forwardedHops(req);
   if (target.impersonate) {
     out["impersonate-user"] = target.impersonate.user;
     // An array is sent as one header line per value: one Impersonate-Group per group.

@@ -21,6 +21,7 @@ import type { InFlightRequests } from "./in-flight-requests.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
 import { clientErrorHandler, frameworkErrors } from "./protocol-errors.js";
 import { writeStatusToSocket } from "./raw-status.js";
+import { guardRequest, guardUpgrade } from "./request-guard.js";
 import { installRequestLog, loggingOptions, requestIdOf } from "./request-log.js";
 import { handleResourceRequest, type ResourceHandlerDeps, type SubresourceHandler } from "./resource-handler.js";
 import { sendError } from "./respond.js";
@@ -107,12 +108,14 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     // fastify's own https server, with the fast GET and create paths (fast-get.ts, fast-create.ts)
     // in front of its routing.
     serverFactory: (handler) => {
-      const server = createHttpsServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, (req, res) => {
+      // Both handlers are guarded (request-guard.ts): an exception of one request is its 500, never the process's end.
+      const onRequest = guardRequest((req, res) => {
         if (!deps.inFlight.admit(res) || deps.beforeRouting?.handleRequest(req, res)) return;
         if (hotCreate(req, res) || hotGet(req, res, handler)) return;
         handler(req, res);
-      });
-      server.on("upgrade", (req, socket, head) => {
+      }, logger);
+      const server = createHttpsServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, onRequest);
+      const onUpgrade = guardUpgrade((req, socket, head) => {
         if (!deps.inFlight.admitUpgrade(socket) || deps.beforeRouting?.handleUpgrade(req, socket, head)) return;
         writeStatusToSocket(
           socket,
@@ -120,7 +123,8 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
           "BadRequest",
           "protocol upgrades are served only under /kubernetes/cluster/ and /kubernetes/project/",
         );
-      });
+      }, logger);
+      server.on("upgrade", onUpgrade);
       // What fastify sets on the servers it makes: keep-alive 72 s, no request timeout (watches).
       server.keepAliveTimeout = 72_000;
       server.requestTimeout = 0;
