@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { AccessControl } from "../authz/access-control.js";
+import { ClusterAccessController } from "../controllers/cluster-access/cluster-access-controller.js";
 import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
 import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
@@ -37,11 +38,19 @@ export function assembleControllers(deps: {
     { intervalMs: config.clusterCheckIntervalMs, events: events.recorder },
     log,
   );
+  // Grants are applied again at the health check's interval: drift is repaired within one.
+  const clusterAccess = new ClusterAccessController(
+    registry,
+    informers,
+    { resyncMs: config.clusterCheckIntervalMs },
+    log,
+  );
   for (const [name, c] of [
     ["virtualcluster-ca-cleanup", new VirtualClusterCaCleanup(registry, informers, deps.cas, log)],
     ["user-teams", deps.access.userTeams],
     ["garbage-collector", garbageCollector],
     ["cluster-health", clusterHealth],
+    ["cluster-access", clusterAccess],
     ["event-cleanup", events.cleanup],
     ["access-key-events", events.accessKeys],
   ] as const) {

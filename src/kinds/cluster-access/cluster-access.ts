@@ -100,13 +100,17 @@ function validateAccess(spec: Partial<ClusterAccessSpec>): FieldError[] {
     errs.push(fieldError("FieldValueRequired", "spec.clusterRoleTemplates", "at least one ClusterRoleTemplate"));
   }
   templates.forEach((t, i) => {
-    if (!NAMESPACE_NAME.test(t)) errs.push(fieldError("FieldValueInvalid", `spec.clusterRoleTemplates[${i}]`, "a ClusterRoleTemplate name", t));
+    if (!NAMESPACE_NAME.test(t))
+      errs.push(fieldError("FieldValueInvalid", `spec.clusterRoleTemplates[${i}]`, "a ClusterRoleTemplate name", t));
   });
   if (spec.namespaces && spec.namespaces.length === 0) {
-    errs.push(fieldError("FieldValueRequired", "spec.namespaces", "at least one namespace, or leave it out for cluster-wide"));
+    errs.push(
+      fieldError("FieldValueRequired", "spec.namespaces", "at least one namespace, or leave it out for cluster-wide"),
+    );
   }
   (spec.namespaces ?? []).forEach((n, i) => {
-    if (!NAMESPACE_NAME.test(n)) errs.push(fieldError("FieldValueInvalid", `spec.namespaces[${i}]`, "a namespace name (DNS-1123 label)", n));
+    if (!NAMESPACE_NAME.test(n))
+      errs.push(fieldError("FieldValueInvalid", `spec.namespaces[${i}]`, "a namespace name (DNS-1123 label)", n));
   });
   return errs;
 }

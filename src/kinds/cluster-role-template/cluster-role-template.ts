@@ -11,7 +11,9 @@ const PolicyRule = Type.Object(
     resources: Type.Optional(Type.Array(Type.String(), { description: 'Resources, "*" for all.' })),
     verbs: Type.Array(Type.String(), { description: 'Verbs, "*" for all.' }),
     resourceNames: Type.Optional(Type.Array(Type.String(), { description: "Only these object names." })),
-    nonResourceURLs: Type.Optional(Type.Array(Type.String(), { description: "Non-resource paths (cluster-wide only)." })),
+    nonResourceURLs: Type.Optional(
+      Type.Array(Type.String(), { description: "Non-resource paths (cluster-wide only)." }),
+    ),
   },
   { description: "A rule of a Kubernetes ClusterRole, written to the cluster as given." },
 );
@@ -37,7 +39,9 @@ const ClusterRoleTemplateSpec = Type.Object(
     displayName: Type.Optional(Type.String({ description: "Shown in the UI instead of the metadata name." })),
     description: Type.Optional(Type.String({ description: "What the role allows." })),
     clusters: ClusterSelectionSchema,
-    rules: Type.Optional(Type.Array(PolicyRule, { description: "The rules of the ClusterRole written to each cluster." })),
+    rules: Type.Optional(
+      Type.Array(PolicyRule, { description: "The rules of the ClusterRole written to each cluster." }),
+    ),
     aggregationRule: Type.Optional(
       Type.Object(
         {
@@ -104,7 +108,9 @@ function validateTemplate(spec: Partial<ClusterRoleTemplateSpec>): FieldError[] 
   if (spec.aggregationRule) {
     // The cluster's aggregation controller owns the rules of an aggregated role and rewrites them.
     if (rules.length > 0) {
-      errs.push(fieldError("FieldValueForbidden", "spec.rules", "a role with an aggregationRule gets its rules from it"));
+      errs.push(
+        fieldError("FieldValueForbidden", "spec.rules", "a role with an aggregationRule gets its rules from it"),
+      );
     }
     if (spec.aggregationRule.clusterRoleSelectors.length === 0) {
       errs.push(fieldError("FieldValueRequired", "spec.aggregationRule.clusterRoleSelectors", "at least one selector"));
@@ -113,14 +119,21 @@ function validateTemplate(spec: Partial<ClusterRoleTemplateSpec>): FieldError[] 
     errs.push(fieldError("FieldValueRequired", "spec.rules", "rules, or an aggregationRule"));
   }
   rules.forEach((r, i) => {
-    if (r.verbs.length === 0) errs.push(fieldError("FieldValueRequired", `spec.rules[${i}].verbs`, "at least one verb"));
+    if (r.verbs.length === 0)
+      errs.push(fieldError("FieldValueRequired", `spec.rules[${i}].verbs`, "at least one verb"));
     const resources = (r.resources ?? []).length > 0;
     const urls = (r.nonResourceURLs ?? []).length > 0;
     if (resources === urls) {
       errs.push(fieldError("FieldValueInvalid", `spec.rules[${i}]`, "name either resources or nonResourceURLs", r));
     }
     if (resources && (r.apiGroups ?? []).length === 0) {
-      errs.push(fieldError("FieldValueRequired", `spec.rules[${i}].apiGroups`, 'the API groups of the resources ("" is the core group)'));
+      errs.push(
+        fieldError(
+          "FieldValueRequired",
+          `spec.rules[${i}].apiGroups`,
+          'the API groups of the resources ("" is the core group)',
+        ),
+      );
     }
   });
   return errs;
