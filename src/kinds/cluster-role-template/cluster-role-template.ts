@@ -90,7 +90,7 @@ export const clusterRoleTemplateResource = defineKind({
   },
   columns: [
     nameColumn(),
-    displayNameColumn(),
+    displayNameColumn(1),
     {
       name: "Clusters",
       type: "string",
