@@ -120,6 +120,11 @@ describe("ClusterAccess and ClusterRoleTemplate need administer on the clusters 
         },
         /spec\.namespaces\[0\]/,
       ],
+      [
+        "clusteraccesses",
+        { ...access("x", ["dev"]), spec: { clusters: ["dev"], users: ["a", "a"], clusterRoleTemplates: ["edit"] } },
+        /spec\.users\[1\]/,
+      ],
       ["clusterroletemplates", { ...template("x", ["dev"]), spec: { clusters: ["dev"] } }, /spec\.rules/],
       [
         "clusterroletemplates",

@@ -112,5 +112,21 @@ function validateAccess(spec: Partial<ClusterAccessSpec>): FieldError[] {
     if (!NAMESPACE_NAME.test(n))
       errs.push(fieldError("FieldValueInvalid", `spec.namespaces[${i}]`, "a namespace name (DNS-1123 label)", n));
   });
+  for (const [field, names] of [
+    ["spec.clusters", spec.clusters],
+    ["spec.users", spec.users],
+    ["spec.teams", spec.teams],
+    ["spec.clusterRoleTemplates", templates],
+    ["spec.namespaces", spec.namespaces],
+  ] as const) {
+    errs.push(...duplicatesIn(names, field));
+  }
   return errs;
+}
+
+/** A name twice would be one binding written twice and listed twice on the cluster's status. */
+function duplicatesIn(names: readonly string[] | undefined, path: string): FieldError[] {
+  return (names ?? []).flatMap((n, i) =>
+    names!.indexOf(n) < i ? [fieldError("FieldValueDuplicate", `${path}[${i}]`, "listed twice", n)] : [],
+  );
 }
