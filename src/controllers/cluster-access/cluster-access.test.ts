@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createCluster, putSecret, waitForStatus } from "../../testing/cluster-status.js";
+import { documentedYamlBlocks, manifests } from "../../testing/documented-rights.js";
 import { accessKey, postObject, writeKubeconfig } from "../../testing/gateway-fixture.js";
 import { KubectlError, runKubectl } from "../../testing/kube/kubectl.js";
 import { KubeControlPlane, type PolicyRule } from "../../testing/kube-control-plane.js";
@@ -8,21 +9,19 @@ import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test
 
 /**
  * Access inside a connected cluster, end to end on a real control plane: the platform's
- * ServiceAccount holds exactly the rights docs/cluster-access.md lists, a team with `use` on the
- * cluster is granted an `edit` template in one namespace, and a member's kubectl goes through
- * the gateway (`/kubernetes/cluster/c1`), impersonated as the member with `platform:team:devs`.
+ * ServiceAccount holds exactly the ClusterRole docs/cluster-access.md shows (and the health
+ * check's list of services), a team with `use` on the cluster is granted an `edit` template in
+ * one namespace, and a member's kubectl goes through the gateway (`/kubernetes/cluster/c1`), impersonated as the member with `platform:team:devs`.
  */
 
-/** docs/cluster-access.md, "What the platform needs on the cluster" (the gateway's impersonation, the check's service list, the RBAC writes). */
-const PLATFORM_RIGHTS: PolicyRule[] = [
-  { apiGroups: [""], resources: ["users", "groups"], verbs: ["impersonate"] },
-  {
-    apiGroups: ["rbac.authorization.k8s.io"],
-    resources: ["clusterroles", "clusterrolebindings", "rolebindings"],
-    verbs: ["get", "list", "create", "update", "patch", "delete"],
-  },
-  { apiGroups: ["rbac.authorization.k8s.io"], resources: ["clusterroles"], verbs: ["escalate", "bind"] },
-];
+/** The ClusterRole docs/cluster-access.md tells a cluster admin to bind to the platform, read from the page as written. */
+function documentedPlatformRights(): PolicyRule[] {
+  const [yaml] = documentedYamlBlocks("docs/cluster-access.md", "## What the platform needs on the cluster");
+  const [role] = manifests(yaml ?? "");
+  assert.equal(role?.kind, "ClusterRole", "docs/cluster-access.md shows the platform's ClusterRole");
+  return role.rules as PolicyRule[];
+}
+/** The health check's right (docs/gateway.md), so the cluster shows online. */
 const CHECK_RIGHTS: PolicyRule[] = [{ apiGroups: [""], resources: ["services"], verbs: ["list"] }];
 
 interface Grant {
@@ -83,7 +82,7 @@ describe("ClusterAccess on a real cluster, used through the gateway", () => {
     server = await startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true });
     for (const ns of ["platform", "team-a", "other"]) await kube.kubectl("create", "namespace", ns);
     const platform = await kube.serviceAccount("platform", "platform");
-    await kube.grant(platform, { rules: PLATFORM_RIGHTS });
+    await kube.grant(platform, { rules: documentedPlatformRights() });
     await kube.grant(platform, { rules: CHECK_RIGHTS }, "platform");
     await putSecret(server, "c1", platform.kubeconfig());
     await createCluster(server, "c1", { config: { secretName: "c1" }, access: [{ verbs: ["use"], teams: ["devs"] }] });
