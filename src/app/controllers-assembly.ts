@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { IdentityIndex } from "../auth/identity-index.js";
+import { ClusterAccessController } from "../controllers/cluster-access/cluster-access-controller.js";
 import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
 import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
@@ -38,11 +39,19 @@ export function assembleControllers(deps: {
     { intervalMs: config.clusterCheckIntervalMs, events: events.recorder },
     log,
   );
+  // Grants are applied again at the health check's interval: drift is repaired within one.
+  const clusterAccess = new ClusterAccessController(
+    registry,
+    informers,
+    { resyncMs: config.clusterCheckIntervalMs },
+    log,
+  );
   for (const [name, c] of [
     ["virtualcluster-ca-cleanup", new VirtualClusterCaCleanup(registry, informers, deps.cas, log)],
     ["user-teams", new UserTeamsController(registry, deps.identity, log)],
     ["garbage-collector", garbageCollector],
     ["cluster-health", clusterHealth],
+    ["cluster-access", clusterAccess],
     ["event-cleanup", events.cleanup],
     ["access-key-events", events.accessKeys],
   ] as const) {

@@ -7,7 +7,6 @@ import type { PlatformAuthorizer } from "../authz/authorizer.js";
 import type { RequestAttributes } from "../authz/contract.js";
 import { isRestricting, type Scope } from "../authz/scope.js";
 import { ClusterConnectionError } from "../clusters/cluster-connection.js";
-import { projectNamespace } from "../kinds/project/project.js";
 import { impersonationOf } from "../registry/impersonation-identity.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext, UserInfo } from "../registry/request-context.js";
