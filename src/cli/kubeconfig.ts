@@ -5,6 +5,7 @@ import { configPath, type LoginConfig } from "./config.js";
 import { CliError } from "./errors.js";
 import { withFileLock } from "./file-lock.js";
 import { parse, preloadYaml, stringify } from "./lazy-yaml.js";
+import { EXEC_CREDENTIAL_VERSION } from "./token.js";
 
 interface Named {
   name: string;
@@ -92,7 +93,7 @@ function loginUser(login: LoginConfig, inlineKey: boolean): Record<string, unkno
   if (inlineKey) return { token: login.accessKey };
   return {
     exec: {
-      apiVersion: "client.authentication.k8s.io/v1",
+      apiVersion: EXEC_CREDENTIAL_VERSION,
       command: platformCommand(),
       args: ["token"],
       // The config the key is read from, so the context keeps working whatever PLATFORM_CONFIG says later.
