@@ -220,6 +220,9 @@ function kubectlSuite({ minor, path: KUBECTL }: KubectlBinary): void {
       await ok(["get", "sharedsecrets", "-n", "platform", "-o", "name"]),
       /sharedsecret\.management\.platform\/db/,
     );
+    // The namespaces there are (kubens lists them the same way).
+    assert.match(await ok(["get", "ns"]), /^platform\s+Active\s+\S+$/m);
+    assert.equal((await ok(["get", "namespaces", "-o", "name"])).trim(), "namespace/platform");
     const none = await kubectl(["get", "sharedsecrets"]);
     assert.equal(none.code, 0);
     assert.match(none.stderr, /No resources found in default namespace/);

@@ -16,6 +16,7 @@ import {
   REVIEW_GROUPS,
   wantsAggregatedDiscovery,
 } from "./discovery.js";
+import { namespaceResource } from "./namespace-routes.js";
 import { negotiateResponse } from "./negotiation.js";
 import { buildOpenApi } from "./openapi.js";
 import { openApiV2Handler } from "./openapi-v2-route.js";
@@ -150,7 +151,7 @@ function registerOpenApiRoutes(app: FastifyInstance, registry: Registry, guarded
 
 /** `/api` and `/api/v1`: the core group's discovery, from its registry. */
 function registerCoreDiscovery(app: FastifyInstance, core: Registry, guarded: Guarded): void {
-  const aggregated = Buffer.from(JSON.stringify(coreAggregatedDiscovery(core)));
+  const aggregated = Buffer.from(JSON.stringify(coreAggregatedDiscovery(core, [namespaceResource])));
   const format = (req: FastifyRequest) => negotiateResponse(req.headers.accept, false);
   app.get(
     `${API_PREFIX}/api`,
@@ -162,6 +163,6 @@ function registerCoreDiscovery(app: FastifyInstance, core: Registry, guarded: Gu
   );
   app.get(
     `${API_PREFIX}/api/v1`,
-    guarded(async (req, reply) => send(reply, 200, coreResourceList(core), format(req))),
+    guarded(async (req, reply) => send(reply, 200, coreResourceList(core, [namespaceResource]), format(req))),
   );
 }
