@@ -55,6 +55,21 @@ describe("null in optional fields", () => {
     assert.equal(jsonPatch.json.spec.groups, undefined);
   });
 
+  it("DeleteOptions with nulls", async () => {
+    const created = await server.request("POST", teams, { body: { metadata: { name: "nulls-delete" }, spec: {} } });
+    assert.equal(created.status, 201, created.text);
+    const res = await server.request("DELETE", `${teams}/nulls-delete`, {
+      body: {
+        kind: "DeleteOptions",
+        apiVersion: "v1",
+        gracePeriodSeconds: null,
+        propagationPolicy: null,
+        preconditions: null,
+      },
+    });
+    assert.equal(res.status, 200, res.text);
+  });
+
   it("a null where a value is required is still refused, naming the field", async () => {
     const res = await server.request("POST", teams, {
       body: { metadata: { name: "nulls-bad" }, spec: { clusterRoles: [{ name: null }] } },
