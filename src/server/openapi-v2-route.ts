@@ -19,18 +19,25 @@ interface Representation {
  * GET /openapi/v2 as kube-openapi's handler serves it: JSON or gnostic protobuf by the Accept
  * header (entries in order of their q; `*` matches JSON first), 406 for anything else; one ETag
  * for both forms (the SHA-512 of the JSON, upper-case hex), 304 for a matching If-None-Match,
- * `Vary: Accept`. The document is built once: the kinds are fixed for a server's lifetime.
+ * `Vary: Accept`. Each form is built on its first request, once: the kinds are fixed for a
+ * server's lifetime, and only older clients ask (a server start does not pay for it).
  */
 export function openApiV2Handler(registry: Registry): (request: FastifyRequest, reply: FastifyReply) => unknown {
-  const json = Buffer.from(JSON.stringify(swaggerDocument(registry)));
-  const etag = `"${createHash("sha512").update(json).digest("hex").toUpperCase()}"`;
+  let json: { body: Buffer; etag: string } | undefined;
+  const jsonForm = () => {
+    if (!json) {
+      const body = Buffer.from(JSON.stringify(swaggerDocument(registry)));
+      json = { body, etag: `"${createHash("sha512").update(body).digest("hex").toUpperCase()}"` };
+    }
+    return json;
+  };
   let protobuf: Buffer | undefined;
   const forms: Array<{ type: string; get: () => Representation }> = [
-    { type: "application/json", get: () => ({ contentType: "application/json", body: json }) },
+    { type: "application/json", get: () => ({ contentType: "application/json", body: jsonForm().body }) },
     ...[OPENAPI_V2_PROTOBUF_DEPRECATED, OPENAPI_V2_PROTOBUF].map((type) => ({
       type,
       get: () => {
-        protobuf ??= encodeSwaggerDocument(JSON.parse(json.toString()) as Record<string, unknown>);
+        protobuf ??= encodeSwaggerDocument(JSON.parse(jsonForm().body.toString()) as Record<string, unknown>);
         return { contentType: OPENAPI_V2_PROTOBUF, body: protobuf };
       },
     })),
@@ -40,6 +47,7 @@ export function openApiV2Handler(registry: Registry): (request: FastifyRequest, 
     const chosen = pick(request.headers.accept, forms);
     if (!chosen) throw errors.notAcceptable(forms.map((f) => f.type));
     const { contentType, body } = chosen.get();
+    const { etag } = jsonForm();
     reply.header("etag", etag);
     const inm = request.headers["if-none-match"];
     if (inm?.split(",").some((t) => t.trim() === etag || t.trim() === "*")) return reply.code(304).send();
