@@ -16,7 +16,7 @@ import {
   REVIEW_GROUPS,
   wantsAggregatedDiscovery,
 } from "./discovery.js";
-import { namespaceResource } from "./namespace-routes.js";
+import { namespaceResource } from "./namespaces.js";
 import { negotiateResponse } from "./negotiation.js";
 import { buildOpenApi } from "./openapi.js";
 import { openApiV2Handler } from "./openapi-v2-route.js";

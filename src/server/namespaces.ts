@@ -1,10 +1,13 @@
+import { Type } from "@sinclair/typebox";
 import type { KubeObject } from "../api/object.js";
 import { parseFieldSelector } from "../api/selectors/field-selector.js";
 import { parseLabelSelector } from "../api/selectors/label-selector.js";
 import type { Authorizer } from "../authz/contract.js";
+import { ageColumn, nameColumn } from "../kinds/define.js";
 import { PROJECT_NAMESPACE_PREFIX, projectNamespace } from "../kinds/project/project.js";
 import type { Registry } from "../registry/registry.js";
 import { systemContext, type UserInfo } from "../registry/request-context.js";
+import type { ResourceType } from "../registry/resource-type.js";
 
 /**
  * The core group's Namespaces, read-only, as kubectl (`get ns`) and kubens read them: not
@@ -17,6 +20,35 @@ import { systemContext, type UserInfo } from "../registry/request-context.js";
 
 /** The namespace of the platform's own shared secrets; it always exists. */
 export const PLATFORM_NAMESPACE = "platform";
+
+/** The Namespace kind, for discovery, Tables and watch metrics; never stored, nor in any registry. */
+export const namespaceResource: ResourceType = {
+  group: "",
+  version: "v1",
+  kind: "Namespace",
+  listKind: "NamespaceList",
+  plural: "namespaces",
+  singular: "namespace",
+  shortNames: ["ns"],
+  categories: [],
+  namespaced: false,
+  verbs: ["get", "list", "watch"],
+  hasStatus: false,
+  schema: Type.Object({}, { additionalProperties: true }),
+  description: "A namespace of the platform: `platform`, or a project's `p-<project>`. Read-only.",
+  strategy: {},
+  columns: [
+    nameColumn(),
+    {
+      name: "Status",
+      type: "string",
+      description: "Active, or Terminating while its project is deleted.",
+      priority: 0,
+      cell: (o) => (o.status as { phase?: string } | undefined)?.phase,
+    },
+    ageColumn(),
+  ],
+};
 
 /** The label kube-apiserver puts on every namespace, and the project a namespace belongs to. */
 const NAME_LABEL = "kubernetes.io/metadata.name";
