@@ -3,6 +3,7 @@ import { errors } from "../api/errors.js";
 import type { RequestAttributes } from "../authz/contract.js";
 import { readForRules } from "../registry/corrupt-object.js";
 import type { RequestContext } from "../registry/request-context.js";
+import { legacyWatchQuery, legacyWatchRest } from "./legacy-watch.js";
 import { negotiateResponse } from "./negotiation.js";
 import type { Query } from "./query.js";
 import { type ResourcePath, resolveResourcePath } from "./resource-path.js";
@@ -28,9 +29,32 @@ export async function handleResourceRequest(
   rest: string,
   ctx: RequestContext,
 ): Promise<unknown> {
-  const path = resolveResourcePath(deps.registry, rest);
-  const query = request.query as Query;
+  const watchRest = legacyWatchRest(rest);
+  const path = resolveResourcePath(deps.registry, watchRest ?? rest);
   const { rt } = path;
+  if (watchRest !== undefined) {
+    const query = legacyWatchQuery(request.method, path, request.query as Query);
+    const format = negotiateResponse(request.headers.accept, true);
+    const table = format.table
+      ? parseIncludeObject((query.includeObject as string | undefined) ?? undefined)
+      : undefined;
+    const authorize = authorizeOn(deps, path, ctx);
+    const raw = Buffer.alloc(0);
+    return VERB_HANDLERS.watch({
+      deps,
+      request,
+      reply,
+      ctx,
+      path,
+      query,
+      format,
+      table,
+      raw,
+      subresource: "",
+      authorize,
+    });
+  }
+  const query = request.query as Query;
   // Reads of an object or its status render as a Table (`kubectl get --subresource=status` asks
   // for one); custom subresources return their own kinds, which have no columns.
   const tableAllowed = request.method === "GET" && (!path.subresource || path.subresource === STATUS);

@@ -18,6 +18,7 @@ import { type FastPathDeps, fastGet } from "./fast-get.js";
 import { watchGetOnlyPaths } from "./get-only-paths.js";
 import { type HealthCheck, registerHealthRoutes } from "./health.js";
 import type { InFlightRequests } from "./in-flight-requests.js";
+import { registerNamespaceRoutes } from "./namespace-routes.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
 import { clientErrorHandler, frameworkErrors } from "./protocol-errors.js";
 import { writeStatusToSocket } from "./raw-status.js";
@@ -264,6 +265,15 @@ function registerApiRoutes(
     freshnessWaitMs: deps.freshnessWaitMs,
     watchStreams: deps.watchStreams,
   };
+  // The core group's Namespaces (read-only, projected from the projects): before the generic
+  // handler of the core group, whose routes they take precedence over.
+  registerNamespaceRoutes(app, {
+    registry,
+    authorizer,
+    guarded,
+    watchStreams: deps.watchStreams,
+    bookmarkIntervalMs: deps.bookmarkIntervalMs,
+  });
   // The management group, and the core group (Events, read-only): one generic handler each.
   const coreDeps: ResourceHandlerDeps = { ...handlerDeps, registry: deps.core, subresources: new Map() };
   for (const [prefix, served] of [
