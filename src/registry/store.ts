@@ -302,6 +302,8 @@ export class Store {
     const obj = this.admitBody(body, namespace, name, options, ctx);
     const rv = obj.metadata.resourceVersion;
     if (!rv) {
+      // As kube-apiserver, which reads the object first: an update of nothing is NotFound.
+      if (!(await this.read(namespace, name))) throw errors.notFound(this.gr, name);
       throw errors.invalid(this.rt.kind, this.rt.group, name, [
         fieldError("FieldValueInvalid", "metadata.resourceVersion", "must be specified for an update", 0),
       ]);
