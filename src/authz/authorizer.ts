@@ -13,10 +13,36 @@ import { isRestricting, type Scope, scopeAllows } from "./scope.js";
 export const ADMIN_ROLE = "platform-management-admin";
 export const VIEW_ROLE = "platform-management-view";
 
-/** Kinds whose objects carry access[] rules (docs/permissions.md). */
-export const ACCESS_RULE_RESOURCES = new Set(["clusters", "sharedsecrets", "projects", "virtualclusterinstances"]);
+/**
+ * The one list of kinds whose objects carry access[] rules the authorizer honours
+ * (docs/permissions.md): every kind whose spec has `access` is here (team-access-rules.test.ts).
+ */
+export const ACCESS_RULE_RESOURCES: ReadonlySet<string> = new Set([
+  "teams",
+  "clusters",
+  "sharedsecrets",
+  "projects",
+  "virtualclusterinstances",
+]);
+/**
+ * Setting where other users' traffic or tokens go on a Cluster or VirtualClusterInstance (its
+ * endpoint annotations, a cluster's kubeconfig reference): more than `update`, asked by admission
+ * (admission/endpoint-settings.ts). Admins hold it, an access rule grants it, and on an instance
+ * a project member with `platform-management-admin`; a plain project member does not.
+ */
+export const ADMINISTER_VERB = "administer";
 /** Every verb an access rule can name; `*` stands for all of them. */
-export const ACCESS_VERBS = ["get", "list", "watch", "update", "patch", "delete", "use", "bind"] as const;
+export const ACCESS_VERBS = [
+  "get",
+  "list",
+  "watch",
+  "update",
+  "patch",
+  "delete",
+  "use",
+  "bind",
+  ADMINISTER_VERB,
+] as const;
 const READ_VERBS = new Set(["get", "list", "watch"]);
 /**
  * KEP-3926's verb: removing an object whose stored value does not decode, without decoding it
@@ -231,7 +257,8 @@ export class PlatformAuthorizer implements Authorizer {
 
   /**
    * Project members read their project and manage the instances in its namespace; a member
-   * with `platform-management-admin` also manages the project, one with `-view` only reads.
+   * with `platform-management-admin` also manages the project and administers its instances,
+   * one with `-view` only reads.
    */
   private membershipGrants(user: UserInfo, a: RequestAttributes): boolean {
     let projectName: string | undefined;
@@ -248,7 +275,7 @@ export class PlatformAuthorizer implements Authorizer {
     if (role === undefined) return false;
     if (role === ADMIN_ROLE) return true;
     if (role === VIEW_ROLE || onProject) return READ_VERBS.has(a.verb);
-    return true;
+    return a.verb !== ADMINISTER_VERB;
   }
 }
 

@@ -163,12 +163,16 @@ export class KubeControlPlane {
     });
   }
 
-  /** Kills every process it started and removes the temporary directory (not a `dir` given to start). */
+  /** Kills every process it started and removes the temporary directory (not a `dir` given to start); once is enough, twice is harmless. */
   async stop(): Promise<void> {
     await this.controllerManager?.kill();
     await this.apiServer?.kill();
-    await this.etcd?.stop();
-    await this.admin?.close();
+    const { etcd, admin } = this;
+    this.etcd = undefined;
+    this.admin = undefined;
+    this.users = undefined;
+    await etcd?.stop();
+    await admin?.close();
     if (this.ownsDir) await rm(this.dir, { recursive: true, force: true });
   }
 
