@@ -357,6 +357,58 @@ const statusSubresource: OracleCase[] = [
   },
 ];
 
+const watchesAndDeletes: OracleCase[] = [
+  {
+    name: "watch from a resourceVersion that is not a number",
+    request: () => ({ method: "GET", path: "teams", query: { watch: "true", resourceVersion: "abc" } }),
+  },
+  {
+    name: "list with resourceVersionMatch but no resourceVersion",
+    request: () => ({ method: "GET", path: "teams", query: { resourceVersionMatch: "Exact" } }),
+  },
+  {
+    name: "list with an unsupported resourceVersionMatch",
+    request: () => ({
+      method: "GET",
+      path: "teams",
+      query: { resourceVersion: "1", resourceVersionMatch: "Sometimes" },
+    }),
+  },
+  {
+    name: "list with resourceVersionMatch=Exact at resourceVersion 0",
+    request: () => ({ method: "GET", path: "teams", query: { resourceVersion: "0", resourceVersionMatch: "Exact" } }),
+  },
+  {
+    name: "get at resourceVersion 0",
+    setup: (n) => [createTeam(n)],
+    request: (n) => ({ method: "GET", path: `teams/${n}`, query: { resourceVersion: "0" } }),
+  },
+  {
+    name: "a cluster-wide kind under a namespace",
+    request: () => ({ method: "GET", path: "namespaces/default/teams" }),
+  },
+  {
+    name: "delete with an unknown propagationPolicy",
+    setup: (n) => [createTeam(n)],
+    request: (n) => ({ method: "DELETE", path: `teams/${n}`, query: { propagationPolicy: "Bogus" } }),
+  },
+  {
+    name: "delete of a collection by label",
+    setup: (n) => [createTeam(n, { labels: { sweep: n } }), createTeam(`${n}-b`, { labels: { sweep: n } })],
+    request: (n) => ({ method: "DELETE", path: "teams", query: { labelSelector: `sweep=${n}` } }),
+  },
+  {
+    name: "merge patch of a project's status",
+    setup: (n) => [{ method: "POST", path: "projects", body: object("Project", n, {}) }],
+    request: (n) => ({
+      method: "PATCH",
+      path: `projects/${n}/status`,
+      contentType: "application/merge-patch+json",
+      body: { status: { conditions: [{ type: "Ready", status: "True", lastTransitionTime: "2026-01-01T00:00:00Z" }] } },
+    }),
+  },
+];
+
 export const BAD_INPUT_CASES: OracleCase[] = [
   ...nulls,
   ...wrongTypes,
@@ -368,4 +420,5 @@ export const BAD_INPUT_CASES: OracleCase[] = [
   ...dryRun,
   ...patches,
   ...statusSubresource,
+  ...watchesAndDeletes,
 ];

@@ -65,6 +65,14 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     reason: "400 BadRequest; kube-apiserver answers 500 for a custom resource",
   },
   {
+    case: "watch from a resourceVersion that is not a number",
+    reason: "400 BadRequest; kube-apiserver answers 500 for a custom resource",
+  },
+  {
+    case: "a cluster-wide kind under a namespace",
+    reason: "404 with a NotFound Status; kube-apiserver answers 404 with a plain-text body",
+  },
+  {
     case: "unknown field in a merge patch, fieldValidation=Strict",
     reason:
       "400 BadRequest naming the field, as for a create or update; kube-apiserver answers 422 with a cause on the field patch",

@@ -33,10 +33,15 @@ export function normalise(answer: Answer, options: NormaliseOptions = {}): Norma
   const out: Normalised = { code: answer.status, warnings: answer.warnings.length };
   const shape = (value: unknown) =>
     options.withoutStatus ? shapeOf(value).filter((p) => !/^(items\[\]\.)?status(\.|$)/.test(p)) : shapeOf(value);
-  if (answer.events) {
+  if (answer.events && answer.status === 200) {
     out.events = answer.events
       .filter((e) => !(options.withoutStatus && e?.type === "MODIFIED"))
-      .map((e) => ({ type: e?.type, kind: e?.object?.kind, shape: shape(e?.object) }));
+      .map((e) =>
+        // An ERROR event carries a Status: compared as any Status is.
+        e?.object?.kind === "Status"
+          ? { type: e.type, kind: "Status", shape: [`${e.object.code} ${e.object.reason}`] }
+          : { type: e?.type, kind: e?.object?.kind, shape: shape(e?.object) },
+      );
     return out;
   }
   const body = answer.json;
