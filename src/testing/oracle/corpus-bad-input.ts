@@ -147,6 +147,27 @@ const fieldValidation: OracleCase[] = ["Strict", "Warn", "Ignore"].flatMap((mode
     }),
   },
   {
+    name: `unknown field in a JSON patch, fieldValidation=${mode}`,
+    setup: (n: string) => [createTeam(n)],
+    request: (n: string) => ({
+      method: "PATCH",
+      path: `teams/${n}`,
+      query: { fieldValidation: mode },
+      contentType: "application/json-patch+json",
+      body: [{ op: "add", path: "/spec/bogus", value: 1 }],
+    }),
+  },
+  {
+    name: `unknown field in an apply, fieldValidation=${mode}`,
+    request: (n: string) => ({
+      method: "PATCH",
+      path: `teams/${n}`,
+      query: { fieldValidation: mode, fieldManager: "oracle" },
+      contentType: "application/apply-patch+yaml",
+      body: team(n, { displayName: "T", bogus: 1 }),
+    }),
+  },
+  {
     name: `unknown field in a merge patch, fieldValidation=${mode}`,
     setup: (n: string) => [createTeam(n)],
     request: (n: string) => ({

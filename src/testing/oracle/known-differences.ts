@@ -72,11 +72,11 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     case: "a cluster-wide kind under a namespace",
     reason: "404 with a NotFound Status; kube-apiserver answers 404 with a plain-text body",
   },
-  {
-    case: "unknown field in a merge patch, fieldValidation=Strict",
+  ...["Strict", "Warn", "Ignore"].map((mode) => ({
+    case: `unknown field in an apply, fieldValidation=${mode}`,
     reason:
-      "400 BadRequest naming the field, as for a create or update; kube-apiserver answers 422 with a cause on the field patch",
-  },
+      "an apply is checked like any other write (400 for Strict; dropped, with a warning for Warn); kube-apiserver answers 500 for an unknown field in an apply to a custom resource",
+  })),
   {
     case: "strategic merge patch",
     reason: "the 415 Status carries a cause naming the media type refused; kube-apiserver's has none",
