@@ -1,12 +1,13 @@
 import type { Logger } from "pino";
-import type { AccessControl } from "../authz/access-control.js";
+import type { IdentityIndex } from "../auth/identity-index.js";
 import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
 import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
-import type { LeaderElector } from "../controllers/leader-election.js";
+import { UserTeamsController } from "../controllers/user-teams/controller.js";
 import type { PlatformEvents } from "../events/platform-events.js";
 import type { Registry } from "../registry/registry.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
+import type { LeaderElector } from "../storage/leader-election.js";
 import { VirtualClusterCaCleanup } from "../virtualclusters/ca-cleanup.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import type { ServerConfig } from "./config.js";
@@ -21,7 +22,7 @@ export function assembleControllers(deps: {
   elector: LeaderElector;
   registry: Registry;
   informers: SharedInformers;
-  access: AccessControl;
+  identity: IdentityIndex;
   cas: VirtualClusterCaStore;
   events: PlatformEvents;
   log: Logger;
@@ -39,7 +40,7 @@ export function assembleControllers(deps: {
   );
   for (const [name, c] of [
     ["virtualcluster-ca-cleanup", new VirtualClusterCaCleanup(registry, informers, deps.cas, log)],
-    ["user-teams", deps.access.userTeams],
+    ["user-teams", new UserTeamsController(registry, deps.identity, log)],
     ["garbage-collector", garbageCollector],
     ["cluster-health", clusterHealth],
     ["event-cleanup", events.cleanup],

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
+import type { AuditLog } from "../audit/audit-log.js";
 import type { AccessControl } from "../authz/access-control.js";
 import { ClusterGateway } from "../gateway/cluster-gateway.js";
 import type { Registry } from "../registry/registry.js";
@@ -14,6 +15,7 @@ export async function startGateway(
   registry: Registry,
   informers: SharedInformers,
   access: AccessControl,
+  audit: AuditLog | undefined,
   cas: VirtualClusterCaStore,
   proxies: TrustedProxies,
   allowLocalEndpoints: boolean,
@@ -30,7 +32,7 @@ export async function startGateway(
     authenticateNow: (request) => access.identifyNow(request),
     authorizer: access.authorizer,
     cas,
-    audit: access.audit,
+    audit,
     clientAddress: proxies.trust && ((req) => proxies.clientAddress(req)),
     endpoints: { allowLocal: allowLocalEndpoints },
   });

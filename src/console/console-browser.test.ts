@@ -14,6 +14,11 @@ const XSS_IMG = `<img src=x onerror="window.__xss=1">`;
 const XSS_SCRIPT = `<script>window.__xss=1</script>`;
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 
+/**
+ * The console in a real browser. The connected cluster is a stand-in
+ * (testing/fake-kube-apiserver.ts): the pages are under test, and the virtual cluster they show
+ * would need a pod, which never runs on a test machine.
+ */
 describe("web console in Chromium", { timeout: 480_000 }, () => {
   let server: TestServer;
   let kube: FakeKubeApiServer;

@@ -6,8 +6,9 @@ import type { AuditLog } from "../audit/audit-log.js";
 import type { PlatformAuthorizer } from "../authz/authorizer.js";
 import type { RequestAttributes } from "../authz/contract.js";
 import { isRestricting, type Scope } from "../authz/scope.js";
-import { ClusterConnectionError } from "../controllers/cluster-health/cluster-connection.js";
+import { ClusterConnectionError } from "../clusters/cluster-connection.js";
 import { projectNamespace } from "../kinds/project/project.js";
+import { impersonationOf } from "../registry/impersonation-identity.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext, UserInfo } from "../registry/request-context.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
@@ -19,7 +20,6 @@ import type { EndpointPolicy } from "./endpoint-policy.js";
 import { auditForwarded } from "./gateway-audit.js";
 import { GatewayHandler, type Resolved, refusing } from "./gateway-handler.js";
 import { type GatewayTarget, gatewayScopeAllows } from "./gateway-scope.js";
-import { impersonationFor } from "./impersonation-identity.js";
 import { kubeRequestAttributes } from "./kube-request.js";
 import { VirtualClusterUpstreams } from "./vcluster-upstreams.js";
 
@@ -153,7 +153,7 @@ export class ClusterGateway {
     const attrs = useAttributes(CLUSTERS, "", name, cluster);
     if (!this.deps.authorizer.decide(this.withoutScope(user), attrs).allowed) return undefined;
     this.fromMemory++;
-    return { forward: { upstream, path, impersonate: impersonationFor(user) }, user, label: `cluster/${name}` };
+    return { forward: { upstream, path, impersonate: impersonationOf(user) }, user, label: `cluster/${name}` };
   }
 
   private async resolveSlowly(req: IncomingMessage): Promise<Resolved> {
@@ -192,7 +192,7 @@ export class ClusterGateway {
       throw err;
     }
     return {
-      forward: { upstream, path: path + query, impersonate: impersonationFor(user) },
+      forward: { upstream, path: path + query, impersonate: impersonationOf(user) },
       user,
       label: `cluster/${name}`,
     };
@@ -211,7 +211,7 @@ export class ClusterGateway {
     const instance = await this.deps.registry.store("virtualclusterinstances").read(namespace, name);
     await this.authorizeUse(user, target, method, path + query, VCIS, namespace, name, instance);
     if (!instance) throw errors.notFound(VCIS, name);
-    const who = impersonationFor(user);
+    const who = impersonationOf(user);
     const upstream = await this.vclusters.upstream(instance, who.user, who.groups).catch((err) => {
       if (!(err instanceof EndpointNotAllowedError)) throw err;
       throw errors.unavailable(

@@ -1,5 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { Dispatcher } from "undici";
+import { writeStatus } from "../server/raw-status.js";
 import {
   begin,
   connectionTokens,
@@ -12,7 +13,6 @@ import {
   type Impersonation,
   unreachable,
 } from "./forward.js";
-import { writeStatus } from "./raw-status.js";
 import type { Upstream } from "./upstream.js";
 
 /**
@@ -79,29 +79,21 @@ function headerLines(req: IncomingMessage, target: ForwardTarget): string[] {
 }
 
 /**
- * The upstream's credential headers and the caller's Impersonate-* lines (one Impersonate-Group
- * per group), built once per upstream and identity: both objects are replaced, never changed.
+ * The upstream's credential headers (built once per upstream: an Upstream is replaced, never
+ * changed) and the caller's Impersonate-* lines (one Impersonate-Group per group).
  */
 function ourHeaderLines(upstream: Upstream, who: Impersonation | undefined): readonly string[] {
-  let byWho = ourLines.get(upstream);
-  if (!byWho) {
-    byWho = new WeakMap();
-    ourLines.set(upstream, byWho);
+  let credentials = credentialLines.get(upstream);
+  if (!credentials) {
+    credentials = Object.entries(upstream.headers).flat();
+    credentialLines.set(upstream, credentials);
   }
-  const key = who ?? NO_IMPERSONATION;
-  let lines = byWho.get(key);
-  if (!lines) {
-    lines = Object.entries(upstream.headers).flat();
-    if (who) {
-      lines.push("impersonate-user", who.user);
-      for (const g of who.groups) lines.push("impersonate-group", g);
-    }
-    byWho.set(key, lines);
-  }
+  if (!who) return credentials;
+  const lines = [...credentials, "impersonate-user", who.user];
+  for (const g of who.groups) lines.push("impersonate-group", g);
   return lines;
 }
-const ourLines = new WeakMap<Upstream, WeakMap<object, string[]>>();
-const NO_IMPERSONATION = {};
+const credentialLines = new WeakMap<Upstream, string[]>();
 
 /** The dispatch handler: the upstream's answer, relayed to the client. */
 class Relay implements Dispatcher.DispatchHandlers {

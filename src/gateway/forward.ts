@@ -1,8 +1,9 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { Duplex } from "node:stream";
-import { classifyError } from "../controllers/cluster-health/cluster-connection.js";
-import { writeStatusToSocket } from "./raw-status.js";
+import { classifyError } from "../clusters/cluster-connection.js";
+import type { Impersonation } from "../registry/impersonation-identity.js";
+import { writeStatusToSocket } from "../server/raw-status.js";
 import type { Upstream } from "./upstream.js";
 
 /**
@@ -14,11 +15,7 @@ import type { Upstream } from "./upstream.js";
  * accounting, and both the central gateway and the agent share these files.
  */
 
-/** Who the upstream should take the request to be (Impersonate-User/-Group); absent when a client certificate says it. */
-export interface Impersonation {
-  user: string;
-  groups: readonly string[];
-}
+export type { Impersonation };
 
 export interface ForwardTarget {
   upstream: Upstream;

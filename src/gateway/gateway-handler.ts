@@ -3,11 +3,11 @@ import type { Duplex } from "node:stream";
 import { ApiError } from "../api/errors.js";
 import { kubeBool } from "../api/request-verb.js";
 import type { UserInfo } from "../registry/request-context.js";
+import { writeStatus, writeStatusToSocket } from "../server/raw-status.js";
 import { peerAddress } from "../server/trusted-proxies.js";
 import { type ForwardResult, type ForwardTarget, forwardUpgrade } from "./forward.js";
 import { forwardHttp } from "./forward-http.js";
 import type { ForwardedRequest } from "./gateway-audit.js";
-import { writeStatus, writeStatusToSocket } from "./raw-status.js";
 
 /** Where a request goes, once its caller is known and allowed. */
 export interface Resolved {

@@ -7,7 +7,7 @@ import { applyJsonPatch, applyMergePatch, refuseOversizedResult } from "../api/p
 import { isStorageError } from "../storage/errors.js";
 import type { Storage } from "../storage/interface.js";
 import { type AdmissionChain, admissionAttributes } from "./admission.js";
-import { serverSideApply } from "./apply/apply.js";
+import { serverSideApply, type WriteResult } from "./apply/apply.js";
 import { onCachedCopy, UnprovenNoOp } from "./cached-copy.js";
 import { encodeObject, rememberStoredBytes } from "./codec.js";
 import { decodeOrCorrupt, ListReadErrors } from "./corrupt-object.js";
@@ -45,12 +45,6 @@ export interface StoreDeps {
   /** The admission plugins every write of this kind goes through (src/admission/plugins.ts). */
   admission: AdmissionChain;
   now?: () => Date;
-}
-
-export interface WriteResult {
-  object: KubeObject;
-  /** True when a create happened (201) rather than an update (200). */
-  created: boolean;
 }
 
 /**

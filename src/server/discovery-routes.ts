@@ -4,7 +4,6 @@ import { errors } from "../api/errors.js";
 import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
 import type { Authorizer } from "../authz/contract.js";
 import type { Registry } from "../registry/registry.js";
-import type { RequestContext } from "../registry/request-context.js";
 import { apiVersions, coreAggregatedDiscovery, coreResourceList } from "./core-discovery.js";
 import { authorizeCreateOnly, registerCreateOnlyMethods } from "./create-only-methods.js";
 import {
@@ -21,10 +20,7 @@ import { buildOpenApi } from "./openapi.js";
 import { type Query, writeOptions } from "./query.js";
 import { send } from "./respond.js";
 import { decodeReviewBody } from "./review-body.js";
-
-type Guarded = (
-  handler: (request: FastifyRequest, reply: FastifyReply, ctx: RequestContext) => Promise<unknown>,
-) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+import type { Guarded } from "./server-features.js";
 
 /** Answers 304 when the client already holds this body (If-None-Match), else sends it with its ETag. */
 function sendCached(request: FastifyRequest, reply: FastifyReply, body: string, contentType: string, etag: string) {

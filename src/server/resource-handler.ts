@@ -1,38 +1,16 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
-import type { Authorizer, RequestAttributes } from "../authz/contract.js";
+import type { RequestAttributes } from "../authz/contract.js";
 import { readForRules } from "../registry/corrupt-object.js";
-import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
-import type { ResponseFormat } from "./negotiation.js";
 import { negotiateResponse } from "./negotiation.js";
 import type { Query } from "./query.js";
 import { type ResourcePath, resolveResourcePath } from "./resource-path.js";
-import { requestInfoVerb, VERB_HANDLERS, type VerbCall, verbOf } from "./resource-verbs.js";
+import { requestInfoVerb, VERB_HANDLERS, verbOf } from "./resource-verbs.js";
 import { parseIncludeObject } from "./table.js";
-import type { WatchStreams } from "./watch-stream.js";
+import type { ResourceHandlerDeps, SubresourceHandler, VerbCall } from "./verb-call.js";
 
-/** A handler for a custom subresource (kubeconfig, importvirtualcluster, accesskeys…). */
-export type SubresourceHandler = (args: {
-  request: FastifyRequest;
-  reply: FastifyReply;
-  ctx: RequestContext;
-  path: ResourcePath;
-  format: ResponseFormat;
-  raw: Buffer;
-  authorize: (attrs: Partial<RequestAttributes> & { verb: string }) => Promise<void>;
-}) => Promise<unknown>;
-
-export interface ResourceHandlerDeps {
-  registry: Registry;
-  authorizer: Authorizer;
-  /** Keyed `plural/subresource`; the method is checked by the handler itself. */
-  subresources: Map<string, SubresourceHandler>;
-  bookmarkIntervalMs: number;
-  /** How long a GET, list or watch waits for a resourceVersion ahead of the store before 504. */
-  freshnessWaitMs?: number;
-  watchStreams: WatchStreams;
-}
+export type { ResourceHandlerDeps, SubresourceHandler };
 
 /** The subresources the generic registry serves itself. */
 const STATUS = "status";

@@ -130,7 +130,7 @@ export function etcdClientOptions(options: EtcdStorageOptions): IOptions {
 
 export class EtcdStorage implements Storage {
   /** gRPC: the watch stream and leader election (leases). */
-  /** The etcd3 client: leader election's leases only (src/controllers/leader-election.ts). */
+  /** The etcd3 client: leader election's leases only (src/storage/leader-election.ts). */
   readonly client: Etcd3;
   /** Every KV call (Range, Txn, Compact): gRPC on HTTP/2 connections of its own (h2/). */
   readonly kv: EtcdKvH2;

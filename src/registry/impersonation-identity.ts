@@ -1,5 +1,10 @@
-import type { UserInfo } from "../registry/request-context.js";
-import type { Impersonation } from "./forward.js";
+import type { UserInfo } from "./request-context.js";
+
+/** Who an upstream cluster should take the request to be (Impersonate-User/-Group); absent when a client certificate says it. */
+export interface Impersonation {
+  user: string;
+  groups: readonly string[];
+}
 
 /** The group every team of a user is impersonated as: `platform:team:<team>`. */
 const TEAM_GROUP_PREFIX = "platform:team:";
@@ -12,18 +17,3 @@ export function impersonationOf(user: Pick<UserInfo, "name" | "subjectKind" | "g
   if (user.subjectKind === "Team") return { user: `${TEAM_GROUP_PREFIX}${user.name}`, groups: [] };
   return { user: user.name, groups: [...user.groups, ...user.teams.map((t) => `${TEAM_GROUP_PREFIX}${t}`)] };
 }
-
-/**
- * impersonationOf() made once per identity: authentication hands out one frozen identity per
- * key until something about it changes (then a new one), so this is computed once per change
- * and the forwarder can keep the header lines it builds from it (forward-http.ts).
- */
-export function impersonationFor(user: UserInfo): Impersonation {
-  let who = byIdentity.get(user);
-  if (!who) {
-    who = impersonationOf(user);
-    byIdentity.set(user, who);
-  }
-  return who;
-}
-const byIdentity = new WeakMap<UserInfo, Impersonation>();
