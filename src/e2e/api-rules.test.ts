@@ -292,6 +292,27 @@ describe("API object rules", () => {
       const bad = await server.request("POST", `${users}?fieldValidation=Loud`, { body: user("fv-5") });
       assert.equal(bad.status, 422);
     });
+    it("Strict refuses what a JSON or merge patch adds as kube-apiserver does: 422 on the field patch", async () => {
+      await server.request("POST", users, { body: user("fv-6") });
+      const patches = [
+        { contentType: "application/merge-patch+json", body: { spec: { bogus: "unseen-value" } } },
+        {
+          contentType: "application/json-patch+json",
+          body: [{ op: "add", path: "/spec/bogus", value: "unseen-value" }],
+        },
+      ];
+      for (const patch of patches) {
+        const res = await server.request("PATCH", `${users}/fv-6?fieldValidation=Strict`, patch);
+        assert.equal(res.status, 422, res.text);
+        assert.equal(res.json.reason, "Invalid");
+        assert.deepEqual(
+          res.json.details.causes.map((c: { field: string; reason: string }) => `${c.field} ${c.reason}`),
+          ["patch FieldValueInvalid"],
+        );
+        assert.match(res.json.message, /strict decoding error: unknown field "spec.bogus"/);
+        assert.doesNotMatch(res.text, /unseen-value/, "the patch's values are not repeated");
+      }
+    });
   });
 
   describe("bodies and negotiation", () => {

@@ -57,6 +57,12 @@ export function validateObjectMetadata(obj: KubeObject, nameRule: NameRule, maxN
       );
     }
   }
+  if (m.generateName) {
+    // A prefix: the trailing dash it usually ends with is allowed (kube masks it the same way).
+    const prefix = m.generateName.length > 1 ? m.generateName.replace(/-$/, "a") : m.generateName;
+    const problems = nameRule === "label" ? isDns1123Label(prefix) : isDns1123Subdomain(prefix);
+    for (const p of problems) errs.push(fieldError("FieldValueInvalid", "metadata.generateName", p, m.generateName));
+  }
   if (m.namespace) {
     for (const p of isDns1123Label(m.namespace))
       errs.push(fieldError("FieldValueInvalid", "metadata.namespace", p, m.namespace));
