@@ -3,10 +3,10 @@
  * revisions are etcd's revisions (resourceVersion = mod revision), conditional writes are
  * transactions comparing create/mod revisions, lists are ranges at a revision.
  *
- * Calls: Range, Txn and Compact go over gRPC with a client of their own (kv-h2.ts) on HTTP/2
+ * Calls: Range, Txn and Compact go over gRPC with a client of their own (client/etcd-client.ts) on HTTP/2
  * connections of its own (h2/: not node:http2, whose per-stream objects were most of a call's
  * client CPU), which costs the server far less CPU than the same call through the etcd3 client,
- * and etcd far less than its JSON gateway (kv-h2.ts says why); the watch stream runs on the same
+ * and etcd far less than its JSON gateway (client/etcd-client.ts says why); the watch stream runs on the same
  * client's connections, and only leader election (leases) uses the etcd3 client.
  *
  * Watches: one gRPC stream over the whole key space per storage, fanned out locally
@@ -29,10 +29,16 @@ import type {
   WatchOptions,
 } from "../interface.js";
 import { keyBefore, prefixEnd } from "../key-range.js";
+import {
+  type Compare,
+  DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
+  EtcdClient,
+  MessageTooLargeError,
+  type RangeResponse,
+  type RequestOp,
+  type TxnResponse,
+} from "./client/index.js";
 import { CoalescedRead } from "./coalesced-read.js";
-import { DEFAULT_MAX_RECEIVE_MESSAGE_BYTES, MessageTooLargeError } from "./grpc-unary.js";
-import type { Compare, RangeResponse, RequestOp, TxnResponse } from "./kv-calls.js";
-import { EtcdKvH2 } from "./kv-h2.js";
 import { EtcdWatchHub } from "./watch-hub.js";
 import { ALL_KEYS } from "./watch-stream.js";
 
@@ -133,7 +139,7 @@ export class EtcdStorage implements Storage {
   /** The etcd3 client: leader election's leases only (src/controllers/leader-election.ts). */
   readonly client: Etcd3;
   /** Every KV call (Range, Txn, Compact): gRPC on HTTP/2 connections of its own (h2/). */
-  readonly kv: EtcdKvH2;
+  readonly kv: EtcdClient;
   /** The one etcd watch stream of this storage, fanned out to every watch. */
   readonly hub: EtcdWatchHub;
   /** Revision checks shared by the callers that arrive while one is in flight. */
@@ -147,7 +153,7 @@ export class EtcdStorage implements Storage {
     this.warn = options.onWarning ?? ((message) => console.warn(message));
     this.maxMessageBytes = options.maxReceiveMessageBytes ?? DEFAULT_MAX_RECEIVE_MESSAGE_BYTES;
     this.client = new Etcd3(etcdClientOptions(options));
-    this.kv = new EtcdKvH2(options);
+    this.kv = new EtcdClient(options);
     this.hub = new EtcdWatchHub(this.kv, undefined, options.onWarning);
     this.revisionCheck = new CoalescedRead(() => this.readRevision(), {
       minIntervalMs: options.revisionCheckIntervalMs ?? REVISION_CHECK_INTERVAL_MS,

@@ -6,24 +6,24 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, mock, test } from "node:test";
 import { encodeAs, WatchResponse } from "../../testing/etcd-rpc-proto.js";
-import { rawPeer, TRAILERS_ONLY } from "../../testing/raw-h2-peer.js";
-import { CallDeadlines } from "./call-deadlines.js";
+import { CallDeadlines } from "./client/call-deadlines.js";
+import { EtcdClient } from "./client/etcd-client.js";
 import { etcdClientOptions } from "./etcd-storage.js";
 import { parseEtcdUrl } from "./etcd-url.js";
-import { type BidiHandlers, GrpcBidiStream } from "./grpc-bidi.js";
+import { type BidiHandlers, GrpcBidiStream } from "./client/grpc-bidi.js";
 import {
   CODE_RESOURCE_EXHAUSTED,
   DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
   frame,
   MessageTooLargeError,
   unaryCall,
-} from "./grpc-unary.js";
-import type { H2Connection } from "./h2/connection.js";
-import { ErrorCode, Flag, FrameType, frameOf } from "./h2/frames.js";
-import { RequestHeaderBlocks } from "./h2/hpack-request.js";
-import type { H2Stream, StreamHandlers } from "./h2/stream.js";
-import type { EtcdRequestError } from "./kv-calls.js";
-import { EtcdKvH2 } from "./kv-h2.js";
+} from "./client/grpc-unary.js";
+import type { H2Connection } from "./client/h2/connection.js";
+import { ErrorCode, Flag, FrameType, frameOf } from "./client/h2/frames.js";
+import { RequestHeaderBlocks } from "./client/h2/hpack-request.js";
+import { rawPeer, TRAILERS_ONLY } from "./client/h2/raw-h2-peer.js";
+import type { H2Stream, StreamHandlers } from "./client/h2/stream.js";
+import type { EtcdRequestError } from "./client/kv-calls.js";
 import { EtcdWatchStream, type WatchStreamKv } from "./watch-stream.js";
 
 const LIMIT = 1024;
@@ -69,8 +69,8 @@ describe("the etcd client's largest message", () => {
       // Only the prefix and 10 bytes are sent: a refusal cannot have waited for the message.
       const body = ok ? Buffer.alloc(length, 7) : Buffer.alloc(10);
       const { peer, resets } = await peerSending(prefixed(length, body), ok);
-      const kv = new EtcdKvH2({ endpoints: [`127.0.0.1:${peer.port}`], maxReceiveMessageBytes: LIMIT });
-      // Reach the connection the way kv-h2 does, with a raw call (the peer's answer is no RangeResponse).
+      const kv = new EtcdClient({ endpoints: [`127.0.0.1:${peer.port}`], maxReceiveMessageBytes: LIMIT });
+      // Reach the connection the way etcd-client.ts does, with a raw call (the peer's answer is no RangeResponse).
       const session = (kv as unknown as { session(i: number): { h2: H2Connection } }).session(0);
       const blocks = new RequestHeaderBlocks({ scheme: "http", authority: `127.0.0.1:${peer.port}` });
       try {
@@ -101,7 +101,7 @@ describe("the etcd client's largest message", () => {
 
   test("watch stream: a message over the limit ends it with RESOURCE_EXHAUSTED and RST_STREAM CANCEL", async () => {
     const { peer, resets } = await peerSending(prefixed(2 ** 32 - 1, Buffer.alloc(10)), false);
-    const kv = new EtcdKvH2({ endpoints: [`127.0.0.1:${peer.port}`], maxReceiveMessageBytes: LIMIT });
+    const kv = new EtcdClient({ endpoints: [`127.0.0.1:${peer.port}`], maxReceiveMessageBytes: LIMIT });
     const ended: EtcdRequestError[] = [];
     const messages: Buffer[] = [];
     try {

@@ -10,7 +10,7 @@
  * several times more CPU. Unknown fields are skipped, as protobuf requires.
  */
 import protobuf from "protobufjs/minimal.js";
-import type { KeyValue } from "../interface.js";
+import type { KeyValue } from "../../interface.js";
 import {
   type DeleteRangeResponse,
   EtcdRequestError,

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { Event, encodeAs, WatchRequest, WatchResponse } from "../../testing/etcd-rpc-proto.js";
-import { newKeyValue, type WatchEvent } from "../interface.js";
+import { Event, encodeAs, WatchRequest, WatchResponse } from "../../../testing/etcd-rpc-proto.js";
+import { newKeyValue, type WatchEvent } from "../../interface.js";
 import { encodeWatchCreate, WatchResponseDecoder } from "./watch-response.js";
 
 const header = (revision: number) => ({

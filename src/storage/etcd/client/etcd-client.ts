@@ -71,7 +71,7 @@ const CLOSE_GRACE_MS = 2_000;
 const STREAM_WINDOW = 4 << 20;
 const SESSION_WINDOW = 32 << 20;
 
-export interface EtcdKvOptions {
+export interface EtcdClientOptions {
   /** host:port (or http(s)://host:port) of every member. */
   readonly endpoints: readonly string[];
   readonly tls?: boolean;
@@ -100,7 +100,7 @@ interface Session {
   pinging?: boolean;
 }
 
-export class EtcdKvH2 implements EtcdKv {
+export class EtcdClient implements EtcdKv {
   private readonly origins: string[];
   private readonly sessions: (Session | undefined)[];
   /** Index of the endpoint in use. */
@@ -112,7 +112,7 @@ export class EtcdKvH2 implements EtcdKv {
   /** Tokens fetched so far (tests). */
   authentications = 0;
 
-  constructor(private readonly options: EtcdKvOptions) {
+  constructor(private readonly options: EtcdClientOptions) {
     const tls = options.tls === true || options.ca !== undefined || options.cert !== undefined;
     this.origins = options.endpoints.map((e) => (/^https?:\/\//.test(e) ? e : `${tls ? "https" : "http"}://${e}`));
     if (this.origins.length === 0) throw new Error("no etcd endpoints");

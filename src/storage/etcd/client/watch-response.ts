@@ -19,7 +19,7 @@
  *                   progress_notify=4 prev_kv=6 fragment=8)
  */
 import protobuf from "protobufjs/minimal.js";
-import { newKeyValue, type WatchEvent } from "../interface.js";
+import { newKeyValue, type WatchEvent } from "../../interface.js";
 import {
   BYTES,
   emptyKv,

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { describe, test } from "node:test";
 import protobuf from "protobufjs";
-import { newKeyValue } from "../interface.js";
+import { newKeyValue } from "../../interface.js";
 import { EtcdRequestError, type RangeRequest, type TxnRequest } from "./kv-calls.js";
 import {
   decodeAuthenticateResponse,
