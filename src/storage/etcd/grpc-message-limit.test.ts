@@ -8,8 +8,6 @@ import { afterEach, describe, mock, test } from "node:test";
 import { encodeAs, WatchResponse } from "../../testing/etcd-rpc-proto.js";
 import { CallDeadlines } from "./client/call-deadlines.js";
 import { EtcdClient } from "./client/etcd-client.js";
-import { etcdClientOptions } from "./etcd-storage.js";
-import { parseEtcdUrl } from "./etcd-url.js";
 import { type BidiHandlers, GrpcBidiStream } from "./client/grpc-bidi.js";
 import {
   CODE_RESOURCE_EXHAUSTED,
@@ -24,6 +22,7 @@ import { RequestHeaderBlocks } from "./client/h2/hpack-request.js";
 import { rawPeer, TRAILERS_ONLY } from "./client/h2/raw-h2-peer.js";
 import type { H2Stream, StreamHandlers } from "./client/h2/stream.js";
 import type { EtcdRequestError } from "./client/kv-calls.js";
+import { parseEtcdUrl } from "./etcd-url.js";
 import { EtcdWatchStream, type WatchStreamKv } from "./watch-stream.js";
 
 const LIMIT = 1024;
@@ -248,13 +247,6 @@ describe("the storage URL's max-receive-message-bytes=", () => {
         /expected a number of bytes from 1024 to 4294967295/,
         bad,
       );
-  });
-
-  test("leader election's etcd3 client (grpc-js) takes the same limit", () => {
-    const grpcLimit = (url: string) =>
-      etcdClientOptions(parseEtcdUrl(url)).grpcOptions?.["grpc.max_receive_message_length"];
-    assert.equal(grpcLimit("etcd://h:1"), DEFAULT_MAX_RECEIVE_MESSAGE_BYTES);
-    assert.equal(grpcLimit("etcd://h:1?max-receive-message-bytes=1048576"), 1 << 20);
   });
 });
 

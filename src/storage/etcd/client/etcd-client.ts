@@ -22,6 +22,7 @@
  * fetched for everyone and the call is sent again (it was refused, so nothing was applied).
  */
 import { CallDeadlines } from "./call-deadlines.js";
+import { etcdProto, type etcdserverpb, type GeneratedLong, int64Number } from "./generated-codec.js";
 import { type BidiHandlers, GrpcBidiStream } from "./grpc-bidi.js";
 import {
   CODE_UNAUTHENTICATED,
@@ -41,15 +42,25 @@ import {
   type TxnRequest,
   type TxnResponse,
 } from "./kv-calls.js";
-import {
-  decodeAuthenticateResponse,
-  decodeRangeResponse,
-  decodeTxnResponse,
-  encodeAuthenticateRequest,
-  encodeCompactionRequest,
-} from "./kv-proto.js";
+import { decodeRangeResponse, decodeTxnResponse } from "./kv-proto.js";
 import { rangeRequestFrame, txnRequestFrame } from "./kv-request-frames.js";
+import { keepAliveOnce, LEASE_KEEPALIVE_PATH } from "./lease-keepalive.js";
 
+const pb = etcdProto.etcdserverpb;
+
+/**
+ * A lease etcd granted: its ID and its TTL in seconds. The ID is an int64 that uses all 64 bits,
+ * hence a Long (its toString() is the decimal ID etcdctl shows); pass it back as it is.
+ */
+export interface Lease {
+  readonly id: LeaseId;
+  readonly ttlSeconds: number;
+}
+
+export type LeaseId = GeneratedLong;
+
+/** gRPC's UNKNOWN: an error etcd reported in the answer rather than as a status. */
+const CODE_UNKNOWN = 2;
 /** A member that accepted the call but does not answer (stopped, partitioned). */
 const ANSWER_TIMEOUT_MS = 30_000;
 /** Until the member's first HTTP/2 SETTINGS: a member stopped (SIGSTOP) still accepts TCP connections. */
@@ -132,7 +143,48 @@ export class EtcdClient implements EtcdKv {
 
   /** Compacting twice to one revision is harmless, so this one is retried like a read. */
   async compact(revision: number): Promise<void> {
-    await this.call("/etcdserverpb.KV/Compact", frame(encodeCompactionRequest(revision)), true);
+    // physical: answer once the compaction is applied.
+    const request = pb.CompactionRequest.encode({ revision, physical: true }).finish();
+    await this.call("/etcdserverpb.KV/Compact", frame(request), true);
+  }
+
+  /**
+   * Any Txn etcd takes, as its generated message types (the storage's own transactions go
+   * through txn(), whose request is written field by field; this one carries every field, e.g.
+   * a put's lease, for leader election).
+   */
+  async txnMessage(t: etcdserverpb.ITxnRequest): Promise<etcdserverpb.TxnResponse> {
+    const answer = await this.call("/etcdserverpb.KV/Txn", frame(pb.TxnRequest.encode(t).finish()), false);
+    return pb.TxnResponse.decode(answer);
+  }
+
+  /** One Put (etcd's Put call, not a Txn): the store's revision after it. */
+  async put(key: Buffer | string, value: Buffer): Promise<number> {
+    const request = pb.PutRequest.encode({ key: typeof key === "string" ? Buffer.from(key) : key, value }).finish();
+    const answer = await this.call("/etcdserverpb.KV/Put", frame(request), false);
+    return int64Number(pb.PutResponse.decode(answer).header?.revision);
+  }
+
+  /** A new lease of `ttlSeconds` (etcd may grant a longer TTL than asked: its minimum). */
+  async leaseGrant(ttlSeconds: number): Promise<Lease> {
+    const request = pb.LeaseGrantRequest.encode({ TTL: ttlSeconds }).finish();
+    // Not retried after it was sent: a second grant would leave the first lease to expire unused.
+    const res = pb.LeaseGrantResponse.decode(await this.call("/etcdserverpb.Lease/LeaseGrant", frame(request), false));
+    if (res.error) throw new EtcdRequestError(`etcd refused a lease: ${res.error}`, CODE_UNKNOWN);
+    if (typeof res.ID === "number") throw new EtcdRequestError("etcd answered a lease without an ID", CODE_UNKNOWN);
+    return { id: res.ID, ttlSeconds: int64Number(res.TTL) };
+  }
+
+  /** Renews a lease once: its TTL from now on in seconds, or 0 when etcd no longer knows it. */
+  leaseKeepAlive(id: LeaseId): Promise<number> {
+    const timeoutMs = this.options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS;
+    return keepAliveOnce((handlers) => this.openStream(LEASE_KEEPALIVE_PATH, handlers), id, timeoutMs);
+  }
+
+  /** Ends a lease and deletes every key attached to it (revoking twice: etcd answers NotFound). */
+  async leaseRevoke(id: LeaseId): Promise<void> {
+    const request = pb.LeaseRevokeRequest.encode({ ID: id }).finish();
+    await this.call("/etcdserverpb.Lease/LeaseRevoke", frame(request), true);
   }
 
   /**
@@ -337,12 +389,13 @@ export class EtcdClient implements EtcdKv {
 
   private async authenticate(): Promise<string> {
     this.authentications++;
-    const request = frame(encodeAuthenticateRequest(this.options.user ?? "", this.options.password ?? ""));
+    const message = { name: this.options.user ?? "", password: this.options.password ?? "" };
+    const request = frame(pb.AuthenticateRequest.encode(message).finish());
     for (let tried = 0; ; tried++) {
       const index = this.current;
       const outcome = await this.send(index, "/etcdserverpb.Auth/Authenticate", request, undefined);
       if ("ok" in outcome) {
-        const token = decodeAuthenticateResponse(outcome.ok);
+        const token = pb.AuthenticateResponse.decode(outcome.ok).token;
         if (!token) throw new EtcdRequestError("etcd authentication answered no token", CODE_UNAUTHENTICATED);
         return token;
       }

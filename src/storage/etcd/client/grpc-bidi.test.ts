@@ -1,16 +1,15 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { createRequire } from "node:module";
 import { connect, createServer, type Socket } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import protobuf from "protobufjs";
 import { EtcdCluster } from "../../../testing/etcd-cluster.js";
+import { loadEtcdProto } from "../../../testing/etcd-rpc-proto.js";
 import { EtcdClient } from "./etcd-client.js";
 import type { EtcdRequestError } from "./kv-calls.js";
 
-// etcd's own .proto files (shipped with the etcd3 package) encode the requests and decode the answers here.
-const root = protobuf.loadSync(createRequire(import.meta.url).resolve("etcd3/proto/rpc.proto"));
+// etcd's own .proto files (proto/, by reflection) encode the requests and decode the answers here.
+const root = loadEtcdProto({ keepCase: false });
 const WatchRequest = root.lookupType("etcdserverpb.WatchRequest");
 const WatchResponse = root.lookupType("etcdserverpb.WatchResponse");
 

@@ -2,7 +2,8 @@
  * The etcd client's public API (README.md beside this file says what it is and why it exists).
  * Nothing outside this folder imports anything but this file.
  */
-export { EtcdClient, type EtcdClientOptions } from "./etcd-client.js";
+export { EtcdClient, type EtcdClientOptions, type Lease, type LeaseId } from "./etcd-client.js";
+export type { etcdserverpb, mvccpb } from "./generated-codec.js";
 export type { BidiHandlers, GrpcBidiStream } from "./grpc-bidi.js";
 export {
   CODE_RESOURCE_EXHAUSTED,
