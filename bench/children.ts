@@ -37,6 +37,8 @@ export async function serverChild(dataDir: string, storageUrl?: string): Promise
     dataDir,
     logLevel: "error",
     metrics: process.env.PLATFORM_BENCH_METRICS !== "off",
+    // The gateway phase's stand-in cluster listens on 127.0.0.1.
+    allowLocalEndpoints: true,
     ...(storageUrl ? { storage: storageUrl, bootstrapKey: BENCH_ETCD_KEY } : {}),
   });
   const started = performance.now() - t0;

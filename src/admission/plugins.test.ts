@@ -38,6 +38,7 @@ describe("the plugin list", () => {
       projects: none,
       uidOf: none,
       maxKeyTtlSeconds: undefined,
+      allowLocalEndpoints: false,
     }).map((p) => p.name);
     assert.deepEqual(names, [
       "OwnerReferencesPermissionEnforcement",
@@ -46,6 +47,7 @@ describe("the plugin list", () => {
       "KeyTtlCap",
       "NoEscalation",
       "References",
+      "EndpointSettings",
     ]);
   });
 });

@@ -1,6 +1,7 @@
 import type { IdentityIndex } from "../auth/identity-index.js";
 import type { PlatformAuthorizer } from "../authz/authorizer.js";
 import type { AdmissionPlugin } from "../registry/admission.js";
+import { EndpointSettingsAdmission } from "./endpoint-settings.js";
 import { EscalationAdmission } from "./escalation.js";
 import { KeyTtlCapAdmission } from "./key-ttl-cap.js";
 import { OwnerLinksAdmission, type UidLookup } from "./owner-links.js";
@@ -21,6 +22,8 @@ export interface AdmissionDeps {
   uidOf: UidLookup;
   /** `--max-key-ttl` in seconds; undefined: no limit. */
   maxKeyTtlSeconds: number | undefined;
+  /** `--allow-local-endpoints`: endpoint settings may name loopback, link-local and own addresses. */
+  allowLocalEndpoints: boolean;
 }
 
 /**
@@ -38,5 +41,6 @@ export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
     new KeyTtlCapAdmission(deps.maxKeyTtlSeconds),
     new EscalationAdmission(deps.authorizer, deps.identity, deps.read),
     new ReferenceAdmission(deps.authorizer, deps.read),
+    new EndpointSettingsAdmission(deps.authorizer, deps.allowLocalEndpoints),
   ];
 }

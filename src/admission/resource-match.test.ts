@@ -44,6 +44,7 @@ function chain() {
     projects: async (...a) => called("projects")(...a) as undefined,
     uidOf: async (...a) => called("uidOf", "uid-1")(...a) as string,
     maxKeyTtlSeconds: 60,
+    allowLocalEndpoints: false,
   });
   return { chain: new AdmissionChain(plugins), calls };
 }

@@ -42,7 +42,10 @@ describe("direct cluster endpoint agent", () => {
   const kubectl = (bearer: string, ...args: string[]) => kubectlAt(direct, bearer, args);
 
   before(async () => {
-    [server, cluster] = await Promise.all([startTestServer(), FakeClusterApiServer.start()]);
+    [server, cluster] = await Promise.all([
+      startTestServer({ allowLocalEndpoints: true }),
+      FakeClusterApiServer.start(),
+    ]);
     cluster.add("pods", "default", "web-1");
     await post("users", { metadata: { name: "alice" }, spec: { groups: ["qa"] } });
     await post("teams", { metadata: { name: "devs" }, spec: { users: ["alice"] } });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { type ApiError, isApiError } from "./errors.js";
-import { applyJsonPatch, applyMergePatch, MAX_JSON_PATCH_OPERATIONS } from "./patch.js";
+import { applyJsonPatch, applyMergePatch, MAX_JSON_PATCH_OPERATIONS, refuseOversizedResult } from "./patch.js";
 
 function refusal(fn: () => unknown): ApiError {
   try {
@@ -148,5 +148,47 @@ describe("applyMergePatch", () => {
     assert.equal(Object.getPrototypeOf(out), Object.prototype);
     assert.ok(Object.hasOwn(out, "__proto__"));
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+});
+
+describe("patches that grow an object", () => {
+  /** `n` copies of /metadata/annotations into itself: each doubles what the next one copies. */
+  const doubling = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      op: "copy",
+      from: "/metadata/annotations",
+      path: `/metadata/annotations/a${i}`,
+    }));
+  const annotated = () => ({ metadata: { name: "x", annotations: { seed: "v".repeat(1024) } } });
+
+  it("refuses copies that would add more than the request body limit, with 422 naming the operation", () => {
+    // 1 KiB doubled a dozen times is 4 MiB: past the 3 MiB limit at the twelfth copy.
+    const err = refusal(() => applyJsonPatch(annotated(), doubling(12)));
+    assert.equal(err.status.code, 422);
+    assert.match(
+      err.status.details?.causes?.[0]?.message ?? "",
+      /^operation 11 \(copy "\/metadata\/annotations\/a11"\): the copies of this patch would add more than 3145728 bytes/,
+    );
+  });
+
+  it("applies copies that stay within the limit", () => {
+    const out = applyJsonPatch(annotated(), doubling(10)) as ReturnType<typeof annotated>;
+    assert.ok(JSON.stringify(out).length > 1024 * 1024);
+    assert.equal(Object.keys(out.metadata.annotations).length, 11);
+  });
+
+  it("still refuses a copy or move from a path that does not exist", () => {
+    for (const op of ["copy", "move"]) {
+      const err = refusal(() => applyJsonPatch(doc(), [{ op, from: "/spec/nope", path: "/spec/x" }]));
+      assert.equal(err.status.code, 422);
+      assert.match(err.status.details?.causes?.[0]?.message ?? "", /from a path that does not exist/);
+    }
+  });
+
+  it("refuses a patched object larger than a request body with 413", () => {
+    assert.doesNotThrow(() => refuseOversizedResult({ big: "x".repeat(1024 * 1024) }));
+    const err = refusal(() => refuseOversizedResult({ big: "x".repeat(3 * 1024 * 1024) }));
+    assert.equal(err.status.code, 413);
+    assert.match(err.status.message ?? "", /^Request entity too large: the patched object is \d+ bytes of JSON/);
   });
 });

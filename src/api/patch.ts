@@ -10,9 +10,16 @@
  * - an operation that does not apply (failed `test`, missing path, unknown
  *   `op`, index out of range): 422 Invalid `the server rejected our request due
  *   to an error in our request`. Kubernetes drops the detail; here it is kept
- *   as the Status' single cause.
+ *   as the Status' single cause;
+ * - `copy` operations adding more than the request body limit in all (3 MiB of
+ *   JSON, kube-apiserver's JSONPatchMaxCopyBytes): 422 Invalid, counted before
+ *   each copy is made. A copy of a value into itself doubles it: without the
+ *   limit a patch of a few dozen operations grew an object past memory;
+ * - a patched object (any patch type) larger than the request body limit:
+ *   413 RequestEntityTooLarge (refuseOversizedResult).
  */
 import jsonpatch from "fast-json-patch";
+import { MAX_BODY_BYTES } from "./body-limit.js";
 import { errors } from "./errors.js";
 import { isPlainObject } from "./object.js";
 
@@ -49,9 +56,15 @@ function describeOperation(op: unknown): string {
 /** Applies an RFC 6902 patch to a copy of `doc`. Throws an ApiError (400/413/422) as described above. */
 export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
   const operations = structuredClone(parseJsonPatch(ops));
-  const target = structuredClone(doc);
+  let document = structuredClone(doc);
+  let copied = 0;
   try {
-    return jsonpatch.applyPatch(target, operations, true, true, true).newDocument;
+    for (let i = 0; i < operations.length; i++) {
+      const op = operations[i]!;
+      if (op.op === "copy") copied += copySize(document, op, i, MAX_BODY_BYTES - copied);
+      document = jsonpatch.applyOperation(document, op, validateOperation, true, true, i).newDocument;
+    }
+    return document;
   } catch (err) {
     if (err instanceof jsonpatch.JsonPatchError) {
       const index = typeof err.index === "number" ? err.index : undefined;
@@ -64,6 +77,75 @@ export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
       throw errors.unprocessable(undefined, [{ message: err.message.split("\n", 1)[0] }]);
     }
     throw err;
+  }
+}
+
+/**
+ * The JSON size of what a `copy` adds, refused (422) when it is more than `budget`: what the
+ * earlier copies of the patch left of the limit. Measured before the copy is made, so a refused
+ * patch costs one serialization of the value it names.
+ */
+function copySize(document: unknown, op: JsonPatchOperation & { from?: unknown }, index: number, budget: number) {
+  const value = typeof op.from === "string" ? valueAt(document, op.from) : undefined;
+  if (value === undefined) return 0; // the operation's own check refuses it
+  const size = Buffer.byteLength(JSON.stringify(value));
+  if (size > budget) {
+    throw errors.unprocessable(undefined, [
+      {
+        reason: "FieldValueInvalid",
+        message: `operation ${index}${describeOperation(op)}: the copies of this patch would add more than ${MAX_BODY_BYTES} bytes, the most a request may carry`,
+      },
+    ]);
+  }
+  return size;
+}
+
+/** The value at a JSON pointer, undefined when nothing is there (a parsed document holds no undefined). */
+function valueAt(document: unknown, pointer: string): unknown {
+  try {
+    return jsonpatch.getValueByPointer(document, pointer);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * fast-json-patch's checks of one operation, except that `copy` and `move` find their `from`
+ * with a lookup: its own check of `from` applies a clone of the whole document, so a patch of
+ * many moves cost operations × document size.
+ */
+function validateOperation(
+  op: JsonPatchOperation & { from?: unknown },
+  index: number,
+  document: unknown,
+  existingPathFragment: string,
+): void {
+  if (op.op !== "copy" && op.op !== "move") {
+    jsonpatch.validator(op, index, document, existingPathFragment);
+    return;
+  }
+  jsonpatch.validator(op, index);
+  if (valueAt(document, op.from as string) === undefined) {
+    throw new jsonpatch.JsonPatchError(
+      "Cannot perform the operation from a path that does not exist",
+      "OPERATION_FROM_UNRESOLVABLE",
+      index,
+      op,
+      document,
+    );
+  }
+}
+
+/**
+ * Refuses (413) a patched object larger than a request body may be: a patch, unlike a body,
+ * can make an object of any size from a small request, and every later read would carry it.
+ */
+export function refuseOversizedResult(obj: unknown): void {
+  const size = Buffer.byteLength(JSON.stringify(obj) ?? "");
+  if (size > MAX_BODY_BYTES) {
+    throw errors.entityTooLarge(
+      `the patched object is ${size} bytes of JSON, more than the ${MAX_BODY_BYTES} a request may carry`,
+    );
   }
 }
 

@@ -41,6 +41,12 @@ export interface ServerConfig extends OperationsConfig, AuditOptions {
    * gives the client's address (rate limits; not the audit's sourceIPs); default none (server/trusted-proxies.ts).
    */
   trustedProxies?: string[];
+  /**
+   * `--allow-local-endpoints`: endpoints users set (a virtual cluster's, a cluster's agent, the
+   * servers of clusters' kubeconfigs) may be loopback, link-local or this host's own addresses
+   * (default: refused; docs/security.md). For tests and single-machine setups.
+   */
+  allowLocalEndpoints?: boolean;
   /** Failed authentications per source address per minute before 429 (default 30). */
   maxFailedAuthPerMinute?: number;
   logLevel?: string;

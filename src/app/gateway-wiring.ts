@@ -16,6 +16,7 @@ export async function startGateway(
   access: AccessControl,
   cas: VirtualClusterCaStore,
   proxies: TrustedProxies,
+  allowLocalEndpoints: boolean,
 ): Promise<ClusterGateway> {
   const gateway = new ClusterGateway({
     registry,
@@ -31,6 +32,7 @@ export async function startGateway(
     cas,
     audit: access.audit,
     clientAddress: proxies.trust && ((req) => proxies.clientAddress(req)),
+    endpoints: { allowLocal: allowLocalEndpoints },
   });
   await gateway.start();
   return gateway;

@@ -50,6 +50,7 @@ export function assembleRegistry(
       projects: (name) => registry.store("projects").read(undefined, name),
       uidOf: async (kind, ns, name) => (await registry.storeOfKind(kind)?.read(ns, name))?.metadata.uid,
       maxKeyTtlSeconds: config.maxKeyTtlSeconds,
+      allowLocalEndpoints: config.allowLocalEndpoints === true,
     }),
   );
   const registry = new Registry(storage, kinds, admission);

@@ -105,7 +105,14 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const subresources = new Map<string, SubresourceHandler>(accessKeySubresources(registry, identity));
   registerVirtualClusterActions(subresources, { registry, cas, events: events.recorder });
   const watchStreams = new WatchStreams();
-  const gateway = await startGateway(registry, informers, access, cas, trustedProxies);
+  const gateway = await startGateway(
+    registry,
+    informers,
+    access,
+    cas,
+    trustedProxies,
+    config.allowLocalEndpoints === true,
+  );
   // From the stop signal on, /readyz fails; `closing` once the drain begins (after --shutdown-delay).
   let stopRequested = false;
   let closing = false;

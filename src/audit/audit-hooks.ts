@@ -2,9 +2,16 @@
 import type { FastifyInstance } from "fastify";
 import { onRequestDone } from "../server/request-done.js";
 import type { WatchStreams } from "../server/watch-stream.js";
-import type { AuditLog } from "./audit-log.js";
+import type { AuditLog, BodiesAuditable } from "./audit-log.js";
 
-export function installAuditHooks(app: FastifyInstance, audit: AuditLog, watches: WatchStreams): void {
+/** `bodiesAuditable`: which requests' bodies may be logged (src/server/audited-bodies.ts). */
+export function installAuditHooks(
+  app: FastifyInstance,
+  audit: AuditLog,
+  watches: WatchStreams,
+  bodiesAuditable: BodiesAuditable,
+): void {
+  audit.bodiesAuditable = bodiesAuditable;
   watches.started = (request) => audit.responseStarted(request, 200);
   app.addHook("onSend", async (request, _reply, payload) => {
     if (typeof payload === "string" && audit.wantsResponse(request)) audit.noteResponse(request, payload);

@@ -4,9 +4,13 @@
  * ResponseStarted (watches, when the stream starts) and ResponseComplete; the level of each
  * request comes from the audit policy (audit-policy.ts, Metadata for everything without one).
  *
- * Request and response bodies appear only at the Request and RequestResponse levels, and never
- * for the kinds that carry secret values (shared secrets, access keys, tokens) or for any
- * subresource (accesskeys, kubeconfigs): whatever the policy says, those events stay at Metadata.
+ * Request and response bodies appear only at the Request and RequestResponse levels, and only
+ * for what the server says is safe to keep (`bodiesAuditable`, src/server/audited-bodies.ts): a
+ * request to a served kind that carries no secret values, without a subresource. Never for any
+ * other path (the console's sign-in, single sign-on, the backup: as kube-apiserver, which logs
+ * objects only from its resource handlers), the kinds that carry secret values (shared secrets,
+ * access keys, tokens) or a subresource (accesskeys, kubeconfigs): whatever the policy says.
+ * Nor does `requestURI` keep the query values of a path that is no resource (SSO's codes).
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
@@ -53,8 +57,11 @@ export function describeRequest(method: string, url: string): RequestDescription
   return { verb: requestVerb(method, !!name, watch), resource, subresource, namespace, name };
 }
 
-/** Kinds whose bodies carry secret values: never logged, whatever the policy. */
-const SECRET_BEARING_RESOURCES = new Set(["sharedsecrets", "ownedaccesskeys", "directclusterendpointtokens"]);
+/**
+ * Whether the bodies of a request may be logged: the server resolves the path as its handler
+ * will. Until it is told (and for every request it does not serve from a resource handler), no.
+ */
+export type BodiesAuditable = (method: string, url: string) => boolean;
 
 export interface AuditOptions {
   /** `--audit-policy-file`: kube's Policy (YAML or JSON). */
@@ -80,6 +87,8 @@ interface AuditedRequest {
 interface Pending {
   user: UserInfo;
   level: AuditLevel;
+  /** Whether its bodies may be logged (its level asks for them and bodiesAuditable allows them). */
+  bodies: boolean;
   omit: readonly AuditStage[];
   received: string;
   responseObject?: unknown;
@@ -96,6 +105,8 @@ export class AuditLog {
   private readonly file?: RotatingFile;
   private readonly policy: AuditPolicy;
   private readonly pending = new WeakMap<object, Pending>();
+  /** Set by the server (src/audit/audit-hooks.ts); nothing's bodies are logged before. */
+  bodiesAuditable: BodiesAuditable = () => false;
 
   constructor(target: string, options: AuditOptions = {}) {
     this.policy = options.auditPolicyFile ? loadAuditPolicy(options.auditPolicyFile) : METADATA_POLICY;
@@ -108,8 +119,7 @@ export class AuditLog {
   /** Remembers who made a request and writes its RequestReceived event. */
   noteCaller(request: object, user: UserInfo): void {
     const r = request as AuditedRequest;
-    const { level, omit } = this.levelOf(r, user);
-    const pending: Pending = { user, level, omit, received: new Date().toISOString() };
+    const pending: Pending = { user, ...this.levelOf(r, user), received: new Date().toISOString() };
     this.pending.set(request, pending);
     this.emit(r, pending, "RequestReceived");
   }
@@ -117,7 +127,7 @@ export class AuditLog {
   /** Whether the response body should be kept for the ResponseComplete event (RequestResponse level). */
   wantsResponse(request: object): boolean {
     const p = this.pending.get(request);
-    return !!p && p.level === "RequestResponse" && bodiesAllowed(request as AuditedRequest);
+    return !!p && p.level === "RequestResponse" && p.bodies;
   }
 
   /** The response body of a RequestResponse-level request (JSON text). */
@@ -178,7 +188,10 @@ export class AuditLog {
     else process.stdout.write(line);
   }
 
-  private levelOf(r: AuditedRequest, user: UserInfo): { level: AuditLevel; omit: readonly AuditStage[] } {
+  private levelOf(
+    r: AuditedRequest,
+    user: UserInfo,
+  ): { level: AuditLevel; omit: readonly AuditStage[]; bodies: boolean } {
     const d = describeRequest(r.method ?? "GET", r.url ?? "");
     const resourceRequest = GROUP_PATH.test((r.url ?? "").split("?")[0] ?? "");
     const rule = matchRule(this.policy, {
@@ -192,7 +205,10 @@ export class AuditLog {
       name: d.name ?? "",
       path: (r.url ?? "").split("?")[0] ?? "",
     });
-    return { level: rule?.level ?? "None", omit: [...this.policy.omitStages, ...(rule?.omitStages ?? [])] };
+    const level = rule?.level ?? "None";
+    const bodies =
+      (level === "Request" || level === "RequestResponse") && this.bodiesAuditable(r.method ?? "GET", r.url ?? "");
+    return { level, omit: [...this.policy.omitStages, ...(rule?.omitStages ?? [])], bodies };
   }
 
   private emit(r: AuditedRequest, p: Pending, stage: AuditStage, code?: number, message?: string): void {
@@ -200,14 +216,13 @@ export class AuditLog {
     const url = r.url ?? "";
     const d = describeRequest(r.method ?? "GET", url);
     const resourceRequest = GROUP_PATH.test(url.split("?")[0] ?? "");
-    const bodies = bodiesAllowed(r);
     const event = {
       kind: "Event",
       apiVersion: "audit.k8s.io/v1",
       level: p.level,
       auditID: r.id ?? randomUUID(),
       stage,
-      requestURI: url,
+      requestURI: auditedURI(url, resourceRequest),
       verb: d.verb,
       ...usersOf(p.user),
       sourceIPs: sourceIPsOf(r),
@@ -225,8 +240,10 @@ export class AuditLog {
           }
         : {}),
       ...(code !== undefined ? { responseStatus: { metadata: {}, ...(message ? { message } : {}), code } } : {}),
-      ...(p.level !== "Metadata" && bodies && r.body !== undefined ? requestObjectOf(r) : {}),
-      ...(stage === "ResponseComplete" && p.responseObject !== undefined ? { responseObject: p.responseObject } : {}),
+      ...(p.bodies && r.body !== undefined ? requestObjectOf(r) : {}),
+      ...(p.bodies && stage === "ResponseComplete" && p.responseObject !== undefined
+        ? { responseObject: p.responseObject }
+        : {}),
       requestReceivedTimestamp: p.received,
       stageTimestamp: new Date().toISOString(),
       ...(p.user.credential?.name
@@ -250,9 +267,19 @@ function usersOf(user: UserInfo): { user: AuditUser | Record<string, never>; imp
   return { user: { username: user.impersonatedBy }, impersonatedUser: self };
 }
 
-function bodiesAllowed(r: AuditedRequest): boolean {
-  const d = describeRequest(r.method ?? "GET", r.url ?? "");
-  return !SECRET_BEARING_RESOURCES.has(d.resource) && !d.subresource;
+/**
+ * The URL as logged: whole for a resource request (its query is list options: selectors,
+ * resourceVersion, dryRun), but never a credential some client put in `access_token`; for any
+ * other path the query's names only (a sign-in callback's `code` and `state` are credentials).
+ */
+function auditedURI(url: string, resourceRequest: boolean): string {
+  const at = url.indexOf("?");
+  if (at < 0) return url;
+  const query = new URLSearchParams(url.slice(at + 1));
+  const redacted = [...query.keys()].filter((k) => !resourceRequest || k === "access_token");
+  if (redacted.length === 0) return url;
+  for (const k of redacted) query.set(k, "redacted");
+  return `${url.slice(0, at)}?${query.toString()}`;
 }
 
 function requestObjectOf(r: AuditedRequest): { requestObject?: unknown } {

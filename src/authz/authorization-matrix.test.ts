@@ -354,8 +354,20 @@ describe("authorization matrix", () => {
         "alice",
         "POST",
         "namespaces/p-web/virtualclusterinstances",
-        { metadata: { name: "vcx" }, spec: { access: [{ verbs: ["*"], users: ["*"] }] } },
-        "allowed: members hold every verb on their instances",
+        {
+          metadata: { name: "vcx" },
+          spec: {
+            access: [{ verbs: ["get", "list", "watch", "update", "patch", "delete", "use", "bind"], users: ["*"] }],
+          },
+        },
+        "allowed: members hold every verb on their instances but administer",
+      ],
+      [
+        "alice",
+        "POST",
+        "namespaces/p-web/virtualclusterinstances",
+        { metadata: { name: "vcy" }, spec: { access: [{ verbs: ["*"], users: ["*"] }] } },
+        "access rule granting administer (*), which a plain member does not hold",
       ],
       [
         "bob",

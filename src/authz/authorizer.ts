@@ -7,6 +7,7 @@ import { type ProjectSpec, projectOfNamespace } from "../kinds/project/project.j
 import type { Informer } from "../registry/informer.js";
 import type { UserInfo } from "../registry/request-context.js";
 import type { Authorizer, Decision, RequestAttributes } from "./contract.js";
+import { ADMIN_PATHS, VIEW_PATHS } from "./role-paths.js";
 import { isRestricting, type Scope, scopeAllows } from "./scope.js";
 
 export const ADMIN_ROLE = "platform-management-admin";
@@ -14,8 +15,25 @@ export const VIEW_ROLE = "platform-management-view";
 
 /** Kinds whose objects carry access[] rules (docs/permissions.md). */
 export const ACCESS_RULE_RESOURCES = new Set(["clusters", "sharedsecrets", "projects", "virtualclusterinstances"]);
+/**
+ * Setting where other users' traffic or tokens go on a Cluster or VirtualClusterInstance (its
+ * endpoint annotations, a cluster's kubeconfig reference): more than `update`, asked by admission
+ * (admission/endpoint-settings.ts). Admins hold it, an access rule grants it, and on an instance
+ * a project member with `platform-management-admin`; a plain project member does not.
+ */
+export const ADMINISTER_VERB = "administer";
 /** Every verb an access rule can name; `*` stands for all of them. */
-export const ACCESS_VERBS = ["get", "list", "watch", "update", "patch", "delete", "use", "bind"] as const;
+export const ACCESS_VERBS = [
+  "get",
+  "list",
+  "watch",
+  "update",
+  "patch",
+  "delete",
+  "use",
+  "bind",
+  ADMINISTER_VERB,
+] as const;
 const READ_VERBS = new Set(["get", "list", "watch"]);
 /**
  * KEP-3926's verb: removing an object whose stored value does not decode, without decoding it
@@ -23,9 +41,6 @@ const READ_VERBS = new Set(["get", "list", "watch"]);
  * it: access rules and memberships do not grant it (their object may be the corrupt one).
  */
 export const UNSAFE_DELETE_VERB = "unsafe-delete-ignore-read-errors";
-/** Non-resource paths that need a role (kube-apiserver gives /metrics to monitoring only). */
-const VIEW_PATHS = new Set(["/metrics"]);
-const ADMIN_PATHS = new Set(["/kubernetes/management/backup"]); // src/backup/backup-route.ts
 
 /**
  * Non-resource paths for every authenticated caller, as kube's system:discovery, basic-user and
@@ -233,7 +248,8 @@ export class PlatformAuthorizer implements Authorizer {
 
   /**
    * Project members read their project and manage the instances in its namespace; a member
-   * with `platform-management-admin` also manages the project, one with `-view` only reads.
+   * with `platform-management-admin` also manages the project and administers its instances,
+   * one with `-view` only reads.
    */
   private membershipGrants(user: UserInfo, a: RequestAttributes): boolean {
     let projectName: string | undefined;
@@ -250,7 +266,7 @@ export class PlatformAuthorizer implements Authorizer {
     if (role === undefined) return false;
     if (role === ADMIN_ROLE) return true;
     if (role === VIEW_ROLE || onProject) return READ_VERBS.has(a.verb);
-    return true;
+    return a.verb !== ADMINISTER_VERB;
   }
 }
 

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { Scope, ScopeRule } from "../api/schema/common.js";
 import { projectOfNamespace } from "../kinds/project/project.js";
 import type { RequestAttributes } from "./contract.js";
+import { isRolePath } from "./role-paths.js";
 
 /** A key's or token's scope (docs/permissions.md), as ScopeSchema admits it. */
 export type { Scope, ScopeRule };
@@ -31,7 +32,10 @@ const READ_VERBS = new Set(["get", "list", "watch"]);
 export function scopeAllows(scope: Scope, who: ScopeSubject, a: RequestAttributes): boolean {
   if (!a.resourceRequest) {
     // Discovery, version, openapi: what every client (kubectl included) needs to talk at all.
-    return true;
+    // The paths a role keeps (/metrics, the backup) serve the whole server's state, far beyond
+    // any project or resource a scope names: only a rule naming them in nonResourceURLs reaches them.
+    if (!isRolePath(a.path ?? "")) return true;
+    return (scope.rules ?? []).some((rule) => ruleAllows(rule, a));
   }
   // The self reviews (kubectl auth can-i, auth whoami) answer what this credential itself may
   // do, under this scope: nothing beyond it is shown, so every scope allows asking, as every

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { Command } from "commander";
 import { addOidcOptions, oidcConfigOf } from "./oidc-options.js";
-import { applyServerConfigFile } from "./server-config-file.js";
+import { applyServerConfigFile, switchValue } from "./server-config-file.js";
 
 const dir = mkdtempSync(join(tmpdir(), "platform-config-file-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -18,6 +18,7 @@ function parse(args: string[], yaml: string): Record<string, string | undefined>
       .exitOverride()
       .option("--listen <hostport>", "", "0.0.0.0:8443")
       .option("--data-dir <dir>", "", "./data")
+      .option("--allow-local-endpoints")
       .option("--config <file>"),
   );
   command.parse([...args, "--config", file], { from: "user" });
@@ -49,6 +50,18 @@ oidc:
     assert.equal(oidc?.loginKeyTtlSeconds, 600);
     assert.equal(oidc?.usernameClaim, "preferred_username");
     assert.deepEqual(oidc?.scopes, ["openid", "profile", "email", "groups", "offline_access"]);
+  });
+
+  it("a switch is on from the command line or `true` in the file, off by default or with `false`", () => {
+    const on = (args: string[], yaml: string) =>
+      switchValue(parse(args, yaml).allowLocalEndpoints, "--allow-local-endpoints");
+    assert.equal(on([], "listen: 0.0.0.0:1\n"), false);
+    assert.equal(on([], "allow-local-endpoints: true\n"), true);
+    assert.equal(on([], "allow-local-endpoints: false\n"), false);
+    assert.equal(on(["--allow-local-endpoints"], "allow-local-endpoints: false\n"), true);
+    assert.throws(() => on([], "allow-local-endpoints: yes-please\n"), {
+      message: '--allow-local-endpoints takes no value (in --config: true or false), got "yes-please"',
+    });
   });
 
   it("accepts top-level oidc-* keys too", () => {

@@ -28,6 +28,16 @@ export function applyServerConfigFile(command: Command, file: string): void {
   }
 }
 
+/**
+ * A switch's value: given on the command line it is `true`; from the file, where every value
+ * arrives as text, `true` or `false`.
+ */
+export function switchValue(value: string | boolean | undefined, flag: string): boolean {
+  if (value === undefined || value === false || value === "false") return false;
+  if (value === true || value === "true") return true;
+  throw new Error(`${flag} takes no value (in --config: true or false), got "${value}"`);
+}
+
 function flatten(doc: Record<string, unknown>, file: string): Array<[string, unknown]> {
   const out: Array<[string, unknown]> = [];
   for (const [key, value] of Object.entries(doc)) {

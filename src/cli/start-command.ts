@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import type { ServerConfig } from "../app/config.js";
 import { addOidcOptions, oidcConfigOf } from "./oidc-options.js";
-import { applyServerConfigFile } from "./server-config-file.js";
+import { applyServerConfigFile, switchValue } from "./server-config-file.js";
 
 /**
  * How long a stop signal waits, beyond the grace period given to requests in flight, for the
@@ -137,6 +137,10 @@ export function registerStartCommand(program: Command): void {
       "proxies/load balancers whose X-Forwarded-For gives the client address, as CIDR[,CIDR...] (default: none)",
     )
     .option(
+      "--allow-local-endpoints",
+      "let endpoints users set (a virtual cluster's, a cluster's agent or kubeconfig server) be loopback, link-local or this host's own addresses; for tests and single-machine setups (default: refused)",
+    )
+    .option(
       "--workers <n>",
       "server processes sharing --listen, each a replica (etcd storage only); auto: one per CPU",
       "1",
@@ -200,6 +204,7 @@ Examples:
           : undefined,
         metricsListen: opts.metricsListen ? parseListen(opts.metricsListen, "--metrics-listen") : undefined,
         trustedProxies: opts.trustedProxies?.split(","),
+        allowLocalEndpoints: switchValue(opts.allowLocalEndpoints, "--allow-local-endpoints"),
       };
       assertWorkersAllowed(workers, {
         storage: config.storage,

@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { parse } from "yaml";
+import { DIRECT_ENDPOINT_ANNOTATION } from "../api/endpoint-annotations.js";
+import { systemContext } from "../registry/request-context.js";
 import { type CliRun, runCli } from "../testing/cli-run.js";
 import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
@@ -23,7 +25,10 @@ describe("platform use cluster", () => {
   let aliceKey: string;
 
   before(async () => {
-    [server, cluster] = await Promise.all([startTestServer(), FakeClusterApiServer.start()]);
+    [server, cluster] = await Promise.all([
+      startTestServer({ allowLocalEndpoints: true }),
+      FakeClusterApiServer.start(),
+    ]);
     cluster.add("pods", "default", "web-1");
     const post = async (path: string, body: unknown) => {
       const res = await server.request("POST", `${GROUP_PATH}/${path}`, { body });
@@ -95,6 +100,25 @@ describe("platform use cluster", () => {
     const v = await cli(home, ["use", "vcluster", "dev", "--project", "web"]);
     assert.equal(v.code, 1);
     assert.match(v.stderr, /may not use virtual cluster dev in project web/);
+  });
+
+  it("use cluster --direct sends no token to an agent URL that is not https (one stored before the server checked)", async () => {
+    await server.request("POST", `${GROUP_PATH}/clusters`, {
+      body: {
+        metadata: { name: "legacy" },
+        spec: { local: true, access: [{ verbs: ["get", "use"], users: ["alice"] }] },
+      },
+    });
+    // The API refuses http:// there now; the registry's own writes skip admission, as old data did.
+    await server.registry.store("clusters").guaranteedUpdate(systemContext(), undefined, "legacy", (obj) => {
+      obj.metadata.annotations = { [DIRECT_ENDPOINT_ANNOTATION]: "http://agent.example.com" };
+      return obj;
+    });
+    const r = await cli(home, ["use", "cluster", "legacy", "--direct"]);
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(r.stderr, /agent endpoint http:\/\/agent\.example\.com is not https: no token is sent there/);
+    const kubeconfig = join(home, "kubeconfig");
+    assert.ok(!existsSync(kubeconfig) || !readFileSync(kubeconfig, "utf8").includes("agent.example.com"));
   });
 
   it("use cluster --direct needs the agent's URL on the cluster", async () => {

@@ -1,15 +1,11 @@
 import type { Command } from "commander";
+import { DIRECT_ENDPOINT_ANNOTATION, DIRECT_ENDPOINT_CA_ANNOTATION } from "../api/endpoint-annotations.js";
 import { perServerName } from "../support/kubeconfig-names.js";
 import { type ApiClient, GROUP_API, type Json } from "./api-client.js";
 import { loggedInClient, verbCommand } from "./common.js";
 import { requireLogin } from "./config.js";
 import { CliError } from "./errors.js";
 import { addLoginContext, kubeconfigPath, mergeContext } from "./kubeconfig.js";
-
-/** Cluster annotation: the URL of the cluster's agent (`platform agent`), for direct connections. */
-const DIRECT_ENDPOINT_ANNOTATION = "management.platform/direct-cluster-endpoint";
-/** Cluster annotation: base64 PEM of the CA that signed the agent's serving certificate (optional). */
-const DIRECT_ENDPOINT_CA_ANNOTATION = "management.platform/direct-cluster-endpoint-ca";
 
 const SSAR = "/kubernetes/management/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
 
@@ -109,6 +105,10 @@ async function useDirect(name: string, opts: UseOptions & { ttl: string }): Prom
   const endpoint = cluster?.metadata?.annotations?.[DIRECT_ENDPOINT_ANNOTATION] as string | undefined;
   if (!endpoint) {
     throw new CliError(`cluster ${name} has no agent: its annotation ${DIRECT_ENDPOINT_ANNOTATION} is not set`);
+  }
+  // The server accepts only https there; one written before it checked gets no token either.
+  if (!/^https:\/\//i.test(endpoint)) {
+    throw new CliError(`cluster ${name}'s agent endpoint ${endpoint} is not https: no token is sent there`);
   }
   const ttl = Number(opts.ttl);
   if (!Number.isInteger(ttl) || ttl <= 0) throw new CliError(`--ttl must be a positive number of seconds`, 2);

@@ -12,8 +12,10 @@ import type { Registry } from "../registry/registry.js";
 import type { RequestContext, UserInfo } from "../registry/request-context.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
 import { peerAddress } from "../server/trusted-proxies.js";
+import { EndpointNotAllowedError } from "../support/guarded-lookup.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import { ClusterUpstreams } from "./cluster-upstreams.js";
+import type { EndpointPolicy } from "./endpoint-policy.js";
 import { auditForwarded } from "./gateway-audit.js";
 import { GatewayHandler, type Resolved, refusing } from "./gateway-handler.js";
 import { type GatewayTarget, gatewayScopeAllows } from "./gateway-scope.js";
@@ -43,6 +45,8 @@ export interface ClusterGatewayDeps {
   audit?: AuditLog;
   /** The client's address (`--trusted-proxies`, server/trusted-proxies.ts); default the socket's peer. */
   clientAddress?: (req: IncomingMessage) => string;
+  /** Where clusters' and virtual clusters' endpoints may lead (`--allow-local-endpoints`). */
+  endpoints: EndpointPolicy;
 }
 
 /**
@@ -61,8 +65,13 @@ export class ClusterGateway {
   private fromMemory = 0;
 
   constructor(private readonly deps: ClusterGatewayDeps) {
-    this.clusters = new ClusterUpstreams(deps.registry, deps.informers);
-    this.vclusters = new VirtualClusterUpstreams(deps.registry, deps.cas, (n) => this.clusters.cluster(n));
+    this.clusters = new ClusterUpstreams(deps.registry, deps.informers, deps.endpoints);
+    this.vclusters = new VirtualClusterUpstreams(
+      deps.registry,
+      deps.cas,
+      (n) => this.clusters.cluster(n),
+      deps.endpoints,
+    );
     this.handler = new GatewayHandler(
       (req) => this.resolve(req),
       (r) => auditForwarded(deps.audit, r),
@@ -203,7 +212,12 @@ export class ClusterGateway {
     await this.authorizeUse(user, target, method, path + query, VCIS, namespace, name, instance);
     if (!instance) throw errors.notFound(VCIS, name);
     const who = impersonationFor(user);
-    const upstream = await this.vclusters.upstream(instance, who.user, who.groups);
+    const upstream = await this.vclusters.upstream(instance, who.user, who.groups).catch((err) => {
+      if (!(err instanceof EndpointNotAllowedError)) throw err;
+      throw errors.unavailable(
+        `virtual cluster ${namespace}/${name} cannot be used (EndpointNotAllowed): ${err.message}`,
+      );
+    });
     return {
       forward: { upstream, path: path + query },
       user,

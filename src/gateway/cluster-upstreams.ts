@@ -7,6 +7,8 @@ import {
 import type { Informer } from "../registry/informer.js";
 import type { Registry } from "../registry/registry.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
+import { EndpointNotAllowedError } from "../support/guarded-lookup.js";
+import type { EndpointPolicy } from "./endpoint-policy.js";
 import { retireUpstream, type Upstream, upstreamFromKubeConfig } from "./upstream.js";
 
 /**
@@ -26,6 +28,8 @@ export class ClusterUpstreams {
   constructor(
     private readonly registry: Registry,
     informers: SharedInformers,
+    /** Where the kubeconfig's server may lead: its writers steer every user's requests there. */
+    private readonly policy: EndpointPolicy,
   ) {
     this.clusters = informers.for("clusters");
     this.secrets = informers.for("sharedsecrets");
@@ -97,8 +101,9 @@ export class ClusterUpstreams {
     const client = await clusterClient(this.registry, cluster);
     try {
       // In-cluster config (spec.local) refers to the service account's token and CA files.
-      return upstreamFromKubeConfig(client.kubeConfig);
+      return upstreamFromKubeConfig(client.kubeConfig, this.policy);
     } catch (err) {
+      if (err instanceof EndpointNotAllowedError) throw new ClusterConnectionError("EndpointNotAllowed", err.message);
       throw new ClusterConnectionError("InClusterConfigNotFound", (err as Error).message);
     }
   }

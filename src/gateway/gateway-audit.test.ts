@@ -22,7 +22,10 @@ describe("cluster gateway with an audit log", () => {
   const get = (token: string, path = POD) => server.request("GET", `/kubernetes/cluster/c1${path}`, { token });
 
   before(async () => {
-    [cluster, server] = await Promise.all([FakeClusterApiServer.start(), startTestServer({ auditLog: auditFile })]);
+    [cluster, server] = await Promise.all([
+      FakeClusterApiServer.start(),
+      startTestServer({ auditLog: auditFile, allowLocalEndpoints: true }),
+    ]);
     cluster.add("pods", "default", "web-1");
     await postObject(server, "users", { metadata: { name: "alice" }, spec: {} });
     await postObject(server, "users", { metadata: { name: "bob" }, spec: {} });

@@ -19,8 +19,9 @@ export interface ForwardedRequest {
 /** The gateway's and the agent's single call into the audit log (and the gateway request count). */
 export function auditForwarded(audit: Pick<AuditLog, "write"> | undefined, r: ForwardedRequest): void {
   // Refusals are not counted by target: their path is the caller's to choose, and a made-up
-  // cluster name per request would grow the metric without bound.
-  if (r.code !== 401 && r.code !== 403 && r.code !== 404) countGatewayRequest(r.target, r.code);
+  // cluster name per request would grow the metric without bound. Nor is any request of a
+  // caller not authenticated (no user: 401, 429 and whatever else answers before it is known).
+  if (r.user && r.code !== 401 && r.code !== 403 && r.code !== 404) countGatewayRequest(r.target, r.code);
   if (!audit) return;
   audit.write({
     time: new Date().toISOString(),

@@ -51,7 +51,7 @@ describe("cluster gateway: requests answered from memory", () => {
     [first, second, server] = await Promise.all([
       FakeClusterApiServer.start(),
       FakeClusterApiServer.start(),
-      startTestServer(),
+      startTestServer({ allowLocalEndpoints: true }),
     ]);
     for (const c of [first, second]) c.add("pods", "default", "web-1");
     await postObject(server, "users", { metadata: { name: "alice" }, spec: { groups: ["qa"] } });

@@ -15,7 +15,7 @@ describe("cluster gateway faults", () => {
     [slow, fast, server] = await Promise.all([
       FakeClusterApiServer.start(),
       FakeClusterApiServer.start(),
-      startTestServer(),
+      startTestServer({ allowLocalEndpoints: true }),
     ]);
     await connectCluster(server, "slow", slow);
     await connectCluster(server, "fast", fast);

@@ -38,7 +38,7 @@ describe("cluster gateway with kubectl", () => {
 
   before(async () => {
     cluster = await FakeClusterApiServer.start();
-    server = await startTestServer({ auditLog: auditFile });
+    server = await startTestServer({ auditLog: auditFile, allowLocalEndpoints: true });
     gateway = { url: `${server.url}/kubernetes/cluster/c1`, caPem: server.caPem ?? "", dir: server.dataDir };
     await post("teams", { metadata: { name: "devs" }, spec: { users: ["alice"] } });
     await post("users", { metadata: { name: "alice" }, spec: { groups: ["qa"] } });

@@ -16,7 +16,10 @@ describe("cluster gateway while the server stops", () => {
   const PODS = "/kubernetes/cluster/c1/api/v1/namespaces/default/pods";
 
   before(async () => {
-    [cluster, server] = await Promise.all([FakeClusterApiServer.start(), startTestServer()]);
+    [cluster, server] = await Promise.all([
+      FakeClusterApiServer.start(),
+      startTestServer({ allowLocalEndpoints: true }),
+    ]);
     cluster.add("pods", "default", "web-1");
     await postObject(server, "users", { metadata: { name: "alice" }, spec: {} });
     await connectCluster(server, "c1", cluster, { access: [{ verbs: ["use"], users: ["alice"] }] });

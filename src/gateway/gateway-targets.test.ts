@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { stringify } from "yaml";
+import { VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION } from "../api/endpoint-annotations.js";
 import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
 import { FakeKubeApiServer } from "../testing/fake-kube-apiserver.js";
 import { connectCluster, kubectlAt, postObject } from "../testing/gateway-fixture.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
-import { VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION } from "./vcluster-upstreams.js";
 
 /**
  * The gateway's two other kinds of target: a second platform server as the connected cluster
@@ -25,7 +25,11 @@ describe("cluster gateway targets", () => {
     kubectlAt({ url: `${server.url}${base}`, caPem: server.caPem ?? "", dir: server.dataDir }, token, args);
 
   before(async () => {
-    [server, downstream, host] = await Promise.all([startTestServer(), startTestServer(), FakeKubeApiServer.start()]);
+    [server, downstream, host] = await Promise.all([
+      startTestServer({ allowLocalEndpoints: true }),
+      startTestServer(),
+      FakeKubeApiServer.start(),
+    ]);
     // The downstream platform: its own users and rules decide what the impersonated name sees.
     for (const name of ["alice", "carol"]) await post(downstream, "users", { metadata: { name }, spec: {} });
     await post(downstream, "clusters", {

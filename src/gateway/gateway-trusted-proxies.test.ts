@@ -26,7 +26,7 @@ describe("cluster gateway behind trusted proxies", () => {
   before(async () => {
     [cluster, server] = await Promise.all([
       FakeClusterApiServer.start(),
-      startTestServer({ auditLog: auditFile, trustedProxies: [`${PROXY}/32`] }),
+      startTestServer({ auditLog: auditFile, trustedProxies: [`${PROXY}/32`], allowLocalEndpoints: true }),
     ]);
     cluster.add("pods", "default", "web-1");
     await postObject(server, "users", { metadata: { name: "alice" }, spec: {} });

@@ -106,7 +106,10 @@ describe("gateway upgrades: bytes sent with the 101", () => {
       .filter((l) => l.path?.endsWith("/pods/p/exec"));
 
   before(async () => {
-    [cluster, server] = await Promise.all([startEarlyCluster(), startTestServer({ auditLog: auditFile })]);
+    [cluster, server] = await Promise.all([
+      startEarlyCluster(),
+      startTestServer({ auditLog: auditFile, allowLocalEndpoints: true }),
+    ]);
     await connectCluster(server, "early", cluster);
   });
   after(async () => {

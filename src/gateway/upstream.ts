@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { createSecureContext } from "node:tls";
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Pool } from "undici";
+import { allowedEndpoint, type EndpointPolicy } from "./endpoint-policy.js";
 
 /**
  * Where forwarded requests go and with which credentials: a base URL, one keep-alive
@@ -48,8 +49,14 @@ function loadUndici(): typeof import("undici") {
 /** Sockets kept open per upstream when idle; busy watches hold their own. */
 const MAX_FREE_SOCKETS = 64;
 
-export function makeUpstream(server: string, tls: UpstreamTls, headers: Record<string, string>): Upstream {
-  const base = new URL(server);
+export function makeUpstream(
+  server: string,
+  tls: UpstreamTls,
+  headers: Record<string, string>,
+  policy?: EndpointPolicy,
+): Upstream {
+  // Without a policy: the agent's own kubeconfig, which its operator gave it.
+  const { base, lookup } = policy ? allowedEndpoint(server, policy) : { base: new URL(server), lookup: undefined };
   const pathPrefix = base.pathname.replace(/\/+$/, "");
   // One TLS context for every connection of both pools: otherwise each new socket parses the CA
   // and the client certificate again.
@@ -61,9 +68,15 @@ export function makeUpstream(server: string, tls: UpstreamTls, headers: Record<s
     secureContext,
     rejectUnauthorized,
     servername: tls.serverName,
+    ...(lookup ? { lookup } : {}),
   });
   const pool = new (loadUndici().Pool)(base.origin, {
-    connect: { secureContext, rejectUnauthorized, ...(tls.serverName ? { servername: tls.serverName } : {}) },
+    connect: {
+      secureContext,
+      rejectUnauthorized,
+      ...(tls.serverName ? { servername: tls.serverName } : {}),
+      ...(lookup ? { lookup } : {}),
+    },
     // Idle sockets are closed before a Kubernetes API server (or node's default 5 s) would.
     keepAliveTimeout: 4_000,
     headersTimeout: 0,
@@ -77,7 +90,7 @@ export function makeUpstream(server: string, tls: UpstreamTls, headers: Record<s
  * File references are read (the agent's own kubeconfig); the platform's cluster secrets are
  * validated to hold inline data only (cluster-connection.ts) before they get here.
  */
-export function upstreamFromKubeConfig(kc: KubeConfig): Upstream {
+export function upstreamFromKubeConfig(kc: KubeConfig, policy?: EndpointPolicy): Upstream {
   const cluster = kc.getCurrentCluster();
   const user = kc.getCurrentUser();
   if (!cluster) throw new Error("the kubeconfig has no current cluster");
@@ -101,6 +114,7 @@ export function upstreamFromKubeConfig(kc: KubeConfig): Upstream {
       serverName: cluster.tlsServerName,
     },
     headers,
+    policy,
   );
 }
 

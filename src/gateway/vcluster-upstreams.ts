@@ -1,3 +1,4 @@
+import { INGRESS_SUFFIX_ANNOTATION, VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION } from "../api/endpoint-annotations.js";
 import { errors } from "../api/errors.js";
 import { type KubeObject, specOf, statusOf } from "../api/object.js";
 import { createClientCertificate } from "../crypto/certificates.js";
@@ -7,17 +8,10 @@ import type {
   VirtualClusterInstanceStatus,
 } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { Registry } from "../registry/registry.js";
-import { INGRESS_SUFFIX_ANNOTATION } from "../virtualclusters/actions.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import { connect, readVirtualClusterCa } from "../virtualclusters/remote.js";
+import type { EndpointPolicy } from "./endpoint-policy.js";
 import { makeUpstream, retireUpstream, type Upstream } from "./upstream.js";
-
-/**
- * Annotation on a VirtualClusterInstance: the URL of its API server as the platform reaches it
- * (for example an in-cluster service address). Without it the gateway uses the ingress host the
- * kube config action hands out: `https://<instance>-<project>.<ingress-suffix of the cluster>`.
- */
-export const VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION = "management.platform/virtual-cluster-endpoint";
 
 /** Client certificates the gateway makes live this long, and are reused for half of it. */
 const CERT_VALIDITY_SECONDS = 86_400;
@@ -37,6 +31,8 @@ export class VirtualClusterUpstreams {
     private readonly registry: Registry,
     private readonly cas: VirtualClusterCaStore,
     private readonly cluster: (name: string) => KubeObject | undefined,
+    /** Where an instance's endpoint may lead: who administers it steers its users' requests there. */
+    private readonly policy: EndpointPolicy,
   ) {}
 
   upstream(instance: KubeObject, user: string, groups: readonly string[]): Promise<Upstream> {
@@ -98,6 +94,6 @@ export class VirtualClusterUpstreams {
       organizations: [...groups],
       validitySeconds: CERT_VALIDITY_SECONDS,
     });
-    return makeUpstream(endpoint, { caPem: ca.certPem, certPem: cert.certPem, keyPem: cert.keyPem }, {});
+    return makeUpstream(endpoint, { caPem: ca.certPem, certPem: cert.certPem, keyPem: cert.keyPem }, {}, this.policy);
   }
 }

@@ -16,7 +16,13 @@ import {
   requestTotal,
   watchEventsTotal,
 } from "./metrics.js";
-import { type RequestLabels, requestLabels, scopeOf } from "./request-labels.js";
+import {
+  type RequestLabels,
+  refusedRequestLabels,
+  requestLabels,
+  type ServedResources,
+  scopeOf,
+} from "./request-labels.js";
 
 const authFailure = authenticationAttempts.labels("failure");
 const authError = authenticationAttempts.labels("error");
@@ -29,10 +35,10 @@ declare module "fastify" {
 }
 
 /** Counts every request fastify answers: totals, latency, in-flight and long-running (watch) gauges. */
-export function installRequestMetrics(app: FastifyInstance, known: (resource: string) => boolean): void {
+export function installRequestMetrics(app: FastifyInstance, served: ServedResources): void {
   app.decorateRequest("metricLabels", undefined);
   app.addHook("onRequest", (request, _reply, done) => {
-    const labels = requestLabels(request.method, request.url, request.headers["content-type"], known);
+    const labels = requestLabels(request.method, request.url, request.headers["content-type"], served);
     request.metricLabels = labels;
     if (labels.verb === "WATCH") longrunningRequests.labels(labels).inc();
     else {
@@ -43,13 +49,16 @@ export function installRequestMetrics(app: FastifyInstance, known: (resource: st
     done();
   });
   onRequestDone(app, (request, reply) => {
-    const labels = request.metricLabels;
-    if (labels) {
-      if (labels.verb === "WATCH") longrunningRequests.labels(labels).dec();
+    const arrived = request.metricLabels;
+    if (arrived) {
+      if (arrived.verb === "WATCH") longrunningRequests.labels(arrived).dec();
       else inflightCounts[isReadOnly(request) ? "readOnly" : "mutating"]--;
-      const dryRun = dryRunOf(request.url);
+      const code = reply.statusCode;
+      const refused = code === 401 || code === 429;
+      const labels = refused ? refusedRequestLabels(arrived.verb) : arrived;
+      const dryRun = refused ? "" : dryRunOf(request.url);
       requestDuration.observe(requestDuration.series({ ...labels, dry_run: dryRun }), reply.elapsedTime / 1000);
-      requestTotal.series({ ...labels, dry_run: dryRun, code: String(reply.statusCode) }).value++;
+      requestTotal.series({ ...labels, dry_run: dryRun, code: String(code) }).value++;
     }
   });
 }

@@ -48,7 +48,13 @@ export interface Operations {
   fastGetServed?: (rt: ResourceType, namespaced: boolean, seconds: number) => void;
   /** How the fast create path (src/server/fast-create.ts) counts its requests. */
   fastCreateCounting?: FastCreateCounting;
-  installHooks(app: FastifyInstance, watches: WatchStreams, registry: Registry): void;
+  /** `subresources`: the custom ones, keyed `plural/subresource` (ApiServerDeps.subresources). */
+  installHooks(
+    app: FastifyInstance,
+    watches: WatchStreams,
+    registry: Registry,
+    subresources: ReadonlyMap<string, unknown>,
+  ): void;
   authenticated(p: Promise<RequestContext>): Promise<RequestContext>;
   registerRoutes(app: FastifyInstance, deps: RouteDeps): void;
   listen(): Promise<void>;
@@ -67,9 +73,13 @@ export function attachOperations(config: OperationsConfig, backend: Storage, kin
       : backend,
     fastGetServed: hot && ((rt, namespaced, seconds) => hot.served(rt, namespaced, seconds)),
     fastCreateCounting: on ? new FastCreateMetrics() : undefined,
-    installHooks(app, watches, registry) {
+    installHooks(app, watches, registry, subresources) {
       if (!on) return;
-      installRequestMetrics(app, (resource) => registry.find(resource) !== undefined);
+      installRequestMetrics(app, {
+        resource: (plural) => registry.find(plural) !== undefined,
+        subresource: (plural, sub) =>
+          sub === "status" ? registry.find(plural)?.rt.hasStatus === true : subresources.has(`${plural}/${sub}`),
+      });
       watches.observe = observeWatch;
     },
     authenticated(p) {

@@ -3,7 +3,7 @@ import { ApiError, errors, type FieldError, fieldError } from "../api/errors.js"
 import { generateName } from "../api/generate-name.js";
 import { nestingMessage, valueNestingExceeds } from "../api/nesting-depth.js";
 import type { KubeList, KubeObject } from "../api/object.js";
-import { applyJsonPatch, applyMergePatch } from "../api/patch.js";
+import { applyJsonPatch, applyMergePatch, refuseOversizedResult } from "../api/patch.js";
 import { isStorageError } from "../storage/errors.js";
 import type { Storage } from "../storage/interface.js";
 import { type AdmissionChain, admissionAttributes } from "./admission.js";
@@ -471,6 +471,7 @@ export class Store {
     if (type === "json")
       refuseHiddenReads(patch, old, () => this.visibleTo(old, ctx), hiddenReadRefusal(this.gr, name, ctx.user.name));
     const patched = type === "json" ? applyJsonPatch(old, patch) : applyMergePatch(old, patch);
+    refuseOversizedResult(patched);
     const proposed = patched as KubeObject;
     if (!proposed || typeof proposed !== "object" || Array.isArray(proposed)) {
       throw errors.badRequest("the patch did not produce an object");

@@ -1,6 +1,7 @@
 import { createServer as createHttpsServer } from "node:https";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
+import { MAX_BODY_BYTES } from "../api/body-limit.js";
 import { errors } from "../api/errors.js";
 import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
 import { installAuditHooks } from "../audit/audit-hooks.js";
@@ -14,6 +15,7 @@ import { writeStatusToSocket } from "../gateway/raw-status.js";
 import type { Operations, RouteDeps } from "../metrics/server-hooks.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
+import { auditableBodies } from "./audited-bodies.js";
 import { SERVER_VERSION } from "./discovery.js";
 import { registerDiscoveryRoutes } from "./discovery-routes.js";
 import { fastCreate } from "./fast-create.js";
@@ -28,9 +30,6 @@ import { handleResourceRequest, type ResourceHandlerDeps, type SubresourceHandle
 import { sendError } from "./respond.js";
 import type { TrustedProxies } from "./trusted-proxies.js";
 import type { WatchStreams } from "./watch-stream.js";
-
-/** Request bodies above this are refused with 413 before they are read whole. */
-const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 /** What the HTTP layer serves; the composition root (src/app) builds it. */
 export interface ApiServerDeps {
@@ -146,7 +145,7 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   acceptAnyBody(app);
   const refuseOtherMethods = watchGetOnlyPaths(app);
   installRequestLog(app, logger);
-  deps.ops.installHooks(app, deps.watchStreams, deps.registry);
+  deps.ops.installHooks(app, deps.watchStreams, deps.registry, deps.subresources);
   registerPublicRoutes(app, deps.jwks, deps.storageHealth, deps.unready ?? deps.closing, async (request) => {
     request.userName = (await access.authenticateOrAnonymous(request)).user.name;
   });
@@ -208,7 +207,14 @@ function registerApiRoutes(app: FastifyInstance, deps: ApiServerDeps, groupPrefi
   const { registry, authorizer, access } = deps;
   const authenticate = (request: Pick<FastifyRequest, "ip" | "method" | "headers">): Promise<RequestContext> =>
     access.authenticate(request);
-  if (access.audit) installAuditHooks(app, access.audit, deps.watchStreams);
+  if (access.audit) {
+    // The registries the generic handler serves below, with their prefixes.
+    const generic = [
+      { prefix: groupPrefix, registry },
+      { prefix: `${API_PREFIX}/api/v1/`, registry: deps.core },
+    ];
+    installAuditHooks(app, access.audit, deps.watchStreams, auditableBodies(generic, deps.reviews));
+  }
   const formatOf = (request: FastifyRequest): ResponseFormat => {
     try {
       return negotiateResponse(request.headers.accept, false);

@@ -1,4 +1,5 @@
 import { stringify } from "yaml";
+import { INGRESS_SUFFIX_ANNOTATION } from "../api/endpoint-annotations.js";
 import type { ApiError } from "../api/errors.js";
 import { errors, type FieldError, fieldError } from "../api/errors.js";
 import { API_VERSION, GROUP, isPlainObject, type KubeObject, nowTimestamp, statusOf } from "../api/object.js";
@@ -16,8 +17,6 @@ import { send } from "../server/respond.js";
 import type { VirtualClusterCaStore } from "./ca-store.js";
 import { connect, findVirtualClusterService, notFoundOnCluster, readVirtualClusterCa } from "./remote.js";
 
-/** Annotation on a Cluster: host suffix of virtual cluster ingress endpoints. */
-export const INGRESS_SUFFIX_ANNOTATION = "management.platform/ingress-suffix";
 const DAY_SECONDS = 86_400;
 const YEAR_SECONDS = 365 * DAY_SECONDS;
 const VCI = { group: GROUP, resource: "virtualclusterinstances" };

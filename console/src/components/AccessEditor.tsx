@@ -7,7 +7,7 @@ export interface AccessRule {
   subresources?: string[];
 }
 
-const VERBS = ["get", "list", "watch", "update", "patch", "delete", "use", "bind", "*"];
+const VERBS = ["get", "list", "watch", "update", "patch", "delete", "use", "bind", "administer", "*"];
 
 const split = (s: string) =>
   s

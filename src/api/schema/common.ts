@@ -27,7 +27,8 @@ const AccessRuleSchema = Type.Object(
   {
     name: Type.Optional(Type.String({ description: "Optional name of the rule." })),
     verbs: Type.Array(Type.String(), {
-      description: "Verbs the rule grants: get, list, watch, update, patch, delete, use, bind, or * for all.",
+      description:
+        "Verbs the rule grants: get, list, watch, update, patch, delete, use, bind, administer, or * for all.",
     }),
     subresources: Type.Optional(
       Type.Array(Type.String(), { description: "Subresources the rule covers (* for all)." }),
@@ -42,7 +43,18 @@ export const AccessRulesSchema = Type.Array(AccessRuleSchema, {
   description: "Access rules for users and teams on this object.",
 });
 
-export const ACCESS_RULE_VERBS = ["get", "list", "watch", "update", "patch", "delete", "use", "bind", "*"] as const;
+export const ACCESS_RULE_VERBS = [
+  "get",
+  "list",
+  "watch",
+  "update",
+  "patch",
+  "delete",
+  "use",
+  "bind",
+  "administer",
+  "*",
+] as const;
 
 const ScopeRuleSchema = Type.Object(
   {

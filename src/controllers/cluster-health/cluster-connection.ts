@@ -4,6 +4,7 @@ import { type KubeObject, specOf } from "../../api/object.js";
 import type { ClusterSpec } from "../../kinds/cluster/cluster.js";
 import type { SharedSecretSpec } from "../../kinds/shared-secret/shared-secret.js";
 import type { Registry } from "../../registry/registry.js";
+import { EndpointNotAllowedError } from "../../support/guarded-lookup.js";
 
 /**
  * How the platform reaches a connected cluster: the kubeconfig in the Cluster's config
@@ -27,7 +28,9 @@ export type ConnectionReason =
   | "TLSVerificationFailed"
   | "Unauthorized"
   | "Forbidden"
-  | "ClusterError";
+  | "ClusterError"
+  /** The gateway does not send users' traffic to that server (`--allow-local-endpoints`, docs/security.md). */
+  | "EndpointNotAllowed";
 
 export class ClusterConnectionError extends Error {
   constructor(
@@ -122,6 +125,8 @@ function loadKubeConfig(kc: KubeConfig, text: string, where: string): void {
 /** Turns a client error into a ClusterConnectionError with the reason a person can act on. */
 export function classifyError(err: unknown, server: string): ClusterConnectionError {
   if (err instanceof ClusterConnectionError) return err;
+  // Refused before connecting, by the address policy (support/guarded-lookup.ts).
+  if (err instanceof EndpointNotAllowedError) return new ClusterConnectionError("EndpointNotAllowed", err.message);
   const status = (err as { code?: unknown }).code;
   if (typeof status === "number") {
     const body = (err as { body?: unknown }).body;

@@ -11,6 +11,7 @@ import {
   unionFieldsV1,
 } from "../../api/fields-v1.js";
 import { isPlainObject, type KubeObject, type ManagedFieldsEntry, nowTimestamp } from "../../api/object.js";
+import { refuseOversizedResult } from "../../api/patch.js";
 import { namesRevision } from "../fresh-revision.js";
 import { listTypeAt } from "../list-types.js";
 import { capUpdateManagers, ownedPart } from "../managed-fields.js";
@@ -107,6 +108,7 @@ export async function serverSideApply(
       // Keep kubectl's record current so a later client-side apply computes the right patch.
       next.metadata.annotations = { ...next.metadata.annotations, [LAST_APPLIED_ANNOTATION]: lastAppliedOf(config) };
     }
+    refuseOversizedResult(next);
     try {
       const object = await store.writeUpdate(ctx, live, next, writeOpts, subresource);
       return { object, created: false };

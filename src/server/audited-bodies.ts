@@ -1,0 +1,47 @@
+/**
+ * Which requests' bodies the audit log may keep (AuditLog.bodiesAuditable): those the generic
+ * resource handler serves, resolved as it resolves them (resource-path.ts: the same decoding, so
+ * no spelling of a path reaches a kind the audit log takes for another), to a kind whose bodies
+ * carry no secret value, and no subresource. Everything else (the console's sign-in, single
+ * sign-on, the backup, a custom subresource such as accesskeys or kubeconfig) is logged without
+ * bodies, whatever the audit policy's level.
+ */
+import { API_PREFIX, GROUP } from "../api/object.js";
+import type { BodiesAuditable } from "../audit/audit-log.js";
+import type { Registry } from "../registry/registry.js";
+import type { ResourceType } from "../registry/resource-type.js";
+import { resolveResourcePath } from "./resource-path.js";
+
+/** Kinds whose bodies carry secret values (shared secret data, access keys, endpoint tokens). */
+const SECRET_BEARING = new Set(["sharedsecrets", "ownedaccesskeys", "directclusterendpointtokens"]);
+
+/** A registry served under `prefix` (ending in `/`), as the generic handler serves it. */
+export interface ServedRegistry {
+  prefix: string;
+  registry: Registry;
+}
+
+export function auditableBodies(served: readonly ServedRegistry[], reviews: Registry): BodiesAuditable {
+  // The review kinds (kubectl auth can-i, whoami): one create-only collection each, no names.
+  const reviewPaths = new Set(
+    reviews.resourceTypes().map((rt) => `${API_PREFIX}/apis/${rt.group}/${rt.version}/${rt.plural}`),
+  );
+  return (_method, url) => {
+    const path = url.split("?", 1)[0] ?? "";
+    if (reviewPaths.has(path)) return true;
+    for (const { prefix, registry } of served) {
+      if (!path.startsWith(prefix)) continue;
+      try {
+        const { rt, subresource } = resolveResourcePath(registry, path.slice(prefix.length));
+        return subresource === "" && !carriesSecrets(rt);
+      } catch {
+        return false; // not served (404) or undecodable (400): nothing to log of it
+      }
+    }
+    return false;
+  };
+}
+
+function carriesSecrets(rt: ResourceType): boolean {
+  return rt.group === GROUP && SECRET_BEARING.has(rt.plural);
+}

@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { KubeControlPlane } from "./kube-control-plane.js";
+
+/** Retries `check` until it passes (bounded: a hang guard, not a timing assertion); the last failure is reported. */
+async function eventually(check: () => Promise<void>): Promise<void> {
+  let last: unknown;
+  for (let attempt = 0; attempt < 300; attempt++) {
+    try {
+      return await check();
+    } catch (err) {
+      last = err;
+    }
+    await sleep(200);
+  }
+  throw last;
+}
+
+describe("the tests' real Kubernetes control plane", () => {
+  let kube: KubeControlPlane;
+  before(async () => {
+    kube = await KubeControlPlane.start();
+  });
+  after(async () => {
+    await kube?.stop();
+  });
+
+  it("is the Kubernetes release tools/kube/go.mod names, reachable with the admin kubeconfig", async () => {
+    const version = JSON.parse(await kube.kubectl("get", "--raw", "/version")) as { gitVersion: string };
+    assert.equal(version.gitVersion, kube.version);
+    assert.match(kube.version, /^v1\.\d+\.\d+$/);
+    assert.match(kube.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it("deleting a namespace completes: the namespace controller empties it and drops its finalizer", async () => {
+    await kube.kubectl("create", "namespace", "doomed");
+    await kube.kubectl("create", "configmap", "settings", "-n", "doomed", "--from-literal=a=b");
+    await kube.kubectl("delete", "namespace", "doomed", "--wait=false");
+    await eventually(async () => {
+      const left = await kube.kubectl("get", "namespaces", "-o", "name");
+      assert.doesNotMatch(left, /^namespace\/doomed$/m);
+    });
+  });
+
+  it("a ServiceAccount's token authenticates it, with only the rights granted, until it is deleted", async () => {
+    await kube.kubectl("create", "namespace", "team");
+    const sa = await kube.serviceAccount("team", "reader");
+    assert.equal(sa.name, "system:serviceaccount:team:reader");
+    assert.equal(await sa.kubectl("auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"), sa.name);
+    await assert.rejects(sa.kubectl("get", "configmaps", "-n", "team"), /Forbidden/);
+
+    await kube.grant(sa, { rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["list"] }] }, "team");
+    // The root CA publisher has put kube-root-ca.crt in every namespace.
+    await eventually(async () =>
+      assert.match(await sa.kubectl("get", "configmaps", "-n", "team"), /kube-root-ca\.crt/),
+    );
+    await assert.rejects(sa.kubectl("get", "configmaps", "-n", "default"), /Forbidden/);
+
+    await kube.kubectl("delete", "serviceaccount", "reader", "-n", "team");
+    await eventually(() => assert.rejects(sa.kubectl("get", "configmaps", "-n", "team"), /Unauthorized/));
+  });
+
+  it("a user with a client certificate and no bindings is Forbidden; a bound ClusterRole lets it read", async () => {
+    const alice = await kube.user("alice", ["developers"]);
+    await assert.rejects(alice.kubectl("get", "namespaces"), /Forbidden.*User "alice" cannot list/s);
+    // `view` is an aggregated ClusterRole: empty unless the controller manager fills it.
+    await kube.grant(alice, { clusterRole: "view" });
+    await eventually(async () => assert.match(await alice.kubectl("get", "configmaps", "-n", "default"), /kube-root/));
+    await assert.rejects(
+      alice.kubectl("create", "configmap", "x", "-n", "default"),
+      /forbidden: User "alice" cannot create resource "configmaps"/,
+    );
+  });
+
+  it("the API server alone stops and starts again at the same URL, with its data", async () => {
+    const url = kube.url;
+    await kube.kubectl("create", "namespace", "kept");
+    await kube.stopApiServer();
+    await assert.rejects(
+      kube.kubectl("get", "namespace", "kept"),
+      /connection to the server 127\.0\.0\.1:\d+ was refused/,
+    );
+    await kube.startApiServer();
+    assert.equal(kube.url, url);
+    assert.match(await kube.kubectl("get", "namespace", "kept", "-o", "name"), /^namespace\/kept$/m);
+  });
+});
+
+describe("the control plane without its binaries", () => {
+  it("fails to start with a message that says how to build them", async () => {
+    await assert.rejects(KubeControlPlane.start({ binDir: "/nonexistent/kube" }), (err: Error) => {
+      assert.match(err.message, /\/nonexistent\/kube\/kube-apiserver is missing/);
+      assert.match(err.message, /tools\/kube\/build\.sh/);
+      return true;
+    });
+  });
+});
