@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { EtcdClient, type etcdserverpb, type LeaseId } from "../storage/etcd/client/index.js";
+import { EtcdClient, type LeaseId } from "../storage/etcd/client/index.js";
 import { EtcdCluster } from "../testing/etcd-cluster.js";
 import { type ElectionEtcd, EtcdLeaderElector } from "./leader-election.js";
 
@@ -102,7 +102,7 @@ describe("etcd leader election when etcd stops answering", () => {
         return new Promise<number>(() => {});
       },
       leaseRevoke: async () => {},
-      txnMessage: async () => ({ succeeded: true, responses: [] }) as unknown as etcdserverpb.TxnResponse,
+      createIfAbsent: async () => ({ created: true }),
     };
     const elector = new EtcdLeaderElector(hangingEtcd, { ttlSeconds: 1, retryMs: 50 });
     const changes = recorder(elector);

@@ -65,11 +65,7 @@ export interface EtcdElectorOptions {
 }
 
 /** What the elector needs of the etcd client (storage/etcd/client): leases and one transaction. */
-export type ElectionEtcd = Pick<EtcdClient, "leaseGrant" | "leaseKeepAlive" | "leaseRevoke" | "txnMessage">;
-
-/** etcd's Compare target CREATE and result EQUAL (rpc.proto's enums). */
-const TARGET_CREATE = 1;
-const RESULT_EQUAL = 0;
+export type ElectionEtcd = Pick<EtcdClient, "leaseGrant" | "leaseKeepAlive" | "leaseRevoke" | "createIfAbsent">;
 
 export class EtcdLeaderElector implements LeaderElector {
   readonly identity: string;
@@ -118,19 +114,10 @@ export class EtcdLeaderElector implements LeaderElector {
       this.stepDown();
       return;
     }
-    const res = await this.client.txnMessage({
-      compare: [{ key: this.key, target: TARGET_CREATE, result: RESULT_EQUAL, create_revision: 0 }],
-      success: [{ request_put: { key: this.key, value: Buffer.from(this.identity), lease: lease.id } }],
-      failure: [{ request_range: { key: this.key } }],
-    });
+    const res = await this.client.createIfAbsent(this.key, Buffer.from(this.identity), lease.id);
     if (!this.running) return;
-    if (res.succeeded) {
-      this.elect();
-      return;
-    }
-    const holder = res.responses[0]?.response_range?.kvs?.[0];
-    // Long or number (0 when absent): compared as the decimal IDs they are.
-    if (holder && String(holder.lease) === String(lease.id)) this.elect();
+    // Long IDs compared as the decimal IDs they are.
+    if (res.created || String(res.holderLease) === String(lease.id)) this.elect();
     else this.stepDown();
   }
 

@@ -158,6 +158,27 @@ export class EtcdClient implements EtcdKv {
     return pb.TxnResponse.decode(answer);
   }
 
+  /**
+   * Creates `key` with `value`, bound to `lease`, unless the key exists (one transaction): whether
+   * it did, and otherwise the lease the existing key is bound to (none: undefined).
+   */
+  async createIfAbsent(
+    key: Buffer,
+    value: Buffer,
+    lease: LeaseId,
+  ): Promise<{ created: boolean; holderLease?: LeaseId }> {
+    const { CompareResult, CompareTarget } = pb.Compare;
+    const res = await this.txnMessage({
+      compare: [{ key, target: CompareTarget.CREATE, result: CompareResult.EQUAL, create_revision: 0 }],
+      success: [{ request_put: { key, value, lease } }],
+      failure: [{ request_range: { key } }],
+    });
+    if (res.succeeded) return { created: true };
+    const holder = res.responses[0]?.response_range?.kvs?.[0]?.lease;
+    // A key without a lease decodes its lease as 0, a number; a lease ID is a Long.
+    return typeof holder === "object" && holder !== null ? { created: false, holderLease: holder } : { created: false };
+  }
+
   /** One Put (etcd's Put call, not a Txn): the store's revision after it. */
   async put(key: Buffer | string, value: Buffer): Promise<number> {
     const request = pb.PutRequest.encode({ key: typeof key === "string" ? Buffer.from(key) : key, value }).finish();

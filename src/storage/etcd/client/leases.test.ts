@@ -62,6 +62,18 @@ describe("etcd leases on the etcd client", () => {
     assert.equal((await client.range({ key })).kvs.length, 0);
   });
 
+  test("createIfAbsent creates once, then names the lease the key is bound to", async () => {
+    const key = Buffer.from(`/leases/${randomUUID()}`);
+    const [mine, theirs] = [await client.leaseGrant(30), await client.leaseGrant(30)];
+    assert.deepEqual(await client.createIfAbsent(key, Buffer.from("me"), mine.id), { created: true });
+    const second = await client.createIfAbsent(key, Buffer.from("them"), theirs.id);
+    assert.equal(second.created, false);
+    assert.equal(String(second.holderLease), String(mine.id));
+    assert.equal((await client.range({ key })).kvs[0]?.value.toString(), "me", "the first value stays");
+    await client.leaseRevoke(mine.id);
+    await client.leaseRevoke(theirs.id);
+  });
+
   test("Put answers the store's revision after it", async () => {
     const key = `/leases/${randomUUID()}`;
     const revision = await client.put(key, Buffer.from("v"));
