@@ -1,7 +1,9 @@
 /**
- * The KV calls the storage makes (Range; Txn, which carries its puts and deletes; Compact) over
- * gRPC, sent on HTTP/2 connections of our own (h2/connection.ts, grpc-unary.ts) with the messages
- * encoded in kv-request-frames.ts and kv-proto.ts.
+ * The etcd client: the KV calls the storage makes (Range; Txn, which carries its puts and
+ * deletes; Compact), leader election's leases and transaction, Put, and bidirectional streams
+ * (the watch), over gRPC on HTTP/2 connections of our own (h2/connection.ts, grpc-unary.ts). The
+ * storage's Range and Txn messages are encoded in kv-request-frames.ts and decoded in
+ * kv-proto.ts; every other message by the generated codec (generated-codec.ts).
  *
  * Why this and not the `etcd3` client or etcd's JSON gateway (client and etcd CPU per call with
  * many create transactions in flight, docs/performance.md, "The etcd client"): `etcd3` (grpc-js)
