@@ -4,14 +4,16 @@ import { CreateAccessKey } from "./pages/CreateAccessKey";
 import { DetailPage } from "./pages/DetailPage";
 import { EditPage } from "./pages/EditPage";
 import { ListPage } from "./pages/ListPage";
+import { Overview } from "./pages/Overview";
 import { WhoAmI } from "./pages/WhoAmI";
 import { useLocation } from "./router";
 
-/** /k/PLURAL, /k/PLURAL/new, /k/PLURAL/[NAMESPACE/]NAME[/edit], /self, /connect-cluster, /new-access-key */
+/** / (overview), /k/PLURAL, /k/PLURAL/new, /k/PLURAL/[NAMESPACE/]NAME[/edit], /self, /connect-cluster, /new-access-key */
 export function Routes() {
   const { path } = useLocation();
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
-  if (parts.length === 0 || parts[0] === "self") return <WhoAmI />;
+  if (parts.length === 0) return <Overview />;
+  if (parts[0] === "self") return <WhoAmI />;
   if (parts[0] === "connect-cluster") return <ConnectCluster />;
   if (parts[0] === "new-access-key") return <CreateAccessKey />;
   const kind = parts[0] === "k" ? kindOf(parts[1] ?? "") : undefined;

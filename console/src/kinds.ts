@@ -1,3 +1,4 @@
+import { expiryOf } from "./api/access-key-facts";
 import type { KubeObject } from "./api/types";
 
 /** How a form shows one field; `path` is dotted from the object root. */
@@ -6,8 +7,11 @@ export interface FieldDef {
   label: string;
   type: "text" | "textarea" | "list" | "bool" | "number" | "roles" | "members";
   help?: string;
+  /** The field is this annotation (`path` then only names it for error messages). */
+  annotation?: string;
 }
 
+/** A list column; its label is the name of the server's Table column it shows (console-kinds.test.ts). */
 export interface Column {
   label: string;
   value: (o: KubeObject) => string;
@@ -47,7 +51,7 @@ export const KINDS: KindInfo[] = [
       { path: "spec.groups", label: "Identity-provider groups", type: "list" },
       { path: "spec.clusterRoles", label: "Cluster roles", type: "roles" },
     ],
-    columns: [{ label: "Members", value: (o) => list(o, "users") }],
+    columns: [{ label: "Users", value: (o) => list(o, "users") }],
   },
   {
     plural: "users",
@@ -64,7 +68,7 @@ export const KINDS: KindInfo[] = [
       { path: "spec.disabled", label: "Disabled", type: "bool" },
     ],
     columns: [
-      { label: "E-mail", value: (o) => String(o.spec?.email ?? "") },
+      { label: "Email", value: (o) => String(o.spec?.email ?? "") },
       { label: "Teams", value: (o) => ((o.status?.teams as string[] | undefined) ?? []).join(", ") },
     ],
   },
@@ -78,6 +82,20 @@ export const KINDS: KindInfo[] = [
       ...common,
       { path: "spec.config.secretName", label: "Kube config shared secret", type: "text" },
       { path: "spec.config.secretNamespace", label: "Its namespace", type: "text", help: "default: platform" },
+      {
+        path: "metadata.annotations",
+        annotation: "management.platform/ingress-suffix",
+        label: "Ingress suffix for virtual clusters",
+        type: "text",
+        help: "kube config downloads of its virtual clusters point at https://INSTANCE-PROJECT.SUFFIX (needed for them)",
+      },
+      {
+        path: "metadata.annotations",
+        annotation: "management.platform/direct-cluster-endpoint",
+        label: "Agent URL (optional)",
+        type: "text",
+        help: "where `platform agent` beside the cluster listens, for direct connections",
+      },
     ],
     columns: [
       { label: "Phase", value: (o) => String(o.status?.phase ?? "") },
@@ -115,7 +133,7 @@ export const KINDS: KindInfo[] = [
       { path: "spec.clusterRef.namespace", label: "Namespace on the cluster", type: "text" },
     ],
     columns: [
-      { label: "Project", value: (o) => (o.metadata.namespace ?? "").replace(/^p-/, "") },
+      { label: "Cluster", value: (o) => String(o.spec?.clusterRef?.cluster ?? "") },
       { label: "Phase", value: (o) => String(o.status?.phase ?? "") },
     ],
   },
@@ -127,8 +145,11 @@ export const KINDS: KindInfo[] = [
     access: false,
     fields: [...common],
     columns: [
-      { label: "Owner", value: (o) => String(o.spec?.user ?? o.spec?.team ?? o.spec?.subject ?? "") },
-      { label: "TTL (s)", value: (o) => String(o.spec?.ttl ?? "") },
+      { label: "Subject", value: (o) => String(o.spec?.user ?? o.spec?.team ?? o.spec?.subject ?? "") },
+      { label: "Type", value: (o) => String(o.spec?.type || "User") },
+      { label: "Disabled", value: (o) => (o.spec?.disabled === true ? "yes" : "") },
+      { label: "Expires", value: expiryOf },
+      { label: "Last Activity", value: (o) => String(o.status?.lastActivity ?? "never") },
     ],
   },
 ];

@@ -21,7 +21,12 @@ import { type RunningAgent, startAgent } from "./agent.js";
 const run = promisify(execFile);
 const BIN = resolve(import.meta.dirname, "..", "..", "bin", "platform.js");
 
-/** kubectl through `platform agent` with tokens the platform issued, including while the platform is down. */
+/**
+ * kubectl through `platform agent` with tokens the platform issued, including while the platform
+ * is down. A stand-in cluster (testing/fake-cluster-apiserver.ts): exec and port-forward need a
+ * running pod (no kubelet runs on a test machine), and the headers the cluster received (the
+ * agent's credentials, never the token) are seen only by the stand-in.
+ */
 describe("direct cluster endpoint agent", () => {
   let server: TestServer;
   let cluster: FakeClusterApiServer;

@@ -13,8 +13,17 @@ import { isRestricting, type Scope, scopeAllows } from "./scope.js";
 export const ADMIN_ROLE = "platform-management-admin";
 export const VIEW_ROLE = "platform-management-view";
 
-/** Kinds whose objects carry access[] rules (docs/permissions.md). */
-export const ACCESS_RULE_RESOURCES = new Set(["clusters", "sharedsecrets", "projects", "virtualclusterinstances"]);
+/**
+ * The one list of kinds whose objects carry access[] rules the authorizer honours
+ * (docs/permissions.md): every kind whose spec has `access` is here (team-access-rules.test.ts).
+ */
+export const ACCESS_RULE_RESOURCES: ReadonlySet<string> = new Set([
+  "teams",
+  "clusters",
+  "sharedsecrets",
+  "projects",
+  "virtualclusterinstances",
+]);
 /**
  * Setting where other users' traffic or tokens go on a Cluster or VirtualClusterInstance (its
  * endpoint annotations, a cluster's kubeconfig reference): more than `update`, asked by admission

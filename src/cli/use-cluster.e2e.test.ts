@@ -17,7 +17,11 @@ function cli(home: string, args: string[]): Promise<CliRun> {
   return runCli(home, args);
 }
 
-/** `platform use cluster` / `use vcluster` / `list clusters` against a real server and a stand-in cluster. */
+/**
+ * `platform use cluster` / `use vcluster` / `list clusters` against a real server and a stand-in
+ * cluster (testing/fake-cluster-apiserver.ts): the kubeconfig the CLI writes is under test, the
+ * cluster only answers; a virtual cluster needs a pod, which never runs on a test machine.
+ */
 describe("platform use cluster", () => {
   let server: TestServer;
   let cluster: FakeClusterApiServer;

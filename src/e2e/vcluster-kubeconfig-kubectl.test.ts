@@ -23,6 +23,9 @@ const HOST = `vc1-alpha.${SUFFIX}`;
  * The host name does not resolve here, so kubectl is pointed at 127.0.0.1 with
  * --server and keeps verifying the ingress host name with --tls-server-name; the CA,
  * client certificate and key come from the returned kube config unchanged.
+ *
+ * The stand-in is there because a virtual cluster's API server runs in a pod, and no pod runs on
+ * a test machine (no kubelet).
  */
 describe("kubectl uses a returned virtual cluster kube config (mutual TLS)", () => {
   let server: TestServer;

@@ -13,7 +13,8 @@ import { retireUpstream, type Upstream, upstreamFromKubeConfig } from "./upstrea
 
 /**
  * One upstream (parsed kubeconfig, keep-alive pool) per connected cluster, built on first use
- * and rebuilt when the Cluster's spec or annotations, or its config SharedSecret, change. The
+ * and rebuilt when the Cluster's spec or annotations, or its config SharedSecret, change, or
+ * (spec.local) when the pod's ServiceAccount token file is rotated. The
  * replica's shared informers keep Clusters and SharedSecrets in memory, so a request reads
  * neither from storage.
  */
@@ -73,12 +74,16 @@ export class ClusterUpstreams {
 
   /** The cluster's upstream when it is built already (and not replaced since); else undefined. */
   builtUpstream(name: string): Upstream | undefined {
-    return this.ready.get(name);
+    const ready = this.ready.get(name);
+    if (!ready?.credentialsChanged?.()) return ready;
+    this.forget(name);
+    return undefined;
   }
 
   /** The cluster's upstream; rejects with ClusterConnectionError when its config cannot be used. */
   upstream(cluster: KubeObject): Promise<Upstream> {
     const name = cluster.metadata.name!;
+    if (this.ready.get(name)?.credentialsChanged?.()) this.forget(name);
     let p = this.built.get(name);
     if (!p) {
       p = this.build(cluster);
@@ -100,7 +105,8 @@ export class ClusterUpstreams {
   private async build(cluster: KubeObject): Promise<Upstream> {
     const client = await clusterClient(this.registry, cluster);
     try {
-      // In-cluster config (spec.local) refers to the service account's token and CA files.
+      // In-cluster config (spec.local) refers to the service account's token and CA files; the
+      // token file is read again when the kubelet rotates it (Upstream.credentialsChanged).
       return upstreamFromKubeConfig(client.kubeConfig, this.policy);
     } catch (err) {
       if (err instanceof EndpointNotAllowedError) throw new ClusterConnectionError("EndpointNotAllowed", err.message);

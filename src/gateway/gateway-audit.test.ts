@@ -12,6 +12,10 @@ import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-se
  * With an audit log, the gateway still answers a known key from memory (its own audit line is
  * written either way), and each gateway request, allowed or refused, from memory or not, is one
  * line of the audit log: the gateway's, naming who, where, what and how it ended.
+ *
+ * The audit lines are under test, not the cluster: a stand-in (testing/fake-cluster-apiserver.ts)
+ * answers in the real wire format without a control plane's start and memory, and its token is
+ * known, to show it is never logged. Forwarding to a real cluster: gateway-real-cluster.test.ts.
  */
 describe("cluster gateway with an audit log", () => {
   let server: TestServer;

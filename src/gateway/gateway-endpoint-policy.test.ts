@@ -16,6 +16,10 @@ const PODS = "/api/v1/namespaces/default/pods";
  * Where the gateway sends users' requests (docs/security.md, "Endpoints other users' traffic and tokens follow"): never to the
  * platform's own loopback, link-local or host addresses unless `--allow-local-endpoints`, the
  * host name resolved when the connection is made; https only; redirects passed back, not followed.
+ *
+ * Stand-ins (testing/fake-cluster-apiserver.ts, fake-kube-apiserver.ts): proving a refused
+ * request never left needs a server that counts what reached it, and a virtual cluster's API
+ * server runs in a pod, which never runs on a test machine (no kubelet).
  */
 describe("the gateway's endpoint policy", () => {
   let strict: TestServer;

@@ -9,6 +9,10 @@ import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-se
  * The gateway answers a key it knows, on a cluster whose upstream is built, from memory (no
  * audit log here, so that path serves every request after the first): each change to who may
  * use the cluster, who the caller is, or where the cluster is, holds from the very next request.
+ *
+ * Stand-in clusters (testing/fake-cluster-apiserver.ts): the assertions are which of two
+ * servers each request reached and with which credentials, which only a stand-in records. What
+ * a real cluster's RBAC makes of forwarded requests: gateway-real-cluster.test.ts.
  */
 describe("cluster gateway: requests answered from memory", () => {
   let server: TestServer;

@@ -5,7 +5,11 @@ import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
 import { connectCluster } from "../testing/gateway-fixture.js";
 import { startTestServer, type TestServer } from "../testing/test-server.js";
 
-/** The gateway under load and failure: slow clusters, many watches. */
+/**
+ * The gateway under load and failure: slow clusters, many watches. Stand-in clusters
+ * (testing/fake-cluster-apiserver.ts): a cluster slow on cue, open watches counted and requests
+ * seen are what a real kube-apiserver does not offer.
+ */
 describe("cluster gateway faults", () => {
   let server: TestServer;
   let slow: FakeClusterApiServer;

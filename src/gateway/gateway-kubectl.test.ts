@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { stringify } from "yaml";
 import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
 import {
   accessKey,
@@ -21,8 +20,13 @@ import { startTestServer, type TestServer } from "../testing/test-server.js";
 
 /**
  * Real kubectl through the cluster gateway (`/kubernetes/cluster/c1`) to a stand-in cluster
- * API server: what kubectl sees, and what the stand-in received (identity headers, never the
- * caller's key).
+ * API server, for what a real control plane cannot serve on a test machine or cannot show:
+ * exec, logs and port-forward need a running pod (no kubelet runs), a watch the cluster drops
+ * needs a server that drops it on cue, and what the cluster received (the platform's
+ * credentials, never the caller's key) is seen only by the stand-in. What the cluster's RBAC
+ * grants through the gateway (get, list, watch, apply, delete, auth can-i), scoped keys, an
+ * offline cluster and revoked credentials run on a real control plane:
+ * gateway-real-cluster.test.ts.
  */
 describe("cluster gateway with kubectl", () => {
   let server: TestServer;
@@ -96,48 +100,6 @@ describe("cluster gateway with kubectl", () => {
     const anonymous = await server.request("GET", "/kubernetes/cluster/c1/version", { token: null });
     assert.equal(anonymous.status, 401);
     assert.equal(cluster.seen.length, before, "nothing refused reached the cluster");
-  });
-
-  it("a scoped key is held to its scope", async () => {
-    const readPods = await key("alice", {
-      rules: [{ cluster: "c1", verbs: ["get", "list", "watch"], resources: [{ group: "", resources: ["pods"] }] }],
-    });
-    const { stdout } = await kubectl(readPods, "get", "pods", "-o", "name");
-    assert.equal(stdout.trim(), "pod/web-1");
-    await assert.rejects(kubectl(readPods, "get", "configmaps"), /forbidden/i);
-    await assert.rejects(kubectl(readPods, "delete", "pod", "web-1"), /forbidden/i);
-    const otherCluster = await key("alice", { rules: [{ cluster: "c2" }] });
-    await assert.rejects(kubectl(otherCluster, "get", "pods"), /forbidden/i);
-    const projectOnly = await key("alice", { projects: [{ project: "p1" }] });
-    await assert.rejects(kubectl(projectOnly, "get", "pods"), /forbidden/i);
-  });
-
-  it("apply and delete go through (bodies forwarded)", async () => {
-    const manifest = join(server.dataDir, "cm.yaml");
-    writeFileSync(
-      manifest,
-      stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings" }, data: { a: "1" } }),
-    );
-    const applied = await kubectl(keys.alice!, "apply", "--validate=false", "-f", manifest);
-    assert.match(applied.stdout, /configmap\/settings created/);
-    const got = await kubectl(keys.alice!, "get", "configmap", "settings", "-o", "json");
-    assert.equal(JSON.parse(got.stdout).data.a, "1");
-    const deleted = await kubectl(keys.alice!, "delete", "configmap", "settings");
-    assert.match(deleted.stdout, /configmap "settings" deleted/);
-    await assert.rejects(kubectl(keys.alice!, "get", "configmap", "settings"), /NotFound|not found/);
-  });
-
-  it("get -w streams events as they happen", async () => {
-    const child = spawn(KUBECTL, [`--kubeconfig=${kubeconfig(keys.alice!)}`, "get", "pods", "-w", "-o", "name"]);
-    let out = "";
-    child.stdout.on("data", (c: Buffer) => {
-      out += c.toString();
-    });
-    await waitFor(() => out.includes("pod/web-1") && cluster.openWatches > 0);
-    cluster.add("pods", "default", "web-2");
-    await waitFor(() => out.includes("pod/web-2"));
-    child.kill();
-    await waitFor(() => cluster.openWatches === 0);
   });
 
   it("the upstream closing mid-watch ends the client's watch cleanly", async () => {
@@ -219,34 +181,6 @@ describe("cluster gateway with kubectl", () => {
     }
     await assert.rejects(kubectlAt(gateway, keys.bob!, ["exec", "web-1", "--", "echo", "no"], spdy), /forbidden/i);
     assert.equal(cluster.spdyUpgrades.length, 3, "the refused upgrade never reached the cluster");
-  });
-
-  it("a cluster that goes offline gives 503 with the reason, and recovers", async () => {
-    const port = new URL(cluster.url).port;
-    await cluster.stop();
-    const down = await server.request("GET", "/kubernetes/cluster/c1/api/v1/namespaces/default/pods", {
-      token: keys.alice!,
-    });
-    assert.equal(down.status, 503, down.text);
-    assert.equal(down.json.kind, "Status");
-    assert.match(down.json.message, /ClusterUnreachable/);
-    cluster = await FakeClusterApiServer.restartOn(cluster, Number(port));
-    const { stdout } = await kubectl(keys.alice!, "get", "pods", "-o", "name");
-    assert.match(stdout, /pod\/web-1/);
-  });
-
-  it("credentials the cluster rejects give 503 Unauthorized, not the cluster's 401", async () => {
-    const good = cluster.token;
-    cluster.token = "rotated";
-    try {
-      const res = await server.request("GET", "/kubernetes/cluster/c1/api/v1/namespaces/default/pods", {
-        token: keys.alice!,
-      });
-      assert.equal(res.status, 503, res.text);
-      assert.match(res.json.message, /^Unauthorized: .*rejected the platform's credentials/);
-    } finally {
-      cluster.token = good;
-    }
   });
 
   it("writes one audit line per forwarded request, without header values", async () => {

@@ -8,6 +8,9 @@ import { startTestServer, type TestServer } from "../testing/test-server.js";
 /**
  * A stopping server ends the forwarded watches at once (their clients reconnect elsewhere) and
  * lets a plain forwarded request in flight finish (docs/deployment.md, "Stopping a server").
+ *
+ * A stand-in cluster (testing/fake-cluster-apiserver.ts): a request is in flight at the gateway
+ * only while the cluster holds its answer back, which a real kube-apiserver does not do on cue.
  */
 describe("cluster gateway while the server stops", () => {
   let server: TestServer;

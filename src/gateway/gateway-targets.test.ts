@@ -11,6 +11,9 @@ import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-se
  * The gateway's two other kinds of target: a second platform server as the connected cluster
  * (a real Kubernetes-style API server that honours impersonation), and a virtual cluster reached
  * with a client certificate its CA signed.
+ *
+ * The virtual cluster is a stand-in (testing/fake-cluster-apiserver.ts): its API server runs in
+ * a pod, and no pod runs on a test machine (no kubelet).
  */
 describe("cluster gateway targets", () => {
   let server: TestServer;

@@ -12,6 +12,10 @@ import { startTestServer, type TestServer } from "../testing/test-server.js";
  * The cluster gateway behind `--trusted-proxies`: its audit lines give the client's address from a
  * trusted proxy's X-Forwarded-For, and the peer's own when the peer is not a trusted proxy.
  * 127.0.0.10 plays the load balancer; any 127.x address reaches a server on 127.0.0.1.
+ *
+ * The audit lines are under test, not the cluster: a stand-in (testing/fake-cluster-apiserver.ts)
+ * answers in the real wire format without a control plane's start and memory. Forwarding to a
+ * real cluster: gateway-real-cluster.test.ts.
  */
 const PROXY = "127.0.0.10";
 const DIRECT = "127.0.0.20";

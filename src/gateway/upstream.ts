@@ -5,6 +5,7 @@ import { createSecureContext } from "node:tls";
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Pool } from "undici";
 import { allowedEndpoint, type EndpointPolicy } from "./endpoint-policy.js";
+import { TokenFile } from "./token-file.js";
 
 /**
  * Where forwarded requests go and with which credentials: a base URL, one keep-alive
@@ -23,6 +24,11 @@ export interface Upstream {
   pool: Pool;
   /** Credential headers added to every request (Authorization for token or basic credentials). */
   headers: Readonly<Record<string, string>>;
+  /**
+   * Whether the credentials it was built from have changed since (a token file the kubelet
+   * rotated): then it is to be built again. Absent when they cannot change.
+   */
+  credentialsChanged?: () => boolean;
   /** Why this upstream cannot be used, when it cannot (the 503 reason and message). */
   unusable?: { reason: string; message: string };
 }
@@ -97,14 +103,18 @@ export function upstreamFromKubeConfig(kc: KubeConfig, policy?: EndpointPolicy):
   const decode = (b64: string | undefined, file?: string) =>
     b64 ? Buffer.from(b64, "base64") : file ? readFileSync(file) : undefined;
   const headers: Record<string, string> = {};
-  const token =
-    user?.token ??
-    (user?.authProvider?.name === "tokenFile" ? readTokenFile(user.authProvider.config?.tokenFile) : undefined);
+  // In-cluster config (and a kubeconfig's tokenFile) names the pod's ServiceAccount token file.
+  const tokenFilePath: string | undefined =
+    user?.token === undefined && user?.authProvider?.name === "tokenFile"
+      ? user.authProvider.config?.tokenFile
+      : undefined;
+  const tokenFile = tokenFilePath ? new TokenFile(tokenFilePath) : undefined;
+  const token = user?.token ?? tokenFile?.token;
   if (token) headers.authorization = `Bearer ${token}`;
   else if (user?.username || user?.password) {
     headers.authorization = `Basic ${Buffer.from(`${user.username ?? ""}:${user.password ?? ""}`).toString("base64")}`;
   }
-  return makeUpstream(
+  const upstream = makeUpstream(
     cluster.server,
     {
       caPem: decode(cluster.caData, cluster.caFile),
@@ -116,6 +126,7 @@ export function upstreamFromKubeConfig(kc: KubeConfig, policy?: EndpointPolicy):
     headers,
     policy,
   );
+  return tokenFile ? { ...upstream, credentialsChanged: () => tokenFile.changed() } : upstream;
 }
 
 /**
@@ -128,8 +139,4 @@ export function retireUpstream(upstream: Upstream): void {
   for (const sockets of Object.values(agent.freeSockets)) for (const s of sockets ?? []) s.destroy();
   // Closing the pool lets the requests in flight finish, then closes its sockets.
   upstream.pool.close().catch(() => {});
-}
-
-function readTokenFile(file: string | undefined): string | undefined {
-  return file ? readFileSync(file, "utf8").trim() : undefined;
 }

@@ -35,16 +35,25 @@ export async function startServerProcess(
   extraArgs: string[] = [],
   /** The process's environment (default: this one's). */
   env?: NodeJS.ProcessEnv,
+  /** A command that runs the server's command line given as its arguments, and execs it (same pid). */
+  launcher: string[] = [],
 ): Promise<ServerProcess> {
   const p = port ?? (await freePort());
-  const child = spawn(
+  const [command, ...args] = [
+    ...launcher,
     process.execPath,
-    ["bin/platform.js", "start", "--data-dir", dataDir, "--listen", `127.0.0.1:${p}`, ...extraArgs],
-    {
-      stdio: ["ignore", "pipe", "pipe"],
-      env,
-    },
-  );
+    "bin/platform.js",
+    "start",
+    "--data-dir",
+    dataDir,
+    "--listen",
+    `127.0.0.1:${p}`,
+    ...extraArgs,
+  ];
+  const child = spawn(command!, args, {
+    stdio: ["ignore", "pipe", "pipe"],
+    env,
+  });
   let out = "";
   child.stdout?.on("data", (c: Buffer) => {
     out += c.toString();

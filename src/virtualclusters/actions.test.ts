@@ -13,6 +13,12 @@ import { CA_KEY_PREFIX, VirtualClusterCaStore } from "./ca-store.js";
 const SUFFIX = "vcluster.example.test";
 const API = "management.platform/v1";
 
+/**
+ * Import, kube config and migrate, each way they fail, against a stand-in host cluster
+ * (testing/fake-kube-apiserver.ts) that records the requests it answered and loses a Secret on
+ * cue. Import from a real cluster (its Service and `<name>-certs` Secret) and the rights it needs
+ * run on a real control plane in gateway/gateway-real-cluster.test.ts.
+ */
 describe("virtual cluster actions: import, kubeconfig, migrate", () => {
   let server: TestServer;
   let kube: FakeKubeApiServer;

@@ -1,6 +1,12 @@
+import { inWords } from "./in-words";
+import { setReachable, UnreachableError } from "./reachability";
+
 /** The management API, called with the session cookie (same origin) and the session's CSRF token. */
 export const API = "/kubernetes/management/apis/management.platform/v1";
 export const AUTHZ_API = "/kubernetes/management/apis/authorization.k8s.io/v1";
+/** Named in managedFields for every field the console writes (else the server takes the browser's User-Agent). */
+export const FIELD_MANAGER = "platform-console";
+const WRITES = new Set(["POST", "PUT", "PATCH"]);
 
 export interface StatusCause {
   field?: string;
@@ -22,14 +28,14 @@ export class ApiError extends Error {
     readonly code: number,
     readonly status: Status | undefined,
   ) {
-    super(status?.message || `request failed with HTTP ${code}`);
+    super(inWords(status?.message || `request failed with HTTP ${code}`));
   }
 
   /** The causes naming a field, by field path (`spec.email`, `metadata.name`). */
   fieldErrors(): Map<string, string> {
     const out = new Map<string, string>();
     for (const c of this.status?.details?.causes ?? []) {
-      if (c.field) out.set(c.field, [out.get(c.field), c.message].filter(Boolean).join("; "));
+      if (c.field) out.set(c.field, [out.get(c.field), inWords(c.message ?? "", c.field)].filter(Boolean).join("; "));
     }
     return out;
   }
@@ -71,7 +77,21 @@ export async function send(method: string, path: string, options: RequestOptions
     headers["content-type"] = options.contentType ?? "application/json";
     body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
   }
-  const res = await fetch(path, { method, headers, body, credentials: "same-origin", signal: options.signal });
+  let res: Response;
+  try {
+    res = await fetch(withFieldManager(method, path), {
+      method,
+      headers,
+      body,
+      credentials: "same-origin",
+      signal: options.signal,
+    });
+  } catch (err) {
+    if (options.signal?.aborted) throw err;
+    setReachable(false);
+    throw new UnreachableError();
+  }
+  setReachable(true);
   if (res.ok) return res;
   let status: Status | undefined;
   try {
@@ -84,6 +104,19 @@ export async function send(method: string, path: string, options: RequestOptions
     for (const l of unauthorizedListeners) l();
   }
   throw new ApiError(res.status, status);
+}
+
+function withFieldManager(method: string, path: string): string {
+  if (!WRITES.has(method) || !path.startsWith(API)) return path;
+  return `${path}${path.includes("?") ? "&" : "?"}fieldManager=${FIELD_MANAGER}`;
+}
+
+/**
+ * The error to show where it happened: none when the server could not be reached, which the
+ * banner (ConnectionBanner) says once for the whole page.
+ */
+export function errorToShow(err: unknown): unknown {
+  return err instanceof UnreachableError ? null : err;
 }
 
 /** A plain-language line for any error, Forbidden ones included. */

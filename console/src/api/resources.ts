@@ -41,6 +41,19 @@ export function replaceObject(kind: KindInfo, obj: KubeObject): Promise<KubeObje
   });
 }
 
+/** A JSON merge patch of the fields that changed; its metadata.resourceVersion makes a stale edit a 409. */
+export function patchObject(
+  kind: KindInfo,
+  name: string,
+  namespace: string | undefined,
+  patch: Record<string, unknown>,
+): Promise<KubeObject> {
+  return request("PATCH", objectPath(kind, name, namespace), {
+    body: patch,
+    contentType: "application/merge-patch+json",
+  });
+}
+
 export function deleteObject(
   kind: KindInfo,
   name: string,

@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState } from "react";
+import { type ReactNode, useEffect, useId, useRef, useState } from "react";
 import type { KindInfo } from "../kinds";
 
 /** Asks before deleting; says what happens to dependents (the propagation policy). */
@@ -7,6 +7,8 @@ export function DeleteDialog(props: {
   name: string;
   onCancel: () => void;
   onConfirm: (policy: string) => void;
+  /** What depends on the object, said before it goes. */
+  children?: ReactNode;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const id = useId();
@@ -20,6 +22,7 @@ export function DeleteDialog(props: {
         Delete {props.kind.kind} <span className="mono">{props.name}</span>?
       </h2>
       <p>This cannot be undone.</p>
+      {props.children}
       <label htmlFor={`${id}-p`}>Objects it owns</label>
       <select id={`${id}-p`} value={policy} onChange={(e) => setPolicy(e.target.value)}>
         <option value="Background">Background: deleted after it</option>

@@ -1,12 +1,17 @@
 import { useId } from "react";
 import type { FieldDef } from "../kinds";
+import { MembersInput } from "./MembersInput";
 
 const ROLES = ["platform-management-admin", "platform-management-view"];
 
-type Member = { kind: string; name: string; clusterRole?: string };
-
-/** One form field of a kind, with the server's error for it beside it. */
-export function FieldInput(props: { field: FieldDef; value: unknown; error?: string; onChange: (v: unknown) => void }) {
+/** One form field of a kind, with the server's error for it (and its parts, `errors`) beside it. */
+export function FieldInput(props: {
+  field: FieldDef;
+  value: unknown;
+  error?: string;
+  errors?: Map<string, string>;
+  onChange: (v: unknown) => void;
+}) {
   const id = useId();
   const { field, value, error } = props;
   const errId = `${id}-err`;
@@ -54,7 +59,7 @@ export function FieldInput(props: { field: FieldDef; value: unknown; error?: str
     case "roles":
       return <RolesInput {...props} />;
     case "members":
-      return <MembersInput {...props} />;
+      return <MembersInput {...props} errors={props.errors ?? new Map()} />;
     default:
       input = (
         <input
@@ -108,31 +113,5 @@ function RolesInput(props: { field: FieldDef; value: unknown; error?: string; on
       ))}
       {props.error && <p className="field-error">{props.error}</p>}
     </fieldset>
-  );
-}
-
-function MembersInput(props: { field: FieldDef; value: unknown; error?: string; onChange: (v: unknown) => void }) {
-  const id = useId();
-  const members = (props.value as Member[] | undefined) ?? [];
-  const text = members.map((m) => `${m.kind === "Team" ? "team" : "user"}:${m.name}`).join(", ");
-  return (
-    <div className="field">
-      <label htmlFor={id}>{props.field.label}</label>
-      <input
-        id={id}
-        value={text}
-        placeholder="user:alice, team:devs"
-        onChange={(e) =>
-          props.onChange(
-            splitList(e.target.value).map((m) => {
-              const [k, ...rest] = m.split(":");
-              const team = k?.trim() === "team";
-              return { kind: team ? "Team" : "User", name: rest.length ? rest.join(":").trim() : m };
-            }),
-          )
-        }
-      />
-      {props.error && <p className="field-error">{props.error}</p>}
-    </div>
   );
 }

@@ -3,10 +3,20 @@ import { describeError } from "../api/client";
 import { type SessionInfo, signOut } from "../api/session";
 import { KINDS } from "../kinds";
 import { Link, useLocation } from "../router";
+import { ConnectionBanner } from "./ConnectionBanner";
+import { useFlash } from "./flash";
 
 export function Layout(props: { session: SessionInfo; onSignedOut: () => void; children: ReactNode }) {
   const { path } = useLocation();
   const [error, setError] = useState("");
+  const flash = useFlash(path);
+  // At phone width the navigation folds into this menu (styles.css); it closes on every navigation.
+  const [menuOpen, setMenuOpen] = useState(false);
+  const [menuPath, setMenuPath] = useState(path);
+  if (menuPath !== path) {
+    setMenuPath(path);
+    setMenuOpen(false);
+  }
   const out = async () => {
     try {
       await signOut();
@@ -25,6 +35,15 @@ export function Layout(props: { session: SessionInfo; onSignedOut: () => void; c
         <Link to="/" className="brand">
           Platform
         </Link>
+        <button
+          type="button"
+          className="menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="main-nav"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          Menu
+        </button>
         <span className="who">
           Signed in as <strong>{props.session.user.name}</strong>
         </span>
@@ -32,8 +51,13 @@ export function Layout(props: { session: SessionInfo; onSignedOut: () => void; c
           Sign out
         </button>
       </header>
-      <nav aria-label="Main" className="sidenav">
+      <nav aria-label="Main" id="main-nav" className={menuOpen ? "sidenav open" : "sidenav"}>
         <ul>
+          <li>
+            <Link to="/" aria-current={path === "/" ? "page" : undefined}>
+              Overview
+            </Link>
+          </li>
           <li>
             <Link to="/self" aria-current={current("/self")}>
               Who am I
@@ -49,9 +73,15 @@ export function Layout(props: { session: SessionInfo; onSignedOut: () => void; c
         </ul>
       </nav>
       <main id="main" tabIndex={-1}>
+        <ConnectionBanner />
         {error && (
           <p role="alert" className="error">
             {error}
+          </p>
+        )}
+        {flash && (
+          <p role="status" className="notice flash">
+            {flash}
           </p>
         )}
         {props.children}

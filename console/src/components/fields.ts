@@ -43,3 +43,18 @@ export function formatLabels(labels: Record<string, string> | undefined): string
     .map(([k, v]) => `${k}=${v}`)
     .join(", ");
 }
+
+/** An annotation's value (keys hold dots and slashes, so they are no dotted path). */
+export function getAnnotation(obj: KubeObject, key: string): string | undefined {
+  return obj.metadata.annotations?.[key];
+}
+
+/** Sets (or, when empty, removes) an annotation in a copy. */
+export function setAnnotation(obj: KubeObject, key: string, value: unknown): KubeObject {
+  const annotations = { ...(obj.metadata.annotations ?? {}) };
+  if (value === undefined || value === "") delete annotations[key];
+  else annotations[key] = String(value);
+  const metadata: KubeObject["metadata"] = { ...obj.metadata, annotations };
+  if (Object.keys(annotations).length === 0) delete metadata.annotations;
+  return { ...obj, metadata };
+}

@@ -1,12 +1,15 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useId, useState } from "react";
-import { API, ApiError, describeError, request } from "../api/client";
-import { navigate } from "../router";
+import { API, ApiError, request } from "../api/client";
+import type { KubeObject } from "../api/types";
+import { errorSummary } from "../components/error-summary";
+import { navigateWithFlash } from "../components/flash";
 import { toBase64 } from "./EditPage";
 
 /**
  * Connect a cluster: the pasted kube config becomes a SharedSecret (data key `config`, in
- * namespace platform) and a Cluster that names it; the server then checks the connection.
+ * namespace platform) and a Cluster that names it, which then owns the secret; the server checks
+ * the connection.
  */
 export function ConnectCluster() {
   const id = useId();
@@ -19,6 +22,8 @@ export function ConnectCluster() {
     e.preventDefault();
     setError(undefined);
     const secretName = `${name}-kubeconfig`;
+    const secretPath = `${API}/namespaces/platform/sharedsecrets/${encodeURIComponent(secretName)}`;
+    let madeSecret = false;
     try {
       await request("POST", `${API}/namespaces/platform/sharedsecrets`, {
         body: {
@@ -28,7 +33,8 @@ export function ConnectCluster() {
           spec: { displayName: `Kube config of ${displayName || name}`, data: { config: toBase64(kubeconfig) } },
         },
       });
-      await request("POST", `${API}/clusters`, {
+      madeSecret = true;
+      const cluster = await request<KubeObject>("POST", `${API}/clusters`, {
         body: {
           apiVersion: "management.platform/v1",
           kind: "Cluster",
@@ -36,9 +42,17 @@ export function ConnectCluster() {
           spec: { ...(displayName ? { displayName } : {}), config: { secretName } },
         },
       });
+      // The secret belongs to the cluster: deleting the cluster deletes its credentials too.
+      const owner = { apiVersion: "management.platform/v1", kind: "Cluster", name, uid: cluster.metadata.uid };
+      await request("PATCH", secretPath, {
+        body: { metadata: { ownerReferences: [owner] } },
+        contentType: "application/merge-patch+json",
+      });
       await queryClient.invalidateQueries({ queryKey: ["list"] });
-      navigate(`/k/clusters/${encodeURIComponent(name)}`);
+      navigateWithFlash(`/k/clusters/${encodeURIComponent(name)}`, `Cluster ${name} connected; checking it now.`);
     } catch (err) {
+      // A cluster that could not be made leaves no secret with its credentials behind.
+      if (madeSecret) await request("DELETE", secretPath).catch(() => undefined);
       setError(err);
     }
   };
@@ -73,7 +87,7 @@ export function ConnectCluster() {
         </div>
         {error !== undefined && (
           <p role="alert" className="error">
-            {describeError(error)}
+            {errorSummary(error, ["metadata.name"])}
           </p>
         )}
         <button type="submit" className="primary">

@@ -1,8 +1,10 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useId, useState } from "react";
-import { API, ApiError, describeError, request } from "../api/client";
+import { API, ApiError, request } from "../api/client";
 import type { KubeObject } from "../api/types";
 import { CopyButton } from "../components/CopyButton";
+import { errorSummary } from "../components/error-summary";
+import { parseHours } from "../components/hours";
 
 /** A new access key for the signed-in user (or another user/team for admins); its value is shown once. */
 export function CreateAccessKey() {
@@ -11,12 +13,21 @@ export function CreateAccessKey() {
   const [form, setForm] = useState({ displayName: "", ttlHours: "", owner: "", scope: "" });
   const [created, setCreated] = useState<KubeObject>();
   const [error, setError] = useState<unknown>();
+  const [hoursError, setHoursError] = useState("");
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setError(undefined);
     const spec: Record<string, unknown> = {};
     if (form.displayName) spec.displayName = form.displayName;
-    if (form.ttlHours) spec.ttl = Math.round(Number(form.ttlHours) * 3600);
+    if (form.ttlHours) {
+      const ttl = parseHours(form.ttlHours);
+      if ("error" in ttl) {
+        setHoursError(ttl.error);
+        return;
+      }
+      spec.ttl = ttl.seconds;
+    }
+    setHoursError("");
     if (form.owner.startsWith("team:")) spec.team = form.owner.slice(5);
     else if (form.owner) spec.user = form.owner.replace(/^user:/, "");
     if (form.scope) spec.scope = { projects: [{ project: form.scope }], allowPlatformCli: true };
@@ -55,9 +66,19 @@ export function CreateAccessKey() {
   const input = (key: keyof typeof form, label: string, field: string, hint?: string) => (
     <div className="field">
       <label htmlFor={`${id}-${key}`}>{label}</label>
-      <input id={`${id}-${key}`} value={form[key]} onChange={(e) => setForm({ ...form, [key]: e.target.value })} />
+      <input
+        id={`${id}-${key}`}
+        value={form[key]}
+        aria-invalid={!!errors.get(field) || (key === "ttlHours" && !!hoursError)}
+        aria-describedby={errors.get(field) || (key === "ttlHours" && hoursError) ? `${id}-${key}-err` : undefined}
+        onChange={(e) => setForm({ ...form, [key]: e.target.value })}
+      />
       {hint && <span className="hint">{hint}</span>}
-      {errors.get(field) && <p className="field-error">{errors.get(field)}</p>}
+      {(errors.get(field) || (key === "ttlHours" && hoursError)) && (
+        <p className="field-error" id={`${id}-${key}-err`}>
+          {key === "ttlHours" && hoursError ? hoursError : errors.get(field)}
+        </p>
+      )}
     </div>
   );
   return (
@@ -75,7 +96,7 @@ export function CreateAccessKey() {
         )}
         {error !== undefined && (
           <p role="alert" className="error">
-            {describeError(error)}
+            {errorSummary(error, ["spec.displayName", "spec.ttl", "spec.user", "spec.scope"])}
           </p>
         )}
         <button type="submit" className="primary">

@@ -1,19 +1,22 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { stringify } from "yaml";
-import { describeError } from "../api/client";
+import { describeError, errorToShow } from "../api/client";
 import { deleteObject, getObject } from "../api/resources";
 import type { Condition, KubeObject } from "../api/types";
 import { AccessRules } from "../components/AccessRules";
 import { DeleteDialog } from "../components/DeleteDialog";
+import { navigateWithFlash } from "../components/flash";
+import { AccessKeyPanel } from "../components/panels/AccessKeyPanel";
+import { ClusterDependents, kubeconfigSecretOf } from "../components/panels/ClusterDependents";
 import { ClusterPanel } from "../components/panels/ClusterPanel";
 import { InstancePanel } from "../components/panels/InstancePanel";
 import { ProjectPanel } from "../components/panels/ProjectPanel";
 import { SecretValues } from "../components/panels/SecretValues";
 import { SubjectKeys } from "../components/panels/SubjectKeys";
-import { displayName, type KindInfo } from "../kinds";
+import { YamlPanel } from "../components/YamlPanel";
+import { displayName, type KindInfo, kindOf } from "../kinds";
 import { useCan } from "../permissions";
-import { Link, navigate } from "../router";
+import { Link } from "../router";
 
 export function DetailPage(props: { kind: KindInfo; name: string; namespace?: string }) {
   const { kind, name, namespace } = props;
@@ -23,11 +26,13 @@ export function DetailPage(props: { kind: KindInfo; name: string; namespace?: st
     queryFn: () => getObject(kind, name, namespace),
     refetchInterval: 3000,
   });
-  const canUpdate = useCan("update", kind.plural, { name, namespace });
+  // The editor saves a merge patch of what changed (EditPage), so Edit needs the verb patch.
+  const canUpdate = useCan("patch", kind.plural, { name, namespace });
   const canDelete = useCan("delete", kind.plural, { name, namespace });
   const [deleting, setDeleting] = useState(false);
+  const [deleteSecret, setDeleteSecret] = useState(false);
   const [error, setError] = useState("");
-  if (q.error)
+  if (errorToShow(q.error))
     return (
       <section>
         <h1 className="mono">{name}</h1>
@@ -42,9 +47,11 @@ export function DetailPage(props: { kind: KindInfo; name: string; namespace?: st
   const remove = async (policy: string) => {
     try {
       await deleteObject(kind, name, namespace, policy);
+      const secret = kind.plural === "clusters" && deleteSecret ? kubeconfigSecretOf(o) : undefined;
+      if (secret) await deleteObject(sharedSecrets, secret.name, secret.namespace, "Background");
       setDeleting(false);
       await queryClient.invalidateQueries({ queryKey: ["list", kind.plural] });
-      navigate(`/k/${kind.plural}`);
+      navigateWithFlash(`/k/${kind.plural}`, `${kind.kind} ${name} deleted.`);
     } catch (err) {
       setError(describeError(err));
       setDeleting(false);
@@ -77,11 +84,16 @@ export function DetailPage(props: { kind: KindInfo; name: string; namespace?: st
         </p>
       )}
       {deleting && (
-        <DeleteDialog kind={kind} name={name} onCancel={() => setDeleting(false)} onConfirm={(p) => remove(p)} />
+        <DeleteDialog kind={kind} name={name} onCancel={() => setDeleting(false)} onConfirm={(p) => remove(p)}>
+          {kind.plural === "clusters" && (
+            <ClusterDependents cluster={o} deleteSecret={deleteSecret} onDeleteSecret={setDeleteSecret} />
+          )}
+        </DeleteDialog>
       )}
       <Lifecycle o={o} />
       <Overview kind={kind} o={o} />
       {kind.plural === "clusters" && <ClusterPanel cluster={o} />}
+      {kind.plural === "ownedaccesskeys" && <AccessKeyPanel accessKey={o} />}
       {kind.plural === "sharedsecrets" && <SecretValues secret={o} />}
       {kind.plural === "projects" && <ProjectPanel project={o} />}
       {kind.plural === "virtualclusterinstances" && <InstancePanel instance={o} />}
@@ -89,13 +101,14 @@ export function DetailPage(props: { kind: KindInfo; name: string; namespace?: st
       {kind.access && <AccessRules rules={o.spec?.access} />}
       <Conditions conditions={o.status?.conditions} />
       <OwnerReferences o={o} />
-      <details>
-        <summary>YAML</summary>
-        <pre className="yaml">{stringify(o)}</pre>
-      </details>
+      <YamlPanel o={o} />
     </section>
   );
 }
+
+const sharedSecrets = kindOf("sharedsecrets")!;
+/** Kinds whose panel below shows what their list columns show (each fact once). */
+const KINDS_WITH_PANEL = new Set(["clusters", "virtualclusterinstances", "ownedaccesskeys"]);
 
 function enc(s: string | undefined): string {
   return encodeURIComponent(s ?? "");
@@ -118,7 +131,7 @@ function Overview({ kind, o }: { kind: KindInfo; o: KubeObject }) {
     ["Name", o.metadata.name ?? ""],
     ["Display name", displayName(o)],
     ["Description", String(o.spec?.description ?? "")],
-    ...kind.columns.map((c): [string, string] => [c.label, c.value(o)]),
+    ...(KINDS_WITH_PANEL.has(kind.plural) ? [] : kind.columns.map((c): [string, string] => [c.label, c.value(o)])),
     ["Created", o.metadata.creationTimestamp ?? ""],
     ["UID", o.metadata.uid ?? ""],
   ];
@@ -157,7 +170,7 @@ function Conditions({ conditions }: { conditions?: Condition[] }) {
     <>
       <h2>Conditions</h2>
       <div className="table-wrap">
-        <table>
+        <table className="stack">
           <thead>
             <tr>
               <th scope="col">Type</th>
@@ -170,11 +183,11 @@ function Conditions({ conditions }: { conditions?: Condition[] }) {
           <tbody>
             {conditions.map((c) => (
               <tr key={c.type}>
-                <td>{c.type}</td>
-                <td>{c.status}</td>
-                <td>{c.reason}</td>
-                <td>{c.message}</td>
-                <td>{c.lastTransitionTime}</td>
+                <td data-label="Type">{c.type}</td>
+                <td data-label="Status">{c.status}</td>
+                <td data-label="Reason">{c.reason}</td>
+                <td data-label="Message">{c.message}</td>
+                <td data-label="Since">{c.lastTransitionTime}</td>
               </tr>
             ))}
           </tbody>

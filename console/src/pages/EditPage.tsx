@@ -1,23 +1,33 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useId, useState } from "react";
 import { parse, stringify } from "yaml";
-import { ApiError, describeError } from "../api/client";
-import { createObject, getObject, replaceObject } from "../api/resources";
+import { ApiError } from "../api/client";
+import { mergePatch } from "../api/merge-patch";
+import { objectView } from "../api/object-view";
+import { createObject, getObject, patchObject } from "../api/resources";
 import type { KubeObject } from "../api/types";
 import { AccessEditor, type AccessRule } from "../components/AccessEditor";
+import { errorSummary } from "../components/error-summary";
 import { FieldInput } from "../components/FieldInput";
-import { formatLabels, getPath, parseLabels, setPath } from "../components/fields";
+import { formatLabels, getAnnotation, getPath, parseLabels, setAnnotation, setPath } from "../components/fields";
+import { navigateWithFlash } from "../components/flash";
 import type { KindInfo } from "../kinds";
-import { navigate } from "../router";
 import { detailPath } from "./ListPage";
 
-/** Create (no name) or edit an object: a form for the common fields, or YAML for all of it. */
+/**
+ * Create (no name) or edit an object: a form for the common fields, or YAML for all of it. An
+ * edit sends only what changed (a merge patch against the object as the editor showed it), so
+ * fields the editor leaves out (managedFields, hidden secret values, data the caller may not read)
+ * keep what is stored.
+ */
 export function EditPage(props: { kind: KindInfo; name?: string; namespace?: string }) {
   const { kind } = props;
   const creating = !props.name;
   const [obj, setObj] = useState<KubeObject | undefined>(
     creating ? { metadata: { name: "", namespace: kind.defaultNamespace } } : undefined,
   );
+  /** The object as loaded, as the editor shows it: what an edit is compared with. */
+  const [original, setOriginal] = useState<KubeObject>();
   const [mode, setMode] = useState<"form" | "yaml">("form");
   const [yamlText, setYamlText] = useState("");
   const [error, setError] = useState<unknown>();
@@ -26,7 +36,11 @@ export function EditPage(props: { kind: KindInfo; name?: string; namespace?: str
   const load = () => {
     if (!props.name) return;
     setError(undefined);
-    getObject(kind, props.name, props.namespace).then(setObj, setError);
+    getObject(kind, props.name, props.namespace).then((o) => {
+      const view = objectView(o);
+      setOriginal(view);
+      setObj(view);
+    }, setError);
   };
   // biome-ignore lint/correctness/useExhaustiveDependencies: loads once per page (the page is keyed by object)
   useEffect(load, []);
@@ -48,10 +62,22 @@ export function EditPage(props: { kind: KindInfo; name?: string; namespace?: str
     setError(undefined);
     try {
       const body = mode === "yaml" ? (parse(yamlText) as KubeObject) : obj!;
-      const saved = creating ? await createObject(kind, body) : await replaceObject(kind, body);
+      let saved: KubeObject = body;
+      let message: string;
+      if (creating) {
+        saved = await createObject(kind, body);
+        message = `${kind.kind} ${saved.metadata.name ?? ""} created.`;
+      } else {
+        const patch = mergePatch(original, body);
+        message = patch ? "Saved." : "Nothing changed: nothing was saved.";
+        if (patch) {
+          patch.metadata = { ...(patch.metadata as object), resourceVersion: original?.metadata.resourceVersion };
+          saved = await patchObject(kind, props.name ?? "", props.namespace, patch);
+        }
+      }
       await queryClient.invalidateQueries({ queryKey: ["list", kind.plural] });
       await queryClient.invalidateQueries({ queryKey: ["object", kind.plural] });
-      navigate(detailPath(kind, saved));
+      navigateWithFlash(detailPath(kind, saved), message);
     } catch (err) {
       setError(err);
     } finally {
@@ -67,7 +93,9 @@ export function EditPage(props: { kind: KindInfo; name?: string; namespace?: str
         {!creating && <span className="mono">{props.name}</span>}
       </h1>
       <EditorTabs mode={mode} onSwitch={switchMode} />
-      {error !== undefined && <SaveError error={error} onReload={conflict ? load : undefined} />}
+      {error !== undefined && (
+        <SaveError error={error} fieldsShown={[...fieldErrors.keys()]} onReload={conflict ? load : undefined} />
+      )}
       {!obj && !error && <p>Loading…</p>}
       {obj && (
         <form onSubmit={submit} className="edit-form" noValidate>
@@ -76,15 +104,8 @@ export function EditPage(props: { kind: KindInfo; name?: string; namespace?: str
           ) : (
             <FormFields kind={kind} obj={obj} creating={creating} onChange={setObj} errors={fieldErrors} />
           )}
-          {[...fieldErrors].some(([f]) => mode === "yaml" || !shownInForm(kind, f)) && (
-            <ul className="field-error">
-              {[...fieldErrors].map(([f, m]) => (
-                <li key={f}>
-                  {f}: {m}
-                </li>
-              ))}
-            </ul>
-          )}
+          {/* Each refusal once: beside its field, or here when the form has no such field. */}
+          <UnshownFieldErrors errors={[...fieldErrors].filter(([f]) => mode === "yaml" || !shownInForm(kind, f))} />
           <div className="actions">
             <button type="submit" className="primary" disabled={saving}>
               {creating ? "Create" : "Save"}
@@ -113,11 +134,28 @@ function EditorTabs(props: { mode: "form" | "yaml"; onSwitch: (m: "form" | "yaml
   );
 }
 
-/** The server's answer in words; a 409 conflict offers to load the current version. */
-function SaveError(props: { error: unknown; onReload?: () => void }) {
+function UnshownFieldErrors({ errors }: { errors: Array<[string, string]> }) {
+  if (errors.length === 0) return null;
+  return (
+    <ul className="field-error">
+      {errors.map(([f, m]) => (
+        <li key={f}>
+          <span className="mono">{f}</span>: {m}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/**
+ * The server's answer in words; when it names fields, only how many (each is told below, beside
+ * its field or in the list under the form); a 409 conflict offers to load the current version.
+ */
+function SaveError(props: { error: unknown; fieldsShown: string[]; onReload?: () => void }) {
+  const summary = errorSummary(props.error, props.fieldsShown);
   return (
     <div role="alert" className="error">
-      <p>{describeError(props.error)}</p>
+      <p>{summary}</p>
       {props.onReload && (
         <button type="button" onClick={props.onReload}>
           Reload the current version (your changes are discarded)
@@ -187,11 +225,12 @@ function FormFields(props: {
       />
       {kind.fields.map((f) => (
         <FieldInput
-          key={f.path}
+          key={f.annotation ?? f.path}
           field={f}
-          value={getPath(obj, f.path)}
+          value={f.annotation ? getAnnotation(obj, f.annotation) : getPath(obj, f.path)}
           error={errors.get(f.path)}
-          onChange={(v) => set(f.path, v)}
+          errors={errors}
+          onChange={(v) => (f.annotation ? props.onChange(setAnnotation(obj, f.annotation, v)) : set(f.path, v))}
         />
       ))}
       {kind.plural === "sharedsecrets" && props.creating && (

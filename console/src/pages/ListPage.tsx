@@ -1,24 +1,63 @@
 import { useMemo, useState } from "react";
-import { describeError } from "../api/client";
+import { describeError, errorToShow } from "../api/client";
 import type { KubeObject } from "../api/types";
 import { PAGE_SIZE, useLiveList } from "../components/useLiveList";
 import { displayName, type KindInfo } from "../kinds";
 import { useCan } from "../permissions";
-import { Link } from "../router";
+import { BASE, Link, useLocation } from "../router";
 
-type SortKey = "name" | "displayName" | "created";
+/** A column the list sorts by: the name, namespace, display name, age, or one of the kind's columns. */
+interface SortColumn {
+  key: string;
+  label: string;
+  value: (o: KubeObject) => string;
+}
 
+const compareText = (a: string, b: string) => a.localeCompare(b, undefined, { numeric: true });
+
+function sortColumns(kind: KindInfo): SortColumn[] {
+  return [
+    { key: "name", label: "Name", value: (o) => o.metadata.name ?? "" },
+    ...(kind.namespaced
+      ? [{ key: "namespace", label: "Namespace", value: (o: KubeObject) => o.metadata.namespace ?? "" }]
+      : []),
+    { key: "displayName", label: "Display name", value: displayName },
+    ...kind.columns.map((c) => ({ key: c.label, label: c.label, value: c.value })),
+    { key: "created", label: "Created", value: (o) => o.metadata.creationTimestamp ?? "" },
+  ];
+}
+
+/**
+ * One page of a kind. The search, label selector and sort live in the address
+ * (`?q=…&labels=…&sort=name&order=desc`), so a link or a reload shows the same list.
+ */
 export function ListPage({ kind }: { kind: KindInfo }) {
-  const [search, setSearch] = useState("");
-  const [labels, setLabels] = useState("");
-  const [applied, setApplied] = useState({ search: "", labels: "" });
+  const { path, search: params } = useLocation();
+  const applied = { search: params.get("q") ?? "", labels: params.get("labels") ?? "" };
+  const columns = sortColumns(kind);
+  const sort = columns.find((c) => c.key === params.get("sort")) ?? columns[0]!;
+  const descending = params.get("order") === "desc";
+  const [search, setSearch] = useState(applied.search);
+  const [labels, setLabels] = useState(applied.labels);
   const [tokens, setTokens] = useState<string[]>([]);
-  const [sort, setSort] = useState<SortKey>("name");
   const token = tokens[tokens.length - 1];
   const query = useLiveList(kind, applied.labels, token, applied.search);
   const canCreate = useCan("create", kind.plural, { namespace: kind.defaultNamespace });
-  const items = useMemo(() => sorted(query.data?.items ?? [], sort), [query.data, sort]);
+  const items = useMemo(() => sorted(query.data?.items ?? [], sort, descending), [query.data, sort, descending]);
   const createTo = kind.plural === "ownedaccesskeys" ? "/new-access-key" : `/k/${kind.plural}/new`;
+  const setParams = (change: Record<string, string>) => {
+    const next = new URLSearchParams(params);
+    for (const [k, v] of Object.entries(change)) {
+      if (v) next.set(k, v);
+      else next.delete(k);
+    }
+    const q = next.toString();
+    window.history.replaceState(null, "", `${BASE}${path}${q ? `?${q}` : ""}`);
+    window.dispatchEvent(new PopStateEvent("popstate"));
+  };
+  const sortBy = (key: string) =>
+    setParams({ sort: key === "name" ? "" : key, order: key === sort.key && !descending ? "desc" : "" });
+  const filtered = !!(applied.search || applied.labels);
   return (
     <section aria-busy={canCreate === undefined}>
       <div className="heading">
@@ -40,7 +79,7 @@ export function ListPage({ kind }: { kind: KindInfo }) {
           onSubmit={(e) => {
             e.preventDefault();
             setTokens([]);
-            setApplied({ search, labels });
+            setParams({ q: search.trim(), labels: labels.trim() });
           }}
         >
           <label>
@@ -51,24 +90,21 @@ export function ListPage({ kind }: { kind: KindInfo }) {
             Label selector
             <input value={labels} placeholder="team=web,env!=prod" onChange={(e) => setLabels(e.target.value)} />
           </label>
-          <label>
-            Sort this page by
-            <select value={sort} onChange={(e) => setSort(e.target.value as SortKey)}>
-              <option value="name">Name</option>
-              <option value="displayName">Display name</option>
-              <option value="created">Newest first</option>
-            </select>
-          </label>
           <button type="submit">Filter</button>
         </form>
       </search>
-      {query.error && (
+      {!!errorToShow(query.error) && (
         <p role="alert" className="error">
           {describeError(query.error)}
         </p>
       )}
       {query.isPending && <p aria-live="polite">Loading…</p>}
-      {query.data && <ObjectTable kind={kind} items={items} />}
+      {query.data && items.length === 0 && (
+        <EmptyList kind={kind} filtered={filtered} canCreate={!!canCreate} createTo={createTo} />
+      )}
+      {query.data && items.length > 0 && (
+        <ObjectTable kind={kind} items={items} columns={columns} sort={sort} descending={descending} onSort={sortBy} />
+      )}
       <Pager
         count={items.length}
         remaining={query.data?.remaining}
@@ -80,12 +116,30 @@ export function ListPage({ kind }: { kind: KindInfo }) {
   );
 }
 
-function sorted(items: KubeObject[], by: SortKey): KubeObject[] {
-  const copy = [...items];
-  if (by === "displayName") copy.sort((a, b) => displayName(a).localeCompare(displayName(b)));
-  else if (by === "created")
-    copy.sort((a, b) => (b.metadata.creationTimestamp ?? "").localeCompare(a.metadata.creationTimestamp ?? ""));
-  return copy;
+function sorted(items: KubeObject[], by: SortColumn, descending: boolean): KubeObject[] {
+  const byName = (a: KubeObject, b: KubeObject) =>
+    compareText(a.metadata.name ?? "", b.metadata.name ?? "") ||
+    compareText(a.metadata.namespace ?? "", b.metadata.namespace ?? "");
+  const copy = [...items].sort((a, b) => compareText(by.value(a), by.value(b)) || byName(a, b));
+  return descending ? copy.reverse() : copy;
+}
+
+/** What to do when a list is empty: widen the filter, or create the first one. */
+function EmptyList(props: { kind: KindInfo; filtered: boolean; canCreate: boolean; createTo: string }) {
+  if (props.filtered)
+    return <p className="empty">Nothing matches this search or label selector. Clear them to see every one.</p>;
+  return (
+    <div className="empty">
+      <p>No {props.kind.title.toLowerCase()} yet.</p>
+      {props.canCreate ? (
+        <p>
+          <Link to={props.createTo}>Create the first one</Link>.
+        </p>
+      ) : (
+        <p>You may not create any; ask an administrator if you expected to see some here.</p>
+      )}
+    </div>
+  );
 }
 
 export function detailPath(kind: KindInfo, o: KubeObject): string {
@@ -95,37 +149,58 @@ export function detailPath(kind: KindInfo, o: KubeObject): string {
     : `/k/${kind.plural}/${name}`;
 }
 
-function ObjectTable({ kind, items }: { kind: KindInfo; items: KubeObject[] }) {
-  if (items.length === 0) return <p>Nothing here yet.</p>;
+function ObjectTable(props: {
+  kind: KindInfo;
+  items: KubeObject[];
+  columns: SortColumn[];
+  sort: SortColumn;
+  descending: boolean;
+  onSort: (key: string) => void;
+}) {
+  const { kind, items } = props;
+  const header = (key: string) => {
+    const c = props.columns.find((x) => x.key === key)!;
+    const active = props.sort.key === key;
+    return (
+      <th scope="col" key={key} aria-sort={active ? (props.descending ? "descending" : "ascending") : undefined}>
+        <button type="button" className="sort" onClick={() => props.onSort(key)}>
+          {c.label}
+          <span aria-hidden="true">{active ? (props.descending ? " ▼" : " ▲") : ""}</span>
+        </button>
+      </th>
+    );
+  };
   return (
     <div className="table-wrap">
-      <table>
+      <table className="stack">
         <thead>
           <tr>
-            <th scope="col">Name</th>
-            {kind.namespaced && <th scope="col">Namespace</th>}
-            <th scope="col">Display name</th>
-            {kind.columns.map((c) => (
-              <th scope="col" key={c.label}>
-                {c.label}
-              </th>
-            ))}
+            {header("name")}
+            {kind.namespaced && header("namespace")}
+            {header("displayName")}
+            {kind.columns.map((c) => header(c.label))}
+            {header("created")}
             <th scope="col">Labels</th>
           </tr>
         </thead>
         <tbody>
           {items.map((o) => (
             <tr key={o.metadata.uid ?? o.metadata.name}>
-              <td>
+              <td data-label="Name">
                 <Link to={detailPath(kind, o)}>{o.metadata.name}</Link>
                 {o.metadata.deletionTimestamp && <span className="badge warn">terminating</span>}
               </td>
-              {kind.namespaced && <td>{o.metadata.namespace}</td>}
-              <td>{displayName(o)}</td>
+              {kind.namespaced && <td data-label="Namespace">{o.metadata.namespace}</td>}
+              <td data-label="Display name">{displayName(o)}</td>
               {kind.columns.map((c) => (
-                <td key={c.label}>{c.value(o)}</td>
+                <td key={c.label} data-label={c.label}>
+                  {c.value(o)}
+                </td>
               ))}
-              <td>
+              <td data-label="Created">
+                <time dateTime={o.metadata.creationTimestamp}>{o.metadata.creationTimestamp?.slice(0, 10)}</time>
+              </td>
+              <td data-label="Labels">
                 {Object.entries(o.metadata.labels ?? {}).map(([k, v]) => (
                   <span className="badge" key={k}>
                     {k}={v}

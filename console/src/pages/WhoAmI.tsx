@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
-import { API, describeError, request } from "../api/client";
+import { expiryOf } from "../api/access-key-facts";
+import { API, describeError, errorToShow, request } from "../api/client";
 import { whoAmI } from "../api/resources";
 import type { KubeList, KubeObject } from "../api/types";
 import { Link } from "../router";
@@ -23,7 +24,7 @@ export function WhoAmI() {
   return (
     <section>
       <h1>Who am I</h1>
-      {self.error && (
+      {!!errorToShow(self.error) && (
         <p role="alert" className="error">
           {describeError(self.error)}
         </p>
@@ -43,12 +44,18 @@ export function WhoAmI() {
           Create an access key
         </Link>
       </div>
-      {keys.data && (
+      {keys.data && keys.data.items.length === 0 && (
+        <p className="empty">
+          You have no access keys of your own yet. Create one to sign in with the platform CLI or kubectl.
+        </p>
+      )}
+      {keys.data && keys.data.items.length > 0 && (
         <ul>
           {keys.data.items.map((k) => (
             <li key={k.metadata.name}>
               <Link to={`/k/ownedaccesskeys/${encodeURIComponent(k.metadata.name ?? "")}`}>{k.metadata.name}</Link>
-              {k.spec?.ttl ? ` · expires after ${k.spec.ttl} s` : ""}
+              {` · expires ${expiryOf(k)}`}
+              {k.spec?.disabled ? " · disabled" : ""}
             </li>
           ))}
         </ul>

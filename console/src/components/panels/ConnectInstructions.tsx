@@ -1,5 +1,6 @@
 import type { KubeObject } from "../../api/types";
 import { useCan } from "../../permissions";
+import { CopyButton } from "../CopyButton";
 
 /** The cluster annotation that records the URL of the cluster's agent (`platform agent`). */
 const DIRECT_ENDPOINT_ANNOTATION = "management.platform/direct-cluster-endpoint";
@@ -27,15 +28,15 @@ export function ClusterConnect({ cluster }: { cluster: KubeObject }) {
         Sign in with the platform CLI, then add a kubectl context that reaches this cluster through the platform (your
         access key; the cluster's own credentials stay on the server):
       </p>
-      <pre className="code">
-        {`platform login ${origin} --access-key "$KEY"\nplatform use cluster ${name}\nkubectl get pods -A`}
-      </pre>
+      <Snippet
+        text={`platform login ${origin} --access-key "$KEY"\nplatform use cluster ${name}\nkubectl get pods -A`}
+      />
       {agent && (
         <>
           <p>
             Or straight to the cluster's agent at <code>{agent}</code>, with a short-lived direct token:
           </p>
-          <pre className="code">{`platform use cluster ${name} --direct`}</pre>
+          <Snippet text={`platform use cluster ${name} --direct`} />
         </>
       )}
       <p>
@@ -60,14 +61,24 @@ export function VirtualClusterConnect({ instance }: { instance: KubeObject }) {
         Sign in with the platform CLI, then add a kubectl context that reaches this virtual cluster through the
         platform:
       </p>
-      <pre className="code">
-        {`platform login ${origin} --access-key "$KEY"\nplatform use vcluster ${name} --project ${project}\nkubectl get ns`}
-      </pre>
+      <Snippet
+        text={`platform login ${origin} --access-key "$KEY"\nplatform use vcluster ${name} --project ${project}\nkubectl get ns`}
+      />
       <p>
         By hand: the Kubernetes API base URL is{" "}
         <code>{`${origin}/kubernetes/project/${project}/virtualcluster/${name}`}</code>, with your access key as the
         bearer token.
       </p>
     </section>
+  );
+}
+
+/** Commands to paste into a shell, with a button that copies them. */
+function Snippet({ text }: { text: string }) {
+  return (
+    <div className="snippet">
+      <pre className="code">{text}</pre>
+      <CopyButton text={text} label="Copy commands" />
+    </div>
   );
 }

@@ -1,8 +1,11 @@
+import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useId, useState } from "react";
-import { API, describeError, request } from "../../api/client";
+import { API, ApiError, describeError, request } from "../../api/client";
 import type { KubeObject } from "../../api/types";
 import { useCan } from "../../permissions";
-import { navigate } from "../../router";
+import { Link } from "../../router";
+import { navigateWithFlash } from "../flash";
+import { parseHours } from "../hours";
 import { VirtualClusterConnect } from "./ConnectInstructions";
 
 /** A virtual cluster instance: download a kube config for it, move it to another project. */
@@ -10,14 +13,48 @@ export function InstancePanel({ instance }: { instance: KubeObject }) {
   const ns = instance.metadata.namespace ?? "";
   const name = instance.metadata.name ?? "";
   const canUse = useCan("use", "virtualclusterinstances", { name, namespace: ns });
+  const project = ns.startsWith("p-") ? ns.slice(2) : undefined;
+  const cluster = instance.spec?.clusterRef?.cluster as string | undefined;
+  // Its status is the last one observed: a cluster deleted since leaves it as it was.
+  const clusterCheck = useQuery({
+    queryKey: ["object", "clusters", "", cluster],
+    queryFn: () => request<KubeObject>("GET", `${API}/clusters/${encodeURIComponent(cluster ?? "")}`),
+    enabled: !!cluster,
+    retry: false,
+  });
+  const clusterGone = clusterCheck.error instanceof ApiError && clusterCheck.error.code === 404;
   const canDelete = useCan("delete", "virtualclusterinstances", { name, namespace: ns });
   return (
     <>
       <h2>Status</h2>
-      <p>
-        Phase <span className="badge">{String(instance.status?.phase ?? "unknown")}</span>{" "}
-        {String(instance.status?.message ?? "")}
-      </p>
+      <dl className="facts">
+        <div>
+          <dt>Phase</dt>
+          <dd>
+            <span className="badge">{String(instance.status?.phase || "unknown")}</span>{" "}
+            {String(instance.status?.message ?? "")}
+          </dd>
+        </div>
+        <div>
+          <dt>Project</dt>
+          <dd>{project ? <Link to={`/k/projects/${encodeURIComponent(project)}`}>{project}</Link> : "none"}</dd>
+        </div>
+        <div>
+          <dt>Cluster</dt>
+          <dd>
+            {cluster ? <Link to={`/k/clusters/${encodeURIComponent(cluster)}`}>{cluster}</Link> : "not placed"}
+            {clusterGone && (
+              <span className="badge bad">
+                deleted: this virtual cluster cannot be reached, whatever its phase says
+              </span>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>Namespace on the cluster</dt>
+          <dd className="mono">{String(instance.spec?.clusterRef?.namespace ?? "") || "none"}</dd>
+        </div>
+      </dl>
       {canUse && <VirtualClusterConnect instance={instance} />}
       {canUse && <KubeConfigDownload namespace={ns} name={name} />}
       {canDelete && <MoveInstance namespace={ns} name={name} />}
@@ -28,11 +65,18 @@ export function InstancePanel({ instance }: { instance: KubeObject }) {
 function KubeConfigDownload({ namespace, name }: { namespace: string; name: string }) {
   const id = useId();
   const [hours, setHours] = useState("24");
+  const [hoursError, setHoursError] = useState("");
   const [error, setError] = useState("");
   const [link, setLink] = useState<string>();
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setError("");
+    setHoursError("");
+    const ttl = parseHours(hours);
+    if ("error" in ttl) {
+      setHoursError(ttl.error);
+      return;
+    }
     try {
       const res = await request<KubeObject>(
         "POST",
@@ -41,7 +85,7 @@ function KubeConfigDownload({ namespace, name }: { namespace: string; name: stri
           body: {
             apiVersion: "management.platform/v1",
             kind: "VirtualClusterInstanceKubeConfig",
-            spec: { certificateTTL: Math.round(Number(hours) * 3600) },
+            spec: { certificateTTL: ttl.seconds },
           },
         },
       );
@@ -60,7 +104,19 @@ function KubeConfigDownload({ namespace, name }: { namespace: string; name: stri
     <form onSubmit={submit} className="inline-form">
       <h2>Kube config</h2>
       <label htmlFor={id}>Certificate valid for (hours)</label>
-      <input id={id} type="number" min="1" value={hours} onChange={(e) => setHours(e.target.value)} />
+      <input
+        id={id}
+        inputMode="decimal"
+        value={hours}
+        aria-invalid={!!hoursError}
+        aria-describedby={hoursError ? `${id}-err` : undefined}
+        onChange={(e) => setHours(e.target.value)}
+      />
+      {hoursError && (
+        <p className="field-error" id={`${id}-err`}>
+          {hoursError}
+        </p>
+      )}
       <button type="submit">Download kube config</button>
       {link && (
         <a href={link} download={`${name}.kubeconfig`}>
@@ -92,7 +148,10 @@ function MoveInstance({ namespace, name }: { namespace: string; name: string }) 
           sourceVirtualClusterInstance: { name, namespace },
         },
       });
-      navigate(`/k/virtualclusterinstances/p-${encodeURIComponent(target)}/${encodeURIComponent(name)}`);
+      navigateWithFlash(
+        `/k/virtualclusterinstances/p-${encodeURIComponent(target)}/${encodeURIComponent(name)}`,
+        `Moved ${name} to project ${target}.`,
+      );
     } catch (err) {
       setError(describeError(err));
     }

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useId, useState } from "react";
-import { API, describeError, request } from "../../api/client";
+import { API, describeError, errorToShow, request } from "../../api/client";
 import type { KubeList, KubeObject } from "../../api/types";
 import { useCan } from "../../permissions";
 import { Link } from "../../router";
@@ -18,22 +18,75 @@ export function ProjectPanel({ project }: { project: KubeObject }) {
   const canCreate = useCan("create", "virtualclusterinstances", { namespace: ns });
   return (
     <>
+      <Members project={project} />
       <h2>Virtual clusters</h2>
-      {q.error && <p className="error">{describeError(q.error)}</p>}
-      {q.data && q.data.items.length === 0 && <p>No virtual clusters in this project.</p>}
+      {!!errorToShow(q.error) && <p className="error">{describeError(q.error)}</p>}
+      {q.data && q.data.items.length === 0 && (
+        <p className="empty">
+          No virtual clusters in this project yet.{" "}
+          {canCreate ? "Import one from a connected cluster below." : "Someone who manages the project can import one."}
+        </p>
+      )}
       {q.data && q.data.items.length > 0 && (
+        <div className="table-wrap">
+          <table className="stack">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Cluster</th>
+                <th scope="col">Namespace there</th>
+                <th scope="col">Phase</th>
+              </tr>
+            </thead>
+            <tbody>
+              {q.data.items.map((i) => (
+                <tr key={i.metadata.uid}>
+                  <td data-label="Name">
+                    <Link to={`/k/virtualclusterinstances/${ns}/${encodeURIComponent(i.metadata.name ?? "")}`}>
+                      {i.metadata.name}
+                    </Link>
+                  </td>
+                  <td data-label="Cluster">{String(i.spec?.clusterRef?.cluster ?? "")}</td>
+                  <td data-label="Namespace there">{String(i.spec?.clusterRef?.namespace ?? "")}</td>
+                  <td data-label="Phase">
+                    <span className="badge">{String(i.status?.phase || "unknown")}</span>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {canCreate && <ImportForm project={name} />}
+    </>
+  );
+}
+
+const ROLE_WORDS: Record<string, string> = {
+  "": "member: manages its virtual clusters",
+  "platform-management-admin": "admin: also manages the project",
+  "platform-management-view": "viewer: reads only",
+};
+
+/** Who belongs to the project, and with which role. */
+function Members({ project }: { project: KubeObject }) {
+  const members = (project.spec?.members as Array<{ kind: string; name: string; clusterRole?: string }>) ?? [];
+  return (
+    <>
+      <h2>Members</h2>
+      {members.length === 0 ? (
+        <p className="empty">No members: only users with a cluster role reach it. Add members with Edit.</p>
+      ) : (
         <ul>
-          {q.data.items.map((i) => (
-            <li key={i.metadata.uid}>
-              <Link to={`/k/virtualclusterinstances/${ns}/${encodeURIComponent(i.metadata.name ?? "")}`}>
-                {i.metadata.name}
-              </Link>{" "}
-              <span className="badge">{String(i.status?.phase ?? "")}</span>
+          {members.map((m) => (
+            <li key={`${m.kind}/${m.name}`}>
+              {m.kind}{" "}
+              <Link to={`/k/${m.kind === "Team" ? "teams" : "users"}/${encodeURIComponent(m.name)}`}>{m.name}</Link> ·{" "}
+              {ROLE_WORDS[m.clusterRole ?? ""] ?? m.clusterRole}
             </li>
           ))}
         </ul>
       )}
-      {canCreate && <ImportForm project={name} />}
     </>
   );
 }
@@ -62,7 +115,7 @@ function ImportForm({ project }: { project: string }) {
           },
         },
       });
-      setMessage(`Imported ${form.importName || form.name}.`);
+      setMessage(`Imported ${form.importName || form.name} into ${project}.`);
       await queryClient.invalidateQueries({ queryKey: ["list", "virtualclusterinstances"] });
     } catch (err) {
       setError(describeError(err));

@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { API, describeError, request } from "../../api/client";
+import { API, describeError, errorToShow, request } from "../../api/client";
 import type { KubeList } from "../../api/types";
 import type { KindInfo } from "../../kinds";
 import { Link } from "../../router";
@@ -13,8 +13,13 @@ export function SubjectKeys({ kind, name }: { kind: KindInfo; name: string }) {
   return (
     <>
       <h2>Access keys</h2>
-      {q.error && <p className="error">{describeError(q.error)}</p>}
-      {q.data && q.data.items.length === 0 && <p>No access keys.</p>}
+      {!!errorToShow(q.error) && <p className="error">{describeError(q.error)}</p>}
+      {q.data && q.data.items.length === 0 && (
+        <p className="empty">
+          No access keys. {kind.kind === "User" ? "The user" : "A member of the team"} can create one under "Who am I",
+          or an admin with <Link to="/new-access-key">Create an access key</Link> (for user:NAME or team:NAME).
+        </p>
+      )}
       {q.data && q.data.items.length > 0 && (
         <ul>
           {q.data.items.map((k) => (
