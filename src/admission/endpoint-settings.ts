@@ -9,7 +9,7 @@ import { errors, type FieldError, fieldError } from "../api/errors.js";
 import { GROUP, type KubeObject, specOf } from "../api/object.js";
 import { ADMINISTER_VERB } from "../authz/authorizer.js";
 import type { Authorizer } from "../authz/contract.js";
-import { DEFAULT_SECRET_NAMESPACE } from "../controllers/cluster-health/cluster-connection.js";
+import { DEFAULT_SECRET_NAMESPACE } from "../clusters/cluster-connection.js";
 import type { ClusterSpec } from "../kinds/cluster/cluster.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
 import type { UserInfo } from "../registry/request-context.js";

@@ -1,6 +1,7 @@
 import type { IdentityIndex } from "../auth/identity-index.js";
 import type { PlatformAuthorizer } from "../authz/authorizer.js";
 import type { AdmissionPlugin } from "../registry/admission.js";
+import { ClusterAccessGrantsAdmission } from "./cluster-access-grants.js";
 import { EndpointSettingsAdmission } from "./endpoint-settings.js";
 import { EscalationAdmission } from "./escalation.js";
 import { KeyTtlCapAdmission } from "./key-ttl-cap.js";
@@ -42,5 +43,6 @@ export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
     new EscalationAdmission(deps.authorizer, deps.identity, deps.read),
     new ReferenceAdmission(deps.authorizer, deps.read),
     new EndpointSettingsAdmission(deps.authorizer, deps.allowLocalEndpoints),
+    new ClusterAccessGrantsAdmission(deps.authorizer, deps.read),
   ];
 }

@@ -2,7 +2,7 @@ import { errors, fieldError } from "../api/errors.js";
 import { GROUP, type KubeObject, specOf } from "../api/object.js";
 import type { Owner } from "../api/schema/common.js";
 import type { Authorizer } from "../authz/contract.js";
-import { DEFAULT_SECRET_NAMESPACE } from "../controllers/cluster-health/cluster-connection.js";
+import { DEFAULT_SECRET_NAMESPACE } from "../clusters/cluster-connection.js";
 import type { ClusterSpec } from "../kinds/cluster/cluster.js";
 import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";

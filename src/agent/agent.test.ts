@@ -274,6 +274,48 @@ describe("direct cluster endpoint agent", () => {
     );
   });
 
+  it("a token scoped to pods in one namespace reaches neither other paths nor, by an encoded slash, secrets", async () => {
+    const t = await token({
+      rules: [{ cluster: "c1", verbs: ["get", "list"], namespaces: ["default"], resources: [{ resources: ["pods"] }] }],
+    });
+    const get = (path: string) =>
+      new Promise<{ status: number; kind?: string }>((done, fail) => {
+        // The path as written: no URL parsing between the test and the agent.
+        const req = httpsRequest(
+          {
+            host: "127.0.0.1",
+            port: agent.port,
+            path,
+            ca: agentCa,
+            agent: false,
+            headers: { authorization: `Bearer ${t}` },
+          },
+          (res) => {
+            let text = "";
+            res.on("data", (c: Buffer) => {
+              text += c.toString("utf8");
+            });
+            res.on("end", () => done({ status: res.statusCode ?? 0, kind: JSON.parse(text).kind }));
+          },
+        );
+        req.on("error", fail);
+        req.end();
+      });
+    assert.equal((await get("/api/v1/namespaces/default/pods")).status, 200);
+    assert.equal((await get("/api")).status, 200, "discovery");
+    for (const path of [
+      "/api%2Fv1/namespaces/kube-system/secrets",
+      "/api/v1/namespaces/default/pods/%2e%2e/%2e%2e/secrets",
+    ]) {
+      assert.deepEqual(await get(path), { status: 400, kind: "Status" }, path);
+    }
+    for (const path of ["/metrics", "/logs/", "/debug/pprof/"]) {
+      assert.deepEqual(await get(path), { status: 403, kind: "Status" }, path);
+    }
+    const leaked = cluster.seen.filter((s) => /secrets|metrics|logs|debug/.test(s.path));
+    assert.deepEqual(leaked, [], "none of them reached the cluster");
+  });
+
   it("keeps serving tokens it can verify while the platform is down", async () => {
     const t = await token({ rules: [{ cluster: "c1" }] });
     await server.stop();

@@ -6,11 +6,14 @@ import { errors } from "../api/errors.js";
 import { AuditLog } from "../audit/audit-log.js";
 import { bearerToken } from "../auth/authenticator.js";
 import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
+import { parseForwardedPath } from "../gateway/forwarded-path.js";
 import { auditForwarded } from "../gateway/gateway-audit.js";
 import { GatewayHandler, type Resolved } from "../gateway/gateway-handler.js";
 import { gatewayScopeAllows } from "../gateway/gateway-scope.js";
 import { kubeRequestAttributes } from "../gateway/kube-request.js";
 import { upstreamFromKubeConfig } from "../gateway/upstream.js";
+import { clientErrorHandler } from "../server/protocol-errors.js";
+import { guardRequest, guardUpgrade, stderrLog } from "../server/request-guard.js";
 import { TrustedProxies } from "../server/trusted-proxies.js";
 import { DirectTokenVerifier } from "./token-verifier.js";
 
@@ -67,9 +70,10 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
   const label = `cluster/${config.cluster}`;
   const resolve = async (req: IncomingMessage): Promise<Resolved> => {
     const token = await verifier.verify(bearerToken(req.headers.authorization));
-    const path = req.url ?? "/";
+    // Read once, before any decision; a path that is not canonical is 400 (forwarded-path.ts).
+    const forwarded = parseForwardedPath(req.url ?? "/");
     const target = { kind: "cluster" as const, cluster: config.cluster };
-    if (!gatewayScopeAllows(token.scope, target, kubeRequestAttributes(req.method ?? "GET", path))) {
+    if (!gatewayScopeAllows(token.scope, target, kubeRequestAttributes(req.method ?? "GET", forwarded))) {
       throw errors.forbiddenMessage(
         `User "${token.user.name}" cannot do this on cluster "${config.cluster}": the token's scope does not allow it`,
       );
@@ -78,7 +82,7 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
       user: token.user.subjectKind === "Team" ? `platform:team:${token.user.name}` : token.user.name,
       groups: token.groups,
     };
-    return { forward: { upstream, path, impersonate }, user: token.user, label };
+    return { forward: { upstream, path: forwarded.pathAndQuery, impersonate }, user: token.user, label };
   };
   const handler = new GatewayHandler(
     resolve,
@@ -86,10 +90,17 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
     () => label,
     (req) => proxies.clientAddress(req),
   );
-  const server = createServer({ key: config.tls.keyPem, cert: config.tls.certPem, ...TLS_PREFERENCES }, (req, res) =>
-    handler.serve(req, res),
+  // Guarded as the server's are (request-guard.ts): one request's exception is its 500, never the agent's end.
+  const server = createServer(
+    { key: config.tls.keyPem, cert: config.tls.certPem, ...TLS_PREFERENCES },
+    guardRequest((req, res) => handler.serve(req, res), stderrLog),
   );
-  server.on("upgrade", (req, socket, head) => handler.serveUpgrade(req, socket, head));
+  server.on(
+    "upgrade",
+    guardUpgrade((req, socket, head) => handler.serveUpgrade(req, socket, head), stderrLog),
+  );
+  // What node's parser refuses itself (headers too large: 431) is a Status too, as on the server.
+  server.on("clientError", clientErrorHandler);
   server.keepAliveTimeout = 72_000;
   server.requestTimeout = 0;
   await new Promise<void>((done, fail) => {

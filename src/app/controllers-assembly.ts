@@ -1,12 +1,14 @@
 import type { Logger } from "pino";
-import type { AccessControl } from "../authz/access-control.js";
+import type { IdentityIndex } from "../auth/identity-index.js";
+import { ClusterAccessController } from "../controllers/cluster-access/cluster-access-controller.js";
 import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
 import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
-import type { LeaderElector } from "../controllers/leader-election.js";
+import { UserTeamsController } from "../controllers/user-teams/controller.js";
 import type { PlatformEvents } from "../events/platform-events.js";
 import type { Registry } from "../registry/registry.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
+import type { LeaderElector } from "../storage/leader-election.js";
 import { VirtualClusterCaCleanup } from "../virtualclusters/ca-cleanup.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import type { ServerConfig } from "./config.js";
@@ -21,7 +23,7 @@ export function assembleControllers(deps: {
   elector: LeaderElector;
   registry: Registry;
   informers: SharedInformers;
-  access: AccessControl;
+  identity: IdentityIndex;
   cas: VirtualClusterCaStore;
   events: PlatformEvents;
   log: Logger;
@@ -37,11 +39,19 @@ export function assembleControllers(deps: {
     { intervalMs: config.clusterCheckIntervalMs, events: events.recorder },
     log,
   );
+  // Grants are applied again at the health check's interval: drift is repaired within one.
+  const clusterAccess = new ClusterAccessController(
+    registry,
+    informers,
+    { resyncMs: config.clusterCheckIntervalMs },
+    log,
+  );
   for (const [name, c] of [
     ["virtualcluster-ca-cleanup", new VirtualClusterCaCleanup(registry, informers, deps.cas, log)],
-    ["user-teams", deps.access.userTeams],
+    ["user-teams", new UserTeamsController(registry, deps.identity, log)],
     ["garbage-collector", garbageCollector],
     ["cluster-health", clusterHealth],
+    ["cluster-access", clusterAccess],
     ["event-cleanup", events.cleanup],
     ["access-key-events", events.accessKeys],
   ] as const) {

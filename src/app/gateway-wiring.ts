@@ -1,8 +1,10 @@
 import type { IncomingHttpHeaders } from "node:http";
+import type { AuditLog } from "../audit/audit-log.js";
 import type { AccessControl } from "../authz/access-control.js";
 import { ClusterGateway } from "../gateway/cluster-gateway.js";
 import type { Registry } from "../registry/registry.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
+import type { InternalErrorLog } from "../server/request-guard.js";
 import type { TrustedProxies } from "../server/trusted-proxies.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 
@@ -14,9 +16,11 @@ export async function startGateway(
   registry: Registry,
   informers: SharedInformers,
   access: AccessControl,
+  audit: AuditLog | undefined,
   cas: VirtualClusterCaStore,
   proxies: TrustedProxies,
   allowLocalEndpoints: boolean,
+  logger: InternalErrorLog,
 ): Promise<ClusterGateway> {
   const gateway = new ClusterGateway({
     registry,
@@ -30,9 +34,10 @@ export async function startGateway(
     authenticateNow: (request) => access.identifyNow(request),
     authorizer: access.authorizer,
     cas,
-    audit: access.audit,
+    audit,
     clientAddress: proxies.trust && ((req) => proxies.clientAddress(req)),
     endpoints: { allowLocal: allowLocalEndpoints },
+    logger,
   });
   await gateway.start();
   return gateway;

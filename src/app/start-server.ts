@@ -1,10 +1,14 @@
 import { resolve } from "node:path";
 import { setFlagsFromString } from "node:v8";
+import { auditFeature } from "../audit/audit-hooks.js";
+import { AuditLog } from "../audit/audit-log.js";
 import { accessWriteBarrier } from "../auth/access-write-barrier.js";
 import { bootstrapAdmin, writeAdminKubeconfig } from "../auth/bootstrap.js";
 import { IdentityIndex } from "../auth/identity-index.js";
 import { AccessControl } from "../authz/access-control.js";
 import { reviewKinds } from "../authz/reviews/index.js";
+import { backupFeature } from "../backup/backup-route.js";
+import { consoleFeature } from "../console/console-routes.js";
 import { KeySessionCleanup } from "../console/key-session-cleanup.js";
 import { ConsoleSessions } from "../console/sessions.js";
 import { createPlatformEvents } from "../events/platform-events.js";
@@ -70,12 +74,14 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const identity = new IdentityIndex(informers.for("ownedaccesskeys"), informers.for("users"), informers.for("teams"));
   const warn = (what: string) => (err: unknown) => log.error({ err }, `${what} failed`);
   const consoleSessions = new ConsoleSessions(registry, cipher, warn("console sessions"));
-  const access = new AccessControl(registry, informers, identity, signer, config, log, consoleSessions);
+  const audit = config.auditLog ? new AuditLog(config.auditLog, config) : undefined;
+  const access = new AccessControl(registry, informers, identity, signer, config, log, consoleSessions, audit);
   // Read-your-writes for access decisions on this replica, whatever the store (src/auth/access-write-barrier.ts).
   storage.holdWrites(accessWriteBarrier({ registry, informers, identity, log }));
   const adminKey = await bootstrapAdmin(registry, dataDir, config.bootstrapKey ?? process.env.PLATFORM_BOOTSTRAP_KEY);
   await identity.start();
   await access.start();
+  await consoleSessions.watch();
 
   const cas = new VirtualClusterCaStore(registry, cipher);
   const events = createPlatformEvents(core.store("events"), informers, warn("recording an event"), config.events);
@@ -84,7 +90,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     elector: backend.elector,
     registry,
     informers,
-    access,
+    identity,
     cas,
     events,
     log,
@@ -109,9 +115,11 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     registry,
     informers,
     access,
+    audit,
     cas,
     trustedProxies,
     config.allowLocalEndpoints === true,
+    log,
   );
   // From the stop signal on, /readyz fails; `closing` once the drain begins (after --shutdown-delay).
   let stopRequested = false;
@@ -130,15 +138,23 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     bookmarkIntervalMs: config.bookmarkIntervalMs ?? 30_000,
     freshnessWaitMs: config.freshnessWaitMs,
     watchStreams,
-    gateway,
-    ssoConfigured: config.oidc !== undefined,
+    beforeRouting: gateway,
     logger: log,
     closing: () => closing,
     unready: () => stopRequested,
     inFlight,
-    ops,
-    storage,
-    gcQueueDepth: () => garbageCollector.queueDepth,
+    observers: ops,
+    // Installed in this order (server-features.ts): each one's hooks, then each one's routes.
+    features: [
+      ops.feature({ storage, gcQueueDepth: () => garbageCollector.queueDepth }),
+      ...(audit ? [auditFeature(audit)] : []),
+      consoleFeature({
+        sessions: consoleSessions,
+        authenticateKey: (request, accessKey) => access.authenticateKey(request, accessKey),
+        ssoConfigured: () => config.oidc !== undefined,
+      }),
+      backupFeature(storage.inner),
+    ],
     trustedProxies,
   });
   let serverUrl = "";
@@ -193,7 +209,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
         if (cut > 0) log.warn({ requests: cut }, `requests still in flight after ${graceSeconds} s were cut off`);
         await app.close();
         await ops.close();
-        await access.stop();
+        consoleSessions.stop();
+        await audit?.close();
         informers.stop();
         unregisterInformerMetrics();
         await storage.close();

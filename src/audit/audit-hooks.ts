@@ -1,6 +1,7 @@
 /** The server's hooks into the audit log: completion of every request, the start of watches, response bodies. */
 import type { FastifyInstance } from "fastify";
 import { onRequestDone } from "../server/request-done.js";
+import type { ServerFeature } from "../server/server-features.js";
 import type { WatchStreams } from "../server/watch-stream.js";
 import type { AuditLog, BodiesAuditable } from "./audit-log.js";
 
@@ -20,4 +21,11 @@ export function installAuditHooks(
   onRequestDone(app, (request, reply) => {
     audit.record(request, request.method, request.url, reply.statusCode);
   });
+}
+
+/** The audit log installed into the API server (src/server/server-features.ts). */
+export function auditFeature(audit: AuditLog): ServerFeature {
+  return {
+    installHooks: (app, server) => installAuditHooks(app, audit, server.watchStreams, server.bodiesAuditable),
+  };
 }

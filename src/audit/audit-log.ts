@@ -14,10 +14,11 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
-import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
-import { queryAsksWatch, requestVerb } from "../api/request-verb.js";
+import { GROUP, VERSION } from "../api/object.js";
+import { describeRequest } from "../api/request-description.js";
 import { auditEventTotal } from "../metrics/metrics.js";
 import type { UserInfo } from "../registry/request-context.js";
+import type { BodiesAuditable } from "../server/audited-bodies.js";
 import {
   type AuditLevel,
   type AuditPolicy,
@@ -30,38 +31,7 @@ import { failedAuthenticationMessage } from "./failed-authentication.js";
 import { RotatingFile } from "./rotating-file.js";
 import { auditSourceIPs } from "./source-ips.js";
 
-/** Kubernetes verb and object coordinates of a request. */
-export interface RequestDescription {
-  verb: string;
-  resource: string;
-  subresource?: string;
-  namespace?: string;
-  name?: string;
-}
-
-const GROUP_PATH = new RegExp(`^${API_PREFIX}/apis/[^/]+/[^/]+/(.*)$`);
-
-/** Kubernetes verb and resource coordinates of a request, from its method and path alone. */
-export function describeRequest(method: string, url: string): RequestDescription {
-  const [path = "", query = ""] = url.split("?");
-  const m = GROUP_PATH.exec(path);
-  if (!m) return { verb: method.toLowerCase(), resource: path };
-  let parts = (m[1] ?? "").split("/").filter(Boolean);
-  let namespace: string | undefined;
-  if (parts[0] === "namespaces" && parts.length >= 3) {
-    namespace = parts[1];
-    parts = parts.slice(2);
-  }
-  const [resource = "", name, subresource] = parts;
-  const watch = queryAsksWatch(query);
-  return { verb: requestVerb(method, !!name, watch), resource, subresource, namespace, name };
-}
-
-/**
- * Whether the bodies of a request may be logged: the server resolves the path as its handler
- * will. Until it is told (and for every request it does not serve from a resource handler), no.
- */
-export type BodiesAuditable = (method: string, url: string) => boolean;
+export type { BodiesAuditable };
 
 export interface AuditOptions {
   /** `--audit-policy-file`: kube's Policy (YAML or JSON). */
@@ -193,7 +163,7 @@ export class AuditLog {
     user: UserInfo,
   ): { level: AuditLevel; omit: readonly AuditStage[]; bodies: boolean } {
     const d = describeRequest(r.method ?? "GET", r.url ?? "");
-    const resourceRequest = GROUP_PATH.test((r.url ?? "").split("?")[0] ?? "");
+    const resourceRequest = d.resourceRequest;
     const rule = matchRule(this.policy, {
       user: user.impersonatedBy ?? user.name,
       groups: user.groups,
@@ -203,7 +173,7 @@ export class AuditLog {
       apiGroup: resourceRequest ? GROUP : "",
       namespace: d.namespace ?? "",
       name: d.name ?? "",
-      path: (r.url ?? "").split("?")[0] ?? "",
+      path: resourceRequest ? "" : d.resource,
     });
     const level = rule?.level ?? "None";
     const bodies =
@@ -215,7 +185,7 @@ export class AuditLog {
     if (p.level === "None" || p.omit.includes(stage)) return;
     const url = r.url ?? "";
     const d = describeRequest(r.method ?? "GET", url);
-    const resourceRequest = GROUP_PATH.test(url.split("?")[0] ?? "");
+    const resourceRequest = d.resourceRequest;
     const event = {
       kind: "Event",
       apiVersion: "audit.k8s.io/v1",

@@ -4,7 +4,7 @@
  * and in `responseStatus.message` the kinds of credentials the request carried, not their values.
  */
 import type { IncomingHttpHeaders } from "node:http";
-import { SESSION_COOKIE } from "../console/sessions.js";
+import { SESSION_COOKIE } from "../auth/session-cookie.js";
 
 /** The console's sign-in takes an access key in its body (src/console/console-routes.ts). */
 const CONSOLE_SIGN_IN = "/console/api/session";

@@ -5,8 +5,8 @@ import { type KubeObject, specOf } from "../api/object.js";
 import { hashAccessKey } from "../crypto/access-keys.js";
 import { KEY_HASH_PREFIX, keyExpiry, type OwnedAccessKeySpec } from "../kinds/owned-access-key/owned-access-key.js";
 import type { UserSpec } from "../kinds/user/user.js";
-import { identityCacheCounts } from "../metrics/metrics.js";
 import type { UserInfo } from "../registry/request-context.js";
+import { identityCacheCounts } from "./identity-cache-counts.js";
 import { identityDependencies } from "./identity-dependencies.js";
 import type { IdentityIndex } from "./identity-index.js";
 

@@ -1,19 +1,17 @@
+import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyRequest } from "fastify";
 import { ApiError } from "../api/errors.js";
-import { AuditLog, type AuditOptions } from "../audit/audit-log.js";
 import { ANONYMOUS_USER } from "../auth/anonymous.js";
 import { AccessKeyAuthenticator, bearerToken } from "../auth/authenticator.js";
 import { directTokenFallback } from "../auth/direct-token.js";
 import { FailedAuthLimiter } from "../auth/failed-auth-limiter.js";
 import type { IdentityIndex } from "../auth/identity-index.js";
 import { KeyActivityRecorder } from "../auth/key-activity.js";
-import type { ConsoleSessions } from "../console/sessions.js";
-import { UserTeamsController } from "../controllers/user-teams/controller.js";
 import { hashAccessKey } from "../crypto/access-keys.js";
 import type { TokenSigner } from "../crypto/jwt.js";
 import type { Informer } from "../registry/informer.js";
 import type { Registry } from "../registry/registry.js";
-import type { RequestContext } from "../registry/request-context.js";
+import type { RequestContext, UserInfo } from "../registry/request-context.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
 import { PlatformAuthorizer } from "./authorizer.js";
 import { asksToImpersonate, impersonate } from "./impersonation.js";
@@ -21,27 +19,33 @@ import { asksToImpersonate, impersonate } from "./impersonation.js";
 /** Default failed authentications per address per minute before 429. */
 const DEFAULT_MAX_FAILED_AUTH_PER_MINUTE = 30;
 
-export interface AccessControlConfig extends AuditOptions {
-  /** `--audit-log`: a file path, or `-` for stdout. */
-  auditLog?: string;
+export interface AccessControlConfig {
   maxFailedAuthPerMinute?: number;
+}
+
+/** A credential a request carries without an Authorization header: the web console's session cookie (src/console). */
+export interface SessionCredentials {
+  /** The access key the request's session stands for; refuses a write without the session's CSRF token. */
+  credentialOf(method: string, headers: IncomingHttpHeaders): Promise<string | undefined>;
+}
+
+/** Who is told the caller of each authenticated request: the audit log (src/audit), when one is written. */
+export interface CallerNotes {
+  noteCaller(request: object, user: UserInfo): void;
 }
 
 /**
  * Everything between a request and the registry that decides who is calling and what they
  * may do: authentication (keys, direct tokens, impersonation, failed-attempt limits), the
- * authorizer, key activity,
- * the audit log and the user-teams controller.
+ * authorizer, key activity. The composition root hands it the console's sessions and the audit
+ * log, which it uses without building them (they sit above it).
  */
 export class AccessControl {
   readonly authorizer: PlatformAuthorizer;
-  readonly audit?: AuditLog;
   private readonly projects: Informer;
   private readonly authenticator: AccessKeyAuthenticator;
   private readonly limiter: FailedAuthLimiter;
   private readonly activity: KeyActivityRecorder;
-  /** Background work: the server registers it with the controllers (it runs on the leader only). */
-  readonly userTeams: UserTeamsController;
 
   constructor(
     registry: Registry,
@@ -51,7 +55,9 @@ export class AccessControl {
     config: AccessControlConfig,
     log: { error(obj: unknown, msg: string): void },
     /** Browser sessions of the web console: a cookie that stands for an access key (src/console). */
-    readonly consoleSessions: ConsoleSessions,
+    private readonly sessions: SessionCredentials,
+    /** The audit log, when one is written (src/audit): told who made each request. */
+    private readonly audit?: CallerNotes,
   ) {
     this.projects = informers.for("projects");
     this.authorizer = new PlatformAuthorizer(identity, this.projects);
@@ -60,19 +66,11 @@ export class AccessControl {
     this.activity = new KeyActivityRecorder(registry.store("ownedaccesskeys"), identity.keys, Date.now, (err) =>
       log.error({ err }, "recording key activity failed"),
     );
-    this.userTeams = new UserTeamsController(registry, identity, log);
-    this.audit = config.auditLog ? new AuditLog(config.auditLog, config) : undefined;
   }
 
   /** After the identity index started. */
   async start(): Promise<void> {
     await this.projects.synced();
-    await this.consoleSessions.watch();
-  }
-
-  async stop(): Promise<void> {
-    this.consoleSessions.stop();
-    await this.audit?.close();
   }
 
   /** The request's caller and context, or a 401/403/429 ApiError; the audit log notes the caller. */
@@ -149,7 +147,7 @@ export class AccessControl {
    */
   private async credentialOf(request: Pick<FastifyRequest, "method" | "headers">): Promise<string | undefined> {
     const header = request.headers.authorization;
-    return header ? bearerToken(header) : await this.consoleSessions.credentialOf(request.method, request.headers);
+    return header ? bearerToken(header) : await this.sessions.credentialOf(request.method, request.headers);
   }
 
   /**

@@ -138,6 +138,10 @@ export class PlatformAuthorizer implements Authorizer {
     // only to who may get its object (that get within the scope); only the platform writes.
     if (a.resourceRequest && a.apiGroup === "" && a.resource === "events")
       return EVENT_VERBS.has(a.verb) ? ALLOW : DENY;
+    // Core Namespaces (server/namespaces.ts): read by every caller, each shown only where the
+    // caller can read something; nobody writes them (they follow the projects).
+    if (a.resourceRequest && a.apiGroup === "" && a.resource === "namespaces")
+      return EVENT_VERBS.has(a.verb) ? ALLOW : DENY;
     const scope = scopeOf(user);
     if (isRestricting(scope) && !scopeAllows(scope, user, a)) return DENY;
     return this.grants(user, a, true) ? ALLOW : DENY;

@@ -3,6 +3,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { fetchBackupLines } from "../cli/fetch-backup.js";
 import { main } from "../cli/main.js";
 import { openStorage } from "../storage/factory.js";
 import type { KeyValue, Storage, TxnOp, TxnResult } from "../storage/interface.js";
@@ -10,7 +11,6 @@ import { EtcdCluster } from "../testing/etcd-cluster.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { BackupFileError, verifyBackupFile, writeBackupFile } from "./backup-file.js";
 import { BACKUP_PREFIXES, keysAt } from "./backup-stream.js";
-import { fetchBackupLines } from "./fetch-backup.js";
 import { assertNoRestoreInProgress, RESTORE_MARKER, RestoreRefused, restoreBackup } from "./restore.js";
 
 const G = GROUP_PATH;

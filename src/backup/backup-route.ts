@@ -8,7 +8,7 @@ import type { FastifyInstance } from "fastify";
 import { errors } from "../api/errors.js";
 import { API_PREFIX } from "../api/object.js";
 import { type Authorizer, nonResourceAttributes } from "../authz/contract.js";
-import type { Guarded } from "../metrics/metrics-endpoint.js";
+import type { Guarded, ServerFeature } from "../server/server-features.js";
 import type { Storage } from "../storage/interface.js";
 import { backupLines } from "./backup-stream.js";
 
@@ -26,4 +26,9 @@ export function registerBackupRoute(
       return reply.type("application/x-ndjson").send(Readable.from(backupLines(deps.store, "api")));
     }),
   );
+}
+
+/** The backup endpoint installed into the API server (src/server/server-features.ts), copying `store`. */
+export function backupFeature(store: Storage): ServerFeature {
+  return { addRoutes: (app, server) => registerBackupRoute(app, { ...server, store }) };
 }

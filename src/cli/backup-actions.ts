@@ -6,12 +6,12 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BackupFileError, writeBackupFile } from "../backup/backup-file.js";
 import { backupLines } from "../backup/backup-stream.js";
-import { fetchBackupLines } from "../backup/fetch-backup.js";
 import { RestoreRefused, restoreBackup } from "../backup/restore.js";
 import { ENCRYPTION_KEY_FILE_NAME } from "../crypto/secret-box.js";
 import { openStorage } from "../storage/factory.js";
 import { requireLogin } from "./config.js";
 import { CliError } from "./errors.js";
+import { fetchBackupLines } from "./fetch-backup.js";
 
 /** The URL without credentials, for the backup's header. */
 function described(url: string): string {

@@ -57,7 +57,7 @@ describe("platform CLI start", () => {
         "the hook saw the CLI load",
       );
       const server = loaded.filter((u) =>
-        SERVER_PARTS.some((p) => u.startsWith(pathToFileURL(join(DIST, p)).href + "/")),
+        SERVER_PARTS.some((p) => u.startsWith(`${pathToFileURL(join(DIST, p)).href}/`)),
       );
       assert.deepEqual(server, []);
       // Nor the Kubernetes client library (hundreds of files).

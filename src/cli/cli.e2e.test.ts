@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parse } from "yaml";
 import { type CliRun, PLATFORM_BIN, runCli } from "../testing/cli-run.js";
+import { kubectlBinaries } from "../testing/kubectl-binaries.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
 /** bin/platform.js of this checkout (dist/cli/ → repo root). */
@@ -421,7 +422,8 @@ describe("platform CLI against a real server", () => {
     const cluster = kc.clusters.find((c: { name: string }) => c.name === name).cluster;
     // No key in the kubeconfig: kubectl asks `platform token`, which reads the CLI's 0600 config.
     const exec = kc.users.find((u: { name: string }) => u.name === name).user.exec;
-    assert.equal(exec.apiVersion, "client.authentication.k8s.io/v1");
+    // v1beta1: kubectl before 1.22 refuses v1.
+    assert.equal(exec.apiVersion, "client.authentication.k8s.io/v1beta1");
     assert.deepEqual(exec.args, ["token", "--server", server.url]);
     assert.deepEqual(exec.env, [{ name: "PLATFORM_CONFIG", value: join(h, "config.json") }]);
     assert.doesNotMatch(readFileSync(join(h, "kubeconfig"), "utf8"), new RegExp(server.adminKey));
@@ -429,23 +431,25 @@ describe("platform CLI against a real server", () => {
     assert.equal(credential.kind, "ExecCredential");
     const token = credential.status.token as string;
     assert.ok(token.length >= 40, "the login's key");
-    // kubectl itself runs the plugin.
-    const kubectl = await new Promise<{ code: number | null; out: string; err: string }>((done) => {
-      const child = spawn("/usr/bin/kubectl", ["--kubeconfig", join(h, "kubeconfig"), "get", "users", "-o", "name"], {
-        env: { PATH: process.env.PATH ?? "", HOME: h },
+    // kubectl itself runs the plugin: every kubectl the tests know, 1.20 included.
+    for (const { minor, path } of kubectlBinaries()) {
+      const kubectl = await new Promise<{ code: number | null; out: string; err: string }>((done) => {
+        const child = spawn(path, ["--kubeconfig", join(h, "kubeconfig"), "get", "users", "-o", "name"], {
+          env: { PATH: process.env.PATH ?? "", HOME: h },
+        });
+        let out = "";
+        let err = "";
+        child.stdout.on("data", (d: Buffer) => {
+          out += d.toString();
+        });
+        child.stderr.on("data", (d: Buffer) => {
+          err += d.toString();
+        });
+        child.on("close", (code) => done({ code, out, err }));
       });
-      let out = "";
-      let err = "";
-      child.stdout.on("data", (d: Buffer) => {
-        out += d.toString();
-      });
-      child.stderr.on("data", (d: Buffer) => {
-        err += d.toString();
-      });
-      child.on("close", (code) => done({ code, out, err }));
-    });
-    assert.equal(kubectl.code, 0, kubectl.err);
-    assert.match(kubectl.out, /^user\.management\.platform\/admin$/m);
+      assert.equal(kubectl.code, 0, `kubectl 1.${minor}: ${kubectl.err}`);
+      assert.match(kubectl.out, /^user\.management\.platform\/admin$/m);
+    }
     // --inline-key: the key itself, for CI.
     assertOk(await cli(h, ["use", "management", "--inline-key", "--context-name", "ci", "--no-switch"]));
     const inline = parse(readFileSync(join(h, "kubeconfig"), "utf8"));

@@ -6,6 +6,7 @@ import { CliError } from "./errors.js";
 import { withFileLock } from "./file-lock.js";
 import { refuseForeignEntries } from "./kubeconfig-guard.js";
 import { parse, preloadYaml, stringify } from "./lazy-yaml.js";
+import { EXEC_CREDENTIAL_VERSION } from "./token.js";
 
 interface Named {
   name: string;
@@ -99,7 +100,7 @@ function loginUser(login: LoginConfig, inlineKey: boolean): Record<string, unkno
   if (inlineKey) return { token: login.accessKey };
   return {
     exec: {
-      apiVersion: "client.authentication.k8s.io/v1",
+      apiVersion: EXEC_CREDENTIAL_VERSION,
       command: platformCommand(),
       args: ["token", "--server", login.server],
       // The config the key is read from, so the context keeps working whatever PLATFORM_CONFIG says later.

@@ -4,9 +4,35 @@ import { requireLogin } from "./config.js";
 import { CliError } from "./errors.js";
 
 /**
- * `platform token`: the exec credential plugin of the kube contexts the CLI writes
- * (client.authentication.k8s.io/v1). kubectl runs it for each request and reads an ExecCredential
- * from stdout; the key itself stays in the CLI's own 0600 config, not in the kubeconfig.
+ * The ExecCredential version the contexts `platform use` writes name: v1beta1, the one every
+ * kubectl since 1.11 accepts (v1 only since 1.22; kubectl 1.20 refuses it).
+ */
+export const EXEC_CREDENTIAL_VERSION = "client.authentication.k8s.io/v1beta1";
+const KNOWN_VERSIONS = new Set([
+  "client.authentication.k8s.io/v1",
+  EXEC_CREDENTIAL_VERSION,
+  "client.authentication.k8s.io/v1alpha1",
+]);
+
+/**
+ * The version to answer in: the one the kubeconfig names, which kubectl passes in
+ * KUBERNETES_EXEC_INFO and requires back (so contexts written with v1 keep working); v1beta1
+ * when run by hand.
+ */
+export function execCredentialVersion(execInfo: string | undefined): string {
+  if (!execInfo) return EXEC_CREDENTIAL_VERSION;
+  try {
+    const asked = (JSON.parse(execInfo) as { apiVersion?: unknown }).apiVersion;
+    return typeof asked === "string" && KNOWN_VERSIONS.has(asked) ? asked : EXEC_CREDENTIAL_VERSION;
+  } catch {
+    return EXEC_CREDENTIAL_VERSION;
+  }
+}
+
+/**
+ * `platform token`: the exec credential plugin of the kube contexts the CLI writes.
+ * kubectl runs it for each request and reads an ExecCredential from stdout; the key itself
+ * stays in the CLI's own 0600 config, not in the kubeconfig.
  */
 export function registerTokenCommand(program: Command): void {
   program
@@ -31,7 +57,7 @@ export function registerTokenCommand(program: Command): void {
         );
       }
       const credential = {
-        apiVersion: "client.authentication.k8s.io/v1",
+        apiVersion: execCredentialVersion(process.env.KUBERNETES_EXEC_INFO),
         kind: "ExecCredential",
         status: { token: login.accessKey },
       };

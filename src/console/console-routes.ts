@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
 import type { RequestContext } from "../registry/request-context.js";
 import { sendError } from "../server/respond.js";
+import type { ServerFeature } from "../server/server-features.js";
 import { setSecurityHeaders } from "./security-headers.js";
 import { type ConsoleSessions, sessionCookie } from "./sessions.js";
 import { StaticAssets } from "./static-assets.js";
@@ -37,6 +38,11 @@ export async function startConsoleSession(reply: FastifyReply, accessKey: string
   const { id, csrfToken } = await sessions.begin(accessKey);
   reply.header("set-cookie", sessionCookie(id));
   return { csrfToken };
+}
+
+/** The console installed into the API server (src/server/server-features.ts), authenticating as the API does. */
+export function consoleFeature(deps: Omit<ConsoleDeps, "authenticate">): ServerFeature {
+  return { addRoutes: (app, server) => registerConsole(app, { ...deps, authenticate: server.authenticate }) };
 }
 
 /** The console's own endpoints (`/console/api/...`) and its files. */

@@ -2,6 +2,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { errors } from "../api/errors.js";
 import { looksLikeDirectToken } from "../auth/direct-token.js";
+import { SESSION_COOKIE } from "../auth/session-cookie.js";
 import { hashAccessKey } from "../crypto/access-keys.js";
 import type { KeptValueCipher } from "../registry/kept-keys.js";
 import type { Registry } from "../registry/registry.js";
@@ -9,11 +10,8 @@ import { entryId, SealedEntries } from "../registry/sealed-entries.js";
 import { SealedEntriesSweeper } from "../registry/sealed-entries-sweeper.js";
 import { RecentSessions } from "./recent-sessions.js";
 
-/**
- * The console's cookie. `__Host-` makes the browser insist on Secure, Path=/ and no Domain,
- * so no other host (or an http page) can plant or read it.
- */
-export const SESSION_COOKIE = "__Host-platform-session";
+/** The console's cookie (its name is in src/auth, which the audit log reads it from). */
+export { SESSION_COOKIE };
 /** The header that carries the session's CSRF token on writes. */
 export const CSRF_HEADER = "x-csrf-token";
 /** A session ends this long after sign-in however busy it is. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { type LeaderElector, type LeadershipCallbacks, SingleReplicaElector } from "../storage/leader-election.js";
 import { type Controller, ControllerManager } from "./controller-manager.js";
-import { type LeaderElector, type LeadershipCallbacks, SingleReplicaElector } from "./leader-election.js";
 
 /** An elector the test drives by hand. */
 class ManualElector implements LeaderElector {

@@ -2,7 +2,7 @@
  * Runs the background controllers (garbage collector, user teams, virtual cluster CA cleanup, cluster health) only on
  * the replica that currently leads, and stops them when leadership is lost.
  */
-import type { LeaderElector } from "./leader-election.js";
+import type { LeaderElector } from "../storage/leader-election.js";
 
 export interface Controller {
   readonly name: string;

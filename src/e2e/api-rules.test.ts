@@ -80,17 +80,24 @@ describe("API object rules", () => {
       assert.equal(dotted.status, 422, dotted.text);
     });
 
-    it("name, uid and creationTimestamp are immutable", async () => {
+    it("name and uid are immutable; creationTimestamp on update is ignored", async () => {
       const created = (await server.request("POST", users, { body: user("immut-1") })).json;
       const uidChange = await server.request("PUT", `${users}/immut-1`, {
         body: { ...created, metadata: { ...created.metadata, uid: "00000000-0000-0000-0000-000000000000" } },
       });
       assert.equal(uidChange.status, 422, uidChange.text);
       assert.match(uidChange.json.message, /field is immutable/);
-      const tsChange = await server.request("PUT", `${users}/immut-1`, {
-        body: { ...created, metadata: { ...created.metadata, creationTimestamp: "2001-01-01T00:00:00Z" } },
-      });
-      assert.equal(tsChange.status, 422);
+      // kube-apiserver ignores it on update: the same instant written another way, or another
+      // instant altogether, keeps the stored one.
+      const sameInstant = created.metadata.creationTimestamp.replace(/Z$/, ".000Z");
+      for (const creationTimestamp of [sameInstant, "2001-01-01T00:00:00Z"]) {
+        const current = (await server.request("GET", `${users}/immut-1`)).json;
+        const tsChange = await server.request("PUT", `${users}/immut-1`, {
+          body: { ...current, metadata: { ...current.metadata, creationTimestamp } },
+        });
+        assert.equal(tsChange.status, 200, tsChange.text);
+        assert.equal(tsChange.json.metadata.creationTimestamp, created.metadata.creationTimestamp);
+      }
       const nameChange = await server.request("PUT", `${users}/immut-1`, {
         body: { ...created, metadata: { ...created.metadata, name: "other" } },
       });
@@ -284,6 +291,27 @@ describe("API object rules", () => {
       // As kube-apiserver's ValidateCreateOptions: a 422 against CreateOptions, not a 400.
       const bad = await server.request("POST", `${users}?fieldValidation=Loud`, { body: user("fv-5") });
       assert.equal(bad.status, 422);
+    });
+    it("Strict refuses what a JSON or merge patch adds as kube-apiserver does: 422 on the field patch", async () => {
+      await server.request("POST", users, { body: user("fv-6") });
+      const patches = [
+        { contentType: "application/merge-patch+json", body: { spec: { bogus: "unseen-value" } } },
+        {
+          contentType: "application/json-patch+json",
+          body: [{ op: "add", path: "/spec/bogus", value: "unseen-value" }],
+        },
+      ];
+      for (const patch of patches) {
+        const res = await server.request("PATCH", `${users}/fv-6?fieldValidation=Strict`, patch);
+        assert.equal(res.status, 422, res.text);
+        assert.equal(res.json.reason, "Invalid");
+        assert.deepEqual(
+          res.json.details.causes.map((c: { field: string; reason: string }) => `${c.field} ${c.reason}`),
+          ["patch FieldValueInvalid"],
+        );
+        assert.match(res.json.message, /strict decoding error: unknown field "spec.bogus"/);
+        assert.doesNotMatch(res.text, /unseen-value/, "the patch's values are not repeated");
+      }
     });
   });
 

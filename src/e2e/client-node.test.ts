@@ -5,6 +5,7 @@ import {
   type Informer,
   KubeConfig,
   type KubernetesObject,
+  KubernetesObjectApi,
   makeInformer,
   type ObjectCache,
   PatchStrategy,
@@ -155,6 +156,24 @@ describe("@kubernetes/client-node", () => {
       await assert.rejects(get(), (err: { code?: number }) => err.code === 404);
     });
   }
+
+  it("KubernetesObjectApi: read, then replace what was read", async () => {
+    // The generic API turns creationTimestamp into a Date and back (`…:16.000Z` for `…:16Z`): a
+    // replace of what it read must not be refused as changing an immutable field.
+    const objects = KubernetesObjectApi.makeApiClient(kc);
+    const spec = { metadata: { name: "cn-roundtrip" }, spec: { displayName: "Round trip" } };
+    await objects.create({ apiVersion: `${group}/${version}`, kind: "Team", ...spec });
+    const read = await objects.read({
+      apiVersion: `${group}/${version}`,
+      kind: "Team",
+      metadata: { name: "cn-roundtrip" },
+    });
+    assert.ok(read.metadata?.creationTimestamp instanceof Date);
+    const replaced = await objects.replace({ ...read, spec: { displayName: "Replaced" } } as KubernetesObject);
+    assert.equal((replaced as Obj).spec?.displayName, "Replaced");
+    assert.equal(replaced.metadata?.creationTimestamp?.getTime(), read.metadata?.creationTimestamp?.getTime());
+    await objects.delete(replaced);
+  });
 
   it("create-only kinds: selves and directclusterendpointtokens", async () => {
     const self: Obj = await api.createClusterCustomObject({

@@ -3,13 +3,16 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { type KubectlBinary, kubectlBinaries } from "../testing/kubectl-binaries.js";
 import { startTestServer, type TestServer } from "../testing/test-server.js";
 
 /**
- * The real kubectl (v1.32) against a real server, with default flags: discovery, OpenAPI
- * (explain, server-side field validation), Table output, writes and watches.
+ * Every kubectl from 1.20 to the newest one here (src/testing/kubectl-binaries.ts) against a
+ * real server, with default flags: discovery, OpenAPI (v2 for kubectl up to 1.26: client-side
+ * validation, explain; v3 after: server-side field validation), Table output, writes and
+ * watches. Where kubectl itself prints differently from one minor to the next, the assertion
+ * takes each form; what the server answers is the same for all.
  */
-const KUBECTL = process.env.KUBECTL ?? "/usr/bin/kubectl";
 
 interface Result {
   code: number;
@@ -17,7 +20,9 @@ interface Result {
   stderr: string;
 }
 
-describe("kubectl", () => {
+for (const binary of kubectlBinaries()) describe(`kubectl 1.${binary.minor}`, () => kubectlSuite(binary));
+
+function kubectlSuite({ minor, path: KUBECTL }: KubectlBinary): void {
   let server: TestServer;
   let kubeconfig: string;
   let env: NodeJS.ProcessEnv;
@@ -58,11 +63,15 @@ describe("kubectl", () => {
 
   it("discovers the API: api-resources, api-versions, version, explain", async () => {
     const resources = await ok(["api-resources", "--api-group=management.platform", "-o", "wide"]);
-    assert.match(resources, /^users\s+usr\s+management\.platform\/v1\s+false\s+User\s+create,delete,/m);
+    // kubectl before 1.22 prints the verbs as `[create delete …]`.
+    assert.match(resources, /^users\s+usr\s+management\.platform\/v1\s+false\s+User\s+\[?create[, ]delete[, ]/m);
     assert.match(resources, /^sharedsecrets\s+\S+\s+management\.platform\/v1\s+true\s+SharedSecret/m);
-    assert.match(resources, /platform/); // the category column
-    const byCategory = await ok(["api-resources", "--categories=platform", "-o", "name"]);
-    assert.ok(byCategory.split("\n").includes("users.management.platform"), byCategory);
+    if (minor >= 27) {
+      // The category column and `--categories` are kubectl's since 1.21 and 1.24.
+      assert.match(resources, /platform/);
+      const byCategory = await ok(["api-resources", "--categories=platform", "-o", "name"]);
+      assert.ok(byCategory.split("\n").includes("users.management.platform"), byCategory);
+    }
     const versions = await ok(["api-versions"]);
     assert.match(versions, /^management\.platform\/v1$/m);
     assert.match(versions, /^authorization\.k8s\.io\/v1$/m);
@@ -70,22 +79,33 @@ describe("kubectl", () => {
 
     const explained = await ok(["explain", "users.spec.clusterRoles"]);
     assert.match(explained, /KIND:\s+User/);
-    assert.match(explained, /FIELD: clusterRoles <\[\]Object>/);
+    // From /openapi/v2 up to kubectl 1.26 (which says RESOURCE), from v3 after.
+    assert.match(explained, /(FIELD|RESOURCE): clusterRoles <\[\]Object>/);
     assert.match(explained, /Cluster roles granted to this subject/);
     assert.match(explained, /name\s+<string> -required-/);
     assert.match(await ok(["explain", "clusters.status"]), /online\s+<boolean>/);
   });
 
-  it("auth whoami and auth can-i", async () => {
-    const whoami = await ok(["auth", "whoami"]);
-    assert.match(whoami, /Username\s+admin/);
-    assert.match(whoami, /system:authenticated/);
+  it("auth whoami, auth can-i and can-i --list", async () => {
+    // `auth whoami` came with kubectl 1.26 (alpha; beta, and so here, in 1.27).
+    if (minor >= 27) {
+      const whoami = await ok(["auth", "whoami"]);
+      assert.match(whoami, /Username\s+admin/);
+      assert.match(whoami, /system:authenticated/);
+      const json = await ok(["auth", "whoami", "-o", "json"]);
+      assert.equal(JSON.parse(json).status.userInfo.username, "admin");
+    } else {
+      assert.match((await kubectl(["auth", "whoami"])).stderr, /unknown command "whoami"/);
+    }
     const yes = await kubectl(["auth", "can-i", "create", "users"]);
     assert.equal(yes.code, 0, yes.stderr);
     assert.equal(yes.stdout.trim(), "yes");
-    const json = await ok(["auth", "whoami", "-o", "json"]);
-    assert.equal(JSON.parse(json).status.userInfo.username, "admin");
     assert.equal((await ok(["auth", "can-i", "get", "sharedsecrets", "-n", "platform"])).trim(), "yes");
+    // kubectl 1.20 sends `"status": {"resourceRules": null}` in its review.
+    assert.match(
+      await ok(["auth", "can-i", "--list"]),
+      /^users\.management\.platform\s+\[\]\s+\[\]\s+\[create delete /m,
+    );
   });
 
   it("create -f, apply -f twice, server-side validation and dry run", async () => {
@@ -107,6 +127,13 @@ describe("kubectl", () => {
     writeFileSync(user, readFileSync(user, "utf8").replace("Alice\n", "Alice A\n"));
     assert.equal((await ok(["apply", "-f", user])).trim(), "user.management.platform/alice configured");
     assert.equal(await ok(["get", "user", "alice", "-o", "jsonpath={.spec.displayName}"]), "Alice A");
+    // diff: a server dry run of the change; exit 0 when nothing would change, 1 with the diff.
+    const same = await kubectl(["diff", "-f", user]);
+    assert.equal(same.code, 0, same.stderr + same.stdout);
+    const changed = file("user-changed.yaml", readFileSync(user, "utf8").replace("Alice A\n", "Alice B\n"));
+    const diff = await kubectl(["diff", "-f", changed]);
+    assert.equal(diff.code, 1, diff.stderr);
+    assert.match(diff.stdout, /^\+\s+displayName: Alice B$/m);
 
     const secret = file(
       "secret.yaml",
@@ -122,7 +149,12 @@ describe("kubectl", () => {
     );
     const rejected = await kubectl(["create", "-f", bad]);
     assert.equal(rejected.code, 1);
-    assert.match(rejected.stderr, /unknown field "spec\.bogus"/);
+    // Up to 1.26 kubectl validates itself against /openapi/v2 (the schema's name in its message);
+    // later ones leave it to the server (fieldValidation=Strict).
+    assert.match(
+      rejected.stderr,
+      minor <= 26 ? /unknown field "bogus" in platform\.management\.v1\.Team\.spec/ : /unknown field "spec\.bogus"/,
+    );
     const badRole = await kubectl(
       ["create", "-f", "-"],
       {},
@@ -188,6 +220,9 @@ describe("kubectl", () => {
       await ok(["get", "sharedsecrets", "-n", "platform", "-o", "name"]),
       /sharedsecret\.management\.platform\/db/,
     );
+    // The namespaces there are (kubens lists them the same way).
+    assert.match(await ok(["get", "ns"]), /^platform\s+Active\s+\S+$/m);
+    assert.equal((await ok(["get", "namespaces", "-o", "name"])).trim(), "namespace/platform");
     const none = await kubectl(["get", "sharedsecrets"]);
     assert.equal(none.code, 0);
     assert.match(none.stderr, /No resources found in default namespace/);
@@ -199,9 +234,10 @@ describe("kubectl", () => {
 
   it("label, annotate, patch (merge, json; strategic is refused), replace, edit", async () => {
     assert.equal((await ok(["label", "users", "alice", "team=a"])).trim(), "user.management.platform/alice labeled");
-    assert.equal(
+    // kubectl 1.27 prints "annotate" for "annotated".
+    assert.match(
       (await ok(["annotate", "users", "alice", "note=hi"])).trim(),
-      "user.management.platform/alice annotated",
+      /^user\.management\.platform\/alice annotated?$/,
     );
     const meta = JSON.parse(await ok(["get", "user", "alice", "-o", "json"])).metadata;
     assert.equal(meta.labels.team, "a");
@@ -209,7 +245,13 @@ describe("kubectl", () => {
 
     const strategic = await kubectl(["patch", "users", "alice", "-p", '{"spec":{"description":"x"}}']);
     assert.equal(strategic.code, 1);
-    assert.match(strategic.stderr, /application\/strategic-merge-patch\+json is not supported/);
+    // kubectl 1.20 shows the server's 415; later ones read the patch types from OpenAPI v3 first.
+    assert.match(
+      strategic.stderr,
+      minor <= 20
+        ? /UnsupportedMediaType.*application\/merge-patch\+json/
+        : /application\/strategic-merge-patch\+json is not supported/,
+    );
     assert.match(
       await ok(["patch", "users", "alice", "--type", "merge", "-p", '{"spec":{"description":"merged"}}']),
       /alice patched/,
@@ -295,4 +337,4 @@ describe("kubectl", () => {
     assert.equal(left.code, 0);
     assert.match(left.stderr, /No resources found/);
   });
-});
+}

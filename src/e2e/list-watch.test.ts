@@ -131,10 +131,17 @@ describe("list and watch", () => {
     assert.equal(exact.json.metadata.resourceVersion, String(rv));
     const notOlder = await server.request("GET", `${teams}?resourceVersion=${rv}&resourceVersionMatch=NotOlderThan`);
     assert.ok(notOlder.json.items.some((i: { metadata: { name: string } }) => i.metadata.name === "rv-new"));
+    // As kube-apiserver's ValidateListOptions: 422 Invalid of ListOptions.meta.k8s.io, the cause on resourceVersionMatch.
     const matchWithoutRv = await server.request("GET", `${teams}?resourceVersionMatch=Exact`);
-    assert.equal(matchWithoutRv.status, 400);
+    assert.equal(matchWithoutRv.status, 422);
+    assert.deepEqual(
+      matchWithoutRv.json.details.causes.map((c: { field: string; reason: string }) => `${c.field} ${c.reason}`),
+      ["resourceVersionMatch FieldValueForbidden"],
+    );
     const badMatch = await server.request("GET", `${teams}?resourceVersion=1&resourceVersionMatch=Sometimes`);
-    assert.equal(badMatch.status, 400);
+    assert.equal(badMatch.status, 422);
+    assert.equal(badMatch.json.details.kind, "ListOptions");
+    assert.equal(badMatch.json.details.causes[0].reason, "FieldValueNotSupported");
     const future = await server.request(
       "GET",
       `${teams}?resourceVersion=${rv + 100000}&resourceVersionMatch=NotOlderThan`,

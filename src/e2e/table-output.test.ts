@@ -118,6 +118,8 @@ describe("Table output (kubectl get)", () => {
       "ownedaccesskeys",
       "sharedsecrets",
       "virtualclusterinstances",
+      "clusterroletemplates",
+      "clusteraccesses",
     ];
     for (const plural of listable) {
       it(`${plural}: well-formed definitions, Name first, Age shown, extra columns for -o wide`, async () => {

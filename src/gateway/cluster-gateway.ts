@@ -6,27 +6,27 @@ import type { AuditLog } from "../audit/audit-log.js";
 import type { PlatformAuthorizer } from "../authz/authorizer.js";
 import type { RequestAttributes } from "../authz/contract.js";
 import { isRestricting, type Scope } from "../authz/scope.js";
-import { ClusterConnectionError } from "../controllers/cluster-health/cluster-connection.js";
-import { projectNamespace } from "../kinds/project/project.js";
+import { ClusterConnectionError } from "../clusters/cluster-connection.js";
+import { impersonationOf } from "../registry/impersonation-identity.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext, UserInfo } from "../registry/request-context.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
+import type { InternalErrorLog } from "../server/request-guard.js";
 import { peerAddress } from "../server/trusted-proxies.js";
 import { EndpointNotAllowedError } from "../support/guarded-lookup.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import { ClusterUpstreams } from "./cluster-upstreams.js";
 import type { EndpointPolicy } from "./endpoint-policy.js";
+import type { ForwardedPath } from "./forwarded-path.js";
 import { auditForwarded } from "./gateway-audit.js";
 import { GatewayHandler, type Resolved, refusing } from "./gateway-handler.js";
+import { type GatewayPath, parseGatewayPath } from "./gateway-path.js";
 import { type GatewayTarget, gatewayScopeAllows } from "./gateway-scope.js";
-import { impersonationFor } from "./impersonation-identity.js";
 import { kubeRequestAttributes } from "./kube-request.js";
 import { VirtualClusterUpstreams } from "./vcluster-upstreams.js";
 
 const CLUSTER_GATEWAY_PREFIX = "/kubernetes/cluster/";
 const PROJECT_GATEWAY_PREFIX = "/kubernetes/project/";
-const CLUSTER_PATH = /^\/kubernetes\/cluster\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
-const VCLUSTER_PATH = /^\/kubernetes\/project\/([^/?]+)\/virtualcluster\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
 const CLUSTERS = { group: GROUP, resource: "clusters" };
 const VCIS = { group: GROUP, resource: "virtualclusterinstances" };
 
@@ -47,6 +47,8 @@ export interface ClusterGatewayDeps {
   clientAddress?: (req: IncomingMessage) => string;
   /** Where clusters' and virtual clusters' endpoints may lead (`--allow-local-endpoints`). */
   endpoints: EndpointPolicy;
+  /** Where a request's unexpected failure is logged (answered as a 500); default stderr. */
+  logger?: InternalErrorLog;
 }
 
 /**
@@ -62,6 +64,8 @@ export class ClusterGateway {
   private readonly handler: GatewayHandler;
   /** Each caller's identity without its scope: the gateway applies the scope itself (gateway-scope.ts). */
   private readonly unscoped = new WeakMap<UserInfo, UserInfo>();
+  /** Each request's target, read once by resolve(), for the audit line of a refusal. */
+  private readonly labels = new WeakMap<IncomingMessage, string>();
   private fromMemory = 0;
 
   constructor(private readonly deps: ClusterGatewayDeps) {
@@ -75,8 +79,9 @@ export class ClusterGateway {
     this.handler = new GatewayHandler(
       (req) => this.resolve(req),
       (r) => auditForwarded(deps.audit, r),
-      labelOf,
+      (req) => this.labels.get(req) ?? "",
       deps.clientAddress,
+      deps.logger,
     );
   }
 
@@ -122,8 +127,11 @@ export class ClusterGateway {
     return (this.deps.clientAddress ?? peerAddress)(req);
   }
 
+  /** Reads the path once (a path that does not parse is refused before anything else), then decides. */
   private resolve(req: IncomingMessage): Resolved | Promise<Resolved> {
-    return this.resolveNow(req) ?? this.resolveSlowly(req);
+    const parsed = parseGatewayPath(req.url ?? "");
+    this.labels.set(req, parsed.label);
+    return this.resolveNow(req, parsed) ?? this.resolveSlowly(req, parsed);
   }
 
   /**
@@ -133,54 +141,52 @@ export class ClusterGateway {
    * cluster, a virtual cluster, impersonation) is left to resolveSlowly(),
    * which decides the same way, waits where it must, and says why it refuses.
    */
-  private resolveNow(req: IncomingMessage): Resolved | undefined {
+  private resolveNow(req: IncomingMessage, parsed: GatewayPath): Resolved | undefined {
+    const { target, forwarded, label } = parsed;
+    if (target.kind !== "cluster") return undefined;
     const ctx = this.deps.authenticateNow?.({ ip: this.clientAddress(req), headers: req.headers });
     const user = ctx?.user;
     if (!user || user.credential?.type === "DirectClusterEndpointToken") return undefined;
-    const c = CLUSTER_PATH.exec(req.url ?? "");
-    // An escaped cluster name is decoded (or refused) by the slow path.
-    if (!c || c[1]!.includes("%")) return undefined;
-    const name = c[1]!;
+    const name = target.cluster;
     const cluster = this.clusters.cluster(name);
     const upstream = cluster && this.clusters.builtUpstream(name);
     if (!upstream) return undefined;
-    const path = (c[2] ?? "/") + (c[3] ?? "");
-    const target: GatewayTarget = { kind: "cluster", cluster: name };
     const scope = user.credential?.scope as Scope | undefined;
-    if (isRestricting(scope) && !gatewayScopeAllows(scope, target, kubeRequestAttributes(req.method ?? "GET", path))) {
+    if (
+      isRestricting(scope) &&
+      !gatewayScopeAllows(scope, target, kubeRequestAttributes(req.method ?? "GET", forwarded))
+    ) {
       return undefined;
     }
     const attrs = useAttributes(CLUSTERS, "", name, cluster);
     if (!this.deps.authorizer.decide(this.withoutScope(user), attrs).allowed) return undefined;
     this.fromMemory++;
-    return { forward: { upstream, path, impersonate: impersonationFor(user) }, user, label: `cluster/${name}` };
+    return { forward: { upstream, path: forwarded.pathAndQuery, impersonate: impersonationOf(user) }, user, label };
   }
 
-  private async resolveSlowly(req: IncomingMessage): Promise<Resolved> {
-    const url = req.url ?? "";
+  private async resolveSlowly(req: IncomingMessage, parsed: GatewayPath): Promise<Resolved> {
     const ctx = await this.deps.authenticate({ ip: this.clientAddress(req), headers: req.headers });
     const user = ctx.user;
     // Direct cluster endpoint tokens are for the agent beside a cluster, never for this gateway.
     if (user.credential?.type === "DirectClusterEndpointToken") throw errors.unauthorized();
     try {
-      return await this.resolveFor(user, url, req.method ?? "GET");
+      const method = req.method ?? "GET";
+      if (parsed.target.kind === "cluster") return await this.resolveCluster(user, parsed.target, parsed, method);
+      return await this.resolveVirtualCluster(user, parsed.target, parsed, method);
     } catch (err) {
       throw refusing(err, user);
     }
   }
 
-  private async resolveFor(user: UserInfo, url: string, method: string): Promise<Resolved> {
-    const c = CLUSTER_PATH.exec(url);
-    if (c) return this.resolveCluster(user, decode(c[1]!), c[2] ?? "/", c[3] ?? "", method);
-    const v = VCLUSTER_PATH.exec(url);
-    if (v) return this.resolveVirtualCluster(user, decode(v[1]!), decode(v[2]!), v[3] ?? "/", v[4] ?? "", method);
-    throw errors.notFoundPath();
-  }
-
-  private async resolveCluster(user: UserInfo, name: string, path: string, query: string, method: string) {
-    const target: GatewayTarget = { kind: "cluster", cluster: name };
+  private async resolveCluster(
+    user: UserInfo,
+    target: GatewayTarget & { kind: "cluster" },
+    { forwarded, label }: GatewayPath,
+    method: string,
+  ): Promise<Resolved> {
+    const name = target.cluster;
     const cluster = this.clusters.cluster(name);
-    await this.authorizeUse(user, target, method, path + query, CLUSTERS, "", name, cluster);
+    await this.authorizeUse(user, target, method, forwarded, CLUSTERS, "", name, cluster);
     if (!cluster) throw errors.notFound(CLUSTERS, name);
     let upstream: Awaited<ReturnType<ClusterUpstreams["upstream"]>>;
     try {
@@ -191,38 +197,27 @@ export class ClusterGateway {
       }
       throw err;
     }
-    return {
-      forward: { upstream, path: path + query, impersonate: impersonationFor(user) },
-      user,
-      label: `cluster/${name}`,
-    };
+    return { forward: { upstream, path: forwarded.pathAndQuery, impersonate: impersonationOf(user) }, user, label };
   }
 
   private async resolveVirtualCluster(
     user: UserInfo,
-    project: string,
-    name: string,
-    path: string,
-    query: string,
+    target: GatewayTarget & { kind: "virtualcluster" },
+    { forwarded, label }: GatewayPath,
     method: string,
-  ) {
-    const namespace = projectNamespace(project);
-    const target: GatewayTarget = { kind: "virtualcluster", project, namespace, name };
+  ): Promise<Resolved> {
+    const { namespace, name } = target;
     const instance = await this.deps.registry.store("virtualclusterinstances").read(namespace, name);
-    await this.authorizeUse(user, target, method, path + query, VCIS, namespace, name, instance);
+    await this.authorizeUse(user, target, method, forwarded, VCIS, namespace, name, instance);
     if (!instance) throw errors.notFound(VCIS, name);
-    const who = impersonationFor(user);
+    const who = impersonationOf(user);
     const upstream = await this.vclusters.upstream(instance, who.user, who.groups).catch((err) => {
       if (!(err instanceof EndpointNotAllowedError)) throw err;
       throw errors.unavailable(
         `virtual cluster ${namespace}/${name} cannot be used (EndpointNotAllowed): ${err.message}`,
       );
     });
-    return {
-      forward: { upstream, path: path + query },
-      user,
-      label: `project/${project}/virtualcluster/${name}`,
-    };
+    return { forward: { upstream, path: forwarded.pathAndQuery }, user, label };
   }
 
   /**
@@ -233,7 +228,7 @@ export class ClusterGateway {
     user: UserInfo,
     target: GatewayTarget,
     method: string,
-    pathAndQuery: string,
+    forwarded: ForwardedPath,
     gr: { group: string; resource: string },
     namespace: string,
     name: string,
@@ -247,7 +242,7 @@ export class ClusterGateway {
         `User "${user.name}" cannot use resource "${gr.resource}" in API group "${GROUP}"${namespace ? ` in the namespace "${namespace}"` : ""}${why}`,
       );
     // Most keys restrict nothing: the forwarded request is then not parsed at all.
-    if (isRestricting(scope) && !gatewayScopeAllows(scope, target, kubeRequestAttributes(method, pathAndQuery))) {
+    if (isRestricting(scope) && !gatewayScopeAllows(scope, target, kubeRequestAttributes(method, forwarded))) {
       throw refuse(": the access key's scope does not allow this request");
     }
     const attrs = useAttributes(gr, namespace, name, object);
@@ -287,20 +282,4 @@ function useAttributes(
 
 function isGatewayPath(url: string | undefined): boolean {
   return !!url && (url.startsWith(CLUSTER_GATEWAY_PREFIX) || url.startsWith(PROJECT_GATEWAY_PREFIX));
-}
-
-function labelOf(req: IncomingMessage): string {
-  const url = req.url ?? "";
-  const c = CLUSTER_PATH.exec(url);
-  if (c) return `cluster/${decode(c[1]!)}`;
-  const v = VCLUSTER_PATH.exec(url);
-  return v ? `project/${decode(v[1]!)}/virtualcluster/${decode(v[2]!)}` : "";
-}
-
-function decode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    throw errors.badRequest(`invalid escape in ${JSON.stringify(s)}`);
-  }
 }

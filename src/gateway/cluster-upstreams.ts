@@ -1,9 +1,5 @@
 import type { KubeObject } from "../api/object.js";
-import {
-  ClusterConnectionError,
-  clusterClient,
-  DEFAULT_SECRET_NAMESPACE,
-} from "../controllers/cluster-health/cluster-connection.js";
+import { ClusterConnectionError, clusterClient, DEFAULT_SECRET_NAMESPACE } from "../clusters/cluster-connection.js";
 import type { Informer } from "../registry/informer.js";
 import type { Registry } from "../registry/registry.js";
 import type { SharedInformers } from "../registry/shared-informers.js";

@@ -1,5 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { Dispatcher } from "undici";
+import { writeStatus } from "../server/raw-status.js";
 import {
   begin,
   connectionTokens,
@@ -12,7 +13,7 @@ import {
   type Impersonation,
   unreachable,
 } from "./forward.js";
-import { writeStatus } from "./raw-status.js";
+import { forwardedHops, GATEWAY_HOPS_HEADER } from "./gateway-hops.js";
 import type { Upstream } from "./upstream.js";
 
 /**
@@ -61,7 +62,7 @@ export function forwardHttp(
  * The header lines sent upstream, as undici takes them (name, value, name, value...): the
  * caller's own lines as they came (a header sent on several lines stays several lines: SPDY's
  * X-Stream-Protocol-Version offers one protocol per line) minus hop-by-hop headers, credentials
- * and identity claims, then ours. undici refuses `expect`.
+ * and identity claims, then ours and the hop count (gateway-hops.ts). undici refuses `expect`.
  */
 function headerLines(req: IncomingMessage, target: ForwardTarget): string[] {
   const ours = ourHeaderLines(target.upstream, target.impersonate);
@@ -71,37 +72,30 @@ function headerLines(req: IncomingMessage, target: ForwardTarget): string[] {
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
     if (DROPPED_REQUEST_HEADERS.has(name) || name.startsWith("impersonate-") || name === "expect") continue;
-    if (named?.has(name) || target.upstream.headers[name] !== undefined) continue;
+    if (named?.has(name) || target.upstream.headers[name] !== undefined || name === GATEWAY_HOPS_HEADER) continue;
     out.push(raw[i]!, raw[i + 1]!);
   }
   for (const line of ours) out.push(line);
+  out.push(GATEWAY_HOPS_HEADER, forwardedHops(req));
   return out;
 }
 
 /**
- * The upstream's credential headers and the caller's Impersonate-* lines (one Impersonate-Group
- * per group), built once per upstream and identity: both objects are replaced, never changed.
+ * The upstream's credential headers (built once per upstream: an Upstream is replaced, never
+ * changed) and the caller's Impersonate-* lines (one Impersonate-Group per group).
  */
 function ourHeaderLines(upstream: Upstream, who: Impersonation | undefined): readonly string[] {
-  let byWho = ourLines.get(upstream);
-  if (!byWho) {
-    byWho = new WeakMap();
-    ourLines.set(upstream, byWho);
+  let credentials = credentialLines.get(upstream);
+  if (!credentials) {
+    credentials = Object.entries(upstream.headers).flat();
+    credentialLines.set(upstream, credentials);
   }
-  const key = who ?? NO_IMPERSONATION;
-  let lines = byWho.get(key);
-  if (!lines) {
-    lines = Object.entries(upstream.headers).flat();
-    if (who) {
-      lines.push("impersonate-user", who.user);
-      for (const g of who.groups) lines.push("impersonate-group", g);
-    }
-    byWho.set(key, lines);
-  }
+  if (!who) return credentials;
+  const lines = [...credentials, "impersonate-user", who.user];
+  for (const g of who.groups) lines.push("impersonate-group", g);
   return lines;
 }
-const ourLines = new WeakMap<Upstream, WeakMap<object, string[]>>();
-const NO_IMPERSONATION = {};
+const credentialLines = new WeakMap<Upstream, string[]>();
 
 /** The dispatch handler: the upstream's answer, relayed to the client. */
 class Relay implements Dispatcher.DispatchHandlers {

@@ -1,8 +1,10 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { Duplex } from "node:stream";
-import { classifyError } from "../controllers/cluster-health/cluster-connection.js";
-import { writeStatusToSocket } from "./raw-status.js";
+import { classifyError } from "../clusters/cluster-connection.js";
+import type { Impersonation } from "../registry/impersonation-identity.js";
+import { writeStatusToSocket } from "../server/raw-status.js";
+import { forwardedHops, GATEWAY_HOPS_HEADER } from "./gateway-hops.js";
 import type { Upstream } from "./upstream.js";
 
 /**
@@ -14,11 +16,7 @@ import type { Upstream } from "./upstream.js";
  * accounting, and both the central gateway and the agent share these files.
  */
 
-/** Who the upstream should take the request to be (Impersonate-User/-Group); absent when a client certificate says it. */
-export interface Impersonation {
-  user: string;
-  groups: readonly string[];
-}
+export type { Impersonation };
 
 export interface ForwardTarget {
   upstream: Upstream;
@@ -67,7 +65,7 @@ export function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
   );
 }
 
-/** The headers sent upstream: the caller's own minus credentials and impersonation, plus ours. */
+/** The headers sent upstream: the caller's own minus credentials and impersonation, plus ours and the hop count (gateway-hops.ts). */
 export function upstreamHeaders(req: IncomingMessage, target: ForwardTarget, upgrade: boolean): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   const named = connectionTokens(req.headers);
@@ -80,6 +78,7 @@ export function upstreamHeaders(req: IncomingMessage, target: ForwardTarget, upg
     out[name] = values.length === 1 ? values[0] : values;
   }
   Object.assign(out, target.upstream.headers);
+  out[GATEWAY_HOPS_HEADER] = forwardedHops(req);
   if (target.impersonate) {
     out["impersonate-user"] = target.impersonate.user;
     // An array is sent as one header line per value: one Impersonate-Group per group.

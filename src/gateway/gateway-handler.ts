@@ -3,11 +3,18 @@ import type { Duplex } from "node:stream";
 import { ApiError } from "../api/errors.js";
 import { kubeBool } from "../api/request-verb.js";
 import type { UserInfo } from "../registry/request-context.js";
+import { writeStatus, writeStatusToSocket } from "../server/raw-status.js";
+import {
+  answerInternalError,
+  answerInternalUpgradeError,
+  type InternalErrorLog,
+  stderrLog,
+} from "../server/request-guard.js";
 import { peerAddress } from "../server/trusted-proxies.js";
 import { type ForwardResult, type ForwardTarget, forwardUpgrade } from "./forward.js";
 import { forwardHttp } from "./forward-http.js";
 import type { ForwardedRequest } from "./gateway-audit.js";
-import { writeStatus, writeStatusToSocket } from "./raw-status.js";
+import { loopDetected } from "./gateway-hops.js";
 
 /** Where a request goes, once its caller is known and allowed. */
 export interface Resolved {
@@ -41,6 +48,8 @@ export class GatewayHandler {
     private readonly label: (req: IncomingMessage) => string,
     /** The client's address (`--trusted-proxies`: from X-Forwarded-For behind a trusted proxy). */
     private readonly clientAddress: (req: IncomingMessage) => string = peerAddress,
+    /** Where an exception no Status foresaw is logged (it is answered as a 500). */
+    private readonly log: InternalErrorLog = stderrLog,
   ) {}
 
   get openCount(): number {
@@ -73,24 +82,37 @@ export class GatewayHandler {
     o.on("close", () => this.open.delete(o));
   }
 
+  /**
+   * Resolves and forwards, or refuses with a Status. Whatever the resolver, the forwarder or
+   * the refusal itself throws ends as this request's 500 (request-guard.ts), never as an
+   * exception past it: the refusal path runs for anyone, credentials or not.
+   */
   serve(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
     // Read now: once the exchange is over, node may have detached the socket.
     const source = this.clientAddress(req);
     this.track(res, isLongRunning(req.url ?? ""));
+    const failed = (err: unknown) => answerInternalError(req, res, err, this.log);
     const forward = (resolved: Resolved) =>
       forwardHttp(req, res, resolved.forward, (r) =>
         this.audit(this.entry(req, started, source, r, resolved.user, resolved.label)),
       );
     const refuse = (err: unknown) => {
       req.resume();
-      const e = asStatus(err);
+      const e = this.statusOf(req, err);
       const bytes = writeStatus(res, e.code, e.reason, e.message, e.details);
       this.audit(this.entry(req, started, source, { code: e.code, bytes }, refusedUser(err), this.label(req)));
     };
-    const resolved = resolveSafely(this.resolve, req);
-    if (resolved instanceof Promise) resolved.then(forward, refuse);
-    else forward(resolved);
+    const resolved = this.resolveSafely(req);
+    if (resolved instanceof Promise) {
+      resolved.then(forward, refuse).catch(failed);
+      return;
+    }
+    try {
+      forward(resolved);
+    } catch (err) {
+      failed(err);
+    }
   }
 
   serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -98,17 +120,49 @@ export class GatewayHandler {
     const source = this.clientAddress(req);
     this.track(socket, true);
     socket.on("error", () => socket.destroy());
-    Promise.resolve(resolveSafely(this.resolve, req)).then(
-      (resolved) =>
-        forwardUpgrade(req, socket, head, resolved.forward, (r) =>
-          this.audit(this.entry(req, started, source, r, resolved.user, resolved.label)),
-        ),
-      (err) => {
-        const e = asStatus(err);
-        const bytes = writeStatusToSocket(socket, e.code, e.reason, e.message, e.details);
-        this.audit(this.entry(req, started, source, { code: e.code, bytes }, refusedUser(err), this.label(req)));
-      },
+    Promise.resolve(this.resolveSafely(req))
+      .then(
+        (resolved) =>
+          forwardUpgrade(req, socket, head, resolved.forward, (r) =>
+            this.audit(this.entry(req, started, source, r, resolved.user, resolved.label)),
+          ),
+        (err) => {
+          const e = this.statusOf(req, err);
+          const bytes = writeStatusToSocket(socket, e.code, e.reason, e.message, e.details);
+          this.audit(this.entry(req, started, source, { code: e.code, bytes }, refusedUser(err), this.label(req)));
+        },
+      )
+      .catch((err) => answerInternalUpgradeError(req, socket, err, this.log));
+  }
+
+  /**
+   * The resolver's answer, a request that went round a loop refused first (gateway-hops.ts); a
+   * resolver that throws is a rejection like any other.
+   */
+  private resolveSafely(req: IncomingMessage): Resolved | Promise<Resolved> {
+    try {
+      const loop = loopDetected(req);
+      if (loop) return Promise.reject(loop);
+      return this.resolve(req);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** The Status of a refusal; an error that is none (a failure nobody foresaw) is logged, and a 500. */
+  private statusOf(req: IncomingMessage, err: unknown) {
+    if (err instanceof ApiError) return err.status;
+    this.log.error(
+      { err, method: req.method, path: (req.url ?? "").split("?")[0] },
+      "gateway request failed unexpectedly",
     );
+    return {
+      code: 500,
+      reason: "InternalError" as const,
+      // Nothing of the exception itself: it may name what the caller may not see.
+      message: "an unexpected error occurred; see the server log",
+      details: undefined,
+    };
   }
 
   private entry(
@@ -132,15 +186,6 @@ export class GatewayHandler {
   }
 }
 
-/** The resolver's answer; a resolver that throws is a rejection like any other. */
-function resolveSafely(resolve: Resolver, req: IncomingMessage): Resolved | Promise<Resolved> {
-  try {
-    return resolve(req);
-  } catch (err) {
-    return Promise.reject(err);
-  }
-}
-
 /** A resolver that refuses a caller it has authenticated says who, for the audit line. */
 export function refusing(err: unknown, user: UserInfo): unknown {
   if (err && typeof err === "object") refusedUsers.set(err, user);
@@ -156,16 +201,6 @@ function pathBelow(url: string, label: string): string {
   const path = url.split("?")[0] ?? "";
   const i = path.indexOf(`/${label}`);
   return i >= 0 ? path.slice(i + label.length + 1) || "/" : path;
-}
-
-function asStatus(err: unknown) {
-  if (err instanceof ApiError) return err.status;
-  return {
-    code: 500,
-    reason: "InternalError" as const,
-    message: `an internal error occurred: ${(err as Error)?.message ?? String(err)}`,
-    details: undefined,
-  };
 }
 
 /** A watch or a followed log: the response lasts as long as the client or the upstream wants. */

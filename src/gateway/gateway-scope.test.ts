@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { parseForwardedPath } from "./forwarded-path.js";
 import { type GatewayTarget, gatewayScopeAllows, scopeNamesCluster } from "./gateway-scope.js";
 import { kubeRequestAttributes } from "./kube-request.js";
 
 const prod: GatewayTarget = { kind: "cluster", cluster: "prod" };
 const vc: GatewayTarget = { kind: "virtualcluster", project: "web", namespace: "p-web", name: "dev" };
-const get = (path: string, method = "GET") => kubeRequestAttributes(method, path);
+const get = (path: string, method = "GET") => kubeRequestAttributes(method, parseForwardedPath(path));
 
 describe("kube request attributes", () => {
   it("reads verb, group, resource, namespace, name and subresource from method and path", () => {
@@ -29,6 +30,48 @@ describe("kube request attributes", () => {
     );
     assert.equal(get("/api").resourceRequest, false);
   });
+
+  it("classifies the decoded segments, as kube-apiserver does", () => {
+    const secrets = get("/api/v1/namespaces/a/%73ecrets");
+    assert.deepEqual([secrets.resource, secrets.namespace, secrets.verb], ["secrets", "a", "list"]);
+    // The deprecated watch paths: the verb is the segment, whatever the method.
+    const watched = get("/api/v1/watch/namespaces/kube-system/secrets");
+    assert.deepEqual([watched.verb, watched.resource, watched.namespace], ["watch", "secrets", "kube-system"]);
+    // A namespace's own subresources are the namespace's.
+    const status = get("/api/v1/namespaces/a/status", "PUT");
+    assert.deepEqual(
+      [status.resource, status.name, status.subresource, status.namespace],
+      ["namespaces", "a", "status", "a"],
+    );
+    assert.deepEqual([get("/metrics").resourceRequest, get("/metrics").path], [false, "/metrics"]);
+  });
+
+  it("refuses, with 400, a path that two readers could split differently", () => {
+    for (const path of [
+      "/api%2Fv1/namespaces/kube-system/secrets",
+      "/api/v1/namespaces%2fkube-system/secrets",
+      "/api/v1/namespaces/a/../kube-system/secrets",
+      "/api/v1/namespaces/a/%2e%2E/kube-system/secrets",
+      "/api/v1/./namespaces/a/pods",
+      "/api/v1/namespaces//secrets",
+      "//api/v1/secrets",
+      "//",
+      "/api/v1/pods//",
+      "/api/v1/%ZZ",
+      "/api/v1/pods/%E0%A4%A",
+      "/api/v1/secrets#x",
+      "http://elsewhere/api/v1/secrets",
+      "*",
+    ]) {
+      assert.throws(
+        () => parseForwardedPath(path),
+        (err: { code?: number }) => err.code === 400,
+        `${path} is refused with 400`,
+      );
+    }
+    assert.equal(parseForwardedPath("/api/v1/pods/").path, "/api/v1/pods/", "one trailing slash is kept");
+    assert.equal(parseForwardedPath("/").segments.length, 0);
+  });
 });
 
 describe("gateway scope", () => {
@@ -43,6 +86,19 @@ describe("gateway scope", () => {
     };
     assert.ok(gatewayScopeAllows(readPods, prod, get("/api/v1/namespaces/a/pods")));
     assert.ok(gatewayScopeAllows(readPods, prod, get("/api")), "discovery passes a rule that covers the cluster");
+    for (const discovery of ["/api", "/api/v1", "/apis", "/apis/apps/v1", "/version", "/openapi/v3/apis/apps/v1"]) {
+      assert.ok(
+        gatewayScopeAllows({ rules: [{ cluster: "prod", verbs: ["list"] }] }, prod, get(discovery)),
+        `${discovery} is discovery, read under any rule covering the cluster`,
+      );
+    }
+    for (const other of ["/metrics", "/logs/", "/logs/kube-apiserver.log", "/debug/pprof/", "/healthz", "/"]) {
+      assert.ok(!gatewayScopeAllows(readPods, prod, get(other)), `${other} needs a rule naming it in nonResourceURLs`);
+    }
+    assert.ok(!gatewayScopeAllows(readPods, prod, get("/api", "POST")), "discovery is read, not written");
+    const metrics = { rules: [{ cluster: "prod", verbs: ["get"], nonResourceURLs: ["/metrics"] }] };
+    assert.ok(gatewayScopeAllows(metrics, prod, get("/metrics")));
+    assert.ok(!gatewayScopeAllows(metrics, prod, get("/logs/")));
     assert.ok(!gatewayScopeAllows(readPods, prod, get("/api/v1/namespaces/a/pods/p", "DELETE")));
     assert.ok(!gatewayScopeAllows(readPods, prod, get("/api/v1/namespaces/a/secrets")));
     assert.ok(

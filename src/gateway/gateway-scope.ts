@@ -7,7 +7,8 @@ import { isRestricting, pathMatches, ruleCoversResource, type Scope, type ScopeR
  * - a connected cluster is reached only through a scope rule whose `cluster` is empty, `*`
  *   or that cluster, whose `requestTargets` is empty or holds `Cluster`, which names no
  *   virtual clusters, and whose verbs/resources/namespaces/names/nonResourceURLs match the
- *   forwarded request;
+ *   forwarded request (a path that is no resource needs the rule's nonResourceURLs to name
+ *   it, except discovery, which any rule covering the target allows);
  * - a virtual cluster (project P, instance N) through `projects` naming P, `virtualClusters`
  *   naming P and N, or a rule as above without `cluster`, with `requestTargets` empty or
  *   holding `VirtualCluster`, whose `virtualClusters` is empty or names N (and its namespace).
@@ -58,16 +59,34 @@ function ruleCovers(rule: ScopeRule, target: GatewayTarget): boolean {
 }
 
 function ruleMatches(rule: ScopeRule, a: RequestAttributes): boolean {
+  // Discovery is what every client needs to talk at all (as on the management API): any rule
+  // that covers the target allows reading it, whatever its verbs.
+  if (!a.resourceRequest && isDiscovery(a)) return true;
   const verbs = rule.verbs ?? [];
   if (verbs.length > 0 && !verbs.includes("*") && !verbs.includes(a.verb)) return false;
-  if (!a.resourceRequest) {
-    // Discovery and /version are what every client needs to talk at all (as for the management API).
-    const urls = rule.nonResourceURLs ?? [];
-    return urls.length === 0 || pathMatches(urls, a.path ?? "");
-  }
+  // Any other path that is no resource (/metrics, /logs/, /debug/pprof/, /healthz) only
+  // through a rule that names it: a rule without nonResourceURLs allows none.
+  if (!a.resourceRequest) return pathMatches(rule.nonResourceURLs ?? [], a.path ?? "");
   const namespaces = rule.namespaces ?? [];
   if (namespaces.length > 0 && !namespaces.includes(a.namespace)) return false;
   if (!ruleCoversResource(rule, a)) return false;
   const names = rule.resourceNames ?? [];
   return names.length === 0 || names.includes(a.name);
 }
+
+/**
+ * Reading discovery: `/api`, `/apis` and what lies below them that is no resource (a group, a
+ * version: kube-request.ts classifies every longer path as a resource), `/version`, and the
+ * OpenAPI documents kubectl reads (`/openapi/v2`, `/openapi/v3`, `/openapi/v3/...`).
+ */
+function isDiscovery(a: RequestAttributes): boolean {
+  if (a.verb !== "get") return false;
+  const path = a.path ?? "";
+  return (
+    DISCOVERY_PATHS.has(path) ||
+    path.startsWith("/api/") ||
+    path.startsWith("/apis/") ||
+    path.startsWith("/openapi/v3/")
+  );
+}
+const DISCOVERY_PATHS = new Set(["/api", "/apis", "/version", "/openapi/v2", "/openapi/v3"]);

@@ -1,5 +1,7 @@
 import type { ResourceType } from "../registry/resource-type.js";
 import { clusterResource } from "./cluster/cluster.js";
+import { clusterAccessResource } from "./cluster-access/cluster-access.js";
+import { clusterRoleTemplateResource } from "./cluster-role-template/cluster-role-template.js";
 import {
   directClusterEndpointTokenResource,
   type TokenIssuer,
@@ -29,6 +31,8 @@ export function allResourceTypes(deps: KindDeps): ResourceType[] {
     teamResource,
     userResource,
     clusterResource,
+    clusterRoleTemplateResource,
+    clusterAccessResource,
     sharedSecretResource(deps.cipher, deps.secretDataReaders),
     ownedAccessKeyResource(deps.cipher),
     projectResource,

@@ -5,16 +5,12 @@
  * worker's metrics, merged by the primary (worker-scrape.ts).
  */
 import { createServer, type Server } from "node:http";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { errors } from "../api/errors.js";
 import { type Authorizer, nonResourceAttributes } from "../authz/contract.js";
-import type { RequestContext } from "../registry/request-context.js";
+import type { Guarded } from "../server/server-features.js";
 import { metricsRegistry } from "./metrics.js";
 import { scrapeMetrics } from "./worker-scrape.js";
-
-export type Guarded = (
-  handler: (request: FastifyRequest, reply: FastifyReply, ctx: RequestContext) => Promise<unknown>,
-) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 export function registerMetricsRoute(app: FastifyInstance, deps: { authorizer: Authorizer; guarded: Guarded }): void {
   app.get(

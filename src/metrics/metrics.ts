@@ -5,6 +5,7 @@
  * `platform_`. See docs/operations.md for the list.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, type Metric, Registry } from "prom-client";
+import { identityCacheCounts } from "../auth/identity-cache-counts.js";
 import { walSyncTiming } from "../storage/sqlite/durable-wal.js";
 import { LabeledCounter, LabeledHistogram } from "./labeled-series.js";
 
@@ -130,9 +131,6 @@ export const authenticationAttempts = new Counter({
     pendingFastAuthentications.count = 0;
   },
 });
-
-/** Identities the authenticator answered from its cache, and built from the index, since the last scrape. */
-export const identityCacheCounts = { hits: 0, builds: 0 };
 
 /**
  * The access-key identity cache (src/auth/authenticator.ts): `hit` for an identity answered from

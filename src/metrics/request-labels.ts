@@ -1,5 +1,5 @@
 import { GROUP, VERSION } from "../api/object.js";
-import { describeRequest } from "../audit/audit-log.js";
+import { describeRequest } from "../api/request-description.js";
 
 /** The labels kube-apiserver puts on a request's metrics (without code and dry_run). */
 export interface RequestLabels {

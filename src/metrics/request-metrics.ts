@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ResourceType } from "../registry/resource-type.js";
 import { onRequestDone } from "../server/request-done.js";
+import type { WatchObserver } from "../server/watch-stream.js";
 import type { CounterSeries, HistogramSeries } from "./labeled-series.js";
 import {
   authenticationAttempts,
@@ -151,12 +152,6 @@ function hotChildren(rt: ResourceType, namespaced: boolean, verb = "GET", code =
     dry_run: "",
   };
   return { total: requestTotal.series({ ...labels, code }), duration: requestDuration.series(labels) };
-}
-
-/** What a watch stream reports: events sent, and its registration while open. */
-export interface WatchObserver {
-  event(): void;
-  end(): void;
 }
 
 /** apiserver_watch_events_total and apiserver_registered_watchers of one watch of a resource. */

@@ -1,23 +1,16 @@
 /**
  * The server's hooks for metrics, in one place so that startServer keeps a few one-line calls:
  * the instrumented store, request counting (fastify and the fast GET path), authentication
- * outcomes, watch counting, `/metrics` and the gauges read from the server's state.
+ * outcomes, watch counting, `/metrics` and the gauges read from the server's state. The
+ * composition root hands them to the server (src/server/server-features.ts).
  */
 import type { Server } from "node:http";
-import type { FastifyInstance } from "fastify";
 import { ApiError } from "../api/errors.js";
-import type { Authorizer } from "../authz/contract.js";
-import { registerBackupRoute } from "../backup/backup-route.js";
-import type { Registry } from "../registry/registry.js";
-import type { RequestContext } from "../registry/request-context.js";
-import type { ResourceType } from "../registry/resource-type.js";
-import type { FastCreateCounting } from "../server/fast-create.js";
-import type { WatchStreams } from "../server/watch-stream.js";
-import type { CachedStorage } from "../storage/cache/cached-storage.js";
+import type { RequestObservers, ServerFeature } from "../server/server-features.js";
 import type { Storage } from "../storage/interface.js";
 import { InstrumentedStorage } from "./instrumented-storage.js";
 import { etcdRequestDuration, sqliteRequestDuration } from "./metrics.js";
-import { type Guarded, registerMetricsRoute, startMetricsListener } from "./metrics-endpoint.js";
+import { registerMetricsRoute, startMetricsListener } from "./metrics-endpoint.js";
 import {
   countAuthentication,
   FastCreateMetrics,
@@ -25,7 +18,7 @@ import {
   installRequestMetrics,
   observeWatch,
 } from "./request-metrics.js";
-import { registerGaugeSource } from "./server-gauges.js";
+import { registerGaugeSource, type ServerGaugeSource } from "./server-gauges.js";
 
 export interface OperationsConfig {
   /** Count requests and storage calls (default true; the bench turns it off to compare). */
@@ -34,29 +27,14 @@ export interface OperationsConfig {
   metricsListen?: { host: string; port: number };
 }
 
-export interface RouteDeps {
-  registry: Registry;
-  authorizer: Authorizer;
-  guarded: Guarded;
-  storage: CachedStorage;
-  gcQueueDepth(): number;
-}
+/** What the gauges read besides the registry the server lends: the watch cache and the GC queue. */
+export type GaugeState = Omit<ServerGaugeSource, "registry">;
 
-export interface Operations {
+export interface Operations extends RequestObservers {
   /** The store to put under the watch cache. */
   storage: Storage;
-  fastGetServed?: (rt: ResourceType, namespaced: boolean, seconds: number) => void;
-  /** How the fast create path (src/server/fast-create.ts) counts its requests. */
-  fastCreateCounting?: FastCreateCounting;
-  /** `subresources`: the custom ones, keyed `plural/subresource` (ApiServerDeps.subresources). */
-  installHooks(
-    app: FastifyInstance,
-    watches: WatchStreams,
-    registry: Registry,
-    subresources: ReadonlyMap<string, unknown>,
-  ): void;
-  authenticated(p: Promise<RequestContext>): Promise<RequestContext>;
-  registerRoutes(app: FastifyInstance, deps: RouteDeps): void;
+  /** Request and watch counting, `/metrics` and the gauges, installed into the server. */
+  feature(state: GaugeState): ServerFeature;
   listen(): Promise<void>;
   close(): Promise<void>;
 }
@@ -73,15 +51,6 @@ export function attachOperations(config: OperationsConfig, backend: Storage, kin
       : backend,
     fastGetServed: hot && ((rt, namespaced, seconds) => hot.served(rt, namespaced, seconds)),
     fastCreateCounting: on ? new FastCreateMetrics() : undefined,
-    installHooks(app, watches, registry, subresources) {
-      if (!on) return;
-      installRequestMetrics(app, {
-        resource: (plural) => registry.find(plural) !== undefined,
-        subresource: (plural, sub) =>
-          sub === "status" ? registry.find(plural)?.rt.hasStatus === true : subresources.has(`${plural}/${sub}`),
-      });
-      watches.observe = observeWatch;
-    },
     authenticated(p) {
       if (!on) return p;
       return p.then(
@@ -95,11 +64,21 @@ export function attachOperations(config: OperationsConfig, backend: Storage, kin
         },
       );
     },
-    registerRoutes(app, deps) {
-      registerMetricsRoute(app, deps);
-      registerBackupRoute(app, { ...deps, store: deps.storage.inner });
-      unregister = registerGaugeSource(deps);
-    },
+    feature: (state) => ({
+      installHooks(app, { registry, watchStreams, subresources }) {
+        if (!on) return;
+        installRequestMetrics(app, {
+          resource: (plural) => registry.find(plural) !== undefined,
+          subresource: (plural, sub) =>
+            sub === "status" ? registry.find(plural)?.rt.hasStatus === true : subresources.has(`${plural}/${sub}`),
+        });
+        watchStreams.observe = observeWatch;
+      },
+      addRoutes(app, server) {
+        registerMetricsRoute(app, server);
+        unregister = registerGaugeSource({ ...state, registry: server.registry });
+      },
+    }),
     async listen() {
       if (config.metricsListen)
         listener = await startMetricsListener(config.metricsListen.host, config.metricsListen.port);

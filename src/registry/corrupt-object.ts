@@ -14,7 +14,6 @@ import type { KubeObject } from "../api/object.js";
 import type { KeyValue } from "../storage/interface.js";
 import { resourcePrefix } from "./keys.js";
 import { apiVersionOf, type ResourceType } from "./resource-type.js";
-import type { Store } from "./store.js";
 import { decodeOrReason } from "./undecodable.js";
 
 /** One object's stored value does not decode (a 500 InternalError that says so). */
@@ -96,7 +95,7 @@ export function deletedIdentity(rt: ResourceType, kv: Pick<KeyValue, "key" | "mo
  * any object it holds no right on, rather than told (500) that the object is there and corrupt.
  */
 export async function readForRules(
-  store: Pick<Store, "read">,
+  store: { read(namespace: string | undefined, name: string): Promise<KubeObject | undefined> },
   namespace: string | undefined,
   name: string,
 ): Promise<KubeObject | undefined> {

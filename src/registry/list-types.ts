@@ -3,9 +3,10 @@ import type { ListType, ResourceType } from "./resource-type.js";
 
 /**
  * How each list field of a kind merges, derived from its schema: a list whose items
- * are objects with a `name` is keyed by name (so two managers can own different
- * items); any other list is atomic. The same answer is published in OpenAPI as
- * x-kubernetes-list-type / x-kubernetes-list-map-keys.
+ * are objects with a required `name` is keyed by name (so two managers can own different
+ * items); any other list is atomic. A key must be required, as Kubernetes requires of a
+ * CRD's list-map keys: an item without one could not be told from another. The same answer
+ * is published in OpenAPI as x-kubernetes-list-type / x-kubernetes-list-map-keys.
  */
 export function listTypeOfSchema(arraySchema: TSchema): ListType {
   const items = arraySchema.items as TSchema | undefined;
@@ -14,7 +15,12 @@ export function listTypeOfSchema(arraySchema: TSchema): ListType {
     return { type: "map", keys: (arraySchema["x-kubernetes-list-map-keys"] as string[]) ?? ["name"] };
   if (declared === "set") return { type: "set" };
   if (declared === "atomic") return { type: "atomic" };
-  if (items?.type === "object" && (items.properties as Record<string, TSchema> | undefined)?.name) {
+  const required = (items?.required as string[] | undefined) ?? [];
+  if (
+    items?.type === "object" &&
+    (items.properties as Record<string, TSchema> | undefined)?.name &&
+    required.includes("name")
+  ) {
     return { type: "map", keys: ["name"] };
   }
   return { type: "atomic" };

@@ -57,6 +57,12 @@ export function validateObjectMetadata(obj: KubeObject, nameRule: NameRule, maxN
       );
     }
   }
+  if (m.generateName) {
+    // A prefix: the trailing dash it usually ends with is allowed (kube masks it the same way).
+    const prefix = m.generateName.length > 1 ? m.generateName.replace(/-$/, "a") : m.generateName;
+    const problems = nameRule === "label" ? isDns1123Label(prefix) : isDns1123Subdomain(prefix);
+    for (const p of problems) errs.push(fieldError("FieldValueInvalid", "metadata.generateName", p, m.generateName));
+  }
   if (m.namespace) {
     for (const p of isDns1123Label(m.namespace))
       errs.push(fieldError("FieldValueInvalid", "metadata.namespace", p, m.namespace));
@@ -82,14 +88,13 @@ export function mergeUpdateMetadata(obj: KubeObject, old: KubeObject): FieldErro
   const m = obj.metadata;
   const o = old.metadata;
   const errs: FieldError[] = [];
-  const immutable = (field: "uid" | "creationTimestamp") => {
-    if (m[field] !== undefined && m[field] !== null && m[field] !== "" && m[field] !== o[field]) {
-      errs.push(fieldError("FieldValueInvalid", `metadata.${field}`, "field is immutable", m[field]));
-    }
-    m[field] = o[field] as string;
-  };
-  immutable("uid");
-  immutable("creationTimestamp");
+  if (m.uid !== undefined && m.uid !== null && m.uid !== "" && m.uid !== o.uid) {
+    errs.push(fieldError("FieldValueInvalid", "metadata.uid", "field is immutable", m.uid));
+  }
+  m.uid = o.uid;
+  // Ignored, as kube-apiserver ignores it on update: clients write the same instant other ways
+  // (client-node's Date round trip sends `…:16.000Z` for `…:16Z`), and only the server sets it.
+  m.creationTimestamp = o.creationTimestamp;
   m.generation = o.generation;
   delete m.selfLink;
   // Clients can neither set nor unset deletion fields; only the delete path changes them.

@@ -10,15 +10,22 @@
  * (stored-bytes-precheck.ts) or here when the list comes first; a list the storage answers (an
  * older revision) brings fresh KeyValues, checked here again.
  */
+import type { KubeObject } from "../api/object.js";
 import type { KeyValue } from "../storage/interface.js";
 import { ListReadErrors } from "./corrupt-object.js";
+import type { ObjectFilter } from "./filter.js";
 import { collectionPrefix } from "./keys.js";
 import type { ListOptions } from "./options.js";
-import { sendableAsStored, servesStoredBytes } from "./raw-read.js";
+import { type StoredBytesSource, sendableAsStored, servesStoredBytes } from "./raw-read.js";
 import type { RequestContext } from "./request-context.js";
 import { metadataBodyAt, resourceVersionMember } from "./shared-codec.js";
-import type { Store } from "./store.js";
 import { listObjects } from "./store-list.js";
+
+/** What the raw list uses of a kind's Store (store.ts, which calls it), besides the stored-bytes reads' part. */
+export interface RawListSource extends Omit<StoredBytesSource, "key"> {
+  filter(ctx: RequestContext, labelSelector?: string, fieldSelector?: string): ObjectFilter;
+  decodeForWatch(kv: KeyValue): KubeObject;
+}
 
 /** An item's bytes and where its resourceVersion member goes (-1: `bytes` is the whole item already). */
 interface RawItem {
@@ -114,7 +121,7 @@ export class RawListBody {
 
 /** The list's JSON, or undefined when the fast path does not apply (use store.list). */
 export async function rawList(
-  store: Store,
+  store: RawListSource,
   ctx: RequestContext,
   namespace: string | undefined,
   options: ListOptions,
@@ -137,7 +144,7 @@ export async function rawList(
   return new RawListBody(Buffer.from(head), result.items);
 }
 
-function rawItem(store: Store, kv: KeyValue): RawItem {
+function rawItem(store: RawListSource, kv: KeyValue): RawItem {
   if (!sendableAsStored(store.rt, kv)) {
     // Not the bytes the normal path would send (raw-read.ts): its encoding of this one object (a
     // value that does not decode throws here, and the list is refused, as kube does).

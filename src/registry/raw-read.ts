@@ -9,10 +9,9 @@
  */
 import { errors } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
-import { type KeyValue, type MemoryRead, NOT_NOW, VERSION_MEMO } from "../storage/interface.js";
+import { type KeyValue, type MemoryRead, NOT_NOW, type Storage, VERSION_MEMO } from "../storage/interface.js";
 import type { ResourceType } from "./resource-type.js";
 import { withResourceVersion } from "./shared-codec.js";
-import type { Store } from "./store.js";
 import { parseStoredObject } from "./stored-object.js";
 
 /** Whether a kind's stored bytes are what callers see: nothing decrypts them or presents them per caller. */
@@ -20,13 +19,28 @@ export function servesStoredBytes(rt: ResourceType): boolean {
   return !rt.strategy.present && !rt.strategy.fromStorage;
 }
 
+/**
+ * What the stored-bytes reads use of a kind's Store (store.ts, which calls them): an interface,
+ * so that the two files do not import each other.
+ */
+export interface StoredBytesSource {
+  readonly rt: ResourceType;
+  readonly gr: { group: string; resource: string };
+  readonly storage: Storage;
+  key(namespace: string | undefined, name: string): string;
+}
+
 /** Whether a raw read of this kind applies: its bytes are what callers see, and the storage reads from memory. */
-function rawReadable(store: Store): boolean {
+function rawReadable(store: StoredBytesSource): boolean {
   return servesStoredBytes(store.rt) && store.storage.getFromMemory !== undefined;
 }
 
 /** The object's JSON bytes, or undefined when the fast path does not apply (use store.get). */
-export async function rawGet(store: Store, namespace: string | undefined, name: string): Promise<Buffer | undefined> {
+export async function rawGet(
+  store: StoredBytesSource,
+  namespace: string | undefined,
+  name: string,
+): Promise<Buffer | undefined> {
   if (!rawReadable(store)) return undefined;
   const kv = await store.storage.get(store.key(namespace, name));
   if (!kv) throw errors.notFound(store.gr, name);
@@ -38,7 +52,10 @@ export async function rawGet(store: Store, namespace: string | undefined, name: 
  * object does not exist, or undefined when memory cannot answer (use rawGet); a promise of the
  * same only when the storage must first check its revision (etcd).
  */
-export function rawGetSoon(store: Store, key: string): Buffer | null | undefined | Promise<Buffer | null | undefined> {
+export function rawGetSoon(
+  store: StoredBytesSource,
+  key: string,
+): Buffer | null | undefined | Promise<Buffer | null | undefined> {
   const { storage, rt } = store;
   if (!storage.getFromMemory || !servesStoredBytes(rt)) return undefined;
   const read = storage.getFromMemory(key);

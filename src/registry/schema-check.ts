@@ -14,7 +14,13 @@ export class SchemaChecker {
 
   constructor(private readonly schema: TSchema) {}
 
-  /** Removes undeclared fields in place; returns their paths (`spec.foo`, `metadata.labels` never). */
+  /**
+   * Removes undeclared fields in place; returns their paths (`spec.foo`, `metadata.labels` never).
+   * Also drops, silently, a `null` where the schema takes no null (an optional field or a map
+   * value): kube-apiserver reads such a null as the field left out (Go's nil maps and slices in
+   * ObjectMeta, and its pruning of non-nullable nulls in custom resources), and clients send them
+   * (`"annotations": null`, kubectl 1.20's `"status": {"resourceRules": null}`).
+   */
   prune(obj: Record<string, unknown>): string[] {
     const unknown: string[] = [];
     pruneValue(obj, this.schema, "", unknown);
@@ -67,24 +73,34 @@ function pruneValue(value: unknown, schema: TSchema, path: string, unknown: stri
   }
   if (schema.type !== "object" || !isPlainObject(value)) return;
   const properties = schema.properties as Record<string, TSchema> | undefined;
-  const patternProperties = schema.patternProperties as Record<string, TSchema> | undefined;
   if (schema.additionalProperties === true) return;
   for (const key of Object.keys(value)) {
     // Own properties only: `toString` or `__proto__` must not find Object.prototype's members.
     const child = properties && Object.hasOwn(properties, key) ? properties[key] : undefined;
     const childPath = path ? `${path}.${key}` : key;
-    if (child) {
-      pruneValue(value[key], child, childPath, unknown);
-    } else if (patternProperties) {
-      const valueSchema = Object.values(patternProperties)[0];
-      if (valueSchema) pruneValue(value[key], valueSchema, childPath, unknown);
-    } else if (isPlainObject(schema.additionalProperties)) {
-      pruneValue(value[key], schema.additionalProperties as TSchema, childPath, unknown);
+    const valueSchema = child ?? mapValueSchema(schema);
+    if (valueSchema) {
+      if (value[key] === null && !acceptsNull(valueSchema)) delete value[key];
+      else pruneValue(value[key], valueSchema, childPath, unknown);
     } else {
       unknown.push(childPath);
       delete value[key];
     }
   }
+}
+
+/** The schema of a map's values (Type.Record, or additionalProperties given as a schema). */
+function mapValueSchema(schema: TSchema): TSchema | undefined {
+  const patternProperties = schema.patternProperties as Record<string, TSchema> | undefined;
+  if (patternProperties) return Object.values(patternProperties)[0];
+  return isPlainObject(schema.additionalProperties) ? (schema.additionalProperties as TSchema) : undefined;
+}
+
+/** Whether null is a value of the schema: a nullable union, the null type, or a schema of any value. */
+function acceptsNull(schema: TSchema): boolean {
+  if (schema.anyOf) return (schema.anyOf as TSchema[]).some(acceptsNull);
+  if (schema.type === undefined) return true;
+  return Array.isArray(schema.type) ? schema.type.includes("null") : schema.type === "null";
 }
 
 /** `/spec/clusterRoles/0/name` → `spec.clusterRoles[0].name`. */

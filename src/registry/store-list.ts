@@ -1,4 +1,4 @@
-import { errors } from "../api/errors.js";
+import { errors, type FieldError, fieldError } from "../api/errors.js";
 import type { ListMeta } from "../api/object.js";
 import { isStorageError } from "../storage/errors.js";
 import type { KeyValue, Storage } from "../storage/interface.js";
@@ -80,31 +80,45 @@ async function chooseListRevision(
   options: ListOptions,
 ): Promise<{ revision: number; after?: string }> {
   const match = options.resourceVersionMatch;
-  if (match !== undefined && match !== "" && match !== "Exact" && match !== "NotOlderThan") {
-    throw errors.badRequest(
-      `resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`,
-    );
-  }
+  const matchErrors = resourceVersionMatchErrors(options);
+  if (matchErrors.length) throw errors.invalid("ListOptions", "meta.k8s.io", "", matchErrors);
   const rv = requestedRevision(options.resourceVersion);
   if (options.continue) {
     if (options.resourceVersion && options.resourceVersion !== "0") {
       throw errors.badRequest("specifying resource version is not allowed when using continue");
     }
-    if (match) throw errors.badRequest("resourceVersionMatch is forbidden when continue is provided");
     const token = decodeContinue(options.continue);
     const compacted = await storage.compactedRevision();
     if (token.revision < compacted) throw continueTokenExpired();
     return { revision: token.revision, after: token.after };
   }
-  if (match && rv === undefined) {
-    throw errors.badRequest("resourceVersionMatch is forbidden unless resourceVersion is provided");
-  }
   if (match === "Exact") {
-    if (rv === 0) throw errors.badRequest('resourceVersionMatch "Exact" is forbidden for resourceVersion "0"');
     await awaitRevision(storage, rv!, options.resourceVersion!, options.freshnessWaitMs);
     return { revision: rv! };
   }
   // NotOlderThan (explicit or the legacy default): any state at least as new as rv; the current one is.
   await awaitNotOlderThan(storage, options.resourceVersion, options.freshnessWaitMs);
   return { revision: 0 };
+}
+
+/**
+ * What kube-apiserver's ValidateListOptions says of resourceVersionMatch: every problem at once,
+ * as one 422 Invalid of ListOptions.meta.k8s.io.
+ */
+function resourceVersionMatchErrors(options: ListOptions): FieldError[] {
+  const match = options.resourceVersionMatch;
+  if (!match) return [];
+  const errs: FieldError[] = [];
+  const forbidden = (why: string) => errs.push(fieldError("FieldValueForbidden", "resourceVersionMatch", why));
+  if (!options.resourceVersion) forbidden("resourceVersionMatch is forbidden unless resourceVersion is provided");
+  if (options.continue) forbidden("resourceVersionMatch is forbidden when continue is provided");
+  if (match !== "Exact" && match !== "NotOlderThan") {
+    errs.push(
+      fieldError("FieldValueNotSupported", "resourceVersionMatch", 'supported values: "Exact", "NotOlderThan"', match),
+    );
+  }
+  if (match === "Exact" && options.resourceVersion === "0") {
+    forbidden('resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
+  }
+  return errs;
 }

@@ -1,4 +1,4 @@
-import { ApiError, errors, type Status } from "../api/errors.js";
+import { ApiError, errors } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import { isStorageError } from "../storage/errors.js";
 import type { KeyValue, WatchEvent } from "../storage/interface.js";
@@ -14,26 +14,12 @@ import { apiVersionOf } from "./resource-type.js";
 import { decodeShared } from "./shared-codec.js";
 import type { Store } from "./store.js";
 import { type StoredWatchEvent, storedEvents } from "./stored-watch-event.js";
+import type { ApiWatchEvent, WatchEventType, WatchHandle, WatchSink } from "./watch-events.js";
 
-export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
-
-export interface ApiWatchEvent {
-  type: WatchEventType;
-  object: KubeObject | Status;
-}
-
-export interface WatchSink {
-  send(event: ApiWatchEvent): void;
-  /** The watch is over (an ERROR event was already sent when it failed). */
-  end(): void;
-}
+export type { ApiWatchEvent, WatchEventType, WatchHandle, WatchSink };
 
 /** The annotation on the bookmark that ends the initial events of sendInitialEvents=true. */
 const INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end";
-
-export interface WatchHandle {
-  close(): void;
-}
 
 export interface WatchSettings {
   /** How often a bookmark is sent to watchers that asked for them. */

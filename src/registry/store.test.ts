@@ -248,6 +248,30 @@ describe("Store update and patch", () => {
     await rejects(h.store.update(h.ctx(), undefined, "a", { ...a, spec: { size: 3 } }, opts()), "Conflict", 409);
   });
 
+  it("an update without a resourceVersion is NotFound for a missing object, Invalid for an existing one", async () => {
+    // kube-apiserver reads the object before it asks for a resourceVersion (the compatibility oracle).
+    const h = harness();
+    await rejects(h.store.update(h.ctx(), undefined, "gone", widget("gone"), opts()), "NotFound", 404);
+    await h.store.create(h.ctx(), undefined, widget("here"), opts());
+    const invalid = await rejects(h.store.update(h.ctx(), undefined, "here", widget("here"), opts()), "Invalid", 422);
+    assert.deepEqual(
+      invalid.status.details?.causes?.map((c) => c.field),
+      ["metadata.resourceVersion"],
+    );
+  });
+
+  it("a generateName that makes no valid name is reported on generateName too, as kube does", async () => {
+    const h = harness();
+    const generated = { ...widget(""), metadata: { generateName: "Bad_" } };
+    const invalid = await rejects(h.store.create(h.ctx(), undefined, generated, opts()), "Invalid", 422);
+    assert.deepEqual([...new Set(invalid.status.details?.causes?.map((c) => c.field))].sort(), [
+      "metadata.generateName",
+      "metadata.name",
+    ]);
+    const fine = await h.store.create(h.ctx(), undefined, { ...widget(""), metadata: { generateName: "ok-" } }, opts());
+    assert.match(fine.metadata.name ?? "", /^ok-[a-z0-9]{5}$/);
+  });
+
   it("an update that changes nothing writes nothing", async () => {
     const h = harness();
     const a = await h.store.create(h.ctx(), undefined, widget("a", { size: 1 }), opts());

@@ -7,7 +7,7 @@ import { applyJsonPatch, applyMergePatch, refuseOversizedResult } from "../api/p
 import { isStorageError } from "../storage/errors.js";
 import type { Storage } from "../storage/interface.js";
 import { type AdmissionChain, admissionAttributes } from "./admission.js";
-import { serverSideApply } from "./apply/apply.js";
+import { serverSideApply, type WriteResult } from "./apply/apply.js";
 import { onCachedCopy, UnprovenNoOp } from "./cached-copy.js";
 import { encodeObject, rememberStoredBytes } from "./codec.js";
 import { decodeOrCorrupt, ListReadErrors } from "./corrupt-object.js";
@@ -45,12 +45,6 @@ export interface StoreDeps {
   /** The admission plugins every write of this kind goes through (src/admission/plugins.ts). */
   admission: AdmissionChain;
   now?: () => Date;
-}
-
-export interface WriteResult {
-  object: KubeObject;
-  /** True when a create happened (201) rather than an update (200). */
-  created: boolean;
 }
 
 /**
@@ -302,6 +296,8 @@ export class Store {
     const obj = this.admitBody(body, namespace, name, options, ctx);
     const rv = obj.metadata.resourceVersion;
     if (!rv) {
+      // As kube-apiserver, which reads the object first: an update of nothing is NotFound.
+      if (!(await this.read(namespace, name))) throw errors.notFound(this.gr, name);
       throw errors.invalid(this.rt.kind, this.rt.group, name, [
         fieldError("FieldValueInvalid", "metadata.resourceVersion", "must be specified for an update", 0),
       ]);
@@ -482,7 +478,7 @@ export class Store {
       throw errors.staleObject(this.gr, name);
     }
     // applyMergePatch/applyJsonPatch return a copy that shares nothing: no second clone.
-    const admitted = this.admitBody(proposed, namespace, name, options, ctx, { owned: true });
+    const admitted = this.admitBody(proposed, namespace, name, options, ctx, { owned: true, patched: true });
     admitted.metadata.resourceVersion = old.metadata.resourceVersion;
     return this.writeUpdate(ctx, old, admitted, options, subresource, cachedCopy);
   }
@@ -641,9 +637,11 @@ export class Store {
       owned?: boolean;
       /** The body's depth was checked when it was decoded (WriteOptions.bodyOwned). */
       depthChecked?: boolean;
+      /** The body is what a JSON or merge patch made: a strict refusal names the patch. */
+      patched?: boolean;
     } = {},
   ): KubeObject {
-    const { nameOptional = false, owned = false, depthChecked = false } = how;
+    const { nameOptional = false, owned = false, depthChecked = false, patched = false } = how;
     if (!body || typeof body !== "object" || Array.isArray(body)) {
       throw errors.badRequest("the request body must be an object");
     }
@@ -673,9 +671,7 @@ export class Store {
       ...(options.duplicateFields ?? []).map((p) => `duplicate field "${p}"`),
     ];
     if (problems.length > 0) {
-      if (options.fieldValidation === "Strict") {
-        throw errors.badRequest(`strict decoding error: ${problems.join(", ")}`);
-      }
+      if (options.fieldValidation === "Strict") throw strictDecodingError(problems, patched);
       if (options.fieldValidation === "Warn") ctx.warnings.push(...problems);
     }
     const typeErrors = this.checker.check(obj);
@@ -746,4 +742,16 @@ function patchCarriesVersion(patch: unknown, type: PatchType): boolean {
     );
   }
   return false;
+}
+
+/**
+ * Unknown or duplicate fields under fieldValidation=Strict, as kube-apiserver refuses them: a
+ * body sent whole is 400 BadRequest; what a JSON or merge patch made is 422 Invalid on the field
+ * `patch` (without the patch's value, which may hold secret data).
+ */
+function strictDecodingError(problems: string[], patched: boolean): ApiError {
+  const message = `strict decoding error: ${problems.join(", ")}`;
+  return patched
+    ? errors.invalid("", "", "", [fieldError("FieldValueInvalid", "patch", message)])
+    : errors.badRequest(message);
 }

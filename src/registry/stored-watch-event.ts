@@ -20,7 +20,7 @@ import type { KeyValue, WatchEvent } from "../storage/interface.js";
 import { eventBytes } from "./raw-read.js";
 import type { ResourceType } from "./resource-type.js";
 import { decodeShared } from "./shared-codec.js";
-import type { ApiWatchEvent } from "./store-watch.js";
+import type { ApiWatchEvent } from "./watch-events.js";
 
 export class StoredWatchEvent implements ApiWatchEvent {
   constructor(

@@ -1,10 +1,9 @@
 import type { ApiError } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import { isStorageError } from "../storage/errors.js";
-import type { TxnOp } from "../storage/interface.js";
+import type { Storage, TxnOp } from "../storage/interface.js";
 import type { KeptKeys } from "./kept-keys.js";
 import type { WriteOptions } from "./options.js";
-import type { Registry } from "./registry.js";
 import type { RequestContext } from "./request-context.js";
 import { storageToApi } from "./storage-errors.js";
 import type { Store } from "./store.js";
@@ -25,6 +24,19 @@ export type TransactOp =
   /** Creates a kept entry; `onExists` is the error when one is kept for the id already. */
   | { type: "keep"; keys: KeptKeys; id: string; value: string; onExists: () => ApiError };
 
+/** What a transaction uses of a kind's Store. */
+type KindStore = Pick<Store, "prepareCreate" | "key" | "gr">;
+
+/**
+ * What a transaction needs of the registry: each kind's store (to run its write pipeline) and
+ * the storage to commit to. An interface, so that this file never imports the registry that
+ * calls it.
+ */
+export interface TransactionStores {
+  store(resource: string): KindStore;
+  readonly storage: Pick<Storage, "txn">;
+}
+
 /**
  * Several writes that happen together or not at all (an import writes an instance and its
  * CA; a move deletes an instance in one namespace and creates it in another). Every create runs
@@ -32,12 +44,12 @@ export type TransactOp =
  * an API error here, naming the write that failed. Returns the created objects, in order.
  */
 export async function transact(
-  registry: Registry,
+  registry: TransactionStores,
   ctx: RequestContext,
   ops: readonly TransactOp[],
 ): Promise<KubeObject[]> {
   const created: KubeObject[] = [];
-  const planned: Array<{ op: TransactOp; txn: TxnOp; store?: Store; name: string }> = [];
+  const planned: Array<{ op: TransactOp; txn: TxnOp; store?: KindStore; name: string }> = [];
   for (const op of ops) {
     if (op.type === "keep") {
       planned.push({ op, txn: op.keys.createOp(op.id, op.value), name: op.id });

@@ -7,10 +7,16 @@
  * bodies, whatever the audit policy's level.
  */
 import { API_PREFIX, GROUP } from "../api/object.js";
-import type { BodiesAuditable } from "../audit/audit-log.js";
 import type { Registry } from "../registry/registry.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import { resolveResourcePath } from "./resource-path.js";
+
+/**
+ * Whether the bodies of a request may be logged: the server resolves the path as its handler
+ * will. Until the audit log is told (and for every request it does not serve from a resource
+ * handler), no. Defined here, below the audit log, which the server lends it to.
+ */
+export type BodiesAuditable = (method: string, url: string) => boolean;
 
 /** Kinds whose bodies carry secret values (shared secret data, access keys, endpoint tokens). */
 const SECRET_BEARING = new Set(["sharedsecrets", "ownedaccesskeys", "directclusterendpointtokens"]);

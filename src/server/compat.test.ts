@@ -49,14 +49,14 @@ describe("client compatibility endpoints", () => {
 
     const legacy = await server.request("GET", `${API_PREFIX}/apis`);
     assert.equal(legacy.json.kind, "APIGroupList");
-    // The core group serves Events alone (src/events).
+    // The core group serves Events (src/events) and the read-only Namespaces (server/namespaces.ts).
     const core = await server.request("GET", `${API_PREFIX}/api`);
     assert.deepEqual(core.json.versions, ["v1"]);
     const coreAggregated = await server.request("GET", `${API_PREFIX}/api`, { headers: { accept } });
     assert.equal(coreAggregated.headers["content-type"], AGGREGATED_DISCOVERY_V2);
     assert.deepEqual(
       JSON.parse(coreAggregated.text).items[0].versions[0].resources.map((r: { resource: string }) => r.resource),
-      ["events"],
+      ["events", "namespaces"],
     );
     const list = await server.request("GET", GROUP_PATH);
     assert.equal(list.json.kind, "APIResourceList");

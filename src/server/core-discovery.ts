@@ -14,11 +14,17 @@ export function apiVersions(): Record<string, unknown> {
   };
 }
 
-export function coreResourceList(core: Registry): Record<string, unknown> {
+/** What discovery says of a core kind: the registry's, and those served beside it (namespaces). */
+type CoreKind = Pick<
+  ResourceType,
+  "plural" | "singular" | "namespaced" | "kind" | "verbs" | "shortNames" | "categories"
+>;
+
+export function coreResourceList(core: Registry, beside: readonly CoreKind[] = []): Record<string, unknown> {
   return {
     kind: "APIResourceList",
     groupVersion: "v1",
-    resources: core.resourceTypes().map((rt) => ({
+    resources: [...core.resourceTypes(), ...beside].map((rt) => ({
       name: rt.plural,
       singularName: rt.singular,
       namespaced: rt.namespaced,
@@ -29,8 +35,8 @@ export function coreResourceList(core: Registry): Record<string, unknown> {
 }
 
 /** `/api` in aggregated discovery v2 (kubectl asks for it first). */
-export function coreAggregatedDiscovery(core: Registry): Record<string, unknown> {
-  const resources = core.resourceTypes().map((rt) => ({
+export function coreAggregatedDiscovery(core: Registry, beside: readonly CoreKind[] = []): Record<string, unknown> {
+  const resources = [...core.resourceTypes(), ...beside].map((rt) => ({
     resource: rt.plural,
     responseKind: { group: "", version: "v1", kind: rt.kind },
     scope: rt.namespaced ? "Namespaced" : "Cluster",
@@ -45,7 +51,7 @@ export function coreAggregatedDiscovery(core: Registry): Record<string, unknown>
   };
 }
 
-function common(rt: ResourceType): Record<string, unknown> {
+function common(rt: CoreKind): Record<string, unknown> {
   return {
     verbs: [...rt.verbs],
     ...(rt.shortNames.length ? { shortNames: rt.shortNames } : {}),

@@ -5,7 +5,7 @@ import type { ApiError } from "../api/errors.js";
 import type { Authorizer, RequestAttributes } from "../authz/contract.js";
 import type { RequestContext } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";
-import { GROUP_PATH, scopedKey, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
+import { scopedKey, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
 import { authorizeCreateOnly } from "./create-only-methods.js";
 
 const P = "/kubernetes/management";

@@ -13,7 +13,7 @@
  *
  * All answered as Status, rather than with fastify's 404 for a path it does not route.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { errors } from "../api/errors.js";
 import { requestVerb } from "../api/request-verb.js";
 import type { Authorizer, RequestAttributes } from "../authz/contract.js";
@@ -21,10 +21,7 @@ import type { RequestContext } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import { isWatch, type Query } from "./query.js";
 import { forbidden } from "./resource-handler.js";
-
-type Guarded = (
-  handler: (request: FastifyRequest, reply: FastifyReply, ctx: RequestContext) => Promise<unknown>,
-) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+import type { Guarded } from "./server-features.js";
 
 /** Whether a GET on the collection asks for a watch; a watch parameter that is not a boolean does not. */
 function asksWatch(query: Query): boolean {

@@ -4,7 +4,6 @@ import { errors } from "../api/errors.js";
 import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
 import type { Authorizer } from "../authz/contract.js";
 import type { Registry } from "../registry/registry.js";
-import type { RequestContext } from "../registry/request-context.js";
 import { apiVersions, coreAggregatedDiscovery, coreResourceList } from "./core-discovery.js";
 import { authorizeCreateOnly, registerCreateOnlyMethods } from "./create-only-methods.js";
 import {
@@ -16,15 +15,21 @@ import {
   REVIEW_GROUPS,
   wantsAggregatedDiscovery,
 } from "./discovery.js";
+import { namespaceResource } from "./namespaces.js";
 import { negotiateResponse } from "./negotiation.js";
 import { buildOpenApi } from "./openapi.js";
+import { openApiV2Handler } from "./openapi-v2-route.js";
 import { type Query, writeOptions } from "./query.js";
 import { send } from "./respond.js";
 import { decodeReviewBody } from "./review-body.js";
+import type { Guarded } from "./server-features.js";
 
-type Guarded = (
-  handler: (request: FastifyRequest, reply: FastifyReply, ctx: RequestContext) => Promise<unknown>,
-) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+/**
+ * Older versions of a review kind that clients still post to, with the same fields: kubectl
+ * 1.27's `auth whoami` posts authentication.k8s.io/v1beta1 (v1 came with 1.28). Not listed in
+ * discovery, which names the served version only.
+ */
+const OLDER_REVIEW_VERSIONS: Record<string, string[]> = { selfsubjectreviews: ["v1beta1"] };
 
 /** Answers 304 when the client already holds this body (If-None-Match), else sends it with its ETag. */
 function sendCached(request: FastifyRequest, reply: FastifyReply, body: string, contentType: string, etag: string) {
@@ -85,24 +90,42 @@ export function registerDiscoveryRoutes(
   // through its Store's pipeline; another method is kube's 403, 405 or 404 (create-only-methods.ts).
   for (const rt of deps.reviews.resourceTypes()) {
     const store = deps.reviews.store(rt.plural);
-    const url = `${API_PREFIX}/apis/${rt.group}/${rt.version}/${rt.plural}`;
-    registerCreateOnlyMethods(app, url, rt, deps);
-    app.post(
-      url,
-      guarded(async (req, reply, ctx) => {
-        // Before the body is read: a caller refused learns nothing from how it would be decoded.
-        await authorizeCreateOnly(deps.authorizer, ctx, rt, "create");
-        const body = decodeReviewBody(req);
-        const options = {
-          ...writeOptions(req.query as Query, req.headers["user-agent"], "CreateOptions"),
-          duplicateFields: body.duplicates,
-        };
-        const answer = await store.createVirtual(ctx, undefined, body.value, options);
-        return send(reply, 201, answer, format(req), ctx.warnings);
-      }),
-    );
+    for (const version of [rt.version, ...(OLDER_REVIEW_VERSIONS[rt.plural] ?? [])]) {
+      const url = `${API_PREFIX}/apis/${rt.group}/${version}/${rt.plural}`;
+      const apiVersion = `${rt.group}/${version}`;
+      registerCreateOnlyMethods(app, url, rt, deps);
+      app.post(
+        url,
+        guarded(async (req, reply, ctx) => {
+          // Before the body is read: a caller refused learns nothing from how it would be decoded.
+          await authorizeCreateOnly(deps.authorizer, ctx, rt, "create");
+          const body = decodeReviewBody(req);
+          const options = {
+            ...writeOptions(req.query as Query, req.headers["user-agent"], "CreateOptions"),
+            duplicateFields: body.duplicates,
+          };
+          // An older version has the same fields: checked and answered as the served one, then
+          // labelled with the version asked for.
+          const value =
+            body.value?.apiVersion === apiVersion
+              ? { ...body.value, apiVersion: `${rt.group}/${rt.version}` }
+              : body.value;
+          const answer = await store.createVirtual(ctx, undefined, value, options);
+          return send(reply, 201, { ...answer, apiVersion }, format(req), ctx.warnings);
+        }),
+      );
+    }
   }
+  registerOpenApiRoutes(app, registry, guarded);
+}
 
+/** OpenAPI v2 (JSON and gnostic protobuf, for kubectl up to 1.26 and other v2 clients) and v3. */
+function registerOpenApiRoutes(app: FastifyInstance, registry: Registry, guarded: Guarded): void {
+  const openApiV2 = openApiV2Handler(registry);
+  app.get(
+    `${API_PREFIX}/openapi/v2`,
+    guarded(async (req, reply) => openApiV2(req, reply)),
+  );
   const openapi = buildOpenApi(registry);
   app.get(
     `${API_PREFIX}/openapi/v3`,
@@ -124,7 +147,7 @@ export function registerDiscoveryRoutes(
 
 /** `/api` and `/api/v1`: the core group's discovery, from its registry. */
 function registerCoreDiscovery(app: FastifyInstance, core: Registry, guarded: Guarded): void {
-  const aggregated = Buffer.from(JSON.stringify(coreAggregatedDiscovery(core)));
+  const aggregated = Buffer.from(JSON.stringify(coreAggregatedDiscovery(core, [namespaceResource])));
   const format = (req: FastifyRequest) => negotiateResponse(req.headers.accept, false);
   app.get(
     `${API_PREFIX}/api`,
@@ -136,6 +159,6 @@ function registerCoreDiscovery(app: FastifyInstance, core: Registry, guarded: Gu
   );
   app.get(
     `${API_PREFIX}/api/v1`,
-    guarded(async (req, reply) => send(reply, 200, coreResourceList(core), format(req))),
+    guarded(async (req, reply) => send(reply, 200, coreResourceList(core, [namespaceResource]), format(req))),
   );
 }

@@ -3,7 +3,7 @@ import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
+import { startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
 
 const P = "/kubernetes/management";
 /** Non-resource paths served for GET only: public ones first, then those needing credentials. */

@@ -19,8 +19,8 @@
 import type { Server, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { errors } from "../api/errors.js";
-import { writeStatusToSocket } from "../gateway/raw-status.js";
 import { isHealthProbe } from "./health.js";
+import { writeStatusToSocket } from "./raw-status.js";
 
 /**
  * Seconds a refused client is asked to wait before it tries again. kube-apiserver asks for 5; its

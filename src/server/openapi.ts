@@ -12,7 +12,7 @@ import { ADVERTISED_PATCH_TYPES } from "./patch-media-types.js";
  * kubectl reads component schemas by x-kubernetes-group-version-kind for `explain`, and
  * looks for a PATCH operation declaring `fieldValidation` to decide that the server
  * validates fields itself (otherwise it would fall back to client-side validation
- * against /openapi/v2, which is not served).
+ * against /openapi/v2, made from these documents by openapi-v2.ts).
  */
 
 type Json = Record<string, unknown>;
@@ -348,7 +348,7 @@ function schemasOf(rt: ResourceType): Record<string, Json> {
 }
 
 /** The document of one group/version: every kind's schema and operations. */
-function groupVersionDocument(registry: Registry, group: string, version: string): Json | undefined {
+export function groupVersionDocument(registry: Registry, group: string, version: string): Json | undefined {
   const kinds = registry.resourceTypes().filter((rt) => rt.group === group && rt.version === version);
   if (kinds.length === 0) return undefined;
   return {

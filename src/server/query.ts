@@ -39,6 +39,11 @@ function int(q: Query, name: string, min = 0): number | undefined {
   return Number(v);
 }
 
+/** kube-apiserver lists everything for a limit of zero or less, so clients may send one. */
+function positiveOrNone(limit: number | undefined): number | undefined {
+  return limit !== undefined && limit > 0 ? limit : undefined;
+}
+
 const MAX_FIELD_MANAGER_LENGTH = 128;
 
 /** The longest grace period a delete may ask for: 100 years. */
@@ -122,7 +127,7 @@ export function listOptions(q: Query): ListOptions {
   return {
     labelSelector: one(q, "labelSelector"),
     fieldSelector: one(q, "fieldSelector"),
-    limit: int(q, "limit"),
+    limit: positiveOrNone(int(q, "limit", Number.MIN_SAFE_INTEGER)),
     continue: one(q, "continue") || undefined,
     resourceVersion: one(q, "resourceVersion"),
     resourceVersionMatch: one(q, "resourceVersionMatch") || undefined,

@@ -1,38 +1,17 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
-import type { Authorizer, RequestAttributes } from "../authz/contract.js";
+import type { RequestAttributes } from "../authz/contract.js";
 import { readForRules } from "../registry/corrupt-object.js";
-import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
-import type { ResponseFormat } from "./negotiation.js";
+import { legacyWatchQuery, legacyWatchRest } from "./legacy-watch.js";
 import { negotiateResponse } from "./negotiation.js";
 import type { Query } from "./query.js";
 import { type ResourcePath, resolveResourcePath } from "./resource-path.js";
-import { requestInfoVerb, VERB_HANDLERS, type VerbCall, verbOf } from "./resource-verbs.js";
+import { requestInfoVerb, VERB_HANDLERS, verbOf } from "./resource-verbs.js";
 import { parseIncludeObject } from "./table.js";
-import type { WatchStreams } from "./watch-stream.js";
+import type { ResourceHandlerDeps, SubresourceHandler, VerbCall } from "./verb-call.js";
 
-/** A handler for a custom subresource (kubeconfig, importvirtualcluster, accesskeys…). */
-export type SubresourceHandler = (args: {
-  request: FastifyRequest;
-  reply: FastifyReply;
-  ctx: RequestContext;
-  path: ResourcePath;
-  format: ResponseFormat;
-  raw: Buffer;
-  authorize: (attrs: Partial<RequestAttributes> & { verb: string }) => Promise<void>;
-}) => Promise<unknown>;
-
-export interface ResourceHandlerDeps {
-  registry: Registry;
-  authorizer: Authorizer;
-  /** Keyed `plural/subresource`; the method is checked by the handler itself. */
-  subresources: Map<string, SubresourceHandler>;
-  bookmarkIntervalMs: number;
-  /** How long a GET, list or watch waits for a resourceVersion ahead of the store before 504. */
-  freshnessWaitMs?: number;
-  watchStreams: WatchStreams;
-}
+export type { ResourceHandlerDeps, SubresourceHandler };
 
 /** The subresources the generic registry serves itself. */
 const STATUS = "status";
@@ -50,9 +29,32 @@ export async function handleResourceRequest(
   rest: string,
   ctx: RequestContext,
 ): Promise<unknown> {
-  const path = resolveResourcePath(deps.registry, rest);
-  const query = request.query as Query;
+  const watchRest = legacyWatchRest(rest);
+  const path = resolveResourcePath(deps.registry, watchRest ?? rest);
   const { rt } = path;
+  if (watchRest !== undefined) {
+    const query = legacyWatchQuery(request.method, path, request.query as Query);
+    const format = negotiateResponse(request.headers.accept, true);
+    const table = format.table
+      ? parseIncludeObject((query.includeObject as string | undefined) ?? undefined)
+      : undefined;
+    const authorize = authorizeOn(deps, path, ctx);
+    const raw = Buffer.alloc(0);
+    return VERB_HANDLERS.watch({
+      deps,
+      request,
+      reply,
+      ctx,
+      path,
+      query,
+      format,
+      table,
+      raw,
+      subresource: "",
+      authorize,
+    });
+  }
+  const query = request.query as Query;
   // Reads of an object or its status render as a Table (`kubectl get --subresource=status` asks
   // for one); custom subresources return their own kinds, which have no columns.
   const tableAllowed = request.method === "GET" && (!path.subresource || path.subresource === STATUS);

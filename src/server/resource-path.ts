@@ -1,4 +1,5 @@
 import { errors } from "../api/errors.js";
+import { decodeSegment } from "../api/path-segments.js";
 import type { Registry } from "../registry/registry.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { Store } from "../registry/store.js";
@@ -22,7 +23,7 @@ export interface ResourcePath {
 export function resolveResourcePath(registry: Registry, rest: string): ResourcePath {
   // Indexes into one array rather than splicing and destructuring: every request parses its path.
   const segments = rest.split("/");
-  for (let i = 0; i < segments.length; i++) segments[i] = decodeSegment(segments[i]!);
+  for (let i = 0; i < segments.length; i++) segments[i] = decodedOrRefused(segments[i]!);
   if (segments.includes("")) throw notFound();
   const at = segments[0] === "namespaces" && segments.length >= 3 ? 2 : 0;
   const namespace = at === 2 ? segments[1] : undefined;
@@ -44,12 +45,8 @@ function notFound() {
   return errors.notFoundPath();
 }
 
-function decodeSegment(s: string): string {
-  // Only a `%` sequence decodes to something else (or fails): the usual segment is as it is.
-  if (!s.includes("%")) return s;
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    throw errors.badRequest(`invalid path segment "${s}"`);
-  }
+function decodedOrRefused(s: string): string {
+  const decoded = decodeSegment(s);
+  if (decoded === undefined) throw errors.badRequest(`invalid path segment "${s}"`);
+  return decoded;
 }

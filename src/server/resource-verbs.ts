@@ -1,42 +1,23 @@
-import type { FastifyReply, FastifyRequest } from "fastify";
 import { errors, fieldError } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import { requestVerb } from "../api/request-verb.js";
 import type { RequestAttributes } from "../authz/contract.js";
 import { writtenJsonBytes } from "../registry/codec.js";
 import { awaitNotOlderThan } from "../registry/fresh-revision.js";
-import type { RequestContext } from "../registry/request-context.js";
 import type { Verb } from "../registry/resource-type.js";
 import { watchStore } from "../registry/store-watch.js";
 import { IGNORE_STORE_READ_ERROR } from "../registry/unsafe-delete.js";
 import { decodeObjectBody, decodePatchBody } from "./body.js";
-import type { ResponseFormat } from "./negotiation.js";
 import { deleteOptions, getOptions, isWatch, listOptions, type Query, watchOptions, writeOptions } from "./query.js";
 import { shownEvents, shownItems, shownOrNotFound } from "./reader-filter.js";
-import type { ResourceHandlerDeps } from "./resource-handler.js";
 import type { ResourcePath } from "./resource-path.js";
 import { send, sendJsonBytes } from "./respond.js";
-import { type IncludeObject, objectTable, toTable } from "./table.js";
+import { objectTable, toTable } from "./table.js";
 import { unsafeDelete } from "./unsafe-delete.js";
+import type { VerbCall } from "./verb-call.js";
 import { streamWatch } from "./watch-stream.js";
 
-/** One request on a resource endpoint, as every verb handler gets it. */
-export interface VerbCall {
-  deps: ResourceHandlerDeps;
-  request: FastifyRequest;
-  reply: FastifyReply;
-  ctx: RequestContext;
-  path: ResourcePath;
-  query: Query;
-  format: ResponseFormat;
-  /** `?includeObject` of a Table response (undefined: not a Table). */
-  table: IncludeObject | undefined;
-  raw: Buffer;
-  /** "status" for the status subresource, else "". */
-  subresource: "" | "status";
-  /** Asks the authorizer (reading the object when its access rules decide); 403 when refused. */
-  authorize(attrs: Partial<RequestAttributes> & { verb: string }): Promise<void>;
-}
+export type { VerbCall };
 
 /**
  * One handler per verb. Each authorizes, checks the kind serves the verb, and only then

@@ -1,18 +1,13 @@
 import { createServer as createHttpsServer } from "node:https";
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { MAX_BODY_BYTES } from "../api/body-limit.js";
 import { errors } from "../api/errors.js";
 import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
-import { installAuditHooks } from "../audit/audit-hooks.js";
 import { PUBLIC_PATHS } from "../auth/anonymous.js";
 import type { AccessControl } from "../authz/access-control.js";
 import type { Authorizer } from "../authz/contract.js";
-import { registerConsole } from "../console/console-routes.js";
 import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
-import type { ClusterGateway } from "../gateway/cluster-gateway.js";
-import { writeStatusToSocket } from "../gateway/raw-status.js";
-import type { Operations, RouteDeps } from "../metrics/server-hooks.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
 import { auditableBodies } from "./audited-bodies.js";
@@ -23,11 +18,21 @@ import { type FastPathDeps, fastGet } from "./fast-get.js";
 import { watchGetOnlyPaths } from "./get-only-paths.js";
 import { type HealthCheck, registerHealthRoutes } from "./health.js";
 import type { InFlightRequests } from "./in-flight-requests.js";
+import { registerNamespaceRoutes } from "./namespace-routes.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
 import { clientErrorHandler, frameworkErrors } from "./protocol-errors.js";
+import { writeStatusToSocket } from "./raw-status.js";
+import { guardRequest, guardUpgrade } from "./request-guard.js";
 import { installRequestLog, loggingOptions, requestIdOf } from "./request-log.js";
 import { handleResourceRequest, type ResourceHandlerDeps, type SubresourceHandler } from "./resource-handler.js";
 import { sendError } from "./respond.js";
+import type {
+  FeatureContext,
+  Guarded,
+  RequestObservers,
+  ServedBeforeRouting,
+  ServerFeature,
+} from "./server-features.js";
 import type { TrustedProxies } from "./trusted-proxies.js";
 import type { WatchStreams } from "./watch-stream.js";
 
@@ -42,13 +47,7 @@ export interface ApiServerDeps {
   authorizer: Authorizer;
   access: Pick<
     AccessControl,
-    | "authenticate"
-    | "authenticateOrAnonymous"
-    | "authenticateKey"
-    | "authenticateNow"
-    | "audit"
-    | "authorizer"
-    | "consoleSessions"
+    "authenticate" | "authenticateOrAnonymous" | "authenticateKey" | "authenticateNow" | "authorizer"
   >;
   /** Custom subresources keyed `plural/subresource` (access keys, virtual cluster actions). */
   subresources: Map<string, SubresourceHandler>;
@@ -62,10 +61,8 @@ export interface ApiServerDeps {
   watchStreams: WatchStreams;
   /** The server's JSON logger (request-log.ts createLogger), shared with the controllers. */
   logger: Logger;
-  /** The cluster gateway (src/gateway): answers its own paths and upgrades before fastify routes anything. */
-  gateway?: Pick<ClusterGateway, "handleRequest" | "handleUpgrade">;
-  /** Whether single sign-on is configured (the console shows "Sign in with SSO"). */
-  ssoConfigured: boolean;
+  /** What answers its own paths and upgrades before fastify routes anything (the cluster gateway, src/gateway). */
+  beforeRouting?: ServedBeforeRouting;
   /** True once the server is closing (draining): the fast GET and create paths step aside. */
   closing: () => boolean;
   /**
@@ -75,10 +72,13 @@ export interface ApiServerDeps {
   unready?: () => boolean;
   /** Every request, counted for a graceful shutdown (refused once it began). */
   inFlight: InFlightRequests;
-  /** Metrics and backup hooks (src/metrics/server-hooks.ts), and what their routes read. */
-  ops: Operations;
-  storage: RouteDeps["storage"];
-  gcQueueDepth(): number;
+  /** Observers of the fast paths and of authentication (the metrics, src/metrics/server-hooks.ts). */
+  observers?: RequestObservers;
+  /**
+   * The cross-cutting features the composition root installs (metrics, audit log, console, backup:
+   * server-features.ts): their hooks before any route, their routes beside the API's, in this order.
+   */
+  features: ServerFeature[];
   /** `--trusted-proxies`: whose X-Forwarded-For gives the client's address (request.ip). */
   trustedProxies?: TrustedProxies;
 }
@@ -98,31 +98,34 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     requestId: requestIdOf,
     clientAddress: proxies && ((req) => proxies.clientAddress(req)),
   } satisfies FastPathDeps;
-  const hotGet = fastGet({ ...fastPaths, served: deps.ops.fastGetServed });
+  const hotGet = fastGet({ ...fastPaths, served: deps.observers?.fastGetServed });
   const hotCreate = fastCreate({
     ...fastPaths,
     maxBodyBytes: MAX_BODY_BYTES,
     log: logger,
-    counting: deps.ops.fastCreateCounting,
+    counting: deps.observers?.fastCreateCounting,
   });
   const app = Fastify({
     // fastify's own https server, with the fast GET and create paths (fast-get.ts, fast-create.ts)
     // in front of its routing.
     serverFactory: (handler) => {
-      const server = createHttpsServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, (req, res) => {
-        if (!deps.inFlight.admit(res) || deps.gateway?.handleRequest(req, res)) return;
+      // Both handlers are guarded (request-guard.ts): an exception of one request is its 500, never the process's end.
+      const onRequest = guardRequest((req, res) => {
+        if (!deps.inFlight.admit(res) || deps.beforeRouting?.handleRequest(req, res)) return;
         if (hotCreate(req, res) || hotGet(req, res, handler)) return;
         handler(req, res);
-      });
-      server.on("upgrade", (req, socket, head) => {
-        if (!deps.inFlight.admitUpgrade(socket) || deps.gateway?.handleUpgrade(req, socket, head)) return;
+      }, logger);
+      const server = createHttpsServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, onRequest);
+      const onUpgrade = guardUpgrade((req, socket, head) => {
+        if (!deps.inFlight.admitUpgrade(socket) || deps.beforeRouting?.handleUpgrade(req, socket, head)) return;
         writeStatusToSocket(
           socket,
           400,
           "BadRequest",
           "protocol upgrades are served only under /kubernetes/cluster/ and /kubernetes/project/",
         );
-      });
+      }, logger);
+      server.on("upgrade", onUpgrade);
       // What fastify sets on the servers it makes: keep-alive 72 s, no request timeout (watches).
       server.keepAliveTimeout = 72_000;
       server.requestTimeout = 0;
@@ -145,11 +148,12 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   acceptAnyBody(app);
   const refuseOtherMethods = watchGetOnlyPaths(app);
   installRequestLog(app, logger);
-  deps.ops.installHooks(app, deps.watchStreams, deps.registry, deps.subresources);
+  const features = featureContext(deps, groupPrefix);
+  for (const feature of deps.features) feature.installHooks?.(app, features);
   registerPublicRoutes(app, deps.jwks, deps.storageHealth, deps.unready ?? deps.closing, async (request) => {
     request.userName = (await access.authenticateOrAnonymous(request)).user.name;
   });
-  registerApiRoutes(app, deps, groupPrefix);
+  registerApiRoutes(app, deps, features, groupPrefix);
   refuseOtherMethods({
     identify: (request, path) =>
       PUBLIC_PATHS.has(path) ? access.authenticateOrAnonymous(request) : access.authenticate(request),
@@ -202,19 +206,12 @@ function registerPublicRoutes(
   app.get("/.well-known/jwks.json", { onRequest: identify }, async (_req, reply) => reply.send(jwks()));
 }
 
-/** Discovery and the resource endpoints, each request authenticated first. */
-function registerApiRoutes(app: FastifyInstance, deps: ApiServerDeps, groupPrefix: string): void {
-  const { registry, authorizer, access } = deps;
+/** What the features are lent (server-features.ts): the API's authentication and `guarded` wrapper among it. */
+function featureContext(deps: ApiServerDeps, groupPrefix: string): FeatureContext {
+  const { access } = deps;
   const authenticate = (request: Pick<FastifyRequest, "ip" | "method" | "headers">): Promise<RequestContext> =>
     access.authenticate(request);
-  if (access.audit) {
-    // The registries the generic handler serves below, with their prefixes.
-    const generic = [
-      { prefix: groupPrefix, registry },
-      { prefix: `${API_PREFIX}/api/v1/`, registry: deps.core },
-    ];
-    installAuditHooks(app, access.audit, deps.watchStreams, auditableBodies(generic, deps.reviews));
-  }
+  const authenticated = deps.observers?.authenticated;
   const formatOf = (request: FastifyRequest): ResponseFormat => {
     try {
       return negotiateResponse(request.headers.accept, false);
@@ -222,33 +219,44 @@ function registerApiRoutes(app: FastifyInstance, deps: ApiServerDeps, groupPrefi
       return { encoding: "json", table: false };
     }
   };
-  const guarded =
-    (handler: (request: FastifyRequest, reply: FastifyReply, ctx: RequestContext) => Promise<unknown>) =>
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      try {
-        const ctx = await deps.ops.authenticated(authenticate(request));
-        request.userName = ctx.user.name;
-        return await handler(request, reply, ctx);
-      } catch (err) {
-        if (reply.sent || reply.raw.headersSent) return reply;
-        return sendError(reply, err, formatOf(request));
-      }
-    };
-
-  registerDiscoveryRoutes(app, { registry, core: deps.core, reviews: deps.reviews, authorizer, guarded });
-  registerConsole(app, {
-    sessions: access.consoleSessions,
-    authenticate,
-    authenticateKey: (request, accessKey) => access.authenticateKey(request, accessKey),
-    ssoConfigured: () => deps.ssoConfigured,
-  });
-  deps.ops.registerRoutes(app, {
-    registry,
-    authorizer,
+  const guarded: Guarded = (handler) => async (request, reply) => {
+    try {
+      const pending = authenticate(request);
+      const ctx = await (authenticated ? authenticated(pending) : pending);
+      request.userName = ctx.user.name;
+      return await handler(request, reply, ctx);
+    } catch (err) {
+      if (reply.sent || reply.raw.headersSent) return reply;
+      return sendError(reply, err, formatOf(request));
+    }
+  };
+  // The registries the generic handler serves (registerApiRoutes), with their prefixes.
+  const generic = [
+    { prefix: groupPrefix, registry: deps.registry },
+    { prefix: `${API_PREFIX}/api/v1/`, registry: deps.core },
+  ];
+  return {
+    registry: deps.registry,
+    authorizer: deps.authorizer,
+    subresources: deps.subresources,
+    watchStreams: deps.watchStreams,
+    bodiesAuditable: auditableBodies(generic, deps.reviews),
     guarded,
-    storage: deps.storage,
-    gcQueueDepth: deps.gcQueueDepth,
-  });
+    authenticate,
+  };
+}
+
+/** Discovery, the features' routes and the resource endpoints, each request authenticated first. */
+function registerApiRoutes(
+  app: FastifyInstance,
+  deps: ApiServerDeps,
+  features: FeatureContext,
+  groupPrefix: string,
+): void {
+  const { registry, authorizer } = deps;
+  const { guarded } = features;
+  registerDiscoveryRoutes(app, { registry, core: deps.core, reviews: deps.reviews, authorizer, guarded });
+  for (const feature of deps.features) feature.addRoutes?.(app, features);
   const handlerDeps: ResourceHandlerDeps = {
     registry,
     authorizer,
@@ -257,6 +265,15 @@ function registerApiRoutes(app: FastifyInstance, deps: ApiServerDeps, groupPrefi
     freshnessWaitMs: deps.freshnessWaitMs,
     watchStreams: deps.watchStreams,
   };
+  // The core group's Namespaces (read-only, projected from the projects): before the generic
+  // handler of the core group, whose routes they take precedence over.
+  registerNamespaceRoutes(app, {
+    registry,
+    authorizer,
+    guarded,
+    watchStreams: deps.watchStreams,
+    bookmarkIntervalMs: deps.bookmarkIntervalMs,
+  });
   // The management group, and the core group (Events, read-only): one generic handler each.
   const coreDeps: ResourceHandlerDeps = { ...handlerDeps, registry: deps.core, subresources: new Map() };
   for (const [prefix, served] of [

@@ -1,7 +1,7 @@
 import { UNSAFE_DELETE_VERB } from "../authz/authorizer.js";
 import { deleteCorruptObject } from "../registry/unsafe-delete.js";
-import type { VerbCall } from "./resource-verbs.js";
 import { send } from "./respond.js";
+import type { VerbCall } from "./verb-call.js";
 
 /**
  * A DELETE with `ignoreStoreReadErrorWithClusterBreakingPotential` (registry/unsafe-delete.ts),

@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
-import type { WatchObserver } from "../metrics/request-metrics.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { ApiWatchEvent, WatchHandle, WatchSink } from "../registry/store-watch.js";
 import { StoredWatchEvent } from "../registry/stored-watch-event.js";
@@ -10,6 +9,12 @@ import { sendError } from "./respond.js";
 import { type IncludeObject, objectTable } from "./table.js";
 import { type Frame, frameOf, sharedFrame, storedFrame } from "./watch-frame.js";
 import { WatchWriter } from "./watch-writer.js";
+
+/** What a watch stream reports: events sent, and its registration while open. */
+export interface WatchObserver {
+  event(): void;
+  end(): void;
+}
 
 /** A server's open watch streams, so that shutdown can end them (they would otherwise keep it up). */
 export class WatchStreams {

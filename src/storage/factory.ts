@@ -5,15 +5,16 @@
  * - `etcd://host:2379[,host:2379...][?cacert=&cert=&key=&user=&password-file=]` (or `etcds://`):
  *   the etcd store, see etcd/etcd-url.ts and docs/deployment.md.
  */
+
+import type { EtcdStorage } from "./etcd/etcd-storage.js";
+import { parseEtcdUrl } from "./etcd/etcd-url.js";
+import type { Storage } from "./interface.js";
 import {
   type EtcdElectorOptions,
   EtcdLeaderElector,
   type LeaderElector,
   SingleReplicaElector,
-} from "../controllers/leader-election.js";
-import type { EtcdStorage } from "./etcd/etcd-storage.js";
-import { parseEtcdUrl } from "./etcd/etcd-url.js";
-import type { Storage } from "./interface.js";
+} from "./leader-election.js";
 import { openSqliteStorage } from "./sqlite/sqlite-storage.js";
 
 /**

@@ -14,12 +14,15 @@ const SECTION = "### What a cluster admin grants the platform";
 // biome-ignore lint/suspicious/noExplicitAny: Kubernetes manifests of any kind
 export type Manifest = Record<string, any>;
 
-/** The ```yaml blocks of the section, in order, each as the text the docs show. */
-export function documentedYamlBlocks(): string[] {
-  const text = readFileSync(DOC, "utf8");
-  const start = text.indexOf(SECTION);
-  if (start < 0) throw new Error(`${DOC} has no section "${SECTION}"`);
-  const next = text.indexOf("\n### ", start + SECTION.length);
+/**
+ * The ```yaml blocks of the section, in order, each as the text the docs show (by default the
+ * gateway's section above; docs/cluster-access.md names its own), up to the next `###` heading.
+ */
+export function documentedYamlBlocks(doc = DOC, heading = SECTION): string[] {
+  const text = readFileSync(doc, "utf8");
+  const start = text.indexOf(heading);
+  if (start < 0) throw new Error(`${doc} has no section "${heading}"`);
+  const next = text.indexOf("\n### ", start + heading.length);
   const section = text.slice(start, next < 0 ? undefined : next);
   return [...section.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
 }

@@ -13,6 +13,8 @@ export interface TestResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The body's bytes (for bodies that are not text: protobuf). */
+  body: Buffer;
   /** The body parsed as JSON (undefined when it is not JSON). */
   // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary response fields
   json: any;
@@ -118,14 +120,15 @@ function doRequest(
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
+        const body = Buffer.concat(chunks);
+        const text = body.toString("utf8");
         let json: unknown;
         try {
           json = JSON.parse(text);
         } catch {
           json = undefined;
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body, json });
       });
       res.on("error", reject);
     });

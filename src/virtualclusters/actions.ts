@@ -77,7 +77,7 @@ function kubeconfigAction(registry: Registry, cas: VirtualClusterCaStore): Subre
     const name = path.name!;
     let ttlGiven: unknown;
     if (request.method === "POST") {
-      const body = decodeObjectBody(request.headers["content-type"], raw).value;
+      const body = withoutNulls(decodeObjectBody(request.headers["content-type"], raw).value);
       if (!isPlainObject(body)) throw errors.badRequest("the request body must be an object");
       checkKind(body, "VirtualClusterInstanceKubeConfig");
       ttlGiven = isPlainObject(body.spec) ? body.spec.certificateTTL : undefined;
@@ -368,10 +368,31 @@ function migrateAction(registry: Registry): SubresourceHandler {
 // ---- shared ----------------------------------------------------------------------------------
 
 function decodeBody(contentType: string | undefined, raw: Buffer, kind: string): Record<string, unknown> {
-  const value = decodeObjectBody(contentType, raw).value;
+  const value = withoutNulls(decodeObjectBody(contentType, raw).value);
   if (!isPlainObject(value)) throw errors.badRequest("the request body must be an object");
   checkKind(value, kind);
   return { ...value, apiVersion: API_VERSION, kind };
+}
+
+/**
+ * The action bodies have no nullable field: a `null` is the field left out, as kube-apiserver
+ * reads it (src/registry/schema-check.ts does the same for the kinds' bodies).
+ */
+function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (!isPlainObject(value)) return value;
+  const kept: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    // Defined, not assigned: a `__proto__` key stays a key and never becomes the prototype.
+    if (field !== null)
+      Object.defineProperty(kept, key, {
+        value: withoutNulls(field),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+  }
+  return kept;
 }
 
 function checkKind(body: Record<string, unknown>, kind: string): void {

@@ -6,7 +6,7 @@ import {
   classifyError,
   clusterClient,
   withDeadline,
-} from "../controllers/cluster-health/cluster-connection.js";
+} from "../clusters/cluster-connection.js";
 import type { CertificateAndKey } from "../crypto/certificates.js";
 import type { Registry } from "../registry/registry.js";
 

@@ -48,6 +48,10 @@ fi
 # builds while this lock is held.
 rm -rf "$cache_root"/.build-* "$cache_root"/.old-*
 
+# Go's own installer puts it in /usr/local/go, which a non-login shell may not have on its PATH.
+if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
+  PATH="/usr/local/go/bin:$PATH"
+fi
 if ! command -v go >/dev/null 2>&1; then
   echo "build.sh: Go is not installed (no 'go' on PATH). Kubernetes $version needs the Go release" \
     "named in $module_dir/go.mod; install it from https://go.dev/dl/ and run this again." >&2

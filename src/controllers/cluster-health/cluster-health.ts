@@ -1,6 +1,13 @@
 import { isDeepStrictEqual } from "node:util";
 import { ApiError } from "../../api/errors.js";
 import { type KubeObject, specOf, statusOf } from "../../api/object.js";
+import {
+  ClusterConnectionError,
+  classifyError,
+  clusterClient,
+  DEFAULT_SECRET_NAMESPACE,
+  withDeadline,
+} from "../../clusters/cluster-connection.js";
 import type { EventRecorder } from "../../events/event-recorder.js";
 import { recordClusterHealth } from "../../events/messages.js";
 import type { ClusterSpec, ClusterStatus } from "../../kinds/cluster/cluster.js";
@@ -9,13 +16,6 @@ import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
 import { WorkQueue } from "../work-queue.js";
-import {
-  ClusterConnectionError,
-  classifyError,
-  clusterClient,
-  DEFAULT_SECRET_NAMESPACE,
-  withDeadline,
-} from "./cluster-connection.js";
 
 export interface ClusterHealthOptions {
   /** How often every cluster is checked again (default one minute). */

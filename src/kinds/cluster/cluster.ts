@@ -31,12 +31,31 @@ const ClusterSpec = Type.Object(
   { description: "ClusterSpec is the desired state of a connected cluster." },
 );
 
+const ClusterGrantStatus = Type.Object(
+  {
+    kind: Type.String({ description: "ClusterRole, ClusterRoleBinding or RoleBinding." }),
+    name: Type.String({ description: "Its name on the cluster." }),
+    namespace: Type.Optional(Type.String({ description: "Its namespace (RoleBindings)." })),
+    clusterRoleTemplate: Type.String({ description: "The ClusterRoleTemplate it comes from or binds." }),
+    clusterAccess: Type.Optional(Type.String({ description: "The ClusterAccess it grants (bindings)." })),
+    applied: Type.Boolean({ description: "Whether the cluster holds it as written." }),
+    reason: Type.Optional(Type.String({ description: "Why it is not applied." })),
+    message: Type.Optional(Type.String({ description: "Detail of the failure." })),
+  },
+  { description: "One object the platform keeps on the cluster for access inside it." },
+);
+
 const ClusterStatus = Type.Object(
   {
     phase: Type.Optional(Type.String({ description: "Empty while initializing, then Initialized or Failed." })),
     reason: Type.Optional(Type.String({ description: "Machine-readable reason of the phase." })),
     message: Type.Optional(Type.String({ description: "Human-readable detail of the phase." })),
     online: Type.Optional(Type.Boolean({ description: "Whether the last check reached the cluster." })),
+    grants: Type.Optional(
+      Type.Array(ClusterGrantStatus, {
+        description: "The ClusterRoles and bindings ClusterRoleTemplates and ClusterAccesses keep on this cluster.",
+      }),
+    ),
   },
   { description: "ClusterStatus is the observed state of a connected cluster." },
 );
@@ -44,6 +63,7 @@ const ClusterStatus = Type.Object(
 /** The spec and status of a Cluster, as its schema admits them. */
 export type ClusterSpec = Static<typeof ClusterSpec>;
 export type ClusterStatus = Static<typeof ClusterStatus>;
+export type ClusterGrantStatus = Static<typeof ClusterGrantStatus>;
 
 export const clusterResource = defineKind({
   kind: "Cluster",
@@ -93,6 +113,13 @@ export const clusterResource = defineKind({
       cell: (o) => statusField(o, "online") === true,
     },
     {
+      name: "Grants",
+      type: "string",
+      description: "Access objects applied on the cluster, of those it should hold.",
+      priority: 1,
+      cell: (o) => grantsCell(statusField(o, "grants") as ClusterGrantStatus[] | undefined),
+    },
+    {
       name: "Reason",
       type: "string",
       description: "Reason of the phase.",
@@ -102,3 +129,11 @@ export const clusterResource = defineKind({
     ageColumn(),
   ],
 });
+
+/** "applied/total", and how many failed, for `kubectl get clusters -o wide`. */
+function grantsCell(grants: ClusterGrantStatus[] | undefined): string {
+  if (!grants || grants.length === 0) return "";
+  const applied = grants.filter((g) => g.applied).length;
+  const failed = grants.length - applied;
+  return `${applied}/${grants.length}${failed > 0 ? ` (${failed} failed)` : ""}`;
+}

@@ -3,7 +3,7 @@ import { fieldError } from "../../api/errors.js";
 import { nowTimestamp, specOf } from "../../api/object.js";
 import { ScopeSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
-import { impersonationOf } from "../../gateway/impersonation-identity.js";
+import { impersonationOf } from "../../registry/impersonation-identity.js";
 import type { RequestContext } from "../../registry/request-context.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import { defineKind, nameColumn } from "../define.js";

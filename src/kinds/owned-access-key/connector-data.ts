@@ -1,7 +1,7 @@
 import type { KubeObject } from "../../api/object.js";
 import { isEncrypted } from "../../crypto/secret-box.js";
 import type { SecretDataCipher } from "../shared-secret/shared-secret.js";
-import type { AccessKeyIdentity } from "./owned-access-key.js";
+import type { AccessKeyIdentity } from "./identity-schema.js";
 
 function identityOf(obj: KubeObject | undefined): AccessKeyIdentity | undefined {
   const identity = obj?.spec?.identity;

@@ -10,6 +10,7 @@ import { ageColumn, defineKind, displayNameColumn, nameColumn, specString } from
 import type { SecretDataCipher } from "../shared-secret/shared-secret.js";
 import { validateScope } from "../validation.js";
 import { encryptConnectorData, keepServerIdentityData } from "./connector-data.js";
+import { type AccessKeyIdentity, IdentitySchema } from "./identity-schema.js";
 
 /** Stored keys carry only this marker plus the SHA-256 of the key; reads never show it. */
 export const KEY_HASH_PREFIX = "sha256:";
@@ -23,21 +24,6 @@ export function storedKeyHash(key: KubeObject): string | undefined {
 }
 export const MIN_GIVEN_KEY_LENGTH = 32;
 const ACCESS_KEY_TYPES = ["User", "Login", "Other"] as const;
-
-const IdentitySchema = Type.Object(
-  {
-    userId: Type.Optional(Type.String({ description: "Subject of the user." })),
-    username: Type.Optional(Type.String({ description: "The username." })),
-    preferredUsername: Type.Optional(Type.String({ description: "Preferred username or display name." })),
-    email: Type.Optional(Type.String({ description: "The user's e-mail." })),
-    emailVerified: Type.Optional(Type.Boolean({ description: "Whether the e-mail was verified." })),
-    groups: Type.Optional(Type.Array(Type.String(), { description: "Groups from the identity provider." })),
-    connector: Type.Optional(Type.String({ description: "Connector the key was created from." })),
-    connectorData: Type.Optional(Type.String({ description: "Connector data; never shown by the API." })),
-    identityRefresh: Type.Optional(Type.String({ format: "date-time", description: "Last refresh of the identity." })),
-  },
-  { description: "SSO login data, when available." },
-);
 
 const OwnedAccessKeySpec = Type.Object(
   {
@@ -96,8 +82,7 @@ const OwnedAccessKeyStatus = Type.Object(
 /** The spec and status of an OwnedAccessKey, as its schema admits them. */
 export type OwnedAccessKeySpec = Static<typeof OwnedAccessKeySpec>;
 export type OwnedAccessKeyStatus = Static<typeof OwnedAccessKeyStatus>;
-/** The SSO login data of a key (`spec.identity`). */
-export type AccessKeyIdentity = Static<typeof IdentitySchema>;
+export type { AccessKeyIdentity };
 
 /**
  * The subject a key will have: the one the spec names, or else the caller itself (a key

@@ -17,8 +17,44 @@ import { listTypeAt } from "../list-types.js";
 import { capUpdateManagers, ownedPart } from "../managed-fields.js";
 import type { WriteOptions } from "../options.js";
 import type { RequestContext } from "../request-context.js";
-import type { Store, WriteResult } from "../store.js";
+import type { ResourceType } from "../resource-type.js";
 import { mergeApplied, removeFields } from "./merge.js";
+
+export interface WriteResult {
+  object: KubeObject;
+  /** True when a create happened (201) rather than an update (200). */
+  created: boolean;
+}
+
+/**
+ * What server-side apply uses of a kind's Store (store.ts, which calls it): an interface, so
+ * that the two files do not import each other.
+ */
+export interface ApplyTarget {
+  readonly rt: ResourceType;
+  readonly gr: { group: string; resource: string };
+  read(namespace: string | undefined, name: string): Promise<KubeObject | undefined>;
+  admitBody(
+    body: KubeObject,
+    namespace: string | undefined,
+    name: string | undefined,
+    options: WriteOptions,
+    ctx: RequestContext,
+  ): KubeObject;
+  create(
+    ctx: RequestContext,
+    namespace: string | undefined,
+    body: KubeObject,
+    options: WriteOptions,
+  ): Promise<KubeObject>;
+  writeUpdate(
+    ctx: RequestContext,
+    old: KubeObject,
+    proposed: KubeObject,
+    options: WriteOptions,
+    subresource: "" | "status",
+  ): Promise<KubeObject>;
+}
 
 /** kubectl's client-side-apply record; its fields may be taken over by an apply (see below). */
 const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
@@ -33,7 +69,7 @@ const MAX_ATTEMPTS = 8;
  * it does not exist (WriteResult.created, answered with 201).
  */
 export async function serverSideApply(
-  store: Store,
+  store: ApplyTarget,
   ctx: RequestContext,
   namespace: string | undefined,
   name: string,
@@ -207,7 +243,7 @@ function rebuild(live: KubeObject, owned: Record<string, unknown>, subresource: 
 
 function lastAppliedFields(
   text: string,
-  rt: Store["rt"],
+  rt: ResourceType,
   lt: (path: readonly string[]) => ReturnType<typeof listTypeAt>,
 ): FieldsV1 {
   try {
@@ -237,7 +273,11 @@ function printManager(e: ManagedFieldsEntry): string {
 }
 
 /** 409 Conflict worded as Kubernetes words apply conflicts, one FieldManagerConflict cause per field. */
-function applyConflict(store: Store, name: string, conflicts: Array<{ entry: ManagedFieldsEntry; paths: string[] }>) {
+function applyConflict(
+  store: ApplyTarget,
+  name: string,
+  conflicts: Array<{ entry: ManagedFieldsEntry; paths: string[] }>,
+) {
   const causes: StatusCause[] = [];
   for (const c of conflicts) {
     for (const field of c.paths) {

@@ -111,7 +111,7 @@ export const REVISION_CHECK_INTERVAL_MS = 4;
 export class EtcdStorage implements Storage {
   /**
    * The etcd client (./client/): every KV call (Range, Txn, Compact), the watch stream, and
-   * leader election's leases and transaction (src/controllers/leader-election.ts).
+   * leader election's leases and transaction (../leader-election.ts).
    */
   readonly kv: EtcdClient;
   /** The one etcd watch stream of this storage, fanned out to every watch. */

@@ -207,7 +207,7 @@ export function hostileText(rng: Rng, valid: string): string {
     () => "\u0000\u0001\u0002",
     () => "\ufeff{}",
     () => `{"a":"${"x".repeat(rng.pick([1000, 100_000]))}"`,
-    () => "{".repeat(5) + '"__proto__":{"polluted":"text"}',
+    () => `${"{".repeat(5)}"__proto__":{"polluted":"text"}`,
     () => Buffer.from([0xff, 0xfe, 0x00, 0xc0, 0xae]).toString("latin1"),
   ]);
 }

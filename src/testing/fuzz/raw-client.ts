@@ -64,6 +64,11 @@ export function sendFuzzRequest(
       return;
     }
     r.on("error", reject);
+    // An upgrade the server accepted (an exec through the gateway): answered; nothing more is wanted.
+    r.on("upgrade", (res, socket) => {
+      socket.destroy();
+      resolve({ status: res.statusCode ?? 101, headers: res.headers, text: "", decoded: undefined });
+    });
     if (req.body !== undefined) r.write(req.body);
     r.end();
   });

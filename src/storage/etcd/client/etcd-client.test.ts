@@ -300,7 +300,7 @@ describe("etcd over TLS with client certificates and etcd users", () => {
 
   test("a wrong password, a missing client certificate and plain HTTP are refused", async () => {
     const attempts = [
-      etcd.url.replace(/\?.*$/, "") + "?user=root&password=x", // plain HTTP to a TLS port
+      `${etcd.url.replace(/\?.*$/, "")}?user=root&password=x`, // plain HTTP to a TLS port
       `${etcd.url}&user=root&password=wrong`,
       `${etcd.url.replace(/&cert=.*$/, "")}&user=root&password=${password}`,
       etcd.url, // no user: etcd refuses anonymous requests once auth is on

@@ -3,9 +3,9 @@ import type { IncomingMessage } from "node:http";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { createInterface } from "node:readline";
-import type { Connection } from "../cli/api-client.js";
-import { CliError } from "../cli/errors.js";
-import { BACKUP_PATH } from "./backup-route.js";
+import { BACKUP_PATH } from "../backup/backup-route.js";
+import type { Connection } from "./api-client.js";
+import { CliError } from "./errors.js";
 
 export async function* fetchBackupLines(conn: Connection): AsyncGenerator<string> {
   const res = await get(conn);

@@ -4,8 +4,9 @@ import type { Duplex } from "node:stream";
 import type { Status } from "../api/errors.js";
 
 /**
- * Kubernetes `Status` errors written straight to node's response or socket: the gateway answers
- * before (and without) fastify, and for an upgrade request there is only the socket.
+ * Kubernetes `Status` errors written straight to node's response or socket: for what answers
+ * before (and without) fastify (the in-flight count, the cluster gateway), and for an upgrade
+ * request, where there is only the socket.
  */
 function statusBody(code: number, reason: Status["reason"], message: string, details?: Status["details"]): string {
   const status: Status = {

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import type { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
-import { type KubeObject, specOf } from "../../api/object.js";
-import type { ClusterSpec } from "../../kinds/cluster/cluster.js";
-import type { SharedSecretSpec } from "../../kinds/shared-secret/shared-secret.js";
-import type { Registry } from "../../registry/registry.js";
-import { EndpointNotAllowedError } from "../../support/guarded-lookup.js";
+import { type KubeObject, specOf } from "../api/object.js";
+import type { ClusterSpec } from "../kinds/cluster/cluster.js";
+import type { SharedSecretSpec } from "../kinds/shared-secret/shared-secret.js";
+import type { Registry } from "../registry/registry.js";
+import { EndpointNotAllowedError } from "../support/guarded-lookup.js";
 
 /**
  * How the platform reaches a connected cluster: the kubeconfig in the Cluster's config

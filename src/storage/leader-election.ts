@@ -16,7 +16,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 // Types only: a server on SQLite never loads the etcd client.
-import type { EtcdClient, LeaseId } from "../storage/etcd/client/index.js";
+import type { EtcdClient, LeaseId } from "./etcd/client/index.js";
 
 export interface LeadershipCallbacks {
   /** This replica just became the leader. */

@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { EtcdClient, type LeaseId } from "../storage/etcd/client/index.js";
 import { EtcdCluster } from "../testing/etcd-cluster.js";
+import { EtcdClient, type LeaseId } from "./etcd/client/index.js";
 import { type ElectionEtcd, EtcdLeaderElector } from "./leader-election.js";
 
 /** Leadership changes of one elector, as they happen. */

@@ -1,0 +1,154 @@
+import { isDeepStrictEqual } from "node:util";
+import { ApiError } from "../../api/errors.js";
+import { type KubeObject, specOf, statusOf } from "../../api/object.js";
+import { classifyError, clusterClient } from "../../clusters/cluster-connection.js";
+import type { ClusterGrantStatus, ClusterStatus } from "../../kinds/cluster/cluster.js";
+import { ALL_CLUSTERS } from "../../kinds/cluster-selection.js";
+import type { InformerEvent } from "../../registry/informer.js";
+import type { Registry } from "../../registry/registry.js";
+import { systemContext } from "../../registry/request-context.js";
+import type { SharedInformers } from "../../registry/shared-informers.js";
+import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
+import { WorkQueue } from "../work-queue.js";
+import { grantEntry, isUnreachable, syncClusterRbac } from "./cluster-rbac-sync.js";
+import { desiredRbac } from "./desired-rbac.js";
+
+export interface ClusterAccessOptions {
+  /** How often every cluster's grants are applied again, repairing drift (default one minute). */
+  resyncMs?: number;
+  /** How long one call to a cluster may take (default 10 s). */
+  timeoutMs?: number;
+  /** Clusters synced at once at most (default 4). */
+  concurrency?: number;
+}
+
+/**
+ * Keeps the RBAC that ClusterRoleTemplates and ClusterAccesses describe on every connected
+ * cluster (docs/cluster-access.md), one cluster per queue key: on start, when a template or a
+ * grant reaching the cluster changes, when the cluster's spec changes or it comes back online,
+ * and every `resyncMs`, which repairs what was changed or deleted by hand on the cluster. What
+ * was applied and what failed goes to Cluster.status.grants; an unreachable cluster is retried
+ * with the work queue's backoff. Runs on the elected replica only (start()/stop()).
+ */
+export class ClusterAccessController {
+  private readonly resyncMs: number;
+  private readonly timeoutMs: number;
+  private readonly concurrency: number;
+  private timer?: NodeJS.Timeout;
+  private unsubscribe: Array<() => void> = [];
+  private queue?: WorkQueue<string>;
+  private stopped = true;
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly informers: SharedInformers,
+    options: ClusterAccessOptions = {},
+    private readonly log: ControllerLog = silentLog,
+  ) {
+    this.resyncMs = options.resyncMs ?? 60_000;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.concurrency = Math.max(1, options.concurrency ?? 4);
+  }
+
+  async start(): Promise<void> {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const queue = new WorkQueue<string>({
+      process: (name) => this.reconcile(name),
+      concurrency: this.concurrency,
+      onError: logRetry(this.log, "cluster-access"),
+    });
+    this.queue = queue;
+    const clusters = this.informers.for("clusters");
+    const templates = this.informers.for("clusterroletemplates");
+    const accesses = this.informers.for("clusteraccesses");
+    const syncAll = () => {
+      for (const name of clusters.names()) queue.add(name);
+    };
+    const syncReached = (e: InformerEvent) => {
+      const reached = new Set([...clustersOf(e.old), ...clustersOf(e.object)]);
+      if (reached.has(ALL_CLUSTERS)) return syncAll();
+      for (const name of reached) queue.add(name);
+    };
+    this.unsubscribe.push(
+      clusters.onChange((e) => {
+        if (e.type !== "upsert") return;
+        const cameOnline =
+          statusOf<ClusterStatus>(e.object).online === true && statusOf<ClusterStatus>(e.old).online !== true;
+        // Spec changes bump generation; status writes (this controller's, the health check's) do not.
+        if (!e.old || e.old.metadata.generation !== e.object.metadata.generation || cameOnline) {
+          queue.add(e.object.metadata.name ?? "");
+        }
+      }),
+      templates.onChange(syncReached),
+      accesses.onChange(syncReached),
+    );
+    await Promise.all([clusters.synced(), templates.synced(), accesses.synced()]);
+    syncAll();
+    this.timer = setInterval(syncAll, this.resyncMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearInterval(this.timer);
+    for (const u of this.unsubscribe.splice(0)) u();
+    await this.queue?.shutdown();
+  }
+
+  private async reconcile(name: string): Promise<void> {
+    const cluster = await this.registry.store("clusters").read(undefined, name);
+    if (!cluster || cluster.metadata.deletionTimestamp) return;
+    const desired = desiredRbac(
+      name,
+      this.informers.for("clusterroletemplates").list(),
+      this.informers.for("clusteraccesses").list(),
+    );
+    // A cluster that never held a grant has nothing to remove: it is not connected to.
+    if (desired.length === 0 && (statusOf<ClusterStatus>(cluster).grants ?? []).length === 0) return;
+    let result: Awaited<ReturnType<typeof syncClusterRbac>>;
+    try {
+      const client = await clusterClient(this.registry, cluster);
+      const { KubernetesObjectApi } = await import("@kubernetes/client-node");
+      const api = KubernetesObjectApi.makeApiClient(client.kubeConfig);
+      result = await syncClusterRbac(api, client.server, desired, this.timeoutMs);
+    } catch (err) {
+      const e = classifyError(err, "");
+      const grants = desired.map((d) => ({ ...grantEntry(d), applied: false, reason: e.reason, message: e.message }));
+      // A config secret missing or invalid waits for its fix (a spec change) or the next resync;
+      // an unreachable cluster is retried with backoff.
+      result = { grants, unreachable: isUnreachable(e) ? e : undefined };
+    }
+    if (this.stopped) return;
+    await this.writeStatus(name, result.grants);
+    // Thrown after the status shows it: the queue retries the cluster with backoff.
+    if (result.unreachable) throw result.unreachable;
+  }
+
+  private async writeStatus(name: string, grants: ClusterGrantStatus[]): Promise<void> {
+    try {
+      await this.registry.store("clusters").guaranteedUpdate(
+        systemContext(),
+        undefined,
+        name,
+        (obj) => {
+          const next: ClusterStatus = { ...statusOf<ClusterStatus>(obj), grants };
+          if (grants.length === 0) delete next.grants;
+          if (isDeepStrictEqual(next, obj.status ?? {})) return undefined;
+          obj.status = next;
+          return obj;
+        },
+        "status",
+        "platform-cluster-access",
+      );
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 404) return; // the cluster went meanwhile
+      throw err;
+    }
+  }
+}
+
+function clustersOf(obj: KubeObject | undefined): string[] {
+  return obj ? (specOf<{ clusters: string[] }>(obj).clusters ?? []) : [];
+}

@@ -1,0 +1,264 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { createCluster, putSecret, waitForStatus } from "../../testing/cluster-status.js";
+import { documentedYamlBlocks, manifests } from "../../testing/documented-rights.js";
+import { accessKey, postObject, writeKubeconfig } from "../../testing/gateway-fixture.js";
+import { KubectlError, runKubectl } from "../../testing/kube/kubectl.js";
+import { KubeControlPlane, type PolicyRule } from "../../testing/kube-control-plane.js";
+import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
+
+/**
+ * Access inside a connected cluster, end to end on a real control plane: the platform's
+ * ServiceAccount holds exactly the ClusterRole docs/cluster-access.md shows (and the health
+ * check's list of services), a team with `use` on the cluster is granted an `edit` template in
+ * one namespace, and a member's kubectl goes through the gateway (`/kubernetes/cluster/c1`), impersonated as the member with `platform:team:devs`.
+ */
+
+/** The ClusterRole docs/cluster-access.md tells a cluster admin to bind to the platform, read from the page as written. */
+function documentedPlatformRights(): PolicyRule[] {
+  const [yaml] = documentedYamlBlocks("docs/cluster-access.md", "## What the platform needs on the cluster");
+  const [role] = manifests(yaml ?? "");
+  assert.equal(role?.kind, "ClusterRole", "docs/cluster-access.md shows the platform's ClusterRole");
+  return role.rules as PolicyRule[];
+}
+/** The health check's right (docs/gateway.md), so the cluster shows online. */
+const CHECK_RIGHTS: PolicyRule[] = [{ apiGroups: [""], resources: ["services"], verbs: ["list"] }];
+
+interface Grant {
+  kind: string;
+  name: string;
+  namespace?: string;
+  clusterAccess?: string;
+  applied: boolean;
+  reason?: string;
+  message?: string;
+}
+
+/** Retries `attempt` until it stops throwing: bounded, as a guard against hanging, not a timing assertion. */
+async function eventually<T>(what: string, attempt: () => Promise<T>): Promise<T> {
+  let last: unknown;
+  for (let i = 0; i < 300; i++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      last = err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  assert.fail(`${what} never happened; last: ${String(last)}`);
+}
+
+/** The stderr of a kubectl run that must fail. */
+async function refused(run: Promise<string>): Promise<string> {
+  try {
+    const out = await run;
+    assert.fail(`kubectl succeeded: ${out}`);
+  } catch (err) {
+    if (!(err instanceof KubectlError)) throw err;
+    return err.stderr;
+  }
+}
+
+describe("ClusterAccess on a real cluster, used through the gateway", () => {
+  let server: TestServer;
+  let kube: KubeControlPlane;
+  /** kubectl as alice (team devs) through the gateway. */
+  let alice: (...args: string[]) => Promise<string>;
+  const grantsOf = async () => ((await waitForStatus(server, "c1", () => true)).grants ?? []) as Grant[];
+  const waitForGrants = (want: (grants: Grant[]) => boolean) =>
+    waitForStatus(server, "c1", (s) => want((s.grants ?? []) as Grant[])).then((s) => (s.grants ?? []) as Grant[]);
+  const exists = async (...args: string[]) =>
+    kube.kubectl("get", ...args, "-o", "name").then(
+      () => true,
+      (err) => {
+        if (err instanceof KubectlError && /NotFound/.test(err.stderr)) return false;
+        throw err;
+      },
+    );
+  const remove = (plural: string, name: string) => server.request("DELETE", `${GROUP_PATH}/${plural}/${name}`);
+
+  before(async () => {
+    kube = await KubeControlPlane.start();
+    server = await startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true });
+    for (const ns of ["platform", "team-a", "other"]) await kube.kubectl("create", "namespace", ns);
+    const platform = await kube.serviceAccount("platform", "platform");
+    await kube.grant(platform, { rules: documentedPlatformRights() });
+    await kube.grant(platform, { rules: CHECK_RIGHTS }, "platform");
+    await putSecret(server, "c1", platform.kubeconfig());
+    await createCluster(server, "c1", { config: { secretName: "c1" }, access: [{ verbs: ["use"], teams: ["devs"] }] });
+    await postObject(server, "users", { metadata: { name: "alice" }, spec: {} });
+    await postObject(server, "teams", { metadata: { name: "devs" }, spec: { users: ["alice"] } });
+    const config = writeKubeconfig(
+      server.dataDir,
+      `${server.url}/kubernetes/cluster/c1`,
+      server.caPem ?? "",
+      await accessKey(server, "alice"),
+    );
+    alice = (...args) => runKubectl(config, args);
+    // The same rules as the cluster's own `edit` role, gathered by its aggregation controller.
+    await postObject(server, "clusterroletemplates", {
+      metadata: { name: "edit" },
+      spec: {
+        clusters: ["c1"],
+        aggregationRule: {
+          clusterRoleSelectors: [{ matchLabels: { "rbac.authorization.k8s.io/aggregate-to-edit": "true" } }],
+        },
+      },
+    });
+  });
+  after(async () => {
+    await server?.stop();
+    await kube?.stop();
+  });
+
+  it("with `use` on the cluster and no grant, a member is Forbidden inside it", async () => {
+    const stderr = await refused(alice("get", "configmaps", "-n", "team-a"));
+    assert.match(stderr, /User "alice" cannot list resource "configmaps" in API group "" in the namespace "team-a"/);
+  });
+
+  it("a ClusterAccess lets the team edit the granted namespace, and nothing else", async () => {
+    await postObject(server, "clusteraccesses", {
+      metadata: { name: "devs-edit" },
+      spec: { clusters: ["c1"], teams: ["devs"], clusterRoleTemplates: ["edit"], namespaces: ["team-a"] },
+    });
+    const grants = await waitForGrants((g) => g.length === 2 && g.every((x) => x.applied));
+    assert.deepEqual(grants.map((g) => `${g.kind} ${g.namespace ?? ""}/${g.name}`).sort(), [
+      "ClusterRole /platform:edit",
+      "RoleBinding team-a/platform:devs-edit:edit",
+    ]);
+    // The cluster's aggregation controller fills the role's rules a moment after it is written.
+    await eventually("alice creating a ConfigMap", () => alice("create", "configmap", "cm1", "-n", "team-a"));
+    await alice("create", "deployment", "web", "--image=nginx", "-n", "team-a");
+    assert.match(await alice("get", "deployments", "-n", "team-a", "-o", "name"), /deployment.apps\/web/);
+
+    assert.match(
+      await refused(alice("get", "configmaps", "-n", "other")),
+      /User "alice" cannot list resource "configmaps" in API group "" in the namespace "other"/,
+    );
+    assert.match(await refused(alice("get", "secrets", "-n", "other")), /cannot list resource "secrets"/);
+    assert.match(await refused(alice("get", "secrets", "--all-namespaces")), /cannot list resource "secrets"/);
+    assert.match(await refused(alice("create", "namespace", "mine")), /cannot create resource "namespaces"/);
+
+    const binding = JSON.parse(
+      await kube.kubectl(
+        "get",
+        "rolebinding",
+        "platform:devs-edit:edit",
+        "-n",
+        "team-a",
+        "-o",
+        "json",
+        "--show-managed-fields",
+      ),
+    );
+    assert.deepEqual(binding.metadata.labels, {
+      "app.kubernetes.io/managed-by": "platform",
+      "management.platform/cluster-access": "devs-edit",
+      "management.platform/cluster-role-template": "edit",
+    });
+    assert.deepEqual(binding.roleRef, {
+      apiGroup: "rbac.authorization.k8s.io",
+      kind: "ClusterRole",
+      name: "platform:edit",
+    });
+    assert.deepEqual(
+      binding.subjects.map((s: { kind: string; name: string }) => `${s.kind}:${s.name}`),
+      ["Group:platform:team:devs", "User:platform:team:devs"],
+    );
+    assert.ok(
+      binding.metadata.managedFields.some(
+        (f: { manager: string; operation: string }) =>
+          f.manager === "platform-cluster-access" && f.operation === "Apply",
+      ),
+    );
+  });
+
+  it("a grant that cannot be written shows on the cluster's status with the reason", async () => {
+    await postObject(server, "clusteraccesses", {
+      metadata: { name: "ghost" },
+      spec: { clusters: ["c1"], users: ["alice"], clusterRoleTemplates: ["edit"], namespaces: ["no-such-namespace"] },
+    });
+    await postObject(server, "clusteraccesses", {
+      metadata: { name: "orphan" },
+      spec: { clusters: ["c1"], users: ["alice"], clusterRoleTemplates: ["no-such-template"] },
+    });
+    const grants = await waitForGrants(
+      (g) => g.some((x) => x.clusterAccess === "ghost") && g.some((x) => x.clusterAccess === "orphan"),
+    );
+    const ghost = grants.find((g) => g.clusterAccess === "ghost")!;
+    assert.equal(ghost.applied, false);
+    assert.equal(ghost.reason, "NamespaceNotFound");
+    assert.match(String(ghost.message), /namespaces "no-such-namespace" not found/);
+    const orphan = grants.find((g) => g.clusterAccess === "orphan")!;
+    assert.equal(orphan.applied, false);
+    assert.equal(orphan.reason, "TemplateNotOnCluster");
+    assert.equal(orphan.kind, "ClusterRoleBinding");
+    // The table shows it at a glance.
+    const table = await server.request("GET", `${GROUP_PATH}/clusters/c1`, {
+      headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" },
+    });
+    const column = table.json.columnDefinitions.findIndex((c: { name: string }) => c.name === "Grants");
+    assert.equal(table.json.rows[0].cells[column], "2/4 (2 failed)");
+
+    for (const name of ["ghost", "orphan"]) assert.equal((await remove("clusteraccesses", name)).status, 200);
+    await waitForGrants((g) => g.length === 2 && g.every((x) => x.applied));
+  });
+
+  it("a binding deleted by hand on the cluster is back within one resync", async () => {
+    await kube.kubectl("delete", "rolebinding", "platform:devs-edit:edit", "-n", "team-a");
+    await eventually("the binding coming back", async () => {
+      assert.ok(await exists("rolebinding", "platform:devs-edit:edit", "-n", "team-a"));
+    });
+    await alice("get", "configmaps", "-n", "team-a");
+  });
+
+  it("deleting the ClusterAccess removes exactly the bindings the platform made", async () => {
+    await kube.kubectl("create", "rolebinding", "hand-made", "--clusterrole=view", "--user=alice", "-n", "team-a");
+    assert.equal((await remove("clusteraccesses", "devs-edit")).status, 200);
+    await eventually("the platform's binding going", async () => {
+      assert.equal(await exists("rolebinding", "platform:devs-edit:edit", "-n", "team-a"), false);
+    });
+    assert.ok(await exists("rolebinding", "hand-made", "-n", "team-a"), "a binding the platform did not make stays");
+    // alice keeps what the hand-made binding gives (view) and loses what the grant gave (create).
+    await alice("get", "configmaps", "-n", "team-a");
+    assert.match(
+      await refused(alice("create", "configmap", "cm2", "-n", "team-a")),
+      /cannot create resource "configmaps"/,
+    );
+    // The template's role stays while the template exists, and goes with it.
+    assert.deepEqual(
+      (await grantsOf()).map((g) => g.name),
+      ["platform:edit"],
+    );
+    assert.ok(await exists("clusterrole", "platform:edit"));
+    assert.equal((await remove("clusterroletemplates", "edit")).status, 200);
+    await eventually("the template's role going", async () => {
+      assert.equal(await exists("clusterrole", "platform:edit"), false);
+    });
+    await waitForStatus(server, "c1", (s) => s.grants === undefined);
+    assert.ok(await exists("clusterrole", "edit"), "the cluster's own roles are never touched");
+  });
+
+  it("a grant made while the cluster is down shows ClusterUnreachable and is applied once it is back", async () => {
+    await postObject(server, "clusterroletemplates", {
+      metadata: { name: "configmap-reader" },
+      spec: { clusters: ["c1"], rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list"] }] },
+    });
+    await waitForGrants((g) => g.length === 1 && g[0]!.applied);
+    await kube.stopApiServer();
+    try {
+      await postObject(server, "clusteraccesses", {
+        metadata: { name: "readers" },
+        spec: { clusters: ["c1"], users: ["alice"], clusterRoleTemplates: ["configmap-reader"], namespaces: ["other"] },
+      });
+      const down = await waitForGrants((g) => g.some((x) => x.clusterAccess === "readers"));
+      const readers = down.find((x) => x.clusterAccess === "readers")!;
+      assert.equal(readers.applied, false);
+      assert.equal(readers.reason, "ClusterUnreachable");
+    } finally {
+      await kube.startApiServer();
+    }
+    await waitForGrants((g) => g.length === 2 && g.every((x) => x.applied));
+    await eventually("alice reading ConfigMaps in other", () => alice("get", "configmaps", "-n", "other"));
+  });
+});

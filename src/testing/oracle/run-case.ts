@@ -1,0 +1,21 @@
+/** Runs one case of the corpus on one side: its setup, then the request compared. */
+import type { OracleCase } from "./corpus.js";
+import { type Normalised, normalise } from "./normalise.js";
+import type { Answer, Target } from "./targets.js";
+
+export async function runCase(target: Target, c: OracleCase, n: string): Promise<Normalised> {
+  const setup: Answer[] = [];
+  for (const step of c.setup?.(n) ?? []) {
+    if (step.only && step.only !== target.name) {
+      // Kept in place, so a case finds its setup's answers at the same index on either side.
+      setup.push({ status: 0, warnings: [], json: undefined, text: "" });
+      continue;
+    }
+    const answer = await target.send(step);
+    if (answer.status < 200 || answer.status > 299) {
+      throw new Error(`${target.name}: setup ${step.method} ${step.path} answered ${answer.status}: ${answer.text}`);
+    }
+    setup.push(answer);
+  }
+  return normalise(await target.send(c.request(n, setup)), { withoutStatus: c.statusByController });
+}
