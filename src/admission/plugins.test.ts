@@ -48,6 +48,7 @@ describe("the plugin list", () => {
       "NoEscalation",
       "References",
       "EndpointSettings",
+      "ClusterAccessGrants",
     ]);
   });
 });

@@ -44,7 +44,11 @@ const onEscape = (err: unknown) => escaped.push(err instanceof Error ? (err.stac
 
 before(async () => {
   [cluster, idp] = await Promise.all([FakeClusterApiServer.start(), TestIdentityProvider.start()]);
-  server = await startTestServer({ freshnessWaitMs: 200, oidc: idp.platformConfig("fuzz-client-secret") });
+  server = await startTestServer({
+    freshnessWaitMs: 200,
+    allowLocalEndpoints: true,
+    oidc: idp.platformConfig("fuzz-client-secret"),
+  });
   idp.trustPlatform(server.url, "fuzz-client-secret");
   cluster.add("pods", "default", "web-1");
   await postObject(server, "users", { metadata: { name: "fuzzer" }, spec: {} });
