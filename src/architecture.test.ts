@@ -133,6 +133,17 @@ describe("architecture: import rules", () => {
     }
   });
 
+  it("outside src/storage/etcd/client, code and tests import the etcd client only through its index.ts", () => {
+    const client = "src/storage/etcd/client/";
+    const found: string[] = [];
+    for (const [file, targets] of graph) {
+      if (file.startsWith(client)) continue;
+      for (const t of targets) if (t.startsWith(client) && t !== `${client}index.ts`) found.push(`${file} → ${t}`);
+    }
+    assert.ok(graph.get("src/storage/etcd/etcd-storage.ts")?.includes(`${client}index.ts`), "the rule sees the client");
+    assert.deepEqual(found.sort(), [], `these reach into the etcd client:\n${found.join("\n")}`);
+  });
+
   it("src/console and src/sso import nothing from each other (what they share is in src/registry)", () => {
     const found = [
       ...importsBetween((file) => folderOf(file) === "console", "sso"),

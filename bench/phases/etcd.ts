@@ -6,8 +6,7 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Etcd3 } from "etcd3";
-import { EtcdCluster } from "../../dist/testing/bench-entry.js";
+import { EtcdClient, EtcdCluster, encodeWatchCreate, WatchResponseDecoder } from "../../dist/testing/bench-entry.js";
 import type { GcPauses } from "../children.js";
 import { type Bench, type Child, childCpuMs, f, PATH, pct, req, spawnChild, teamCreates } from "../harness.js";
 import { cpuTimes, stealShare } from "../host-steal.js";
@@ -51,7 +50,7 @@ export async function benchEtcd(b: Bench): Promise<void> {
         try {
           return await rawEtcdPuts(client, "workers", value, 64, b.N.dur * 1000);
         } finally {
-          client.close();
+          await client.close();
         }
       });
     }
@@ -124,7 +123,7 @@ async function createBesideRawPuts(b: Bench, a: Child, etcd: EtcdCluster): Promi
     total.raw += raw.puts;
     total.rawCpuUs += raw.cpuPerPutUs * raw.puts;
   }
-  client.close();
+  await client.close();
   const callsAfter = await etcdCalls(etcd);
   const rate = total.creates / b.N.dur;
   const rawRate = total.raw / b.N.dur;
@@ -140,7 +139,7 @@ async function createBesideRawPuts(b: Bench, a: Child, etcd: EtcdCluster): Promi
   b.row(
     "etcd: CREATE server CPU per object; the server's CPU per raw put while they run",
     `${perCreateUs(total.serverCpuMs)}; ${f((1000 * total.serverRawCpuMs) / Math.max(1, total.raw), 0)} µs`,
-    `${f(total.rawCpuUs / Math.max(1, total.raw), 0)} µs (etcd3 client CPU per raw put)`,
+    `${f(total.rawCpuUs / Math.max(1, total.raw), 0)} µs (etcd client CPU per raw put)`,
     "",
   );
   // etcd's CPU is part of what a create costs the machine (the bench shares its cores with etcd).
@@ -158,11 +157,11 @@ async function createBesideRawPuts(b: Bench, a: Child, etcd: EtcdCluster): Promi
 
 /**
  * Puts of `value` under fresh keys (below `/bench-raw/<keyPrefix>/`) from `concurrency` loops
- * for `ms`: puts per second, and the CPU this (otherwise idle) process spent per put: the etcd3
- * client's own cost of one call.
+ * for `ms`: puts per second, and the CPU this (otherwise idle) process spent per put: the etcd
+ * client's own cost of one call (the platform's client: etcd's Put call, one connection).
  */
 async function rawEtcdPuts(
-  client: Etcd3,
+  client: EtcdClient,
   keyPrefix: string,
   value: Buffer,
   concurrency: number,
@@ -174,7 +173,7 @@ async function rawEtcdPuts(
   await Promise.all(
     Array.from({ length: concurrency }, async (_, lane) => {
       for (let i = 0; performance.now() < end; i++) {
-        await client.put(`/bench-raw/${keyPrefix}/${lane}/${i}`).value(value);
+        await client.put(`/bench-raw/${keyPrefix}/${lane}/${i}`, value);
         n++;
       }
     }),
@@ -184,12 +183,12 @@ async function rawEtcdPuts(
 }
 
 /**
- * An etcd3 client for raw puts, warmed up as the platform's creates are (a second of puts
- * first: connections, and the JIT of grpc-js in this process), so that the baseline does not
- * pay a start-up the platform's figure does not.
+ * An etcd client for raw puts, warmed up as the platform's creates are (a second of puts
+ * first: its connection, and the JIT in this process), so that the baseline does not pay a
+ * start-up the platform's figure does not.
  */
-async function rawPutClient(etcd: EtcdCluster, value: Buffer): Promise<Etcd3> {
-  const client = new Etcd3({ hosts: etcd.endpoints.map((e) => `http://${e}`) });
+async function rawPutClient(etcd: EtcdCluster, value: Buffer): Promise<EtcdClient> {
+  const client = new EtcdClient({ endpoints: etcd.endpoints });
   await rawEtcdPuts(client, "warm-up", value, 64, 1000);
   return client;
 }
@@ -369,9 +368,9 @@ async function paced<T>(rate: number, total: number, write: (i: number) => Promi
 }
 
 /**
- * The floor under the replica watch figure: `rate` puts a second straight to etcd (etcd3
- * client, one connection), and the delay until an etcd watch on their prefix (another
- * client) sees each one, beside the puts' own acknowledgement time.
+ * The floor under the replica watch figure: `rate` puts a second straight to etcd (the etcd
+ * client, one connection), and the delay until an etcd watch on their prefix (another client)
+ * sees each one, beside the puts' own acknowledgement time.
  */
 async function rawEtcdWatch(
   etcd: EtcdCluster,
@@ -379,35 +378,55 @@ async function rawEtcdWatch(
   rate: number,
   total: number,
 ): Promise<{ seen: number[]; acked: number[] }> {
-  const hosts = etcd.endpoints.map((e) => `http://${e}`);
-  const writer = new Etcd3({ hosts });
-  const reader = new Etcd3({ hosts });
+  const writer = new EtcdClient({ endpoints: etcd.endpoints });
+  const reader = new EtcdClient({ endpoints: etcd.endpoints });
   const sent = new Map<string, number>();
   const seen: number[] = [];
   const acked: number[] = [];
+  const prefix = Buffer.from("/bench-raw-watch/");
+  const decoder = new WatchResponseDecoder(prefix);
+  let created: () => void = () => {};
+  const ready = new Promise<void>((resolve) => {
+    created = resolve;
+  });
   try {
-    const watcher = await reader.watch().prefix("/bench-raw-watch/").create();
-    watcher.on("put", (kv) => {
-      const at = sent.get(kv.key.toString());
-      if (at !== undefined) seen.push(performance.now() - at);
+    const watch = await reader.openStream("/etcdserverpb.Watch/Watch", {
+      onMessage: (message) => {
+        const res = decoder.decode(message);
+        if (res.created) created();
+        for (const e of res.events) {
+          const at = sent.get(e.kv.key);
+          if (e.type === "put" && at !== undefined) seen.push(performance.now() - at);
+        }
+      },
+      onEnd: (err) => {
+        throw err;
+      },
     });
+    watch.write(
+      encodeWatchCreate({
+        key: prefix,
+        rangeEnd: Buffer.from("/bench-raw-watch0"),
+        startRevision: 0,
+        prevKv: false,
+        progressNotify: false,
+        fragment: false,
+      }),
+    );
+    await ready;
     const puts = await paced(rate, total, (i) => {
       const k = `/bench-raw-watch/${i}`;
       const at = performance.now();
       sent.set(k, at);
-      return writer
-        .put(k)
-        .value(value)
-        .then(() => {
-          acked.push(performance.now() - at);
-        });
+      return writer.put(k, value).then(() => {
+        acked.push(performance.now() - at);
+      });
     });
     await Promise.all(puts);
     await new Promise((r) => setTimeout(r, 500));
-    await watcher.cancel();
+    watch.cancel();
     return { seen, acked };
   } finally {
-    writer.close();
-    reader.close();
+    await Promise.all([writer.close(), reader.close()]);
   }
 }

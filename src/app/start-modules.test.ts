@@ -12,7 +12,7 @@ import { freePort } from "../testing/server-process.js";
  * Libraries a server on SQLite loads only when it needs them (docs/performance.md, "Server
  * start"): each was a large share of a start's module loading.
  */
-const LOADED_ON_USE = ["@kubernetes/client-node", "/etcd3/", "@peculiar/x509", "/undici/"];
+const LOADED_ON_USE = ["@kubernetes/client-node", "/storage/etcd/client/", "@peculiar/x509", "/undici/"];
 
 /**
  * `platform start` loads none of LOADED_ON_USE on an existing data dir: a module-loading hook

@@ -74,7 +74,7 @@ export async function openStorageBackend(
   const scheme = schemeOf(url);
   if (scheme === "etcd" || scheme === "etcds") {
     const storage = await openEtcd(url, onWarning);
-    return { storage, elector: new EtcdLeaderElector(storage.client, leaderElection), kind: "etcd" };
+    return { storage, elector: new EtcdLeaderElector(storage.kv, leaderElection), kind: "etcd" };
   }
   // A SQLite file belongs to one server process at a time.
   const storage = await openStorage(url, { exclusive: true });

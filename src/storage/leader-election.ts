@@ -8,11 +8,15 @@
  * - candidates try the create every `retryMs` (not a watch, so a missed event can never leave
  *   the cluster without a leader);
  * - the leader re-checks its key on the same period and steps down (onLost) when its lease was
- *   lost or the key is no longer its own, before anyone else can be elected on that key.
+ *   lost or the key is no longer its own, before anyone else can be elected on that key;
+ * - the lease is renewed once a third of its TTL has passed since the last renewal, so that two
+ *   renewals can fail before it expires; one that etcd answers with TTL 0 (the lease expired or
+ *   was revoked) loses leadership at once, and a new lease is granted on the next round.
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import type { Etcd3, Lease } from "etcd3";
+// Types only: a server on SQLite never loads the etcd client.
+import type { EtcdClient, LeaseId } from "./etcd/client/index.js";
 
 export interface LeadershipCallbacks {
   /** This replica just became the leader. */
@@ -60,21 +64,26 @@ export interface EtcdElectorOptions {
   readonly identity?: string;
 }
 
+/** What the elector needs of the etcd client (storage/etcd/client): leases and one transaction. */
+export type ElectionEtcd = Pick<EtcdClient, "leaseGrant" | "leaseKeepAlive" | "leaseRevoke" | "createIfAbsent">;
+
 export class EtcdLeaderElector implements LeaderElector {
   readonly identity: string;
   private readonly key: Buffer;
   private readonly ttlSeconds: number;
   private readonly retryMs: number;
   private callbacks: LeadershipCallbacks | undefined;
-  private lease: Lease | undefined;
-  private leaseId: string | undefined;
+  /** The lease the key is bound to, and when it was last granted or renewed (Date.now()). */
+  private lease: { readonly id: LeaseId; renewedAt: number } | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** Fires when the lease may have expired without a renewal (expireAfter). */
+  private expiry: NodeJS.Timeout | undefined;
   private running = false;
   private busy: Promise<void> = Promise.resolve();
   isLeader = false;
 
   constructor(
-    private readonly client: Etcd3,
+    private readonly client: ElectionEtcd,
     options: EtcdElectorOptions = {},
   ) {
     this.identity = options.identity ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -99,31 +108,62 @@ export class EtcdLeaderElector implements LeaderElector {
   }
 
   private async round(): Promise<void> {
-    if (!this.lease) {
-      const lease = this.client.lease(this.ttlSeconds);
-      lease.on("lost", () => {
-        if (this.lease !== lease) return;
-        this.lease = undefined;
-        this.leaseId = undefined;
-        this.stepDown();
-      });
-      this.lease = lease;
-      this.leaseId = await lease.grant();
-    }
-    const leaseId = this.leaseId!;
-    const res = await this.client.kv.txn({
-      compare: [{ key: this.key, target: 1 /* Create */, result: 0 /* Equal */, create_revision: 0 }],
-      success: [{ request_put: { key: this.key, value: Buffer.from(this.identity), lease: leaseId } }],
-      failure: [{ request_range: { key: this.key } }],
-    });
+    const lease = await this.currentLease();
     if (!this.running) return;
-    if (res.succeeded) {
-      this.elect();
+    if (!lease) {
+      this.stepDown();
       return;
     }
-    const holder = res.responses[0]?.response_range?.kvs[0];
-    if (holder && holder.lease === leaseId) this.elect();
+    const res = await this.client.createIfAbsent(this.key, Buffer.from(this.identity), lease.id);
+    if (!this.running) return;
+    // Long IDs compared as the decimal IDs they are.
+    if (res.created || String(res.holderLease) === String(lease.id)) this.elect();
     else this.stepDown();
+  }
+
+  /**
+   * The lease to campaign with: granted when there is none, renewed when a third of its TTL has
+   * passed. Undefined when etcd no longer knows it (this round loses; the next grants another).
+   */
+  private async currentLease(): Promise<{ readonly id: LeaseId; renewedAt: number } | undefined> {
+    // Times are taken when a request is sent: etcd starts the TTL when it gets it, not before.
+    if (!this.lease) {
+      const sentAt = Date.now();
+      const granted = await this.client.leaseGrant(this.ttlSeconds);
+      this.lease = { id: granted.id, renewedAt: sentAt };
+      this.expireAfter(this.lease);
+      return this.lease;
+    }
+    const lease = this.lease;
+    if (Date.now() - lease.renewedAt < (this.ttlSeconds * 1000) / 3) return lease;
+    const sentAt = Date.now();
+    const ttl = await this.client.leaseKeepAlive(lease.id);
+    if (ttl > 0 && this.lease === lease) {
+      lease.renewedAt = sentAt;
+      this.expireAfter(lease);
+      return lease;
+    }
+    this.forget(lease);
+    return undefined;
+  }
+
+  /**
+   * Leadership ends when the lease may have expired, even while a round still waits for etcd
+   * (a call to an unreachable member waits longer than a TTL): by then another replica can hold
+   * the key.
+   */
+  private expireAfter(lease: { readonly id: LeaseId; renewedAt: number }): void {
+    clearTimeout(this.expiry);
+    const left = lease.renewedAt + this.ttlSeconds * 1000 - Date.now();
+    this.expiry = setTimeout(() => this.forget(lease), Math.max(0, left));
+    this.expiry.unref();
+  }
+
+  private forget(lease: { readonly id: LeaseId }): void {
+    if (this.lease !== lease) return;
+    this.lease = undefined;
+    clearTimeout(this.expiry);
+    this.stepDown();
   }
 
   private elect(): void {
@@ -143,10 +183,11 @@ export class EtcdLeaderElector implements LeaderElector {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     await this.busy;
+    clearTimeout(this.expiry);
     this.stepDown();
     const lease = this.lease;
     this.lease = undefined;
     // Revoking the lease deletes the leader key: another replica takes over on its next try.
-    await lease?.revoke().catch(() => undefined);
+    if (lease) await this.client.leaseRevoke(lease.id).catch(() => undefined);
   }
 }

@@ -14,6 +14,7 @@ export { SESSION_COOKIE } from "../console/sessions.js";
 export { loadOrCreateServerTls } from "../crypto/certificates.js";
 export { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
 export type { CachedStorage } from "../storage/cache/cached-storage.js";
+export { EtcdClient, encodeWatchCreate, WatchResponseDecoder } from "../storage/etcd/client/index.js";
 export { openStorage } from "../storage/factory.js";
 export { EtcdCluster } from "./etcd-cluster.js";
 export { FakeClusterApiServer } from "./fake-cluster-apiserver.js";

@@ -1,14 +1,22 @@
 /**
- * etcd's own protobuf definitions (rpc.proto, as the etcd3 package ships it), for tests that
- * write or read etcd's messages by hand to check the storage's field-by-field codec against them.
- * keepCase: the proto's own field names (etcd3 loads them so too).
+ * etcd's own protobuf definitions (the .proto files the etcd client's codec is generated from,
+ * src/storage/etcd/client/proto/), loaded by protobufjs's reflection, for tests that write or read
+ * etcd's messages by hand to check the client's field-by-field codec against them.
  */
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import protobuf from "protobufjs";
 
-const etcd3Dir = dirname(createRequire(import.meta.url).resolve("etcd3/package.json"));
-const root = new protobuf.Root().loadSync(join(etcd3Dir, "proto", "rpc.proto"), { keepCase: true });
+// The same two levels up from src/testing/ and dist/testing/: the repository.
+const protoDir = fileURLToPath(new URL("../../src/storage/etcd/client/proto/", import.meta.url));
+
+/** etcd's rpc.proto and the files it imports; keepCase: the proto's own field names (create_revision). */
+export function loadEtcdProto(options: { keepCase: boolean }): protobuf.Root {
+  const root = new protobuf.Root();
+  root.resolvePath = (_origin, target) => (target.startsWith("/") ? target : `${protoDir}${target}`);
+  return root.loadSync("etcd/api/etcdserverpb/rpc.proto", options);
+}
+
+const root = loadEtcdProto({ keepCase: true });
 
 export const WatchRequest = root.lookupType("etcdserverpb.WatchRequest");
 export const WatchResponse = root.lookupType("etcdserverpb.WatchResponse");

@@ -3,7 +3,7 @@
  * record what was written on them, and a watch that records what it delivered.
  */
 import assert from "node:assert/strict";
-import type { BidiHandlers } from "../storage/etcd/grpc-bidi.js";
+import type { BidiHandlers } from "../storage/etcd/client/index.js";
 import { EtcdWatchStream, type WatchStreamKv } from "../storage/etcd/watch-stream.js";
 import type { WatchEvent } from "../storage/interface.js";
 

@@ -6,7 +6,8 @@ import { after, describe, test } from "node:test";
 import { EtcdCluster } from "../../testing/etcd-cluster.js";
 import { runStorageSuite } from "../../testing/storage-suite.js";
 import { openStorage } from "../factory.js";
-import { EtcdStorage, etcdClientOptions } from "./etcd-storage.js";
+import { EtcdClient } from "./client/index.js";
+import { EtcdStorage } from "./etcd-storage.js";
 import { parseEtcdUrl } from "./etcd-url.js";
 
 // One single-member etcd for the whole file, started on first use.
@@ -121,10 +122,9 @@ describe("etcd storage", () => {
       assert.equal(o.key?.toString(), "KEY");
       assert.equal(o.user, "root");
       assert.equal(o.password, "secret");
-      const client = etcdClientOptions(o);
-      assert.deepEqual(client.hosts, ["https://a:2379", "https://b:2380"]);
-      assert.deepEqual(client.auth, { username: "root", password: "secret" });
-      assert.deepEqual(etcdClientOptions(parseEtcdUrl("etcd://h:1")).hosts, ["http://h:1"]);
+      // A client connects on its first call: these never do.
+      assert.equal(new EtcdClient(o).endpoint, "https://a:2379", "TLS by the CA given");
+      assert.equal(new EtcdClient(parseEtcdUrl("etcd://h:1")).endpoint, "http://h:1");
       assert.equal(parseEtcdUrl("etcd://h:1?user=u", { PLATFORM_ETCD_PASSWORD: "envpw" }).password, "envpw");
       assert.throws(() => parseEtcdUrl("etcd://h:1?user=u", {}), /without a password/);
       assert.throws(() => parseEtcdUrl(`etcd://h:1?cert=${dir}/c.pem`), /both cert= and key=/);

@@ -3,18 +3,15 @@
  * revisions are etcd's revisions (resourceVersion = mod revision), conditional writes are
  * transactions comparing create/mod revisions, lists are ranges at a revision.
  *
- * Calls: Range, Txn and Compact go over gRPC with a client of their own (kv-h2.ts) on HTTP/2
- * connections of its own (h2/: not node:http2, whose per-stream objects were most of a call's
- * client CPU), which costs the server far less CPU than the same call through the etcd3 client,
- * and etcd far less than its JSON gateway (kv-h2.ts says why); the watch stream runs on the same
- * client's connections, and only leader election (leases) uses the etcd3 client.
+ * Calls: Range, Txn and Compact go over gRPC with the platform's own etcd client (./client/,
+ * whose README says why it exists) on HTTP/2 connections of its own; the watch stream and leader
+ * election's leases run on the same client's connections.
  *
  * Watches: one gRPC stream over the whole key space per storage, fanned out locally
  * (watch-hub.ts, watch-stream.ts). The store's current revision, which every consistent read
  * from the watch cache needs, is asked with one count-only range shared by every caller that
  * arrives while the previous one is in flight (coalesced-read.ts).
  */
-import { Etcd3, type IOptions } from "etcd3";
 import { StorageError } from "../errors.js";
 import type {
   DeleteResult,
@@ -29,10 +26,16 @@ import type {
   WatchOptions,
 } from "../interface.js";
 import { keyBefore, prefixEnd } from "../key-range.js";
+import {
+  type Compare,
+  DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
+  EtcdClient,
+  MessageTooLargeError,
+  type RangeResponse,
+  type RequestOp,
+  type TxnResponse,
+} from "./client/index.js";
 import { CoalescedRead } from "./coalesced-read.js";
-import { DEFAULT_MAX_RECEIVE_MESSAGE_BYTES, MessageTooLargeError } from "./grpc-unary.js";
-import type { Compare, RangeResponse, RequestOp, TxnResponse } from "./kv-calls.js";
-import { EtcdKvH2 } from "./kv-h2.js";
 import { EtcdWatchHub } from "./watch-hub.js";
 import { ALL_KEYS } from "./watch-stream.js";
 
@@ -105,35 +108,12 @@ export interface EtcdStorageOptions {
  */
 export const REVISION_CHECK_INTERVAL_MS = 4;
 
-export function etcdClientOptions(options: EtcdStorageOptions): IOptions {
-  const tls = options.tls === true || options.ca !== undefined || options.cert !== undefined;
-  const hosts = options.endpoints.map((e) => (/^https?:\/\//.test(e) ? e : `${tls ? "https" : "http"}://${e}`));
-  return {
-    hosts,
-    ...(tls
-      ? {
-          credentials: {
-            rootCertificate: options.ca ?? (undefined as unknown as Buffer),
-            ...(options.key ? { privateKey: options.key } : {}),
-            ...(options.cert ? { certChain: options.cert } : {}),
-          },
-        }
-      : {}),
-    ...(options.user !== undefined ? { auth: { username: options.user, password: options.password ?? "" } } : {}),
-    // Leader election's leases and its one key: tiny answers. The same limit as the storage's own
-    // client (grpc-js's default, 4 MiB, would be as good; one limit is easier to explain).
-    grpcOptions: {
-      "grpc.max_receive_message_length": options.maxReceiveMessageBytes ?? DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
-    },
-  };
-}
-
 export class EtcdStorage implements Storage {
-  /** gRPC: the watch stream and leader election (leases). */
-  /** The etcd3 client: leader election's leases only (src/storage/leader-election.ts). */
-  readonly client: Etcd3;
-  /** Every KV call (Range, Txn, Compact): gRPC on HTTP/2 connections of its own (h2/). */
-  readonly kv: EtcdKvH2;
+  /**
+   * The etcd client (./client/): every KV call (Range, Txn, Compact), the watch stream, and
+   * leader election's leases and transaction (../leader-election.ts).
+   */
+  readonly kv: EtcdClient;
   /** The one etcd watch stream of this storage, fanned out to every watch. */
   readonly hub: EtcdWatchHub;
   /** Revision checks shared by the callers that arrive while one is in flight. */
@@ -146,8 +126,7 @@ export class EtcdStorage implements Storage {
   constructor(options: EtcdStorageOptions) {
     this.warn = options.onWarning ?? ((message) => console.warn(message));
     this.maxMessageBytes = options.maxReceiveMessageBytes ?? DEFAULT_MAX_RECEIVE_MESSAGE_BYTES;
-    this.client = new Etcd3(etcdClientOptions(options));
-    this.kv = new EtcdKvH2(options);
+    this.kv = new EtcdClient(options);
     this.hub = new EtcdWatchHub(this.kv, undefined, options.onWarning);
     this.revisionCheck = new CoalescedRead(() => this.readRevision(), {
       minIntervalMs: options.revisionCheckIntervalMs ?? REVISION_CHECK_INTERVAL_MS,
@@ -383,7 +362,6 @@ export class EtcdStorage implements Storage {
     if (this.closed) return;
     this.closed = true;
     this.hub.close();
-    this.client.close();
     await this.kv.close();
   }
 }

@@ -12,7 +12,7 @@
  *   over it fails its call with RESOURCE_EXHAUSTED, a watch response over it (etcd splits large
  *   ones) restarts the watch stream;
  * - `transport=grpc`: accepted for URLs written for earlier versions, which could also send
- *   calls through etcd's JSON gateway; every call is gRPC now (kv-h2.ts).
+ *   calls through etcd's JSON gateway; every call is gRPC now (client/etcd-client.ts).
  */
 import { readFileSync } from "node:fs";
 import type { EtcdStorageOptions } from "./etcd-storage.js";

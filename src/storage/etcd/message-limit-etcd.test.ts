@@ -13,11 +13,16 @@ import { EtcdCluster } from "../../testing/etcd-cluster.js";
 import { StorageError } from "../errors.js";
 import type { KeyValue, WatchEvent } from "../interface.js";
 import { prefixEnd } from "../key-range.js";
+import {
+  type EtcdRequestError,
+  encodeWatchCreate,
+  MessageTooLargeError,
+  type RangeRequest,
+  type WatchResponse,
+  WatchResponseDecoder,
+} from "./client/index.js";
 import { EtcdStorage } from "./etcd-storage.js";
 import { parseEtcdUrl } from "./etcd-url.js";
-import { MessageTooLargeError } from "./grpc-unary.js";
-import type { EtcdRequestError, RangeRequest } from "./kv-calls.js";
-import { encodeWatchCreate, type WatchResponse, WatchResponseDecoder } from "./watch-response.js";
 
 const ETCD_MAX_REQUEST_BYTES = 64 << 10;
 /** Where etcd splits a fragmented response: its --max-request-bytes and 512 KiB of gRPC overhead. */

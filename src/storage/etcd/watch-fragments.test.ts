@@ -8,9 +8,7 @@ import assert from "node:assert/strict";
 import { afterEach, describe, mock, test } from "node:test";
 import { encodeAs, WatchRequest, WatchResponse } from "../../testing/etcd-rpc-proto.js";
 import { RecordedStream, settle, watchDelivering } from "../../testing/watch-stream-stand-in.js";
-import type { BidiHandlers } from "./grpc-bidi.js";
-import { CODE_UNAVAILABLE } from "./grpc-unary.js";
-import { EtcdRequestError } from "./kv-calls.js";
+import { type BidiHandlers, CODE_UNAVAILABLE, EtcdRequestError } from "./client/index.js";
 import type { WatchStreamKv } from "./watch-stream.js";
 
 const encode = (message: object): Buffer => encodeAs(WatchResponse, message);

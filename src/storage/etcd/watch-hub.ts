@@ -18,7 +18,7 @@ import type { StorageError } from "../errors.js";
 import { EventRing } from "../event-ring.js";
 import type { WatchCallbacks, WatchEvent, Watcher } from "../interface.js";
 import { QueuedWatcher } from "../queued-watcher.js";
-import type { EtcdKvH2 } from "./kv-h2.js";
+import type { EtcdClient } from "./client/index.js";
 import { EtcdWatchStream } from "./watch-stream.js";
 
 /** Recent events kept for watches that start a little behind the hub (default). */
@@ -34,7 +34,7 @@ export class EtcdWatchHub {
   streamsOpened = 0;
 
   constructor(
-    private readonly kv: EtcdKvH2,
+    private readonly kv: EtcdClient,
     ringSize = DEFAULT_RING,
     /** Where the streams' warnings go (the server's log; see EtcdStorageOptions.onWarning). */
     private readonly warn: (message: string) => void = console.warn,

@@ -8,10 +8,7 @@ import assert from "node:assert/strict";
 import { afterEach, describe, mock, test } from "node:test";
 import { encodeAs, WatchRequest, WatchResponse } from "../../testing/etcd-rpc-proto.js";
 import { RecordedStream, settle, watchDelivering } from "../../testing/watch-stream-stand-in.js";
-import type { BidiHandlers } from "./grpc-bidi.js";
-import { CODE_UNAVAILABLE, transportReason } from "./grpc-unary.js";
-import { ErrorCode } from "./h2/frames.js";
-import { EtcdRequestError } from "./kv-calls.js";
+import { type BidiHandlers, CODE_UNAVAILABLE, EtcdRequestError, H2ErrorCode, transportReason } from "./client/index.js";
 import { EtcdWatchStream, type WatchStreamKv } from "./watch-stream.js";
 
 /** An etcd client whose first stream ends before it is handed over; the later ones stay open. */
@@ -22,7 +19,7 @@ class EndsFirstStreamEarly implements WatchStreamKv {
     this.opened.push(stream);
     if (this.opened.length === 1)
       handlers.onEnd(
-        new EtcdRequestError(transportReason(200, { rstCode: ErrorCode.REFUSED_STREAM }), CODE_UNAVAILABLE),
+        new EtcdRequestError(transportReason(200, { rstCode: H2ErrorCode.REFUSED_STREAM }), CODE_UNAVAILABLE),
       );
     return stream;
   }

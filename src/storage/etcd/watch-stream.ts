@@ -17,17 +17,22 @@
  * size, which the client's largest message (max-receive-message-bytes) would refuse again on
  * every restart. The parts are joined here and handed on as the one response they make.
  *
- * The stream is a gRPC stream on the storage's own etcd client (kv-h2.ts: its HTTP/2 session,
+ * The stream is a gRPC stream on the storage's own etcd client (client/etcd-client.ts: its HTTP/2 session,
  * TLS, auth token and failover), decoded field by field (watch-response.ts): etcd3's generic
  * decoder and grpc-js's per-message path were most of the CPU a replica spent on each event.
  */
 import { jitteredBackoffMs } from "../../support/jittered-backoff.js";
 import { StorageError } from "../errors.js";
 import type { WatchEvent } from "../interface.js";
-import type { BidiHandlers, GrpcBidiStream } from "./grpc-bidi.js";
-import { CODE_RESOURCE_EXHAUSTED } from "./grpc-unary.js";
-import type { EtcdRequestError } from "./kv-calls.js";
-import { encodeWatchCreate, type WatchResponse, WatchResponseDecoder } from "./watch-response.js";
+import {
+  type BidiHandlers,
+  CODE_RESOURCE_EXHAUSTED,
+  type EtcdRequestError,
+  encodeWatchCreate,
+  type GrpcBidiStream,
+  type WatchResponse,
+  WatchResponseDecoder,
+} from "./client/index.js";
 
 /**
  * Reconnection backoff bounds: 50 ms doubling to 2 s, each delay drawn from the upper half of its
@@ -56,7 +61,7 @@ export interface WatchStreamSink {
   onWarning(message: string): void;
 }
 
-/** What a watch stream needs of the etcd client (kv-h2.ts EtcdKvH2; tests drive it with their own). */
+/** What a watch stream needs of the etcd client (client/etcd-client.ts EtcdClient; tests drive it with their own). */
 export interface WatchStreamKv {
   openStream(path: string, handlers: BidiHandlers): Promise<Pick<GrpcBidiStream, "write" | "cancel">>;
   /** The token was refused: the next stream is opened with a fresh one. */

@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createServer as createTlsServer, type Server as TlsServer } from "node:tls";
-import { writeEtcdTls } from "../../../testing/etcd-tls.js";
+import { writeEtcdTls } from "../../../../testing/etcd-tls.js";
 import { type ConnectionEvents, H2Connection, type H2ConnectOptions } from "./connection.js";
 import { CLIENT_PREFACE, ErrorCode, FrameReader, FrameType, settingsFrame } from "./frames.js";
 import type { HeaderFields } from "./hpack-decoder.js";

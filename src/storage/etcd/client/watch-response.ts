@@ -1,8 +1,9 @@
 /**
  * etcd's WatchResponse (rpc.proto, kv.proto of etcd 3.4), decoded straight into the storage's
- * watch events, and the one WatchRequest the watch stream sends.
+ * watch events (checked against the generated codec by codecs-vs-generated.test.ts), and the one
+ * WatchRequest the watch stream sends (by the generated codec: once per stream).
  *
- * The generic decoder that etcd3 uses (@grpc/proto-loader over protobufjs, longs as strings,
+ * The generic decoder that the `etcd3` package used (@grpc/proto-loader over protobufjs, longs as strings,
  * every default filled in) builds every field of every message, and was a large share of a
  * replica's CPU per watch event in a profile (docs/performance.md, "The etcd client"). This reads only the
  * fields the stream uses, revisions as numbers, and does not decode the keys, values and previous
@@ -19,7 +20,8 @@
  *                   progress_notify=4 prev_kv=6 fragment=8)
  */
 import protobuf from "protobufjs/minimal.js";
-import { newKeyValue, type WatchEvent } from "../interface.js";
+import { newKeyValue, type WatchEvent } from "../../interface.js";
+import { etcdProto, type etcdserverpb } from "./generated-codec.js";
 import {
   BYTES,
   emptyKv,
@@ -33,7 +35,7 @@ import {
   VARINT,
 } from "./proto-wire.js";
 
-const { Reader, Writer } = protobuf;
+const { Reader } = protobuf;
 type ProtoReader = protobuf.Reader;
 
 const RESPONSE_HEADER = tag(1, BYTES);
@@ -179,7 +181,7 @@ function readKvAt(r: ProtoReader, at: number, into: KvFields): void {
   r.pos = resume;
 }
 
-/** A WatchRequest with a create_request for [key, rangeEnd) from `startRevision`. */
+/** A WatchRequest with a create_request for [key, rangeEnd) from `startRevision` (sent once per stream: the generated codec). */
 export function encodeWatchCreate(req: {
   key: Buffer;
   rangeEnd: Buffer;
@@ -189,14 +191,11 @@ export function encodeWatchCreate(req: {
   /** Ask etcd to split a response larger than its own limit into parts (etcd 3.4+; older ones ignore it). */
   fragment: boolean;
 }): Buffer {
-  const w = Writer.create();
-  w.uint32(tag(1, BYTES)).fork();
-  w.uint32(tag(1, BYTES)).bytes(req.key);
-  w.uint32(tag(2, BYTES)).bytes(req.rangeEnd);
-  if (req.startRevision > 0) w.uint32(tag(3, VARINT)).int64(req.startRevision);
-  if (req.progressNotify) w.uint32(tag(4, VARINT)).bool(true);
-  if (req.prevKv) w.uint32(tag(6, VARINT)).bool(true);
-  if (req.fragment) w.uint32(tag(8, VARINT)).bool(true);
-  w.ldelim();
-  return Buffer.from(w.finish());
+  // Fields left out rather than false or 0: etcd reads them so, and the message stays as small.
+  const create: etcdserverpb.IWatchCreateRequest = { key: req.key, range_end: req.rangeEnd };
+  if (req.startRevision > 0) create.start_revision = req.startRevision;
+  if (req.progressNotify) create.progress_notify = true;
+  if (req.prevKv) create.prev_kv = true;
+  if (req.fragment) create.fragment = true;
+  return Buffer.from(etcdProto.etcdserverpb.WatchRequest.encode({ create_request: create }).finish());
 }

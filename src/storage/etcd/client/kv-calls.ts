@@ -1,9 +1,9 @@
 /**
  * The etcd KV calls the storage makes (Range; Txn, which carries its puts and deletes; Compact),
- * as one interface (kv-h2.ts sends them over gRPC; tests may stand in for it). Field names follow
+ * as one interface (etcd-client.ts sends them over gRPC; tests may stand in for it). Field names follow
  * etcd's API.
  */
-import type { KeyValue } from "../interface.js";
+import type { KeyValue } from "../../interface.js";
 
 /** A key or value: a string is sent as its UTF-8 bytes. */
 export type Bytes = string | Buffer;

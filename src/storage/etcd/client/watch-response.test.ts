@@ -1,12 +1,12 @@
 /**
  * The watch stream's own WatchResponse decoder, on messages encoded by protobufjs from the
- * rpc.proto and kv.proto that etcd3 ships (etcd's own definitions), and its create request
+ * rpc.proto and kv.proto (etcd's own definitions, proto/), and its create request
  * decoded by them.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { Event, encodeAs, WatchRequest, WatchResponse } from "../../testing/etcd-rpc-proto.js";
-import { newKeyValue, type WatchEvent } from "../interface.js";
+import { Event, encodeAs, WatchRequest, WatchResponse } from "../../../testing/etcd-rpc-proto.js";
+import { newKeyValue, type WatchEvent } from "../../interface.js";
 import { encodeWatchCreate, WatchResponseDecoder } from "./watch-response.js";
 
 const header = (revision: number) => ({
@@ -32,8 +32,8 @@ describe("etcd WatchResponse decoder", () => {
       header: header(12),
       watch_id: 0,
       events: [
-        { type: "Put", kv: kv("/r/a", "v1", 11, 11) },
-        { type: "Put", kv: kv("/r/a", "v2", 11, 12, 2), prev_kv: kv("/r/a", "v1", 11, 11) },
+        { type: "PUT", kv: kv("/r/a", "v1", 11, 11) },
+        { type: "PUT", kv: kv("/r/a", "v2", 11, 12, 2), prev_kv: kv("/r/a", "v1", 11, 11) },
       ],
     });
     const res = new WatchResponseDecoder(Buffer.from("")).decode(message);
@@ -55,8 +55,8 @@ describe("etcd WatchResponse decoder", () => {
     const message = encodeAs(WatchResponse, {
       header: header(21),
       events: [
-        { type: "Delete", kv: { key: Buffer.from("/r/a"), mod_revision: 20 }, prev_kv: kv("/r/a", "last", 5, 19, 3) },
-        { type: "Delete", kv: { key: Buffer.from("/r/b"), mod_revision: 21 } },
+        { type: "DELETE", kv: { key: Buffer.from("/r/a"), mod_revision: 20 }, prev_kv: kv("/r/a", "last", 5, 19, 3) },
+        { type: "DELETE", kv: { key: Buffer.from("/r/b"), mod_revision: 21 } },
       ],
     });
     const res = new WatchResponseDecoder(Buffer.from("/r/")).decode(message);
@@ -70,10 +70,10 @@ describe("etcd WatchResponse decoder", () => {
     const message = encodeAs(WatchResponse, {
       header: header(33),
       events: [
-        { type: "Put", kv: kv("/s/x", "1", 30, 30) },
-        { type: "Put", kv: kv("/r", "short", 31, 31) }, // shorter than the prefix
-        { type: "Put", kv: kv("/r/b", "2", 32, 32) },
-        { type: "Delete", kv: { key: Buffer.from("/q/y"), mod_revision: 33 }, prev_kv: kv("/q/y", "3", 1, 2) },
+        { type: "PUT", kv: kv("/s/x", "1", 30, 30) },
+        { type: "PUT", kv: kv("/r", "short", 31, 31) }, // shorter than the prefix
+        { type: "PUT", kv: kv("/r/b", "2", 32, 32) },
+        { type: "DELETE", kv: { key: Buffer.from("/q/y"), mod_revision: 33 }, prev_kv: kv("/q/y", "3", 1, 2) },
       ],
     });
     const res = new WatchResponseDecoder(Buffer.from("/r/")).decode(message);
@@ -113,8 +113,8 @@ describe("etcd WatchResponse decoder", () => {
     const message = encodeAs(WatchResponse, {
       header: header(big),
       events: [
-        { type: "Put", kv: kv("/r/é", "x", 2 ** 28 + 1, 2 ** 32 + 5) },
-        { type: "Put", kv: { key: Buffer.from("/r/empty"), create_revision: big, mod_revision: big } },
+        { type: "PUT", kv: kv("/r/é", "x", 2 ** 28 + 1, 2 ** 32 + 5) },
+        { type: "PUT", kv: { key: Buffer.from("/r/empty"), create_revision: big, mod_revision: big } },
       ],
     });
     const res = new WatchResponseDecoder(Buffer.from("/r/")).decode(message);
@@ -130,7 +130,7 @@ describe("etcd WatchResponse decoder", () => {
     const event = Buffer.concat([
       encodeAs(Event, { prev_kv: kv("/r/a", "old", 3, 4) }),
       encodeAs(Event, { kv: { key: Buffer.from("/r/a"), mod_revision: 9 } }),
-      encodeAs(Event, { type: "Delete" }),
+      encodeAs(Event, { type: "DELETE" }),
     ]);
     // The events field (11, length-delimited) before the header (1).
     const message = Buffer.concat([
@@ -147,7 +147,7 @@ describe("etcd WatchResponse decoder", () => {
   test("values are copies: the gRPC message's buffer is not kept", () => {
     const message = encodeAs(WatchResponse, {
       header: header(3),
-      events: [{ type: "Put", kv: kv("/k", "abc", 3, 3) }],
+      events: [{ type: "PUT", kv: kv("/k", "abc", 3, 3) }],
     });
     const res = new WatchResponseDecoder(Buffer.from("")).decode(message);
     message.fill(0);
@@ -157,7 +157,7 @@ describe("etcd WatchResponse decoder", () => {
 
   test("a part of a fragmented response says so; the last part (and any unsplit response) does not", () => {
     const part = (fragment: boolean) =>
-      encodeAs(WatchResponse, { header: header(7), fragment, events: [{ type: "Put", kv: kv("/k", "v", 7, 7) }] });
+      encodeAs(WatchResponse, { header: header(7), fragment, events: [{ type: "PUT", kv: kv("/k", "v", 7, 7) }] });
     const decoder = new WatchResponseDecoder(Buffer.from(""));
     assert.equal(decoder.decode(part(true)).fragment, true);
     assert.equal(decoder.decode(part(false)).fragment, false);
@@ -166,7 +166,7 @@ describe("etcd WatchResponse decoder", () => {
   test("a value and its previous value are each in a buffer of exactly their size (no shared pool slab kept alive)", () => {
     const message = encodeAs(WatchResponse, {
       header: header(5),
-      events: [{ type: "Put", kv: kv("/k", "new value", 3, 5, 2), prev_kv: kv("/k", "old", 3, 3) }],
+      events: [{ type: "PUT", kv: kv("/k", "new value", 3, 5, 2), prev_kv: kv("/k", "old", 3, 3) }],
     });
     const event = new WatchResponseDecoder(Buffer.from("")).decode(message).events[0]!;
     // A pooled copy (Buffer.from) sits in an 8 KiB slab that every cached value would keep alive.

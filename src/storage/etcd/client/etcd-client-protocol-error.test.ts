@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import type { Socket } from "node:net";
 import { describe, test } from "node:test";
-import { rawPeer, TRAILERS_ONLY } from "../../testing/raw-h2-peer.js";
+import { EtcdClient } from "./etcd-client.js";
 import { ErrorCode, Flag, FrameType, frameOf } from "./h2/frames.js";
+import { rawPeer, TRAILERS_ONLY } from "./h2/raw-h2-peer.js";
 import { EtcdRequestError } from "./kv-calls.js";
-import { EtcdKvH2 } from "./kv-h2.js";
 
 /** A RangeResponse with count = 7 (field 4, varint), in its gRPC frame. */
 const RANGE_ANSWER = Buffer.from([0, 0, 0, 0, 2, 0x20, 0x07]);
@@ -25,7 +25,7 @@ describe("etcd KV calls on a connection the server breaks the protocol on", () =
     // Requests 0 and 2 get an undecodable answer, 1 and 3 a Range answer.
     let requests = 0;
     const peer = await rawPeer((socket, id) => (requests++ % 2 === 0 ? answerUndecodable : answerRange)(socket, id));
-    const kv = new EtcdKvH2({ endpoints: [`127.0.0.1:${peer.port}`] });
+    const kv = new EtcdClient({ endpoints: [`127.0.0.1:${peer.port}`] });
     try {
       assert.equal((await kv.range({ key: "/x", count_only: true })).count, 7);
       assert.equal(peer.connections(), 2, "the read went again on a new connection");

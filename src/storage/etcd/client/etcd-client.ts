@@ -1,7 +1,9 @@
 /**
- * The KV calls the storage makes (Range; Txn, which carries its puts and deletes; Compact) over
- * gRPC, sent on HTTP/2 connections of our own (h2/connection.ts, grpc-unary.ts) with the messages
- * encoded in kv-request-frames.ts and kv-proto.ts.
+ * The etcd client: the KV calls the storage makes (Range; Txn, which carries its puts and
+ * deletes; Compact), leader election's leases and transaction, Put, and bidirectional streams
+ * (the watch), over gRPC on HTTP/2 connections of our own (h2/connection.ts, grpc-unary.ts). The
+ * storage's Range and Txn messages are encoded in kv-request-frames.ts and decoded in
+ * kv-proto.ts; every other message by the generated codec (generated-codec.ts).
  *
  * Why this and not the `etcd3` client or etcd's JSON gateway (client and etcd CPU per call with
  * many create transactions in flight, docs/performance.md, "The etcd client"): `etcd3` (grpc-js)
@@ -22,6 +24,7 @@
  * fetched for everyone and the call is sent again (it was refused, so nothing was applied).
  */
 import { CallDeadlines } from "./call-deadlines.js";
+import { etcdProto, type etcdserverpb, type GeneratedLong, int64Number } from "./generated-codec.js";
 import { type BidiHandlers, GrpcBidiStream } from "./grpc-bidi.js";
 import {
   CODE_UNAUTHENTICATED,
@@ -41,15 +44,25 @@ import {
   type TxnRequest,
   type TxnResponse,
 } from "./kv-calls.js";
-import {
-  decodeAuthenticateResponse,
-  decodeRangeResponse,
-  decodeTxnResponse,
-  encodeAuthenticateRequest,
-  encodeCompactionRequest,
-} from "./kv-proto.js";
+import { decodeRangeResponse, decodeTxnResponse } from "./kv-proto.js";
 import { rangeRequestFrame, txnRequestFrame } from "./kv-request-frames.js";
+import { keepAliveOnce, LEASE_KEEPALIVE_PATH } from "./lease-keepalive.js";
 
+const pb = etcdProto.etcdserverpb;
+
+/**
+ * A lease etcd granted: its ID and its TTL in seconds. The ID is an int64 that uses all 64 bits,
+ * hence a Long (its toString() is the decimal ID etcdctl shows); pass it back as it is.
+ */
+export interface Lease {
+  readonly id: LeaseId;
+  readonly ttlSeconds: number;
+}
+
+export type LeaseId = GeneratedLong;
+
+/** gRPC's UNKNOWN: an error etcd reported in the answer rather than as a status. */
+const CODE_UNKNOWN = 2;
 /** A member that accepted the call but does not answer (stopped, partitioned). */
 const ANSWER_TIMEOUT_MS = 30_000;
 /** Until the member's first HTTP/2 SETTINGS: a member stopped (SIGSTOP) still accepts TCP connections. */
@@ -71,7 +84,7 @@ const CLOSE_GRACE_MS = 2_000;
 const STREAM_WINDOW = 4 << 20;
 const SESSION_WINDOW = 32 << 20;
 
-export interface EtcdKvOptions {
+export interface EtcdClientOptions {
   /** host:port (or http(s)://host:port) of every member. */
   readonly endpoints: readonly string[];
   readonly tls?: boolean;
@@ -100,7 +113,7 @@ interface Session {
   pinging?: boolean;
 }
 
-export class EtcdKvH2 implements EtcdKv {
+export class EtcdClient implements EtcdKv {
   private readonly origins: string[];
   private readonly sessions: (Session | undefined)[];
   /** Index of the endpoint in use. */
@@ -112,7 +125,7 @@ export class EtcdKvH2 implements EtcdKv {
   /** Tokens fetched so far (tests). */
   authentications = 0;
 
-  constructor(private readonly options: EtcdKvOptions) {
+  constructor(private readonly options: EtcdClientOptions) {
     const tls = options.tls === true || options.ca !== undefined || options.cert !== undefined;
     this.origins = options.endpoints.map((e) => (/^https?:\/\//.test(e) ? e : `${tls ? "https" : "http"}://${e}`));
     if (this.origins.length === 0) throw new Error("no etcd endpoints");
@@ -132,7 +145,69 @@ export class EtcdKvH2 implements EtcdKv {
 
   /** Compacting twice to one revision is harmless, so this one is retried like a read. */
   async compact(revision: number): Promise<void> {
-    await this.call("/etcdserverpb.KV/Compact", frame(encodeCompactionRequest(revision)), true);
+    // physical: answer once the compaction is applied.
+    const request = pb.CompactionRequest.encode({ revision, physical: true }).finish();
+    await this.call("/etcdserverpb.KV/Compact", frame(request), true);
+  }
+
+  /**
+   * Any Txn etcd takes, as its generated message types (the storage's own transactions go
+   * through txn(), whose request is written field by field; this one carries every field, e.g.
+   * a put's lease, for leader election).
+   */
+  async txnMessage(t: etcdserverpb.ITxnRequest): Promise<etcdserverpb.TxnResponse> {
+    const answer = await this.call("/etcdserverpb.KV/Txn", frame(pb.TxnRequest.encode(t).finish()), false);
+    return pb.TxnResponse.decode(answer);
+  }
+
+  /**
+   * Creates `key` with `value`, bound to `lease`, unless the key exists (one transaction): whether
+   * it did, and otherwise the lease the existing key is bound to (none: undefined).
+   */
+  async createIfAbsent(
+    key: Buffer,
+    value: Buffer,
+    lease: LeaseId,
+  ): Promise<{ created: boolean; holderLease?: LeaseId }> {
+    const { CompareResult, CompareTarget } = pb.Compare;
+    const res = await this.txnMessage({
+      compare: [{ key, target: CompareTarget.CREATE, result: CompareResult.EQUAL, create_revision: 0 }],
+      success: [{ request_put: { key, value, lease } }],
+      failure: [{ request_range: { key } }],
+    });
+    if (res.succeeded) return { created: true };
+    const holder = res.responses[0]?.response_range?.kvs?.[0]?.lease;
+    // A key without a lease decodes its lease as 0, a number; a lease ID is a Long.
+    return typeof holder === "object" && holder !== null ? { created: false, holderLease: holder } : { created: false };
+  }
+
+  /** One Put (etcd's Put call, not a Txn): the store's revision after it. */
+  async put(key: Buffer | string, value: Buffer): Promise<number> {
+    const request = pb.PutRequest.encode({ key: typeof key === "string" ? Buffer.from(key) : key, value }).finish();
+    const answer = await this.call("/etcdserverpb.KV/Put", frame(request), false);
+    return int64Number(pb.PutResponse.decode(answer).header?.revision);
+  }
+
+  /** A new lease of `ttlSeconds` (etcd may grant a longer TTL than asked: its minimum). */
+  async leaseGrant(ttlSeconds: number): Promise<Lease> {
+    const request = pb.LeaseGrantRequest.encode({ TTL: ttlSeconds }).finish();
+    // Not retried after it was sent: a second grant would leave the first lease to expire unused.
+    const res = pb.LeaseGrantResponse.decode(await this.call("/etcdserverpb.Lease/LeaseGrant", frame(request), false));
+    if (res.error) throw new EtcdRequestError(`etcd refused a lease: ${res.error}`, CODE_UNKNOWN);
+    if (typeof res.ID === "number") throw new EtcdRequestError("etcd answered a lease without an ID", CODE_UNKNOWN);
+    return { id: res.ID, ttlSeconds: int64Number(res.TTL) };
+  }
+
+  /** Renews a lease once: its TTL from now on in seconds, or 0 when etcd no longer knows it. */
+  leaseKeepAlive(id: LeaseId): Promise<number> {
+    const timeoutMs = this.options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS;
+    return keepAliveOnce((handlers) => this.openStream(LEASE_KEEPALIVE_PATH, handlers), id, timeoutMs);
+  }
+
+  /** Ends a lease and deletes every key attached to it (revoking twice: etcd answers NotFound). */
+  async leaseRevoke(id: LeaseId): Promise<void> {
+    const request = pb.LeaseRevokeRequest.encode({ ID: id }).finish();
+    await this.call("/etcdserverpb.Lease/LeaseRevoke", frame(request), true);
   }
 
   /**
@@ -337,12 +412,13 @@ export class EtcdKvH2 implements EtcdKv {
 
   private async authenticate(): Promise<string> {
     this.authentications++;
-    const request = frame(encodeAuthenticateRequest(this.options.user ?? "", this.options.password ?? ""));
+    const message = { name: this.options.user ?? "", password: this.options.password ?? "" };
+    const request = frame(pb.AuthenticateRequest.encode(message).finish());
     for (let tried = 0; ; tried++) {
       const index = this.current;
       const outcome = await this.send(index, "/etcdserverpb.Auth/Authenticate", request, undefined);
       if ("ok" in outcome) {
-        const token = decodeAuthenticateResponse(outcome.ok);
+        const token = pb.AuthenticateResponse.decode(outcome.ok).token;
         if (!token) throw new EtcdRequestError("etcd authentication answered no token", CODE_UNAUTHENTICATED);
         return token;
       }

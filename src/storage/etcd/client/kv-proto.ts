@@ -1,7 +1,8 @@
 /**
- * The protobuf messages of etcd's KV and Auth services that the storage sends and reads: decoded
- * with protobufjs's wire reader, the rare requests encoded with its writer (Range and Txn are
- * written by kv-request-frames.ts straight into their gRPC frame). Field numbers are those of etcd's
+ * The answers to the storage's Range and Txn calls, decoded field by field with protobufjs's wire
+ * reader (their requests are written by kv-request-frames.ts straight into their gRPC frame; every
+ * other message goes through the code generated from etcd's .proto files, generated-codec.ts,
+ * which kv-codecs-vs-generated.test.ts checks these against). Field numbers are those of etcd's
  * `etcdserverpb/rpc.proto` and `mvccpb/kv.proto` (stable since etcd 3.0).
  *
  * Why by hand rather than from the .proto files with a reflection decoder: only the fields the
@@ -10,7 +11,7 @@
  * several times more CPU. Unknown fields are skipped, as protobuf requires.
  */
 import protobuf from "protobufjs/minimal.js";
-import type { KeyValue } from "../interface.js";
+import type { KeyValue } from "../../interface.js";
 import {
   type DeleteRangeResponse,
   EtcdRequestError,
@@ -26,25 +27,11 @@ import {
   int64,
   type KvFields,
   readKv,
-  tag,
   toKeyValues,
   VARINT,
 } from "./proto-wire.js";
 
 type Reader = protobuf.Reader;
-
-// ---- requests ------------------------------------------------------------------------------
-
-/** CompactionRequest: revision = 1, physical = 2 (wait until the compaction is applied). */
-export function encodeCompactionRequest(revision: number): Uint8Array {
-  return protobuf.Writer.create().uint32(tag(1, VARINT)).int64(revision).uint32(tag(2, VARINT)).bool(true).finish();
-}
-
-/** AuthenticateRequest: name = 1, password = 2. */
-export function encodeAuthenticateRequest(name: string, password: string): Uint8Array {
-  const w = protobuf.Writer.create().uint32(tag(1, BYTES)).string(name);
-  return w.uint32(tag(2, BYTES)).string(password).finish();
-}
 
 // ---- responses -----------------------------------------------------------------------------
 
@@ -143,16 +130,4 @@ export function decodeTxnResponse(message: Buffer): TxnResponse {
     return true;
   });
   return { revision, succeeded, responses };
-}
-
-/** AuthenticateResponse: header = 1, token = 2. */
-export function decodeAuthenticateResponse(message: Buffer): string {
-  const r = protobuf.Reader.create(message);
-  let token = "";
-  readMessage(r, r.len, (f, wt) => {
-    if (f !== 2 || wt !== BYTES) return false;
-    token = r.string();
-    return true;
-  });
-  return token;
 }

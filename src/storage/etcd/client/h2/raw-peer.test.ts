@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import type { Socket } from "node:net";
 import { describe, test } from "node:test";
-import { rawPeer, TRAILERS_ONLY } from "../../../testing/raw-h2-peer.js";
 import { H2Connection, type H2ConnectOptions } from "./connection.js";
 import { ErrorCode, Flag, FrameType, frameOf, goawayFrame, Setting } from "./frames.js";
 import type { HeaderFields } from "./hpack-decoder.js";
 import { RequestHeaderBlocks } from "./hpack-request.js";
+import { rawPeer, TRAILERS_ONLY } from "./raw-h2-peer.js";
 import type { StreamEnd } from "./stream.js";
 
 async function until(check: () => boolean): Promise<void> {

@@ -7,16 +7,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { EtcdCluster } from "../../testing/etcd-cluster.js";
-import { type EtcdTlsFiles, writeEtcdTls } from "../../testing/etcd-tls.js";
-import { runStorageSuite } from "../../testing/storage-suite.js";
-import { isStorageError } from "../errors.js";
-import { openStorage } from "../factory.js";
-import type { WatchEvent } from "../interface.js";
-import { EtcdStorage } from "./etcd-storage.js";
-import { parseEtcdUrl } from "./etcd-url.js";
+import { EtcdCluster } from "../../../testing/etcd-cluster.js";
+import { type EtcdTlsFiles, writeEtcdTls } from "../../../testing/etcd-tls.js";
+import { runStorageSuite } from "../../../testing/storage-suite.js";
+import { isStorageError } from "../../errors.js";
+import { openStorage } from "../../factory.js";
+import type { WatchEvent } from "../../interface.js";
+import { EtcdStorage } from "../etcd-storage.js";
+import { parseEtcdUrl } from "../etcd-url.js";
+import { EtcdClient } from "./etcd-client.js";
 import { EtcdRequestError } from "./kv-calls.js";
-import { EtcdKvH2 } from "./kv-h2.js";
 
 /** A port nothing listens on (bound, then closed). */
 async function deadPort(): Promise<number> {
@@ -64,7 +64,7 @@ describe("etcd KV over gRPC on the client's own HTTP/2 connections", () => {
 
   test("a write whose answer was lost is not sent again elsewhere (it may have been applied); a read is", async () => {
     const dropping = await droppingServer();
-    const kv = new EtcdKvH2({ endpoints: [`127.0.0.1:${dropping.port}`, etcd.endpoints[0]!] });
+    const kv = new EtcdClient({ endpoints: [`127.0.0.1:${dropping.port}`, etcd.endpoints[0]!] });
     const key = `/lost/${randomUUID()}`;
     try {
       await assert.rejects(
@@ -75,7 +75,7 @@ describe("etcd KV over gRPC on the client's own HTTP/2 connections", () => {
       // The client moved on: this read goes to the live member and shows the write never happened.
       assert.equal((await kv.range({ key })).kvs.length, 0);
       // A read that loses its answer is sent to the next member at once.
-      const again = new EtcdKvH2({ endpoints: [`127.0.0.1:${dropping.port}`, etcd.endpoints[0]!] });
+      const again = new EtcdClient({ endpoints: [`127.0.0.1:${dropping.port}`, etcd.endpoints[0]!] });
       try {
         assert.equal((await again.range({ key, count_only: true })).count, 0);
         assert.equal(dropping.requests(), 2);
@@ -96,8 +96,8 @@ describe("etcd KV over gRPC on the client's own HTTP/2 connections", () => {
     });
     const port = (silent.address() as { port: number }).port;
     const options = { connectTimeoutMs: 200, answerTimeoutMs: 2_000 };
-    const alone = new EtcdKvH2({ endpoints: [`127.0.0.1:${port}`], ...options });
-    const kv = new EtcdKvH2({ endpoints: [`127.0.0.1:${port}`, etcd.endpoints[0]!], ...options });
+    const alone = new EtcdClient({ endpoints: [`127.0.0.1:${port}`], ...options });
+    const kv = new EtcdClient({ endpoints: [`127.0.0.1:${port}`, etcd.endpoints[0]!], ...options });
     const key = `/silent/${randomUUID()}`;
     try {
       await assert.rejects(
@@ -121,7 +121,7 @@ describe("etcd KV over gRPC on the client's own HTTP/2 connections", () => {
     server.on("stream", () => streams++);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const port = (server.address() as { port: number }).port;
-    const kv = new EtcdKvH2({ endpoints: [`127.0.0.1:${port}`], answerTimeoutMs: 300 });
+    const kv = new EtcdClient({ endpoints: [`127.0.0.1:${port}`], answerTimeoutMs: 300 });
     const silent = (e: unknown) =>
       e instanceof EtcdRequestError && e.code === 14 && /no answer within 300 ms/.test(e.message);
     try {
@@ -136,7 +136,7 @@ describe("etcd KV over gRPC on the client's own HTTP/2 connections", () => {
   });
 
   test("a value larger than etcd's initial HTTP/2 window (1.4 MiB) is written and read back intact", async () => {
-    const kv = new EtcdKvH2({ endpoints: etcd.endpoints });
+    const kv = new EtcdClient({ endpoints: etcd.endpoints });
     const key = `/big/${randomUUID()}`;
     const value = randomBytes(1_400_000);
     try {
@@ -162,7 +162,7 @@ describe("etcd KV over gRPC on the client's own HTTP/2 connections", () => {
 
   test("a read whose kept-alive connection was closed under it is sent again", async () => {
     const dropping = await droppingServer();
-    const kv = new EtcdKvH2({ endpoints: [`127.0.0.1:${dropping.port}`] });
+    const kv = new EtcdClient({ endpoints: [`127.0.0.1:${dropping.port}`] });
     try {
       await assert.rejects(kv.range({ key: "/x" }), (e: unknown) => e instanceof EtcdRequestError && e.code === 14);
       assert.equal(dropping.requests(), 2, "a read is tried twice on a single endpoint");

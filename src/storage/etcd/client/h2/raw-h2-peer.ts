@@ -1,5 +1,5 @@
 import { type AddressInfo, createServer, type Socket } from "node:net";
-import { CLIENT_PREFACE, Flag, FrameReader, FrameType, settingsFrame } from "../storage/etcd/h2/frames.js";
+import { CLIENT_PREFACE, Flag, FrameReader, FrameType, settingsFrame } from "./frames.js";
 
 /** `:status: 200` (static index 8) and `grpc-status: 0` as a literal without indexing. */
 export const TRAILERS_ONLY = Buffer.concat([

@@ -5,7 +5,7 @@
  * offsets into the message, so nothing is copied until it is wanted.
  */
 import type protobuf from "protobufjs/minimal.js";
-import { type KeyValue, newKeyValue } from "../interface.js";
+import { type KeyValue, newKeyValue } from "../../interface.js";
 
 type ProtoReader = protobuf.Reader;
 

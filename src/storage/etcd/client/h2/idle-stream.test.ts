@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { rawPeer, TRAILERS_ONLY } from "../../../testing/raw-h2-peer.js";
 import { H2Connection } from "./connection.js";
 import { ErrorCode, Flag, FrameType, frameOf } from "./frames.js";
 import { RequestHeaderBlocks } from "./hpack-request.js";
+import { rawPeer, TRAILERS_ONLY } from "./raw-h2-peer.js";
 import type { StreamEnd } from "./stream.js";
 
 async function until(check: () => boolean): Promise<void> {

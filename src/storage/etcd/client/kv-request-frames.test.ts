@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
 import { describe, test } from "node:test";
-import protobuf from "protobufjs";
+import { loadEtcdProto } from "../../../testing/etcd-rpc-proto.js";
 import { rangeRequestFrame, txnRequestFrame } from "./kv-request-frames.js";
 
-// etcd's own .proto files (shipped with the etcd3 package) decode what the frames carry.
-const root = protobuf.loadSync(createRequire(import.meta.url).resolve("etcd3/proto/rpc.proto"));
+// etcd's own .proto files (proto/, by reflection) decode what the frames carry.
+const root = loadEtcdProto({ keepCase: false });
 const decode = (name: string, frame: Buffer): Record<string, unknown> => {
   assert.equal(frame[0], 0, "not compressed");
   assert.equal(frame.readUInt32BE(1), frame.length - 5, "the frame's length is the message's");
@@ -55,8 +54,8 @@ describe("Range and Txn requests written into their gRPC frame", () => {
       const keyBytes = Buffer.from(key);
       assert.deepEqual(t, {
         compare: [
-          { target: "Mod", key: keyBytes, modRevision: String(revision) },
-          { result: "Greater", target: "Create", key: keyBytes, createRevision: "0" },
+          { target: "MOD", key: keyBytes, modRevision: String(revision) },
+          { result: "GREATER", target: "CREATE", key: keyBytes, createRevision: "0" },
         ],
         success: [
           { requestPut: { key: keyBytes, value } },

@@ -1,16 +1,15 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { createRequire } from "node:module";
 import { connect, createServer, type Socket } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import protobuf from "protobufjs";
-import { EtcdCluster } from "../../testing/etcd-cluster.js";
+import { EtcdCluster } from "../../../testing/etcd-cluster.js";
+import { loadEtcdProto } from "../../../testing/etcd-rpc-proto.js";
+import { EtcdClient } from "./etcd-client.js";
 import type { EtcdRequestError } from "./kv-calls.js";
-import { EtcdKvH2 } from "./kv-h2.js";
 
-// etcd's own .proto files (shipped with the etcd3 package) encode the requests and decode the answers here.
-const root = protobuf.loadSync(createRequire(import.meta.url).resolve("etcd3/proto/rpc.proto"));
+// etcd's own .proto files (proto/, by reflection) encode the requests and decode the answers here.
+const root = loadEtcdProto({ keepCase: false });
 const WatchRequest = root.lookupType("etcdserverpb.WatchRequest");
 const WatchResponse = root.lookupType("etcdserverpb.WatchResponse");
 
@@ -19,7 +18,7 @@ interface Seen {
   events?: { kv: { key: string; value: string } }[];
 }
 
-function watchOf(kv: EtcdKvH2, key: string) {
+function watchOf(kv: EtcdClient, key: string) {
   const messages: Seen[] = [];
   const ended: EtcdRequestError[] = [];
   const opened = kv.openStream("/etcdserverpb.Watch/Watch", {
@@ -38,10 +37,10 @@ async function until(check: () => boolean, what: string): Promise<void> {
 
 describe("a gRPC bidirectional stream on the etcd client's HTTP/2 session", () => {
   let etcd: EtcdCluster;
-  let kv: EtcdKvH2;
+  let kv: EtcdClient;
   before(async () => {
     etcd = await EtcdCluster.start(1);
-    kv = new EtcdKvH2({ endpoints: etcd.endpoints });
+    kv = new EtcdClient({ endpoints: etcd.endpoints });
   });
   after(async () => {
     await kv?.close();
@@ -87,7 +86,7 @@ describe("a gRPC bidirectional stream on the etcd client's HTTP/2 session", () =
       sockets.push(client, upstream);
     });
     await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-    const through = new EtcdKvH2({
+    const through = new EtcdClient({
       endpoints: [`127.0.0.1:${(proxy.address() as { port: number }).port}`],
       keepaliveMs: 400,
     });
@@ -111,7 +110,7 @@ describe("a gRPC bidirectional stream on the etcd client's HTTP/2 session", () =
   });
 
   test("closing the client cuts a stream left open", async () => {
-    const other = new EtcdKvH2({ endpoints: etcd.endpoints });
+    const other = new EtcdClient({ endpoints: etcd.endpoints });
     const w = watchOf(other, `/bidi/${randomUUID()}`);
     (await w.opened).write(w.create);
     await until(() => w.messages.some((m) => m.created), "the watch is created");
