@@ -24,7 +24,10 @@ describe("cluster gateway with hostile paths", () => {
   let getAnything = "";
 
   before(async () => {
-    [cluster, server] = await Promise.all([FakeClusterApiServer.start(), startTestServer({ auditLog: auditFile, allowLocalEndpoints: true })]);
+    [cluster, server] = await Promise.all([
+      FakeClusterApiServer.start(),
+      startTestServer({ auditLog: auditFile, allowLocalEndpoints: true }),
+    ]);
     cluster.add("pods", "default", "web-1");
     await postObject(server, "users", { metadata: { name: "alice" }, spec: {} });
     await connectCluster(server, "c1", cluster, { access: [{ verbs: ["use"], users: ["alice"] }] });
