@@ -2,7 +2,8 @@
  * CLI start: how long `platform --version` and a real client command (`platform list teams`
  * against the bench server) take as processes, and their peak memory, beside `kubectl version
  * --client` in the same run (the baseline a kubectl user is used to) and bare `node -e 0` (the
- * floor of any node CLI). Medians of a few runs.
+ * floor of any node CLI); and the same request from both, `platform list users` beside `kubectl
+ * get users` against the bench server. Medians of a few runs.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -66,4 +67,42 @@ export async function benchCli(b: ServerBench): Promise<void> {
   b.row("CLI start: platform --version", show(version), baseline, kubectl ? `${f(version.ms / kubectl.ms, 2)}x` : "");
   const list = repeat(times, process.execPath, [PLATFORM, "list", "teams"], env);
   b.row("CLI request: platform list teams", show(list), baseline, kubectl ? `${f(list.ms / kubectl.ms, 2)}x` : "");
+  if (existsSync("/usr/bin/kubectl")) benchSameRequest(b, times, env, ca);
+}
+
+/** `platform list users` beside `kubectl get users`: one request each, same server, same key. */
+function benchSameRequest(b: ServerBench, times: number, env: NodeJS.ProcessEnv, ca: string): void {
+  const kubeconfig = join(b.dir, "cli-kubeconfig.json");
+  const entry = "bench";
+  writeFileSync(
+    kubeconfig,
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [
+        {
+          name: entry,
+          cluster: {
+            server: `https://127.0.0.1:${b.port}/kubernetes/management`,
+            "certificate-authority-data": Buffer.from(ca).toString("base64"),
+          },
+        },
+      ],
+      users: [{ name: entry, user: { token: b.key } }],
+      contexts: [{ name: entry, context: { cluster: entry, user: entry } }],
+      "current-context": entry,
+    }),
+    { mode: 0o600 },
+  );
+  const kubectlArgs = ["--kubeconfig", kubeconfig, "--cache-dir", join(b.dir, "kube-cache"), "get", "users"];
+  // A kubectl user has the discovery cache already: fill it before measuring.
+  timed("/usr/bin/kubectl", kubectlArgs, env);
+  const kubectl = repeat(times, "/usr/bin/kubectl", kubectlArgs, env);
+  const users = repeat(times, process.execPath, [PLATFORM, "list", "users"], env);
+  b.row(
+    "CLI request: platform list users",
+    show(users),
+    `${show(kubectl)} (kubectl get users)`,
+    `${f(users.ms / kubectl.ms, 2)}x`,
+  );
 }

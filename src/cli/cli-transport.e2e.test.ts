@@ -86,6 +86,22 @@ describe("platform CLI transport", () => {
     assert.doesNotMatch(quiet.stderr, /^> GET/m);
   });
 
+  it("without a proxy a request goes over node:https and never loads undici (most of a command's start)", async () => {
+    // NODE_DEBUG=module logs every CommonJS load, undici's included.
+    const direct = await runCli(home, ["list", "users"], { NODE_DEBUG: "module" });
+    assert.equal(direct.code, 0, direct.stderr);
+    assert.match(direct.stdout, /^admin\s/m);
+    assert.match(direct.stderr, /MODULE/, "the log is on");
+    assert.doesNotMatch(direct.stderr, /undici/);
+    const proxied = await runCli(home, ["list", "users"], {
+      NODE_DEBUG: "module",
+      HTTPS_PROXY: "http://127.0.0.1:1",
+      NO_PROXY: "127.0.0.1",
+    });
+    assert.equal(proxied.code, 0, proxied.stderr);
+    assert.match(proxied.stderr, /undici/, "with a proxy configured, undici applies it and NO_PROXY");
+  });
+
   it("HTTPS_PROXY is used (CONNECT through it) unless NO_PROXY names the host", async () => {
     const tunnels: string[] = [];
     const proxy: Server = createHttpServer((_req, res) => res.writeHead(405).end());

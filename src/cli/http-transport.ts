@@ -1,13 +1,14 @@
 import { createRequire } from "node:module";
 import type { Dispatcher } from "undici";
 import { CliError } from "./errors.js";
+import { proxyConfigured, sendDirect } from "./https-direct.js";
 
 type Undici = typeof import("undici");
 
 /**
- * The CLI's HTTP transport: undici, loaded on the first request (it is most of a client command's
- * start-up cost, and --version, --help and completion never send one), with HTTPS_PROXY /
- * HTTP_PROXY / NO_PROXY honoured through its EnvHttpProxyAgent.
+ * The CLI's HTTP transport: node:https without a proxy (https-direct.ts); with HTTPS_PROXY /
+ * HTTP_PROXY set, undici, loaded on the first request (it is most of a client command's start-up
+ * cost), whose EnvHttpProxyAgent honours them and NO_PROXY.
  */
 let undici: Undici | undefined;
 function load(): Undici {
@@ -74,6 +75,7 @@ export async function send(
   url: URL,
   init: { method: string; headers: Record<string, string>; body?: string } & TransportOptions,
 ): Promise<{ status: number; text: string }> {
+  if (!proxyConfigured()) return sendDirect(url, init);
   const { request } = load();
   const signal = init.timeoutMs > 0 ? AbortSignal.timeout(init.timeoutMs) : undefined;
   const res = await request(url, {

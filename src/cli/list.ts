@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { type Json, TABLE_ACCEPT } from "./api-client.js";
 import { addOutputOption, apiPath, loggedInClient, outputOf, projectNamespace, verbCommand } from "./common.js";
 import { printJsonOrYaml, printServerTable } from "./output.js";
-import { mayUse } from "./use-cluster.js";
+import { mayUse } from "./use-access.js";
 
 interface ListKind {
   noun: string;

@@ -34,7 +34,7 @@ function positiveSeconds(value: string, flag: string): number {
 
 /** What the server listens on and where its files are, every path absolute. */
 export function banner(
-  server: { url: string; port: number; adminKubeconfig?: string },
+  server: { url: string; port: number; adminKubeconfig?: string; caPem?: string },
   host: string,
   dataDir: string,
 ): string {
@@ -42,8 +42,10 @@ export function banner(
   const shown = host.includes(":") ? `[${host}]` : host;
   const lines = [
     `platform is listening on ${shown}:${server.port}${all ? " (every address of this machine)" : ""}`,
+    `console:           ${server.url}/`,
     `API:               ${server.url}/kubernetes/management`,
     `data dir:          ${resolve(dataDir)}`,
+    ...(server.caPem ? caLines(resolve(dataDir, "ca.crt"), server.url) : []),
     adminKeyLine(resolve(dataDir, "admin-access-key")),
   ];
   if (server.adminKubeconfig) {
@@ -51,6 +53,18 @@ export function banner(
     lines.push(`admin kubeconfig:  ${kubeconfig}`, `try:  kubectl --kubeconfig ${kubeconfig} get users`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * The server made its own certificate authority (no --tls-cert-file): nothing trusts it yet, so
+ * say where it is and how to trust it, or the first curl or browser visit fails on TLS.
+ */
+function caLines(caFile: string, url: string): string[] {
+  return [
+    `CA certificate:    ${caFile}`,
+    `  trust it:        curl --cacert ${caFile} ${url}/readyz`,
+    `                   browsers, the OS: import it as a trusted authority (README.md, "Trusting the server's CA")`,
+  ];
 }
 
 /**

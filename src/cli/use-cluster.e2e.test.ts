@@ -106,6 +106,35 @@ describe("platform use cluster", () => {
     assert.match(v.stderr, /may not use virtual cluster dev in project web/);
   });
 
+  it("use cluster/vcluster with a name that does not exist fails, names it, and leaves the kubeconfig alone", async () => {
+    // The admin may `use` anything, so the access review alone would let a missing name through.
+    const admin = mkdtempSync(join(tmpdir(), "platform-use-admin-"));
+    writeFileSync(join(admin, "ca.crt"), server.caPem ?? "");
+    const login = await cli(admin, [
+      "login",
+      server.url,
+      "--access-key",
+      server.adminKey,
+      "--certificate-authority",
+      join(admin, "ca.crt"),
+    ]);
+    assert.equal(login.code, 0, login.stderr);
+    const kubeconfig = join(admin, "kubeconfig");
+    const before = "apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\ncurrent-context: mine\n";
+    writeFileSync(kubeconfig, before);
+
+    const missingCluster = await cli(admin, ["use", "cluster", "nosuch"]);
+    assert.equal(missingCluster.code, 1, missingCluster.stdout);
+    assert.match(missingCluster.stderr, /cluster nosuch not found/);
+    const missingVcluster = await cli(admin, ["use", "vcluster", "nosuch", "--project", "web"]);
+    assert.equal(missingVcluster.code, 1, missingVcluster.stdout);
+    assert.match(missingVcluster.stderr, /virtual cluster nosuch not found in project web/);
+    assert.equal(readFileSync(kubeconfig, "utf8"), before, "no context written, the current one kept");
+
+    const existing = await cli(admin, ["use", "cluster", "prod", "--no-switch"]);
+    assert.equal(existing.code, 0, existing.stderr);
+  });
+
   it("use cluster --direct sends no token to an agent URL that is not https (one stored before the server checked)", async () => {
     await server.request("POST", `${GROUP_PATH}/clusters`, {
       body: {

@@ -1,31 +1,12 @@
 import type { Command } from "commander";
 import { DIRECT_ENDPOINT_ANNOTATION, DIRECT_ENDPOINT_CA_ANNOTATION } from "../api/endpoint-annotations.js";
 import { perServerName } from "../support/kubeconfig-names.js";
-import { type ApiClient, GROUP_API, type Json } from "./api-client.js";
-import { loggedInClient, verbCommand } from "./common.js";
+import { GROUP_API, type Json } from "./api-client.js";
+import { loggedInClient, projectNamespace, verbCommand } from "./common.js";
 import { requireLogin } from "./config.js";
 import { CliError } from "./errors.js";
 import { addLoginContext, kubeconfigPath, mergeContext } from "./kubeconfig.js";
-
-const SSAR = "/kubernetes/management/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
-
-/** Whether the caller may `use` the object (a SelfSubjectAccessReview). */
-export async function mayUse(client: ApiClient, resource: string, name: string, namespace?: string): Promise<boolean> {
-  const review: Json = await client.post(SSAR, {
-    apiVersion: "authorization.k8s.io/v1",
-    kind: "SelfSubjectAccessReview",
-    spec: {
-      resourceAttributes: {
-        group: "management.platform",
-        verb: "use",
-        resource,
-        name,
-        ...(namespace ? { namespace } : {}),
-      },
-    },
-  });
-  return review?.status?.allowed === true;
-}
+import { requireUsable } from "./use-access.js";
 
 interface UseOptions {
   contextName?: string;
@@ -65,19 +46,20 @@ export function registerUseClusterCommands(program: Command): void {
     .option("--no-switch", "add the context without making it current")
     .addHelpText("after", "\nExamples:\n  platform use vcluster dev --project web && kubectl get ns")
     .action(async (name: string, opts: UseOptions & { project: string }) => {
-      const client = loggedInClient();
-      if (!(await mayUse(client, "virtualclusterinstances", name, `p-${opts.project}`))) {
-        throw new CliError(`you may not use virtual cluster ${name} in project ${opts.project} (or it does not exist)`);
-      }
+      await requireUsable(loggedInClient(), {
+        resource: "virtualclusterinstances",
+        name,
+        namespace: projectNamespace(opts.project),
+        noun: "virtual cluster",
+        scope: `in project ${opts.project}`,
+      });
       const path = `/kubernetes/project/${encodeURIComponent(opts.project)}/virtualcluster/${encodeURIComponent(name)}`;
       writeGatewayContext(`platform_${opts.project}_${name}`, opts.contextName, path, opts.switch);
     });
 }
 
 async function useCluster(name: string, opts: UseOptions): Promise<void> {
-  if (!(await mayUse(loggedInClient(), "clusters", name))) {
-    throw new CliError(`you may not use cluster ${name} (or it does not exist)`);
-  }
+  await requireUsable(loggedInClient(), { resource: "clusters", name, noun: "cluster" });
   writeGatewayContext(
     `platform_${name}`,
     opts.contextName,

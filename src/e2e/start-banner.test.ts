@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { promisify } from "node:util";
 import { PLATFORM_BIN } from "../testing/cli-run.js";
 import { freePort } from "../testing/server-process.js";
 
@@ -40,13 +41,26 @@ describe("platform start banner", () => {
     while (!out.stdout.includes("try:") && Date.now() < deadline && child.exitCode === null) {
       await new Promise((r) => setTimeout(r, 100));
     }
+    // The trust hint works as printed: curl verifies the server against the CA it names.
+    const curl = /^ {2}trust it: +(curl .*)$/m.exec(out.stdout)?.[1] ?? "";
+    const [command, ...curlArgs] = curl.split(" ");
+    const readyz =
+      command === "curl"
+        ? await promisify(execFile)(command, ["-sS", ...curlArgs]).catch((err: Error) => ({ stdout: String(err) }))
+        : { stdout: `no curl command in the banner:\n${out.stdout}` };
     child.kill("SIGTERM");
     assert.equal(await exited, 0, out.stderr);
+    assert.equal(readyz.stdout, "ok");
     const data = join(cwd, "data");
+    const ca = join(data, "ca.crt");
     assert.deepEqual(out.stdout.trimEnd().split("\n"), [
       `platform is listening on 0.0.0.0:${port} (every address of this machine)`,
+      `console:           https://127.0.0.1:${port}/`,
       `API:               https://127.0.0.1:${port}/kubernetes/management`,
       `data dir:          ${data}`,
+      `CA certificate:    ${ca}`,
+      `  trust it:        curl --cacert ${ca} https://127.0.0.1:${port}/readyz`,
+      `                   browsers, the OS: import it as a trusted authority (README.md, "Trusting the server's CA")`,
       `admin access key:  ${join(data, "admin-access-key")}`,
       `admin kubeconfig:  ${join(data, "admin.kubeconfig")}`,
       `try:  kubectl --kubeconfig ${join(data, "admin.kubeconfig")} get users`,
