@@ -1,5 +1,5 @@
 import { type KubeObject, specOf } from "../api/object.js";
-import type { AccessRule, ClusterRoleRef } from "../api/schema/common.js";
+import { ACCESS_RULE_VERBS, type AccessRule, type ClusterRoleRef } from "../api/schema/common.js";
 import { isAnonymous, PUBLIC_PATHS } from "../auth/anonymous.js";
 import { rolesDependencies } from "../auth/identity-dependencies.js";
 import type { IdentityIndex } from "../auth/identity-index.js";
@@ -31,18 +31,13 @@ export const ACCESS_RULE_RESOURCES: ReadonlySet<string> = new Set([
  * a project member with `platform-management-admin`; a plain project member does not.
  */
 export const ADMINISTER_VERB = "administer";
-/** Every verb an access rule can name; `*` stands for all of them. */
-export const ACCESS_VERBS = [
-  "get",
-  "list",
-  "watch",
-  "update",
-  "patch",
-  "delete",
-  "use",
-  "bind",
-  ADMINISTER_VERB,
-] as const;
+/**
+ * Every verb an access rule can name: the schema's list (api/schema/common.ts) without `*`,
+ * which stands for all of them.
+ */
+export const ACCESS_VERBS = ACCESS_RULE_VERBS.filter(
+  (verb): verb is Exclude<(typeof ACCESS_RULE_VERBS)[number], "*"> => verb !== "*",
+);
 const READ_VERBS = new Set(["get", "list", "watch"]);
 /**
  * KEP-3926's verb: removing an object whose stored value does not decode, without decoding it
