@@ -4,7 +4,7 @@ import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { connect } from "node:tls";
+import { rawUpgrade } from "../testing/raw-upgrade.js";
 import { type ServerProcess, startServerProcess } from "../testing/server-process.js";
 
 /**
@@ -72,23 +72,5 @@ function get(server: ServerProcess, path: string, token?: string): Promise<{ sta
     );
     req.on("error", reject);
     req.end();
-  });
-}
-
-/** An unauthenticated upgrade request on its own TLS connection: what came back before it closed. */
-function rawUpgrade(server: ServerProcess, path: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: "127.0.0.1", port: server.port, ca: server.caPem, servername: "127.0.0.1" }, () => {
-      socket.write(
-        `GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
-          "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
-      );
-    });
-    let text = "";
-    socket.on("data", (c: Buffer) => {
-      text += c.toString("utf8");
-    });
-    socket.on("close", () => resolve(text));
-    socket.on("error", reject);
   });
 }

@@ -4,10 +4,10 @@ import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { connect } from "node:tls";
 import { stringify } from "yaml";
 import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
 import { accessKey, connectCluster, postObject } from "../testing/gateway-fixture.js";
+import { rawUpgrade } from "../testing/raw-upgrade.js";
 import { startTestServer, type TestServer } from "../testing/test-server.js";
 
 /**
@@ -174,24 +174,5 @@ function sendAsIs(server: TestServer, path: string, token: string | null) {
     );
     req.on("error", reject);
     req.end();
-  });
-}
-
-/** Sends an upgrade request on its own TLS connection and returns what came back (the connection then closes). */
-function rawUpgrade(server: TestServer, path: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: "127.0.0.1", port: server.port, ca: server.caPem, servername: "localhost" }, () => {
-      socket.write(
-        `GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
-          "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
-      );
-    });
-    let text = "";
-    socket.on("data", (c: Buffer) => {
-      text += c.toString("utf8");
-    });
-    socket.on("end", () => resolve(text));
-    socket.on("close", () => resolve(text));
-    socket.on("error", reject);
   });
 }
