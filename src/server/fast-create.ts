@@ -109,7 +109,8 @@ export function fastCreate(deps: FastCreateDeps): FastBranch {
     const ctx = deps.authenticate({ ip, headers: h });
     if (!ctx || !deps.allows(ctx.user, collection.createAttributes)) return false;
     const taken = new TakenRequest(deps, req, res, ip, "create", performance.now());
-    new FastCreateRequest(taken, req, collection.path, ctx).readBody(length);
+    const creating = new FastCreateRequest(taken, req, collection.path, ctx);
+    taken.readBody(req, length, (raw) => creating.create(raw));
     return true;
   };
 }
@@ -158,25 +159,8 @@ class FastCreateRequest {
     private readonly ctx: RequestContext,
   ) {}
 
-  readBody(length: number): void {
-    const chunks: Buffer[] = [];
-    const req = this.req;
-    let ended = false;
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      ended = true;
-      const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
-      this.taken.guard(() => this.create(raw));
-    });
-    // The client went away before its body arrived: nobody reads an answer.
-    const gone = () => {
-      if (!ended) this.taken.clientGone();
-    };
-    req.on("error", gone);
-    req.on("aborted", gone);
-  }
-
-  private create(raw: Buffer): void {
+  /** Once its body arrived. */
+  create(raw: Buffer): void {
     const { path, ctx, taken } = this;
     // Known once the body arrived, as on fastify's path (which authenticates after reading it).
     taken.body = raw;

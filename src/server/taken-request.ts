@@ -58,6 +58,27 @@ export class TakenRequest implements PipelineRequest {
     this.deps.noteCaller(this, user);
   }
 
+  /**
+   * Reads a body of announced `length` (within the body limit: the branch took only such), then
+   * runs `then` guarded. A client that goes away before its body arrived gets no answer: the
+   * request ends in the pipeline as fastify's error handler ends it then, a 400.
+   */
+  readBody(req: IncomingMessage, length: number, then: (raw: Buffer) => void): void {
+    const chunks: Buffer[] = [];
+    let ended = false;
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      ended = true;
+      const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+      this.guard(() => then(raw));
+    });
+    const gone = () => {
+      if (!ended) this.finish(400);
+    };
+    req.on("error", gone);
+    req.on("aborted", gone);
+  }
+
   /** Writes the answer (once; a response already gone only ends the request) and ends the request. */
   answer(
     code: number,
@@ -110,14 +131,6 @@ export class TakenRequest implements PipelineRequest {
         this.finish(500);
       }
     }
-  }
-
-  /**
-   * The client went away before the answer: nothing is written, and the request ends in the
-   * pipeline as fastify's error handler ends it then (a 400: the body never arrived).
-   */
-  clientGone(): void {
-    this.finish(400);
   }
 
   private finish(code: number): void {
