@@ -3,7 +3,7 @@ import { fieldError } from "../../api/errors.js";
 import { specOf } from "../../api/object.js";
 import { AccessRulesSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
-import { ageColumn, defineKind, displayNameColumn, nameColumn, statusField } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, statusField } from "../define.js";
 import { PROJECT_NAMESPACE_PREFIX } from "../project/project.js";
 import { validateAccessRules } from "../validation.js";
 
@@ -68,6 +68,15 @@ export const virtualClusterInstanceResource = defineKind({
       }
       return errs;
     },
+  },
+  console: {
+    title: "Virtual clusters",
+    fields: [
+      ...displayNameFields(),
+      { path: "spec.clusterRef.cluster", label: "Cluster", type: "text" },
+      { path: "spec.clusterRef.namespace", label: "Namespace on the cluster", type: "text" },
+    ],
+    columns: ["Cluster", "Phase"],
   },
   columns: [
     nameColumn(),

@@ -1,0 +1,139 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { gizmoKindList } from "../testing/kinds/gizmo/gizmo.js";
+import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
+
+const G = GROUP_PATH;
+const TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io";
+const SECRET = "gizmo-secret-value-for-the-audit-check";
+/** Every body logged, where the kind allows it: what stays out of the log is the kind's declaration. */
+const POLICY = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: []
+rules:
+  - level: RequestResponse
+`;
+
+/**
+ * A kind declared only in its folder (src/testing/kinds/gizmo/: access rules, a secret field,
+ * a console column) and added to the registration list, nothing else: the authorizer honours
+ * its access rules, escalation checks them, its Table and the console show its column, the
+ * console learns its secret field, and the audit log keeps none of its bodies.
+ */
+describe("a kind added to the registration list, declared in its folder alone", () => {
+  let s: TestServer;
+  let dir: string;
+  let alice: string;
+  let bob: string;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "platform-declared-kind-"));
+    writeFileSync(join(dir, "policy.yaml"), POLICY);
+    s = await startTestServer({
+      kinds: gizmoKindList,
+      auditLog: join(dir, "audit.log"),
+      auditPolicyFile: join(dir, "policy.yaml"),
+    });
+    alice = await userWithKey(s, "alice");
+    bob = await userWithKey(s, "bob");
+    const created = await s.request("POST", `${G}/gizmos`, {
+      body: {
+        metadata: { name: "g1" },
+        spec: { color: "teal", secret: SECRET, access: [{ verbs: ["get", "update"], users: ["alice"] }] },
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+  });
+  after(async () => {
+    await s?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("is authorized by its access rules: the verbs they grant to whom they name, nothing else", async () => {
+    assert.equal((await s.request("GET", `${G}/gizmos/g1`, { token: alice })).status, 200);
+    assert.equal((await s.request("GET", `${G}/gizmos/g1`, { token: bob })).status, 403);
+    assert.equal((await s.request("DELETE", `${G}/gizmos/g1`, { token: alice })).status, 403);
+    const names = async (token: string) =>
+      (await s.request("GET", `${G}/gizmos`, { token })).json.items.map(
+        (o: { metadata: { name: string } }) => o.metadata.name,
+      );
+    assert.deepEqual(
+      (await names(alice)).filter((n: string) => n !== "g2"),
+      ["g1"],
+    );
+    assert.deepEqual(await names(bob), []);
+  });
+
+  it("lets an access rule's update through, but not a wider rule (no escalation)", async () => {
+    const got = (await s.request("GET", `${G}/gizmos/g1`, { token: alice })).json;
+    const widen = structuredClone(got);
+    widen.spec.access = [...widen.spec.access, { verbs: ["delete"], users: ["alice"] }];
+    const refused = await s.request("PUT", `${G}/gizmos/g1`, { token: alice, body: widen });
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(refused.json.kind, "Status");
+    got.spec.color = "amber";
+    const put = await s.request("PUT", `${G}/gizmos/g1`, { token: alice, body: got });
+    assert.equal(put.status, 200, put.text);
+  });
+
+  it("is listed with its columns", async () => {
+    const violet = await s.request("POST", `${G}/gizmos`, {
+      body: { metadata: { name: "g2" }, spec: { color: "violet" } },
+    });
+    assert.equal(violet.status, 201, violet.text);
+    const table = await s.request("GET", `${G}/gizmos/g2`, { headers: { accept: TABLE } });
+    assert.equal(table.status, 200, table.text);
+    const names = table.json.columnDefinitions.map((c: { name: string }) => c.name);
+    assert.deepEqual(names, ["Name", "Display Name", "Color", "Age"]);
+    assert.equal(table.json.rows[0].cells[names.indexOf("Color")], "violet");
+  });
+
+  it("is in the console's kinds, with its columns, access rules and secret field", async () => {
+    const answer = await s.request("GET", "/console/api/kinds", { token: alice });
+    assert.equal(answer.status, 200, answer.text);
+    const gizmo = answer.json.kinds.find((k: { plural: string }) => k.plural === "gizmos");
+    assert.deepEqual(
+      { ...gizmo, fields: gizmo.fields.map((f: { path: string }) => f.path) },
+      {
+        plural: "gizmos",
+        kind: "Gizmo",
+        namespaced: false,
+        title: "Gizmos",
+        access: true,
+        fields: ["spec.displayName", "spec.description", "spec.color"],
+        columns: ["Color"],
+        secretFields: ["spec.secret"],
+      },
+    );
+    const teams = answer.json.kinds.find((k: { plural: string }) => k.plural === "teams");
+    assert.deepEqual(teams.secretFields, [], "a kind without secret fields declares none");
+  });
+
+  it("refuses the console's kinds to a caller without credentials", async () => {
+    const refused = await s.request("GET", "/console/api/kinds", { token: null });
+    assert.equal(refused.status, 401, refused.text);
+    assert.equal(refused.json.kind, "Status");
+  });
+
+  it("keeps its bodies out of the audit log, while another kind's are logged", async () => {
+    const team = await s.request("POST", `${G}/teams`, { body: { metadata: { name: "logged-team" }, spec: {} } });
+    assert.equal(team.status, 201, team.text);
+    await s.close(); // flushes the log
+    const text = readFileSync(join(dir, "audit.log"), "utf8");
+    const events = text
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    assert.ok(
+      events.some((e) => e.objectRef?.resource === "teams" && e.requestObject?.metadata?.name === "logged-team"),
+      "the policy logs bodies",
+    );
+    const gizmoEvents = events.filter((e) => e.objectRef?.resource === "gizmos");
+    assert.ok(gizmoEvents.length > 0);
+    for (const e of gizmoEvents) assert.equal(e.requestObject ?? e.responseObject, undefined, e.requestURI);
+    assert.ok(!text.includes(SECRET), "the secret field's value");
+  });
+});
