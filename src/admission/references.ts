@@ -4,6 +4,7 @@ import type { Owner } from "../api/schema/common.js";
 import type { Authorizer } from "../authz/contract.js";
 import { DEFAULT_SECRET_NAMESPACE } from "../clusters/cluster-connection.js";
 import type { ClusterSpec } from "../kinds/cluster/cluster.js";
+import type { SpaceInstanceSpec } from "../kinds/space-instance/space-instance.js";
 import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
 import type { UserInfo } from "../registry/request-context.js";
@@ -110,10 +111,16 @@ function changedReferences(rt: ResourceType, obj: KubeObject, old: KubeObject | 
 function referencesOf(rt: ResourceType, obj: KubeObject): Reference[] {
   const resource = rt.plural;
   const refs: Reference[] = [];
-  if (resource === "virtualclusterinstances") {
+  if (resource === "virtualclusterinstances" || resource === "spaceinstances") {
     const cluster = specOf<VirtualClusterInstanceSpec>(obj).clusterRef?.cluster;
     if (typeof cluster === "string" && cluster) {
       refs.push({ field: "spec.clusterRef.cluster", resource: "clusters", name: cluster, verb: "use" });
+    }
+  }
+  if (resource === "spaceinstances") {
+    const template = specOf<SpaceInstanceSpec>(obj).templateRef?.name;
+    if (typeof template === "string" && template) {
+      refs.push({ field: "spec.templateRef.name", resource: "spacetemplates", name: template, verb: "use" });
     }
   }
   if (rt.owner) {
