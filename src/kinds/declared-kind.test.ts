@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { API_PREFIX } from "../api/object.js";
 import { gizmoKindList } from "../testing/kinds/gizmo/gizmo.js";
 import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
 
@@ -42,7 +43,7 @@ describe("a kind added to the registration list, declared in its folder alone", 
     const created = await s.request("POST", `${G}/gizmos`, {
       body: {
         metadata: { name: "g1" },
-        spec: { color: "teal", secret: SECRET, access: [{ verbs: ["get", "update"], users: ["alice"] }] },
+        spec: { color: "teal", secret: SECRET, access: [{ verbs: ["get", "update", "use"], users: ["alice"] }] },
       },
     });
     assert.equal(created.status, 201, created.text);
@@ -65,6 +66,19 @@ describe("a kind added to the registration list, declared in its folder alone", 
       ["g1"],
     );
     assert.deepEqual(await names(bob), []);
+  });
+
+  it("tells the caller what its access rules grant (kubectl auth can-i --list), `use` included", async () => {
+    const review = await s.request("POST", `${API_PREFIX}/apis/authorization.k8s.io/v1/selfsubjectrulesreviews`, {
+      token: alice,
+      body: { spec: { namespace: "default" } },
+    });
+    assert.equal(review.status, 201, review.text);
+    const onG1 = review.json.status.resourceRules.filter(
+      (r: { resources: string[]; resourceNames?: string[] }) =>
+        r.resources.includes("gizmos") && r.resourceNames?.includes("g1"),
+    );
+    assert.deepEqual(onG1.flatMap((r: { verbs: string[] }) => r.verbs).sort(), ["get", "update", "use"], review.text);
   });
 
   it("lets an access rule's update through, but not a wider rule (no escalation)", async () => {
