@@ -111,7 +111,7 @@ function changedReferences(rt: ResourceType, obj: KubeObject, old: KubeObject | 
 function referencesOf(rt: ResourceType, obj: KubeObject): Reference[] {
   const resource = rt.plural;
   const refs: Reference[] = [];
-  if (resource === "virtualclusterinstances" || resource === "spaceinstances") {
+  if (rt.projectInstance) {
     const cluster = specOf<VirtualClusterInstanceSpec>(obj).clusterRef?.cluster;
     if (typeof cluster === "string" && cluster) {
       refs.push({ field: "spec.clusterRef.cluster", resource: "clusters", name: cluster, verb: "use" });

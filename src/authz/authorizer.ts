@@ -80,6 +80,8 @@ export class PlatformAuthorizer implements Authorizer {
   private readonly roles = new WeakMap<UserInfo, CachedRoles>();
   /** The plurals of the kinds whose objects carry access[] rules (ResourceType.accessRules). */
   private readonly accessRuleResources: ReadonlySet<string>;
+  /** The plurals of the kinds whose objects are a project's instances (ResourceType.projectInstance). */
+  private readonly projectInstanceResources: ReadonlySet<string>;
 
   constructor(
     private readonly identity: IdentityIndex,
@@ -88,6 +90,7 @@ export class PlatformAuthorizer implements Authorizer {
     kinds: readonly ResourceType[],
   ) {
     this.accessRuleResources = new Set(kinds.filter((k) => k.accessRules).map((k) => k.plural));
+    this.projectInstanceResources = new Set(kinds.filter((k) => k.projectInstance).map((k) => k.plural));
   }
 
   /** Whether objects of this management-group resource carry access[] rules the authorizer honours. */
@@ -267,7 +270,7 @@ export class PlatformAuthorizer implements Authorizer {
     if (a.resource === "projects" && a.name) {
       projectName = a.name;
       onProject = true;
-    } else if (a.resource === "virtualclusterinstances" || a.resource === "spaceinstances") {
+    } else if (this.projectInstanceResources.has(a.resource)) {
       projectName = projectOfNamespace(a.namespace);
     }
     if (!projectName) return false;

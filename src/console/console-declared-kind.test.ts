@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { launchChromium, newConsoleContext } from "../testing/browser.js";
-import { gizmoKindList } from "../testing/kinds/gizmo/gizmo.js";
+import { testKindList } from "../testing/kinds/index.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
 const SECRET = "gizmo-secret-shown-nowhere";
@@ -18,7 +18,7 @@ describe("web console: a kind declared only in its folder", { timeout: 240_000 }
   let page: Page;
 
   before(async () => {
-    server = await startTestServer({ kinds: gizmoKindList });
+    server = await startTestServer({ kinds: testKindList });
     const created = await server.request("POST", `${GROUP_PATH}/gizmos`, {
       body: {
         metadata: { name: "g1" },

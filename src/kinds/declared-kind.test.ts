@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { API_PREFIX } from "../api/object.js";
-import { gizmoKindList } from "../testing/kinds/gizmo/gizmo.js";
+import { testKindList } from "../testing/kinds/index.js";
 import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
 
 const G = GROUP_PATH;
@@ -34,7 +34,7 @@ describe("a kind added to the registration list, declared in its folder alone", 
     dir = mkdtempSync(join(tmpdir(), "platform-declared-kind-"));
     writeFileSync(join(dir, "policy.yaml"), POLICY);
     s = await startTestServer({
-      kinds: gizmoKindList,
+      kinds: testKindList,
       auditLog: join(dir, "audit.log"),
       auditPolicyFile: join(dir, "policy.yaml"),
     });
@@ -149,5 +149,63 @@ describe("a kind added to the registration list, declared in its folder alone", 
     assert.ok(gizmoEvents.length > 0);
     for (const e of gizmoEvents) assert.equal(e.requestObject ?? e.responseObject, undefined, e.requestURI);
     assert.ok(!text.includes(SECRET), "the secret field's value");
+  });
+});
+
+/**
+ * A project's instance declared in its folder alone (src/testing/kinds/doodad/,
+ * `projectInstance`): the project must exist and allow its cluster and owns it, its members
+ * manage it, and naming a cluster needs `use` on it, as for virtual clusters and spaces.
+ */
+describe("a project's instance added to the registration list, declared in its folder alone", () => {
+  let s: TestServer;
+  let carol: string;
+  let dave: string;
+  const doodads = (project: string) => `${G}/namespaces/p-${project}/doodads`;
+
+  before(async () => {
+    s = await startTestServer({ kinds: testKindList });
+    carol = await userWithKey(s, "carol");
+    dave = await userWithKey(s, "dave");
+    const project = await s.request("POST", `${G}/projects`, {
+      body: {
+        metadata: { name: "web" },
+        spec: { members: [{ kind: "User", name: "carol" }], allowedClusters: [{ name: "prod" }] },
+      },
+    });
+    assert.equal(project.status, 201, project.text);
+  });
+  after(() => s?.stop());
+
+  it("is managed by the project's members, and owned by the project", async () => {
+    const created = await s.request("POST", doodads("web"), { token: carol, body: { metadata: { name: "d1" } } });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(
+      created.json.metadata.ownerReferences.map((r: { kind: string; name: string }) => `${r.kind}/${r.name}`),
+      ["Project/web"],
+    );
+    assert.equal((await s.request("DELETE", `${doodads("web")}/d1`, { token: carol })).status, 200);
+  });
+
+  it("refuses who is not a member", async () => {
+    const refused = await s.request("POST", doodads("web"), { token: dave, body: { metadata: { name: "d2" } } });
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(refused.json.kind, "Status");
+  });
+
+  it("needs its project, a cluster the project allows, and `use` on that cluster", async () => {
+    const noProject = await s.request("POST", doodads("missing"), { body: { metadata: { name: "d3" } } });
+    assert.equal(noProject.status, 404, noProject.text);
+    const other = await s.request("POST", doodads("web"), {
+      body: { metadata: { name: "d4" }, spec: { clusterRef: { cluster: "other" } } },
+    });
+    assert.equal(other.status, 422, other.text);
+    assert.match(other.text, /not in the allowedClusters of project/);
+    const withoutUse = await s.request("POST", doodads("web"), {
+      token: carol,
+      body: { metadata: { name: "d5" }, spec: { clusterRef: { cluster: "prod" } } },
+    });
+    assert.equal(withoutUse.status, 403, withoutUse.text);
+    assert.match(withoutUse.text, /use/);
   });
 });

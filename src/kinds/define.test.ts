@@ -31,6 +31,26 @@ describe("defineKind: what a kind's schema tells", () => {
     assert.equal(kindWithSpec({ access: Type.Optional(AccessRulesSchema) }).owner, false);
   });
 
+  it("lets only a namespaced kind with spec.clusterRef be a project's instances", () => {
+    const instance = (namespaced: boolean, spec: Parameters<typeof Type.Object>[0]) =>
+      defineKind({
+        kind: "Thing",
+        plural: "things",
+        singular: "thing",
+        shortNames: [],
+        namespaced,
+        projectInstance: true,
+        hasStatus: false,
+        description: "A test kind.",
+        schema: objectSchema("Thing", "A test kind.", Type.Object(spec), undefined),
+        columns: [nameColumn()],
+      });
+    const clusterRef = { clusterRef: Type.Optional(Type.Object({ cluster: Type.Optional(Type.String()) })) };
+    assert.equal(instance(true, clusterRef).projectInstance, true);
+    assert.throws(() => instance(false, clusterRef), /namespaced and name their cluster/);
+    assert.throws(() => instance(true, {}), /namespaced and name their cluster/);
+  });
+
   it("lets the console show only the kind's own Table columns", () => {
     assert.deepEqual(kindWithSpec({}, { columns: ["Size"] }).console?.columns, ["Size"]);
     assert.throws(

@@ -11,12 +11,16 @@ type KindSpec = Omit<
 /**
  * Fills the defaults every kind of this group shares, and what its schema tells: whether its
  * objects carry access rules (`spec.access`) and name an owner (`spec.owner`). A console
- * presentation may name only the kind's own Table columns.
+ * presentation may name only the kind's own Table columns; a project's instances are namespaced
+ * and have `spec.clusterRef`.
  */
 export function defineKind(spec: KindSpec): ResourceType {
   const columnNames = new Set(spec.columns.map((c) => c.name));
   for (const name of spec.console?.columns ?? []) {
     if (!columnNames.has(name)) throw new Error(`${spec.kind}: the console column "${name}" is not one of its columns`);
+  }
+  if (spec.projectInstance && !(spec.namespaced && specHasField(spec.schema, "clusterRef"))) {
+    throw new Error(`${spec.kind}: a project's instances are namespaced and name their cluster in spec.clusterRef`);
   }
   return {
     group: GROUP,

@@ -115,6 +115,13 @@ export interface ResourceType {
   /** Whether its objects name an owner in `spec.owner` (a user or team the writer must see); from the schema too. */
   owner?: boolean;
   /**
+   * Its objects are a project's instances (virtual clusters, spaces): they live in the project's
+   * namespace `p-<project>` and run on one of its clusters (`spec.clusterRef.cluster`). The
+   * project must exist and allow the cluster, and owns them (admission/project-instances.ts); its
+   * members manage them (the authorizer); the writer needs `use` on the cluster (admission/references.ts).
+   */
+  projectInstance?: boolean;
+  /**
    * Dotted paths of secret values (`spec.data`: every value under it). The audit log keeps no
    * bodies of such a kind, and the console masks them in its YAML panel and editors.
    */

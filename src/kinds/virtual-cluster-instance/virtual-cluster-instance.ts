@@ -48,6 +48,8 @@ export const virtualClusterInstanceResource = defineKind({
   singular: "virtualclusterinstance",
   shortNames: ["vci", "vcluster"],
   namespaced: true,
+  // In p-<project>, on one of the project's clusters, managed by its members.
+  projectInstance: true,
   hasStatus: true,
   description: "A VirtualClusterInstance is a virtual cluster that belongs to a project (namespace p-<project>).",
   schema: objectSchema(

@@ -9,13 +9,12 @@ import {
   nameColumn,
   specString,
 } from "../../../kinds/define.js";
-import { allResourceTypes, type KindList } from "../../../kinds/index.js";
 import { validateAccessRules } from "../../../kinds/validation.js";
 
 /**
  * A kind that exists only in tests, `Gizmo` (`gizmos`), declared as a product kind is (a folder
  * of its own, defineKind): access rules, a secret field, a Table column the console shows. It
- * is served by adding it to the registration list (`gizmoKindList`), nothing else.
+ * is served by adding it to the registration list (`testKindList`, ../index.ts), nothing else.
  */
 export const gizmoResource = defineKind({
   kind: "Gizmo",
@@ -54,6 +53,3 @@ export const gizmoResource = defineKind({
     ageColumn(),
   ],
 });
-
-/** The registration list with the Gizmo added: a server started with it (`kinds`) serves gizmos. */
-export const gizmoKindList: KindList = (deps) => [...allResourceTypes(deps), gizmoResource];
