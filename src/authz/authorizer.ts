@@ -93,11 +93,6 @@ export class PlatformAuthorizer implements Authorizer {
     this.projectInstanceResources = new Set(kinds.filter((k) => k.projectInstance).map((k) => k.plural));
   }
 
-  /** Whether objects of this management-group resource carry access[] rules the authorizer honours. */
-  hasAccessRules(resource: string): boolean {
-    return this.accessRuleResources.has(resource);
-  }
-
   authorize(user: UserInfo, attrs: RequestAttributes): Decision | Promise<Decision> {
     const first = this.decide(user, attrs);
     // Allowed is final: answered without a promise (every request asks).
