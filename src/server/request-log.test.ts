@@ -92,6 +92,9 @@ describe("logs of a running server", () => {
         typeof got.headers["x-request-id"] === "string" && got.headers["x-request-id"] !== "bad id with spaces",
       );
     }
+    // The fast GET branch did answer one, and it has its line below all the same.
+    const metrics = await call("/metrics", { accept: "text/plain" });
+    assert.match(metrics.text, /^platform_fast_path_requests_total\{path="get"\} [1-9]/m);
     for (let i = 0; i < 100 && stderr.split("\n").filter((l) => l.includes('"path":"')).length < 3; i++) {
       await new Promise((r) => setTimeout(r, 50));
     }
