@@ -49,6 +49,8 @@ describe("the plugin list", () => {
       "References",
       "EndpointSettings",
       "ClusterAccessGrants",
+      "VirtualClusterTemplates",
+      "TemplateAuthoring",
     ]);
   });
 });

@@ -23,6 +23,7 @@ export const ACCESS_RULE_RESOURCES: ReadonlySet<string> = new Set([
   "sharedsecrets",
   "projects",
   "virtualclusterinstances",
+  "virtualclustertemplates",
 ]);
 /**
  * Setting where other users' traffic or tokens go on a Cluster or VirtualClusterInstance (its

@@ -76,8 +76,7 @@ export class VirtualClusterUpstreams {
 
   private async build(instance: KubeObject, endpoint: string, user: string, groups: readonly string[]) {
     const ref = specOf<VirtualClusterInstanceSpec>(instance).clusterRef ?? {};
-    const serviceUID = statusOf<VirtualClusterInstanceStatus>(instance).serviceUID;
-    let ca = serviceUID ? await this.cas.get(serviceUID) : undefined;
+    let ca = await this.cas.forInstance(instance);
     if (!ca) {
       const cluster = this.cluster(ref.cluster ?? "");
       if (!cluster) throw errors.unavailable(`cluster "${ref.cluster ?? ""}" of the virtual cluster does not exist`);

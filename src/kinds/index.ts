@@ -12,7 +12,9 @@ import { selfResource } from "./self/self.js";
 import { type SecretDataCipher, type SecretDataReaders, sharedSecretResource } from "./shared-secret/shared-secret.js";
 import { teamResource } from "./team/team.js";
 import { userResource } from "./user/user.js";
-import { virtualClusterInstanceResource } from "./virtual-cluster-instance/virtual-cluster-instance.js";
+import type { InstanceCaIssuer } from "./virtual-cluster-instance/instance-ca.js";
+import { virtualClusterInstanceKind } from "./virtual-cluster-instance/virtual-cluster-instance.js";
+import { virtualClusterTemplateResource } from "./virtual-cluster-template/virtual-cluster-template.js";
 
 export interface KindDeps {
   /** Encrypts SharedSecret data at rest (absent: stored as given, in tests of the store alone). */
@@ -20,6 +22,8 @@ export interface KindDeps {
   /** Who reads SharedSecret data (the others are shown secrets without it). */
   secretDataReaders: SecretDataReaders;
   tokenIssuer: TokenIssuer;
+  /** Makes the CA of each virtual cluster instance the platform creates (absent: none is made). */
+  instanceCas?: InstanceCaIssuer;
 }
 
 /**
@@ -36,7 +40,8 @@ export function allResourceTypes(deps: KindDeps): ResourceType[] {
     sharedSecretResource(deps.cipher, deps.secretDataReaders),
     ownedAccessKeyResource(deps.cipher),
     projectResource,
-    virtualClusterInstanceResource,
+    virtualClusterTemplateResource,
+    virtualClusterInstanceKind(deps.instanceCas),
     directClusterEndpointTokenResource(deps.tokenIssuer),
     selfResource,
   ];

@@ -112,10 +112,10 @@ function kubeconfigAction(registry: Registry, cas: VirtualClusterCaStore): Subre
         `cluster "${ref.cluster}" has no ingress suffix (annotation ${INGRESS_SUFFIX_ANNOTATION}), so virtual cluster ${namespace}/${name} has no endpoint a kube config could point to`,
       );
     }
-    const serviceUID = statusOf<VirtualClusterInstanceStatus>(instance).serviceUID;
-    let ca = serviceUID ? await cas.get(serviceUID) : undefined;
+    // The CA the platform made for the instance, or kept when importing it.
+    let ca = await cas.forInstance(instance);
     if (!ca) {
-      // Not imported through the platform (or imported before CAs were kept): ask the cluster.
+      // Neither (imported before CAs were kept, or created before the platform made them): ask the cluster.
       const client = await connect(registry, cluster);
       ca = await readVirtualClusterCa(client, ref.cluster, ref.namespace ?? namespace, ref.virtualCluster ?? name);
     }
