@@ -6,8 +6,8 @@ import type { Authorizer } from "../authz/contract.js";
 import { type ProjectSpec, projectOfNamespace } from "../kinds/project/project.js";
 import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import { renderTemplate, type TemplateContent } from "../kinds/virtual-cluster-template/render.js";
-import type { VirtualClusterTemplateSpec } from "../kinds/virtual-cluster-template/virtual-cluster-template.js";
 import { findVersion, LATEST } from "../kinds/virtual-cluster-template/versions.js";
+import type { VirtualClusterTemplateSpec } from "../kinds/virtual-cluster-template/virtual-cluster-template.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
 import type { UserInfo } from "../registry/request-context.js";
 import type { ProjectLookup } from "./project-instances.js";
@@ -104,7 +104,12 @@ export class VirtualClusterTemplatesAdmission implements AdmissionPlugin {
     }
     if (!template) {
       throw errors.invalid(KIND, GROUP, instance, [
-        fieldError("FieldValueInvalid", "spec.templateRef.name", "no VirtualClusterTemplate of this name exists", ref.name),
+        fieldError(
+          "FieldValueInvalid",
+          "spec.templateRef.name",
+          "no VirtualClusterTemplate of this name exists",
+          ref.name,
+        ),
       ]);
     }
     const versions = specOf<VirtualClusterTemplateSpec>(template).versions ?? [];
@@ -177,10 +182,22 @@ function projectRuleErrors(
   const p = JSON.stringify(projectName);
   if (project.requireTemplate === true) {
     if (spec.template) {
-      return [fieldError("FieldValueForbidden", "spec.template", `project ${p} requires one of its allowed templates (spec.templateRef), not an inline one`)];
+      return [
+        fieldError(
+          "FieldValueForbidden",
+          "spec.template",
+          `project ${p} requires one of its allowed templates (spec.templateRef), not an inline one`,
+        ),
+      ];
     }
     if (!spec.templateRef) {
-      return [fieldError("FieldValueRequired", "spec.templateRef", `project ${p} requires a template: name one of its allowedTemplates`)];
+      return [
+        fieldError(
+          "FieldValueRequired",
+          "spec.templateRef",
+          `project ${p} requires a template: name one of its allowedTemplates`,
+        ),
+      ];
     }
   }
   const entries = virtualClusterEntries(project);

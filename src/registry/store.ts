@@ -211,7 +211,10 @@ export class Store {
   /** Creates the object's key, with the kept entries the kind writes beside it in one transaction. */
   private async writeNew(key: string, bytes: Buffer, alongside: readonly KeptWrite[]): Promise<number> {
     if (alongside.length === 0) return this.deps.storage.create(key, bytes);
-    const ops = [{ type: "create" as const, key, value: bytes }, ...alongside.map((k) => k.keys.createOp(k.id, k.value))];
+    const ops = [
+      { type: "create" as const, key, value: bytes },
+      ...alongside.map((k) => k.keys.createOp(k.id, k.value)),
+    ];
     return (await this.deps.storage.txn(ops)).revision;
   }
 

@@ -58,7 +58,11 @@ export class VirtualClusterCaStore implements InstanceCaIssuer {
     const id = randomUUID();
     // A random id is never kept already; were it, the instance would be refused, never given another's CA.
     const keep = this.keepWrite(id, ca, () =>
-      errors.conflict({ group: GROUP, resource: "virtualclusterinstances" }, name, "its certificate authority could not be kept; try again"),
+      errors.conflict(
+        { group: GROUP, resource: "virtualclusterinstances" },
+        name,
+        "its certificate authority could not be kept; try again",
+      ),
     );
     return { id, keep };
   }

@@ -147,7 +147,8 @@ export function defaultTemplateObject(): KubeObject {
     metadata: { name: DEFAULT_TEMPLATE_NAME },
     spec: {
       displayName: "Default virtual cluster",
-      description: "One vCluster control plane (StatefulSet), its Service and its certificates, as vCluster deploys it.",
+      description:
+        "One vCluster control plane (StatefulSet), its Service and its certificates, as vCluster deploys it.",
       versions: [
         {
           version: "1.0.0",

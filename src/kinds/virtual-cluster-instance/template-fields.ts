@@ -29,25 +29,40 @@ export function validateTemplateFields(obj: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
   const deployed = spec.templateRef !== undefined || spec.template !== undefined;
   if (spec.templateRef !== undefined && spec.template !== undefined) {
-    errs.push(fieldError("FieldValueForbidden", "spec.template", "give either spec.templateRef or an inline spec.template"));
+    errs.push(
+      fieldError("FieldValueForbidden", "spec.template", "give either spec.templateRef or an inline spec.template"),
+    );
   }
   if (spec.external === true) {
     for (const field of ["templateRef", "template", "parameters"] as const) {
       if (spec[field] !== undefined) {
-        errs.push(fieldError("FieldValueForbidden", `spec.${field}`, "an imported virtual cluster is not deployed from a template"));
+        errs.push(
+          fieldError(
+            "FieldValueForbidden",
+            `spec.${field}`,
+            "an imported virtual cluster is not deployed from a template",
+          ),
+        );
       }
     }
     return errs;
   }
   if (spec.parameters !== undefined && !deployed) {
-    errs.push(fieldError("FieldValueForbidden", "spec.parameters", "parameters need spec.templateRef or spec.template"));
+    errs.push(
+      fieldError("FieldValueForbidden", "spec.parameters", "parameters need spec.templateRef or spec.template"),
+    );
   }
   const ref = spec.templateRef;
   if (ref) {
     if (!ref.name) errs.push(fieldError("FieldValueRequired", "spec.templateRef.name", "the VirtualClusterTemplate"));
     if (ref.version !== undefined && ref.version !== LATEST && !isVersion(ref.version)) {
       errs.push(
-        fieldError("FieldValueInvalid", "spec.templateRef.version", `a version such as 1.2.0, or "${LATEST}"`, ref.version),
+        fieldError(
+          "FieldValueInvalid",
+          "spec.templateRef.version",
+          `a version such as 1.2.0, or "${LATEST}"`,
+          ref.version,
+        ),
       );
     }
   }
@@ -60,7 +75,13 @@ function placementErrors(obj: KubeObject, spec: Partial<TemplateFields>): FieldE
   const errs: FieldError[] = [];
   const ref = spec.clusterRef ?? {};
   if (!ref.cluster) {
-    errs.push(fieldError("FieldValueRequired", "spec.clusterRef.cluster", "the connected cluster to deploy the virtual cluster on"));
+    errs.push(
+      fieldError(
+        "FieldValueRequired",
+        "spec.clusterRef.cluster",
+        "the connected cluster to deploy the virtual cluster on",
+      ),
+    );
   }
   const ns = ref.namespace ?? "";
   if (!NAMESPACE.test(ns) || ns.length > MAX_NAMESPACE_LENGTH) {

@@ -111,7 +111,11 @@ export function virtualClusterInstanceKind(cas?: InstanceCaIssuer): ResourceType
         const caID = statusOf<VirtualClusterInstanceStatus>(obj).caID;
         if (caID !== statusOf<VirtualClusterInstanceStatus>(old).caID) {
           errs.push(
-            fieldError("FieldValueForbidden", "status.caID", "set by the platform when the instance is created; it never changes"),
+            fieldError(
+              "FieldValueForbidden",
+              "status.caID",
+              "set by the platform when the instance is created; it never changes",
+            ),
           );
         }
         return errs;
