@@ -120,6 +120,7 @@ describe("Table output (kubectl get)", () => {
       "virtualclusterinstances",
       "clusterroletemplates",
       "clusteraccesses",
+      "virtualclustertemplates",
     ];
     for (const plural of listable) {
       it(`${plural}: well-formed definitions, Name first, Age shown, extra columns for -o wide`, async () => {

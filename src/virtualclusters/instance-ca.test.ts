@@ -22,9 +22,15 @@ const SUFFIX = "vc.example.test";
 describe("a created virtual cluster instance has a CA of its own", () => {
   let server: TestServer;
   const instances = (ns: string) => `${GROUP_PATH}/namespaces/${ns}/virtualclusterinstances`;
+  /** An instance deployed from the default template on cluster `far` (unless `spec` says otherwise). */
   const create = (ns: string, name: string, spec: Record<string, unknown> = {}, query = "") =>
     server.request("POST", `${instances(ns)}${query}`, {
-      body: { apiVersion: API, kind: "VirtualClusterInstance", metadata: { name }, spec },
+      body: {
+        apiVersion: API,
+        kind: "VirtualClusterInstance",
+        metadata: { name },
+        spec: { clusterRef: { cluster: "far" }, templateRef: { name: "default" }, ...spec },
+      },
     });
   const get = async (ns: string, name: string): Promise<KubeObject> => {
     const res = await server.request("GET", `${instances(ns)}/${name}`);
@@ -70,7 +76,7 @@ describe("a created virtual cluster instance has a CA of its own", () => {
   after(() => server?.stop());
 
   it("the kube config action works at once, without the cluster, signed by the instance's own CA", async () => {
-    const created = await create("p-alpha", "vc1", { clusterRef: { cluster: "far" } });
+    const created = await create("p-alpha", "vc1");
     assert.equal(created.status, 201, created.text);
     const caID = created.json.status.caID;
     assert.match(caID, /^[0-9a-f-]{36}$/);
@@ -80,7 +86,7 @@ describe("a created virtual cluster instance has a CA of its own", () => {
     assert.match(client.subject, /CN=admin/);
     // The same CA every time; another instance has another.
     assert.equal((await kubeconfig("p-alpha", "vc1")).ca.fingerprint256, ca.fingerprint256);
-    assert.equal((await create("p-alpha", "vc2", { clusterRef: { cluster: "far" } })).status, 201);
+    assert.equal((await create("p-alpha", "vc2")).status, 201);
     assert.notEqual((await kubeconfig("p-alpha", "vc2")).ca.fingerprint256, ca.fingerprint256);
   });
 
@@ -110,7 +116,7 @@ describe("a created virtual cluster instance has a CA of its own", () => {
     assert.match(Buffer.from(data["ca.key"]!, "base64").toString("utf8"), /BEGIN PRIVATE KEY/);
   });
 
-  it("no CA is kept for a dry run or a refused create, nor made for an imported instance", async () => {
+  it("no CA is kept for a dry run or a refused create, nor made for an instance the platform does not deploy", async () => {
     const before = await keptCas();
     const dry = await create("p-alpha", "dry", {}, "?dryRun=All");
     assert.equal(dry.status, 201, dry.text);
@@ -118,9 +124,13 @@ describe("a created virtual cluster instance has a CA of its own", () => {
     assert.equal(taken.status, 409, taken.text);
     const invalid = await create("p-alpha", "bad", { access: [{ verbs: ["fly"], users: ["*"] }] });
     assert.equal(invalid.status, 422, invalid.text);
-    const external = await create("p-alpha", "outside", { external: true });
+    const external = await create("p-alpha", "outside", { external: true, templateRef: undefined });
     assert.equal(external.status, 201, external.text);
     assert.equal(external.json.status?.caID, undefined);
+    // An instance that only records a virtual cluster someone else deployed: its CA is on the cluster.
+    const record = await create("p-alpha", "record", { templateRef: undefined });
+    assert.equal(record.status, 201, record.text);
+    assert.equal(record.json.status?.caID, undefined);
     assert.deepEqual(await keptCas(), before);
     // and one for a create that is stored
     const stored = await create("p-alpha", "counted");
@@ -142,6 +152,21 @@ describe("a created virtual cluster instance has a CA of its own", () => {
       body: { ...instance, status: { ...instance.status, phase: "Ready" } },
     });
     assert.equal(phase.status, 200, phase.text);
+  });
+
+  it("whether an instance is deployed from a template is settled when it is created", async () => {
+    const path = `${instances("p-alpha")}/vc1`;
+    const merge = "application/merge-patch+json";
+    const dropped = await server.request("PATCH", path, { body: { spec: { templateRef: null } }, contentType: merge });
+    assert.equal(dropped.status, 422, dropped.text);
+    assert.match(dropped.json.message, /spec\.templateRef: Forbidden: an instance deployed from a template keeps one/);
+    const recordPath = `${instances("p-alpha")}/record`;
+    const given = await server.request("PATCH", recordPath, {
+      body: { spec: { templateRef: { name: "default" } } },
+      contentType: merge,
+    });
+    assert.equal(given.status, 422, given.text);
+    assert.match(given.json.message, /created without a template cannot be given one/);
   });
 
   it("a move keeps the CA; deleting the instance removes it", async () => {

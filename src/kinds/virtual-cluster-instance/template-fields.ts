@@ -129,3 +129,16 @@ export function defaultPlacement(obj: KubeObject): void {
   ref.virtualCluster ??= name;
   spec.clusterRef = ref;
 }
+
+/**
+ * Whether an instance is deployed from a template is decided when it is created: its CA is made
+ * then (instance-ca.ts), and what was deployed must be removed by deleting the instance, not
+ * forgotten by dropping the template. Switching templates, or to an inline one, stays possible.
+ */
+export function deployedChangeErrors(obj: KubeObject, old: KubeObject): FieldError[] {
+  if (isDeployed(obj) === isDeployed(old)) return [];
+  const detail = isDeployed(old)
+    ? "an instance deployed from a template keeps one (spec.templateRef or spec.template); delete the instance to remove what was deployed"
+    : "an instance created without a template cannot be given one; create a new instance from the template";
+  return [fieldError("FieldValueForbidden", "spec.templateRef", detail)];
+}

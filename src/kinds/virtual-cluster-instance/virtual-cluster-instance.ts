@@ -10,7 +10,7 @@ import { validateAccessRules } from "../validation.js";
 import { ParameterValuesSchema } from "../virtual-cluster-template/parameters.js";
 import { TemplateContentFields } from "../virtual-cluster-template/template-content.js";
 import { type InstanceCaIssuer, instanceCaOnCreate } from "./instance-ca.js";
-import { defaultPlacement, validateTemplateFields } from "./template-fields.js";
+import { defaultPlacement, deployedChangeErrors, validateTemplateFields } from "./template-fields.js";
 
 const VirtualClusterInstanceSpec = Type.Object(
   {
@@ -74,8 +74,8 @@ export type VirtualClusterInstanceStatus = Static<typeof VirtualClusterInstanceS
 const DESCRIPTION = "A VirtualClusterInstance is a virtual cluster that belongs to a project (namespace p-<project>).";
 
 /**
- * The kind; with `cas`, every instance that is not imported gets a certificate authority made by
- * the platform when it is created (instance-ca.ts). Without (a store of its own in a test, the
+ * The kind; with `cas`, every instance deployed from a template gets a certificate authority made
+ * by the platform when it is created (instance-ca.ts). Without (a store of its own in a test, the
  * bootstrap before workers fork), none is made.
  */
 export function virtualClusterInstanceKind(cas?: InstanceCaIssuer): ResourceType {
@@ -108,6 +108,7 @@ export function virtualClusterInstanceKind(cas?: InstanceCaIssuer): ResourceType
       validate: validateInstance,
       validateUpdate(obj, old) {
         const errs = validateInstance(obj);
+        errs.push(...deployedChangeErrors(obj, old));
         const caID = statusOf<VirtualClusterInstanceStatus>(obj).caID;
         if (caID !== statusOf<VirtualClusterInstanceStatus>(old).caID) {
           errs.push(
