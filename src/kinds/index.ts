@@ -10,6 +10,8 @@ import { ownedAccessKeyResource } from "./owned-access-key/owned-access-key.js";
 import { projectResource } from "./project/project.js";
 import { selfResource } from "./self/self.js";
 import { type SecretDataCipher, type SecretDataReaders, sharedSecretResource } from "./shared-secret/shared-secret.js";
+import { spaceInstanceResource } from "./space-instance/space-instance.js";
+import { spaceTemplateResource } from "./space-template/space-template.js";
 import { teamResource } from "./team/team.js";
 import { userResource } from "./user/user.js";
 import type { InstanceCaIssuer } from "./virtual-cluster-instance/instance-ca.js";
@@ -42,6 +44,8 @@ export function allResourceTypes(deps: KindDeps): ResourceType[] {
     projectResource,
     virtualClusterTemplateResource,
     virtualClusterInstanceKind(deps.instanceCas),
+    spaceTemplateResource,
+    spaceInstanceResource,
     directClusterEndpointTokenResource(deps.tokenIssuer),
     selfResource,
   ];

@@ -5,7 +5,8 @@ import { type FieldError, fieldError } from "../../api/errors.js";
  * The parameters of a template version and the values an instance gives them. Values travel as
  * strings (the instance's `spec.parameters` is a string map, as `--set key=value` on a command
  * line gives them); each parameter's `type` says what the string must spell, and a value
- * substituted alone (`"${params.replicas}"`) takes that type in the rendered object.
+ * substituted alone takes that type in the rendered object. The declarations have the shape of a
+ * SpaceTemplate's (kinds/space-template/parameters.ts), so one form serves both in the console.
  */
 export const PARAMETER_TYPES = ["string", "number", "boolean"] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];
@@ -21,7 +22,7 @@ export const TemplateParameterSchema = Type.Object(
     description: Type.Optional(Type.String({ description: "What the parameter sets." })),
     type: Type.Optional(Type.String({ description: "string (default), number or boolean." })),
     default: Type.Optional(Type.String({ description: "Value when the instance gives none, written as a string." })),
-    required: Type.Optional(Type.Boolean({ description: "The instance must give a value (a default is not used)." })),
+    required: Type.Optional(Type.Boolean({ description: "The instance must give a value (or the default is used)." })),
     options: Type.Optional(
       Type.Array(Type.String(), { description: "The only values allowed, written as strings; empty: any value." }),
     ),
@@ -142,7 +143,7 @@ export function resolveParameters(
   }
   for (const p of params) {
     const field = `${path}.${p.name}`;
-    const raw = given && Object.hasOwn(given, p.name) ? given[p.name] : p.required ? undefined : p.default;
+    const raw = given && Object.hasOwn(given, p.name) ? given[p.name] : p.default;
     if (raw === undefined) {
       if (p.required) errors.push(fieldError("FieldValueRequired", field, describe(p)));
       else values.set(p.name, "");
