@@ -6,6 +6,7 @@ import type { KubeObject } from "../api/object.js";
 import { loadKeys } from "../app/keys.js";
 import { renderTemplate } from "../kinds/virtual-cluster-template/render.js";
 import type { TemplateVersion } from "../kinds/virtual-cluster-template/virtual-cluster-template.js";
+import { systemContext } from "../registry/request-context.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { CA_KEY_PREFIX, VirtualClusterCaStore } from "./ca-store.js";
 import { defaultTemplateObject } from "./default-template.js";
@@ -136,6 +137,24 @@ describe("a created virtual cluster instance has a CA of its own", () => {
     const stored = await create("p-alpha", "counted");
     assert.equal(stored.status, 201, stored.text);
     assert.deepEqual(await keptCas(), [...before, `${CA_KEY_PREFIX}${stored.json.status.caID}`].sort());
+  });
+
+  it("status.serviceUID, which names an imported virtual cluster's CA, is the platform's too", async () => {
+    const imported = await create("p-alpha", "imported", { external: true, templateRef: undefined });
+    assert.equal(imported.status, 201, imported.text);
+    // As the import writes it (the server's own write), then a client pointing it at another virtual cluster's CA.
+    const options = { dryRun: false, fieldManager: "test", fieldValidation: "Strict" as const };
+    const store = server.registry.store("virtualclusterinstances");
+    const body = { ...imported.json, status: { phase: "Ready", serviceUID: "uid-of-mine" } };
+    const written = await store.update(systemContext(), "p-alpha", "imported", body, options, "status");
+    for (const serviceUID of ["uid-of-someone-else", undefined]) {
+      const res = await server.request("PUT", `${instances("p-alpha")}/imported/status`, {
+        body: { ...written, status: { phase: "Ready", serviceUID } },
+      });
+      assert.equal(res.status, 422, res.text);
+      assert.match(res.json.message, /status\.serviceUID: Forbidden: set by the platform/);
+    }
+    assert.equal((await get("p-alpha", "imported")).status?.serviceUID, "uid-of-mine");
   });
 
   it("status.caID is the platform's: a status write may neither change nor drop it", async () => {

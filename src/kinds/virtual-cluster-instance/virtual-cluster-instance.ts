@@ -106,19 +106,10 @@ export function virtualClusterInstanceKind(cas?: InstanceCaIssuer): ResourceType
         return undefined;
       },
       validate: validateInstance,
-      validateUpdate(obj, old) {
+      validateUpdate(obj, old, ctx) {
         const errs = validateInstance(obj);
         errs.push(...deployedChangeErrors(obj, old));
-        const caID = statusOf<VirtualClusterInstanceStatus>(obj).caID;
-        if (caID !== statusOf<VirtualClusterInstanceStatus>(old).caID) {
-          errs.push(
-            fieldError(
-              "FieldValueForbidden",
-              "status.caID",
-              "set by the platform when the instance is created; it never changes",
-            ),
-          );
-        }
+        errs.push(...caReferenceErrors(obj, old, ctx.user.credential?.type === "Internal"));
         return errs;
       },
     },
@@ -168,6 +159,37 @@ function validateInstance(obj: KubeObject): FieldError[] {
     errs.push(fieldError("FieldValueInvalid", "metadata.namespace", "must be a project namespace p-<project>", ns));
   }
   errs.push(...validateTemplateFields(obj));
+  return errs;
+}
+
+/**
+ * The status fields that say which kept CA signs the instance's kube configs (ca-store.ts
+ * caIdOf): pointing them at another virtual cluster's CA would give its holder certificates for
+ * that virtual cluster. `caID` never changes; `serviceUID` only by the platform itself (a
+ * controller that finds the Service), never through a client's status write.
+ */
+function caReferenceErrors(obj: KubeObject, old: KubeObject, byServer: boolean): FieldError[] {
+  const now = statusOf<VirtualClusterInstanceStatus>(obj);
+  const before = statusOf<VirtualClusterInstanceStatus>(old);
+  const errs: FieldError[] = [];
+  if (now.caID !== before.caID) {
+    errs.push(
+      fieldError(
+        "FieldValueForbidden",
+        "status.caID",
+        "set by the platform when the instance is created; it never changes",
+      ),
+    );
+  }
+  if (now.serviceUID !== before.serviceUID && !byServer) {
+    errs.push(
+      fieldError(
+        "FieldValueForbidden",
+        "status.serviceUID",
+        "set by the platform from the virtual cluster's Service on its cluster",
+      ),
+    );
+  }
   return errs;
 }
 

@@ -167,6 +167,14 @@ describe("renderTemplate: the objects of one virtual cluster", () => {
     assert.match(errorsOf(renderTemplate(twice, undefined, INSTANCE, CA))[0]?.detail ?? "", /ConfigMap "same" twice/);
   });
 
+  it("a template that was never checked (no reference rules when it was stored) is a field error, never a crash", () => {
+    for (const bad of ["${params.missing}", "${unclosed"]) {
+      const errs = errorsOf(renderTemplate({ objects: [configMap({ a: bad })] }, undefined, INSTANCE, CA));
+      assert.equal(errs[0]?.field, "spec");
+      assert.match(errs[0]?.detail ?? "", /object 0 of the template does not render: /);
+    }
+  });
+
   it("keys named __proto__ stay keys of the rendered object", () => {
     const data = JSON.parse('{"__proto__": "${instance.name}", "x": "y"}');
     const [cm] = objectsOf(renderTemplate({ objects: [configMap(data)] }, undefined, INSTANCE, CA));

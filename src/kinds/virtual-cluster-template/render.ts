@@ -1,7 +1,7 @@
 import { type FieldError, fieldError } from "../../api/errors.js";
 import { isPlainObject, type KubeObject } from "../../api/object.js";
 import { type ParameterValue, resolveParameters, type TemplateParameter } from "./parameters.js";
-import { substitute } from "./substitution.js";
+import { substitute, UnrenderableTemplate } from "./substitution.js";
 
 /** What a template version holds (a VirtualClusterTemplate's `spec.versions[]`, or an instance's inline `spec.template`). */
 export interface TemplateContent {
@@ -62,7 +62,17 @@ export function renderTemplate(
   const objects: KubeObject[] = [];
   const seen = new Set<string>();
   for (const [i, template] of content.objects.entries()) {
-    const rendered = substitute(template, variables);
+    let rendered: unknown;
+    try {
+      rendered = substitute(template, variables);
+    } catch (err) {
+      if (!(err instanceof UnrenderableTemplate)) throw err;
+      return {
+        errors: [
+          fieldError("FieldValueInvalid", "spec", `object ${i} of the template does not render: ${err.message}`),
+        ],
+      };
+    }
     const problem = renderedObjectProblem(rendered);
     if (problem)
       return { errors: [fieldError("FieldValueInvalid", "spec.parameters", `object ${i} of the template ${problem}`)] };

@@ -98,10 +98,14 @@ function applyFilter(value: ParameterValue, filter: Reference["filter"]): Parame
   return filter === "base64" ? Buffer.from(String(value), "utf8").toString("base64") : value;
 }
 
+/** A string of the template that does not parse, or names a value that is not there. */
+export class UnrenderableTemplate extends Error {}
+
 /**
  * `value` with every reference replaced from `variables` (a copy; `value` is left as it was).
- * Throws when a string does not parse or names a variable that is not there: templates are
- * checked when they are written (referenceProblems), so that is a programming error here.
+ * Throws UnrenderableTemplate when a string does not parse or names a variable that is not
+ * there: templates are checked when they are written (referenceProblems), so only a template
+ * stored before a rule changed can.
  */
 export function substitute(value: unknown, variables: Variables): unknown {
   if (typeof value === "string") return substituteString(value, variables);
@@ -122,10 +126,10 @@ export function substitute(value: unknown, variables: Variables): unknown {
 
 function substituteString(text: string, variables: Variables): ParameterValue {
   const pieces = parseTemplateString(text);
-  if (typeof pieces === "string") throw new Error(`template string does not parse: ${pieces}`);
+  if (typeof pieces === "string") throw new UnrenderableTemplate(pieces);
   const lookUp = (r: Reference): ParameterValue => {
     const v = variables.get(r.name);
-    if (v === undefined) throw new Error(`no variable ${r.name}`);
+    if (v === undefined) throw new UnrenderableTemplate(`unknown reference \${${r.name}}`);
     return applyFilter(v, r.filter);
   };
   const only = pieces.length === 1 ? pieces[0] : undefined;
