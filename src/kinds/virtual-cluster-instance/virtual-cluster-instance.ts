@@ -4,7 +4,7 @@ import { type KubeObject, specOf, statusOf } from "../../api/object.js";
 import { AccessRulesSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import { ageColumn, defineKind, displayNameColumn, nameColumn, statusField } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, statusField } from "../define.js";
 import { PROJECT_NAMESPACE_PREFIX } from "../project/project.js";
 import { validateAccessRules } from "../validation.js";
 import { ParameterValuesSchema } from "../virtual-cluster-template/parameters.js";
@@ -85,6 +85,8 @@ export function virtualClusterInstanceKind(cas?: InstanceCaIssuer): ResourceType
     singular: "virtualclusterinstance",
     shortNames: ["vci", "vcluster"],
     namespaced: true,
+    // In p-<project>, on one of the project's clusters, managed by its members.
+    projectInstance: true,
     hasStatus: true,
     description: DESCRIPTION,
     schema: objectSchema(
@@ -112,6 +114,15 @@ export function virtualClusterInstanceKind(cas?: InstanceCaIssuer): ResourceType
         errs.push(...caReferenceErrors(obj, old, ctx.user.credential?.type === "Internal"));
         return errs;
       },
+    },
+    console: {
+      title: "Virtual clusters",
+      fields: [
+        ...displayNameFields(),
+        { path: "spec.clusterRef.cluster", label: "Cluster", type: "text" },
+        { path: "spec.clusterRef.namespace", label: "Namespace on the cluster", type: "text" },
+      ],
+      columns: ["Cluster", "Phase"],
     },
     columns: [
       nameColumn(),
