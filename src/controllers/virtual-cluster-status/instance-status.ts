@@ -39,10 +39,12 @@ export function instancePhase(o: Observation, previousPhase: string | undefined)
         message: `cluster "${o.cluster}" does not exist on the platform`,
       };
     case "ClusterUnavailable":
+      // The reason only: the details (the server's address, the cluster's own words) are the
+      // Cluster's, which not everyone who may read the instance may read.
       return {
         phase: isPhase(previousPhase) ? previousPhase : "Pending",
         reason: o.reason,
-        message: `cluster "${o.cluster}" cannot be used: ${o.message}`,
+        message: `cluster "${o.cluster}" cannot be used (${o.reason}); the Cluster's status says why`,
       };
     case "ServiceNotFound":
       return {

@@ -10,7 +10,7 @@ export type Observation =
   | { readonly found: "NoCluster" }
   /** No Cluster of that name on the platform. */
   | { readonly found: "ClusterNotFound"; readonly cluster: string }
-  /** The Cluster exists but cannot be used now: its reason and message as the health check words them. */
+  /** The Cluster exists but cannot be used now: the reason (and details) as the health check words them. */
   | {
       readonly found: "ClusterUnavailable";
       readonly cluster: string;

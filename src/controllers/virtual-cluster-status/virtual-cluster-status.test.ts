@@ -162,13 +162,11 @@ describe("virtual cluster instance status, read from a real cluster", () => {
     try {
       const down = await waitForInstance(server, "dev", (s) => s.reason === "ClusterUnreachable");
       assert.equal(down.phase, "Ready");
-      assert.match(
-        down.message ?? "",
-        /^cluster "prod" cannot be used: cannot reach the cluster at https:\/\/127\.0\.0\.1:\d+/,
-      );
+      // The details (address, error) are the Cluster's: not everyone who reads the instance may read them.
+      assert.equal(down.message, 'cluster "prod" cannot be used (ClusterUnreachable); the Cluster\'s status says why');
       assert.equal(condition(down, "Ready")?.status, "Unknown");
       assert.equal(condition(down, "ClusterReachable")?.status, "False");
-      assert.deepEqual(down.workload?.readyReplicas, 2, "the counts last read stay");
+      assert.equal(down.workload?.readyReplicas, 2, "the counts last read stay");
     } finally {
       await kube.startApiServer();
     }
