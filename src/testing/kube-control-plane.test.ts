@@ -115,7 +115,7 @@ describe("the tests' real Kubernetes control plane", () => {
     await eventually(async () => assert.equal(await readyReplicas("workloads", "statefulset", "db"), 1));
   });
 
-  it("with the kubelet stand-in, a Deployment becomes ready through its ReplicaSet", async () => {
+  it("with the kubelet stand-in, a Deployment becomes ready through its ReplicaSet, also after the API server restarts", async () => {
     await kube.kubectl(
       "create",
       "deployment",
@@ -126,6 +126,21 @@ describe("the tests' real Kubernetes control plane", () => {
       "--replicas=3",
     );
     await eventually(async () => assert.equal(await readyReplicas("workloads", "deployment", "web"), 3));
+    // The stand-in's watch ends with the API server; it lists and watches again once it is back.
+    await kube.stopApiServer();
+    await kube.startApiServer();
+    await kube.kubectl("scale", "deployment", "web", "-n", "workloads", "--replicas=1");
+    await kube.kubectl("set", "image", "deployment/web", "-n", "workloads", "pause=registry.k8s.io/pause:3.9");
+    // A rollout: a new pod made ready and the old ones' deletion finished, all after the restart.
+    await kube.kubectl("rollout", "status", "deployment/web", "-n", "workloads", "--timeout=120s");
+    await eventually(async () =>
+      assert.equal(
+        (await kube.kubectl("get", "pods", "-n", "workloads", "-l", "app=web", "-o", "name"))
+          .split("\n")
+          .filter(Boolean).length,
+        1,
+      ),
+    );
   });
 
   /** status.readyReplicas of a workload as its controller wrote it (absent: 0). */
