@@ -11,6 +11,10 @@ import { ParameterValuesSchema } from "../virtual-cluster-template/parameters.js
 import { TemplateContentFields } from "../virtual-cluster-template/template-content.js";
 import { type InstanceCaIssuer, instanceCaOnCreate } from "./instance-ca.js";
 import { defaultPlacement, deployedChangeErrors, validateTemplateFields } from "./template-fields.js";
+import {
+  type VirtualClusterInstanceStatus,
+  VirtualClusterInstanceStatusSchema,
+} from "./virtual-cluster-instance-status.js";
 
 const VirtualClusterInstanceSpec = Type.Object(
   {
@@ -51,25 +55,9 @@ const VirtualClusterInstanceSpec = Type.Object(
   { description: "VirtualClusterInstanceSpec is the desired state of a virtual cluster instance." },
 );
 
-const VirtualClusterInstanceStatus = Type.Object(
-  {
-    phase: Type.Optional(Type.String({ description: "Pending, Ready, Sleeping or Failed." })),
-    reason: Type.Optional(Type.String()),
-    message: Type.Optional(Type.String()),
-    serviceUID: Type.Optional(Type.String({ description: "UID of the virtual cluster's service on its cluster." })),
-    caID: Type.Optional(
-      Type.String({
-        description:
-          "Which certificate authority the platform made for this instance when it was created (set once by the platform).",
-      }),
-    ),
-  },
-  { description: "Observed state of the instance." },
-);
-
-/** The spec and status of a VirtualClusterInstance, as its schema admits them. */
+/** The spec and status of a VirtualClusterInstance, as its schema admits them (the status: virtual-cluster-instance-status.ts). */
 export type VirtualClusterInstanceSpec = Static<typeof VirtualClusterInstanceSpec>;
-export type VirtualClusterInstanceStatus = Static<typeof VirtualClusterInstanceStatus>;
+export type { VirtualClusterInstanceStatus } from "./virtual-cluster-instance-status.js";
 
 const DESCRIPTION = "A VirtualClusterInstance is a virtual cluster that belongs to a project (namespace p-<project>).";
 
@@ -93,7 +81,7 @@ export function virtualClusterInstanceKind(cas?: InstanceCaIssuer): ResourceType
       "VirtualClusterInstance",
       DESCRIPTION,
       VirtualClusterInstanceSpec,
-      VirtualClusterInstanceStatus,
+      VirtualClusterInstanceStatusSchema,
     ),
     fieldSelectors: {
       "spec.clusterRef.cluster": (o) => specOf<VirtualClusterInstanceSpec>(o).clusterRef?.cluster,
