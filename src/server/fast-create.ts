@@ -19,7 +19,6 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { KubeObject } from "../api/object.js";
 import type { RequestAttributes } from "../authz/contract.js";
 import { asksToImpersonate } from "../authz/impersonation.js";
-import { writtenJsonBytes } from "../registry/codec.js";
 import type { WriteOptions } from "../registry/options.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
@@ -248,7 +247,7 @@ class FastCreateRequest {
 
   /** 201 with the stored bytes and the resourceVersion spliced in, as the normal path's sendObject. */
   private succeed(obj: KubeObject): void {
-    const bytes = writtenJsonBytes(obj);
+    const bytes = this.path.store.writtenJson(obj);
     // fastify adds the charset to a JSON text it sends, not to bytes.
     if (bytes) this.write(201, "application/json", bytes, this.ctx.warnings);
     else this.write(201, "application/json; charset=utf-8", JSON.stringify(obj), this.ctx.warnings);
