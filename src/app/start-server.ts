@@ -158,7 +158,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     trustedProxies,
   });
   let serverUrl = "";
-  const sso = wireSso(app, config, controllers, {
+  const sso = wireSso(app, config, controllers, consoleSessions, {
     registry,
     cipher,
     baseUrl: () => serverUrl,
