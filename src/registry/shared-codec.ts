@@ -71,8 +71,8 @@ export function withResourceVersion(bytes: Buffer, rv: number): Buffer | undefin
 /**
  * metadataBodyAt, for bytes that are also framed as a JSON object (`{` … `}`, whitespace aside);
  * -1 otherwise. Only a guard against splicing into something that is not an object: whether
- * stored bytes may be sent at all is decided once per version by raw-read.ts
- * (sendableAsStored), which parses them.
+ * stored bytes may be sent at all is decided once per version by stored-versions.ts
+ * (StoredVersions.sendableAsStored), which parses them.
  */
 export function splicePoint(bytes: Buffer): number {
   return framedAsObject(bytes) ? metadataBodyAt(bytes) : -1;

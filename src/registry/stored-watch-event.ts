@@ -4,7 +4,7 @@
  * fromStorage, no present), the API JSON of an event's object is its stored bytes with the
  * resourceVersion spliced in, as the GET and LIST fast paths answer, once that version's bytes
  * passed the fast paths' check (raw-read.ts: parsed once per version, not per watcher). The HTTP
- * watch writes those bytes (server/watch-frame.ts, storedFrame) without parsing or stringifying
+ * watch writes those bytes (server/watch-frame.ts, WatchFrames.stored) without parsing or stringifying
  * the object.
  *
  * Every write reaches every replica's watchers: decoding each event's object (and its previous
@@ -13,7 +13,7 @@
  * to be promoted to the old generation, where each write's garbage then waited for a full GC.
  *
  * `object` stays available for consumers that need it (a Table, the events' visibility filter):
- * it is decoded on first access, shared with every other watcher (decodeShared).
+ * it is decoded on first access, shared with every other watcher (the registry's SharedDecodes).
  */
 import type { KubeObject } from "../api/object.js";
 import type { KeyValue, WatchEvent } from "../storage/interface.js";
