@@ -9,10 +9,11 @@ import { platformResource, writesTo } from "./resource-match.js";
 export type ProjectLookup = (name: string) => Promise<KubeObject | undefined>;
 
 const PROJECTS = { group: GROUP, resource: "projects" };
-const INSTANCES = platformResource("virtualclusterinstances");
+/** The kinds that live in a project's namespace and run on one of its clusters. */
+const INSTANCES = [platformResource("virtualclusterinstances"), platformResource("spaceinstances")];
 
 /**
- * What a Project means for the VirtualClusterInstances in its namespace `p-<project>`:
+ * What a Project means for the VirtualClusterInstances and SpaceInstances in its namespace `p-<project>`:
  * the project must exist (and not be terminating) for an instance to be created there;
  * `spec.allowedClusters` limits `spec.clusterRef.cluster` (on create, and on an update that
  * changes the cluster, so narrowing allowedClusters does not freeze existing instances); every
@@ -25,7 +26,7 @@ export class ProjectInstancesAdmission implements AdmissionPlugin {
   constructor(private readonly projects: ProjectLookup) {}
 
   async admit(attrs: AdmissionAttributes): Promise<FieldError[]> {
-    if (!writesTo(attrs, INSTANCES) || attrs.subresource !== "") return [];
+    if (!INSTANCES.some((kind) => writesTo(attrs, kind)) || attrs.subresource !== "") return [];
     const obj = attrs.object;
     const projectName = projectOfNamespace(obj.metadata.namespace);
     if (!projectName) return []; // the kind's validation reports the namespace

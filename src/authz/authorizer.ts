@@ -23,6 +23,8 @@ export const ACCESS_RULE_RESOURCES: ReadonlySet<string> = new Set([
   "sharedsecrets",
   "projects",
   "virtualclusterinstances",
+  "spacetemplates",
+  "spaceinstances",
 ]);
 /**
  * Setting where other users' traffic or tokens go on a Cluster or VirtualClusterInstance (its
@@ -214,6 +216,7 @@ export class PlatformAuthorizer implements Authorizer {
     // Lists and watches are answered for everyone and filtered to what the caller may get.
     if ((a.verb === "list" || a.verb === "watch") && !a.name && !a.subresource) return true;
     if (a.object && ACCESS_RULE_RESOURCES.has(a.resource) && this.accessRuleGrants(user, a.object, a)) return true;
+    if (a.object && a.resource === "spaceinstances" && ownsSpace(user, a.object)) return a.verb !== ADMINISTER_VERB;
     return this.membershipGrants(user, a);
   }
 
@@ -265,7 +268,7 @@ export class PlatformAuthorizer implements Authorizer {
     if (a.resource === "projects" && a.name) {
       projectName = a.name;
       onProject = true;
-    } else if (a.resource === "virtualclusterinstances") {
+    } else if (a.resource === "virtualclusterinstances" || a.resource === "spaceinstances") {
       projectName = projectOfNamespace(a.namespace);
     }
     if (!projectName) return false;
@@ -289,7 +292,18 @@ function ownsKey(user: UserInfo, key: KubeObject): boolean {
   return !!s.subject && s.subject === user.name;
 }
 
-function ruleNamesCaller(rule: AccessRule, user: UserInfo): boolean {
+/**
+ * A space's owner (the user, a member of the team, the team's own key) reads, changes, deletes
+ * and uses it (docs/spaces.md); administering it is for admins and access rules.
+ */
+export function ownsSpace(user: UserInfo, space: KubeObject): boolean {
+  const owner = specOf<{ owner: { user?: string; team?: string } }>(space).owner;
+  if (owner?.user && user.subjectKind === "User") return owner.user === user.name;
+  if (!owner?.team) return false;
+  return user.subjectKind === "Team" ? owner.team === user.name : user.teams.includes(owner.team);
+}
+
+export function ruleNamesCaller(rule: AccessRule, user: UserInfo): boolean {
   const users = rule.users ?? [];
   if (users.includes("*")) return true;
   if (user.subjectKind === "User" && users.includes(user.name)) return true;

@@ -10,6 +10,8 @@ import { ownedAccessKeyResource } from "./owned-access-key/owned-access-key.js";
 import { projectResource } from "./project/project.js";
 import { selfResource } from "./self/self.js";
 import { type SecretDataCipher, type SecretDataReaders, sharedSecretResource } from "./shared-secret/shared-secret.js";
+import { spaceInstanceResource } from "./space-instance/space-instance.js";
+import { spaceTemplateResource } from "./space-template/space-template.js";
 import { teamResource } from "./team/team.js";
 import { userResource } from "./user/user.js";
 import { virtualClusterInstanceResource } from "./virtual-cluster-instance/virtual-cluster-instance.js";
@@ -37,6 +39,8 @@ export function allResourceTypes(deps: KindDeps): ResourceType[] {
     ownedAccessKeyResource(deps.cipher),
     projectResource,
     virtualClusterInstanceResource,
+    spaceTemplateResource,
+    spaceInstanceResource,
     directClusterEndpointTokenResource(deps.tokenIssuer),
     selfResource,
   ];
