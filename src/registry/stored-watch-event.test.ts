@@ -125,7 +125,7 @@ describe("watch events as stored bytes", () => {
   });
 });
 
-describe("storedFrame", () => {
+describe("WatchFrames.stored", () => {
   it("frames the stored JSON as one HTTP/1.1 chunk holding one watch line", () => {
     const json = Buffer.from('{"kind":"Gadget","metadata":{"resourceVersion":"7","name":"é"}}');
     const frame = frames.stored("MODIFIED", json);
