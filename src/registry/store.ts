@@ -116,7 +116,7 @@ export class Store {
     return encodeObject(this.rt.strategy.toStorage ? this.rt.strategy.toStorage(obj) : obj);
   }
 
-  /** `shown`, remembering its stored bytes when it is exactly what was stored (codec.ts). */
+  /** `shown`, remembering its stored bytes when it is exactly what was stored (for writtenJson). */
   private shownAsStored(shown: KubeObject, stored: KubeObject, bytes: Buffer): KubeObject {
     if (shown === stored && !this.rt.strategy.toStorage) this.storedAs.set(shown, bytes);
     return shown;

@@ -3,7 +3,7 @@
  * everything, on a kind whose stored bytes are what callers see (servesStoredBytes: no
  * fromStorage, no present), the API JSON of an event's object is its stored bytes with the
  * resourceVersion spliced in, as the GET and LIST fast paths answer, once that version's bytes
- * passed the fast paths' check (raw-read.ts: parsed once per version, not per watcher). The HTTP
+ * passed the fast paths' check (stored-versions.ts: parsed once per version, not per watcher). The HTTP
  * watch writes those bytes (server/watch-frame.ts, WatchFrames.stored) without parsing or stringifying
  * the object.
  *
