@@ -16,10 +16,10 @@
  * the store call (the verb, the path, the authorization) are the conditions above.
  */
 import type { IncomingMessage } from "node:http";
+import { LruMap } from "toad-cache";
 import type { KubeObject } from "../api/object.js";
 import type { RequestAttributes } from "../authz/contract.js";
 import { asksToImpersonate } from "../authz/impersonation.js";
-import { writtenJsonBytes } from "../registry/codec.js";
 import type { WriteOptions } from "../registry/options.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
@@ -43,13 +43,13 @@ const MAX_REST_LENGTH = 1000;
  */
 const MAX_REMEMBERED = 256;
 
+/** The least recently used forgotten first, past MAX_REMEMBERED. */
 class Remembered<V> {
-  private readonly known = new Map<string, V>();
+  private readonly known = new LruMap<V>(MAX_REMEMBERED);
   get(key: string): V | undefined {
     return this.known.get(key);
   }
   set(key: string, value: V): V {
-    if (this.known.size >= MAX_REMEMBERED) this.known.clear();
     this.known.set(key, value);
     return value;
   }
@@ -93,6 +93,10 @@ export function fastCreate(deps: FastCreateDeps): FastBranch {
     return collections.set(url, path && { path, createAttributes: Object.freeze(resourceAttributes(path, "create")) });
   };
   const answersJson = (accept: string): boolean => accepts.get(accept) ?? accepts.set(accept, acceptsJson(accept));
+  // Per User-Agent: the options of a create without a query (they depend on it alone: the default field manager).
+  const userAgentOptions = new Remembered<WriteOptions>();
+  const optionsFor = (agent: string): WriteOptions =>
+    userAgentOptions.get(agent) ?? userAgentOptions.set(agent, writeOptions({}, agent, "CreateOptions"));
   return (req, res) => {
     if (req.method !== "POST") return false;
     const url = req.url ?? "";
@@ -109,7 +113,7 @@ export function fastCreate(deps: FastCreateDeps): FastBranch {
     const ctx = deps.authenticate({ ip, headers: h });
     if (!ctx || !deps.allows(ctx.user, collection.createAttributes)) return false;
     const taken = new TakenRequest(deps, req, res, ip, "create", performance.now());
-    const creating = new FastCreateRequest(taken, req, collection.path, ctx);
+    const creating = new FastCreateRequest(taken, collection.path, ctx, optionsFor(h["user-agent"] ?? ""));
     taken.readBody(req, length, (raw) => creating.create(raw));
     return true;
   };
@@ -147,16 +151,14 @@ function plainBodyLength(h: IncomingMessage["headers"], max: number): number {
   return n <= max ? n : 0;
 }
 
-/** writeOptions() of a create without a query, by User-Agent. */
-const userAgentOptions = new Remembered<WriteOptions>();
-
 /** One create taken by the fast path, from its body to its answer. */
 class FastCreateRequest {
   constructor(
     private readonly taken: TakenRequest,
-    private readonly req: IncomingMessage,
     private readonly path: ResourcePath,
     private readonly ctx: RequestContext,
+    /** The options of a create without a query, for this request's User-Agent. */
+    private readonly baseOptions: WriteOptions,
   ) {}
 
   /** Once its body arrived. */
@@ -169,7 +171,7 @@ class FastCreateRequest {
     try {
       // The Content-Type is application/json (a condition of the path).
       const body = decodeJsonBody(raw);
-      const options = { ...this.baseOptions(), duplicateFields: body.duplicates, bodyOwned: true };
+      const options = { ...this.baseOptions, duplicateFields: body.duplicates, bodyOwned: true };
       created = path.store.create(ctx, path.namespace, body.value as KubeObject, options);
     } catch (err) {
       taken.fail(err);
@@ -181,16 +183,9 @@ class FastCreateRequest {
     );
   }
 
-  /** The options of a create without a query: they depend on the User-Agent alone (the default field manager). */
-  private baseOptions(): WriteOptions {
-    const agent = this.req.headers["user-agent"] ?? "";
-    const known = userAgentOptions.get(agent);
-    return known ?? userAgentOptions.set(agent, writeOptions({}, agent, "CreateOptions"));
-  }
-
   /** 201 with the stored bytes and the resourceVersion spliced in, as the normal path's sendObject. */
   private succeed(obj: KubeObject): void {
-    const bytes = writtenJsonBytes(obj);
+    const bytes = this.path.store.writtenJson(obj);
     // fastify adds the charset to a JSON text it sends, not to bytes.
     if (bytes) this.taken.answer(201, "application/json", bytes, this.ctx.warnings);
     else this.taken.answer(201, "application/json; charset=utf-8", JSON.stringify(obj), this.ctx.warnings);
