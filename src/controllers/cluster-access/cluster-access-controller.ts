@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import { ApiError } from "../../api/errors.js";
 import { type KubeObject, specOf, statusOf } from "../../api/object.js";
 import { classifyError, clusterClient } from "../../clusters/cluster-connection.js";
+import { isUnreachable } from "../../clusters/cluster-objects.js";
 import type { ClusterGrantStatus, ClusterStatus } from "../../kinds/cluster/cluster.js";
 import { ALL_CLUSTERS } from "../../kinds/cluster-selection.js";
 import type { InformerEvent } from "../../registry/informer.js";
@@ -10,7 +11,7 @@ import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
 import { WorkQueue } from "../work-queue.js";
-import { grantEntry, isUnreachable, syncClusterRbac } from "./cluster-rbac-sync.js";
+import { grantEntry, syncClusterRbac } from "./cluster-rbac-sync.js";
 import { desiredRbac } from "./desired-rbac.js";
 
 export interface ClusterAccessOptions {
