@@ -11,8 +11,8 @@ import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test
 /**
  * Spaces end to end on a real control plane (docs/spaces.md): the platform's ServiceAccount
  * holds the ClusterRoles docs/spaces.md and docs/cluster-access.md show; teams devs (alice) and
- * ops (olga) may use cluster c1 and template small (a quota and a limit range), and are members
- * of project web. Cluster c2 is the same control plane reached by a ServiceAccount holding only
+ * ops (olga) may use cluster c1 and are members of project web; template small is the one
+ * docs/spaces.md shows (a quota and a limit range; devs may use it). Cluster c2 is the same control plane reached by a ServiceAccount holding only
  * the spaces role, which shows that role is enough on its own.
  */
 
@@ -32,7 +32,7 @@ interface SpaceStatus {
   message?: string;
   namespaceUID?: string;
   conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>;
-  objects?: Array<{ kind: string; name: string; applied: boolean }>;
+  objects?: Array<{ kind: string; name: string; applied: boolean; reason?: string }>;
 }
 
 /** Retries `attempt` until it stops throwing: bounded, as a guard against hanging, not a timing assertion. */
@@ -113,30 +113,10 @@ describe("spaces on a real cluster", () => {
         ],
       },
     });
-    await postObject(server, "spacetemplates", {
-      metadata: { name: "small" },
-      spec: {
-        parameters: [{ name: "pods", type: "number", default: "10" }],
-        template: {
-          labels: { tier: "small" },
-          objects: [
-            {
-              apiVersion: "v1",
-              kind: "ResourceQuota",
-              metadata: { name: "quota" },
-              spec: { hard: { pods: "${pods}" } },
-            },
-            {
-              apiVersion: "v1",
-              kind: "LimitRange",
-              metadata: { name: "limits" },
-              spec: { limits: [{ type: "Container", default: { memory: "256Mi" } }] },
-            },
-          ],
-        },
-        access: [{ verbs: ["use"], teams: ["devs", "ops"] }],
-      },
-    });
+    // The template docs/spaces.md shows (a quota and a limit range), as written.
+    const [documented] = manifests(documentedYamlBlocks("docs/spaces.md", "## Templates")[0] ?? "");
+    assert.equal(documented?.metadata?.name, "small");
+    await postObject(server, "spacetemplates", documented);
     await waitForStatus(server, "c1", (s) => s.online === true);
     const config = writeKubeconfig(
       server.dataDir,
@@ -161,7 +141,8 @@ describe("spaces on a real cluster", () => {
     const status = await waitForSpace("devs-space", (s) => s.phase === "Ready");
     const ns = JSON.parse(await kube.kubectl("get", "namespace", "devs-space", "-o", "json"));
     assert.equal(status.namespaceUID, ns.metadata.uid);
-    assert.equal(ns.metadata.labels.tier, "small");
+    assert.equal(ns.metadata.labels.tier, "bronze");
+    assert.equal(ns.metadata.annotations["owner-project"], "web");
     assert.equal(ns.metadata.labels["app.kubernetes.io/managed-by"], "platform");
     assert.equal(ns.metadata.labels["management.platform/project"], "web");
     assert.equal(ns.metadata.labels["management.platform/space"], "devs-space");
@@ -286,6 +267,35 @@ describe("spaces on a real cluster", () => {
     assert.equal(deleting.reason, "NamespaceTerminating");
     await eventually("the space going", async () => assert.equal((await get("ops-space")).status, 404));
     assert.equal(await onCluster("namespace", "ops-space"), "", "the instance went only after the namespace");
+  });
+
+  it("an object of a cluster-scoped kind or of a kind the cluster does not serve is refused, never written cluster-wide", async () => {
+    await createSpace("sneaky", {
+      clusterRef: { cluster: "c1" },
+      template: {
+        objects: [
+          {
+            apiVersion: "rbac.authorization.k8s.io/v1",
+            kind: "ClusterRoleBinding",
+            metadata: { name: "sneaky" },
+            roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" },
+            subjects: [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "alice" }],
+          },
+          { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w" } },
+          { apiVersion: "v1", kind: "ResourceQuota", metadata: { name: "fine" }, spec: { hard: { pods: "1" } } },
+        ],
+      },
+    });
+    const status = await waitForSpace("sneaky", (s) => s.phase === "Failed");
+    const byKind = Object.fromEntries((status.objects ?? []).map((o) => [o.kind, o]));
+    assert.equal(byKind.ClusterRoleBinding?.applied, false);
+    assert.equal(byKind.ClusterRoleBinding?.reason, "NotNamespaced");
+    assert.equal(byKind.Widget?.reason, "KindNotFound");
+    assert.equal(byKind.ResourceQuota?.applied, true);
+    assert.equal(await onCluster("clusterrolebinding", "sneaky"), "");
+    assert.equal(await onCluster("resourcequota", "fine", "-n", "sneaky"), "resourcequota/fine");
+    assert.equal((await server.request("DELETE", `${SPACES}/sneaky`)).status, 200);
+    await eventually("the space going", async () => assert.equal((await get("sneaky")).status, 404));
   });
 
   it("the ServiceAccount holding only the documented spaces role makes a space", async () => {
