@@ -50,6 +50,7 @@ describe("the plugin list", () => {
       "EndpointSettings",
       "ClusterAccessGrants",
       "SpaceInstances",
+      "SpaceTemplates",
     ]);
   });
 });

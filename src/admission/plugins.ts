@@ -10,6 +10,7 @@ import { OwnerReferencesAdmission, type OwnerSource } from "./owner-references.j
 import { ProjectInstancesAdmission, type ProjectLookup } from "./project-instances.js";
 import { type ObjectReader, ReferenceAdmission } from "./references.js";
 import { SpaceInstancesAdmission } from "./space-instances.js";
+import { SpaceTemplatesAdmission } from "./space-templates.js";
 
 export interface AdmissionDeps {
   /** Decides the caller's rights (blockOwnerDeletion, no escalation). */
@@ -47,5 +48,6 @@ export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
     new EndpointSettingsAdmission(deps.authorizer, deps.allowLocalEndpoints),
     new ClusterAccessGrantsAdmission(deps.authorizer, deps.read),
     new SpaceInstancesAdmission(deps.authorizer, deps.read),
+    new SpaceTemplatesAdmission(deps.authorizer),
   ];
 }
