@@ -12,8 +12,8 @@ import {
 import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
-import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
-import { WorkQueue } from "../work-queue.js";
+import { type ControllerLog, silentLog } from "../controller-log.js";
+import { ResyncQueue } from "../resync-queue.js";
 import { desiredSpace, spaceBody } from "./desired-space.js";
 import { nextStatus, type SpaceReport } from "./space-status.js";
 import { FIELD_MANAGER, removeSpaceNamespace, syncSpace } from "./space-sync.js";
@@ -38,82 +38,67 @@ export interface SpaceControllerOptions {
  * queue's backoff. Runs on the elected replica only (start()/stop()).
  */
 export class SpaceController {
-  private readonly resyncMs: number;
   private readonly timeoutMs: number;
   private readonly namespacePollMs: number;
-  private readonly concurrency: number;
-  private timer?: NodeJS.Timeout;
-  private unsubscribe: Array<() => void> = [];
-  private queue?: WorkQueue<string>;
-  private stopped = true;
+  private readonly loop: ResyncQueue;
 
   constructor(
     private readonly registry: Registry,
     private readonly informers: SharedInformers,
     options: SpaceControllerOptions = {},
-    private readonly log: ControllerLog = silentLog,
+    log: ControllerLog = silentLog,
   ) {
-    this.resyncMs = options.resyncMs ?? 60_000;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.namespacePollMs = options.namespacePollMs ?? 1_000;
-    this.concurrency = Math.max(1, options.concurrency ?? 4);
-  }
-
-  async start(): Promise<void> {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const queue = new WorkQueue<string>({
+    const spaces = informers.for("spaceinstances");
+    const templates = informers.for("spacetemplates");
+    const clusters = informers.for("clusters");
+    this.loop = new ResyncQueue({
+      controller: "spaces",
+      concurrency: Math.max(1, options.concurrency ?? 4),
+      resyncMs: options.resyncMs ?? 60_000,
+      log,
       process: (key) => this.reconcile(key),
-      concurrency: this.concurrency,
-      onError: logRetry(this.log, "spaces"),
+      informers: [spaces, templates, clusters],
+      keys: () => spaces.names(),
+      subscribe: (queue) => {
+        const queueWhere = (match: (space: KubeObject) => boolean) => {
+          for (const s of spaces.list()) if (match(s)) queue.add(keyOf(s));
+        };
+        return [
+          spaces.onChange((e) => {
+            if (e.type !== "upsert") return;
+            const { object: now, old } = e;
+            // Spec changes bump generation; a delete sets deletionTimestamp; status writes do neither.
+            const changed =
+              !old ||
+              old.metadata.generation !== now.metadata.generation ||
+              old.metadata.deletionTimestamp !== now.metadata.deletionTimestamp;
+            if (changed) queue.add(keyOf(now));
+          }),
+          templates.onChange((e) => {
+            const name = e.object.metadata.name;
+            queueWhere((s) => specOf<SpaceInstanceSpec>(s).templateRef?.name === name);
+          }),
+          clusters.onChange((e) => {
+            const cameOnline =
+              statusOf<ClusterStatus>(e.object).online === true && statusOf<ClusterStatus>(e.old).online !== true;
+            const specChanged = !e.old || e.old.metadata.generation !== e.object.metadata.generation;
+            if (e.type === "upsert" && !specChanged && !cameOnline) return;
+            const name = e.object.metadata.name;
+            queueWhere((s) => specOf<SpaceInstanceSpec>(s).clusterRef?.cluster === name);
+          }),
+        ];
+      },
     });
-    this.queue = queue;
-    const spaces = this.informers.for("spaceinstances");
-    const templates = this.informers.for("spacetemplates");
-    const clusters = this.informers.for("clusters");
-    const syncAll = () => {
-      for (const key of spaces.names()) queue.add(key);
-    };
-    const syncWhere = (match: (space: KubeObject) => boolean) => {
-      for (const s of spaces.list()) if (match(s)) queue.add(keyOf(s));
-    };
-    this.unsubscribe.push(
-      spaces.onChange((e) => {
-        if (e.type !== "upsert") return;
-        const { object: now, old } = e;
-        // Spec changes bump generation; a delete sets deletionTimestamp; status writes do neither.
-        const changed =
-          !old ||
-          old.metadata.generation !== now.metadata.generation ||
-          old.metadata.deletionTimestamp !== now.metadata.deletionTimestamp;
-        if (changed) queue.add(keyOf(now));
-      }),
-      templates.onChange((e) => {
-        const name = e.object.metadata.name;
-        syncWhere((s) => specOf<SpaceInstanceSpec>(s).templateRef?.name === name);
-      }),
-      clusters.onChange((e) => {
-        const online = statusOf<ClusterStatus>(e.object).online === true;
-        const cameOnline = online && statusOf<ClusterStatus>(e.old).online !== true;
-        if (e.type === "upsert" && e.old && e.old.metadata.generation === e.object.metadata.generation && !cameOnline) {
-          return;
-        }
-        const name = e.object.metadata.name;
-        syncWhere((s) => specOf<SpaceInstanceSpec>(s).clusterRef?.cluster === name);
-      }),
-    );
-    await Promise.all([spaces.synced(), templates.synced(), clusters.synced()]);
-    syncAll();
-    this.timer = setInterval(syncAll, this.resyncMs);
-    this.timer.unref();
   }
 
-  async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    clearInterval(this.timer);
-    for (const u of this.unsubscribe.splice(0)) u();
-    await this.queue?.shutdown();
+  start(): Promise<void> {
+    return this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async reconcile(key: string): Promise<void> {
@@ -149,7 +134,7 @@ export class SpaceController {
     await this.report(space, unreachable ? { ...report, objects: undefined } : report);
     // Thrown after the status shows it: the queue retries the space with backoff.
     if (unreachable) throw unreachable;
-    if (waiting) this.queue?.addAfter(key, this.namespacePollMs);
+    if (waiting) this.loop.addAfter(key, this.namespacePollMs);
   }
 
   /** A space being deleted: its namespace goes from the cluster first, then its finalizer. */
@@ -180,7 +165,7 @@ export class SpaceController {
       message: e ? e.message : `waiting for namespace "${namespace}" to be deleted on the cluster`,
     });
     if (e) throw e; // retried with backoff
-    this.queue?.addAfter(key, this.namespacePollMs);
+    this.loop.addAfter(key, this.namespacePollMs);
   }
 
   private async clusterApi(cluster: KubeObject) {
@@ -190,7 +175,7 @@ export class SpaceController {
   }
 
   private async dropFinalizer(space: KubeObject): Promise<void> {
-    if (this.stopped) return;
+    if (!this.loop.running) return;
     await this.ignoreGone(() =>
       this.registry.store("spaceinstances").guaranteedUpdate(
         systemContext(),
@@ -209,7 +194,7 @@ export class SpaceController {
   }
 
   private async report(space: KubeObject, report: SpaceReport): Promise<void> {
-    if (this.stopped) return;
+    if (!this.loop.running) return;
     await this.ignoreGone(() =>
       this.registry.store("spaceinstances").guaranteedUpdate(
         systemContext(),
