@@ -3,14 +3,12 @@ import { API_VERSION, GROUP, type KubeObject, type OwnerReference, specOf } from
 import { type ProjectSpec, projectOfNamespace } from "../kinds/project/project.js";
 import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../registry/admission.js";
-import { platformResource, writesTo } from "./resource-match.js";
+import { platformPlural } from "./resource-match.js";
 
 /** Reads a Project by name (undefined when it does not exist). */
 export type ProjectLookup = (name: string) => Promise<KubeObject | undefined>;
 
 const PROJECTS = { group: GROUP, resource: "projects" };
-/** The kinds that live in a project's namespace and run on one of its clusters. */
-const INSTANCES = [platformResource("virtualclusterinstances"), platformResource("spaceinstances")];
 
 /**
  * What a Project means for the VirtualClusterInstances and SpaceInstances in its namespace `p-<project>`:
@@ -26,7 +24,9 @@ export class ProjectInstancesAdmission implements AdmissionPlugin {
   constructor(private readonly projects: ProjectLookup) {}
 
   async admit(attrs: AdmissionAttributes): Promise<FieldError[]> {
-    if (!INSTANCES.some((kind) => writesTo(attrs, kind)) || attrs.subresource !== "") return [];
+    // This group's kinds that declare it (ResourceType.projectInstance): VirtualClusterInstances, SpaceInstances.
+    if (platformPlural(attrs) === undefined || !attrs.resourceType.projectInstance || attrs.subresource !== "")
+      return [];
     const obj = attrs.object;
     const projectName = projectOfNamespace(obj.metadata.namespace);
     if (!projectName) return []; // the kind's validation reports the namespace
