@@ -121,17 +121,21 @@ export class SpaceController {
     const previous = statusOf<SpaceInstanceStatus>(space).objects ?? [];
     let result: Awaited<ReturnType<typeof syncSpace>>;
     try {
-      const { api, server } = await this.clusterApi(cluster);
-      result = await syncSpace(api, server, space, desired, previous, this.timeoutMs);
+      const { api, where } = await this.clusterApi(cluster);
+      result = await syncSpace(api, where, space, desired, previous, this.timeoutMs);
     } catch (err) {
       const e = classifyError(err, "");
       // A config secret missing or invalid waits for its fix (a spec change) or the next resync.
-      result = { phase: isUnreachable(e) ? "Pending" : "Failed", reason: e.reason, message: e.message, objects: [] };
+      result = { phase: isUnreachable(e) ? "Pending" : "Failed", reason: e.reason, message: "", objects: [] };
+      result.message = cannotUse(clusterName, e);
       if (isUnreachable(e)) result.unreachable = e;
     }
     const { unreachable, waiting, ...report } = result;
     // While the cluster cannot be asked, the objects last seen stay in status.
-    await this.report(space, unreachable ? { ...report, objects: undefined } : report);
+    await this.report(
+      space,
+      unreachable ? { ...report, message: cannotUse(clusterName, unreachable), objects: undefined } : report,
+    );
     // Thrown after the status shows it: the queue retries the space with backoff.
     if (unreachable) throw unreachable;
     if (waiting) this.loop.addAfter(key, this.namespacePollMs);
@@ -152,8 +156,8 @@ export class SpaceController {
     }
     let outcome: { gone: boolean; error?: ClusterConnectionError };
     try {
-      const { api, server } = await this.clusterApi(cluster);
-      outcome = await removeSpaceNamespace(api, server, space, namespace, this.timeoutMs);
+      const { api, where } = await this.clusterApi(cluster);
+      outcome = await removeSpaceNamespace(api, where, space, namespace, this.timeoutMs);
     } catch (err) {
       outcome = { gone: false, error: classifyError(err, "") };
     }
@@ -162,16 +166,20 @@ export class SpaceController {
     await this.report(space, {
       phase: "Deleting",
       reason: e ? e.reason : "NamespaceTerminating",
-      message: e ? e.message : `waiting for namespace "${namespace}" to be deleted on the cluster`,
+      message: e ? cannotUse(clusterName, e) : `waiting for namespace "${namespace}" to be deleted on the cluster`,
     });
     if (e) throw e; // retried with backoff
     this.loop.addAfter(key, this.namespacePollMs);
   }
 
+  /**
+   * A client for the space's cluster, and how messages name it: by its name on the platform,
+   * never its address (a space's reader may not read its Cluster).
+   */
   private async clusterApi(cluster: KubeObject) {
     const client = await clusterClient(this.registry, cluster);
     const { KubernetesObjectApi } = await import("@kubernetes/client-node");
-    return { api: KubernetesObjectApi.makeApiClient(client.kubeConfig), server: client.server };
+    return { api: KubernetesObjectApi.makeApiClient(client.kubeConfig), where: JSON.stringify(cluster.metadata.name) };
   }
 
   private async dropFinalizer(space: KubeObject): Promise<void> {
@@ -220,6 +228,15 @@ export class SpaceController {
       throw err;
     }
   }
+}
+
+/**
+ * Why the cluster as a whole could not be used, as a space's status says it: the reason only.
+ * The details (its address, its config secret, the client's words) are the Cluster's, whose
+ * readers may differ from the space's; its status has them.
+ */
+function cannotUse(cluster: string, e: ClusterConnectionError): string {
+  return `cluster "${cluster}" cannot be used (${e.reason}); the Cluster's status says why`;
 }
 
 function keyOf(space: KubeObject): string {

@@ -36,6 +36,7 @@ type Call = <T>(p: Promise<T>) => Promise<T>;
  */
 export async function syncSpace(
   api: KubernetesObjectApi,
+  /** How messages name the cluster. */
   server: string,
   space: KubeObject,
   desired: DesiredSpace,

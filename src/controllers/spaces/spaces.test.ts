@@ -32,7 +32,7 @@ interface SpaceStatus {
   message?: string;
   namespaceUID?: string;
   conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>;
-  objects?: Array<{ kind: string; name: string; applied: boolean; reason?: string }>;
+  objects?: Array<{ kind: string; name: string; applied: boolean; reason?: string; message?: string }>;
 }
 
 /** Retries `attempt` until it stops throwing: bounded, as a guard against hanging, not a timing assertion. */
@@ -283,15 +283,23 @@ describe("spaces on a real cluster", () => {
           },
           { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w" } },
           { apiVersion: "v1", kind: "ResourceQuota", metadata: { name: "fine" }, spec: { hard: { pods: "1" } } },
+          // The platform's documented rights do not cover ConfigMaps: the cluster's refusal shows.
+          { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "unlisted" } },
         ],
       },
     });
     const status = await waitForSpace("sneaky", (s) => s.phase === "Failed");
-    const byKind = Object.fromEntries((status.objects ?? []).map((o) => [o.kind, o]));
-    assert.equal(byKind.ClusterRoleBinding?.applied, false);
-    assert.equal(byKind.ClusterRoleBinding?.reason, "NotNamespaced");
-    assert.equal(byKind.Widget?.reason, "KindNotFound");
-    assert.equal(byKind.ResourceQuota?.applied, true);
+    const byName = Object.fromEntries((status.objects ?? []).map((o) => [`${o.kind}/${o.name}`, o]));
+    assert.equal(byName["ClusterRoleBinding/sneaky"]?.applied, false);
+    assert.equal(byName["ClusterRoleBinding/sneaky"]?.reason, "NotNamespaced");
+    assert.equal(byName["Widget/w"]?.reason, "KindNotFound");
+    assert.equal(byName["ResourceQuota/fine"]?.applied, true);
+    assert.equal(byName["ConfigMap/unlisted"]?.reason, "Forbidden");
+    assert.match(
+      String(byName["ConfigMap/unlisted"]?.message),
+      /on the cluster at "c1" \(403 Forbidden\): configmaps "unlisted" is forbidden/,
+    );
+    assert.doesNotMatch(JSON.stringify(status), /https:|127\.0\.0\.1/, "no cluster address in a space's status");
     assert.equal(await onCluster("clusterrolebinding", "sneaky"), "");
     assert.equal(await onCluster("resourcequota", "fine", "-n", "sneaky"), "resourcequota/fine");
     assert.equal((await server.request("DELETE", `${SPACES}/sneaky`)).status, 200);
@@ -324,12 +332,16 @@ describe("spaces on a real cluster", () => {
       assert.equal((await server.request("DELETE", `${SPACES}/before-stop`)).status, 200);
       const pending = await waitForSpace("while-down-1", (s) => s.phase === "Pending");
       assert.equal(pending.reason, "ClusterUnreachable");
+      // The reason only: the Cluster's address and the client's words are for the Cluster's readers.
+      const cannotUse = `cluster "c1" cannot be used (ClusterUnreachable); the Cluster's status says why`;
+      assert.equal(pending.message, cannotUse);
       assert.deepEqual(
         pending.conditions?.map((c) => `${c.type}=${c.status}:${c.reason}`),
         ["Ready=False:ClusterUnreachable"],
       );
       const deleting = await waitForSpace("before-stop", (s) => s.phase === "Deleting");
       assert.equal(deleting.reason, "ClusterUnreachable");
+      assert.equal(deleting.message, cannotUse);
     } finally {
       await kube.startApiServer();
     }
