@@ -6,6 +6,7 @@ import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
 import { SpaceController } from "../controllers/spaces/space-controller.js";
 import { UserTeamsController } from "../controllers/user-teams/controller.js";
+import { VirtualClusterStatusController } from "../controllers/virtual-cluster-status/virtual-cluster-status-controller.js";
 import type { PlatformEvents } from "../events/platform-events.js";
 import type { Registry } from "../registry/registry.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
@@ -49,6 +50,14 @@ export function assembleControllers(deps: {
   );
   // Spaces too: a quota deleted by hand is back within one check interval.
   const spaces = new SpaceController(registry, informers, { resyncMs: config.clusterCheckIntervalMs }, log);
+  // Instances are looked at again at the health check's interval too: a change on the cluster
+  // shows within one.
+  const virtualClusterStatus = new VirtualClusterStatusController(
+    registry,
+    informers,
+    { resyncMs: config.clusterCheckIntervalMs, events: events.recorder },
+    log,
+  );
   for (const [name, c] of [
     ["virtualcluster-ca-cleanup", new VirtualClusterCaCleanup(registry, informers, deps.cas, log)],
     ["user-teams", new UserTeamsController(registry, deps.identity, log)],
@@ -56,6 +65,7 @@ export function assembleControllers(deps: {
     ["cluster-health", clusterHealth],
     ["cluster-access", clusterAccess],
     ["spaces", spaces],
+    ["virtualcluster-status", virtualClusterStatus],
     ["event-cleanup", events.cleanup],
     ["access-key-events", events.accessKeys],
   ] as const) {
