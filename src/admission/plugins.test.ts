@@ -49,6 +49,7 @@ describe("the plugin list", () => {
       "References",
       "EndpointSettings",
       "ClusterAccessGrants",
+      "SpaceInstances",
     ]);
   });
 });

@@ -3,16 +3,15 @@ import { API_VERSION, GROUP, type KubeObject, type OwnerReference, specOf } from
 import { type ProjectSpec, projectOfNamespace } from "../kinds/project/project.js";
 import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../registry/admission.js";
-import { platformResource, writesTo } from "./resource-match.js";
+import { platformPlural } from "./resource-match.js";
 
 /** Reads a Project by name (undefined when it does not exist). */
 export type ProjectLookup = (name: string) => Promise<KubeObject | undefined>;
 
 const PROJECTS = { group: GROUP, resource: "projects" };
-const INSTANCES = platformResource("virtualclusterinstances");
 
 /**
- * What a Project means for the VirtualClusterInstances in its namespace `p-<project>`:
+ * What a Project means for the VirtualClusterInstances and SpaceInstances in its namespace `p-<project>`:
  * the project must exist (and not be terminating) for an instance to be created there;
  * `spec.allowedClusters` limits `spec.clusterRef.cluster` (on create, and on an update that
  * changes the cluster, so narrowing allowedClusters does not freeze existing instances); every
@@ -25,7 +24,9 @@ export class ProjectInstancesAdmission implements AdmissionPlugin {
   constructor(private readonly projects: ProjectLookup) {}
 
   async admit(attrs: AdmissionAttributes): Promise<FieldError[]> {
-    if (!writesTo(attrs, INSTANCES) || attrs.subresource !== "") return [];
+    // This group's kinds that declare it (ResourceType.projectInstance): VirtualClusterInstances, SpaceInstances.
+    if (platformPlural(attrs) === undefined || !attrs.resourceType.projectInstance || attrs.subresource !== "")
+      return [];
     const obj = attrs.object;
     const projectName = projectOfNamespace(obj.metadata.namespace);
     if (!projectName) return []; // the kind's validation reports the namespace

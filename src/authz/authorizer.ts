@@ -6,6 +6,7 @@ import type { IdentityIndex } from "../auth/identity-index.js";
 import { type ProjectSpec, projectOfNamespace } from "../kinds/project/project.js";
 import type { Informer } from "../registry/informer.js";
 import type { UserInfo } from "../registry/request-context.js";
+import type { ResourceType } from "../registry/resource-type.js";
 import type { Authorizer, Decision, RequestAttributes } from "./contract.js";
 import { ADMIN_PATHS, VIEW_PATHS } from "./role-paths.js";
 import { isRestricting, type Scope, scopeAllows } from "./scope.js";
@@ -13,17 +14,6 @@ import { isRestricting, type Scope, scopeAllows } from "./scope.js";
 export const ADMIN_ROLE = "platform-management-admin";
 export const VIEW_ROLE = "platform-management-view";
 
-/**
- * The one list of kinds whose objects carry access[] rules the authorizer honours
- * (docs/permissions.md): every kind whose spec has `access` is here (team-access-rules.test.ts).
- */
-export const ACCESS_RULE_RESOURCES: ReadonlySet<string> = new Set([
-  "teams",
-  "clusters",
-  "sharedsecrets",
-  "projects",
-  "virtualclusterinstances",
-]);
 /**
  * Setting where other users' traffic or tokens go on a Cluster or VirtualClusterInstance (its
  * endpoint annotations, a cluster's kubeconfig reference): more than `update`, asked by admission
@@ -88,11 +78,20 @@ const DENY: Decision = { allowed: false };
 export class PlatformAuthorizer implements Authorizer {
   /** Roles by identity, while none of the users and teams they come from changed since (identity-dependencies.ts). */
   private readonly roles = new WeakMap<UserInfo, CachedRoles>();
+  /** The plurals of the kinds whose objects carry access[] rules (ResourceType.accessRules). */
+  private readonly accessRuleResources: ReadonlySet<string>;
+  /** The plurals of the kinds whose objects are a project's instances (ResourceType.projectInstance). */
+  private readonly projectInstanceResources: ReadonlySet<string>;
 
   constructor(
     private readonly identity: IdentityIndex,
     private readonly projects: Informer,
-  ) {}
+    /** The management group's registered kinds (kinds/index.ts). */
+    kinds: readonly ResourceType[],
+  ) {
+    this.accessRuleResources = new Set(kinds.filter((k) => k.accessRules).map((k) => k.plural));
+    this.projectInstanceResources = new Set(kinds.filter((k) => k.projectInstance).map((k) => k.plural));
+  }
 
   authorize(user: UserInfo, attrs: RequestAttributes): Decision | Promise<Decision> {
     const first = this.decide(user, attrs);
@@ -108,7 +107,7 @@ export class PlatformAuthorizer implements Authorizer {
   }
 
   needsObject(_user: UserInfo, attrs: RequestAttributes): boolean {
-    return !!attrs.name && (ACCESS_RULE_RESOURCES.has(attrs.resource) || attrs.resource === "ownedaccesskeys");
+    return !!attrs.name && (this.accessRuleResources.has(attrs.resource) || attrs.resource === "ownedaccesskeys");
   }
 
   visibleTo(user: UserInfo, attrs: RequestAttributes): ((obj: KubeObject) => boolean) | undefined {
@@ -213,7 +212,8 @@ export class PlatformAuthorizer implements Authorizer {
     if (this.selfRule(user, a)) return true;
     // Lists and watches are answered for everyone and filtered to what the caller may get.
     if ((a.verb === "list" || a.verb === "watch") && !a.name && !a.subresource) return true;
-    if (a.object && ACCESS_RULE_RESOURCES.has(a.resource) && this.accessRuleGrants(user, a.object, a)) return true;
+    if (a.object && this.accessRuleResources.has(a.resource) && this.accessRuleGrants(user, a.object, a)) return true;
+    if (a.object && a.resource === "spaceinstances" && ownsSpace(user, a.object)) return a.verb !== ADMINISTER_VERB;
     return this.membershipGrants(user, a);
   }
 
@@ -265,7 +265,7 @@ export class PlatformAuthorizer implements Authorizer {
     if (a.resource === "projects" && a.name) {
       projectName = a.name;
       onProject = true;
-    } else if (a.resource === "virtualclusterinstances") {
+    } else if (this.projectInstanceResources.has(a.resource)) {
       projectName = projectOfNamespace(a.namespace);
     }
     if (!projectName) return false;
@@ -289,7 +289,18 @@ function ownsKey(user: UserInfo, key: KubeObject): boolean {
   return !!s.subject && s.subject === user.name;
 }
 
-function ruleNamesCaller(rule: AccessRule, user: UserInfo): boolean {
+/**
+ * A space's owner (the user, a member of the team, the team's own key) reads, changes, deletes
+ * and uses it (docs/spaces.md); administering it is for admins and access rules.
+ */
+export function ownsSpace(user: UserInfo, space: KubeObject): boolean {
+  const owner = specOf<{ owner: { user?: string; team?: string } }>(space).owner;
+  if (owner?.user && user.subjectKind === "User") return owner.user === user.name;
+  if (!owner?.team) return false;
+  return user.subjectKind === "Team" ? owner.team === user.name : user.teams.includes(owner.team);
+}
+
+export function ruleNamesCaller(rule: AccessRule, user: UserInfo): boolean {
   const users = rule.users ?? [];
   if (users.includes("*")) return true;
   if (user.subjectKind === "User" && users.includes(user.name)) return true;

@@ -10,6 +10,8 @@ import { ownedAccessKeyResource } from "./owned-access-key/owned-access-key.js";
 import { projectResource } from "./project/project.js";
 import { selfResource } from "./self/self.js";
 import { type SecretDataCipher, type SecretDataReaders, sharedSecretResource } from "./shared-secret/shared-secret.js";
+import { spaceInstanceResource } from "./space-instance/space-instance.js";
+import { spaceTemplateResource } from "./space-template/space-template.js";
 import { teamResource } from "./team/team.js";
 import { userResource } from "./user/user.js";
 import { virtualClusterInstanceResource } from "./virtual-cluster-instance/virtual-cluster-instance.js";
@@ -21,6 +23,9 @@ export interface KindDeps {
   secretDataReaders: SecretDataReaders;
   tokenIssuer: TokenIssuer;
 }
+
+/** Builds the kinds a server serves from what they need (allResourceTypes, or a test's list). */
+export type KindList = (deps: KindDeps) => ResourceType[];
 
 /**
  * The registration list: adding a kind is a folder and one line here. What a kind means for
@@ -37,6 +42,8 @@ export function allResourceTypes(deps: KindDeps): ResourceType[] {
     ownedAccessKeyResource(deps.cipher),
     projectResource,
     virtualClusterInstanceResource,
+    spaceTemplateResource,
+    spaceInstanceResource,
     directClusterEndpointTokenResource(deps.tokenIssuer),
     selfResource,
   ];

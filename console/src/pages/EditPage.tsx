@@ -37,7 +37,7 @@ export function EditPage(props: { kind: KindInfo; name?: string; namespace?: str
     if (!props.name) return;
     setError(undefined);
     getObject(kind, props.name, props.namespace).then((o) => {
-      const view = objectView(o);
+      const view = objectView(o, kind.secretFields);
       setOriginal(view);
       setObj(view);
     }, setError);
