@@ -9,6 +9,8 @@ import { countInformerRelist, registerInformerSource } from "../metrics/informer
 import { SharedInformers } from "../registry/shared-informers.js";
 import { StoredBytesPrecheck } from "../registry/stored-bytes-precheck.js";
 import type { CachedStorage } from "../storage/cache/cached-storage.js";
+import { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
+import { ensureDefaultTemplate } from "../virtualclusters/default-template.js";
 import type { ServerConfig } from "./config.js";
 import { reportInformerOutage } from "./informer-outage-report.js";
 import type { loadKeys } from "./keys.js";
@@ -18,9 +20,10 @@ import { reportUndecodable } from "./undecodable-report.js";
 type Keys = Awaited<ReturnType<typeof loadKeys>>;
 
 /**
- * The registry and who may use it: the kinds (registry-assembly.ts), the informers shared per
- * kind, the identity index, the console's sessions, the audit log and the authorizer, each
- * started and watching before this returns; and the admin's key, made on a store that has none.
+ * The registry and who may use it: the kinds (registry-assembly.ts), the virtual clusters' kept
+ * CAs, the informers shared per kind, the identity index, the console's sessions, the audit log
+ * and the authorizer, each started and watching before this returns; and what a store starts
+ * with: the admin's key and the default virtual cluster template, made when missing.
  */
 export async function assembleAccess(
   config: ServerConfig,
@@ -37,10 +40,12 @@ export async function assembleAccess(
     keys,
     () => access.authorizer,
     () => identity,
+    () => cas,
   );
+  const cas = new VirtualClusterCaStore(registry, keys.cipher);
   // Each cache's stored bytes checked in the background once filled, before any cache fills
   // (informers list below): the first LIST after a start finds them checked.
-  const storedBytesPrecheck = new StoredBytesPrecheck([...registry.resourceTypes(), ...core.resourceTypes()]);
+  const storedBytesPrecheck = new StoredBytesPrecheck([...registry.stores(), ...core.stores()]);
   storage.whenFilled(storedBytesPrecheck.filled);
   // One informer per kind on this replica, shared by every consumer (src/registry/shared-informers.ts).
   const informers = new SharedInformers(registry, reportUndecodable(log), {
@@ -57,6 +62,7 @@ export async function assembleAccess(
   // Read-your-writes for access decisions on this replica, whatever the store (src/auth/access-write-barrier.ts).
   storage.holdWrites(accessWriteBarrier({ registry, informers, identity, log }));
   const adminKey = await bootstrapAdmin(registry, dataDir, config.bootstrapKey ?? process.env.PLATFORM_BOOTSTRAP_KEY);
+  await ensureDefaultTemplate(registry);
   await identity.start();
   await access.start();
   await consoleSessions.watch();
@@ -64,6 +70,7 @@ export async function assembleAccess(
     registry,
     core,
     admission,
+    cas,
     storedBytesPrecheck,
     informers,
     unregisterInformerMetrics,

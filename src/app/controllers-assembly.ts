@@ -5,6 +5,7 @@ import { ClusterHealthController } from "../controllers/cluster-health/cluster-h
 import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
 import { UserTeamsController } from "../controllers/user-teams/controller.js";
+import { VirtualClusterStatusController } from "../controllers/virtual-cluster-status/virtual-cluster-status-controller.js";
 import type { PlatformEvents } from "../events/platform-events.js";
 import type { Registry } from "../registry/registry.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
@@ -46,12 +47,21 @@ export function assembleControllers(deps: {
     { resyncMs: config.clusterCheckIntervalMs },
     log,
   );
+  // Instances are looked at again at the health check's interval too: a change on the cluster
+  // shows within one.
+  const virtualClusterStatus = new VirtualClusterStatusController(
+    registry,
+    informers,
+    { resyncMs: config.clusterCheckIntervalMs, events: events.recorder },
+    log,
+  );
   for (const [name, c] of [
     ["virtualcluster-ca-cleanup", new VirtualClusterCaCleanup(registry, informers, deps.cas, log)],
     ["user-teams", new UserTeamsController(registry, deps.identity, log)],
     ["garbage-collector", garbageCollector],
     ["cluster-health", clusterHealth],
     ["cluster-access", clusterAccess],
+    ["virtualcluster-status", virtualClusterStatus],
     ["event-cleanup", events.cleanup],
     ["access-key-events", events.accessKeys],
   ] as const) {

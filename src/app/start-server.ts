@@ -19,7 +19,6 @@ import { createApiServer, listen } from "../server/server.js";
 import { TrustedProxies } from "../server/trusted-proxies.js";
 import { WatchStreams } from "../server/watch-stream.js";
 import { registerVirtualClusterActions } from "../virtualclusters/actions.js";
-import { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import { assembleAccess } from "./access-assembly.js";
 import type { RunningServer, ServerConfig } from "./config.js";
 import { assembleControllers } from "./controllers-assembly.js";
@@ -34,7 +33,6 @@ export type { RunningServer, ServerConfig } from "./config.js";
 
 type Access = Awaited<ReturnType<typeof assembleAccess>>;
 type ServerStorage = Awaited<ReturnType<typeof openServerStorage>>;
-type VirtualClusterCipher = ConstructorParameters<typeof VirtualClusterCaStore>[1];
 
 /**
  * The composition root: builds every part in dependency order, binds the socket and returns a
@@ -55,7 +53,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     config,
     opened.backend.elector,
     access,
-    { cipher, trustedProxies, log },
+    { trustedProxies, log },
   );
   const stop = new ServerStop();
   const watchStreams = new WatchStreams();
@@ -73,7 +71,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     trustedProxies,
   });
   let serverUrl = "";
-  const sso = wireSso(app, config, controllers, {
+  const sso = wireSso(app, config, controllers, access.consoleSessions, {
     registry,
     cipher,
     baseUrl: () => serverUrl,
@@ -124,11 +122,11 @@ async function assembleBeyondTheApi(
   config: ServerConfig,
   elector: ServerStorage["backend"]["elector"],
   access: Access,
-  { cipher, trustedProxies, log }: { cipher: VirtualClusterCipher; trustedProxies: TrustedProxies; log: Logger },
+  { trustedProxies, log }: { trustedProxies: TrustedProxies; log: Logger },
 ) {
   const { registry, informers, identity } = access;
   const warn = (what: string) => (err: unknown) => log.error({ err }, `${what} failed`);
-  const cas = new VirtualClusterCaStore(registry, cipher);
+  const { cas } = access;
   const events = createPlatformEvents(
     access.core.store("events"),
     informers,
