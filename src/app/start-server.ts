@@ -120,6 +120,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     trustedProxies,
     config.allowLocalEndpoints === true,
     log,
+    config.sleepMode,
   );
   // From the stop signal on, /readyz fails; `closing` once the drain begins (after --shutdown-delay).
   let stopRequested = false;
@@ -205,7 +206,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
             gateway.endStreams();
           }),
         ]);
-        gateway.stop();
+        await gateway.stop();
         if (cut > 0) log.warn({ requests: cut }, `requests still in flight after ${graceSeconds} s were cut off`);
         await app.close();
         await ops.close();

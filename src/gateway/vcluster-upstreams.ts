@@ -37,7 +37,17 @@ export class VirtualClusterUpstreams {
 
   upstream(instance: KubeObject, user: string, groups: readonly string[]): Promise<Upstream> {
     const endpoint = this.endpoint(instance);
-    const key = JSON.stringify([instance.metadata.uid, instance.metadata.resourceVersion, endpoint, user, groups]);
+    // What the upstream is built from: the spec (generation) and the kept CA (serviceUID). Not the
+    // resourceVersion, which every status write moves (sleep mode records activity there).
+    const serviceUID = statusOf<VirtualClusterInstanceStatus>(instance).serviceUID;
+    const key = JSON.stringify([
+      instance.metadata.uid,
+      instance.metadata.generation,
+      serviceUID,
+      endpoint,
+      user,
+      groups,
+    ]);
     const now = Date.now();
     const hit = this.entries.get(key);
     if (hit && hit.expires > now) return hit.upstream;
