@@ -221,10 +221,11 @@ function sleepAction(
     const instance = await registry.store("virtualclusterinstances").read(namespace, name);
     if (!instance) {
       // Callers who may not use instances learn nothing about which exist.
-      await authorize({ verb: "use", namespace });
+      await authorize({ verb: "use", namespace, subresource: "" });
       throw errors.notFound(VCI, name);
     }
-    await authorize({ verb: "use", namespace, object: instance });
+    // `use` on the instance itself (subresource ""), the very question the gateway asks.
+    await authorize({ verb: "use", namespace, object: instance, subresource: "" });
     const changed = await change(registry, namespace, name);
     if (!changed) throw errors.notFound(VCI, name);
     const result = {
