@@ -50,6 +50,8 @@ describe("the plugin list", () => {
       "EndpointSettings",
       "ClusterAccessGrants",
       "SpaceInstances",
+      "VirtualClusterTemplates",
+      "TemplateAuthoring",
     ]);
   });
 });

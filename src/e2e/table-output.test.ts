@@ -122,6 +122,7 @@ describe("Table output (kubectl get)", () => {
       "spacetemplates",
       "spaceinstances",
       "clusteraccesses",
+      "virtualclustertemplates",
     ];
     for (const plural of listable) {
       it(`${plural}: well-formed definitions, Name first, Age shown, extra columns for -o wide`, async () => {

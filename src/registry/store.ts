@@ -9,7 +9,7 @@ import type { Storage } from "../storage/interface.js";
 import { type AdmissionChain, admissionAttributes } from "./admission.js";
 import { serverSideApply, type WriteResult } from "./apply/apply.js";
 import { onCachedCopy, UnprovenNoOp } from "./cached-copy.js";
-import { encodeObject, rememberStoredBytes } from "./codec.js";
+import { encodeObject } from "./codec.js";
 import { decodeOrCorrupt, ListReadErrors } from "./corrupt-object.js";
 import { planDeletion, readyToRemove } from "./deletion.js";
 import { compileFilter, type ObjectFilter } from "./filter.js";
@@ -29,11 +29,14 @@ import { hiddenReadRefusal, refuseHiddenReads } from "./patch-read-guard.js";
 import { type RawListBody, rawList } from "./raw-list.js";
 import { rawGet, rawGetSoon } from "./raw-read.js";
 import type { RequestContext } from "./request-context.js";
-import { apiVersionOf, groupResource, type Prepared, type ResourceType } from "./resource-type.js";
+import { apiVersionOf, groupResource, type KeptWrite, type Prepared, type ResourceType } from "./resource-type.js";
 import { SchemaChecker } from "./schema-check.js";
+import { withResourceVersion } from "./shared-codec.js";
 import { storageToApi } from "./storage-errors.js";
 import { listObjects } from "./store-list.js";
 import { decodeStoredObject, type StoredKeyValue } from "./stored-object.js";
+import { StoredVersions } from "./stored-versions.js";
+import { StoredEventBatches } from "./stored-watch-event.js";
 
 /** How often a patch or an internal update is retried on a write conflict before giving up. */
 const MAX_CONFLICT_RETRIES = 8;
@@ -45,6 +48,8 @@ export interface StoreDeps {
   /** The admission plugins every write of this kind goes through (src/admission/plugins.ts). */
   admission: AdmissionChain;
   now?: () => Date;
+  /** What is known of each stored version, shared by the registry's stores (default: the store's own). */
+  versions?: StoredVersions;
 }
 
 /**
@@ -64,8 +69,19 @@ export interface StoreDeps {
 export class Store {
   readonly gr: { group: string; resource: string };
   readonly checker: SchemaChecker;
+  /** What is known of each stored version of this kind (its verdict, GET answer and decoded object). */
+  readonly versions: StoredVersions;
+  /** The events of a watch batch as stored bytes, made once for every watcher of this kind (stored-watch-event.ts). */
+  readonly storedEvents = new StoredEventBatches(this);
   private readonly now: () => Date;
   private readonly patches = new KeySerializer();
+  /**
+   * The bytes an object fresh from a write was stored as (without resourceVersion), so that the
+   * response can be those bytes with resourceVersion spliced in rather than a second
+   * JSON.stringify (writtenJson). Only objects the write returns unchanged are remembered; an
+   * entry goes with its object.
+   */
+  private readonly storedAs = new WeakMap<KubeObject, Buffer>();
 
   constructor(
     readonly rt: ResourceType,
@@ -73,6 +89,7 @@ export class Store {
   ) {
     this.gr = groupResource(rt);
     this.checker = new SchemaChecker(rt.schema);
+    this.versions = deps.versions ?? new StoredVersions();
     this.now = deps.now ?? (() => new Date());
   }
 
@@ -99,10 +116,20 @@ export class Store {
     return encodeObject(this.rt.strategy.toStorage ? this.rt.strategy.toStorage(obj) : obj);
   }
 
-  /** `shown`, remembering its stored bytes when it is exactly what was stored (codec.ts). */
+  /** `shown`, remembering its stored bytes when it is exactly what was stored (for writtenJson). */
   private shownAsStored(shown: KubeObject, stored: KubeObject, bytes: Buffer): KubeObject {
-    if (shown === stored && !this.rt.strategy.toStorage) rememberStoredBytes(shown, bytes);
+    if (shown === stored && !this.rt.strategy.toStorage) this.storedAs.set(shown, bytes);
     return shown;
+  }
+
+  /**
+   * The API JSON of an object one of this store's writes returned: its stored bytes with its
+   * resourceVersion spliced in, or undefined when they were not remembered (or cannot be
+   * spliced): then stringify it.
+   */
+  writtenJson(obj: KubeObject): Buffer | undefined {
+    const stored = this.storedAs.get(obj);
+    return stored && withResourceVersion(stored, Number(obj.metadata.resourceVersion));
   }
 
   /** The object as this caller may read it; undefined when it may not get it (ctx.canSee says so). */
@@ -189,20 +216,33 @@ export class Store {
       if (wantsGeneratedName) obj.metadata.name = generateName(obj.metadata.generateName!);
       await this.validateNew(ctx, obj, fieldErrors, options);
       if (options.dryRun) return this.present(obj, ctx);
+      const key = this.key(obj.metadata.namespace, obj.metadata.name!);
       try {
         const bytes = this.encode(obj);
-        const revision = await this.deps.storage.create(this.key(obj.metadata.namespace, obj.metadata.name!), bytes);
+        const revision = await this.writeNew(key, bytes, prepared?.alongside ?? []);
         obj.metadata.resourceVersion = String(revision);
         const shown = this.present(obj, ctx);
         if (prepared?.reveal) return prepared.reveal(shown);
         return this.shownAsStored(shown, obj, bytes);
       } catch (err) {
         if (!isStorageError(err, "KeyExists")) throw this.storageToApi(err, obj.metadata.name!);
+        const kept = prepared?.alongside?.find((k) => k.keys.key(k.id) === err.key);
+        if (kept) throw kept.onExists();
         if (!wantsGeneratedName || attempt + 1 >= GENERATE_NAME_ATTEMPTS) {
           throw errors.alreadyExists(this.gr, obj.metadata.name!);
         }
       }
     }
+  }
+
+  /** Creates the object's key, with the kept entries the kind writes beside it in one transaction. */
+  private async writeNew(key: string, bytes: Buffer, alongside: readonly KeptWrite[]): Promise<number> {
+    if (alongside.length === 0) return this.deps.storage.create(key, bytes);
+    const ops = [
+      { type: "create" as const, key, value: bytes },
+      ...alongside.map((k) => k.keys.createOp(k.id, k.value)),
+    ];
+    return (await this.deps.storage.txn(ops)).revision;
   }
 
   /**
@@ -216,10 +256,11 @@ export class Store {
     body: KubeObject,
     options: WriteOptions,
     status?: Record<string, unknown>,
-  ): Promise<{ object: KubeObject; key: string; value: Buffer }> {
-    const { object: obj, fieldErrors } = await this.admitNew(ctx, namespace, body, options, status);
+  ): Promise<{ object: KubeObject; key: string; value: Buffer; alongside: readonly KeptWrite[] }> {
+    const { object: obj, fieldErrors, prepared } = await this.admitNew(ctx, namespace, body, options, status);
     await this.validateNew(ctx, obj, fieldErrors, options);
-    return { object: obj, key: this.key(obj.metadata.namespace, obj.metadata.name!), value: this.encode(obj) };
+    const key = this.key(obj.metadata.namespace, obj.metadata.name!);
+    return { object: obj, key, value: this.encode(obj), alongside: prepared?.alongside ?? [] };
   }
 
   /**
