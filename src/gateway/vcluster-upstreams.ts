@@ -5,7 +5,7 @@ import { createClientCertificate } from "../crypto/certificates.js";
 import { projectOfNamespace } from "../kinds/project/project.js";
 import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { Registry } from "../registry/registry.js";
-import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
+import { caIdOf, type VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import { connect, readVirtualClusterCa } from "../virtualclusters/remote.js";
 import type { EndpointPolicy } from "./endpoint-policy.js";
 import { makeUpstream, retireUpstream, type Upstream } from "./upstream.js";
