@@ -34,13 +34,12 @@ export class VirtualClusterUpstreams {
 
   upstream(instance: KubeObject, user: string, groups: readonly string[]): Promise<Upstream> {
     const endpoint = this.endpoint(instance);
-    // What the upstream is built from: the spec (generation) and the kept CA (serviceUID). Not the
+    // What the upstream is built from: the spec (generation) and the kept CA (caIdOf). Not the
     // resourceVersion, which every status write moves (sleep mode records activity there).
-    const serviceUID = statusOf<VirtualClusterInstanceStatus>(instance).serviceUID;
     const key = JSON.stringify([
       instance.metadata.uid,
       instance.metadata.generation,
-      serviceUID,
+      caIdOf(instance),
       endpoint,
       user,
       groups,
