@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION } from "../../api/endpoint-annotations.js";
 import { createCertificateAuthority } from "../../crypto/certificates.js";
 import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
+import { runCli } from "../../testing/cli-run.js";
 import { createCluster, putSecret } from "../../testing/cluster-status.js";
 import { documentedYamlBlocks } from "../../testing/documented-rights.js";
 import { FakeClusterApiServer } from "../../testing/fake-cluster-apiserver.js";
@@ -202,7 +206,7 @@ describe("sleep mode: idle virtual clusters scaled to zero, woken by a request o
     assert.ok(recorded >= sent, `lastActivity ${recorded} is the request's time (${sent}) or later`);
   });
 
-  it("sleep and wakeup by hand need use: asleep, then Ready again", async () => {
+  it("sleep and wakeup by hand (the API, and the CLI's commands) need use: asleep, then Ready again", async () => {
     const slept = await server.request("POST", `${INSTANCE}/dev/sleep`, { body: {}, token: alice });
     assert.equal(slept.status, 200, slept.text);
     assert.equal(slept.json.message, "virtual cluster instance p-web/dev is going to sleep");
@@ -215,6 +219,31 @@ describe("sleep mode: idle virtual clusters scaled to zero, woken by a request o
     assert.equal(woken.status, 200, woken.text);
     await waitForStatus((s) => s.phase === "Ready");
     assert.equal(await statefulSet(".spec.replicas"), "1");
+
+    // The CLI: bob is refused with the server's message, alice puts it to sleep and wakes it.
+    const home = (user: string) => mkdtempSync(join(tmpdir(), `platform-cli-${user}-`));
+    const caFile = join(home("ca"), "ca.pem");
+    writeFileSync(caFile, server.caPem ?? "");
+    const [aliceHome, bobHome] = [home("alice"), home("bob")];
+    for (const [h, key] of [
+      [aliceHome, alice],
+      [bobHome, bob],
+    ] as const) {
+      const login = await runCli(h, ["login", server.url, "--access-key", key, "--certificate-authority", caFile]);
+      assert.equal(login.code, 0, login.stderr);
+    }
+    const refused = await runCli(bobHome, ["sleep", "vcluster", "dev", "--project", "web"]);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /cannot use resource "virtualclusterinstances"/);
+    assert.equal((await status()).phase, "Ready");
+    const cliSleep = await runCli(aliceHome, ["sleep", "vcluster", "dev", "--project", "web"]);
+    assert.equal(cliSleep.code, 0, cliSleep.stderr);
+    assert.equal(cliSleep.stdout, "vcluster dev in project web is going to sleep\n");
+    await waitForStatus((s) => s.phase === "Sleeping" && s.workload?.replicas === 0);
+    const cliWake = await runCli(aliceHome, ["wakeup", "vcluster", "dev", "--project", "web"]);
+    assert.equal(cliWake.code, 0, cliWake.stderr);
+    assert.equal(cliWake.stdout, "vcluster dev in project web is waking up\n");
+    await waitForStatus((s) => s.phase === "Ready");
   });
 
   it("a sleeping virtual cluster that cannot wake in time: the request gets 503 with Retry-After; it wakes once its cluster is back", async () => {
