@@ -11,7 +11,7 @@ import { impersonationOf } from "../registry/impersonation-identity.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext, UserInfo } from "../registry/request-context.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
-import type { InternalErrorLog } from "../server/request-guard.js";
+import { type InternalErrorLog, stderrLog } from "../server/request-guard.js";
 import { peerAddress } from "../server/trusted-proxies.js";
 import { EndpointNotAllowedError } from "../support/guarded-lookup.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
@@ -23,7 +23,9 @@ import { CallerRefused, GatewayHandler, type Resolved } from "./gateway-handler.
 import { type GatewayPath, parseGatewayPath } from "./gateway-path.js";
 import { type GatewayTarget, gatewayScopeAllows } from "./gateway-scope.js";
 import { kubeRequestAttributes } from "./kube-request.js";
+import { VirtualClusterActivity } from "./vcluster-activity.js";
 import { VirtualClusterUpstreams } from "./vcluster-upstreams.js";
+import { VirtualClusterWaker } from "./vcluster-wake.js";
 
 const CLUSTER_GATEWAY_PREFIX = "/kubernetes/cluster/";
 const PROJECT_GATEWAY_PREFIX = "/kubernetes/project/";
@@ -49,7 +51,25 @@ export interface ClusterGatewayDeps {
   endpoints: EndpointPolicy;
   /** Where a request's unexpected failure is logged (answered as a 500); default stderr. */
   logger?: InternalErrorLog;
+  /** Sleep mode (docs/virtual-clusters.md); defaults in DEFAULT_SLEEP_MODE. */
+  sleepMode?: Partial<GatewaySleepMode>;
 }
+
+/** How the gateway takes part in sleep mode (docs/gateway.md, "Sleeping virtual clusters"). */
+export interface GatewaySleepMode {
+  /** How often the activity noted in memory is written to the instances' status.lastActivity. */
+  activityFlushMs: number;
+  /** How long a request to a sleeping virtual cluster waits for it to wake before a 503. */
+  wakeLimitMs: number;
+}
+
+export const DEFAULT_SLEEP_MODE: GatewaySleepMode = {
+  // Sleep mode counts in seconds of idle time, and its deadlines are usually minutes or hours:
+  // one write per instance in use per flush is all it needs.
+  activityFlushMs: 30_000,
+  // Under the minute that kubectl and most HTTP clients wait for an answer by default.
+  wakeLimitMs: 45_000,
+};
 
 /**
  * The cluster gateway inside the server: `/kubernetes/cluster/{cluster}/...` goes to that
@@ -61,6 +81,9 @@ export interface ClusterGatewayDeps {
 export class ClusterGateway {
   private readonly clusters: ClusterUpstreams;
   private readonly vclusters: VirtualClusterUpstreams;
+  /** Each instance's last request, written in batches (sleep mode). */
+  readonly activity: VirtualClusterActivity;
+  private readonly waker: VirtualClusterWaker;
   private readonly handler: GatewayHandler;
   /** Each caller's identity without its scope: the gateway applies the scope itself (gateway-scope.ts). */
   private readonly unscoped = new WeakMap<UserInfo, UserInfo>();
@@ -76,6 +99,9 @@ export class ClusterGateway {
       (n) => this.clusters.cluster(n),
       deps.endpoints,
     );
+    const sleepMode = { ...DEFAULT_SLEEP_MODE, ...deps.sleepMode };
+    this.activity = new VirtualClusterActivity(deps.registry, sleepMode.activityFlushMs, deps.logger ?? stderrLog);
+    this.waker = new VirtualClusterWaker(deps.registry, deps.informers, sleepMode.wakeLimitMs);
     this.handler = new GatewayHandler(
       (req) => this.resolve(req),
       (r) => auditForwarded(deps.audit, r),
@@ -86,6 +112,7 @@ export class ClusterGateway {
   }
 
   start(): Promise<void> {
+    this.activity.start();
     return this.clusters.start();
   }
 
@@ -94,10 +121,12 @@ export class ClusterGateway {
     this.handler.closeStreams();
   }
 
-  stop(): void {
+  /** Ends every exchange and writes the activity noted since the last flush. */
+  async stop(): Promise<void> {
     this.handler.closeAll();
     this.clusters.stop();
     this.vclusters.close();
+    await this.activity.stop();
   }
 
   /** Requests resolved from memory (resolveNow) since the start: whether the fast path applies. */
@@ -210,6 +239,8 @@ export class ClusterGateway {
     const instance = await this.deps.registry.store("virtualclusterinstances").read(namespace, name);
     await this.authorizeUse(user, target, method, forwarded, VCIS, namespace, name, instance);
     if (!instance) throw errors.notFound(VCIS, name);
+    this.activity.touch(namespace, name);
+    await this.waker.awake(instance);
     const who = impersonationOf(user);
     const upstream = await this.vclusters.upstream(instance, who.user, who.groups).catch((err) => {
       if (!(err instanceof EndpointNotAllowedError)) throw err;

@@ -51,6 +51,20 @@ const VirtualClusterInstanceSpec = Type.Object(
       }),
     ),
     access: Type.Optional(AccessRulesSchema),
+    sleepAfter: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "Seconds without a request through the gateway after which the platform scales the virtual cluster to zero (Sleeping); absent or 0: never.",
+      }),
+    ),
+    deleteAfter: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "Seconds without a request through the gateway after which the platform deletes the instance; absent or 0: never.",
+      }),
+    ),
   },
   { description: "VirtualClusterInstanceSpec is the desired state of a virtual cluster instance." },
 );
