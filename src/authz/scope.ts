@@ -54,7 +54,8 @@ const SELF_REVIEWS = new Map([
   ["selfsubjectreviews", "authentication.k8s.io"],
 ]);
 
-function isSelfReview(a: RequestAttributes): boolean {
+/** Whether the request is a self review (kubectl auth can-i, auth whoami): what the caller itself may do. */
+export function isSelfReview(a: RequestAttributes): boolean {
   return a.verb === "create" && !a.subresource && !a.name && SELF_REVIEWS.get(a.resource) === a.apiGroup;
 }
 
