@@ -4,6 +4,7 @@ import { registerAdminCommands } from "./admin-command.js";
 import { registerAgentCommand } from "./agent-command.js";
 import { registerBackupCommands } from "./backup-command.js";
 import { clientSettings } from "./client-settings.js";
+import { endQuietlyWhenOutputCloses } from "./closed-output.js";
 import { registerCompletionCommand } from "./completion.js";
 import { registerCompleteNamesCommand } from "./completion-names.js";
 import { CliError, USAGE_EXIT_CODE } from "./errors.js";
@@ -105,6 +106,7 @@ Examples:
 
 /** Runs the CLI; exit codes: 0 ok, 1 error (the server's message, never a stack trace), 2 usage. */
 export async function main(argv: string[]): Promise<void> {
+  endQuietlyWhenOutputCloses();
   const program = buildProgram(commandOf(argv));
   try {
     await program.parseAsync(argv);
