@@ -4,6 +4,7 @@ import { ClusterAccessController } from "../controllers/cluster-access/cluster-a
 import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
 import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
+import { ProjectQuotasController } from "../controllers/project-quotas/project-quotas-controller.js";
 import { SpaceController } from "../controllers/spaces/space-controller.js";
 import { UserTeamsController } from "../controllers/user-teams/controller.js";
 import { VirtualClusterStatusController } from "../controllers/virtual-cluster-status/virtual-cluster-status-controller.js";
@@ -65,6 +66,7 @@ export function assembleControllers(deps: {
     ["cluster-health", clusterHealth],
     ["cluster-access", clusterAccess],
     ["spaces", spaces],
+    ["project-quotas", new ProjectQuotasController(registry, informers, log)],
     ["virtualcluster-status", virtualClusterStatus],
     ["event-cleanup", events.cleanup],
     ["access-key-events", events.accessKeys],
