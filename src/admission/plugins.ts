@@ -8,11 +8,15 @@ import { KeyTtlCapAdmission } from "./key-ttl-cap.js";
 import { OwnerLinksAdmission, type UidLookup } from "./owner-links.js";
 import { OwnerReferencesAdmission, type OwnerSource } from "./owner-references.js";
 import { ProjectInstancesAdmission, type ProjectLookup } from "./project-instances.js";
+import { ProjectSecretSourceAdmission } from "./project-secret-source.js";
 import { type ObjectReader, ReferenceAdmission } from "./references.js";
 
 export interface AdmissionDeps {
   /** Decides the caller's rights (blockOwnerDeletion, no escalation). */
-  authorizer: Pick<PlatformAuthorizer, "authorize" | "needsObject" | "decide" | "isAdmin" | "rolesOf">;
+  authorizer: Pick<
+    PlatformAuthorizer,
+    "authorize" | "needsObject" | "decide" | "isAdmin" | "rolesOf" | "canReadSecretData"
+  >;
   /** Teams a user's groups put it in (no escalation through groups). */
   identity: Pick<IdentityIndex, "teamsOfUser">;
   /** Reads owners by kind (the registry). */
@@ -44,5 +48,6 @@ export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
     new ReferenceAdmission(deps.authorizer, deps.read),
     new EndpointSettingsAdmission(deps.authorizer, deps.allowLocalEndpoints),
     new ClusterAccessGrantsAdmission(deps.authorizer, deps.read),
+    new ProjectSecretSourceAdmission(deps.authorizer, deps.read),
   ];
 }

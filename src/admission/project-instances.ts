@@ -10,6 +10,7 @@ export type ProjectLookup = (name: string) => Promise<KubeObject | undefined>;
 
 const PROJECTS = { group: GROUP, resource: "projects" };
 const INSTANCES = platformResource("virtualclusterinstances");
+const PROJECT_SECRETS = platformResource("projectsecrets");
 
 /**
  * What a Project means for the VirtualClusterInstances in its namespace `p-<project>`:
@@ -17,7 +18,8 @@ const INSTANCES = platformResource("virtualclusterinstances");
  * `spec.allowedClusters` limits `spec.clusterRef.cluster` (on create, and on an update that
  * changes the cluster, so narrowing allowedClusters does not freeze existing instances); every
  * instance carries an ownerReference to its Project (the server's: an update that drops it gets
- * it back), so deleting the Project lets the garbage collector delete its instances.
+ * it back), so deleting the Project lets the garbage collector delete its instances. A
+ * ProjectSecret in `p-<project>` needs its project and is owned by it the same way.
  */
 export class ProjectInstancesAdmission implements AdmissionPlugin {
   readonly name = "ProjectInstances";
@@ -25,7 +27,8 @@ export class ProjectInstancesAdmission implements AdmissionPlugin {
   constructor(private readonly projects: ProjectLookup) {}
 
   async admit(attrs: AdmissionAttributes): Promise<FieldError[]> {
-    if (!writesTo(attrs, INSTANCES) || attrs.subresource !== "") return [];
+    const instance = writesTo(attrs, INSTANCES);
+    if ((!instance && !writesTo(attrs, PROJECT_SECRETS)) || attrs.subresource !== "") return [];
     const obj = attrs.object;
     const projectName = projectOfNamespace(obj.metadata.namespace);
     if (!projectName) return []; // the kind's validation reports the namespace
@@ -40,6 +43,7 @@ export class ProjectInstancesAdmission implements AdmissionPlugin {
     }
     if (!project) return [];
     setProjectOwner(obj, project);
+    if (!instance) return [];
     const old = attrs.oldObject;
     if (old && clusterOf(obj) === clusterOf(old)) return [];
     return allowedClusterErrors(obj, project, projectName);

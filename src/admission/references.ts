@@ -105,7 +105,7 @@ function changedReferences(resource: string, obj: KubeObject, old: KubeObject | 
 }
 
 /** Kinds with `spec.owner` (a user or a team). */
-const OWNED_RESOURCES = new Set(["clusters", "projects", "sharedsecrets", "virtualclusterinstances"]);
+const OWNED_RESOURCES = new Set(["clusters", "projects", "sharedsecrets", "virtualclusterinstances", "projectsecrets"]);
 
 /** Every reference to another object that needs a right (the table in docs/permissions.md). */
 function referencesOf(resource: string, obj: KubeObject): Reference[] {

@@ -37,6 +37,7 @@ function chain() {
       decide: called("decide", { allowed: false }) as () => { allowed: boolean },
       isAdmin: called("isAdmin", false) as () => boolean,
       rolesOf: called("rolesOf", new Set<string>()) as () => Set<string>,
+      canReadSecretData: called("canReadSecretData", false) as () => boolean,
     },
     identity: { teamsOfUser: called("teamsOfUser", []) as () => KubeObject[] },
     owners: { resourceTypes: () => [], read: async () => undefined },

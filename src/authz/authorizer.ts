@@ -4,6 +4,7 @@ import { isAnonymous, PUBLIC_PATHS } from "../auth/anonymous.js";
 import { rolesDependencies } from "../auth/identity-dependencies.js";
 import type { IdentityIndex } from "../auth/identity-index.js";
 import { type ProjectSpec, projectOfNamespace } from "../kinds/project/project.js";
+import type { SecretResource } from "../kinds/shared-secret/shared-secret.js";
 import type { Informer } from "../registry/informer.js";
 import type { UserInfo } from "../registry/request-context.js";
 import type { Authorizer, Decision, RequestAttributes } from "./contract.js";
@@ -23,6 +24,7 @@ export const ACCESS_RULE_RESOURCES: ReadonlySet<string> = new Set([
   "sharedsecrets",
   "projects",
   "virtualclusterinstances",
+  "projectsecrets",
 ]);
 /**
  * Setting where other users' traffic or tokens go on a Cluster or VirtualClusterInstance (its
@@ -39,6 +41,8 @@ export const ACCESS_VERBS = ACCESS_RULE_VERBS.filter(
   (verb): verb is Exclude<(typeof ACCESS_RULE_VERBS)[number], "*"> => verb !== "*",
 );
 const READ_VERBS = new Set(["get", "list", "watch"]);
+/** Kinds living in a project's namespace `p-<project>`, which its members reach through their membership. */
+const PROJECT_NAMESPACED: ReadonlySet<string> = new Set(["virtualclusterinstances", "projectsecrets"]);
 /**
  * KEP-3926's verb: removing an object whose stored value does not decode, without decoding it
  * (DeleteOptions.ignoreStoreReadErrorWithClusterBreakingPotential). Only the admin role holds
@@ -175,14 +179,15 @@ export class PlatformAuthorizer implements Authorizer {
   }
 
   /**
-   * Whether a SharedSecret's data may be shown: admins, and whoever reads it through an access
-   * rule or project membership. The view role alone reads the object without its data.
+   * Whether a SharedSecret's or ProjectSecret's data may be shown: admins, and whoever reads it
+   * through an access rule or (a ProjectSecret) a project membership other than view. The view
+   * role alone, global or in the project, reads the object without its data.
    */
-  canReadSecretData(user: UserInfo, obj: KubeObject): boolean {
+  canReadSecretData(user: UserInfo, obj: KubeObject, resource: SecretResource = "sharedsecrets"): boolean {
     const a: RequestAttributes = {
       verb: "get",
       apiGroup: "management.platform",
-      resource: "sharedsecrets",
+      resource,
       subresource: "",
       namespace: obj.metadata.namespace ?? "",
       name: obj.metadata.name ?? "",
@@ -214,7 +219,7 @@ export class PlatformAuthorizer implements Authorizer {
     // Lists and watches are answered for everyone and filtered to what the caller may get.
     if ((a.verb === "list" || a.verb === "watch") && !a.name && !a.subresource) return true;
     if (a.object && ACCESS_RULE_RESOURCES.has(a.resource) && this.accessRuleGrants(user, a.object, a)) return true;
-    return this.membershipGrants(user, a);
+    return this.membershipGrants(user, a, viewRole);
   }
 
   /** Own user, own teams, own keys (docs/permissions.md). */
@@ -255,17 +260,18 @@ export class PlatformAuthorizer implements Authorizer {
   }
 
   /**
-   * Project members read their project and manage the instances in its namespace; a member
-   * with `platform-management-admin` also manages the project and administers its instances,
-   * one with `-view` only reads.
+   * Project members read their project and manage the instances and project secrets in its
+   * namespace; a member with `platform-management-admin` also manages the project and
+   * administers its instances, one with `-view` only reads (and, `viewRole: false`, not even
+   * that: a project secret's data is not for viewers).
    */
-  private membershipGrants(user: UserInfo, a: RequestAttributes): boolean {
+  private membershipGrants(user: UserInfo, a: RequestAttributes, viewRole: boolean): boolean {
     let projectName: string | undefined;
     let onProject = false;
     if (a.resource === "projects" && a.name) {
       projectName = a.name;
       onProject = true;
-    } else if (a.resource === "virtualclusterinstances") {
+    } else if (PROJECT_NAMESPACED.has(a.resource)) {
       projectName = projectOfNamespace(a.namespace);
     }
     if (!projectName) return false;
@@ -273,7 +279,8 @@ export class PlatformAuthorizer implements Authorizer {
     const role = memberRole(user, project);
     if (role === undefined) return false;
     if (role === ADMIN_ROLE) return true;
-    if (role === VIEW_ROLE || onProject) return READ_VERBS.has(a.verb);
+    if (role === VIEW_ROLE) return viewRole && READ_VERBS.has(a.verb);
+    if (onProject) return READ_VERBS.has(a.verb);
     return a.verb !== ADMINISTER_VERB;
   }
 }

@@ -88,7 +88,7 @@ function projectScopeAllows(scope: Scope, a: RequestAttributes): boolean {
       (matchesProject(scope.virtualClusters, a.name) || matchesProject(scope.spaces, a.name))
     );
   }
-  if (a.resource === "virtualclusterinstances" || a.resource === "sharedsecrets") {
+  if (a.resource === "virtualclusterinstances" || a.resource === "sharedsecrets" || a.resource === "projectsecrets") {
     const project = projectOfNamespace(a.namespace);
     if (!project) {
       // A cluster-wide list or watch: allowed, and filtered to what the scope covers.

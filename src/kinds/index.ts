@@ -8,6 +8,7 @@ import {
 } from "./direct-cluster-endpoint-token/direct-cluster-endpoint-token.js";
 import { ownedAccessKeyResource } from "./owned-access-key/owned-access-key.js";
 import { projectResource } from "./project/project.js";
+import { projectSecretResource } from "./project-secret/project-secret.js";
 import { selfResource } from "./self/self.js";
 import { type SecretDataCipher, type SecretDataReaders, sharedSecretResource } from "./shared-secret/shared-secret.js";
 import { teamResource } from "./team/team.js";
@@ -15,9 +16,9 @@ import { userResource } from "./user/user.js";
 import { virtualClusterInstanceResource } from "./virtual-cluster-instance/virtual-cluster-instance.js";
 
 export interface KindDeps {
-  /** Encrypts SharedSecret data at rest (absent: stored as given, in tests of the store alone). */
+  /** Encrypts SharedSecret and ProjectSecret data at rest (absent: stored as given, in tests of the store alone). */
   cipher?: SecretDataCipher;
-  /** Who reads SharedSecret data (the others are shown secrets without it). */
+  /** Who reads SharedSecret and ProjectSecret data (the others are shown secrets without it). */
   secretDataReaders: SecretDataReaders;
   tokenIssuer: TokenIssuer;
 }
@@ -37,6 +38,7 @@ export function allResourceTypes(deps: KindDeps): ResourceType[] {
     ownedAccessKeyResource(deps.cipher),
     projectResource,
     virtualClusterInstanceResource,
+    projectSecretResource(deps.cipher, deps.secretDataReaders),
     directClusterEndpointTokenResource(deps.tokenIssuer),
     selfResource,
   ];
