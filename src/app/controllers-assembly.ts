@@ -1,9 +1,11 @@
 import type { Logger } from "pino";
 import type { IdentityIndex } from "../auth/identity-index.js";
+import type { PlatformAuthorizer } from "../authz/authorizer.js";
 import { ClusterAccessController } from "../controllers/cluster-access/cluster-access-controller.js";
 import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
 import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
+import { ProjectSecretSourceController } from "../controllers/project-secrets/source-sync.js";
 import { UserTeamsController } from "../controllers/user-teams/controller.js";
 import type { PlatformEvents } from "../events/platform-events.js";
 import type { Registry } from "../registry/registry.js";
@@ -24,6 +26,7 @@ export function assembleControllers(deps: {
   registry: Registry;
   informers: SharedInformers;
   identity: IdentityIndex;
+  authorizer: PlatformAuthorizer;
   cas: VirtualClusterCaStore;
   events: PlatformEvents;
   log: Logger;
@@ -46,12 +49,22 @@ export function assembleControllers(deps: {
     { resyncMs: config.clusterCheckIntervalMs },
     log,
   );
+  // A setter's lost right is noticed at the same interval.
+  const projectSecretSource = new ProjectSecretSourceController(
+    registry,
+    informers,
+    deps.identity,
+    deps.authorizer,
+    { resyncMs: config.clusterCheckIntervalMs },
+    log,
+  );
   for (const [name, c] of [
     ["virtualcluster-ca-cleanup", new VirtualClusterCaCleanup(registry, informers, deps.cas, log)],
     ["user-teams", new UserTeamsController(registry, deps.identity, log)],
     ["garbage-collector", garbageCollector],
     ["cluster-health", clusterHealth],
     ["cluster-access", clusterAccess],
+    ["project-secret-source", projectSecretSource],
     ["event-cleanup", events.cleanup],
     ["access-key-events", events.accessKeys],
   ] as const) {

@@ -91,6 +91,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     registry,
     informers,
     identity,
+    authorizer: access.authorizer,
     cas,
     events,
     log,
