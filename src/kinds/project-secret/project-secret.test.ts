@@ -29,8 +29,9 @@ describe("ProjectSecret", () => {
     s = await startTestServer({ maxFailedAuthPerMinute: 1000 });
     for (const name of ["alice", "bob", "viewer", "mallory"]) {
       await create("users", { metadata: { name }, spec: {} });
-      key[name] = (await create("ownedaccesskeys", { metadata: { name: `${name}-key` }, spec: { user: name } })).spec
-        .key;
+      key[name] = (
+        await create("ownedaccesskeys", { metadata: { name: `${name}-key` }, spec: { user: name } })
+      ).spec.key;
     }
     await create("projects", {
       metadata: { name: "web" },
@@ -73,11 +74,7 @@ describe("ProjectSecret", () => {
   });
 
   it("shows its data to project members, not to viewers, and nothing to others", async () => {
-    await create(
-      "namespaces/p-web/projectsecrets",
-      projectSecret("api", { data: { token: b64("t0k") } }),
-      key.alice,
-    );
+    await create("namespaces/p-web/projectsecrets", projectSecret("api", { data: { token: b64("t0k") } }), key.alice);
     const byBob = await s.request("GET", `${PS}/api`, { token: key.bob });
     assert.equal(byBob.status, 200, byBob.text);
     assert.equal(byBob.json.spec.data.token, b64("t0k"));
