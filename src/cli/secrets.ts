@@ -13,6 +13,7 @@ import {
 } from "./common.js";
 import { CliError } from "./errors.js";
 import { printJsonOrYaml, printTable } from "./output.js";
+import { addProjectOption, type SecretTarget, type SecretTargetOptions, secretTarget } from "./secret-target.js";
 import {
   addUnsafeDeleteOption,
   deletedMessage,
@@ -28,18 +29,23 @@ const encode = (value: string | Buffer) => Buffer.from(value).toString("base64")
  * NAME.KEY: the secret name ends at the first dot (data keys may contain dots). When no secret has that
  * name, the whole argument is tried as a name (secret names may contain dots too).
  */
-async function fetchSecret(client: ApiClient, arg: string, namespace: string): Promise<{ secret: Json; key?: string }> {
+async function fetchSecret(
+  client: ApiClient,
+  arg: string,
+  target: SecretTarget,
+): Promise<{ secret: Json; key?: string }> {
+  const { plural, namespace } = target;
   const dot = arg.indexOf(".");
-  if (dot <= 0) return { secret: await client.get(apiPath("sharedsecrets", arg, namespace)) };
+  if (dot <= 0) return { secret: await client.get(apiPath(plural, arg, namespace)) };
   try {
     return {
-      secret: await client.get(apiPath("sharedsecrets", arg.slice(0, dot), namespace)),
+      secret: await client.get(apiPath(plural, arg.slice(0, dot), namespace)),
       key: arg.slice(dot + 1),
     };
   } catch (err) {
     if (!(err instanceof CliError) || err.status !== 404) throw err;
     try {
-      return { secret: await client.get(apiPath("sharedsecrets", arg, namespace)) };
+      return { secret: await client.get(apiPath(plural, arg, namespace)) };
     } catch {
       // Neither exists: the NAME.KEY reading is the usual one, so report that name.
       throw err;
@@ -79,13 +85,15 @@ const nsOption = (cmd: Command) =>
 export function registerSecretCommands(program: Command): void {
   const get = verbCommand(program, "get", "Show one object");
   addOutputOption(
-    nsOption(
-      get
-        .command("secret")
-        .description(
-          "Print a shared secret's value, decoded: NAME.KEY prints that key's value as is (a newline is added only on a terminal); NAME alone prints every key",
-        )
-        .argument("<name[.key]>", "secret name, optionally .KEY"),
+    addProjectOption(
+      nsOption(
+        get
+          .command("secret")
+          .description(
+            "Print a shared secret's value, decoded: NAME.KEY prints that key's value as is (a newline is added only on a terminal); NAME alone prints every key",
+          )
+          .argument("<name[.key]>", "secret name, optionally .KEY"),
+      ),
     ),
   )
     .addHelpText(
@@ -95,20 +103,22 @@ Examples:
   platform get secret db.password
   export PGPASSWORD="$(platform get secret db.password)"
   platform get secret db -o yaml
-  platform get secret team-token -n p-web`,
+  platform get secret team-token -n p-web
+  platform get secret db.password --project web`,
     )
-    .action(async (arg: string, opts: { namespace: string; output?: string }) => {
+    .action(async (arg: string, opts: SecretTargetOptions & { output?: string }, command: Command) => {
       const format = outputOf(opts);
+      const target = secretTarget(opts, command);
       const client = loggedInClient();
-      const { secret, key } = await fetchSecret(client, arg, opts.namespace);
+      const { secret, key } = await fetchSecret(client, arg, target);
       const data: Record<string, string> = secret.spec?.data ?? {};
-      const name = `${opts.namespace}/${secret.metadata.name}`;
+      const name = `${target.namespace}/${secret.metadata.name}`;
       if (key !== undefined) {
         const value = data[key];
         if (value === undefined) {
           const keys = Object.keys(data);
           throw new CliError(
-            `shared secret ${name} has no key "${key}"${keys.length ? ` (keys: ${keys.join(", ")})` : " (it has no data)"}`,
+            `${target.noun} ${name} has no key "${key}"${keys.length ? ` (keys: ${keys.join(", ")})` : " (it has no data)"}`,
           );
         }
         const text = decode(value);
@@ -122,7 +132,7 @@ Examples:
         printTable(
           ["Key", "Value"],
           Object.entries(decoded).map(([k, v]) => [k, v]),
-          `shared secret ${name} has no data`,
+          `${target.noun} ${name} has no data`,
         );
     });
 
@@ -176,15 +186,17 @@ Examples:
     );
 
   const set = verbCommand(program, "set", "Set a value");
-  nsOption(
-    set
-      .command("secret")
-      .description(
-        "Set one key of a shared secret (created when missing): NAME.KEY VALUE, the shape `get secret NAME.KEY` reads (the name ends at the first dot; a name with dots takes the form NAME KEY VALUE); VALUE - reads standard input",
-      )
-      .argument("<name.key>", "secret name and data key (or the name, with KEY VALUE after it)")
-      .argument("<value>", "the value, or - to read it from standard input")
-      .argument("[value]", "the value, when the name and key were given apart"),
+  addProjectOption(
+    nsOption(
+      set
+        .command("secret")
+        .description(
+          "Set one key of a shared secret (created when missing): NAME.KEY VALUE, the shape `get secret NAME.KEY` reads (the name ends at the first dot; a name with dots takes the form NAME KEY VALUE); VALUE - reads standard input",
+        )
+        .argument("<name.key>", "secret name and data key (or the name, with KEY VALUE after it)")
+        .argument("<value>", "the value, or - to read it from standard input")
+        .argument("[value]", "the value, when the name and key were given apart"),
+    ),
   )
     .addHelpText(
       "after",
@@ -192,27 +204,32 @@ Examples:
 Examples:
   platform set secret db.password s3cret
   printf %s "$TOKEN" | platform set secret ci.token -
-  platform set secret my.dotted.name password s3cret`,
+  platform set secret my.dotted.name password s3cret
+  platform set secret api.token s3cret --project web`,
     )
-    .action(async (target: string, second: string, third: string | undefined, opts: { namespace: string }) => {
-      const [name, key, value] = setTarget(target, second, third);
-      const client = loggedInClient();
-      const encoded = encode(value === "-" ? readFileSync(0) : value);
-      try {
-        // A merge patch touches only this key, so concurrent writers of other keys are not lost.
-        await client.patch(apiPath("sharedsecrets", name, opts.namespace), { spec: { data: { [key]: encoded } } });
-        process.stdout.write(`sharedsecret ${opts.namespace}/${name}: key ${key} set\n`);
-      } catch (err) {
-        if (!(err instanceof CliError) || err.status !== 404) throw err;
-        await client.post(apiPath("sharedsecrets", undefined, opts.namespace), {
-          apiVersion: "management.platform/v1",
-          kind: "SharedSecret",
-          metadata: { name },
-          spec: { data: { [key]: encoded } },
-        });
-        process.stdout.write(`sharedsecret ${opts.namespace}/${name} created with key ${key}\n`);
-      }
-    });
+    .action(
+      async (arg: string, second: string, third: string | undefined, opts: SecretTargetOptions, command: Command) => {
+        const [name, key, value] = setTarget(arg, second, third);
+        const { plural, kind, namespace } = secretTarget(opts, command);
+        const client = loggedInClient();
+        const encoded = encode(value === "-" ? readFileSync(0) : value);
+        const singular = kind.toLowerCase();
+        try {
+          // A merge patch touches only this key, so concurrent writers of other keys are not lost.
+          await client.patch(apiPath(plural, name, namespace), { spec: { data: { [key]: encoded } } });
+          process.stdout.write(`${singular} ${namespace}/${name}: key ${key} set\n`);
+        } catch (err) {
+          if (!(err instanceof CliError) || err.status !== 404) throw err;
+          await client.post(apiPath(plural, undefined, namespace), {
+            apiVersion: "management.platform/v1",
+            kind,
+            metadata: { name },
+            spec: { data: { [key]: encoded } },
+          });
+          process.stdout.write(`${singular} ${namespace}/${name} created with key ${key}\n`);
+        }
+      },
+    );
 
   const del = verbCommand(program, "delete", "Delete an object");
   addUnsafeDeleteOption(
