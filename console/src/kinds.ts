@@ -38,6 +38,12 @@ const common: FieldDef[] = [
 
 const list = (o: KubeObject, key: string): string => ((o.spec?.[key] as string[] | undefined) ?? []).join(", ");
 
+/** A project secret's source shared secret as `namespace/name` ("" without one). */
+export function sourceOf(o: KubeObject): string {
+  const ref = o.spec?.source?.sharedSecret as { name?: string; namespace?: string } | undefined;
+  return ref?.name ? `${ref.namespace || "platform"}/${ref.name}` : "";
+}
+
 export const KINDS: KindInfo[] = [
   {
     plural: "teams",
@@ -135,6 +141,33 @@ export const KINDS: KindInfo[] = [
     columns: [
       { label: "Cluster", value: (o) => String(o.spec?.clusterRef?.cluster ?? "") },
       { label: "Phase", value: (o) => String(o.status?.phase ?? "") },
+    ],
+  },
+  {
+    plural: "projectsecrets",
+    kind: "ProjectSecret",
+    title: "Project secrets",
+    namespaced: true,
+    access: true,
+    fields: [
+      ...common,
+      {
+        path: "spec.source.sharedSecret.name",
+        label: "Source: shared secret",
+        type: "text",
+        help: "optional: the platform keeps the values equal to it",
+      },
+      {
+        path: "spec.source.sharedSecret.namespace",
+        label: "Source namespace",
+        type: "text",
+        help: "default: platform",
+      },
+      { path: "spec.source.keys", label: "Source keys", type: "list", help: "empty: every key" },
+    ],
+    columns: [
+      { label: "Keys", value: (o) => Object.keys(o.spec?.data ?? {}).join(", ") },
+      { label: "Source", value: sourceOf },
     ],
   },
   {

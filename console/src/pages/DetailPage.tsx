@@ -11,6 +11,7 @@ import { ClusterDependents, kubeconfigSecretOf } from "../components/panels/Clus
 import { ClusterPanel } from "../components/panels/ClusterPanel";
 import { InstancePanel } from "../components/panels/InstancePanel";
 import { ProjectPanel } from "../components/panels/ProjectPanel";
+import { ProjectSecretSpaces } from "../components/panels/ProjectSecretSpaces";
 import { SecretValues } from "../components/panels/SecretValues";
 import { SubjectKeys } from "../components/panels/SubjectKeys";
 import { YamlPanel } from "../components/YamlPanel";
@@ -94,7 +95,8 @@ export function DetailPage(props: { kind: KindInfo; name: string; namespace?: st
       <Overview kind={kind} o={o} />
       {kind.plural === "clusters" && <ClusterPanel cluster={o} />}
       {kind.plural === "ownedaccesskeys" && <AccessKeyPanel accessKey={o} />}
-      {kind.plural === "sharedsecrets" && <SecretValues secret={o} />}
+      {(kind.plural === "sharedsecrets" || kind.plural === "projectsecrets") && <SecretValues secret={o} />}
+      {kind.plural === "projectsecrets" && <ProjectSecretSpaces secret={o} />}
       {kind.plural === "projects" && <ProjectPanel project={o} />}
       {kind.plural === "virtualclusterinstances" && <InstancePanel instance={o} />}
       {(kind.plural === "users" || kind.plural === "teams") && <SubjectKeys kind={kind} name={name} />}
