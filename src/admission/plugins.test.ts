@@ -56,6 +56,7 @@ describe("the plugin list", () => {
       "References",
       "EndpointSettings",
       "ClusterAccessGrants",
+      "SpaceInstances",
       "ProjectSecretSource",
     ]);
   });

@@ -10,6 +10,7 @@ import { OwnerReferencesAdmission, type OwnerSource } from "./owner-references.j
 import { ProjectInstancesAdmission, type ProjectLookup } from "./project-instances.js";
 import { ProjectSecretSourceAdmission } from "./project-secret-source.js";
 import { type ObjectReader, ReferenceAdmission } from "./references.js";
+import { SpaceInstancesAdmission } from "./space-instances.js";
 
 export interface AdmissionDeps {
   /** Decides the caller's rights (blockOwnerDeletion, no escalation). */
@@ -36,7 +37,8 @@ export interface AdmissionDeps {
  * order, then the kind's strategy, validation, then all `validate` phases in this order
  * (docs/architecture.md). Owner references come first: they are checked on the body as the
  * client sent it, before the next two add the server's own references. References come after
- * escalation, so only callers allowed to name a key's subject learn whether it exists.
+ * escalation, so only callers allowed to name a key's subject learn whether it exists. Spaces
+ * come after references, so only who may use a template learns whether it exists.
  */
 export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
   return [
@@ -48,6 +50,7 @@ export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
     new ReferenceAdmission(deps.authorizer, deps.read),
     new EndpointSettingsAdmission(deps.authorizer, deps.allowLocalEndpoints),
     new ClusterAccessGrantsAdmission(deps.authorizer, deps.read),
+    new SpaceInstancesAdmission(deps.authorizer, deps.read),
     new ProjectSecretSourceAdmission(deps.authorizer, deps.read),
   ];
 }

@@ -9,11 +9,12 @@ import { platformResource, writesTo } from "./resource-match.js";
 export type ProjectLookup = (name: string) => Promise<KubeObject | undefined>;
 
 const PROJECTS = { group: GROUP, resource: "projects" };
-const INSTANCES = platformResource("virtualclusterinstances");
+/** The kinds that live in a project's namespace and run on one of its clusters. */
+const INSTANCES = [platformResource("virtualclusterinstances"), platformResource("spaceinstances")];
 const PROJECT_SECRETS = platformResource("projectsecrets");
 
 /**
- * What a Project means for the VirtualClusterInstances in its namespace `p-<project>`:
+ * What a Project means for the VirtualClusterInstances and SpaceInstances in its namespace `p-<project>`:
  * the project must exist (and not be terminating) for an instance to be created there;
  * `spec.allowedClusters` limits `spec.clusterRef.cluster` (on create, and on an update that
  * changes the cluster, so narrowing allowedClusters does not freeze existing instances); every
@@ -27,7 +28,7 @@ export class ProjectInstancesAdmission implements AdmissionPlugin {
   constructor(private readonly projects: ProjectLookup) {}
 
   async admit(attrs: AdmissionAttributes): Promise<FieldError[]> {
-    const instance = writesTo(attrs, INSTANCES);
+    const instance = INSTANCES.some((kind) => writesTo(attrs, kind));
     if ((!instance && !writesTo(attrs, PROJECT_SECRETS)) || attrs.subresource !== "") return [];
     const obj = attrs.object;
     const projectName = projectOfNamespace(obj.metadata.namespace);

@@ -4,6 +4,7 @@ import type { Owner } from "../api/schema/common.js";
 import type { Authorizer } from "../authz/contract.js";
 import { DEFAULT_SECRET_NAMESPACE } from "../clusters/cluster-connection.js";
 import type { ClusterSpec } from "../kinds/cluster/cluster.js";
+import type { SpaceInstanceSpec } from "../kinds/space-instance/space-instance.js";
 import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
 import type { UserInfo } from "../registry/request-context.js";
@@ -105,15 +106,28 @@ function changedReferences(resource: string, obj: KubeObject, old: KubeObject | 
 }
 
 /** Kinds with `spec.owner` (a user or a team). */
-const OWNED_RESOURCES = new Set(["clusters", "projects", "sharedsecrets", "virtualclusterinstances", "projectsecrets"]);
+const OWNED_RESOURCES = new Set([
+  "clusters",
+  "projects",
+  "sharedsecrets",
+  "virtualclusterinstances",
+  "spaceinstances",
+  "projectsecrets",
+]);
 
 /** Every reference to another object that needs a right (the table in docs/permissions.md). */
 function referencesOf(resource: string, obj: KubeObject): Reference[] {
   const refs: Reference[] = [];
-  if (resource === "virtualclusterinstances") {
+  if (resource === "virtualclusterinstances" || resource === "spaceinstances") {
     const cluster = specOf<VirtualClusterInstanceSpec>(obj).clusterRef?.cluster;
     if (typeof cluster === "string" && cluster) {
       refs.push({ field: "spec.clusterRef.cluster", resource: "clusters", name: cluster, verb: "use" });
+    }
+  }
+  if (resource === "spaceinstances") {
+    const template = specOf<SpaceInstanceSpec>(obj).templateRef?.name;
+    if (typeof template === "string" && template) {
+      refs.push({ field: "spec.templateRef.name", resource: "spacetemplates", name: template, verb: "use" });
     }
   }
   if (OWNED_RESOURCES.has(resource)) {

@@ -6,6 +6,7 @@ import { ClusterHealthController } from "../controllers/cluster-health/cluster-h
 import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
 import { ProjectSecretSourceController } from "../controllers/project-secrets/source-sync.js";
+import { ProjectSecretSpaceFillController } from "../controllers/project-secrets/space-fill-controller.js";
 import { UserTeamsController } from "../controllers/user-teams/controller.js";
 import type { PlatformEvents } from "../events/platform-events.js";
 import type { Registry } from "../registry/registry.js";
@@ -58,6 +59,15 @@ export function assembleControllers(deps: {
     { resyncMs: config.clusterCheckIntervalMs },
     log,
   );
+  // Drift inside spaces (a filled Secret changed by hand, one labelled since) is repaired within one interval.
+  const projectSecretSpaces = new ProjectSecretSpaceFillController(
+    registry,
+    informers,
+    deps.identity,
+    deps.authorizer,
+    { resyncMs: config.clusterCheckIntervalMs },
+    log,
+  );
   for (const [name, c] of [
     ["virtualcluster-ca-cleanup", new VirtualClusterCaCleanup(registry, informers, deps.cas, log)],
     ["user-teams", new UserTeamsController(registry, deps.identity, log)],
@@ -65,6 +75,7 @@ export function assembleControllers(deps: {
     ["cluster-health", clusterHealth],
     ["cluster-access", clusterAccess],
     ["project-secret-source", projectSecretSource],
+    ["project-secret-spaces", projectSecretSpaces],
     ["event-cleanup", events.cleanup],
     ["access-key-events", events.accessKeys],
   ] as const) {

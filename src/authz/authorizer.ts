@@ -24,6 +24,8 @@ export const ACCESS_RULE_RESOURCES: ReadonlySet<string> = new Set([
   "sharedsecrets",
   "projects",
   "virtualclusterinstances",
+  "spacetemplates",
+  "spaceinstances",
   "projectsecrets",
 ]);
 /**
@@ -42,7 +44,11 @@ export const ACCESS_VERBS = ACCESS_RULE_VERBS.filter(
 );
 const READ_VERBS = new Set(["get", "list", "watch"]);
 /** Kinds living in a project's namespace `p-<project>`, which its members reach through their membership. */
-const PROJECT_NAMESPACED: ReadonlySet<string> = new Set(["virtualclusterinstances", "projectsecrets"]);
+const PROJECT_NAMESPACED: ReadonlySet<string> = new Set([
+  "virtualclusterinstances",
+  "spaceinstances",
+  "projectsecrets",
+]);
 /**
  * KEP-3926's verb: removing an object whose stored value does not decode, without decoding it
  * (DeleteOptions.ignoreStoreReadErrorWithClusterBreakingPotential). Only the admin role holds
@@ -219,6 +225,7 @@ export class PlatformAuthorizer implements Authorizer {
     // Lists and watches are answered for everyone and filtered to what the caller may get.
     if ((a.verb === "list" || a.verb === "watch") && !a.name && !a.subresource) return true;
     if (a.object && ACCESS_RULE_RESOURCES.has(a.resource) && this.accessRuleGrants(user, a.object, a)) return true;
+    if (a.object && a.resource === "spaceinstances" && ownsSpace(user, a.object)) return a.verb !== ADMINISTER_VERB;
     return this.membershipGrants(user, a, viewRole);
   }
 
@@ -296,7 +303,18 @@ function ownsKey(user: UserInfo, key: KubeObject): boolean {
   return !!s.subject && s.subject === user.name;
 }
 
-function ruleNamesCaller(rule: AccessRule, user: UserInfo): boolean {
+/**
+ * A space's owner (the user, a member of the team, the team's own key) reads, changes, deletes
+ * and uses it (docs/spaces.md); administering it is for admins and access rules.
+ */
+export function ownsSpace(user: UserInfo, space: KubeObject): boolean {
+  const owner = specOf<{ owner: { user?: string; team?: string } }>(space).owner;
+  if (owner?.user && user.subjectKind === "User") return owner.user === user.name;
+  if (!owner?.team) return false;
+  return user.subjectKind === "Team" ? owner.team === user.name : user.teams.includes(owner.team);
+}
+
+export function ruleNamesCaller(rule: AccessRule, user: UserInfo): boolean {
   const users = rule.users ?? [];
   if (users.includes("*")) return true;
   if (user.subjectKind === "User" && users.includes(user.name)) return true;

@@ -119,6 +119,8 @@ describe("Table output (kubectl get)", () => {
       "sharedsecrets",
       "virtualclusterinstances",
       "clusterroletemplates",
+      "spacetemplates",
+      "spaceinstances",
       "clusteraccesses",
     ];
     for (const plural of listable) {

@@ -11,6 +11,8 @@ import { projectResource } from "./project/project.js";
 import { projectSecretResource } from "./project-secret/project-secret.js";
 import { selfResource } from "./self/self.js";
 import { type SecretDataCipher, type SecretDataReaders, sharedSecretResource } from "./shared-secret/shared-secret.js";
+import { spaceInstanceResource } from "./space-instance/space-instance.js";
+import { spaceTemplateResource } from "./space-template/space-template.js";
 import { teamResource } from "./team/team.js";
 import { userResource } from "./user/user.js";
 import { virtualClusterInstanceResource } from "./virtual-cluster-instance/virtual-cluster-instance.js";
@@ -38,6 +40,8 @@ export function allResourceTypes(deps: KindDeps): ResourceType[] {
     ownedAccessKeyResource(deps.cipher),
     projectResource,
     virtualClusterInstanceResource,
+    spaceTemplateResource,
+    spaceInstanceResource,
     projectSecretResource(deps.cipher, deps.secretDataReaders),
     directClusterEndpointTokenResource(deps.tokenIssuer),
     selfResource,

@@ -23,7 +23,7 @@ export const ClusterRolesSchema = Type.Array(ClusterRoleRefSchema, {
   description: "Cluster roles granted to this subject (and, for a team, to all its members).",
 });
 
-const AccessRuleSchema = Type.Object(
+export const AccessRuleSchema = Type.Object(
   {
     name: Type.Optional(Type.String({ description: "Optional name of the rule." })),
     verbs: Type.Array(Type.String(), {
