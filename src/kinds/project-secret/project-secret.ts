@@ -4,7 +4,7 @@ import { specOf } from "../../api/object.js";
 import { AccessRulesSchema, ConditionsSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import { ageColumn, defineKind, displayNameColumn, nameColumn } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, nameColumn, specString } from "../define.js";
 import { PROJECT_NAMESPACE_PREFIX } from "../project/project.js";
 import {
   mapData,
@@ -160,6 +160,13 @@ export function projectSecretResource(cipher: SecretDataCipher | undefined, read
           const src = sourceSecretOf(specOf<ProjectSecretSpec>(o));
           return src ? `${src.namespace}/${src.name}` : "";
         },
+      },
+      {
+        name: "Description",
+        type: "string",
+        description: "Description.",
+        priority: 1,
+        cell: (o) => specString(o, "description"),
       },
       ageColumn(),
     ],
