@@ -19,7 +19,7 @@ import { resolveResourcePath } from "./resource-path.js";
 export type BodiesAuditable = (method: string, url: string) => boolean;
 
 /** Kinds whose bodies carry secret values (shared secret data, access keys, endpoint tokens). */
-const SECRET_BEARING = new Set(["sharedsecrets", "ownedaccesskeys", "directclusterendpointtokens"]);
+const SECRET_BEARING = new Set(["sharedsecrets", "projectsecrets", "ownedaccesskeys", "directclusterendpointtokens"]);
 
 /** A registry served under `prefix` (ending in `/`), as the generic handler serves it. */
 export interface ServedRegistry {
