@@ -17,6 +17,7 @@ import type { SharedInformers } from "../../registry/shared-informers.js";
 import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
 import { WorkQueue } from "../work-queue.js";
 import { type Condition, withCondition, withoutCondition } from "./conditions.js";
+import { keyOf, splitKey } from "./queue-keys.js";
 import { setterIdentity } from "./setter-identity.js";
 
 /** The field manager of the data the platform copies into project secrets. */
@@ -223,13 +224,4 @@ export class ProjectSecretSourceController {
       throw err;
     }
   }
-}
-
-export function keyOf(obj: KubeObject): string {
-  return `${obj.metadata.namespace ?? ""}/${obj.metadata.name ?? ""}`;
-}
-
-export function splitKey(key: string): [string, string] {
-  const slash = key.indexOf("/");
-  return [key.slice(0, slash), key.slice(slash + 1)];
 }

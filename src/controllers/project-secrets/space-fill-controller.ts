@@ -13,8 +13,8 @@ import type { Registry } from "../../registry/registry.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
 import { WorkQueue } from "../work-queue.js";
+import { keyOf, splitKey } from "./queue-keys.js";
 import { setterIdentity } from "./setter-identity.js";
-import { keyOf, splitKey } from "./source-sync.js";
 import { type SpaceEntry, writeSpaceEntries } from "./space-entries.js";
 import { type FillOutcome, fillSpaceSecrets } from "./space-secret-fill.js";
 

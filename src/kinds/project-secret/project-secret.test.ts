@@ -100,6 +100,20 @@ describe("ProjectSecret", () => {
     assert.equal(malloryCreate.status, 403, malloryCreate.text);
   });
 
+  it("a key scoped to a project reaches that project's secrets only", async () => {
+    const scoped = async (project: string) =>
+      (
+        await create("ownedaccesskeys", {
+          metadata: { name: `alice-${project}` },
+          spec: { user: "alice", scope: { projects: [{ project }] } },
+        })
+      ).spec.key;
+    const inWeb = await s.request("GET", `${PS}/api`, { token: await scoped("web") });
+    assert.equal(inWeb.status, 200, inWeb.text);
+    const elsewhere = await s.request("GET", `${PS}/api`, { token: await scoped("shop") });
+    assert.equal(elsewhere.status, 403, elsewhere.text);
+  });
+
   it("an access rule on it lets a non-member read it", async () => {
     await create(
       "namespaces/p-web/projectsecrets",
