@@ -1,4 +1,4 @@
-import { expiryOf } from "./api/access-key-facts";
+import { request } from "./api/client";
 import type { KubeObject } from "./api/types";
 
 /** How a form shows one field; `path` is dotted from the object root. */
@@ -11,12 +11,10 @@ export interface FieldDef {
   annotation?: string;
 }
 
-/** A list column; its label is the name of the server's Table column it shows (console-kinds.test.ts). */
-export interface Column {
-  label: string;
-  value: (o: KubeObject) => string;
-}
-
+/**
+ * A kind as the server declares it for the console (`GET /console/api/kinds`, from the kind's
+ * own folder on the server): the console keeps no table of kinds of its own.
+ */
 export interface KindInfo {
   plural: string;
   kind: string;
@@ -26,169 +24,34 @@ export interface KindInfo {
   /** Where new objects go (namespaced kinds). */
   defaultNamespace?: string;
   fields: FieldDef[];
-  columns: Column[];
+  /** The kind's Table columns its list shows (by name; the server computes the cells). */
+  columns: string[];
   /** Has spec.access[] rules. */
   access: boolean;
+  /** Dotted paths of secret values, masked wherever the console shows the object. */
+  secretFields: string[];
 }
 
-const common: FieldDef[] = [
-  { path: "spec.displayName", label: "Display name", type: "text" },
-  { path: "spec.description", label: "Description", type: "textarea" },
-];
+let kinds: KindInfo[] = [];
 
-const list = (o: KubeObject, key: string): string => ((o.spec?.[key] as string[] | undefined) ?? []).join(", ");
-
-/** A project secret's source shared secret as `namespace/name` ("" without one). */
-export function sourceOf(o: KubeObject): string {
-  const ref = o.spec?.source?.sharedSecret as { name?: string; namespace?: string } | undefined;
-  return ref?.name ? `${ref.namespace || "platform"}/${ref.name}` : "";
+/** Asks the server which kinds there are; called once signed in, before any page is shown. */
+export async function loadKinds(): Promise<KindInfo[]> {
+  kinds = (await request<{ kinds: KindInfo[] }>("GET", "/console/api/kinds")).kinds;
+  return kinds;
 }
 
-export const KINDS: KindInfo[] = [
-  {
-    plural: "teams",
-    kind: "Team",
-    title: "Teams",
-    namespaced: false,
-    access: true,
-    fields: [
-      ...common,
-      { path: "spec.users", label: "Members (user names)", type: "list" },
-      { path: "spec.groups", label: "Identity-provider groups", type: "list" },
-      { path: "spec.clusterRoles", label: "Cluster roles", type: "roles" },
-    ],
-    columns: [{ label: "Users", value: (o) => list(o, "users") }],
-  },
-  {
-    plural: "users",
-    kind: "User",
-    title: "Users",
-    namespaced: false,
-    access: false,
-    fields: [
-      ...common,
-      { path: "spec.email", label: "E-mail", type: "text" },
-      { path: "spec.username", label: "Username", type: "text" },
-      { path: "spec.groups", label: "Identity-provider groups", type: "list" },
-      { path: "spec.clusterRoles", label: "Cluster roles", type: "roles" },
-      { path: "spec.disabled", label: "Disabled", type: "bool" },
-    ],
-    columns: [
-      { label: "Email", value: (o) => String(o.spec?.email ?? "") },
-      { label: "Teams", value: (o) => ((o.status?.teams as string[] | undefined) ?? []).join(", ") },
-    ],
-  },
-  {
-    plural: "clusters",
-    kind: "Cluster",
-    title: "Clusters",
-    namespaced: false,
-    access: true,
-    fields: [
-      ...common,
-      { path: "spec.config.secretName", label: "Kube config shared secret", type: "text" },
-      { path: "spec.config.secretNamespace", label: "Its namespace", type: "text", help: "default: platform" },
-      {
-        path: "metadata.annotations",
-        annotation: "management.platform/ingress-suffix",
-        label: "Ingress suffix for virtual clusters",
-        type: "text",
-        help: "kube config downloads of its virtual clusters point at https://INSTANCE-PROJECT.SUFFIX (needed for them)",
-      },
-      {
-        path: "metadata.annotations",
-        annotation: "management.platform/direct-cluster-endpoint",
-        label: "Agent URL (optional)",
-        type: "text",
-        help: "where `platform agent` beside the cluster listens, for direct connections",
-      },
-    ],
-    columns: [
-      { label: "Phase", value: (o) => String(o.status?.phase ?? "") },
-      { label: "Reason", value: (o) => String(o.status?.reason ?? "") },
-    ],
-  },
-  {
-    plural: "sharedsecrets",
-    kind: "SharedSecret",
-    title: "Shared secrets",
-    namespaced: true,
-    defaultNamespace: "platform",
-    access: true,
-    fields: [...common],
-    columns: [{ label: "Keys", value: (o) => Object.keys(o.spec?.data ?? {}).join(", ") }],
-  },
-  {
-    plural: "projects",
-    kind: "Project",
-    title: "Projects",
-    namespaced: false,
-    access: true,
-    fields: [...common, { path: "spec.members", label: "Members", type: "members" }],
-    columns: [],
-  },
-  {
-    plural: "virtualclusterinstances",
-    kind: "VirtualClusterInstance",
-    title: "Virtual clusters",
-    namespaced: true,
-    access: true,
-    fields: [
-      ...common,
-      { path: "spec.clusterRef.cluster", label: "Cluster", type: "text" },
-      { path: "spec.clusterRef.namespace", label: "Namespace on the cluster", type: "text" },
-    ],
-    columns: [
-      { label: "Cluster", value: (o) => String(o.spec?.clusterRef?.cluster ?? "") },
-      { label: "Phase", value: (o) => String(o.status?.phase ?? "") },
-    ],
-  },
-  {
-    plural: "projectsecrets",
-    kind: "ProjectSecret",
-    title: "Project secrets",
-    namespaced: true,
-    access: true,
-    fields: [
-      ...common,
-      {
-        path: "spec.source.sharedSecret.name",
-        label: "Source: shared secret",
-        type: "text",
-        help: "optional: the platform keeps the values equal to it",
-      },
-      {
-        path: "spec.source.sharedSecret.namespace",
-        label: "Source namespace",
-        type: "text",
-        help: "default: platform",
-      },
-      { path: "spec.source.keys", label: "Source keys", type: "list", help: "empty: every key" },
-    ],
-    columns: [
-      { label: "Keys", value: (o) => Object.keys(o.spec?.data ?? {}).join(", ") },
-      { label: "Source", value: sourceOf },
-    ],
-  },
-  {
-    plural: "ownedaccesskeys",
-    kind: "OwnedAccessKey",
-    title: "Access keys",
-    namespaced: false,
-    access: false,
-    fields: [...common],
-    columns: [
-      { label: "Subject", value: (o) => String(o.spec?.user ?? o.spec?.team ?? o.spec?.subject ?? "") },
-      { label: "Type", value: (o) => String(o.spec?.type || "User") },
-      { label: "Disabled", value: (o) => (o.spec?.disabled === true ? "yes" : "") },
-      { label: "Expires", value: expiryOf },
-      { label: "Last Activity", value: (o) => String(o.status?.lastActivity ?? "never") },
-    ],
-  },
-];
+/** The kinds in the server's registration order (empty until loadKinds). */
+export function allKinds(): readonly KindInfo[] {
+  return kinds;
+}
 
 export function kindOf(plural: string): KindInfo | undefined {
-  return KINDS.find((k) => k.plural === plural);
+  return kinds.find((k) => k.plural === plural);
+}
+
+/** The kind of an object, by its `kind` field. */
+export function kindOfObject(o: KubeObject): KindInfo | undefined {
+  return kinds.find((k) => k.kind === o.kind);
 }
 
 export function displayName(o: KubeObject): string {

@@ -3,13 +3,7 @@ import { type ApiError, errors } from "../api/errors.js";
 import { GROUP, type KubeObject, specOf } from "../api/object.js";
 import type { AccessRule, ClusterRoleRef } from "../api/schema/common.js";
 import type { IdentityIndex } from "../auth/identity-index.js";
-import {
-  ACCESS_RULE_RESOURCES,
-  ACCESS_VERBS,
-  ADMIN_ROLE,
-  type PlatformAuthorizer,
-  VIEW_ROLE,
-} from "../authz/authorizer.js";
+import { ACCESS_VERBS, ADMIN_ROLE, type PlatformAuthorizer, VIEW_ROLE } from "../authz/authorizer.js";
 import type { RequestAttributes } from "../authz/contract.js";
 import { isRestricting, type Scope, scopeWithin } from "../authz/scope.js";
 import type { ProjectSpec } from "../kinds/project/project.js";
@@ -65,7 +59,7 @@ export class EscalationAdmission implements AdmissionPlugin {
         if (!before.has(tn) && !user.teams.includes(tn)) throw deny(`membership of team "${tn}"`);
       }
     }
-    if (ACCESS_RULE_RESOURCES.has(resource) && !admin) {
+    if (attrs.resourceType.accessRules && !admin) {
       const base = withoutGrants(old ?? obj, old === undefined);
       const rules = (o: KubeObject | undefined) => specOf<{ access: AccessRule[] }>(o).access ?? [];
       const newRules = rules(obj).filter((r) => !rules(old).some((o) => isDeepStrictEqual(o, r)));

@@ -3,15 +3,12 @@ import { API_VERSION, GROUP, type KubeObject, type OwnerReference, specOf } from
 import { type ProjectSpec, projectOfNamespace } from "../kinds/project/project.js";
 import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../registry/admission.js";
-import { platformResource, writesTo } from "./resource-match.js";
+import { platformPlural } from "./resource-match.js";
 
 /** Reads a Project by name (undefined when it does not exist). */
 export type ProjectLookup = (name: string) => Promise<KubeObject | undefined>;
 
 const PROJECTS = { group: GROUP, resource: "projects" };
-/** The kinds that live in a project's namespace and run on one of its clusters. */
-const INSTANCES = [platformResource("virtualclusterinstances"), platformResource("spaceinstances")];
-const PROJECT_SECRETS = platformResource("projectsecrets");
 
 /**
  * What a Project means for the VirtualClusterInstances and SpaceInstances in its namespace `p-<project>`:
@@ -28,8 +25,11 @@ export class ProjectInstancesAdmission implements AdmissionPlugin {
   constructor(private readonly projects: ProjectLookup) {}
 
   async admit(attrs: AdmissionAttributes): Promise<FieldError[]> {
-    const instance = INSTANCES.some((kind) => writesTo(attrs, kind));
-    if ((!instance && !writesTo(attrs, PROJECT_SECRETS)) || attrs.subresource !== "") return [];
+    // This group's kinds that declare it (ResourceType.projectInstance: VirtualClusterInstances,
+    // SpaceInstances; projectNamespaced: ProjectSecrets, which run on no cluster).
+    const { projectInstance, projectNamespaced } = attrs.resourceType;
+    if (platformPlural(attrs) === undefined || !(projectInstance || projectNamespaced) || attrs.subresource !== "")
+      return [];
     const obj = attrs.object;
     const projectName = projectOfNamespace(obj.metadata.namespace);
     if (!projectName) return []; // the kind's validation reports the namespace
@@ -44,7 +44,7 @@ export class ProjectInstancesAdmission implements AdmissionPlugin {
     }
     if (!project) return [];
     setProjectOwner(obj, project);
-    if (!instance) return [];
+    if (!projectInstance) return [];
     const old = attrs.oldObject;
     if (old && clusterOf(obj) === clusterOf(old)) return [];
     return allowedClusterErrors(obj, project, projectName);

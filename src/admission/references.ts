@@ -8,6 +8,7 @@ import type { SpaceInstanceSpec } from "../kinds/space-instance/space-instance.j
 import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
 import type { UserInfo } from "../registry/request-context.js";
+import type { ResourceType } from "../registry/resource-type.js";
 import { platformPlural } from "./resource-match.js";
 
 /** Reads an object of this group (undefined when it does not exist). */
@@ -47,7 +48,8 @@ export class ReferenceAdmission implements AdmissionPlugin {
     if (resource === undefined) return;
     const { user, object: obj, oldObject: old } = attrs;
     if (resource === "ownedaccesskeys") await this.keySubjectExists(obj, old);
-    for (const ref of changedReferences(resource, obj, old)) await this.requireRight(user, resource, obj, ref);
+    for (const ref of changedReferences(attrs.resourceType, obj, old))
+      await this.requireRight(user, resource, obj, ref);
   }
 
   /** 403 unless the caller holds `ref.verb` on the named object (a missing object grants nothing but to roles). */
@@ -95,9 +97,9 @@ export class ReferenceAdmission implements AdmissionPlugin {
 }
 
 /** The references of `obj` that `old` did not already have. */
-function changedReferences(resource: string, obj: KubeObject, old: KubeObject | undefined): Reference[] {
-  const before = old ? referencesOf(resource, old) : [];
-  return referencesOf(resource, obj).filter(
+function changedReferences(rt: ResourceType, obj: KubeObject, old: KubeObject | undefined): Reference[] {
+  const before = old ? referencesOf(rt, old) : [];
+  return referencesOf(rt, obj).filter(
     (r) =>
       !before.some(
         (b) => b.field === r.field && b.resource === r.resource && b.namespace === r.namespace && b.name === r.name,
@@ -105,20 +107,11 @@ function changedReferences(resource: string, obj: KubeObject, old: KubeObject | 
   );
 }
 
-/** Kinds with `spec.owner` (a user or a team). */
-const OWNED_RESOURCES = new Set([
-  "clusters",
-  "projects",
-  "sharedsecrets",
-  "virtualclusterinstances",
-  "spaceinstances",
-  "projectsecrets",
-]);
-
 /** Every reference to another object that needs a right (the table in docs/permissions.md). */
-function referencesOf(resource: string, obj: KubeObject): Reference[] {
+function referencesOf(rt: ResourceType, obj: KubeObject): Reference[] {
+  const resource = rt.plural;
   const refs: Reference[] = [];
-  if (resource === "virtualclusterinstances" || resource === "spaceinstances") {
+  if (rt.projectInstance) {
     const cluster = specOf<VirtualClusterInstanceSpec>(obj).clusterRef?.cluster;
     if (typeof cluster === "string" && cluster) {
       refs.push({ field: "spec.clusterRef.cluster", resource: "clusters", name: cluster, verb: "use" });
@@ -130,7 +123,7 @@ function referencesOf(resource: string, obj: KubeObject): Reference[] {
       refs.push({ field: "spec.templateRef.name", resource: "spacetemplates", name: template, verb: "use" });
     }
   }
-  if (OWNED_RESOURCES.has(resource)) {
+  if (rt.owner) {
     // Naming an owner one cannot see would attach one's object to a stranger: `get` on the owner.
     const owner = specOf<{ owner: Owner }>(obj).owner;
     if (typeof owner?.user === "string" && owner.user) {

@@ -3,6 +3,7 @@ import type { AuditOptions } from "../audit/audit-log.js";
 import type { ControllerManager } from "../controllers/controller-manager.js";
 import type { PlatformEvents } from "../events/platform-events.js";
 import type { ClusterGateway } from "../gateway/cluster-gateway.js";
+import type { KindList } from "../kinds/index.js";
 import type { OperationsConfig } from "../metrics/server-hooks.js";
 import type { Registry } from "../registry/registry.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
@@ -69,6 +70,8 @@ export interface ServerConfig extends OperationsConfig, AuditOptions {
   finishBrowserLogin?: FinishBrowserLogin;
   /** The clock of the sign-in rate limits (default Date.now; tests step it). */
   signInClock?: () => number;
+  /** The kinds served (default: the registration list, kinds/index.ts); a test adds one of its own. */
+  kinds?: KindList;
 }
 
 export interface RunningServer {

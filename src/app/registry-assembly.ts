@@ -27,7 +27,7 @@ export function assembleRegistry(
   identity: () => IdentityIndex,
 ): { registry: Registry; core: Registry; admission: AdmissionChain } {
   const { cipher, signer } = keys;
-  const kinds = allResourceTypes({
+  const kinds = (config.kinds ?? allResourceTypes)({
     cipher,
     secretDataReaders: { mayReadData: (user, obj, resource) => authorizer().canReadSecretData(user, obj, resource) },
     tokenIssuer: {

@@ -48,7 +48,7 @@ describe("identity cache: precise invalidation on every replica", () => {
       informers.for("teams"),
     );
     const auth = new AccessKeyAuthenticator(identity);
-    const authz = new PlatformAuthorizer(identity, informers.for("projects"));
+    const authz = new PlatformAuthorizer(identity, informers.for("projects"), registry.resourceTypes());
     /** Waits until this replica's watch has delivered every write so far. */
     const caughtUp = () => identity.sync();
     return { informers, identity, auth, authz, caughtUp };

@@ -60,7 +60,7 @@ export class AccessControl {
     private readonly audit?: CallerNotes,
   ) {
     this.projects = informers.for("projects");
-    this.authorizer = new PlatformAuthorizer(identity, this.projects);
+    this.authorizer = new PlatformAuthorizer(identity, this.projects, registry.resourceTypes());
     this.authenticator = new AccessKeyAuthenticator(identity, { fallback: directTokenFallback(identity, signer) });
     this.limiter = new FailedAuthLimiter(config.maxFailedAuthPerMinute ?? DEFAULT_MAX_FAILED_AUTH_PER_MINUTE);
     this.activity = new KeyActivityRecorder(registry.store("ownedaccesskeys"), identity.keys, Date.now, (err) =>

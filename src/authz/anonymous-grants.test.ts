@@ -31,7 +31,7 @@ describe("authorizer: the anonymous user and non-resource verbs", () => {
   const { registry, close } = flakyRegistry([teamResource, userResource, ownedAccessKeyResource(), projectResource]);
   const informers = new SharedInformers(registry);
   const identity = new IdentityIndex(informers.for("ownedaccesskeys"), informers.for("users"), informers.for("teams"));
-  const authz = new PlatformAuthorizer(identity, informers.for("projects"));
+  const authz = new PlatformAuthorizer(identity, informers.for("projects"), registry.resourceTypes());
   const allowed = (user: UserInfo, a: RequestAttributes) => authz.decide(user, a).allowed;
 
   before(async () => {

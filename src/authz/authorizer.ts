@@ -7,6 +7,7 @@ import { type ProjectSpec, projectOfNamespace } from "../kinds/project/project.j
 import type { SecretResource } from "../kinds/shared-secret/shared-secret.js";
 import type { Informer } from "../registry/informer.js";
 import type { UserInfo } from "../registry/request-context.js";
+import type { ResourceType } from "../registry/resource-type.js";
 import type { Authorizer, Decision, RequestAttributes } from "./contract.js";
 import { ADMIN_PATHS, VIEW_PATHS } from "./role-paths.js";
 import { isRestricting, type Scope, scopeAllows } from "./scope.js";
@@ -14,20 +15,6 @@ import { isRestricting, type Scope, scopeAllows } from "./scope.js";
 export const ADMIN_ROLE = "platform-management-admin";
 export const VIEW_ROLE = "platform-management-view";
 
-/**
- * The one list of kinds whose objects carry access[] rules the authorizer honours
- * (docs/permissions.md): every kind whose spec has `access` is here (team-access-rules.test.ts).
- */
-export const ACCESS_RULE_RESOURCES: ReadonlySet<string> = new Set([
-  "teams",
-  "clusters",
-  "sharedsecrets",
-  "projects",
-  "virtualclusterinstances",
-  "spacetemplates",
-  "spaceinstances",
-  "projectsecrets",
-]);
 /**
  * Setting where other users' traffic or tokens go on a Cluster or VirtualClusterInstance (its
  * endpoint annotations, a cluster's kubeconfig reference): more than `update`, asked by admission
@@ -43,12 +30,6 @@ export const ACCESS_VERBS = ACCESS_RULE_VERBS.filter(
   (verb): verb is Exclude<(typeof ACCESS_RULE_VERBS)[number], "*"> => verb !== "*",
 );
 const READ_VERBS = new Set(["get", "list", "watch"]);
-/** Kinds living in a project's namespace `p-<project>`, which its members reach through their membership. */
-const PROJECT_NAMESPACED: ReadonlySet<string> = new Set([
-  "virtualclusterinstances",
-  "spaceinstances",
-  "projectsecrets",
-]);
 /**
  * KEP-3926's verb: removing an object whose stored value does not decode, without decoding it
  * (DeleteOptions.ignoreStoreReadErrorWithClusterBreakingPotential). Only the admin role holds
@@ -98,11 +79,20 @@ const DENY: Decision = { allowed: false };
 export class PlatformAuthorizer implements Authorizer {
   /** Roles by identity, while none of the users and teams they come from changed since (identity-dependencies.ts). */
   private readonly roles = new WeakMap<UserInfo, CachedRoles>();
+  /** The plurals of the kinds whose objects carry access[] rules (ResourceType.accessRules). */
+  private readonly accessRuleResources: ReadonlySet<string>;
+  /** The plurals of the kinds whose objects belong to a project (ResourceType.projectInstance, projectNamespaced). */
+  private readonly projectResources: ReadonlySet<string>;
 
   constructor(
     private readonly identity: IdentityIndex,
     private readonly projects: Informer,
-  ) {}
+    /** The management group's registered kinds (kinds/index.ts). */
+    kinds: readonly ResourceType[],
+  ) {
+    this.accessRuleResources = new Set(kinds.filter((k) => k.accessRules).map((k) => k.plural));
+    this.projectResources = new Set(kinds.filter((k) => k.projectInstance || k.projectNamespaced).map((k) => k.plural));
+  }
 
   authorize(user: UserInfo, attrs: RequestAttributes): Decision | Promise<Decision> {
     const first = this.decide(user, attrs);
@@ -118,7 +108,7 @@ export class PlatformAuthorizer implements Authorizer {
   }
 
   needsObject(_user: UserInfo, attrs: RequestAttributes): boolean {
-    return !!attrs.name && (ACCESS_RULE_RESOURCES.has(attrs.resource) || attrs.resource === "ownedaccesskeys");
+    return !!attrs.name && (this.accessRuleResources.has(attrs.resource) || attrs.resource === "ownedaccesskeys");
   }
 
   visibleTo(user: UserInfo, attrs: RequestAttributes): ((obj: KubeObject) => boolean) | undefined {
@@ -224,7 +214,7 @@ export class PlatformAuthorizer implements Authorizer {
     if (this.selfRule(user, a)) return true;
     // Lists and watches are answered for everyone and filtered to what the caller may get.
     if ((a.verb === "list" || a.verb === "watch") && !a.name && !a.subresource) return true;
-    if (a.object && ACCESS_RULE_RESOURCES.has(a.resource) && this.accessRuleGrants(user, a.object, a)) return true;
+    if (a.object && this.accessRuleResources.has(a.resource) && this.accessRuleGrants(user, a.object, a)) return true;
     if (a.object && a.resource === "spaceinstances" && ownsSpace(user, a.object)) return a.verb !== ADMINISTER_VERB;
     return this.membershipGrants(user, a, viewRole);
   }
@@ -278,7 +268,7 @@ export class PlatformAuthorizer implements Authorizer {
     if (a.resource === "projects" && a.name) {
       projectName = a.name;
       onProject = true;
-    } else if (PROJECT_NAMESPACED.has(a.resource)) {
+    } else if (this.projectResources.has(a.resource)) {
       projectName = projectOfNamespace(a.namespace);
     }
     if (!projectName) return false;

@@ -1,26 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { allResourceTypes } from "../kinds/index.js";
 import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
-import { ACCESS_RULE_RESOURCES } from "./authorizer.js";
 
-/** The kinds whose schema lets an object carry spec.access[] rules. */
-function kindsWithAccessRules(): string[] {
-  const kinds = allResourceTypes({
-    cipher: { encrypt: (v) => v, decrypt: (v) => v },
-    secretDataReaders: { mayReadData: () => true },
-    tokenIssuer: { issue: async () => "", maxTtlSeconds: 60 },
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: walking a JSON schema
-  const specProps = (schema: any) => schema?.properties?.spec?.properties ?? {};
-  return kinds.filter((k) => "access" in specProps(k.schema)).map((k) => k.plural);
-}
-
-describe("access rules on every kind that offers them", () => {
-  it("the authorizer reads the access rules of exactly the kinds whose schema has spec.access", () => {
-    assert.deepEqual([...ACCESS_RULE_RESOURCES].sort(), kindsWithAccessRules().sort());
-  });
-
+describe("access rules", () => {
   describe("a Team's access rules", () => {
     let s: TestServer;
     let alice: string;

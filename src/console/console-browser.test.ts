@@ -126,7 +126,8 @@ describe("web console in Chromium", { timeout: 480_000 }, () => {
     await page.getByLabel("Labels (key=value, comma separated)").fill("env=dev");
     await submitForm();
     await page.getByRole("heading", { name: /Developers/ }).waitFor();
-    assert.ok(await page.getByText("alice, bob").isVisible());
+    // The Users fact is the kind's Table cell, as `kubectl get teams` shows it.
+    assert.ok(await page.getByText("alice,bob").isVisible());
     await audit("team-detail", true);
     await page.getByRole("link", { name: "Edit" }).click();
     await page.getByLabel("Display name").fill("Developers (web)");

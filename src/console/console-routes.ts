@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
 import type { RequestContext } from "../registry/request-context.js";
+import type { ResourceType } from "../registry/resource-type.js";
 import { sendError } from "../server/respond.js";
 import type { ServerFeature } from "../server/server-features.js";
+import { consoleKinds } from "./console-kinds.js";
 import { setSecurityHeaders } from "./security-headers.js";
 import { type ConsoleSessions, sessionCookie } from "./sessions.js";
 import { StaticAssets } from "./static-assets.js";
@@ -23,6 +25,8 @@ export interface ConsoleDeps {
   ssoConfigured?: () => boolean;
   /** The built console (default: dist/console-web). */
   assets?: StaticAssets;
+  /** The registered kinds of the management group: those with a console presentation are its menus. */
+  kinds(): readonly ResourceType[];
 }
 
 const registered = new WeakMap<FastifyInstance, ConsoleSessions>();
@@ -41,8 +45,15 @@ export async function startConsoleSession(reply: FastifyReply, accessKey: string
 }
 
 /** The console installed into the API server (src/server/server-features.ts), authenticating as the API does. */
-export function consoleFeature(deps: Omit<ConsoleDeps, "authenticate">): ServerFeature {
-  return { addRoutes: (app, server) => registerConsole(app, { ...deps, authenticate: server.authenticate }) };
+export function consoleFeature(deps: Omit<ConsoleDeps, "authenticate" | "kinds">): ServerFeature {
+  return {
+    addRoutes: (app, server) =>
+      registerConsole(app, {
+        ...deps,
+        authenticate: server.authenticate,
+        kinds: () => server.registry.resourceTypes(),
+      }),
+  };
 }
 
 /** The console's own endpoints (`/console/api/...`) and its files. */
@@ -78,6 +89,17 @@ export function registerConsole(app: FastifyInstance, deps: ConsoleDeps): void {
       if (!csrfToken || request.headers.authorization) throw errors.unauthorized();
       const ctx = await deps.authenticate(request);
       return reply.send({ csrfToken, user: { name: ctx.user.name, kind: ctx.user.subjectKind } });
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
+  // The kinds the console shows, as their folders declare them; for signed-in callers, as discovery is.
+  app.get(`${api}/kinds`, async (request, reply) => {
+    setSecurityHeaders(reply).header("cache-control", "no-store");
+    try {
+      await deps.authenticate(request);
+      return reply.send({ kinds: consoleKinds(deps.kinds()) });
     } catch (err) {
       return sendError(reply, err);
     }

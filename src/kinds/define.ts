@@ -1,11 +1,30 @@
 import { GROUP, type KubeObject, VERSION } from "../api/object.js";
+import type { ConsoleField } from "../registry/presentation.js";
 import { ALL_VERBS, type ResourceType, type TableColumn } from "../registry/resource-type.js";
 
-type KindSpec = Omit<ResourceType, "group" | "version" | "listKind" | "verbs" | "categories" | "strategy"> &
+type KindSpec = Omit<
+  ResourceType,
+  "group" | "version" | "listKind" | "verbs" | "categories" | "strategy" | "accessRules" | "owner"
+> &
   Partial<Pick<ResourceType, "verbs" | "categories" | "strategy">>;
 
-/** Fills the defaults every kind of this group shares. */
+/**
+ * Fills the defaults every kind of this group shares, and what its schema tells: whether its
+ * objects carry access rules (`spec.access`) and name an owner (`spec.owner`). A console
+ * presentation may name only the kind's own Table columns; a project's instances are namespaced
+ * and have `spec.clusterRef`.
+ */
 export function defineKind(spec: KindSpec): ResourceType {
+  const columnNames = new Set(spec.columns.map((c) => c.name));
+  for (const name of spec.console?.columns ?? []) {
+    if (!columnNames.has(name)) throw new Error(`${spec.kind}: the console column "${name}" is not one of its columns`);
+  }
+  if (spec.projectInstance && !(spec.namespaced && specHasField(spec.schema, "clusterRef"))) {
+    throw new Error(`${spec.kind}: a project's instances are namespaced and name their cluster in spec.clusterRef`);
+  }
+  if (spec.projectNamespaced && !spec.namespaced) {
+    throw new Error(`${spec.kind}: the objects of a project live in its namespace: the kind is namespaced`);
+  }
   return {
     group: GROUP,
     version: VERSION,
@@ -14,7 +33,22 @@ export function defineKind(spec: KindSpec): ResourceType {
     categories: ["platform"],
     strategy: {},
     ...spec,
+    accessRules: specHasField(spec.schema, "access"),
+    owner: specHasField(spec.schema, "owner"),
   };
+}
+
+function specHasField(schema: ResourceType["schema"], field: string): boolean {
+  const spec = schema.properties.spec as { properties?: Record<string, unknown> } | undefined;
+  return spec?.properties?.[field] !== undefined;
+}
+
+/** The console's fields for `spec.displayName` and `spec.description`, which most kinds have. */
+export function displayNameFields(): ConsoleField[] {
+  return [
+    { path: "spec.displayName", label: "Display name", type: "text" },
+    { path: "spec.description", label: "Description", type: "textarea" },
+  ];
 }
 
 /** The Name and Age columns every table has, around the kind's own. */

@@ -25,6 +25,9 @@ export interface KindDeps {
   tokenIssuer: TokenIssuer;
 }
 
+/** Builds the kinds a server serves from what they need (allResourceTypes, or a test's list). */
+export type KindList = (deps: KindDeps) => ResourceType[];
+
 /**
  * The registration list: adding a kind is a folder and one line here. What a kind means for
  * other kinds (owner references, project rules) is admission (src/admission/plugins.ts).

@@ -1,6 +1,7 @@
 import type { TObject } from "@sinclair/typebox";
 import type { FieldError } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
+import type { ConsolePresentation } from "./presentation.js";
 import type { RequestContext, UserInfo } from "./request-context.js";
 
 export type Verb = "create" | "get" | "list" | "watch" | "update" | "patch" | "delete" | "deletecollection";
@@ -106,6 +107,33 @@ export interface ResourceType {
    * list, watch): the Registry refuses it beside a write verb, which would bypass it.
    */
   readerFilter?: (user: UserInfo) => ReaderFilter;
+  /**
+   * Whether its objects carry `spec.access[]` rules the authorizer honours (docs/permissions.md).
+   * defineKind (kinds/define.ts) reads it from the schema: a kind with `spec.access` has them.
+   */
+  accessRules?: boolean;
+  /** Whether its objects name an owner in `spec.owner` (a user or team the writer must see); from the schema too. */
+  owner?: boolean;
+  /**
+   * Its objects are a project's instances (virtual clusters, spaces): they live in the project's
+   * namespace `p-<project>` and run on one of its clusters (`spec.clusterRef.cluster`). The
+   * project must exist and allow the cluster, and owns them (admission/project-instances.ts); its
+   * members manage them (the authorizer); the writer needs `use` on the cluster (admission/references.ts).
+   */
+  projectInstance?: boolean;
+  /**
+   * Its objects belong to a project without running on a cluster (project secrets): they live in
+   * the project's namespace `p-<project>`, the project must exist and owns them
+   * (admission/project-instances.ts), and its members manage them (the authorizer).
+   */
+  projectNamespaced?: boolean;
+  /**
+   * Dotted paths of secret values (`spec.data`: every value under it). The audit log keeps no
+   * bodies of such a kind, and the console masks them in its YAML panel and editors.
+   */
+  secretFields?: readonly string[];
+  /** How the web console shows the kind; absent: the console does not list it. */
+  console?: ConsolePresentation;
 }
 
 /** Whether one reader sees one object (ResourceType.readerFilter); may read other objects to tell. */

@@ -6,7 +6,7 @@
  * sign-on, the backup, a custom subresource such as accesskeys or kubeconfig) is logged without
  * bodies, whatever the audit policy's level.
  */
-import { API_PREFIX, GROUP } from "../api/object.js";
+import { API_PREFIX } from "../api/object.js";
 import type { Registry } from "../registry/registry.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import { resolveResourcePath } from "./resource-path.js";
@@ -17,9 +17,6 @@ import { resolveResourcePath } from "./resource-path.js";
  * handler), no. Defined here, below the audit log, which the server lends it to.
  */
 export type BodiesAuditable = (method: string, url: string) => boolean;
-
-/** Kinds whose bodies carry secret values (shared secret data, access keys, endpoint tokens). */
-const SECRET_BEARING = new Set(["sharedsecrets", "projectsecrets", "ownedaccesskeys", "directclusterendpointtokens"]);
 
 /** A registry served under `prefix` (ending in `/`), as the generic handler serves it. */
 export interface ServedRegistry {
@@ -48,6 +45,7 @@ export function auditableBodies(served: readonly ServedRegistry[], reviews: Regi
   };
 }
 
+/** A kind that declares secret fields (ResourceType.secretFields: shared secret data, access keys, endpoint tokens). */
 function carriesSecrets(rt: ResourceType): boolean {
-  return rt.group === GROUP && SECRET_BEARING.has(rt.plural);
+  return (rt.secretFields?.length ?? 0) > 0;
 }

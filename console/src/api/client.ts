@@ -59,6 +59,8 @@ export function onUnauthorized(listener: () => void): () => void {
 export interface RequestOptions {
   body?: unknown;
   contentType?: string;
+  /** The Accept header (default application/json). */
+  accept?: string;
   signal?: AbortSignal;
 }
 
@@ -70,7 +72,7 @@ export async function request<T>(method: string, path: string, options: RequestO
 
 /** The raw Response of a successful request (watch streams read it themselves). */
 export async function send(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
-  const headers: Record<string, string> = { accept: "application/json" };
+  const headers: Record<string, string> = { accept: options.accept ?? "application/json" };
   if (method !== "GET" && csrfToken) headers["x-csrf-token"] = csrfToken;
   let body: string | undefined;
   if (options.body !== undefined) {

@@ -1,7 +1,7 @@
 import { type ReactNode, useState } from "react";
 import { describeError } from "../api/client";
 import { type SessionInfo, signOut } from "../api/session";
-import { KINDS } from "../kinds";
+import { allKinds } from "../kinds";
 import { Link, useLocation } from "../router";
 import { ConnectionBanner } from "./ConnectionBanner";
 import { useFlash } from "./flash";
@@ -63,7 +63,7 @@ export function Layout(props: { session: SessionInfo; onSignedOut: () => void; c
               Who am I
             </Link>
           </li>
-          {KINDS.map((k) => (
+          {allKinds().map((k) => (
             <li key={k.plural}>
               <Link to={`/k/${k.plural}`} aria-current={current(`/k/${k.plural}`)}>
                 {k.title}

@@ -2,6 +2,7 @@ import { useId, useState } from "react";
 import { stringify } from "yaml";
 import { objectView } from "../api/object-view";
 import type { KubeObject } from "../api/types";
+import { kindOfObject } from "../kinds";
 
 /** The whole object as YAML: secret values hidden, managedFields only when asked for. */
 export function YamlPanel({ o }: { o: KubeObject }) {
@@ -14,7 +15,7 @@ export function YamlPanel({ o }: { o: KubeObject }) {
         <input id={id} type="checkbox" checked={managedFields} onChange={(e) => setManagedFields(e.target.checked)} />
         Show managed fields (who wrote which field)
       </label>
-      <pre className="yaml">{stringify(objectView(o, { managedFields }))}</pre>
+      <pre className="yaml">{stringify(objectView(o, kindOfObject(o)?.secretFields ?? [], { managedFields }))}</pre>
     </details>
   );
 }

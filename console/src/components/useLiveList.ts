@@ -1,7 +1,8 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
-import { listObjects, watchObjects } from "../api/resources";
-import type { KubeList, KubeObject } from "../api/types";
+import { watchObjects } from "../api/resources";
+import { type Cells, type ListWithCells, listWithCells } from "../api/table";
+import type { KubeObject } from "../api/types";
 import type { KindInfo } from "../kinds";
 
 export const PAGE_SIZE = 50;
@@ -13,6 +14,8 @@ export interface PageResult {
   resourceVersion: string;
   continueToken?: string;
   remaining?: number;
+  /** The kind's Table cells of each item, by cellKey (api/table.ts). */
+  cells: Record<string, Cells>;
 }
 
 /**
@@ -22,26 +25,29 @@ export interface PageResult {
 async function fetchPage(kind: KindInfo, labelSelector: string, token: string | undefined, search: string) {
   const needle = search.trim().toLowerCase();
   if (!needle) {
-    const list = await listObjects(kind, { limit: PAGE_SIZE, continueToken: token, labelSelector });
+    const list = await listWithCells(kind, { limit: PAGE_SIZE, continueToken: token, labelSelector });
     return pageOf(list, list.items);
   }
   const matches: KubeObject[] = [];
-  let list: KubeList;
+  let list: ListWithCells;
+  const cells: Record<string, Cells> = {};
   let next = token;
   do {
-    list = await listObjects(kind, { limit: SEARCH_PAGE, continueToken: next, labelSelector });
+    list = await listWithCells(kind, { limit: SEARCH_PAGE, continueToken: next, labelSelector });
+    Object.assign(cells, list.cells);
     for (const o of list.items) {
       const dn = String(o.spec?.displayName ?? "").toLowerCase();
       if ((o.metadata.name ?? "").toLowerCase().includes(needle) || dn.includes(needle)) matches.push(o);
     }
     next = list.metadata.continue || undefined;
   } while (next && matches.length < PAGE_SIZE);
-  return pageOf(list, matches);
+  return pageOf({ ...list, cells }, matches);
 }
 
-function pageOf(list: KubeList, items: KubeObject[]): PageResult {
+function pageOf(list: ListWithCells, items: KubeObject[]): PageResult {
   return {
     items,
+    cells: list.cells,
     resourceVersion: list.metadata.resourceVersion ?? "",
     continueToken: list.metadata.continue || undefined,
     remaining: list.metadata.remainingItemCount,

@@ -1,7 +1,8 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { describeError, errorToShow } from "../api/client";
-import { deleteObject, getObject } from "../api/resources";
+import { deleteObject } from "../api/resources";
+import { type Cells, getWithCells } from "../api/table";
 import type { Condition, KubeObject } from "../api/types";
 import { AccessRules } from "../components/AccessRules";
 import { DeleteDialog } from "../components/DeleteDialog";
@@ -23,8 +24,9 @@ export function DetailPage(props: { kind: KindInfo; name: string; namespace?: st
   const { kind, name, namespace } = props;
   const queryClient = useQueryClient();
   const q = useQuery({
-    queryKey: ["object", kind.plural, namespace ?? "", name],
-    queryFn: () => getObject(kind, name, namespace),
+    queryKey: ["object", kind.plural, namespace ?? "", name, "with-cells"],
+    // As a Table row with its object: the kind's list columns are facts here too.
+    queryFn: () => getWithCells(kind, name, namespace),
     refetchInterval: 3000,
   });
   // The editor saves a merge patch of what changed (EditPage), so Edit needs the verb patch.
@@ -43,13 +45,13 @@ export function DetailPage(props: { kind: KindInfo; name: string; namespace?: st
       </section>
     );
   if (!q.data) return <p>Loading…</p>;
-  const o = q.data;
+  const { object: o, cells } = q.data;
   const base = kind.namespaced ? `/k/${kind.plural}/${enc(namespace)}/${enc(name)}` : `/k/${kind.plural}/${enc(name)}`;
   const remove = async (policy: string) => {
     try {
       await deleteObject(kind, name, namespace, policy);
       const secret = kind.plural === "clusters" && deleteSecret ? kubeconfigSecretOf(o) : undefined;
-      if (secret) await deleteObject(sharedSecrets, secret.name, secret.namespace, "Background");
+      if (secret) await deleteObject(kindOf("sharedsecrets")!, secret.name, secret.namespace, "Background");
       setDeleting(false);
       await queryClient.invalidateQueries({ queryKey: ["list", kind.plural] });
       navigateWithFlash(`/k/${kind.plural}`, `${kind.kind} ${name} deleted.`);
@@ -92,10 +94,10 @@ export function DetailPage(props: { kind: KindInfo; name: string; namespace?: st
         </DeleteDialog>
       )}
       <Lifecycle o={o} />
-      <Overview kind={kind} o={o} />
+      <Overview kind={kind} o={o} cells={cells} />
       {kind.plural === "clusters" && <ClusterPanel cluster={o} />}
       {kind.plural === "ownedaccesskeys" && <AccessKeyPanel accessKey={o} />}
-      {(kind.plural === "sharedsecrets" || kind.plural === "projectsecrets") && <SecretValues secret={o} />}
+      {kind.secretFields.includes("spec.data") && <SecretValues secret={o} />}
       {kind.plural === "projectsecrets" && <ProjectSecretSpaces secret={o} />}
       {kind.plural === "projects" && <ProjectPanel project={o} />}
       {kind.plural === "virtualclusterinstances" && <InstancePanel instance={o} />}
@@ -108,7 +110,6 @@ export function DetailPage(props: { kind: KindInfo; name: string; namespace?: st
   );
 }
 
-const sharedSecrets = kindOf("sharedsecrets")!;
 /** Kinds whose panel below shows what their list columns show (each fact once). */
 const KINDS_WITH_PANEL = new Set(["clusters", "virtualclusterinstances", "ownedaccesskeys"]);
 
@@ -128,12 +129,14 @@ function Lifecycle({ o }: { o: KubeObject }) {
   );
 }
 
-function Overview({ kind, o }: { kind: KindInfo; o: KubeObject }) {
+function Overview({ kind, o, cells }: { kind: KindInfo; o: KubeObject; cells: Cells }) {
   const rows: Array<[string, string]> = [
     ["Name", o.metadata.name ?? ""],
     ["Display name", displayName(o)],
     ["Description", String(o.spec?.description ?? "")],
-    ...(KINDS_WITH_PANEL.has(kind.plural) ? [] : kind.columns.map((c): [string, string] => [c.label, c.value(o)])),
+    ...(KINDS_WITH_PANEL.has(kind.plural)
+      ? []
+      : kind.columns.map((name): [string, string] => [name, cells[name] ?? ""])),
     ["Created", o.metadata.creationTimestamp ?? ""],
     ["UID", o.metadata.uid ?? ""],
   ];

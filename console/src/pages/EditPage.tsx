@@ -37,7 +37,7 @@ export function EditPage(props: { kind: KindInfo; name?: string; namespace?: str
     if (!props.name) return;
     setError(undefined);
     getObject(kind, props.name, props.namespace).then((o) => {
-      const view = objectView(o);
+      const view = objectView(o, kind.secretFields);
       setOriginal(view);
       setObj(view);
     }, setError);
@@ -233,7 +233,7 @@ function FormFields(props: {
           onChange={(v) => (f.annotation ? props.onChange(setAnnotation(obj, f.annotation, v)) : set(f.path, v))}
         />
       ))}
-      {(kind.plural === "sharedsecrets" || kind.plural === "projectsecrets") && props.creating && (
+      {kind.secretFields.includes("spec.data") && props.creating && (
         <SecretDataInput obj={obj} onChange={props.onChange} error={errors.get("spec.data")} />
       )}
       {kind.access && (

@@ -1,5 +1,6 @@
 import { useMemo, useState } from "react";
 import { describeError, errorToShow } from "../api/client";
+import { type Cells, cellKey } from "../api/table";
 import type { KubeObject } from "../api/types";
 import { PAGE_SIZE, useLiveList } from "../components/useLiveList";
 import { displayName, type KindInfo } from "../kinds";
@@ -15,14 +16,19 @@ interface SortColumn {
 
 const compareText = (a: string, b: string) => a.localeCompare(b, undefined, { numeric: true });
 
-function sortColumns(kind: KindInfo): SortColumn[] {
+/** The list's columns; the kind's own show the server's cells (`cells`, by cellKey). */
+function sortColumns(kind: KindInfo, cells: Record<string, Cells>): SortColumn[] {
   return [
     { key: "name", label: "Name", value: (o) => o.metadata.name ?? "" },
     ...(kind.namespaced
       ? [{ key: "namespace", label: "Namespace", value: (o: KubeObject) => o.metadata.namespace ?? "" }]
       : []),
     { key: "displayName", label: "Display name", value: displayName },
-    ...kind.columns.map((c) => ({ key: c.label, label: c.label, value: c.value })),
+    ...kind.columns.map((name) => ({
+      key: name,
+      label: name,
+      value: (o: KubeObject) => cells[cellKey(o)]?.[name] ?? "",
+    })),
     { key: "created", label: "Created", value: (o) => o.metadata.creationTimestamp ?? "" },
   ];
 }
@@ -34,14 +40,14 @@ function sortColumns(kind: KindInfo): SortColumn[] {
 export function ListPage({ kind }: { kind: KindInfo }) {
   const { path, search: params } = useLocation();
   const applied = { search: params.get("q") ?? "", labels: params.get("labels") ?? "" };
-  const columns = sortColumns(kind);
-  const sort = columns.find((c) => c.key === params.get("sort")) ?? columns[0]!;
-  const descending = params.get("order") === "desc";
   const [search, setSearch] = useState(applied.search);
   const [labels, setLabels] = useState(applied.labels);
   const [tokens, setTokens] = useState<string[]>([]);
   const token = tokens[tokens.length - 1];
   const query = useLiveList(kind, applied.labels, token, applied.search);
+  const columns = sortColumns(kind, query.data?.cells ?? {});
+  const sort = columns.find((c) => c.key === params.get("sort")) ?? columns[0]!;
+  const descending = params.get("order") === "desc";
   const canCreate = useCan("create", kind.plural, { namespace: kind.defaultNamespace });
   const items = useMemo(() => sorted(query.data?.items ?? [], sort, descending), [query.data, sort, descending]);
   const createTo = kind.plural === "ownedaccesskeys" ? "/new-access-key" : `/k/${kind.plural}/new`;
@@ -158,6 +164,7 @@ function ObjectTable(props: {
   onSort: (key: string) => void;
 }) {
   const { kind, items } = props;
+  const kindColumns = props.columns.filter((c) => kind.columns.includes(c.key));
   const header = (key: string) => {
     const c = props.columns.find((x) => x.key === key)!;
     const active = props.sort.key === key;
@@ -178,7 +185,7 @@ function ObjectTable(props: {
             {header("name")}
             {kind.namespaced && header("namespace")}
             {header("displayName")}
-            {kind.columns.map((c) => header(c.label))}
+            {kind.columns.map((name) => header(name))}
             {header("created")}
             <th scope="col">Labels</th>
           </tr>
@@ -192,8 +199,8 @@ function ObjectTable(props: {
               </td>
               {kind.namespaced && <td data-label="Namespace">{o.metadata.namespace}</td>}
               <td data-label="Display name">{displayName(o)}</td>
-              {kind.columns.map((c) => (
-                <td key={c.label} data-label={c.label}>
+              {kindColumns.map((c) => (
+                <td key={c.key} data-label={c.label}>
                   {c.value(o)}
                 </td>
               ))}

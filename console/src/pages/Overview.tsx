@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { describeError, errorToShow, request } from "../api/client";
 import { listObjects } from "../api/resources";
 import type { KubeList, KubeObject } from "../api/types";
-import { KINDS, type KindInfo } from "../kinds";
+import { allKinds, type KindInfo, kindOf } from "../kinds";
 import { Link } from "../router";
 
 /** Core v1 Events the platform writes (docs/events.md), newest shown first. */
@@ -59,7 +59,7 @@ async function countOf(kind: KindInfo): Promise<string> {
 function Counts() {
   const counts = useQuery({
     queryKey: ["overview-counts"],
-    queryFn: () => Promise.all(KINDS.map((k) => countOf(k).catch(() => undefined))),
+    queryFn: () => Promise.all(allKinds().map((k) => countOf(k).catch(() => undefined))),
     refetchInterval: 10_000,
   });
   return (
@@ -68,7 +68,7 @@ function Counts() {
       {counts.isPending && <p>Counting…</p>}
       {counts.data && (
         <ul className="counts">
-          {KINDS.map((k, i) => (
+          {allKinds().map((k, i) => (
             <li key={k.plural}>
               <Link to={`/k/${k.plural}`}>
                 <strong>{counts.data[i] ?? "?"}</strong> {k.title}
@@ -84,7 +84,7 @@ function Counts() {
 function FailingClusters() {
   const clusters = useQuery({
     queryKey: ["list", "clusters", "overview"],
-    queryFn: () => listObjects(KINDS.find((k) => k.plural === "clusters")!, { limit: 500 }),
+    queryFn: () => listObjects(kindOf("clusters")!, { limit: 500 }),
     refetchInterval: 10_000,
   });
   const failing = (clusters.data?.items ?? []).filter(

@@ -5,7 +5,7 @@ import { readForRules } from "../../registry/corrupt-object.js";
 import type { Registry } from "../../registry/registry.js";
 import { type RequestContext, systemContext, type UserInfo } from "../../registry/request-context.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import { ACCESS_RULE_RESOURCES, ACCESS_VERBS, UNSAFE_DELETE_VERB } from "../authorizer.js";
+import { ACCESS_VERBS, UNSAFE_DELETE_VERB } from "../authorizer.js";
 import { type Authorizer, nonResourceAttributes, type RequestAttributes } from "../contract.js";
 import { reviewKind, reviewMetadata } from "./review-kind.js";
 
@@ -55,7 +55,7 @@ type SelfSubjectRulesReviewSpec = Static<typeof SelfSubjectRulesReviewSpecSchema
 /** The verbs a kind can be asked about: its served verbs, plus use/bind where access rules name them, and the unsafe delete. */
 function verbsOf(rt: ResourceType): string[] {
   const verbs = new Set<string>(rt.verbs);
-  if (ACCESS_RULE_RESOURCES.has(rt.plural)) for (const v of ACCESS_VERBS) verbs.add(v);
+  if (rt.accessRules) for (const v of ACCESS_VERBS) verbs.add(v);
   if (verbs.has("delete")) verbs.add(UNSAFE_DELETE_VERB);
   return [...verbs];
 }

@@ -3,7 +3,7 @@ import { fieldError } from "../../api/errors.js";
 import { specOf } from "../../api/object.js";
 import { AccessRulesSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
-import { ageColumn, defineKind, displayNameColumn, nameColumn, statusField } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, statusField } from "../define.js";
 import { validateAccessRules } from "../validation.js";
 
 const ClusterSpec = Type.Object(
@@ -94,6 +94,29 @@ export const clusterResource = defineKind({
       }
       return errs;
     },
+  },
+  console: {
+    title: "Clusters",
+    fields: [
+      ...displayNameFields(),
+      { path: "spec.config.secretName", label: "Kube config shared secret", type: "text" },
+      { path: "spec.config.secretNamespace", label: "Its namespace", type: "text", help: "default: platform" },
+      {
+        path: "metadata.annotations",
+        annotation: "management.platform/ingress-suffix",
+        label: "Ingress suffix for virtual clusters",
+        type: "text",
+        help: "kube config downloads of its virtual clusters point at https://INSTANCE-PROJECT.SUFFIX (needed for them)",
+      },
+      {
+        path: "metadata.annotations",
+        annotation: "management.platform/direct-cluster-endpoint",
+        label: "Agent URL (optional)",
+        type: "text",
+        help: "where `platform agent` beside the cluster listens, for direct connections",
+      },
+    ],
+    columns: ["Phase", "Reason"],
   },
   columns: [
     nameColumn(),

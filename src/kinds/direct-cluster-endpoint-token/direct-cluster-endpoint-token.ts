@@ -53,6 +53,7 @@ export function directClusterEndpointTokenResource(issuer: TokenIssuer): Resourc
       DirectClusterEndpointTokenSpecSchema,
       DirectClusterEndpointTokenStatusSchema,
     ),
+    secretFields: ["status.token"],
     columns: [nameColumn()],
     strategy: {
       validate(obj) {

@@ -6,7 +6,7 @@ import { objectSchema } from "../../api/schema/meta.js";
 import { generateAccessKey, hashAccessKey } from "../../crypto/access-keys.js";
 import { SYSTEM_USER, type UserInfo } from "../../registry/request-context.js";
 import type { Prepared, ResourceType } from "../../registry/resource-type.js";
-import { ageColumn, defineKind, displayNameColumn, nameColumn, specString } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, specString } from "../define.js";
 import type { SecretDataCipher } from "../shared-secret/shared-secret.js";
 import { validateScope } from "../validation.js";
 import { encryptConnectorData, keepServerIdentityData } from "./connector-data.js";
@@ -233,6 +233,13 @@ export function ownedAccessKeyResource(cipher?: SecretDataCipher): ResourceType 
         }
         return { ...obj, spec: rest };
       },
+    },
+    // The key itself (revealed once by the create response) and an SSO login's refresh token.
+    secretFields: ["spec.key", "spec.identity.connectorData"],
+    console: {
+      title: "Access keys",
+      fields: displayNameFields(),
+      columns: ["Subject", "Type", "Disabled", "Expires", "Last Activity"],
     },
     columns: [
       nameColumn(),

@@ -4,7 +4,7 @@ import { specOf } from "../../api/object.js";
 import { AccessRulesSchema, ConditionsSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import { ageColumn, defineKind, displayNameColumn, nameColumn, specString } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, specString } from "../define.js";
 import { PROJECT_NAMESPACE_PREFIX } from "../project/project.js";
 import {
   mapData,
@@ -140,6 +140,28 @@ export function projectSecretResource(cipher: SecretDataCipher | undefined, read
       toStorage: cipher ? (obj) => mapData(obj, (v) => cipher.encrypt(v)) : undefined,
       fromStorage: cipher ? (obj) => mapData(obj, (v) => cipher.decrypt(v)) : undefined,
       present: (obj, ctx) => presentSecret(readers, "projectsecrets", obj, ctx.user),
+    },
+    projectNamespaced: true,
+    secretFields: ["spec.data"],
+    console: {
+      title: "Project secrets",
+      fields: [
+        ...displayNameFields(),
+        {
+          path: "spec.source.sharedSecret.name",
+          label: "Source: shared secret",
+          type: "text",
+          help: "optional: the platform keeps the values equal to it",
+        },
+        {
+          path: "spec.source.sharedSecret.namespace",
+          label: "Source namespace",
+          type: "text",
+          help: "default: platform",
+        },
+        { path: "spec.source.keys", label: "Source keys", type: "list", help: "empty: every key" },
+      ],
+      columns: ["Keys", "Source"],
     },
     columns: [
       nameColumn(),

@@ -3,7 +3,7 @@ import { type FieldError, fieldError } from "../../api/errors.js";
 import { specOf } from "../../api/object.js";
 import { AccessRulesSchema, ConditionsSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
-import { ageColumn, defineKind, displayNameColumn, nameColumn } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn } from "../define.js";
 import { BUILT_IN_CLUSTER_ROLES, validateAccessRules } from "../validation.js";
 
 /** Every project owns one namespace, named after it. */
@@ -85,6 +85,11 @@ export const projectResource = defineKind({
     Type.Object({ conditions: Type.Optional(ConditionsSchema) }, { description: "Observed state of the project." }),
   ),
   strategy: { validate: (obj) => validateProject(specOf<ProjectSpec>(obj)) },
+  console: {
+    title: "Projects",
+    fields: [...displayNameFields(), { path: "spec.members", label: "Members", type: "members" }],
+    columns: [],
+  },
   columns: [
     nameColumn(),
     displayNameColumn(),

@@ -5,7 +5,7 @@ import { AccessRulesSchema, ConditionsSchema, OwnerSchema } from "../../api/sche
 import { objectSchema } from "../../api/schema/meta.js";
 import type { UserInfo } from "../../registry/request-context.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import { ageColumn, defineKind, displayNameColumn, nameColumn, specString } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, specString } from "../define.js";
 import { validateAccessRules } from "../validation.js";
 
 const SharedSecretSpec = Type.Object(
@@ -129,6 +129,8 @@ export function sharedSecretResource(cipher: SecretDataCipher | undefined, reade
       fromStorage: cipher ? (obj) => mapData(obj, (v) => cipher.decrypt(v)) : undefined,
       present: (obj, ctx) => presentSecret(readers, "sharedsecrets", obj, ctx.user),
     },
+    secretFields: ["spec.data"],
+    console: { title: "Shared secrets", defaultNamespace: "platform", fields: displayNameFields(), columns: ["Keys"] },
     columns: [
       nameColumn(),
       displayNameColumn(),

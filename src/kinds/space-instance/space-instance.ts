@@ -115,6 +115,8 @@ export const spaceInstanceResource = defineKind({
   singular: "spaceinstance",
   shortNames: ["space"],
   namespaced: true,
+  // In p-<project>, on one of the project's clusters, managed by its members.
+  projectInstance: true,
   hasStatus: true,
   // The name is the default namespace name on the cluster, and a label value there.
   names: { format: "label" },

@@ -2,7 +2,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { specOf } from "../../api/object.js";
 import { AccessRulesSchema, ClusterRolesSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
-import { ageColumn, defineKind, displayNameColumn, nameColumn } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn } from "../define.js";
 import { validateAccessRules, validateClusterRoles } from "../validation.js";
 
 const TeamSpec = Type.Object(
@@ -44,6 +44,16 @@ export const teamResource = defineKind({
       ...validateClusterRoles(obj.spec?.clusterRoles, "spec.clusterRoles"),
       ...validateAccessRules(obj.spec?.access, "spec.access"),
     ],
+  },
+  console: {
+    title: "Teams",
+    fields: [
+      ...displayNameFields(),
+      { path: "spec.users", label: "Members (user names)", type: "list" },
+      { path: "spec.groups", label: "Identity-provider groups", type: "list" },
+      { path: "spec.clusterRoles", label: "Cluster roles", type: "roles" },
+    ],
+    columns: ["Users"],
   },
   columns: [
     nameColumn(),

@@ -3,7 +3,7 @@ import { specOf, statusOf } from "../../api/object.js";
 import { ClusterRolesSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { SYSTEM_USER } from "../../registry/request-context.js";
-import { ageColumn, defineKind, displayNameColumn, nameColumn, specString } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, specString } from "../define.js";
 import { validateClusterRoles, validateEmail } from "../validation.js";
 
 const UserSpec = Type.Object(
@@ -52,6 +52,18 @@ export const userResource = defineKind({
       ...validateClusterRoles(obj.spec?.clusterRoles, "spec.clusterRoles"),
       ...validateEmail(obj.spec?.email, "spec.email"),
     ],
+  },
+  console: {
+    title: "Users",
+    fields: [
+      ...displayNameFields(),
+      { path: "spec.email", label: "E-mail", type: "text" },
+      { path: "spec.username", label: "Username", type: "text" },
+      { path: "spec.groups", label: "Identity-provider groups", type: "list" },
+      { path: "spec.clusterRoles", label: "Cluster roles", type: "roles" },
+      { path: "spec.disabled", label: "Disabled", type: "bool" },
+    ],
+    columns: ["Email", "Teams"],
   },
   columns: [
     nameColumn(),

@@ -3,7 +3,7 @@ import { fieldError } from "../../api/errors.js";
 import { specOf } from "../../api/object.js";
 import { AccessRulesSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
-import { ageColumn, defineKind, displayNameColumn, nameColumn, statusField } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, statusField } from "../define.js";
 import { PROJECT_NAMESPACE_PREFIX } from "../project/project.js";
 import { validateAccessRules } from "../validation.js";
 
@@ -48,6 +48,8 @@ export const virtualClusterInstanceResource = defineKind({
   singular: "virtualclusterinstance",
   shortNames: ["vci", "vcluster"],
   namespaced: true,
+  // In p-<project>, on one of the project's clusters, managed by its members.
+  projectInstance: true,
   hasStatus: true,
   description: "A VirtualClusterInstance is a virtual cluster that belongs to a project (namespace p-<project>).",
   schema: objectSchema(
@@ -68,6 +70,15 @@ export const virtualClusterInstanceResource = defineKind({
       }
       return errs;
     },
+  },
+  console: {
+    title: "Virtual clusters",
+    fields: [
+      ...displayNameFields(),
+      { path: "spec.clusterRef.cluster", label: "Cluster", type: "text" },
+      { path: "spec.clusterRef.namespace", label: "Namespace on the cluster", type: "text" },
+    ],
+    columns: ["Cluster", "Phase"],
   },
   columns: [
     nameColumn(),

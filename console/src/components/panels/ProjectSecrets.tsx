@@ -1,9 +1,14 @@
 import { useQuery } from "@tanstack/react-query";
 import { API, describeError, errorToShow, request } from "../../api/client";
-import type { KubeList } from "../../api/types";
-import { sourceOf } from "../../kinds";
+import type { KubeList, KubeObject } from "../../api/types";
 import { useCan } from "../../permissions";
 import { Link } from "../../router";
+
+/** A project secret's source shared secret as `namespace/name` ("" without one). */
+function sourceOf(o: KubeObject): string {
+  const ref = o.spec?.source?.sharedSecret as { name?: string; namespace?: string } | undefined;
+  return ref?.name ? `${ref.namespace || "platform"}/${ref.name}` : "";
+}
 
 /** A project's secrets on its page: names, keys and sources, never values (those are on each secret's page). */
 export function ProjectSecrets({ project }: { project: string }) {
