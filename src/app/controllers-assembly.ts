@@ -8,6 +8,7 @@ import { GarbageCollector } from "../controllers/garbage-collector/garbage-colle
 import { ProjectSecretSourceController } from "../controllers/project-secrets/source-sync.js";
 import { ProjectSecretSpaceFillController } from "../controllers/project-secrets/space-fill-controller.js";
 import { UserTeamsController } from "../controllers/user-teams/controller.js";
+import { VirtualClusterStatusController } from "../controllers/virtual-cluster-status/virtual-cluster-status-controller.js";
 import type { PlatformEvents } from "../events/platform-events.js";
 import type { Registry } from "../registry/registry.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
@@ -68,6 +69,14 @@ export function assembleControllers(deps: {
     { resyncMs: config.clusterCheckIntervalMs },
     log,
   );
+  // Instances are looked at again at the health check's interval too: a change on the cluster
+  // shows within one.
+  const virtualClusterStatus = new VirtualClusterStatusController(
+    registry,
+    informers,
+    { resyncMs: config.clusterCheckIntervalMs, events: events.recorder },
+    log,
+  );
   for (const [name, c] of [
     ["virtualcluster-ca-cleanup", new VirtualClusterCaCleanup(registry, informers, deps.cas, log)],
     ["user-teams", new UserTeamsController(registry, deps.identity, log)],
@@ -76,6 +85,7 @@ export function assembleControllers(deps: {
     ["cluster-access", clusterAccess],
     ["project-secret-source", projectSecretSource],
     ["project-secret-spaces", projectSecretSpaces],
+    ["virtualcluster-status", virtualClusterStatus],
     ["event-cleanup", events.cleanup],
     ["access-key-events", events.accessKeys],
   ] as const) {

@@ -495,7 +495,7 @@ describe("web console in Chromium", { timeout: 480_000 }, () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     assert.equal((await server.request("GET", secretPath)).status, 404, "its credentials are gone with it");
-    // Its instance's last phase still stands; the page says the cluster is gone.
+    // The page says the cluster is gone at once (the instance's status says ClusterNotFound once the status controller has looked).
     await go("/k/virtualclusterinstances/p-shop/dev");
     await page.getByText("deleted: this virtual cluster cannot be reached", { exact: false }).waitFor();
   });

@@ -47,14 +47,16 @@ describe("seed examples over HTTPS", () => {
       assert.equal(created.json.metadata.generation, 1);
 
       let got = await server.request("GET", `${GROUP_PATH}/${k.plural}/${name}`);
-      // The cluster health controller writes a Cluster's status right after creation
-      // (a new resourceVersion): wait for that, as a client editing a Cluster would.
-      for (let i = 0; k.kind === "Cluster" && !got.json.status?.phase && i < 100; i++) {
+      // The cluster health controller writes a Cluster's status right after creation, the
+      // virtual cluster status controller an instance's (a new resourceVersion): wait for that,
+      // as a client editing one would.
+      const statusWritten = k.kind === "Cluster" || k.kind === "VirtualClusterInstance";
+      for (let i = 0; statusWritten && !got.json.status?.phase && i < 100; i++) {
         await new Promise((r) => setTimeout(r, 50));
         got = await server.request("GET", `${GROUP_PATH}/${k.plural}/${name}`);
       }
       assert.equal(got.status, 200);
-      if (k.kind !== "Cluster") assert.equal(got.json.metadata.resourceVersion, created.json.metadata.resourceVersion);
+      if (!statusWritten) assert.equal(got.json.metadata.resourceVersion, created.json.metadata.resourceVersion);
 
       const list = await server.request("GET", `${GROUP_PATH}/${k.plural}`);
       assert.equal(list.status, 200);

@@ -30,7 +30,8 @@ import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-se
  * grant, applied from the docs as written: the cluster's RBAC decides what each platform user
  * may do through `/kubernetes/cluster/prod`, the cluster sees only the impersonated identity,
  * and every documented right is needed. What needs a running pod (exec, logs, port-forward)
- * stays on the stand-in in gateway-kubectl.test.ts: no kubelet runs here.
+ * stays on the stand-in in gateway-kubectl.test.ts: no kubelet runs here, only its stand-in,
+ * which reports pods ready without running them.
  */
 
 const PROD = "/kubernetes/cluster/prod";
@@ -92,7 +93,12 @@ describe("cluster gateway and virtual clusters on a real Kubernetes cluster", ()
     await kube.apply(platformRights);
     await kube.apply(teamExample);
 
-    // A virtual cluster as docs/clusters.md describes it: Service `dev` labelled app=vcluster, and its CA.
+    // A virtual cluster as docs/clusters.md describes it, running: Service `dev` labelled
+    // app=vcluster, its CA, and its workload. The workload is a Deployment, so the instance status
+    // reads both workload kinds (a StatefulSet first) and needs both documented rights; the
+    // kubelet stand-in makes its pod ready.
+    await kube.startKubelet();
+    await kube.kubectl("create", "deployment", "dev", "-n", "team-a", "--image=registry.k8s.io/pause:3.10");
     vcCa = await createCertificateAuthority("dev-vcluster-ca", 1);
     await kube.apply(
       toYaml({
@@ -124,6 +130,7 @@ describe("cluster gateway and virtual clusters on a real Kubernetes cluster", ()
       metadata: { name: "prod", annotations: { "management.platform/ingress-suffix": SUFFIX } },
       spec: { config: { secretName: "prod" }, access: [{ verbs: ["use"], users: ["alice", "bob"] }] },
     });
+    await kube.kubectl("rollout", "status", "deployment/dev", "-n", "team-a", "--timeout=120s");
     keys.alice = await accessKey(server, "alice");
     keys.bob = await accessKey(server, "bob");
     gateway = { url: `${server.url}${PROD}`, caPem: server.caPem ?? "", dir: server.dataDir };
@@ -297,7 +304,10 @@ describe("cluster gateway and virtual clusters on a real Kubernetes cluster", ()
      * the gateway (impersonation), the health check (services in the management namespace),
      * finding a virtual cluster (services in its namespace: a second import of `dev` reaches
      * the "already imported" answer only after finding it), reading a virtual cluster's CA (the
-     * kube config of an instance that was not imported reads its `<name>-certs` Secret).
+     * kube config of an instance that was not imported reads its `<name>-certs` Secret), and
+     * its status (the status controller reads its Service and looks for its StatefulSet, then
+     * its Deployment: `dev` has neither, so both reads happen; ClusterReachable is True only when
+     * every read was allowed).
      */
     const failingOperations = async (): Promise<string[]> => {
       const failing: string[] = [];
@@ -309,6 +319,9 @@ describe("cluster gateway and virtual clusters on a real Kubernetes cluster", ()
       if (again.status !== 409) failing.push(`import ${again.status}`);
       const kc = await kubeConfigOf("direct");
       if (kc.status !== 201) failing.push(`kubeconfig ${kc.status}`);
+      const direct = await server.request("GET", `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances/direct`);
+      const reachable = direct.json.status?.conditions?.find((c: { type: string }) => c.type === "ClusterReachable");
+      if (reachable?.status !== "True") failing.push(`instance status ${reachable?.reason}`);
       return failing;
     };
 

@@ -13,8 +13,8 @@ import {
 /**
  * A stand-in for a Kubernetes API server, for tests: real HTTPS with its own CA, a
  * bearer token check, and the few calls the platform makes (`/version`, services by
- * label selector, one service, one secret) answered in the wire shapes kube-apiserver
- * uses, errors as `Status` objects. The product talks to it through an ordinary
+ * label selector, one service, one secret, one StatefulSet) answered in the wire shapes
+ * kube-apiserver uses, errors as `Status` objects. The product talks to it through an ordinary
  * kubeconfig and `@kubernetes/client-node`, exactly as to a real cluster.
  */
 
@@ -26,6 +26,7 @@ interface StoredObject {
     resourceVersion: string;
     creationTimestamp: string;
     labels?: Record<string, string>;
+    generation?: number;
   };
   [key: string]: unknown;
 }
@@ -51,6 +52,7 @@ export class FakeKubeApiServer {
   maxInFlight = 0;
   private readonly services = new Map<string, StoredObject>();
   private readonly secrets = new Map<string, StoredObject>();
+  private readonly statefulSets = new Map<string, StoredObject>();
   private revision = 1;
 
   private constructor(
@@ -138,11 +140,21 @@ export class FakeKubeApiServer {
     this.secrets.delete(`${namespace}/${name}`);
   }
 
-  /** A virtual cluster as the vcluster chart installs it: Service `name` labelled app=vcluster, Secret `name-certs` with its CA. */
+  /**
+   * A virtual cluster as the vcluster chart installs it, running: Service `name` labelled
+   * app=vcluster, Secret `name-certs` with its CA, and StatefulSet `name` with its one replica ready.
+   */
   async addVirtualCluster(namespace: string, name: string): Promise<FakeVirtualCluster> {
     const ca = await createCertificateAuthority(`vcluster-ca-${name}`, 1);
     const serviceUID = this.addService(namespace, name);
     this.addSecret(namespace, `${name}-certs`, { "ca.crt": ca.certPem, "ca.key": ca.keyPem });
+    this.statefulSets.set(`${namespace}/${name}`, {
+      apiVersion: "apps/v1",
+      kind: "StatefulSet",
+      metadata: { ...this.meta(namespace, name, randomUUID()), generation: 1 },
+      spec: { replicas: 1, serviceName: name, selector: { matchLabels: { app: "vcluster", release: name } } },
+      status: { observedGeneration: 1, replicas: 1, readyReplicas: 1, availableReplicas: 1 },
+    });
     return { serviceUID, ca };
   }
 
@@ -196,19 +208,30 @@ export class FakeKubeApiServer {
         platform: "linux/amd64",
       });
     }
-    const m = /^\/api\/v1\/namespaces\/([^/]+)\/(services|secrets)(?:\/([^/]+))?$/.exec(url.pathname);
-    if (!m) return fail(404, "NotFound", "the server could not find the requested resource", {});
-    const [, namespace, resource, name] = m as unknown as [string, string, "services" | "secrets", string | undefined];
+    const m =
+      /^\/(?:api\/v1|apis\/(apps)\/v1)\/namespaces\/([^/]+)\/(services|secrets|statefulsets)(?:\/([^/]+))?$/.exec(
+        url.pathname,
+      );
+    if (!m || (m[1] === "apps") !== (m[3] === "statefulsets")) {
+      return fail(404, "NotFound", "the server could not find the requested resource", {});
+    }
+    const [, group = "", namespace, resource, name] = m as unknown as [
+      string,
+      string | undefined,
+      string,
+      "services" | "secrets" | "statefulsets",
+      string | undefined,
+    ];
     if (this.forbidAll) {
       const what = name ? `${resource} "${name}"` : resource;
       return fail(
         403,
         "Forbidden",
-        `${what} is forbidden: User "system:serviceaccount:platform:platform" cannot ${name ? "get" : "list"} resource "${resource}" in API group "" in the namespace "${namespace}"`,
+        `${what} is forbidden: User "system:serviceaccount:platform:platform" cannot ${name ? "get" : "list"} resource "${resource}" in API group "${group}" in the namespace "${namespace}"`,
         { ...(name ? { name } : {}), kind: resource },
       );
     }
-    const table = resource === "services" ? this.services : this.secrets;
+    const table = { services: this.services, secrets: this.secrets, statefulsets: this.statefulSets }[resource];
     if (name !== undefined) {
       const obj = table.get(`${namespace}/${decodeURIComponent(name)}`);
       if (!obj) return fail(404, "NotFound", `${resource} "${name}" not found`, { name, kind: resource });
@@ -224,8 +247,8 @@ export class FakeKubeApiServer {
       (o) => o.metadata.namespace === namespace && selector(o.metadata.labels ?? {}),
     );
     return send(200, {
-      kind: resource === "services" ? "ServiceList" : "SecretList",
-      apiVersion: "v1",
+      kind: { services: "ServiceList", secrets: "SecretList", statefulsets: "StatefulSetList" }[resource],
+      apiVersion: group ? `${group}/v1` : "v1",
       metadata: { resourceVersion: String(this.revision) },
       items: items.map(({ apiVersion: _a, kind: _k, ...rest }) => rest),
     });

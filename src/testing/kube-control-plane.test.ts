@@ -85,7 +85,88 @@ describe("the tests' real Kubernetes control plane", () => {
     assert.equal(kube.url, url);
     assert.match(await kube.kubectl("get", "namespace", "kept", "-o", "name"), /^namespace\/kept$/m);
   });
+  it("with the kubelet stand-in, a StatefulSet's own controller makes its pods and counts them ready, and scales to zero", async () => {
+    await kube.kubectl("create", "namespace", "workloads");
+    await kube.apply(statefulSet("workloads", "db", 2));
+    // No scheduler and no kubelet yet: the controller made a pod, nobody starts it.
+    await eventually(async () =>
+      assert.match(await kube.kubectl("get", "pods", "-n", "workloads", "-o", "name"), /pod\/db-0/),
+    );
+    assert.equal(await readyReplicas("workloads", "statefulset", "db"), 0);
+
+    const kubelet = await kube.startKubelet();
+    await eventually(async () => assert.equal(await readyReplicas("workloads", "statefulset", "db"), 2));
+    const pods = JSON.parse(await kube.kubectl("get", "pods", "-n", "workloads", "-o", "json")) as {
+      items: Array<{ spec: { nodeName: string }; status: { phase: string } }>;
+    };
+    assert.deepEqual(
+      pods.items.map((p) => `${p.spec.nodeName} ${p.status.phase}`),
+      [`${kubelet.nodeName} Running`, `${kubelet.nodeName} Running`],
+    );
+    assert.match(await kube.kubectl("get", "node", kubelet.nodeName, "-o", "name"), /^node\//);
+
+    // Scaling down deletes the pods gracefully: the stand-in finishes each deletion, as a kubelet does.
+    await kube.kubectl("scale", "statefulset", "db", "-n", "workloads", "--replicas=0");
+    await eventually(async () => {
+      assert.equal(await kube.kubectl("get", "pods", "-n", "workloads", "-o", "name"), "");
+      assert.equal(await readyReplicas("workloads", "statefulset", "db"), 0);
+    });
+    await kube.kubectl("scale", "statefulset", "db", "-n", "workloads", "--replicas=1");
+    await eventually(async () => assert.equal(await readyReplicas("workloads", "statefulset", "db"), 1));
+  });
+
+  it("with the kubelet stand-in, a Deployment becomes ready through its ReplicaSet, also after the API server restarts", async () => {
+    await kube.kubectl(
+      "create",
+      "deployment",
+      "web",
+      "-n",
+      "workloads",
+      "--image=registry.k8s.io/pause:3.10",
+      "--replicas=3",
+    );
+    await eventually(async () => assert.equal(await readyReplicas("workloads", "deployment", "web"), 3));
+    // The stand-in's watch ends with the API server; it lists and watches again once it is back.
+    await kube.stopApiServer();
+    await kube.startApiServer();
+    await kube.kubectl("scale", "deployment", "web", "-n", "workloads", "--replicas=1");
+    await kube.kubectl("set", "image", "deployment/web", "-n", "workloads", "pause=registry.k8s.io/pause:3.9");
+    // A rollout: a new pod made ready and the old ones' deletion finished, all after the restart.
+    await kube.kubectl("rollout", "status", "deployment/web", "-n", "workloads", "--timeout=120s");
+    await eventually(async () =>
+      assert.equal(
+        (await kube.kubectl("get", "pods", "-n", "workloads", "-l", "app=web", "-o", "name"))
+          .split("\n")
+          .filter(Boolean).length,
+        1,
+      ),
+    );
+  });
+
+  /** status.readyReplicas of a workload as its controller wrote it (absent: 0). */
+  async function readyReplicas(namespace: string, kind: string, name: string): Promise<number> {
+    const out = await kube.kubectl("get", kind, name, "-n", namespace, "-o", "jsonpath={.status.readyReplicas}");
+    return Number(out || 0);
+  }
 });
+
+/** A StatefulSet of `replicas` pods that would run the pause image, were there a container runtime. */
+function statefulSet(namespace: string, name: string, replicas: number): string {
+  return JSON.stringify({
+    apiVersion: "apps/v1",
+    kind: "StatefulSet",
+    metadata: { name, namespace },
+    spec: {
+      replicas,
+      serviceName: name,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: "main", image: "registry.k8s.io/pause:3.10" }] },
+      },
+    },
+  });
+}
 
 describe("the control plane without its binaries", () => {
   it("fails to start with a message that says how to build them", async () => {

@@ -12,8 +12,11 @@
  *   await kube.stop();
  *
  * The API server authorizes with RBAC; the controller manager runs the controllers a cluster
- * without nodes needs (CONTROLLERS). No kubelet runs, so pods never start: exec, logs and
- * port-forward are out of reach here. Missing binaries are an error that says how to build them.
+ * without nodes needs (CONTROLLERS) and those that make pods for workloads. No scheduler and no
+ * kubelet run, so pods never start: exec, logs and port-forward are out of reach here.
+ * startKubelet() starts a stand-in for both (kube/kubelet-stand-in.ts) that binds pods and
+ * reports them running and ready, so StatefulSets and Deployments become ready through their own
+ * controllers. Missing binaries are an error that says how to build them.
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -24,6 +27,7 @@ import { AdminClient } from "./kube/admin-client.js";
 import { findKubeBinaries, type KubeBinaries } from "./kube/binaries.js";
 import { kubeconfigYaml } from "./kube/kubeconfig.js";
 import { runKubectl } from "./kube/kubectl.js";
+import { KubeletStandIn } from "./kube/kubelet-stand-in.js";
 import { LoggedProcess } from "./kube/logged-process.js";
 import {
   type ControlPlaneFiles,
@@ -39,8 +43,10 @@ export type { Grant, KubeconfigOverrides, KubeUser, PolicyRule, RbacSubject } fr
 
 /**
  * The controllers kube-controller-manager runs: namespace deletion, the garbage collector,
- * ServiceAccounts and their tokens, the `kube-root-ca.crt` ConfigMap in every namespace, and the
- * aggregation that fills the `admin`/`edit`/`view` ClusterRoles (empty without it).
+ * ServiceAccounts and their tokens, the `kube-root-ca.crt` ConfigMap in every namespace, the
+ * aggregation that fills the `admin`/`edit`/`view` ClusterRoles (empty without it), and the
+ * workload controllers that create pods and count the ready ones (StatefulSet, Deployment and
+ * its ReplicaSets).
  */
 const CONTROLLERS = [
   "namespace-controller",
@@ -49,6 +55,9 @@ const CONTROLLERS = [
   "serviceaccount-token-controller",
   "root-ca-certificate-publisher-controller",
   "clusterrole-aggregation-controller",
+  "statefulset-controller",
+  "deployment-controller",
+  "replicaset-controller",
 ];
 
 /** Polls while waiting for the control plane: a guard against hanging forever, not a timing assertion. */
@@ -72,6 +81,7 @@ export class KubeControlPlane {
   private etcd: EtcdCluster | undefined;
   private admin: AdminClient | undefined;
   private users: KubeUsers | undefined;
+  private kubelet: KubeletStandIn | undefined;
 
   private constructor(
     /** The directory with the certificates, kubeconfigs and logs (`logs/*.log`). */
@@ -143,6 +153,17 @@ export class KubeControlPlane {
     return this.requireUsers().grant(user, grant, namespace);
   }
 
+  /**
+   * Starts the stand-in for the scheduler and kubelet of one node (kube/kubelet-stand-in.ts):
+   * from then on every pod is bound to that node and reported running and ready, and a deleted
+   * pod goes at once. Once per control plane; stop() stops it.
+   */
+  async startKubelet(): Promise<KubeletStandIn> {
+    if (this.kubelet) throw new Error("the kubelet stand-in is already running");
+    this.kubelet = await KubeletStandIn.start(this.adminKubeconfig);
+    return this.kubelet;
+  }
+
   /** Kills kube-apiserver alone: the cluster becomes unreachable at its URL (etcd and the controllers stay). */
   async stopApiServer(): Promise<void> {
     await this.apiServer?.kill();
@@ -165,6 +186,8 @@ export class KubeControlPlane {
 
   /** Kills every process it started and removes the temporary directory (not a `dir` given to start); once is enough, twice is harmless. */
   async stop(): Promise<void> {
+    await this.kubelet?.stop();
+    this.kubelet = undefined;
     await this.controllerManager?.kill();
     await this.apiServer?.kill();
     const { etcd, admin } = this;

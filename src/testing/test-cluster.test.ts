@@ -46,7 +46,7 @@ describe("npm run test-cluster", () => {
 
   it("prints the admin kubeconfig once ready, serves kubectl, and stops everything on SIGTERM", async () => {
     dir = await mkdtemp(join(tmpdir(), "platform-test-cluster-"));
-    const child = spawn("npm", ["run", "--silent", "test-cluster", "--", "--dir", dir], {
+    const child = spawn("npm", ["run", "--silent", "test-cluster", "--", "--dir", dir, "--kubelet"], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";
@@ -66,6 +66,8 @@ describe("npm run test-cluster", () => {
       assert.ok(isAbsolute(kubeconfig), kubeconfig);
       assert.equal(kubeconfig, join(dir, "admin.kubeconfig"));
       assert.match(await runKubectl(kubeconfig, ["get", "namespaces", "-o", "name"]), /^namespace\/default$/m);
+      // --kubelet: the stand-in registered its node.
+      assert.match(await runKubectl(kubeconfig, ["get", "nodes", "-o", "name"]), /^node\/stand-in-node$/m);
 
       const started = descendants(child.pid!);
       const names = [...started.values()];

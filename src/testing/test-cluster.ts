@@ -1,7 +1,7 @@
 /**
- * `npm run test-cluster -- [--dir DIR]`: the tests' real Kubernetes control plane
+ * `npm run test-cluster -- [--dir DIR] [--kubelet]`: the tests' real Kubernetes control plane
  * (kube-control-plane.ts) on its own, for a person to try the platform against a real Kubernetes
- * API. Builds the binaries first when they are not in the cache (tools/kube/build.sh), prints
+ * API; with --kubelet, the kubelet stand-in too (pods are reported running and ready). Builds the binaries first when they are not in the cache (tools/kube/build.sh), prints
  * one line `kubeconfig: <admin kubeconfig path>` on stdout once the cluster is ready (everything
  * else goes to stderr), and runs until SIGINT or SIGTERM, then stops everything it started.
  * (package.json runs it with `exec node …`: npm passes a SIGTERM to the shell it runs scripts
@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 import { BUILD_SCRIPT } from "./kube/binaries.js";
 import { KubeControlPlane } from "./kube-control-plane.js";
 
-const USAGE = "usage: npm run test-cluster -- [--dir DIR]";
+const USAGE = "usage: npm run test-cluster -- [--dir DIR] [--kubelet]";
 
 function buildBinaries(): string {
   // build.sh prints the binaries' directory on stdout, its progress on stderr.
@@ -24,8 +24,11 @@ function buildBinaries(): string {
 
 async function main(): Promise<void> {
   let dir: string | undefined;
+  let kubelet = false;
   try {
-    dir = parseArgs({ options: { dir: { type: "string" } } }).values.dir;
+    const { values } = parseArgs({ options: { dir: { type: "string" }, kubelet: { type: "boolean" } } });
+    dir = values.dir;
+    kubelet = values.kubelet === true;
   } catch (err) {
     console.error(`${(err as Error).message}\n${USAGE}`);
     process.exit(2);
@@ -44,6 +47,10 @@ async function main(): Promise<void> {
   const binDir = buildBinaries();
   plane = await KubeControlPlane.start({ binDir, ...(dir !== undefined ? { dir: resolve(dir) } : {}) });
   if (signalled) return stopAndExit(plane);
+  if (kubelet) {
+    const standIn = await plane.startKubelet();
+    console.error(`kubelet stand-in: pods are bound to node ${standIn.nodeName} and reported running and ready`);
+  }
   console.error(`Kubernetes ${plane.version} at ${plane.url}; files and logs in ${plane.dir}; Ctrl-C stops it`);
   process.stdout.write(`kubeconfig: ${plane.adminKubeconfig}\n`);
 }

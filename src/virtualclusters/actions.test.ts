@@ -611,6 +611,11 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
 
     it("migrate asks delete on the source and create in the target; a refusal moves nothing", async () => {
       const body = { sourceVirtualClusterInstance: { name: "vc3", namespace: "p-alpha" } };
+      // The status controller's first write after the import, awaited: landing between the
+      // move's read and its transaction, it would make the move retry and ask everything again.
+      for (let i = 0; i < 100 && !(await getInstance("p-alpha", "vc3")).json.status?.conditions; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
       await assert.rejects(
         invoke(
           "projects/migratevirtualclusterinstance",

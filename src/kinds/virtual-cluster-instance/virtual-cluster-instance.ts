@@ -6,6 +6,7 @@ import { objectSchema } from "../../api/schema/meta.js";
 import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, statusField } from "../define.js";
 import { PROJECT_NAMESPACE_PREFIX } from "../project/project.js";
 import { validateAccessRules } from "../validation.js";
+import { VirtualClusterInstanceStatusSchema } from "./virtual-cluster-instance-status.js";
 
 const VirtualClusterInstanceSpec = Type.Object(
   {
@@ -28,19 +29,9 @@ const VirtualClusterInstanceSpec = Type.Object(
   { description: "VirtualClusterInstanceSpec is the desired state of a virtual cluster instance." },
 );
 
-const VirtualClusterInstanceStatus = Type.Object(
-  {
-    phase: Type.Optional(Type.String({ description: "Pending, Ready, Sleeping or Failed." })),
-    reason: Type.Optional(Type.String()),
-    message: Type.Optional(Type.String()),
-    serviceUID: Type.Optional(Type.String({ description: "UID of the virtual cluster's service on its cluster." })),
-  },
-  { description: "Observed state of the instance." },
-);
-
-/** The spec and status of a VirtualClusterInstance, as its schema admits them. */
+/** The spec and status of a VirtualClusterInstance, as its schema admits them (the status: virtual-cluster-instance-status.ts). */
 export type VirtualClusterInstanceSpec = Static<typeof VirtualClusterInstanceSpec>;
-export type VirtualClusterInstanceStatus = Static<typeof VirtualClusterInstanceStatus>;
+export type { VirtualClusterInstanceStatus } from "./virtual-cluster-instance-status.js";
 
 export const virtualClusterInstanceResource = defineKind({
   kind: "VirtualClusterInstance",
@@ -56,7 +47,7 @@ export const virtualClusterInstanceResource = defineKind({
     "VirtualClusterInstance",
     "A VirtualClusterInstance is a virtual cluster that belongs to a project (namespace p-<project>).",
     VirtualClusterInstanceSpec,
-    VirtualClusterInstanceStatus,
+    VirtualClusterInstanceStatusSchema,
   ),
   fieldSelectors: {
     "spec.clusterRef.cluster": (o) => specOf<VirtualClusterInstanceSpec>(o).clusterRef?.cluster,

@@ -1,0 +1,150 @@
+import { isDeepStrictEqual } from "node:util";
+import {
+  CONDITION_CLUSTER_REACHABLE,
+  CONDITION_READY,
+  INSTANCE_PHASES,
+  type InstanceCondition,
+  type InstancePhase,
+  type InstanceWorkload,
+  type VirtualClusterInstanceStatus,
+} from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
+import type { Observation, VirtualClusterPlace } from "./observation.js";
+
+/**
+ * From what was found on the cluster to an instance's status: pure functions, so each case is
+ * tested alone and the phases of the lifecycle to come (Deploying, Sleeping, Deleting) are one
+ * more case here. docs/clusters.md ("Instance status") describes the result.
+ */
+
+/** The phase with its reason and message, one case per observation. */
+export interface PhaseVerdict {
+  readonly phase: InstancePhase;
+  readonly reason: string;
+  readonly message: string;
+}
+
+/**
+ * The phase an observation means. A cluster that cannot be used now says nothing about the
+ * virtual cluster, which is most likely still running as it was: the phase stays the last one
+ * observed (Pending before any), and the reason says why it is not current.
+ */
+export function instancePhase(o: Observation, previousPhase: string | undefined): PhaseVerdict {
+  switch (o.found) {
+    case "NoCluster":
+      return { phase: "Pending", reason: "ClusterNotSet", message: "spec.clusterRef.cluster names no cluster" };
+    case "ClusterNotFound":
+      return {
+        phase: "Failed",
+        reason: "ClusterNotFound",
+        message: `cluster "${o.cluster}" does not exist on the platform`,
+      };
+    case "ClusterUnavailable":
+      // The reason only: the details (the server's address, the cluster's own words) are the
+      // Cluster's, which not everyone who may read the instance may read.
+      return {
+        phase: isPhase(previousPhase) ? previousPhase : "Pending",
+        reason: o.reason,
+        message: `cluster "${o.cluster}" cannot be used (${o.reason}); the Cluster's status says why`,
+      };
+    case "ServiceNotFound":
+      return {
+        phase: "Failed",
+        reason: "ServiceNotFound",
+        message: `no service ${o.where.name} labelled app=vcluster in namespace ${o.where.namespace} on cluster "${o.where.cluster}"`,
+      };
+    case "ServiceReplaced":
+      return {
+        phase: "Failed",
+        reason: "ServiceReplaced",
+        message: `service ${placeName(o.where)} has UID ${o.uid}, not ${o.imported} as when it was imported: the virtual cluster was made again; import it again`,
+      };
+    case "WorkloadNotFound":
+      return {
+        phase: "Failed",
+        reason: "WorkloadNotFound",
+        message: `neither a StatefulSet nor a Deployment ${placeName(o.where)}`,
+      };
+    case "Workload":
+      return workloadPhase(o.where, o.workload, o.current);
+  }
+}
+
+function workloadPhase(where: VirtualClusterPlace, w: InstanceWorkload, current: boolean): PhaseVerdict {
+  const counts = `${w.readyReplicas} of ${w.replicas} replicas ready`;
+  const what = `${w.kind} ${placeName(where)}`;
+  if (!current) {
+    return {
+      phase: "Pending",
+      reason: "WorkloadNotReady",
+      message: `${what}: its controller has not seen its latest spec yet (${counts})`,
+    };
+  }
+  if (w.replicas === 0) return { phase: "Pending", reason: "ScaledToZero", message: `${what} is scaled to 0 replicas` };
+  if (w.readyReplicas < w.replicas)
+    return { phase: "Pending", reason: "WorkloadNotReady", message: `${what}: ${counts}` };
+  return { phase: "Ready", reason: "WorkloadReady", message: `${what}: ${counts}` };
+}
+
+/** The conditions an observation means, without their transition times. */
+export function instanceConditions(o: Observation, verdict: PhaseVerdict): InstanceCondition[] {
+  const reachable: InstanceCondition =
+    o.found === "ClusterNotFound" || o.found === "ClusterUnavailable" || o.found === "NoCluster"
+      ? { type: CONDITION_CLUSTER_REACHABLE, status: "False", reason: verdict.reason, message: verdict.message }
+      : {
+          type: CONDITION_CLUSTER_REACHABLE,
+          status: "True",
+          reason: "Connected",
+          message: `connected to cluster "${o.where.cluster}"`,
+        };
+  // Unknown, not the kept phase: nobody saw the workload this time.
+  const readyStatus = o.found === "ClusterUnavailable" ? "Unknown" : verdict.phase === "Ready" ? "True" : "False";
+  const ready: InstanceCondition = {
+    type: CONDITION_READY,
+    status: readyStatus,
+    reason: verdict.reason,
+    message: verdict.message,
+  };
+  return [reachable, ready];
+}
+
+/**
+ * The status to write: the previous one with the observation's phase, reason, message,
+ * conditions and workload. Fields it does not own (serviceUID) stay. A condition keeps its
+ * lastTransitionTime while its status stays the same (Kubernetes' convention); the workload last
+ * read stays while the cluster cannot be used. Equal to `previous` when nothing changed.
+ */
+export function nextStatus(
+  previous: VirtualClusterInstanceStatus,
+  o: Observation,
+  now: string,
+): VirtualClusterInstanceStatus {
+  const verdict = instancePhase(o, previous.phase);
+  const next: VirtualClusterInstanceStatus = {
+    ...previous,
+    phase: verdict.phase,
+    reason: verdict.reason,
+    message: verdict.message,
+    conditions: instanceConditions(o, verdict).map((c) => withTransitionTime(c, previous.conditions, now)),
+  };
+  if (o.found === "Workload") next.workload = o.workload;
+  else if (o.found !== "ClusterUnavailable") delete next.workload;
+  return isDeepStrictEqual(next, previous) ? previous : next;
+}
+
+function withTransitionTime(
+  condition: InstanceCondition,
+  previous: readonly InstanceCondition[] | undefined,
+  now: string,
+): InstanceCondition {
+  const before = previous?.find((c) => c.type === condition.type);
+  const since = before && before.status === condition.status && before.lastTransitionTime;
+  return { ...condition, lastTransitionTime: since || now };
+}
+
+function isPhase(phase: string | undefined): phase is InstancePhase {
+  return phase !== undefined && (INSTANCE_PHASES as readonly string[]).includes(phase);
+}
+
+function placeName(where: VirtualClusterPlace): string {
+  return `${where.namespace}/${where.name} on cluster "${where.cluster}"`;
+}

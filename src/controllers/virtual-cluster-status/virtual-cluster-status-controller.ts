@@ -1,0 +1,165 @@
+import { ApiError } from "../../api/errors.js";
+import { type KubeObject, nowTimestamp, specOf, statusOf } from "../../api/object.js";
+import type { EventRecorder } from "../../events/event-recorder.js";
+import type { ClusterStatus } from "../../kinds/cluster/cluster.js";
+import type { VirtualClusterInstanceSpec } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
+import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
+import type { InformerEvent } from "../../registry/informer.js";
+import type { Registry } from "../../registry/registry.js";
+import { systemContext } from "../../registry/request-context.js";
+import type { SharedInformers } from "../../registry/shared-informers.js";
+import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
+import { WorkQueue } from "../work-queue.js";
+import { nextStatus } from "./instance-status.js";
+import type { Observation } from "./observation.js";
+import { observeInstance } from "./observe-instance.js";
+
+export interface VirtualClusterStatusOptions {
+  /** How often every instance is looked at again on its cluster (default one minute). */
+  resyncMs?: number;
+  /** How long one call to a cluster may take before it counts as unreachable (default 10 s). */
+  timeoutMs?: number;
+  /** Instances looked at once at most (default 8). */
+  concurrency?: number;
+  /** Reports changes of phase or reason on the instance (src/events). */
+  events?: EventRecorder;
+}
+
+/**
+ * Keeps every VirtualClusterInstance's status current with what runs on its cluster
+ * (docs/clusters.md, "Instance status"): its Service and its workload's ready replicas
+ * (observe-instance.ts), turned into phase, reason, conditions and the workload's counts by
+ * instance-status.ts. Imported instances and created ones alike.
+ *
+ * An instance is looked at when it is created or its spec changes, when its Cluster is created,
+ * deleted, changes its spec or comes back online, and every `resyncMs`. A cluster that cannot be
+ * used is written to the status and not retried at once: thousands of instances on a cluster
+ * that is down would otherwise each be retried; the resync and the cluster coming back (the
+ * health check writes `online`) look again. A status write that fails is retried with backoff.
+ * Writes go through the status subresource and only when something changed, so a write never
+ * queues the instance again. Runs on the elected replica only (start()/stop()).
+ */
+export class VirtualClusterStatusController {
+  private readonly resyncMs: number;
+  private readonly timeoutMs: number;
+  private readonly concurrency: number;
+  private readonly events?: EventRecorder;
+  private timer?: NodeJS.Timeout;
+  private unsubscribe: Array<() => void> = [];
+  private queue?: WorkQueue<string>;
+  private stopped = true;
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly informers: SharedInformers,
+    options: VirtualClusterStatusOptions = {},
+    private readonly log: ControllerLog = silentLog,
+  ) {
+    this.resyncMs = options.resyncMs ?? 60_000;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.concurrency = Math.max(1, options.concurrency ?? 8);
+    this.events = options.events;
+  }
+
+  async start(): Promise<void> {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const queue = new WorkQueue<string>({
+      process: (key) => this.reconcile(key),
+      concurrency: this.concurrency,
+      onError: logRetry(this.log, "virtualcluster-status"),
+    });
+    this.queue = queue;
+    const instances = this.informers.for("virtualclusterinstances");
+    const clusters = this.informers.for("clusters");
+    const lookAtAll = () => {
+      for (const instance of instances.list()) queue.add(keyOf(instance));
+    };
+    this.unsubscribe.push(
+      instances.onChange((e) => {
+        // Spec changes bump generation; status writes (this controller's) do not.
+        if (e.type === "upsert" && (!e.old || e.old.metadata.generation !== e.object.metadata.generation)) {
+          queue.add(keyOf(e.object));
+        }
+      }),
+      clusters.onChange((e) => {
+        if (!clusterChangeMatters(e)) return;
+        const name = e.object.metadata.name;
+        for (const instance of instances.list()) {
+          if (specOf<VirtualClusterInstanceSpec>(instance).clusterRef?.cluster === name) queue.add(keyOf(instance));
+        }
+      }),
+    );
+    await Promise.all([instances.synced(), clusters.synced()]);
+    lookAtAll();
+    this.timer = setInterval(lookAtAll, this.resyncMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearInterval(this.timer);
+    for (const u of this.unsubscribe.splice(0)) u();
+    await this.queue?.shutdown();
+  }
+
+  private async reconcile(key: string): Promise<void> {
+    const [namespace, name] = splitKey(key);
+    const store = this.registry.store("virtualclusterinstances");
+    const instance = await store.read(namespace, name);
+    if (!instance || instance.metadata.deletionTimestamp) return;
+    const observation = await observeInstance(this.registry, instance, this.timeoutMs);
+    if (this.stopped) return;
+    await this.writeStatus(namespace, name, observation);
+  }
+
+  private async writeStatus(namespace: string, name: string, observation: Observation): Promise<void> {
+    let before: VirtualClusterInstanceStatus = {};
+    let written: KubeObject | undefined;
+    try {
+      written = await this.registry.store("virtualclusterinstances").guaranteedUpdate(
+        systemContext(),
+        namespace,
+        name,
+        (obj) => {
+          before = statusOf<VirtualClusterInstanceStatus>(obj);
+          const next = nextStatus(before, observation, nowTimestamp());
+          if (next === before) return undefined; // unchanged: no write, no event
+          obj.status = next;
+          return obj;
+        },
+        "status",
+        "platform-virtual-cluster-status",
+      );
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 404) return; // deleted meanwhile
+      throw err;
+    }
+    const after = written ? statusOf<VirtualClusterInstanceStatus>(written) : before;
+    if (written && (after.phase !== before.phase || after.reason !== before.reason)) {
+      this.events?.record(
+        written,
+        after.phase === "Failed" ? "Warning" : "Normal",
+        after.reason ?? "",
+        after.message ?? "",
+      );
+    }
+  }
+}
+
+/** A Cluster created or deleted, its spec changed, or back online: its instances may look different. */
+function clusterChangeMatters(e: InformerEvent): boolean {
+  if (e.type === "delete" || !e.old) return true;
+  if (e.old.metadata.generation !== e.object.metadata.generation) return true;
+  return statusOf<ClusterStatus>(e.object).online === true && statusOf<ClusterStatus>(e.old).online !== true;
+}
+
+function keyOf(instance: KubeObject): string {
+  return `${instance.metadata.namespace}/${instance.metadata.name}`;
+}
+
+function splitKey(key: string): [string, string] {
+  const slash = key.indexOf("/");
+  return [key.slice(0, slash), key.slice(slash + 1)];
+}

@@ -1,0 +1,205 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { createCertificateAuthority } from "../../crypto/certificates.js";
+import type {
+  InstanceCondition,
+  VirtualClusterInstanceStatus,
+} from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
+import { createCluster, putSecret } from "../../testing/cluster-status.js";
+import { documentedYamlBlocks } from "../../testing/documented-rights.js";
+import { postObject } from "../../testing/gateway-fixture.js";
+import { KubeControlPlane } from "../../testing/kube-control-plane.js";
+import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
+
+/**
+ * Virtual cluster instance status on a real control plane (docs/clusters.md, "Instance status"):
+ * the platform's account holds exactly the rights docs/gateway.md lists, read from the page;
+ * the workloads' ready replicas are computed by kube-controller-manager's own StatefulSet and
+ * Deployment controllers from pods the kubelet stand-in reports ready (no container runs).
+ */
+
+/** Polls an instance until its status matches: bounded, as a guard against hanging, not a timing assertion. */
+async function waitForInstance(
+  server: TestServer,
+  name: string,
+  want: (s: VirtualClusterInstanceStatus) => boolean,
+): Promise<VirtualClusterInstanceStatus> {
+  let last: VirtualClusterInstanceStatus = {};
+  for (let i = 0; i < 600; i++) {
+    const res = await server.request("GET", `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances/${name}`);
+    last = res.json?.status ?? {};
+    if (want(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.fail(`instance p-web/${name} never reached the expected status; last: ${JSON.stringify(last)}`);
+}
+
+const condition = (s: VirtualClusterInstanceStatus, type: string): InstanceCondition | undefined =>
+  s.conditions?.find((c) => c.type === type);
+
+/** A virtual cluster's Service as docs/clusters.md describes it. */
+function service(name: string) {
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name, namespace: "team-a", labels: { app: "vcluster" } },
+    spec: { ports: [{ port: 443 }], selector: { app: "vcluster", release: name } },
+  };
+}
+
+function workload(kind: "StatefulSet" | "Deployment", name: string, replicas: number) {
+  const labels = { app: "vcluster", release: name };
+  return {
+    apiVersion: "apps/v1",
+    kind,
+    metadata: { name, namespace: "team-a" },
+    spec: {
+      replicas,
+      ...(kind === "StatefulSet" ? { serviceName: name } : {}),
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: { containers: [{ name: "syncer", image: "registry.k8s.io/pause:3.10" }] },
+      },
+    },
+  };
+}
+
+describe("virtual cluster instance status, read from a real cluster", () => {
+  let kube: KubeControlPlane;
+  let server: TestServer;
+
+  before(async () => {
+    [kube, server] = await Promise.all([
+      KubeControlPlane.start(),
+      startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true }),
+    ]);
+    await kube.startKubelet();
+    for (const ns of ["platform", "team-a"]) await kube.kubectl("create", "namespace", ns);
+    const platform = await kube.serviceAccount("platform", "platform");
+    const [platformRights] = documentedYamlBlocks();
+    assert.ok(platformRights, "docs/gateway.md shows the platform's rights");
+    await kube.apply(platformRights);
+
+    // `dev`: a StatefulSet, imported. `api`: a Deployment, its instance created directly.
+    const ca = await createCertificateAuthority("dev-vcluster-ca", 1);
+    const items = [
+      service("dev"),
+      {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "dev-certs", namespace: "team-a" },
+        stringData: { "ca.crt": ca.certPem, "ca.key": ca.keyPem },
+      },
+      workload("StatefulSet", "dev", 1),
+      service("api"),
+      workload("Deployment", "api", 2),
+    ];
+    await kube.apply(JSON.stringify({ apiVersion: "v1", kind: "List", items }));
+
+    await postObject(server, "projects", { metadata: { name: "web" }, spec: {} });
+    await putSecret(server, "prod", platform.kubeconfig());
+    await createCluster(server, "prod", { config: { secretName: "prod" } });
+    await postObject(server, "projects/web/importvirtualcluster", {
+      apiVersion: "management.platform/v1",
+      kind: "ProjectImportVirtualCluster",
+      metadata: { name: "web" },
+      sourceVirtualCluster: { name: "dev", namespace: "team-a", cluster: "prod" },
+    });
+    await postObject(server, "namespaces/p-web/virtualclusterinstances", {
+      metadata: { name: "api" },
+      spec: { clusterRef: { cluster: "prod", namespace: "team-a", virtualCluster: "api" } },
+    });
+  });
+  after(async () => {
+    await server?.stop();
+    await kube?.stop();
+  });
+
+  it("an instance is Ready once its workload's controller counts every replica ready", async () => {
+    const dev = await waitForInstance(server, "dev", (s) => s.reason === "WorkloadReady");
+    assert.equal(dev.phase, "Ready");
+    assert.equal(dev.message, 'StatefulSet team-a/dev on cluster "prod": 1 of 1 replicas ready');
+    assert.deepEqual(dev.workload, { kind: "StatefulSet", name: "dev", replicas: 1, readyReplicas: 1 });
+    assert.equal(
+      dev.serviceUID,
+      await kube.kubectl("get", "service", "dev", "-n", "team-a", "-o", "jsonpath={.metadata.uid}"),
+    );
+    assert.equal(condition(dev, "Ready")?.status, "True");
+    assert.equal(condition(dev, "ClusterReachable")?.reason, "Connected");
+    assert.ok(condition(dev, "Ready")?.lastTransitionTime);
+
+    // Created, not imported: found by name alone, its workload a Deployment.
+    const api = await waitForInstance(server, "api", (s) => s.reason === "WorkloadReady");
+    assert.equal(api.phase, "Ready");
+    assert.deepEqual(api.workload, { kind: "Deployment", name: "api", replicas: 2, readyReplicas: 2 });
+    assert.equal(api.serviceUID, undefined);
+  });
+
+  it("scaled to zero it is Pending (an Event says why), and Ready again when scaled back up", async () => {
+    await kube.kubectl("scale", "statefulset", "dev", "-n", "team-a", "--replicas=0");
+    // Pending as soon as the spec says zero; the last pod goes a moment later.
+    const down = await waitForInstance(server, "dev", (s) => s.phase === "Pending" && s.workload?.readyReplicas === 0);
+    assert.equal(down.reason, "ScaledToZero");
+    assert.deepEqual(down.workload, { kind: "StatefulSet", name: "dev", replicas: 0, readyReplicas: 0 });
+    assert.equal(condition(down, "Ready")?.status, "False");
+    await server.events.recorder.flush();
+    const events = await server.request("GET", "/kubernetes/management/api/v1/namespaces/p-web/events");
+    const scaled = (
+      events.json.items as Array<{ reason: string; involvedObject: { name: string }; type: string }>
+    ).find((e) => e.reason === "ScaledToZero" && e.involvedObject.name === "dev");
+    assert.equal(scaled?.type, "Normal", events.text);
+
+    await kube.kubectl("scale", "statefulset", "dev", "-n", "team-a", "--replicas=2");
+    // On the way up, Pending with the counts (each pod of a StatefulSet starts after the one before).
+    const up = await waitForInstance(server, "dev", (s) => s.phase === "Ready");
+    assert.deepEqual(up.workload, { kind: "StatefulSet", name: "dev", replicas: 2, readyReplicas: 2 });
+    assert.match(up.message ?? "", /2 of 2 replicas ready/);
+  });
+
+  it("while the cluster is unreachable the last phase stands, Ready is Unknown and the reason says why; then it recovers", async () => {
+    await kube.stopApiServer();
+    try {
+      const down = await waitForInstance(server, "dev", (s) => s.reason === "ClusterUnreachable");
+      assert.equal(down.phase, "Ready");
+      // The details (address, error) are the Cluster's: not everyone who reads the instance may read them.
+      assert.equal(down.message, 'cluster "prod" cannot be used (ClusterUnreachable); the Cluster\'s status says why');
+      assert.equal(condition(down, "Ready")?.status, "Unknown");
+      assert.equal(condition(down, "ClusterReachable")?.status, "False");
+      assert.equal(down.workload?.readyReplicas, 2, "the counts last read stay");
+    } finally {
+      await kube.startApiServer();
+    }
+    const back = await waitForInstance(server, "dev", (s) => s.reason === "WorkloadReady");
+    assert.equal(condition(back, "Ready")?.status, "True");
+    assert.equal(condition(back, "ClusterReachable")?.status, "True");
+  });
+
+  it("its Service deleted, it is Failed ServiceNotFound; made again (a new UID), ServiceReplaced", async () => {
+    await kube.kubectl("delete", "service", "dev", "-n", "team-a");
+    const gone = await waitForInstance(server, "dev", (s) => s.phase === "Failed");
+    assert.equal(gone.reason, "ServiceNotFound");
+    assert.equal(gone.message, 'no service dev labelled app=vcluster in namespace team-a on cluster "prod"');
+    assert.equal(gone.workload, undefined);
+    assert.equal(condition(gone, "ClusterReachable")?.status, "True");
+
+    await kube.apply(JSON.stringify(service("dev")));
+    const replaced = await waitForInstance(server, "dev", (s) => s.reason === "ServiceReplaced");
+    assert.equal(replaced.phase, "Failed");
+    assert.match(replaced.message ?? "", /the virtual cluster was made again; import it again/);
+    // The created instance finds any Service of its name: unaffected.
+    assert.equal((await waitForInstance(server, "api", () => true)).phase, "Ready");
+  });
+
+  it("its Cluster deleted from the platform, every instance on it is Failed ClusterNotFound", async () => {
+    const res = await server.request("DELETE", `${GROUP_PATH}/clusters/prod`);
+    assert.equal(res.status, 200, res.text);
+    for (const name of ["dev", "api"]) {
+      const s = await waitForInstance(server, name, (x) => x.reason === "ClusterNotFound");
+      assert.equal(s.phase, "Failed");
+      assert.equal(s.message, 'cluster "prod" does not exist on the platform');
+      assert.equal(condition(s, "Ready")?.status, "False");
+      assert.equal(s.workload, undefined);
+    }
+  });
+});

@@ -1,0 +1,42 @@
+import { type Static, Type } from "@sinclair/typebox";
+import { ConditionsSchema } from "../../api/schema/common.js";
+
+/**
+ * The status of a VirtualClusterInstance: what the platform observed of it on its cluster
+ * (docs/clusters.md, "Instance status"). Written by the status controller
+ * (src/controllers/virtual-cluster-status/) and, once, by import; never by users.
+ */
+
+/** The phases an instance is in. Deploying, Sleeping and Deleting are written by the lifecycle to come. */
+export const INSTANCE_PHASES = ["Pending", "Deploying", "Ready", "Sleeping", "Failed", "Deleting"] as const;
+export type InstancePhase = (typeof INSTANCE_PHASES)[number];
+
+/** The condition types the status controller keeps. */
+export const CONDITION_CLUSTER_REACHABLE = "ClusterReachable";
+export const CONDITION_READY = "Ready";
+
+const InstanceWorkloadSchema = Type.Object(
+  {
+    kind: Type.String({ description: "StatefulSet or Deployment." }),
+    name: Type.String({ description: "Its name, in the virtual cluster's namespace on the cluster." }),
+    replicas: Type.Integer({ description: "Replicas its spec asks for." }),
+    readyReplicas: Type.Integer({ description: "Replicas its controller counts as ready." }),
+  },
+  { description: "The workload running the virtual cluster, as last read from the cluster." },
+);
+
+export const VirtualClusterInstanceStatusSchema = Type.Object(
+  {
+    phase: Type.Optional(Type.String({ description: `${INSTANCE_PHASES.join(", ")}.` })),
+    reason: Type.Optional(Type.String({ description: "Why the instance is in its phase, one CamelCase word." })),
+    message: Type.Optional(Type.String({ description: "The details, with the cluster's own message." })),
+    serviceUID: Type.Optional(Type.String({ description: "UID of the virtual cluster's service on its cluster." })),
+    conditions: Type.Optional(ConditionsSchema),
+    workload: Type.Optional(InstanceWorkloadSchema),
+  },
+  { description: "Observed state of the instance." },
+);
+
+export type VirtualClusterInstanceStatus = Static<typeof VirtualClusterInstanceStatusSchema>;
+export type InstanceWorkload = Static<typeof InstanceWorkloadSchema>;
+export type InstanceCondition = NonNullable<VirtualClusterInstanceStatus["conditions"]>[number];
