@@ -57,6 +57,8 @@ describe("the plugin list", () => {
       "EndpointSettings",
       "ClusterAccessGrants",
       "SpaceInstances",
+      "VirtualClusterTemplates",
+      "TemplateAuthoring",
       "ProjectSecretSource",
     ]);
   });

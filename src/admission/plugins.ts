@@ -11,6 +11,8 @@ import { ProjectInstancesAdmission, type ProjectLookup } from "./project-instanc
 import { ProjectSecretSourceAdmission } from "./project-secret-source.js";
 import { type ObjectReader, ReferenceAdmission } from "./references.js";
 import { SpaceInstancesAdmission } from "./space-instances.js";
+import { TemplateAuthoringAdmission } from "./template-authoring.js";
+import { VirtualClusterTemplatesAdmission } from "./virtual-cluster-templates.js";
 
 export interface AdmissionDeps {
   /** Decides the caller's rights (blockOwnerDeletion, no escalation). */
@@ -38,7 +40,10 @@ export interface AdmissionDeps {
  * (docs/architecture.md). Owner references come first: they are checked on the body as the
  * client sent it, before the next two add the server's own references. References come after
  * escalation, so only callers allowed to name a key's subject learn whether it exists. Spaces
- * come after references, so only who may use a template learns whether it exists.
+ * come after references, so only who may use a template learns whether it exists. The
+ * project's default virtual cluster template is filled in (VirtualClusterTemplates' admit)
+ * before the kind places the instance (strategy), so an instance given only its project is
+ * placed as one deployed from a template.
  */
 export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
   return [
@@ -51,6 +56,8 @@ export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
     new EndpointSettingsAdmission(deps.authorizer, deps.allowLocalEndpoints),
     new ClusterAccessGrantsAdmission(deps.authorizer, deps.read),
     new SpaceInstancesAdmission(deps.authorizer, deps.read),
+    new VirtualClusterTemplatesAdmission(deps.authorizer, deps.read, deps.projects),
+    new TemplateAuthoringAdmission(deps.authorizer),
     new ProjectSecretSourceAdmission(deps.authorizer, deps.read),
   ];
 }

@@ -6,6 +6,7 @@ import { allResourceTypes } from "../kinds/index.js";
 import { AdmissionChain } from "../registry/admission.js";
 import { Registry } from "../registry/registry.js";
 import type { Storage } from "../storage/interface.js";
+import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import type { ServerConfig } from "./config.js";
 import { forwardedAuthority } from "./forwarded-authority.js";
 import type { loadKeys } from "./keys.js";
@@ -17,7 +18,7 @@ type Keys = Awaited<ReturnType<typeof loadKeys>>;
  * with the one admission chain (src/admission/plugins.ts). The kinds
  * and the admission plugins need the authorizer and the identity index, which are built from the
  * registry afterwards: they reach them through `authorizer()` and `identity()`, called only once
- * requests run.
+ * requests run; the kept virtual cluster CAs, which live in the registry, likewise (`cas()`).
  */
 export function assembleRegistry(
   config: ServerConfig,
@@ -25,6 +26,7 @@ export function assembleRegistry(
   keys: Pick<Keys, "cipher" | "signer">,
   authorizer: () => PlatformAuthorizer,
   identity: () => IdentityIndex,
+  cas: () => VirtualClusterCaStore,
 ): { registry: Registry; core: Registry; admission: AdmissionChain } {
   const { cipher, signer } = keys;
   const kinds = (config.kinds ?? allResourceTypes)({
@@ -38,6 +40,7 @@ export function assembleRegistry(
         ),
       maxTtlSeconds: config.maxTokenTtlSeconds ?? 86400,
     },
+    instanceCas: { issue: (instance) => cas().issue(instance) },
   });
   const admission = new AdmissionChain(
     admissionPlugins({

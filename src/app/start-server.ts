@@ -26,6 +26,7 @@ import { TrustedProxies } from "../server/trusted-proxies.js";
 import { WatchStreams } from "../server/watch-stream.js";
 import { registerVirtualClusterActions } from "../virtualclusters/actions.js";
 import { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
+import { ensureDefaultTemplate } from "../virtualclusters/default-template.js";
 import { DEFAULT_SHUTDOWN_GRACE_SECONDS, type RunningServer, type ServerConfig } from "./config.js";
 import { assembleControllers } from "./controllers-assembly.js";
 import { startGateway } from "./gateway-wiring.js";
@@ -60,7 +61,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     { cipher, signer },
     () => access.authorizer,
     () => identity,
+    () => cas,
   );
+  const cas = new VirtualClusterCaStore(registry, cipher);
   // Each cache's stored bytes checked in the background once filled, before any cache fills
   // (informers list below): the first LIST after a start finds them checked.
   const storedBytesPrecheck = new StoredBytesPrecheck([...registry.resourceTypes(), ...core.resourceTypes()]);
@@ -79,11 +82,11 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   // Read-your-writes for access decisions on this replica, whatever the store (src/auth/access-write-barrier.ts).
   storage.holdWrites(accessWriteBarrier({ registry, informers, identity, log }));
   const adminKey = await bootstrapAdmin(registry, dataDir, config.bootstrapKey ?? process.env.PLATFORM_BOOTSTRAP_KEY);
+  await ensureDefaultTemplate(registry);
   await identity.start();
   await access.start();
   await consoleSessions.watch();
 
-  const cas = new VirtualClusterCaStore(registry, cipher);
   const events = createPlatformEvents(core.store("events"), informers, warn("recording an event"), config.events);
   const { controllers, garbageCollector } = assembleControllers({
     config,

@@ -123,6 +123,7 @@ describe("Table output (kubectl get)", () => {
       "spaceinstances",
       "projectsecrets",
       "clusteraccesses",
+      "virtualclustertemplates",
     ];
     for (const plural of listable) {
       it(`${plural}: well-formed definitions, Name first, Age shown, extra columns for -o wide`, async () => {

@@ -1,12 +1,9 @@
 import { INGRESS_SUFFIX_ANNOTATION, VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION } from "../api/endpoint-annotations.js";
 import { errors } from "../api/errors.js";
-import { type KubeObject, specOf, statusOf } from "../api/object.js";
+import { type KubeObject, specOf } from "../api/object.js";
 import { createClientCertificate } from "../crypto/certificates.js";
 import { projectOfNamespace } from "../kinds/project/project.js";
-import type {
-  VirtualClusterInstanceSpec,
-  VirtualClusterInstanceStatus,
-} from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
+import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { Registry } from "../registry/registry.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import { connect, readVirtualClusterCa } from "../virtualclusters/remote.js";
@@ -76,8 +73,7 @@ export class VirtualClusterUpstreams {
 
   private async build(instance: KubeObject, endpoint: string, user: string, groups: readonly string[]) {
     const ref = specOf<VirtualClusterInstanceSpec>(instance).clusterRef ?? {};
-    const serviceUID = statusOf<VirtualClusterInstanceStatus>(instance).serviceUID;
-    let ca = serviceUID ? await this.cas.get(serviceUID) : undefined;
+    let ca = await this.cas.forInstance(instance);
     if (!ca) {
       const cluster = this.cluster(ref.cluster ?? "");
       if (!cluster) throw errors.unavailable(`cluster "${ref.cluster ?? ""}" of the virtual cluster does not exist`);

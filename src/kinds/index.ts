@@ -15,7 +15,9 @@ import { spaceInstanceResource } from "./space-instance/space-instance.js";
 import { spaceTemplateResource } from "./space-template/space-template.js";
 import { teamResource } from "./team/team.js";
 import { userResource } from "./user/user.js";
-import { virtualClusterInstanceResource } from "./virtual-cluster-instance/virtual-cluster-instance.js";
+import type { InstanceCaIssuer } from "./virtual-cluster-instance/instance-ca.js";
+import { virtualClusterInstanceKind } from "./virtual-cluster-instance/virtual-cluster-instance.js";
+import { virtualClusterTemplateResource } from "./virtual-cluster-template/virtual-cluster-template.js";
 
 export interface KindDeps {
   /** Encrypts SharedSecret and ProjectSecret data at rest (absent: stored as given, in tests of the store alone). */
@@ -23,6 +25,8 @@ export interface KindDeps {
   /** Who reads SharedSecret and ProjectSecret data (the others are shown secrets without it). */
   secretDataReaders: SecretDataReaders;
   tokenIssuer: TokenIssuer;
+  /** Makes the CA of each virtual cluster instance the platform creates (absent: none is made). */
+  instanceCas?: InstanceCaIssuer;
 }
 
 /** Builds the kinds a server serves from what they need (allResourceTypes, or a test's list). */
@@ -42,7 +46,8 @@ export function allResourceTypes(deps: KindDeps): ResourceType[] {
     sharedSecretResource(deps.cipher, deps.secretDataReaders),
     ownedAccessKeyResource(deps.cipher),
     projectResource,
-    virtualClusterInstanceResource,
+    virtualClusterTemplateResource,
+    virtualClusterInstanceKind(deps.instanceCas),
     spaceTemplateResource,
     spaceInstanceResource,
     projectSecretResource(deps.cipher, deps.secretDataReaders),

@@ -1,6 +1,7 @@
 import type { TObject } from "@sinclair/typebox";
-import type { FieldError } from "../api/errors.js";
+import type { ApiError, FieldError } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
+import type { KeptKeys } from "./kept-keys.js";
 import type { ConsolePresentation } from "./presentation.js";
 import type { RequestContext, UserInfo } from "./request-context.js";
 
@@ -37,6 +38,19 @@ export interface Prepared {
   fieldErrors?: FieldError[];
   /** After a successful create (not dry-run): the response, from the object as it is shown. */
   reveal?(created: KubeObject): KubeObject;
+  /**
+   * Kept entries (kept-keys.ts) a create writes in the same storage transaction as the object:
+   * both are stored or neither (a virtual cluster instance and the CA the platform made for it).
+   */
+  alongside?: KeptWrite[];
+}
+
+/** A kept entry created in a registry transaction; `onExists` is the error when one is kept for the id already. */
+export interface KeptWrite {
+  keys: KeptKeys;
+  id: string;
+  value: string;
+  onExists: () => ApiError;
 }
 
 /**

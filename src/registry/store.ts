@@ -29,7 +29,7 @@ import { hiddenReadRefusal, refuseHiddenReads } from "./patch-read-guard.js";
 import { type RawListBody, rawList } from "./raw-list.js";
 import { rawGet, rawGetSoon } from "./raw-read.js";
 import type { RequestContext } from "./request-context.js";
-import { apiVersionOf, groupResource, type Prepared, type ResourceType } from "./resource-type.js";
+import { apiVersionOf, groupResource, type KeptWrite, type Prepared, type ResourceType } from "./resource-type.js";
 import { SchemaChecker } from "./schema-check.js";
 import { storageToApi } from "./storage-errors.js";
 import { listObjects } from "./store-list.js";
@@ -189,20 +189,33 @@ export class Store {
       if (wantsGeneratedName) obj.metadata.name = generateName(obj.metadata.generateName!);
       await this.validateNew(ctx, obj, fieldErrors, options);
       if (options.dryRun) return this.present(obj, ctx);
+      const key = this.key(obj.metadata.namespace, obj.metadata.name!);
       try {
         const bytes = this.encode(obj);
-        const revision = await this.deps.storage.create(this.key(obj.metadata.namespace, obj.metadata.name!), bytes);
+        const revision = await this.writeNew(key, bytes, prepared?.alongside ?? []);
         obj.metadata.resourceVersion = String(revision);
         const shown = this.present(obj, ctx);
         if (prepared?.reveal) return prepared.reveal(shown);
         return this.shownAsStored(shown, obj, bytes);
       } catch (err) {
         if (!isStorageError(err, "KeyExists")) throw this.storageToApi(err, obj.metadata.name!);
+        const kept = prepared?.alongside?.find((k) => k.keys.key(k.id) === err.key);
+        if (kept) throw kept.onExists();
         if (!wantsGeneratedName || attempt + 1 >= GENERATE_NAME_ATTEMPTS) {
           throw errors.alreadyExists(this.gr, obj.metadata.name!);
         }
       }
     }
+  }
+
+  /** Creates the object's key, with the kept entries the kind writes beside it in one transaction. */
+  private async writeNew(key: string, bytes: Buffer, alongside: readonly KeptWrite[]): Promise<number> {
+    if (alongside.length === 0) return this.deps.storage.create(key, bytes);
+    const ops = [
+      { type: "create" as const, key, value: bytes },
+      ...alongside.map((k) => k.keys.createOp(k.id, k.value)),
+    ];
+    return (await this.deps.storage.txn(ops)).revision;
   }
 
   /**
@@ -216,10 +229,11 @@ export class Store {
     body: KubeObject,
     options: WriteOptions,
     status?: Record<string, unknown>,
-  ): Promise<{ object: KubeObject; key: string; value: Buffer }> {
-    const { object: obj, fieldErrors } = await this.admitNew(ctx, namespace, body, options, status);
+  ): Promise<{ object: KubeObject; key: string; value: Buffer; alongside: readonly KeptWrite[] }> {
+    const { object: obj, fieldErrors, prepared } = await this.admitNew(ctx, namespace, body, options, status);
     await this.validateNew(ctx, obj, fieldErrors, options);
-    return { object: obj, key: this.key(obj.metadata.namespace, obj.metadata.name!), value: this.encode(obj) };
+    const key = this.key(obj.metadata.namespace, obj.metadata.name!);
+    return { object: obj, key, value: this.encode(obj), alongside: prepared?.alongside ?? [] };
   }
 
   /**

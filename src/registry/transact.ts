@@ -1,10 +1,9 @@
-import type { ApiError } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import { isStorageError } from "../storage/errors.js";
 import type { Storage, TxnOp } from "../storage/interface.js";
-import type { KeptKeys } from "./kept-keys.js";
 import type { WriteOptions } from "./options.js";
 import type { RequestContext } from "./request-context.js";
+import type { KeptWrite } from "./resource-type.js";
 import { storageToApi } from "./storage-errors.js";
 import type { Store } from "./store.js";
 
@@ -22,7 +21,7 @@ export type TransactOp =
   /** Deletes an object at the resourceVersion it was read at (a move's source). */
   | { type: "delete"; resource: string; object: KubeObject }
   /** Creates a kept entry; `onExists` is the error when one is kept for the id already. */
-  | { type: "keep"; keys: KeptKeys; id: string; value: string; onExists: () => ApiError };
+  | ({ type: "keep" } & KeptWrite);
 
 /** What a transaction uses of a kind's Store. */
 type KindStore = Pick<Store, "prepareCreate" | "key" | "gr">;
@@ -65,6 +64,10 @@ export async function transact(
         txn: { type: "create", key: prepared.key, value: prepared.value },
         name: prepared.object.metadata.name!,
       });
+      // What the kind writes with the object (its CA) goes into the same transaction.
+      for (const keep of prepared.alongside) {
+        planned.push({ op: { type: "keep", ...keep }, txn: keep.keys.createOp(keep.id, keep.value), name: keep.id });
+      }
     } else {
       const m = op.object.metadata;
       const txn: TxnOp = {

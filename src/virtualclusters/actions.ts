@@ -2,11 +2,10 @@ import { stringify } from "yaml";
 import { INGRESS_SUFFIX_ANNOTATION } from "../api/endpoint-annotations.js";
 import type { ApiError } from "../api/errors.js";
 import { errors, type FieldError, fieldError } from "../api/errors.js";
-import { API_VERSION, GROUP, isPlainObject, type KubeObject, nowTimestamp, statusOf } from "../api/object.js";
+import { API_VERSION, GROUP, isPlainObject, type KubeObject, nowTimestamp } from "../api/object.js";
 import { createClientCertificate } from "../crypto/certificates.js";
 import type { EventRecorder } from "../events/event-recorder.js";
 import { projectNamespace, projectOfNamespace } from "../kinds/project/project.js";
-import type { VirtualClusterInstanceStatus } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
 import { decodeObjectBody } from "../server/body.js";
@@ -112,10 +111,10 @@ function kubeconfigAction(registry: Registry, cas: VirtualClusterCaStore): Subre
         `cluster "${ref.cluster}" has no ingress suffix (annotation ${INGRESS_SUFFIX_ANNOTATION}), so virtual cluster ${namespace}/${name} has no endpoint a kube config could point to`,
       );
     }
-    const serviceUID = statusOf<VirtualClusterInstanceStatus>(instance).serviceUID;
-    let ca = serviceUID ? await cas.get(serviceUID) : undefined;
+    // The CA the platform made for the instance, or kept when importing it.
+    let ca = await cas.forInstance(instance);
     if (!ca) {
-      // Not imported through the platform (or imported before CAs were kept): ask the cluster.
+      // Neither (imported before CAs were kept, or created before the platform made them): ask the cluster.
       const client = await connect(registry, cluster);
       ca = await readVirtualClusterCa(client, ref.cluster, ref.namespace ?? namespace, ref.virtualCluster ?? name);
     }

@@ -1,4 +1,4 @@
-import { statusOf } from "../api/object.js";
+import { type KubeObject, statusOf } from "../api/object.js";
 import { type ControllerLog, logRetry, silentLog } from "../controllers/controller-log.js";
 import { WorkQueue } from "../controllers/work-queue.js";
 import type { VirtualClusterInstanceStatus } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
@@ -11,8 +11,8 @@ import type { VirtualClusterCaStore } from "./ca-store.js";
 const EVERY_CA = "*";
 
 /**
- * Removes the kept CA of an imported virtual cluster (ca-store.ts) once no instance refers to
- * it any more: a CA key can mint client certificates for anyone in that virtual cluster, so it
+ * Removes a kept CA (ca-store.ts: imported, or made for an instance the platform created) once
+ * no instance refers to it any more: a CA key can mint client certificates for anyone in that virtual cluster, so it
  * must not outlive the last instance that needs it. Runs on the elected replica.
  *
  * When an instance goes away, its service UID is queued and looked up among every instance in
@@ -42,8 +42,8 @@ export class VirtualClusterCaCleanup {
     this.queue = queue;
     const instances = this.informers.for("virtualclusterinstances");
     this.unsubscribe = instances.onChange((e) => {
-      const uid = e.type === "delete" ? statusOf<VirtualClusterInstanceStatus>(e.object).serviceUID : undefined;
-      if (typeof uid === "string" && uid && uid !== EVERY_CA) queue.add(uid);
+      if (e.type !== "delete") return;
+      for (const id of keptIdsOf(e.object)) if (id !== EVERY_CA) queue.add(id);
     });
     await instances.synced();
     queue.add(EVERY_CA);
@@ -65,11 +65,14 @@ export class VirtualClusterCaCleanup {
     if (kept.length === 0) return;
     const used = new Set<string>();
     const instances = await this.registry.store("virtualclusterinstances").list(systemContext(), undefined, {});
-    for (const instance of instances.items) {
-      const uid = statusOf<VirtualClusterInstanceStatus>(instance).serviceUID;
-      if (typeof uid === "string") used.add(uid);
-    }
+    for (const instance of instances.items) for (const id of keptIdsOf(instance)) used.add(id);
     // Written again (a new import) or already gone since it was read: removeAt leaves it.
     for (const { id, revision } of kept) if (!used.has(id)) await this.cas.removeAt(id, revision);
   }
+}
+
+/** The kept CA ids an instance refers to: the CA made for it, and the service UID an import keyed its CA by. */
+function keptIdsOf(instance: KubeObject): string[] {
+  const { caID, serviceUID } = statusOf<VirtualClusterInstanceStatus>(instance);
+  return [caID, serviceUID].filter((id): id is string => typeof id === "string" && id !== "");
 }

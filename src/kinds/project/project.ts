@@ -25,6 +25,27 @@ const ProjectSpec = Type.Object(
         description: "Clusters virtual cluster instances of this project may run on.",
       }),
     ),
+    allowedTemplates: Type.Optional(
+      Type.Array(
+        Type.Object({
+          kind: Type.String({ description: "The kind of template: VirtualClusterTemplate." }),
+          name: Type.String({ description: "Template name, or * for every template of that kind." }),
+          isDefault: Type.Optional(
+            Type.Boolean({ description: "Used for a new instance that names no template (one per kind)." }),
+          ),
+        }),
+        {
+          description:
+            "Templates instances of this project may use; no entry of a kind: every template of that kind (docs/virtual-clusters.md).",
+        },
+      ),
+    ),
+    requireTemplate: Type.Optional(
+      Type.Boolean({
+        description:
+          "Every new virtual cluster instance of the project is deployed from one of its allowed templates (no inline template, none without).",
+      }),
+    ),
     members: Type.Optional(
       Type.Array(
         Type.Object({
@@ -40,8 +61,12 @@ const ProjectSpec = Type.Object(
   { description: "ProjectSpec is the desired state of a project." },
 );
 
+/** The kinds of template a project's allowedTemplates can name. */
+export const TEMPLATE_KINDS = ["VirtualClusterTemplate"] as const;
+
 function validateProject(spec: Partial<ProjectSpec>): FieldError[] {
   const errs = validateAccessRules(spec.access, "spec.access");
+  errs.push(...validateAllowedTemplates(spec.allowedTemplates ?? []));
   const members = spec.members ?? [];
   members.forEach((m, i) => {
     if (m.kind !== "User" && m.kind !== "Team") {
@@ -59,6 +84,27 @@ function validateProject(spec: Partial<ProjectSpec>): FieldError[] {
         ),
       );
     }
+  });
+  return errs;
+}
+
+function validateAllowedTemplates(allowed: NonNullable<ProjectSpec["allowedTemplates"]>): FieldError[] {
+  const errs: FieldError[] = [];
+  const defaults = new Set<string>();
+  allowed.forEach((t, i) => {
+    const at = `spec.allowedTemplates[${i}]`;
+    if (!(TEMPLATE_KINDS as readonly string[]).includes(t.kind)) {
+      const supported = TEMPLATE_KINDS.map((k) => `"${k}"`).join(", ");
+      errs.push(fieldError("FieldValueNotSupported", `${at}.kind`, `supported values: ${supported}`, t.kind));
+    }
+    if (!t.name) errs.push(fieldError("FieldValueRequired", `${at}.name`, "a template name, or * for all"));
+    if (!t.isDefault) return;
+    if (t.name === "*") {
+      errs.push(fieldError("FieldValueInvalid", `${at}.isDefault`, "the default is one named template, not *", true));
+    } else if (defaults.has(t.kind)) {
+      errs.push(fieldError("FieldValueDuplicate", `${at}.isDefault`, `another ${t.kind} is the default already`, true));
+    }
+    defaults.add(t.kind);
   });
   return errs;
 }

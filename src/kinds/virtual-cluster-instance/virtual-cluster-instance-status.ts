@@ -4,7 +4,8 @@ import { ConditionsSchema } from "../../api/schema/common.js";
 /**
  * The status of a VirtualClusterInstance: what the platform observed of it on its cluster
  * (docs/clusters.md, "Instance status"). Written by the status controller
- * (src/controllers/virtual-cluster-status/) and, once, by import; never by users.
+ * (src/controllers/virtual-cluster-status/) and, once, by import and by create (`caID`); never by
+ * users (virtual-cluster-instance.ts refuses a client's change of `serviceUID` or `caID`).
  */
 
 /** The phases an instance is in. Deploying, Sleeping and Deleting are written by the lifecycle to come. */
@@ -31,6 +32,12 @@ export const VirtualClusterInstanceStatusSchema = Type.Object(
     reason: Type.Optional(Type.String({ description: "Why the instance is in its phase, one CamelCase word." })),
     message: Type.Optional(Type.String({ description: "The details, with the cluster's own message." })),
     serviceUID: Type.Optional(Type.String({ description: "UID of the virtual cluster's service on its cluster." })),
+    caID: Type.Optional(
+      Type.String({
+        description:
+          "Which certificate authority the platform made for this instance when it was created (set once by the platform; docs/virtual-clusters.md).",
+      }),
+    ),
     conditions: Type.Optional(ConditionsSchema),
     workload: Type.Optional(InstanceWorkloadSchema),
   },

@@ -1,12 +1,20 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { fieldError } from "../../api/errors.js";
-import { specOf } from "../../api/object.js";
+import { type FieldError, fieldError } from "../../api/errors.js";
+import { type KubeObject, specOf, statusOf } from "../../api/object.js";
 import { AccessRulesSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
+import type { ResourceType } from "../../registry/resource-type.js";
 import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, statusField } from "../define.js";
 import { PROJECT_NAMESPACE_PREFIX } from "../project/project.js";
 import { validateAccessRules } from "../validation.js";
-import { VirtualClusterInstanceStatusSchema } from "./virtual-cluster-instance-status.js";
+import { ParameterValuesSchema } from "../virtual-cluster-template/parameters.js";
+import { TemplateContentFields } from "../virtual-cluster-template/template-content.js";
+import { type InstanceCaIssuer, instanceCaOnCreate } from "./instance-ca.js";
+import { defaultPlacement, deployedChangeErrors, validateTemplateFields } from "./template-fields.js";
+import {
+  type VirtualClusterInstanceStatus,
+  VirtualClusterInstanceStatusSchema,
+} from "./virtual-cluster-instance-status.js";
 
 const VirtualClusterInstanceSpec = Type.Object(
   {
@@ -24,6 +32,24 @@ const VirtualClusterInstanceSpec = Type.Object(
       ),
     ),
     external: Type.Optional(Type.Boolean({ description: "True when the virtual cluster was imported, not created." })),
+    templateRef: Type.Optional(
+      Type.Object(
+        {
+          name: Type.String({ description: "The VirtualClusterTemplate." }),
+          version: Type.Optional(
+            Type.String({ description: "A version of it; absent or `latest`: follow the newest version." }),
+          ),
+        },
+        { description: "The template the virtual cluster is deployed from." },
+      ),
+    ),
+    parameters: Type.Optional(ParameterValuesSchema),
+    template: Type.Optional(
+      Type.Object(TemplateContentFields, {
+        description:
+          "Instead of templateRef: the template itself, inline (needs `administer` on the cluster: it decides what is deployed there).",
+      }),
+    ),
     access: Type.Optional(AccessRulesSchema),
   },
   { description: "VirtualClusterInstanceSpec is the desired state of a virtual cluster instance." },
@@ -33,68 +59,143 @@ const VirtualClusterInstanceSpec = Type.Object(
 export type VirtualClusterInstanceSpec = Static<typeof VirtualClusterInstanceSpec>;
 export type { VirtualClusterInstanceStatus } from "./virtual-cluster-instance-status.js";
 
-export const virtualClusterInstanceResource = defineKind({
-  kind: "VirtualClusterInstance",
-  plural: "virtualclusterinstances",
-  singular: "virtualclusterinstance",
-  shortNames: ["vci", "vcluster"],
-  namespaced: true,
-  // In p-<project>, on one of the project's clusters, managed by its members.
-  projectInstance: true,
-  hasStatus: true,
-  description: "A VirtualClusterInstance is a virtual cluster that belongs to a project (namespace p-<project>).",
-  schema: objectSchema(
-    "VirtualClusterInstance",
-    "A VirtualClusterInstance is a virtual cluster that belongs to a project (namespace p-<project>).",
-    VirtualClusterInstanceSpec,
-    VirtualClusterInstanceStatusSchema,
-  ),
-  fieldSelectors: {
-    "spec.clusterRef.cluster": (o) => specOf<VirtualClusterInstanceSpec>(o).clusterRef?.cluster,
-  },
-  strategy: {
-    validate(obj) {
-      const errs = validateAccessRules(obj.spec?.access, "spec.access");
-      const ns = obj.metadata.namespace ?? "";
-      if (!ns.startsWith(PROJECT_NAMESPACE_PREFIX) || ns.length === PROJECT_NAMESPACE_PREFIX.length) {
-        errs.push(fieldError("FieldValueInvalid", "metadata.namespace", "must be a project namespace p-<project>", ns));
-      }
-      return errs;
+const DESCRIPTION = "A VirtualClusterInstance is a virtual cluster that belongs to a project (namespace p-<project>).";
+
+/**
+ * The kind; with `cas`, every instance deployed from a template gets a certificate authority made
+ * by the platform when it is created (instance-ca.ts). Without (a store of its own in a test, the
+ * bootstrap before workers fork), none is made.
+ */
+export function virtualClusterInstanceKind(cas?: InstanceCaIssuer): ResourceType {
+  return defineKind({
+    kind: "VirtualClusterInstance",
+    plural: "virtualclusterinstances",
+    singular: "virtualclusterinstance",
+    shortNames: ["vci", "vcluster"],
+    namespaced: true,
+    // In p-<project>, on one of the project's clusters, managed by its members.
+    projectInstance: true,
+    hasStatus: true,
+    description: DESCRIPTION,
+    schema: objectSchema(
+      "VirtualClusterInstance",
+      DESCRIPTION,
+      VirtualClusterInstanceSpec,
+      VirtualClusterInstanceStatusSchema,
+    ),
+    fieldSelectors: {
+      "spec.clusterRef.cluster": (o) => specOf<VirtualClusterInstanceSpec>(o).clusterRef?.cluster,
     },
-  },
-  console: {
-    title: "Virtual clusters",
-    fields: [
-      ...displayNameFields(),
-      { path: "spec.clusterRef.cluster", label: "Cluster", type: "text" },
-      { path: "spec.clusterRef.namespace", label: "Namespace on the cluster", type: "text" },
+    strategy: {
+      prepareForCreate(obj) {
+        defaultPlacement(obj);
+        return cas ? instanceCaOnCreate(obj, cas) : undefined;
+      },
+      prepareForUpdate(obj) {
+        defaultPlacement(obj);
+        return undefined;
+      },
+      validate: validateInstance,
+      validateUpdate(obj, old, ctx) {
+        const errs = validateInstance(obj);
+        errs.push(...deployedChangeErrors(obj, old));
+        errs.push(...caReferenceErrors(obj, old, ctx.user.credential?.type === "Internal"));
+        return errs;
+      },
+    },
+    console: {
+      title: "Virtual clusters",
+      fields: [
+        ...displayNameFields(),
+        { path: "spec.clusterRef.cluster", label: "Cluster", type: "text" },
+        { path: "spec.clusterRef.namespace", label: "Namespace on the cluster", type: "text" },
+      ],
+      columns: ["Cluster", "Phase"],
+    },
+    columns: [
+      nameColumn(),
+      {
+        name: "Cluster",
+        type: "string",
+        description: "Connected cluster.",
+        priority: 0,
+        cell: (o) => specOf<VirtualClusterInstanceSpec>(o).clusterRef?.cluster ?? "",
+      },
+      {
+        name: "Phase",
+        type: "string",
+        description: "Phase of the instance.",
+        priority: 0,
+        cell: (o) => statusField(o, "phase") ?? "",
+      },
+      {
+        name: "Template",
+        type: "string",
+        description: "The template it is deployed from, and the version when pinned.",
+        priority: 1,
+        cell: templateCell,
+      },
+      displayNameColumn(1),
+      {
+        name: "External",
+        type: "boolean",
+        description: "Imported rather than created.",
+        priority: 1,
+        cell: (o) => o.spec?.external === true,
+      },
+      ageColumn(),
     ],
-    columns: ["Cluster", "Phase"],
-  },
-  columns: [
-    nameColumn(),
-    {
-      name: "Cluster",
-      type: "string",
-      description: "Connected cluster.",
-      priority: 0,
-      cell: (o) => specOf<VirtualClusterInstanceSpec>(o).clusterRef?.cluster ?? "",
-    },
-    {
-      name: "Phase",
-      type: "string",
-      description: "Phase of the instance.",
-      priority: 0,
-      cell: (o) => statusField(o, "phase") ?? "",
-    },
-    displayNameColumn(1),
-    {
-      name: "External",
-      type: "boolean",
-      description: "Imported rather than created.",
-      priority: 1,
-      cell: (o) => o.spec?.external === true,
-    },
-    ageColumn(),
-  ],
-});
+  });
+}
+
+/** The kind without a CA issuer (see virtualClusterInstanceKind). */
+export const virtualClusterInstanceResource = virtualClusterInstanceKind();
+
+function validateInstance(obj: KubeObject): FieldError[] {
+  const errs = validateAccessRules(obj.spec?.access, "spec.access");
+  const ns = obj.metadata.namespace ?? "";
+  if (!ns.startsWith(PROJECT_NAMESPACE_PREFIX) || ns.length === PROJECT_NAMESPACE_PREFIX.length) {
+    errs.push(fieldError("FieldValueInvalid", "metadata.namespace", "must be a project namespace p-<project>", ns));
+  }
+  errs.push(...validateTemplateFields(obj));
+  return errs;
+}
+
+/**
+ * The status fields that say which kept CA signs the instance's kube configs (ca-store.ts
+ * caIdOf): pointing them at another virtual cluster's CA would give its holder certificates for
+ * that virtual cluster. `caID` never changes; `serviceUID` only by the platform itself (a
+ * controller that finds the Service), never through a client's status write.
+ */
+function caReferenceErrors(obj: KubeObject, old: KubeObject, byServer: boolean): FieldError[] {
+  const now = statusOf<VirtualClusterInstanceStatus>(obj);
+  const before = statusOf<VirtualClusterInstanceStatus>(old);
+  const errs: FieldError[] = [];
+  if (now.caID !== before.caID) {
+    errs.push(
+      fieldError(
+        "FieldValueForbidden",
+        "status.caID",
+        "set by the platform when the instance is created; it never changes",
+      ),
+    );
+  }
+  if (now.serviceUID !== before.serviceUID && !byServer) {
+    errs.push(
+      fieldError(
+        "FieldValueForbidden",
+        "status.serviceUID",
+        "set by the platform from the virtual cluster's Service on its cluster",
+      ),
+    );
+  }
+  return errs;
+}
+
+function templateCell(o: KubeObject): string {
+  const spec = specOf<VirtualClusterInstanceSpec>(o);
+  if (spec.template) return "(inline)";
+  const ref = spec.templateRef;
+  if (!ref) return "";
+  return ref.version ? `${ref.name}@${ref.version}` : ref.name;
+}
