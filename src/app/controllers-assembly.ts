@@ -7,6 +7,7 @@ import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
 import { ProjectSecretSourceController } from "../controllers/project-secrets/source-sync.js";
 import { ProjectSecretSpaceFillController } from "../controllers/project-secrets/space-fill-controller.js";
+import { SpaceController } from "../controllers/spaces/space-controller.js";
 import { UserTeamsController } from "../controllers/user-teams/controller.js";
 import { VirtualClusterStatusController } from "../controllers/virtual-cluster-status/virtual-cluster-status-controller.js";
 import type { PlatformEvents } from "../events/platform-events.js";
@@ -69,6 +70,8 @@ export function assembleControllers(deps: {
     { resyncMs: config.clusterCheckIntervalMs },
     log,
   );
+  // Spaces too: a quota deleted by hand is back within one check interval.
+  const spaces = new SpaceController(registry, informers, { resyncMs: config.clusterCheckIntervalMs }, log);
   // Instances are looked at again at the health check's interval too: a change on the cluster
   // shows within one.
   const virtualClusterStatus = new VirtualClusterStatusController(
@@ -85,6 +88,7 @@ export function assembleControllers(deps: {
     ["cluster-access", clusterAccess],
     ["project-secret-source", projectSecretSource],
     ["project-secret-spaces", projectSecretSpaces],
+    ["spaces", spaces],
     ["virtualcluster-status", virtualClusterStatus],
     ["event-cleanup", events.cleanup],
     ["access-key-events", events.accessKeys],

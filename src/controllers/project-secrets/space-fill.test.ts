@@ -9,9 +9,8 @@ import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test
 /**
  * Project secrets filled into Secrets inside spaces, end to end on a real control plane
  * (kube-apiserver, controller manager, etcd). The platform's ServiceAccount holds exactly the
- * ClusterRole docs/project-secrets.md shows. The space controller (which creates a space's
- * namespace and reports it Ready) is not on main yet: this test creates each space's namespace
- * on the cluster itself and writes the SpaceInstance's status `phase: Ready` as the admin.
+ * ClusterRoles docs/spaces.md and docs/project-secrets.md show; the space controller makes each
+ * space's namespace and reports it Ready.
  */
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
@@ -19,12 +18,14 @@ const LABEL = "management.platform/project-secret-name";
 const MERGE = "application/merge-patch+json";
 const PS = `${GROUP_PATH}/namespaces/p-web/projectsecrets`;
 
-function documentedRights(): PolicyRule[] {
-  const [yaml] = documentedYamlBlocks("docs/project-secrets.md", "### What the platform needs on the cluster");
+function documentedRights(doc: string, heading: string): PolicyRule[] {
+  const [yaml] = documentedYamlBlocks(doc, heading);
   const [role] = manifests(yaml ?? "");
-  assert.equal(role?.kind, "ClusterRole", "docs/project-secrets.md shows the platform's ClusterRole");
+  assert.equal(role?.kind, "ClusterRole", `${doc} shows the platform's ClusterRole`);
   return role.rules as PolicyRule[];
 }
+/** The health check's right (docs/gateway.md), so the cluster shows online. */
+const CHECK_RIGHTS: PolicyRule[] = [{ apiGroups: [""], resources: ["services"], verbs: ["list"] }];
 
 /** Retries `attempt` until it stops throwing: bounded, as a guard against hanging, not a timing assertion. */
 async function eventually<T>(what: string, attempt: () => Promise<T>): Promise<T> {
@@ -65,15 +66,14 @@ describe("project secrets filled into spaces on a real cluster", () => {
     (await server.request("GET", `${PS}/${name}`)).json?.status?.spaces ?? [];
 
   async function readySpace(name: string, owner: string, namespace: string): Promise<void> {
-    await kube.kubectl("create", "namespace", namespace);
     await postObject(server, "namespaces/p-web/spaceinstances", {
       metadata: { name },
       spec: { owner: { user: owner }, clusterRef: { cluster: "c1", namespace } },
     });
     const path = `${GROUP_PATH}/namespaces/p-web/spaceinstances/${name}`;
-    const got = await server.request("GET", path);
-    const put = await server.request("PUT", `${path}/status`, { body: { ...got.json, status: { phase: "Ready" } } });
-    assert.equal(put.status, 200, put.text);
+    await eventually(`space ${name} Ready`, async () =>
+      assert.equal((await server.request("GET", path)).json?.status?.phase, "Ready"),
+    );
   }
 
   async function labelledSecret(namespace: string, name: string, projectSecret: string, data: Record<string, string>) {
@@ -92,7 +92,13 @@ describe("project secrets filled into spaces on a real cluster", () => {
     server = await startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true });
     await kube.kubectl("create", "namespace", "platform");
     const platform = await kube.serviceAccount("platform", "platform");
-    await kube.grant(platform, { rules: documentedRights() });
+    await kube.grant(platform, {
+      rules: documentedRights("docs/spaces.md", "## What the platform needs on the cluster"),
+    });
+    await kube.grant(platform, {
+      rules: documentedRights("docs/project-secrets.md", "### What the platform needs on the cluster"),
+    });
+    await kube.grant(platform, { rules: CHECK_RIGHTS }, "platform");
     await putSecret(server, "c1", platform.kubeconfig());
     await createCluster(server, "c1", { config: { secretName: "c1" } });
     for (const name of ["alice", "guest"]) await postObject(server, "users", { metadata: { name }, spec: {} });

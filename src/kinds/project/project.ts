@@ -22,7 +22,7 @@ const ProjectSpec = Type.Object(
     owner: Type.Optional(OwnerSchema),
     allowedClusters: Type.Optional(
       Type.Array(Type.Object({ name: Type.String({ description: "Cluster name, or * for all." }) }), {
-        description: "Clusters virtual cluster instances of this project may run on.",
+        description: "Clusters the virtual cluster instances and spaces of this project may run on.",
       }),
     ),
     allowedTemplates: Type.Optional(
