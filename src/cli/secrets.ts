@@ -12,7 +12,7 @@ import {
   verbCommand,
 } from "./common.js";
 import { CliError } from "./errors.js";
-import { printJsonOrYaml, printTable } from "./output.js";
+import { type OutputFormat, printJsonOrYaml, printTable } from "./output.js";
 import { addProjectOption, type SecretTarget, type SecretTargetOptions, secretTarget } from "./secret-target.js";
 import {
   addUnsafeDeleteOption,
@@ -83,6 +83,13 @@ const nsOption = (cmd: Command) =>
   cmd.option("-n, --namespace <namespace>", "namespace of the shared secret", PLATFORM_NAMESPACE);
 
 export function registerSecretCommands(program: Command): void {
+  registerGetSecret(program);
+  registerCreateSecret(program);
+  registerSetSecret(program);
+  registerDeleteSecret(program);
+}
+
+function registerGetSecret(program: Command): void {
   const get = verbCommand(program, "get", "Show one object");
   addOutputOption(
     addProjectOption(
@@ -106,36 +113,49 @@ Examples:
   platform get secret team-token -n p-web
   platform get secret db.password --project web`,
     )
-    .action(async (arg: string, opts: SecretTargetOptions & { output?: string }, command: Command) => {
-      const format = outputOf(opts);
-      const target = secretTarget(opts, command);
-      const client = loggedInClient();
-      const { secret, key } = await fetchSecret(client, arg, target);
-      const data: Record<string, string> = secret.spec?.data ?? {};
-      const name = `${target.namespace}/${secret.metadata.name}`;
-      if (key !== undefined) {
-        const value = data[key];
-        if (value === undefined) {
-          const keys = Object.keys(data);
-          throw new CliError(
-            `${target.noun} ${name} has no key "${key}"${keys.length ? ` (keys: ${keys.join(", ")})` : " (it has no data)"}`,
-          );
-        }
-        const text = decode(value);
-        if (format !== "table") printJsonOrYaml({ [key]: text.toString("utf8") }, format);
-        else process.stdout.write(process.stdout.isTTY ? `${text.toString("utf8")}\n` : text);
-        return;
-      }
-      const decoded = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, decode(v).toString("utf8")]));
-      if (format !== "table") printJsonOrYaml(decoded, format);
-      else
-        printTable(
-          ["Key", "Value"],
-          Object.entries(decoded).map(([k, v]) => [k, v]),
-          `${target.noun} ${name} has no data`,
-        );
-    });
+    .action(getSecret);
+}
 
+async function getSecret(
+  arg: string,
+  opts: SecretTargetOptions & { output?: string },
+  command: Command,
+): Promise<void> {
+  const format = outputOf(opts);
+  const target = secretTarget(opts, command);
+  const { secret, key } = await fetchSecret(loggedInClient(), arg, target);
+  const data: Record<string, string> = secret.spec?.data ?? {};
+  const name = `${target.noun} ${target.namespace}/${secret.metadata.name}`;
+  if (key !== undefined) printSecretKey(name, data, key, format);
+  else printSecretData(name, data, format);
+}
+
+/** One key's value as is: a script reading it gets the exact bytes (a newline only on a terminal). */
+function printSecretKey(name: string, data: Record<string, string>, key: string, format: OutputFormat): void {
+  const value = data[key];
+  if (value === undefined) {
+    const keys = Object.keys(data);
+    throw new CliError(
+      `${name} has no key "${key}"${keys.length ? ` (keys: ${keys.join(", ")})` : " (it has no data)"}`,
+    );
+  }
+  const text = decode(value);
+  if (format !== "table") printJsonOrYaml({ [key]: text.toString("utf8") }, format);
+  else process.stdout.write(process.stdout.isTTY ? `${text.toString("utf8")}\n` : text);
+}
+
+function printSecretData(name: string, data: Record<string, string>, format: OutputFormat): void {
+  const decoded = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, decode(v).toString("utf8")]));
+  if (format !== "table") printJsonOrYaml(decoded, format);
+  else
+    printTable(
+      ["Key", "Value"],
+      Object.entries(decoded).map(([k, v]) => [k, v]),
+      `${name} has no data`,
+    );
+}
+
+function registerCreateSecret(program: Command): void {
   const create = verbCommand(program, "create", "Create an object");
   nsOption(
     create
@@ -158,33 +178,35 @@ Examples:
   platform create secret db --from-literal username=app --from-literal password=s3cret
   platform create secret tls --from-file tls.crt=./server.crt --from-file ./server.key`,
     )
-    .action(
-      async (
-        name: string,
-        opts: { namespace: string; fromLiteral: string[]; fromFile: string[]; description?: string },
-      ) => {
-        const data: Record<string, string> = {};
-        for (const spec of opts.fromLiteral) {
-          const [k, v] = literal(spec);
-          data[k] = encode(v);
-        }
-        for (const spec of opts.fromFile) {
-          const [k, v] = readFromFile(spec);
-          data[k] = encode(v);
-        }
-        const created = await loggedInClient().post(apiPath("sharedsecrets", undefined, opts.namespace), {
-          apiVersion: "management.platform/v1",
-          kind: "SharedSecret",
-          metadata: { name },
-          spec: { data, ...(opts.description ? { description: opts.description } : {}) },
-        });
-        const count = Object.keys(data).length;
-        process.stdout.write(
-          `sharedsecret ${opts.namespace}/${created.metadata.name} created (${count} ${count === 1 ? "key" : "keys"})\n`,
-        );
-      },
-    );
+    .action(createSecret);
+}
 
+async function createSecret(
+  name: string,
+  opts: { namespace: string; fromLiteral: string[]; fromFile: string[]; description?: string },
+): Promise<void> {
+  const data: Record<string, string> = {};
+  for (const spec of opts.fromLiteral) {
+    const [k, v] = literal(spec);
+    data[k] = encode(v);
+  }
+  for (const spec of opts.fromFile) {
+    const [k, v] = readFromFile(spec);
+    data[k] = encode(v);
+  }
+  const created = await loggedInClient().post(apiPath("sharedsecrets", undefined, opts.namespace), {
+    apiVersion: "management.platform/v1",
+    kind: "SharedSecret",
+    metadata: { name },
+    spec: { data, ...(opts.description ? { description: opts.description } : {}) },
+  });
+  const count = Object.keys(data).length;
+  process.stdout.write(
+    `sharedsecret ${opts.namespace}/${created.metadata.name} created (${count} ${count === 1 ? "key" : "keys"})\n`,
+  );
+}
+
+function registerSetSecret(program: Command): void {
   const set = verbCommand(program, "set", "Set a value");
   addProjectOption(
     nsOption(
@@ -207,30 +229,38 @@ Examples:
   platform set secret my.dotted.name password s3cret
   platform set secret api.token s3cret --project web`,
     )
-    .action(
-      async (arg: string, second: string, third: string | undefined, opts: SecretTargetOptions, command: Command) => {
-        const [name, key, value] = setTarget(arg, second, third);
-        const { plural, kind, namespace } = secretTarget(opts, command);
-        const client = loggedInClient();
-        const encoded = encode(value === "-" ? readFileSync(0) : value);
-        const singular = kind.toLowerCase();
-        try {
-          // A merge patch touches only this key, so concurrent writers of other keys are not lost.
-          await client.patch(apiPath(plural, name, namespace), { spec: { data: { [key]: encoded } } });
-          process.stdout.write(`${singular} ${namespace}/${name}: key ${key} set\n`);
-        } catch (err) {
-          if (!(err instanceof CliError) || err.status !== 404) throw err;
-          await client.post(apiPath(plural, undefined, namespace), {
-            apiVersion: "management.platform/v1",
-            kind,
-            metadata: { name },
-            spec: { data: { [key]: encoded } },
-          });
-          process.stdout.write(`${singular} ${namespace}/${name} created with key ${key}\n`);
-        }
-      },
-    );
+    .action(setSecret);
+}
 
+async function setSecret(
+  arg: string,
+  second: string,
+  third: string | undefined,
+  opts: SecretTargetOptions,
+  command: Command,
+): Promise<void> {
+  const [name, key, value] = setTarget(arg, second, third);
+  const { plural, kind, namespace } = secretTarget(opts, command);
+  const client = loggedInClient();
+  const encoded = encode(value === "-" ? readFileSync(0) : value);
+  const singular = kind.toLowerCase();
+  try {
+    // A merge patch touches only this key, so concurrent writers of other keys are not lost.
+    await client.patch(apiPath(plural, name, namespace), { spec: { data: { [key]: encoded } } });
+    process.stdout.write(`${singular} ${namespace}/${name}: key ${key} set\n`);
+  } catch (err) {
+    if (!(err instanceof CliError) || err.status !== 404) throw err;
+    await client.post(apiPath(plural, undefined, namespace), {
+      apiVersion: "management.platform/v1",
+      kind,
+      metadata: { name },
+      spec: { data: { [key]: encoded } },
+    });
+    process.stdout.write(`${singular} ${namespace}/${name} created with key ${key}\n`);
+  }
+}
+
+function registerDeleteSecret(program: Command): void {
   const del = verbCommand(program, "delete", "Delete an object");
   addUnsafeDeleteOption(
     nsOption(del.command("secret").description("Delete a shared secret").argument("<name>", "secret name")),
