@@ -52,7 +52,7 @@ export function closeInOrder(
         parts.controllers.stop(),
         parts.inFlight.drain(parts.app.server, graceSeconds * 1000, () => parts.streams.endStreams()),
       ]);
-      parts.gateway.stop();
+      await parts.gateway.stop();
       if (cut > 0) log.warn({ requests: cut }, `requests still in flight after ${graceSeconds} s were cut off`);
       await parts.app.close();
       await parts.ops.close();

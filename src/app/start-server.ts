@@ -156,6 +156,7 @@ async function assembleBeyondTheApi(
     trustedProxies,
     config.allowLocalEndpoints === true,
     log,
+    config.sleepMode,
   );
   return { events, controllers, garbageCollector, subresources, gateway };
 }

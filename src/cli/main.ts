@@ -17,6 +17,7 @@ import { registerStartCommand } from "./start-command.js";
 import { registerTokenCommand } from "./token.js";
 import { registerUseCommand } from "./use.js";
 import { registerUseClusterCommands } from "./use-cluster.js";
+import { registerSleepCommands } from "./vcluster-sleep.js";
 import { registerVirtualClusterCommands } from "./vclusters.js";
 
 type Register = (program: Command) => void;
@@ -36,6 +37,7 @@ const COMMAND_FILES: { register: Register; adds: string[] }[] = [
   { register: registerAccessKeyCommands, adds: ["create", "list", "delete"] },
   { register: registerListCommand, adds: ["list"] },
   { register: registerVirtualClusterCommands, adds: ["import", "move", "connect"] },
+  { register: registerSleepCommands, adds: ["sleep", "wakeup"] },
   { register: registerUseCommand, adds: ["use"] },
   { register: registerTokenCommand, adds: ["token"] },
   { register: registerUseClusterCommands, adds: ["use"] },
