@@ -31,7 +31,14 @@ describe("the plugin list", () => {
       throw new Error("not called");
     };
     const names = admissionPlugins({
-      authorizer: { authorize: none, needsObject: none, decide: none, isAdmin: none, rolesOf: none },
+      authorizer: {
+        authorize: none,
+        needsObject: none,
+        decide: none,
+        isAdmin: none,
+        rolesOf: none,
+        canReadSecretData: none,
+      },
       identity: { teamsOfUser: none },
       owners: { resourceTypes: () => [], read: none },
       read: none,
@@ -53,6 +60,7 @@ describe("the plugin list", () => {
       "SpaceInstances",
       "VirtualClusterTemplates",
       "TemplateAuthoring",
+      "ProjectSecretSource",
       "ProjectQuotas",
     ]);
   });

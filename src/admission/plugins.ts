@@ -8,6 +8,7 @@ import { KeyTtlCapAdmission } from "./key-ttl-cap.js";
 import { OwnerLinksAdmission, type UidLookup } from "./owner-links.js";
 import { OwnerReferencesAdmission, type OwnerSource } from "./owner-references.js";
 import { ProjectInstancesAdmission, type ProjectLookup } from "./project-instances.js";
+import { ProjectSecretSourceAdmission } from "./project-secret-source.js";
 import { ProjectQuotasAdmission, type QuotaSource } from "./project-quotas.js";
 import { type ObjectReader, ReferenceAdmission } from "./references.js";
 import { SpaceInstancesAdmission } from "./space-instances.js";
@@ -16,7 +17,10 @@ import { VirtualClusterTemplatesAdmission } from "./virtual-cluster-templates.js
 
 export interface AdmissionDeps {
   /** Decides the caller's rights (blockOwnerDeletion, no escalation). */
-  authorizer: Pick<PlatformAuthorizer, "authorize" | "needsObject" | "decide" | "isAdmin" | "rolesOf">;
+  authorizer: Pick<
+    PlatformAuthorizer,
+    "authorize" | "needsObject" | "decide" | "isAdmin" | "rolesOf" | "canReadSecretData"
+  >;
   /** Teams a user's groups put it in (no escalation through groups). */
   identity: Pick<IdentityIndex, "teamsOfUser">;
   /** Reads owners by kind (the registry). */
@@ -58,6 +62,7 @@ export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
     new SpaceInstancesAdmission(deps.authorizer, deps.read),
     new VirtualClusterTemplatesAdmission(deps.authorizer, deps.read, deps.projects),
     new TemplateAuthoringAdmission(deps.authorizer),
+    new ProjectSecretSourceAdmission(deps.authorizer, deps.read),
     new ProjectQuotasAdmission(deps.projects, deps.quotas),
   ];
 }

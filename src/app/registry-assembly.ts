@@ -35,7 +35,7 @@ export function assembleRegistry(
   const { cipher, signer } = keys;
   const kinds = (config.kinds ?? allResourceTypes)({
     cipher,
-    secretDataReaders: { mayReadData: (user, obj) => authorizer().canReadSecretData(user, obj) },
+    secretDataReaders: { mayReadData: (user, obj, resource) => authorizer().canReadSecretData(user, obj, resource) },
     tokenIssuer: {
       issue: (claims, ttl) =>
         signer.signToken(
