@@ -26,6 +26,18 @@ const InstanceWorkloadSchema = Type.Object(
   { description: "The workload running the virtual cluster, as last read from the cluster." },
 );
 
+const InsideBindingSchema = Type.Object(
+  {
+    name: Type.String({ description: "The ClusterRoleBinding inside the virtual cluster." }),
+    clusterRole: Type.String({ description: "The ClusterRole it binds." }),
+    subjects: Type.Array(Type.String(), { description: "Who it binds: User/<name> and Group/<name>." }),
+    applied: Type.Boolean({ description: "Whether it is in the virtual cluster as desired." }),
+    reason: Type.Optional(Type.String({ description: "Why not, one CamelCase word." })),
+    message: Type.Optional(Type.String({ description: "The details, with the virtual cluster's own message." })),
+  },
+  { description: "One binding the platform keeps inside the virtual cluster." },
+);
+
 export const VirtualClusterInstanceStatusSchema = Type.Object(
   {
     phase: Type.Optional(Type.String({ description: `${INSTANCE_PHASES.join(", ")}.` })),
@@ -40,10 +52,17 @@ export const VirtualClusterInstanceStatusSchema = Type.Object(
     ),
     conditions: Type.Optional(ConditionsSchema),
     workload: Type.Optional(InstanceWorkloadSchema),
+    access: Type.Optional(
+      Type.Array(InsideBindingSchema, {
+        description:
+          "The rights the platform keeps inside the virtual cluster (docs/virtual-clusters.md), as last applied; written by the access controller only.",
+      }),
+    ),
   },
   { description: "Observed state of the instance." },
 );
 
 export type VirtualClusterInstanceStatus = Static<typeof VirtualClusterInstanceStatusSchema>;
+export type InsideBinding = Static<typeof InsideBindingSchema>;
 export type InstanceWorkload = Static<typeof InstanceWorkloadSchema>;
 export type InstanceCondition = NonNullable<VirtualClusterInstanceStatus["conditions"]>[number];
