@@ -1,7 +1,7 @@
 import type { KubeObject } from "../api/object.js";
 import { createClientCertificate } from "../crypto/certificates.js";
 import type { Registry } from "../registry/registry.js";
-import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
+import { caIdOf, type VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import { virtualClusterCa, virtualClusterEndpoint } from "../virtualclusters/reach.js";
 import type { EndpointPolicy } from "./endpoint-policy.js";
 import { makeUpstream, retireUpstream, type Upstream } from "./upstream.js";
@@ -30,7 +30,16 @@ export class VirtualClusterUpstreams {
 
   upstream(instance: KubeObject, user: string, groups: readonly string[]): Promise<Upstream> {
     const endpoint = this.endpoint(instance);
-    const key = JSON.stringify([instance.metadata.uid, instance.metadata.resourceVersion, endpoint, user, groups]);
+    // What the upstream is built from: the spec (generation) and the kept CA (caIdOf). Not the
+    // resourceVersion, which every status write moves (sleep mode records activity there).
+    const key = JSON.stringify([
+      instance.metadata.uid,
+      instance.metadata.generation,
+      caIdOf(instance),
+      endpoint,
+      user,
+      groups,
+    ]);
     const now = Date.now();
     const hit = this.entries.get(key);
     if (hit && hit.expires > now) return hit.upstream;

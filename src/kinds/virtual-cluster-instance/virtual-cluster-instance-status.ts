@@ -38,6 +38,17 @@ const InsideBindingSchema = Type.Object(
   { description: "One binding the platform keeps inside the virtual cluster." },
 );
 
+const InstanceSleepSchema = Type.Object(
+  {
+    since: Type.String({ description: "When the platform decided to put it to sleep." }),
+    reason: Type.String({ description: "Idle (spec.sleepAfter passed) or Requested (the sleep action)." }),
+  },
+  {
+    description:
+      "Present while the instance is meant to sleep: its workload is scaled to zero until a wake-up (the wakeup action, or a request through the gateway).",
+  },
+);
+
 export const VirtualClusterInstanceStatusSchema = Type.Object(
   {
     phase: Type.Optional(Type.String({ description: `${INSTANCE_PHASES.join(", ")}.` })),
@@ -58,6 +69,10 @@ export const VirtualClusterInstanceStatusSchema = Type.Object(
           "The rights the platform keeps inside the virtual cluster (docs/virtual-clusters.md), as last applied; written by the access controller only.",
       }),
     ),
+    lastActivity: Type.Optional(
+      Type.String({ description: "The last request through the gateway (recorded in batches), or the last wake-up." }),
+    ),
+    sleep: Type.Optional(InstanceSleepSchema),
   },
   { description: "Observed state of the instance." },
 );
@@ -65,4 +80,5 @@ export const VirtualClusterInstanceStatusSchema = Type.Object(
 export type VirtualClusterInstanceStatus = Static<typeof VirtualClusterInstanceStatusSchema>;
 export type InsideBinding = Static<typeof InsideBindingSchema>;
 export type InstanceWorkload = Static<typeof InstanceWorkloadSchema>;
+export type InstanceSleep = Static<typeof InstanceSleepSchema>;
 export type InstanceCondition = NonNullable<VirtualClusterInstanceStatus["conditions"]>[number];
