@@ -10,6 +10,7 @@ import { ProjectSecretSourceController } from "../controllers/project-secrets/so
 import { ProjectSecretSpaceFillController } from "../controllers/project-secrets/space-fill-controller.js";
 import { SpaceController } from "../controllers/spaces/space-controller.js";
 import { UserTeamsController } from "../controllers/user-teams/controller.js";
+import { VirtualClusterAccessController } from "../controllers/virtual-cluster-access/virtual-cluster-access-controller.js";
 import { VirtualClusterStatusController } from "../controllers/virtual-cluster-status/virtual-cluster-status-controller.js";
 import type { PlatformEvents } from "../events/platform-events.js";
 import type { Registry } from "../registry/registry.js";
@@ -81,6 +82,15 @@ export function assembleControllers(deps: {
     { resyncMs: config.clusterCheckIntervalMs, events: events.recorder },
     log,
   );
+  // Rights inside virtual clusters too: a binding deleted by hand inside is back within one.
+  const virtualClusterAccess = new VirtualClusterAccessController(
+    registry,
+    informers,
+    deps.cas,
+    { allowLocal: config.allowLocalEndpoints === true },
+    { resyncMs: config.clusterCheckIntervalMs },
+    log,
+  );
   for (const [name, c] of [
     ["virtualcluster-ca-cleanup", new VirtualClusterCaCleanup(registry, informers, deps.cas, log)],
     ["user-teams", new UserTeamsController(registry, deps.identity, log)],
@@ -92,6 +102,7 @@ export function assembleControllers(deps: {
     ["spaces", spaces],
     ["project-quotas", new ProjectQuotasController(registry, informers, log)],
     ["virtualcluster-status", virtualClusterStatus],
+    ["virtualcluster-access", virtualClusterAccess],
     ["event-cleanup", events.cleanup],
     ["access-key-events", events.accessKeys],
   ] as const) {
