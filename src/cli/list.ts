@@ -9,6 +9,8 @@ interface ListKind {
   aliases: string[];
   plural: string;
   what: string;
+  /** Columns of the server's Table shown beyond its default ones (priority 0), by name. */
+  alsoShow?: string[];
   /** Namespaced kinds list across all namespaces unless narrowed; the option narrowing them. */
   narrow?: {
     flags: string;
@@ -18,6 +20,15 @@ interface ListKind {
     label: (ns: string) => string;
   };
 }
+
+/** The objects of a project live in its namespace p-PROJECT: listed across projects, or one. */
+const BY_PROJECT: ListKind["narrow"] = {
+  flags: "-p, --project <project>",
+  description: "only this project (default: all projects)",
+  namespace: projectNamespace,
+  column: "Project",
+  label: (ns) => ns.replace(/^p-/, ""),
+};
 
 const KINDS: ListKind[] = [
   { noun: "users", aliases: ["user"], plural: "users", what: "users" },
@@ -42,14 +53,25 @@ const KINDS: ListKind[] = [
     aliases: ["vcluster", "virtualclusterinstances"],
     plural: "virtualclusterinstances",
     what: "virtual cluster instances",
-    narrow: {
-      flags: "-p, --project <project>",
-      description: "only this project (default: all projects)",
-      namespace: projectNamespace,
-      column: "Project",
-      label: (ns) => ns.replace(/^p-/, ""),
-    },
+    alsoShow: ["Template"],
+    narrow: BY_PROJECT,
   },
+  {
+    noun: "spaces",
+    aliases: ["space", "spaceinstances"],
+    plural: "spaceinstances",
+    what: "spaces",
+    alsoShow: ["Template"],
+    narrow: BY_PROJECT,
+  },
+  {
+    noun: "templates",
+    aliases: ["template", "virtualclustertemplates"],
+    plural: "virtualclustertemplates",
+    what: "virtual cluster templates",
+    alsoShow: ["Versions"],
+  },
+  { noun: "spacetemplates", aliases: ["spacetemplate"], plural: "spacetemplates", what: "space templates" },
 ];
 
 export function registerListCommand(program: Command): void {
@@ -84,6 +106,7 @@ Examples:
         printServerTable(
           result,
           empty,
+          k.alsoShow ?? [],
           narrow && !namespace
             ? { header: narrow.column, cell: (row) => narrow.label(String(row.object?.metadata?.namespace ?? "")) }
             : undefined,

@@ -13,10 +13,12 @@ import { registerLoginCommands } from "./login.js";
 import { registerMigrateStorageCommand } from "./migrate-storage-command.js";
 import { red } from "./output.js";
 import { registerSecretCommands } from "./secrets.js";
+import { registerSpaceCommands } from "./spaces.js";
 import { registerStartCommand } from "./start-command.js";
 import { registerTokenCommand } from "./token.js";
 import { registerUseCommand } from "./use.js";
 import { registerUseClusterCommands } from "./use-cluster.js";
+import { registerVirtualClusterCreateCommands } from "./vcluster-create.js";
 import { registerVirtualClusterCommands } from "./vclusters.js";
 
 /** The whole command tree, as `main` runs it (its tests read the flags it accepts). */
@@ -56,6 +58,8 @@ Examples:
   registerAccessKeyCommands(program);
   registerListCommand(program);
   registerVirtualClusterCommands(program);
+  registerVirtualClusterCreateCommands(program);
+  registerSpaceCommands(program);
   registerUseCommand(program);
   registerTokenCommand(program);
   registerUseClusterCommands(program);
