@@ -67,7 +67,7 @@ export function registerSpaceCommands(program: Command): void {
   )
     .addHelpText(
       "after",
-      "\nExamples:\n  platform create space web-dev --project web --cluster prod\n  platform create space web-dev --project web --cluster prod --template small --set cpu=2 --owner-team web",
+      "\nExamples:\n  platform create space web-dev --project web --cluster prod\n  platform create space web-dev --project web --cluster prod --template small --set pods=20 --owner-team web",
     )
     .action(async (name: string, opts: CreateSpaceOpts) => {
       const format = outputOf(opts);
