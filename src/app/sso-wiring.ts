@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { startConsoleSession } from "../console/console-routes.js";
+import type { ConsoleSessions } from "../console/sessions.js";
 import type { ControllerManager } from "../controllers/controller-manager.js";
 import { SingleSignOn, type SsoDeps, ssoInfo } from "../sso/sso.js";
 import type { ServerConfig } from "./config.js";
@@ -14,6 +15,8 @@ export function wireSso(
   app: FastifyInstance,
   config: ServerConfig,
   controllers: ControllerManager,
+  /** Where a browser sign-in's console session begins (the console's sessions). */
+  consoleSessions: ConsoleSessions,
   deps: Omit<SsoDeps, "finish">,
 ): SingleSignOn | undefined {
   app.get("/auth/oidc/config", async (_req, reply) => reply.send(ssoInfo(config.oidc)));
@@ -24,7 +27,7 @@ export function wireSso(
     finish:
       config.finishBrowserLogin ??
       (async (reply, key) => {
-        await startConsoleSession(reply, key);
+        await startConsoleSession(consoleSessions, reply, key);
         return reply.redirect("/console/", 303);
       }),
   });

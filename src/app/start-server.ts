@@ -66,7 +66,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const cas = new VirtualClusterCaStore(registry, cipher);
   // Each cache's stored bytes checked in the background once filled, before any cache fills
   // (informers list below): the first LIST after a start finds them checked.
-  const storedBytesPrecheck = new StoredBytesPrecheck([...registry.resourceTypes(), ...core.resourceTypes()]);
+  const storedBytesPrecheck = new StoredBytesPrecheck([...registry.stores(), ...core.stores()]);
   storage.whenFilled(storedBytesPrecheck.filled);
   // One informer per kind on this replica, shared by every consumer (src/registry/shared-informers.ts).
   const informers = new SharedInformers(registry, reportUndecodable(log), {
@@ -161,7 +161,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     trustedProxies,
   });
   let serverUrl = "";
-  const sso = wireSso(app, config, controllers, {
+  const sso = wireSso(app, config, controllers, consoleSessions, {
     registry,
     cipher,
     baseUrl: () => serverUrl,

@@ -1,16 +1,17 @@
 /** The server's hooks into the audit log: completion of every request, the start of watches, response bodies. */
 import type { FastifyInstance } from "fastify";
-import { onRequestDone } from "../server/request-done.js";
-import type { ServerFeature } from "../server/server-features.js";
-import type { WatchStreams } from "../server/watch-stream.js";
-import type { AuditLog, BodiesAuditable } from "./audit-log.js";
+import type { FeatureContext, ServerFeature } from "../server/server-features.js";
+import type { AuditLog } from "./audit-log.js";
 
-/** `bodiesAuditable`: which requests' bodies may be logged (src/server/audited-bodies.ts). */
+/** The server lends: its watch streams, when each request is done, and which requests' bodies may be logged (src/server/audited-bodies.ts). */
 export function installAuditHooks(
   app: FastifyInstance,
   audit: AuditLog,
-  watches: WatchStreams,
-  bodiesAuditable: BodiesAuditable,
+  {
+    watchStreams: watches,
+    requestDone,
+    bodiesAuditable,
+  }: Pick<FeatureContext, "watchStreams" | "requestDone" | "bodiesAuditable">,
 ): void {
   audit.bodiesAuditable = bodiesAuditable;
   watches.started = (request) => audit.responseStarted(request, 200);
@@ -18,7 +19,7 @@ export function installAuditHooks(
     if (typeof payload === "string" && audit.wantsResponse(request)) audit.noteResponse(request, payload);
     return payload;
   });
-  onRequestDone(app, (request, reply) => {
+  requestDone.add((request, reply) => {
     audit.record(request, request.method, request.url, reply.statusCode);
   });
 }
@@ -26,6 +27,6 @@ export function installAuditHooks(
 /** The audit log installed into the API server (src/server/server-features.ts). */
 export function auditFeature(audit: AuditLog): ServerFeature {
   return {
-    installHooks: (app, server) => installAuditHooks(app, audit, server.watchStreams, server.bodiesAuditable),
+    installHooks: (app, server) => installAuditHooks(app, audit, server),
   };
 }

@@ -29,16 +29,16 @@ export interface ConsoleDeps {
   kinds(): readonly ResourceType[];
 }
 
-const registered = new WeakMap<FastifyInstance, ConsoleSessions>();
-
 /**
  * Starts a console session for an access key on this reply (sets the cookie) and returns the
  * session's CSRF token. The key must have been authenticated by the caller (sign-in with a
  * key below, or a single sign-on callback).
  */
-export async function startConsoleSession(reply: FastifyReply, accessKey: string): Promise<{ csrfToken: string }> {
-  const sessions = registered.get(reply.server);
-  if (!sessions) throw new Error("the console is not registered on this server");
+export async function startConsoleSession(
+  sessions: ConsoleSessions,
+  reply: FastifyReply,
+  accessKey: string,
+): Promise<{ csrfToken: string }> {
   const { id, csrfToken } = await sessions.begin(accessKey);
   reply.header("set-cookie", sessionCookie(id));
   return { csrfToken };
@@ -58,7 +58,6 @@ export function consoleFeature(deps: Omit<ConsoleDeps, "authenticate" | "kinds">
 
 /** The console's own endpoints (`/console/api/...`) and its files. */
 export function registerConsole(app: FastifyInstance, deps: ConsoleDeps): void {
-  registered.set(app, deps.sessions);
   const assets = deps.assets ?? new StaticAssets();
   const api = `${CONSOLE_PATH}/api`;
 
@@ -74,7 +73,7 @@ export function registerConsole(app: FastifyInstance, deps: ConsoleDeps): void {
     try {
       const accessKey = signInKey(request);
       const ctx = await deps.authenticateKey(request, accessKey);
-      const { csrfToken } = await startConsoleSession(reply, accessKey);
+      const { csrfToken } = await startConsoleSession(deps.sessions, reply, accessKey);
       return reply.code(201).send({ csrfToken, user: { name: ctx.user.name, kind: ctx.user.subjectKind } });
     } catch (err) {
       return sendError(reply, err);

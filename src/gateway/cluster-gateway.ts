@@ -19,7 +19,7 @@ import { ClusterUpstreams } from "./cluster-upstreams.js";
 import type { EndpointPolicy } from "./endpoint-policy.js";
 import type { ForwardedPath } from "./forwarded-path.js";
 import { auditForwarded } from "./gateway-audit.js";
-import { GatewayHandler, type Resolved, refusing } from "./gateway-handler.js";
+import { CallerRefused, GatewayHandler, type Resolved } from "./gateway-handler.js";
 import { type GatewayPath, parseGatewayPath } from "./gateway-path.js";
 import { type GatewayTarget, gatewayScopeAllows } from "./gateway-scope.js";
 import { kubeRequestAttributes } from "./kube-request.js";
@@ -174,7 +174,7 @@ export class ClusterGateway {
       if (parsed.target.kind === "cluster") return await this.resolveCluster(user, parsed.target, parsed, method);
       return await this.resolveVirtualCluster(user, parsed.target, parsed, method);
     } catch (err) {
-      throw refusing(err, user);
+      throw new CallerRefused(err, user);
     }
   }
 

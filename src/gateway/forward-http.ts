@@ -81,21 +81,16 @@ function headerLines(req: IncomingMessage, target: ForwardTarget): string[] {
 }
 
 /**
- * The upstream's credential headers (built once per upstream: an Upstream is replaced, never
- * changed) and the caller's Impersonate-* lines (one Impersonate-Group per group).
+ * The upstream's credential headers (Upstream.headerLines, made with it: an Upstream is
+ * replaced, never changed) and the caller's Impersonate-* lines (one Impersonate-Group per group).
  */
 function ourHeaderLines(upstream: Upstream, who: Impersonation | undefined): readonly string[] {
-  let credentials = credentialLines.get(upstream);
-  if (!credentials) {
-    credentials = Object.entries(upstream.headers).flat();
-    credentialLines.set(upstream, credentials);
-  }
+  const credentials = upstream.headerLines;
   if (!who) return credentials;
   const lines = [...credentials, "impersonate-user", who.user];
   for (const g of who.groups) lines.push("impersonate-group", g);
   return lines;
 }
-const credentialLines = new WeakMap<Upstream, string[]>();
 
 /** The dispatch handler: the upstream's answer, relayed to the client. */
 class Relay implements Dispatcher.DispatchHandlers {

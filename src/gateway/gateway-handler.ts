@@ -25,7 +25,8 @@ export interface Resolved {
 }
 
 /**
- * Thrown (or rejected) by a resolver: an ApiError (401/403/404/503) is answered as its Status.
+ * Thrown (or rejected) by a resolver: an ApiError (401/403/404/503) is answered as its Status;
+ * wrapped in a CallerRefused when the resolver knows who it refuses (the audit line names them).
  * A resolver answers without a promise when it can (most requests): a promise per request and
  * its turns cost as much as the gateway's own work.
  */
@@ -99,9 +100,10 @@ export class GatewayHandler {
       );
     const refuse = (err: unknown) => {
       req.resume();
-      const e = this.statusOf(req, err);
+      const { refusal, user } = refusalOf(err);
+      const e = this.statusOf(req, refusal);
       const bytes = writeStatus(res, e.code, e.reason, e.message, e.details);
-      this.audit(this.entry(req, started, source, { code: e.code, bytes }, refusedUser(err), this.label(req)));
+      this.audit(this.entry(req, started, source, { code: e.code, bytes }, user, this.label(req)));
     };
     const resolved = this.resolveSafely(req);
     if (resolved instanceof Promise) {
@@ -127,9 +129,10 @@ export class GatewayHandler {
             this.audit(this.entry(req, started, source, r, resolved.user, resolved.label)),
           ),
         (err) => {
-          const e = this.statusOf(req, err);
+          const { refusal, user } = refusalOf(err);
+          const e = this.statusOf(req, refusal);
           const bytes = writeStatusToSocket(socket, e.code, e.reason, e.message, e.details);
-          this.audit(this.entry(req, started, source, { code: e.code, bytes }, refusedUser(err), this.label(req)));
+          this.audit(this.entry(req, started, source, { code: e.code, bytes }, user, this.label(req)));
         },
       )
       .catch((err) => answerInternalUpgradeError(req, socket, err, this.log));
@@ -186,15 +189,22 @@ export class GatewayHandler {
   }
 }
 
-/** A resolver that refuses a caller it has authenticated says who, for the audit line. */
-export function refusing(err: unknown, user: UserInfo): unknown {
-  if (err && typeof err === "object") refusedUsers.set(err, user);
-  return err;
+/**
+ * A refusal of a caller the resolver had authenticated: the refusal itself (an ApiError, or
+ * whatever the resolver threw), and who was refused, for the audit line.
+ */
+export class CallerRefused extends Error {
+  constructor(
+    readonly refusal: unknown,
+    readonly user: UserInfo,
+  ) {
+    super("the gateway refused an authenticated caller", { cause: refusal });
+  }
 }
-const refusedUsers = new WeakMap<object, UserInfo>();
 
-function refusedUser(err: unknown): UserInfo | undefined {
-  return err && typeof err === "object" ? refusedUsers.get(err) : undefined;
+/** What a resolver threw, and who was refused when it said (CallerRefused). */
+function refusalOf(err: unknown): { refusal: unknown; user: UserInfo | undefined } {
+  return err instanceof CallerRefused ? err : { refusal: err, user: undefined };
 }
 
 function pathBelow(url: string, label: string): string {

@@ -24,6 +24,8 @@ export interface Upstream {
   pool: Pool;
   /** Credential headers added to every request (Authorization for token or basic credentials). */
   headers: Readonly<Record<string, string>>;
+  /** The same as raw header lines (name, value, name, value…), made once with the upstream for undici's dispatch. */
+  headerLines: readonly string[];
   /**
    * Whether the credentials it was built from have changed since (a token file the kubelet
    * rotated): then it is to be built again. Absent when they cannot change.
@@ -88,7 +90,7 @@ export function makeUpstream(
     headersTimeout: 0,
     bodyTimeout: 0,
   });
-  return { base, pathPrefix, agent, pool, headers };
+  return { base, pathPrefix, agent, pool, headers, headerLines: Object.entries(headers).flat() };
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ResourceType } from "../registry/resource-type.js";
-import { onRequestDone } from "../server/request-done.js";
+import type { RequestDone } from "../server/request-done.js";
 import type { WatchObserver } from "../server/watch-stream.js";
 import type { CounterSeries, HistogramSeries } from "./labeled-series.js";
 import {
@@ -36,7 +36,7 @@ declare module "fastify" {
 }
 
 /** Counts every request fastify answers: totals, latency, in-flight and long-running (watch) gauges. */
-export function installRequestMetrics(app: FastifyInstance, served: ServedResources): void {
+export function installRequestMetrics(app: FastifyInstance, requestDone: RequestDone, served: ServedResources): void {
   app.decorateRequest("metricLabels", undefined);
   app.addHook("onRequest", (request, _reply, done) => {
     const labels = requestLabels(request.method, request.url, request.headers["content-type"], served);
@@ -49,7 +49,7 @@ export function installRequestMetrics(app: FastifyInstance, served: ServedResour
     }
     done();
   });
-  onRequestDone(app, (request, reply) => {
+  requestDone.add((request, reply) => {
     const arrived = request.metricLabels;
     if (arrived) {
       if (arrived.verb === "WATCH") longrunningRequests.labels(arrived).dec();

@@ -65,9 +65,9 @@ export function attachOperations(config: OperationsConfig, backend: Storage, kin
       );
     },
     feature: (state) => ({
-      installHooks(app, { registry, watchStreams, subresources }) {
+      installHooks(app, { registry, watchStreams, subresources, requestDone }) {
         if (!on) return;
-        installRequestMetrics(app, {
+        installRequestMetrics(app, requestDone, {
           resource: (plural) => registry.find(plural) !== undefined,
           subresource: (plural, sub) =>
             sub === "status" ? registry.find(plural)?.rt.hasStatus === true : subresources.has(`${plural}/${sub}`),

@@ -1,5 +1,4 @@
 import type { KubeObject } from "../api/object.js";
-import { withResourceVersion } from "./shared-codec.js";
 
 /**
  * Objects are stored as JSON without metadata.resourceVersion: the store's
@@ -8,26 +7,6 @@ import { withResourceVersion } from "./shared-codec.js";
 export function encodeObject(obj: KubeObject): Buffer {
   const { resourceVersion: _drop, ...metadata } = obj.metadata;
   return Buffer.from(JSON.stringify({ ...obj, metadata }));
-}
-
-/**
- * The bytes an object fresh from a write was stored as (without resourceVersion), so that the
- * response can be those bytes with resourceVersion spliced in rather than a second
- * JSON.stringify. Only objects the write returns unchanged are remembered.
- */
-const storedAs = new WeakMap<KubeObject, Buffer>();
-
-export function rememberStoredBytes(obj: KubeObject, bytes: Buffer): void {
-  storedAs.set(obj, bytes);
-}
-
-/**
- * The API JSON of an object a write returned: its stored bytes with its resourceVersion spliced
- * in, or undefined when they were not remembered (or cannot be spliced): then stringify it.
- */
-export function writtenJsonBytes(obj: KubeObject): Buffer | undefined {
-  const stored = storedAs.get(obj);
-  return stored && withResourceVersion(stored, Number(obj.metadata.resourceVersion));
 }
 
 /** kube-apiserver parses a resourceVersion as a uint64: more than that is not a resourceVersion. */

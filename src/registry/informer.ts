@@ -3,14 +3,13 @@ import type { KeyValue, WatchEvent, Watcher } from "../storage/interface.js";
 import { RevisionWaiters } from "../support/revision-waiters.js";
 import { type InformerRetryOptions, type OnInformerOutage, relistDelayMs } from "./informer-relist.js";
 import { resourcePrefix } from "./keys.js";
-import { decodeShared } from "./shared-codec.js";
 import type { Store } from "./store.js";
 import { decodeOrReason, type OnUndecodable } from "./undecodable.js";
 
 /**
  * A change to the copy. The informer has parsed the new value once already, to check that it
- * decodes (undecodable.ts); listeners get that parse through decodeShared's memo on first
- * access, so a listener that looks away costs nothing more and none parses again.
+ * decodes (undecodable.ts); listeners get that parse through the store's shared decodes
+ * (SharedDecodes) on first access, so a listener that looks away costs nothing more and none parses again.
  */
 export interface InformerEvent {
   readonly type: "upsert" | "delete";
@@ -143,7 +142,7 @@ export class Informer {
   }
 
   private decode(kv: KeyValue): KubeObject {
-    return decodeShared(kv, (k) => this.store.decodeForWatch(k));
+    return this.store.versions.decodes.of(kv, (k) => this.store.decodeForWatch(k));
   }
 
   /**

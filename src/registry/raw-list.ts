@@ -5,8 +5,8 @@
  * choice, pagination and filtering are store-list.ts's own, so they cannot drift from the
  * normal path; only the per-item JSON.parse/JSON.stringify is skipped (a selector or a per-caller
  * visibility filter still parses each object, to decide, but the bytes sent are the stored ones).
- * Each version's bytes are checked once (raw-read.ts, sendableAsStored) and the verdict kept with
- * the KeyValue: the watch cache's versions once, in the background after its fill
+ * Each version's bytes are checked once (the store's StoredVersions, stored-versions.ts), the
+ * verdict kept for that version: the watch cache's versions once, in the background after its fill
  * (stored-bytes-precheck.ts) or here when the list comes first; a list the storage answers (an
  * older revision) brings fresh KeyValues, checked here again.
  */
@@ -16,7 +16,7 @@ import { ListReadErrors } from "./corrupt-object.js";
 import type { ObjectFilter } from "./filter.js";
 import { collectionPrefix } from "./keys.js";
 import type { ListOptions } from "./options.js";
-import { type StoredBytesSource, sendableAsStored, servesStoredBytes } from "./raw-read.js";
+import { type StoredBytesSource, servesStoredBytes } from "./raw-read.js";
 import type { RequestContext } from "./request-context.js";
 import { metadataBodyAt, resourceVersionMember } from "./shared-codec.js";
 import { listObjects } from "./store-list.js";
@@ -145,7 +145,7 @@ export async function rawList(
 }
 
 function rawItem(store: RawListSource, kv: KeyValue): RawItem {
-  if (!sendableAsStored(store.rt, kv)) {
+  if (!store.versions.sendableAsStored(store.rt, kv)) {
     // Not the bytes the normal path would send (raw-read.ts): its encoding of this one object (a
     // value that does not decode throws here, and the list is refused, as kube does).
     return { bytes: Buffer.from(JSON.stringify(store.decodeForWatch(kv))), at: -1, member: "" };

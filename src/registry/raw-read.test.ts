@@ -3,14 +3,13 @@ import { describe, it } from "node:test";
 import type { ApiError } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import { CachedStorage } from "../storage/cache/cached-storage.js";
-import { type Storage, VERSION_MEMO } from "../storage/interface.js";
+import type { Storage } from "../storage/interface.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { gadgetKind } from "../testing/gadget-kind.js";
 import { storageWith } from "../testing/storage-with.js";
 import { AdmissionChain } from "./admission.js";
 import { registryPartition } from "./keys.js";
 import { defaultWriteOptions } from "./options.js";
-import { eventBytes, sendableAsStored, storedBytesVerdict } from "./raw-read.js";
 import type { RequestContext } from "./request-context.js";
 import type { Strategy } from "./resource-type.js";
 import { Store } from "./store.js";
@@ -104,29 +103,29 @@ describe("stored-bytes verdicts", () => {
   it("belong to the version they were found for: a copy of a checked version is checked on its own", async () => {
     const storage = openSqliteStorage(":memory:");
     const store = gadgets(cached(storage));
+    const { versions } = store;
     await withGadget(store);
     const kv = (await store.storage.get(store.key(undefined, "g")))!;
-    assert.ok(VERSION_MEMO in kv, "the storage made the version with its slot");
     assert.ok(Buffer.isBuffer(store.readRawSoon(store.key(undefined, "g"))), "checked and answered");
-    assert.equal(storedBytesVerdict(kv), true);
-    // A copy (as a delete event is made from the last version) carries the slot, not the verdict.
+    assert.equal(versions.verdict(kv), true);
+    // A copy (as a delete event is made from the last version) is a version of its own.
     const damaged = { ...kv, value: Buffer.from('{"apiVersion":') };
-    assert.equal(storedBytesVerdict(damaged), undefined);
-    assert.equal(eventBytes(store.rt, damaged), undefined, "refused: the decoding path answers");
-    assert.equal(storedBytesVerdict(damaged), false);
+    assert.equal(versions.verdict(damaged), undefined);
+    assert.equal(versions.eventBytes(store.rt, damaged), undefined, "refused: the decoding path answers");
+    assert.equal(versions.verdict(damaged), false);
     const deleted = { ...kv, modRevision: kv.modRevision + 7 };
-    assert.equal(storedBytesVerdict(deleted), undefined);
-    const event = JSON.parse(eventBytes(store.rt, deleted)!.toString());
+    assert.equal(versions.verdict(deleted), undefined);
+    const event = JSON.parse(versions.eventBytes(store.rt, deleted)!.toString());
     assert.equal(
       event.metadata.resourceVersion,
       String(kv.modRevision + 7),
       "its own resourceVersion, not the GET's answer",
     );
-    // A KeyValue made by hand, without the slot, has its verdict remembered all the same.
+    // A KeyValue made by hand has its verdict remembered all the same, and nothing added to it.
     const byHand = { key: kv.key, value: kv.value, createRevision: kv.createRevision, modRevision: kv.modRevision };
-    assert.equal(sendableAsStored(store.rt, byHand), true);
-    assert.equal(storedBytesVerdict(byHand), true);
-    assert.ok(!(VERSION_MEMO in byHand), "nothing added to it");
+    assert.equal(versions.sendableAsStored(store.rt, byHand), true);
+    assert.equal(versions.verdict(byHand), true);
+    assert.deepEqual(Object.getOwnPropertySymbols(kv), [], "the storage's version carries nothing of the registry");
     await store.storage.close();
   });
 });

@@ -6,12 +6,18 @@ import { REGISTRY_PREFIX } from "./keys.js";
 import type { RequestContext } from "./request-context.js";
 import { READ_VERBS, type ResourceType } from "./resource-type.js";
 import { Store } from "./store.js";
+import { StoredVersions } from "./stored-versions.js";
 import { type TransactOp, transact } from "./transact.js";
 
 /** All kinds served, each with its generic store, found by plural name. */
 export class Registry {
   private readonly byPlural = new Map<string, { rt: ResourceType; store: Store }>();
   private readonly byKind = new Map<string, { rt: ResourceType; store: Store }>();
+  /**
+   * What this registry found of each stored version, shared by its stores and by no one else
+   * (stored-versions.ts): another registry over the same storage checks for itself.
+   */
+  readonly versions = new StoredVersions();
 
   constructor(
     readonly storage: Storage,
@@ -23,7 +29,7 @@ export class Registry {
     for (const rt of resourceTypes) {
       if (rt.readerFilter && rt.verbs.some((v) => !READ_VERBS.includes(v)))
         throw new Error(`${rt.plural}: a kind with a readerFilter serves only ${READ_VERBS.join(", ")}`);
-      const entry = { rt, store: new Store(rt, { storage, admission, now }) };
+      const entry = { rt, store: new Store(rt, { storage, admission, now, versions: this.versions }) };
       this.byPlural.set(rt.plural, entry);
       this.byKind.set(rt.kind, entry);
     }
@@ -31,6 +37,10 @@ export class Registry {
 
   resourceTypes(): ResourceType[] {
     return [...this.byPlural.values()].map((e) => e.rt);
+  }
+
+  stores(): Store[] {
+    return [...this.byPlural.values()].map((e) => e.store);
   }
 
   find(plural: string): { rt: ResourceType; store: Store } | undefined {

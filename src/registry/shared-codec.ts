@@ -4,42 +4,55 @@
  * encoding is shared the same way (server/watch-frame.ts). The shared objects are read-only by
  * convention (nothing on the watch path mutates an event's object). Also the splicing of a
  * resourceVersion into stored bytes, for the GET and LIST fast paths.
- *
- * Decoded objects are remembered for the most recent DECODED_MEMO stored values only: the
- * watch cache keeps every current KeyValue alive, so a WeakMap keyed by them would keep a
- * decoded copy of every object ever watched (several times the stored size).
  */
+import { LruMap } from "toad-cache";
 import type { KubeObject } from "../api/object.js";
 
-const DECODED_MEMO = 4096;
-const decoded = new Map<object, KubeObject>();
+/**
+ * How many decoded objects are kept: the watch cache keeps every current KeyValue alive, so a
+ * WeakMap keyed by them would keep a decoded copy of every object ever watched (several times the
+ * stored size); a fan-out needs only the versions of the last few batches.
+ */
+const DECODED_KEPT = 4096;
 
-export function decodeShared<K extends object>(kv: K, decode: (kv: K) => KubeObject): KubeObject {
-  // A fan-out asks for the same two kvs (an event's object and its previous one) once per
-  // watcher in a row: answer those without the map.
-  if (kv === recent[0]) return recent[1]!;
-  if (kv === recent[2]) return recent[3]!;
-  let obj = decoded.get(kv);
-  if (obj === undefined) {
-    obj = decode(kv);
-    decoded.set(kv, obj);
-    // Maps iterate in insertion order: the first key is the oldest.
-    if (decoded.size > DECODED_MEMO) decoded.delete(decoded.keys().next().value!);
+/**
+ * The decoded objects of the versions decoded most recently, least recently used forgotten first.
+ * One per registry (stored-versions.ts): within a registry a key belongs to one kind, so the
+ * version alone says how it decodes.
+ */
+export class SharedDecodes {
+  private readonly decoded: LruMap<KubeObject>;
+  /** The last two versions decoded and their objects: a fan-out asks for them once per watcher in a row. */
+  private readonly recent: [object | undefined, KubeObject | undefined, object | undefined, KubeObject | undefined] = [
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+  ];
+
+  constructor(kept = DECODED_KEPT) {
+    this.decoded = new LruMap<KubeObject>(kept);
   }
-  recent[2] = recent[0];
-  recent[3] = recent[1];
-  recent[0] = kv;
-  recent[1] = obj;
-  return obj;
-}
 
-/** The last two kvs decoded and their objects: [kv, object, kv, object]. */
-const recent: [object | undefined, KubeObject | undefined, object | undefined, KubeObject | undefined] = [
-  undefined,
-  undefined,
-  undefined,
-  undefined,
-];
+  /** The object of `kv`, decoded by `decode` the first time (and again once forgotten). */
+  of<K extends object>(kv: K, decode: (kv: K) => KubeObject): KubeObject {
+    const recent = this.recent;
+    // A fan-out asks for the same two kvs (an event's object and its previous one) once per
+    // watcher in a row: answer those without the map.
+    if (kv === recent[0]) return recent[1]!;
+    if (kv === recent[2]) return recent[3]!;
+    let obj = this.decoded.get(kv);
+    if (obj === undefined) {
+      obj = decode(kv);
+      this.decoded.set(kv, obj);
+    }
+    recent[2] = recent[0];
+    recent[3] = recent[1];
+    recent[0] = kv;
+    recent[1] = obj;
+    return obj;
+  }
+}
 
 const METADATA_KEY = Buffer.from('"metadata":{');
 
@@ -58,8 +71,8 @@ export function withResourceVersion(bytes: Buffer, rv: number): Buffer | undefin
 /**
  * metadataBodyAt, for bytes that are also framed as a JSON object (`{` … `}`, whitespace aside);
  * -1 otherwise. Only a guard against splicing into something that is not an object: whether
- * stored bytes may be sent at all is decided once per version by raw-read.ts
- * (sendableAsStored), which parses them.
+ * stored bytes may be sent at all is decided once per version by stored-versions.ts
+ * (StoredVersions.sendableAsStored), which parses them.
  */
 export function splicePoint(bytes: Buffer): number {
   return framedAsObject(bytes) ? metadataBodyAt(bytes) : -1;

@@ -11,9 +11,8 @@ import type { WatchOptions } from "./options.js";
 import { servesStoredBytes } from "./raw-read.js";
 import type { RequestContext } from "./request-context.js";
 import { apiVersionOf } from "./resource-type.js";
-import { decodeShared } from "./shared-codec.js";
 import type { Store } from "./store.js";
-import { type StoredWatchEvent, storedEvents } from "./stored-watch-event.js";
+import type { StoredWatchEvent } from "./stored-watch-event.js";
 import type { ApiWatchEvent, WatchEventType, WatchHandle, WatchSink } from "./watch-events.js";
 
 export type { ApiWatchEvent, WatchEventType, WatchHandle, WatchSink };
@@ -139,7 +138,7 @@ export async function watchStore(
     {
       onEvents(events) {
         if (closed) return;
-        const stored = asStored ? storedEvents(events, store) : undefined;
+        const stored = asStored ? store.storedEvents.of(events) : undefined;
         for (let i = 0; i < events.length; i++) handle(events[i]!, stored?.[i]);
       },
       onError(err) {
@@ -178,13 +177,13 @@ function eventTranslator(
   const decodeEventObject = (kv: KeyValue) => {
     try {
       // Every watcher of the prefix gets the same kv: parse it once for all of them.
-      return decodeShared(kv, decode);
+      return store.versions.decodes.of(kv, decode);
     } catch {
       return undefined;
     }
   };
   // Most watches select nothing and may see everything: no per-event checks for them (and on a
-  // kind shown as stored, no decoding either: the caller sends stored events, storedEvents()).
+  // kind shown as stored, no decoding either: the caller sends stored events, store.storedEvents).
   const everything = filter.matchesEverything;
   const matches = everything ? () => true : (obj: KubeObject) => filter.matches(obj);
   return (ev) => {

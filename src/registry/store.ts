@@ -9,7 +9,7 @@ import type { Storage } from "../storage/interface.js";
 import { type AdmissionChain, admissionAttributes } from "./admission.js";
 import { serverSideApply, type WriteResult } from "./apply/apply.js";
 import { onCachedCopy, UnprovenNoOp } from "./cached-copy.js";
-import { encodeObject, rememberStoredBytes } from "./codec.js";
+import { encodeObject } from "./codec.js";
 import { decodeOrCorrupt, ListReadErrors } from "./corrupt-object.js";
 import { planDeletion, readyToRemove } from "./deletion.js";
 import { compileFilter, type ObjectFilter } from "./filter.js";
@@ -31,9 +31,12 @@ import { rawGet, rawGetSoon } from "./raw-read.js";
 import type { RequestContext } from "./request-context.js";
 import { apiVersionOf, groupResource, type KeptWrite, type Prepared, type ResourceType } from "./resource-type.js";
 import { SchemaChecker } from "./schema-check.js";
+import { withResourceVersion } from "./shared-codec.js";
 import { storageToApi } from "./storage-errors.js";
 import { listObjects } from "./store-list.js";
 import { decodeStoredObject, type StoredKeyValue } from "./stored-object.js";
+import { StoredVersions } from "./stored-versions.js";
+import { StoredEventBatches } from "./stored-watch-event.js";
 
 /** How often a patch or an internal update is retried on a write conflict before giving up. */
 const MAX_CONFLICT_RETRIES = 8;
@@ -45,6 +48,8 @@ export interface StoreDeps {
   /** The admission plugins every write of this kind goes through (src/admission/plugins.ts). */
   admission: AdmissionChain;
   now?: () => Date;
+  /** What is known of each stored version, shared by the registry's stores (default: the store's own). */
+  versions?: StoredVersions;
 }
 
 /**
@@ -64,8 +69,19 @@ export interface StoreDeps {
 export class Store {
   readonly gr: { group: string; resource: string };
   readonly checker: SchemaChecker;
+  /** What is known of each stored version of this kind (its verdict, GET answer and decoded object). */
+  readonly versions: StoredVersions;
+  /** The events of a watch batch as stored bytes, made once for every watcher of this kind (stored-watch-event.ts). */
+  readonly storedEvents = new StoredEventBatches(this);
   private readonly now: () => Date;
   private readonly patches = new KeySerializer();
+  /**
+   * The bytes an object fresh from a write was stored as (without resourceVersion), so that the
+   * response can be those bytes with resourceVersion spliced in rather than a second
+   * JSON.stringify (writtenJson). Only objects the write returns unchanged are remembered; an
+   * entry goes with its object.
+   */
+  private readonly storedAs = new WeakMap<KubeObject, Buffer>();
 
   constructor(
     readonly rt: ResourceType,
@@ -73,6 +89,7 @@ export class Store {
   ) {
     this.gr = groupResource(rt);
     this.checker = new SchemaChecker(rt.schema);
+    this.versions = deps.versions ?? new StoredVersions();
     this.now = deps.now ?? (() => new Date());
   }
 
@@ -99,10 +116,20 @@ export class Store {
     return encodeObject(this.rt.strategy.toStorage ? this.rt.strategy.toStorage(obj) : obj);
   }
 
-  /** `shown`, remembering its stored bytes when it is exactly what was stored (codec.ts). */
+  /** `shown`, remembering its stored bytes when it is exactly what was stored (for writtenJson). */
   private shownAsStored(shown: KubeObject, stored: KubeObject, bytes: Buffer): KubeObject {
-    if (shown === stored && !this.rt.strategy.toStorage) rememberStoredBytes(shown, bytes);
+    if (shown === stored && !this.rt.strategy.toStorage) this.storedAs.set(shown, bytes);
     return shown;
+  }
+
+  /**
+   * The API JSON of an object one of this store's writes returned: its stored bytes with its
+   * resourceVersion spliced in, or undefined when they were not remembered (or cannot be
+   * spliced): then stringify it.
+   */
+  writtenJson(obj: KubeObject): Buffer | undefined {
+    const stored = this.storedAs.get(obj);
+    return stored && withResourceVersion(stored, Number(obj.metadata.resourceVersion));
   }
 
   /** The object as this caller may read it; undefined when it may not get it (ctx.canSee says so). */

@@ -6,15 +6,18 @@ import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { flakyStorage } from "../testing/flaky-storage.js";
 import { gadgetKind } from "../testing/gadget-kind.js";
 import { objectKey, registryPartition, resourcePrefix } from "./keys.js";
-import { storedBytesVerdict } from "./raw-read.js";
 import type { ResourceType } from "./resource-type.js";
 import { StoredBytesPrecheck } from "./stored-bytes-precheck.js";
+import { StoredVersions } from "./stored-versions.js";
 
 // The background check after a watch cache fill, wired as the composition root wires it
 // (CachedStorage.whenFilled), over a real SQLite store holding good and damaged values: no read
 // through the fast paths is made, yet every version's verdict is known once it is idle.
 
 const rt = gadgetKind();
+/** Where the verdicts are kept, as a Store keeps them (its registry's StoredVersions). */
+const versions = new StoredVersions();
+const store = { rt, versions };
 const good = (name: string) =>
   Buffer.from(JSON.stringify({ apiVersion: "management.platform/v1", kind: "Gadget", metadata: { name }, spec: {} }));
 const DAMAGED: Record<string, Buffer> = {
@@ -39,12 +42,12 @@ async function flakyStoreHolding(names: readonly string[]) {
 }
 
 const verdicts = (items: readonly KeyValue[]) =>
-  Object.fromEntries(items.map((kv) => [kv.key.slice(resourcePrefix(rt).length), storedBytesVerdict(kv)]));
+  Object.fromEntries(items.map((kv) => [kv.key.slice(resourcePrefix(rt).length), versions.verdict(kv)]));
 
 describe("StoredBytesPrecheck", () => {
   it("checks every version of a filled cache in the background, before any read asks", async () => {
     const storage = await storeHolding(["a", "b", "c"]);
-    const precheck = new StoredBytesPrecheck([rt]);
+    const precheck = new StoredBytesPrecheck([store]);
     storage.whenFilled(precheck.filled);
     try {
       await storage.prime([resourcePrefix(rt)]);
@@ -67,7 +70,7 @@ describe("StoredBytesPrecheck", () => {
     const storage = await storeHolding(["a"]);
     try {
       await storage.prime([resourcePrefix(rt)]);
-      const precheck = new StoredBytesPrecheck([rt]);
+      const precheck = new StoredBytesPrecheck([store]);
       storage.whenFilled(precheck.filled);
       const { items } = await storage.list(resourcePrefix(rt));
       await new Promise((resolve) => setImmediate(resolve));
@@ -82,7 +85,7 @@ describe("StoredBytesPrecheck", () => {
   it("leaves alone kinds whose stored bytes are not what callers see, and versions no longer current", async () => {
     const presented: ResourceType = gadgetKind({ present: (obj) => obj });
     const storage = await storeHolding(["a", "b"]);
-    const precheck = new StoredBytesPrecheck([presented]);
+    const precheck = new StoredBytesPrecheck([{ rt: presented, versions }]);
     storage.whenFilled(precheck.filled);
     try {
       await storage.prime([resourcePrefix(rt)]);
@@ -95,11 +98,11 @@ describe("StoredBytesPrecheck", () => {
 
       const copies = items.map((kv) => ({ ...kv }));
       const replaced = copies[0]!;
-      const other = new StoredBytesPrecheck([rt]);
+      const other = new StoredBytesPrecheck([store]);
       other.filled(resourcePrefix(rt), copies, (kv) => kv !== replaced);
       await other.idle();
-      assert.equal(storedBytesVerdict(replaced), undefined, "a version replaced before its turn is skipped");
-      assert.ok(copies.slice(1).every((kv) => storedBytesVerdict(kv) !== undefined));
+      assert.equal(versions.verdict(replaced), undefined, "a version replaced before its turn is skipped");
+      assert.ok(copies.slice(1).every((kv) => versions.verdict(kv) !== undefined));
     } finally {
       await storage.close();
     }
@@ -107,7 +110,7 @@ describe("StoredBytesPrecheck", () => {
 
   it("checks the versions of a new cache made after one broke (its feed ended with an error)", async () => {
     const { flaky, storage } = await flakyStoreHolding(["a"]);
-    const precheck = new StoredBytesPrecheck([rt]);
+    const precheck = new StoredBytesPrecheck([store]);
     storage.whenFilled(precheck.filled);
     try {
       await storage.prime([resourcePrefix(rt)]);

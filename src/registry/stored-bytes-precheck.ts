@@ -2,8 +2,8 @@
  * Checks the stored bytes of a watch cache's versions in the background once the cache is filled
  * (at start, and for a new cache after one failed), so that the first LIST after a start finds
  * them checked rather than checking every version itself (docs/performance.md, "Checking stored
- * bytes"). The check is the fast paths' own (raw-read.ts, sendableAsStored), with its verdict kept
- * where they look for it: nothing is skipped or assumed, only done earlier. Correctness never
+ * bytes"). The check is the fast paths' own (StoredVersions.sendableAsStored), with its verdict
+ * kept where they look for it, the kind's store's StoredVersions: nothing is skipped or assumed, only done earlier. Correctness never
  * depends on it: a request that comes first checks what it needs itself, and this work then
  * passes over those versions (their verdicts are known).
  *
@@ -14,8 +14,15 @@
 import { performance } from "node:perf_hooks";
 import type { KeyValue } from "../storage/interface.js";
 import { resourcePrefix } from "./keys.js";
-import { sendableAsStored, servesStoredBytes } from "./raw-read.js";
+import { servesStoredBytes } from "./raw-read.js";
 import type { ResourceType } from "./resource-type.js";
+import type { StoredVersions } from "./stored-versions.js";
+
+/** What the check needs of a kind's store: its kind, and where its verdicts are kept. */
+export interface PrecheckedStore {
+  readonly rt: ResourceType;
+  readonly versions: StoredVersions;
+}
 
 /**
  * Time per slice: long enough that the turn between two slices costs little beside the slice,
@@ -26,29 +33,29 @@ import type { ResourceType } from "./resource-type.js";
 const SLICE_MS = 1;
 
 interface Job {
-  readonly rt: ResourceType;
+  readonly store: PrecheckedStore;
   readonly items: readonly KeyValue[];
   readonly holds: (kv: KeyValue) => boolean;
   next: number;
 }
 
 export class StoredBytesPrecheck {
-  /** The kinds whose stored bytes the fast paths send, by their cache partition (resourcePrefix). */
-  private readonly kinds = new Map<string, ResourceType>();
+  /** The stores of the kinds whose stored bytes the fast paths send, by their cache partition (resourcePrefix). */
+  private readonly stores = new Map<string, PrecheckedStore>();
   /** First in, first checked; one slice a turn for all of them, not one per job. */
   private readonly jobs: Job[] = [];
   private scheduled = false;
   private idleWaiters: Array<() => void> = [];
 
-  constructor(resourceTypes: readonly ResourceType[]) {
-    for (const rt of resourceTypes) if (servesStoredBytes(rt)) this.kinds.set(resourcePrefix(rt), rt);
+  constructor(stores: readonly PrecheckedStore[]) {
+    for (const store of stores) if (servesStoredBytes(store.rt)) this.stores.set(resourcePrefix(store.rt), store);
   }
 
   /** The storage's fill listener (CachedStorage.whenFilled): queues the partition's versions when its kind is one shown as stored. */
   readonly filled = (partition: string, items: readonly KeyValue[], holds: (kv: KeyValue) => boolean): void => {
-    const rt = this.kinds.get(partition);
-    if (rt === undefined || items.length === 0) return;
-    this.jobs.push({ rt, items, holds, next: 0 });
+    const store = this.stores.get(partition);
+    if (store === undefined || items.length === 0) return;
+    this.jobs.push({ store, items, holds, next: 0 });
     this.schedule();
   };
 
@@ -75,7 +82,7 @@ export class StoredBytesPrecheck {
         continue;
       }
       const kv = job.items[job.next++]!;
-      if (job.holds(kv)) sendableAsStored(job.rt, kv);
+      if (job.holds(kv)) job.store.versions.sendableAsStored(job.store.rt, kv);
       if (performance.now() >= until) break;
     }
     if (this.jobs.length > 0) this.schedule();

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { KubeObject } from "../api/object.js";
-import { storedFrame } from "../server/watch-frame.js";
+import { WatchFrames } from "../server/watch-frame.js";
 import { CachedStorage } from "../storage/cache/cached-storage.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { gadgetKind } from "../testing/gadget-kind.js";
@@ -63,10 +63,13 @@ async function watchLifecycle(store: Store, labelSelector?: string): Promise<Api
   return events;
 }
 
+/** The frames of one server's watches (WatchStreams.frames). */
+const frames = new WatchFrames();
+
 /** What a client reads: each event's type and object as parsed from its wire line. */
 function onTheWire(events: ApiWatchEvent[]): { type: string; object: KubeObject }[] {
   return events.map((e) => {
-    const frame = e instanceof StoredWatchEvent ? storedFrame(e.type, e.json).line.toString() : JSON.stringify(e);
+    const frame = e instanceof StoredWatchEvent ? frames.stored(e.type, e.json).line.toString() : JSON.stringify(e);
     return JSON.parse(frame);
   });
 }
@@ -122,10 +125,10 @@ describe("watch events as stored bytes", () => {
   });
 });
 
-describe("storedFrame", () => {
+describe("WatchFrames.stored", () => {
   it("frames the stored JSON as one HTTP/1.1 chunk holding one watch line", () => {
     const json = Buffer.from('{"kind":"Gadget","metadata":{"resourceVersion":"7","name":"é"}}');
-    const frame = storedFrame("MODIFIED", json);
+    const frame = frames.stored("MODIFIED", json);
     const line = frame.line.toString();
     assert.ok(line.endsWith("\n"));
     assert.deepEqual(JSON.parse(line), { type: "MODIFIED", object: JSON.parse(json.toString()) });
@@ -135,14 +138,14 @@ describe("storedFrame", () => {
     assert.ok(frame.chunk.subarray(-2).equals(Buffer.from("\r\n")));
     assert.equal(frame.chunk.length, chunk.indexOf("\r\n") + 2 + size + 2);
     // Another type of the same bytes is another frame.
-    assert.equal(JSON.parse(storedFrame("ADDED", json).line.toString()).type, "ADDED");
-    assert.equal(JSON.parse(storedFrame("MODIFIED", json).line.toString()).type, "MODIFIED");
+    assert.equal(JSON.parse(frames.stored("ADDED", json).line.toString()).type, "ADDED");
+    assert.equal(JSON.parse(frames.stored("MODIFIED", json).line.toString()).type, "MODIFIED");
   });
 
   it("keeps each event's frame while its bytes live: a batch asked for by watcher after watcher is built once", () => {
     const batch = [Buffer.from('{"n":1}'), Buffer.from('{"n":2}'), Buffer.from('{"n":3}')];
-    const first = batch.map((json) => storedFrame("MODIFIED", json));
-    const second = batch.map((json) => storedFrame("MODIFIED", json));
+    const first = batch.map((json) => frames.stored("MODIFIED", json));
+    const second = batch.map((json) => frames.stored("MODIFIED", json));
     assert.ok(
       first.every((frame, i) => frame === second[i]),
       "the second watcher gets the first one's frames",

@@ -3,7 +3,6 @@ import { execFile } from "node:child_process";
 import { request } from "node:https";
 import { after, before, describe, it } from "node:test";
 import { parse as parseYaml } from "yaml";
-import { storedBytesVerdict } from "../registry/raw-read.js";
 import { suiteServer } from "../testing/suite-server.js";
 import { GROUP_PATH, startTestServer, type TestResponse, type TestServer } from "../testing/test-server.js";
 
@@ -400,10 +399,10 @@ describe("values damaged before the start, checked in the background, are refuse
     for (const { how, name } of odd) {
       const kv = await server.storage.get(store.key(undefined, name));
       const sendable = how === "as this server stores it";
-      assert.equal(storedBytesVerdict(kv!), sendable, `${how}: checked in the background`);
+      assert.equal(store.versions.verdict(kv!), sendable, `${how}: checked in the background`);
     }
     const fine = await server.storage.get(store.key(undefined, "fine"));
-    assert.equal(storedBytesVerdict(fine!), true, "a value this server wrote: checked, sendable");
+    assert.equal(store.versions.verdict(fine!), true, "a value this server wrote: checked, sendable");
 
     // Refused as before: GET of each, and one LIST naming every damaged key.
     for (const { how, name } of odd) {

@@ -16,10 +16,10 @@
  * makes before the store call (the verb, the path, the authorization) are the conditions above.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { LruMap } from "toad-cache";
 import type { KubeObject } from "../api/object.js";
 import type { RequestAttributes } from "../authz/contract.js";
 import { asksToImpersonate } from "../authz/impersonation.js";
-import { writtenJsonBytes } from "../registry/codec.js";
 import type { WriteOptions } from "../registry/options.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
@@ -44,13 +44,13 @@ const MAX_REST_LENGTH = 1000;
  */
 const MAX_REMEMBERED = 256;
 
+/** The least recently used forgotten first, past MAX_REMEMBERED. */
 class Remembered<V> {
-  private readonly known = new Map<string, V>();
+  private readonly known = new LruMap<V>(MAX_REMEMBERED);
   get(key: string): V | undefined {
     return this.known.get(key);
   }
   set(key: string, value: V): V {
-    if (this.known.size >= MAX_REMEMBERED) this.known.clear();
     this.known.set(key, value);
     return value;
   }
@@ -111,6 +111,10 @@ export function fastCreate(deps: FastCreateDeps): FastCreate {
     return collections.set(url, path && { path, createAttributes: Object.freeze(resourceAttributes(path, "create")) });
   };
   const answersJson = (accept: string): boolean => accepts.get(accept) ?? accepts.set(accept, acceptsJson(accept));
+  // Per User-Agent: the options of a create without a query (they depend on it alone: the default field manager).
+  const userAgentOptions = new Remembered<WriteOptions>();
+  const optionsFor = (agent: string): WriteOptions =>
+    userAgentOptions.get(agent) ?? userAgentOptions.set(agent, writeOptions({}, agent, "CreateOptions"));
   return (req, res) => {
     if (req.method !== "POST") return false;
     const url = req.url ?? "";
@@ -126,7 +130,7 @@ export function fastCreate(deps: FastCreateDeps): FastCreate {
     const ip = (deps.clientAddress ?? peerAddress)(req);
     const ctx = deps.authenticate({ ip, headers: h });
     if (!ctx || !deps.allows(ctx.user, collection.createAttributes)) return false;
-    new FastCreateRequest(deps, req, res, collection.path, ctx).readBody(length);
+    new FastCreateRequest(deps, req, res, collection.path, ctx, optionsFor(h["user-agent"] ?? "")).readBody(length);
     return true;
   };
 }
@@ -163,9 +167,6 @@ function plainBodyLength(h: IncomingMessage["headers"], max: number): number {
   return n <= max ? n : 0;
 }
 
-/** writeOptions() of a create without a query, by User-Agent. */
-const userAgentOptions = new Remembered<WriteOptions>();
-
 /** One create taken by the fast path, from its body to its answer. */
 class FastCreateRequest {
   private readonly started = performance.now();
@@ -178,6 +179,8 @@ class FastCreateRequest {
     private readonly res: ServerResponse,
     private readonly path: ResourcePath,
     private readonly ctx: RequestContext,
+    /** The options of a create without a query, for this request's User-Agent. */
+    private readonly baseOptions: WriteOptions,
   ) {
     this.id = deps.requestId(req.headers);
     deps.counting?.started();
@@ -209,7 +212,7 @@ class FastCreateRequest {
     try {
       // The Content-Type is application/json (a condition of the path).
       const body = decodeJsonBody(raw);
-      const options = { ...this.baseOptions(), duplicateFields: body.duplicates, bodyOwned: true };
+      const options = { ...this.baseOptions, duplicateFields: body.duplicates, bodyOwned: true };
       created = path.store.create(ctx, path.namespace, body.value as KubeObject, options);
     } catch (err) {
       this.fail(err);
@@ -239,16 +242,9 @@ class FastCreateRequest {
     }
   }
 
-  /** The options of a create without a query: they depend on the User-Agent alone (the default field manager). */
-  private baseOptions(): WriteOptions {
-    const agent = this.req.headers["user-agent"] ?? "";
-    const known = userAgentOptions.get(agent);
-    return known ?? userAgentOptions.set(agent, writeOptions({}, agent, "CreateOptions"));
-  }
-
   /** 201 with the stored bytes and the resourceVersion spliced in, as the normal path's sendObject. */
   private succeed(obj: KubeObject): void {
-    const bytes = writtenJsonBytes(obj);
+    const bytes = this.path.store.writtenJson(obj);
     // fastify adds the charset to a JSON text it sends, not to bytes.
     if (bytes) this.write(201, "application/json", bytes, this.ctx.warnings);
     else this.write(201, "application/json; charset=utf-8", JSON.stringify(obj), this.ctx.warnings);

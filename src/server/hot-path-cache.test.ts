@@ -49,14 +49,16 @@ describe("HotPathCache (the fast GET path's parsed paths)", () => {
     }
   });
 
-  it("stays bounded: past 4,096 paths it starts over", () => {
+  it("stays bounded: past 4,096 paths the least recently used is forgotten, the one asked for again kept", () => {
     const cache = new HotPathCache(registry);
     const first = cache.resolve("gadgets/n0");
-    for (let i = 1; i < 4096; i++) cache.resolve(`gadgets/n${i}`);
-    assert.equal(cache.resolve("gadgets/n0"), first, "still remembered at 4,096 paths");
+    const second = cache.resolve("gadgets/n1");
+    for (let i = 2; i < 4096; i++) cache.resolve(`gadgets/n${i}`);
+    assert.equal(cache.resolve("gadgets/n0"), first, "still remembered at 4,096 paths (and now the most recent)");
     cache.resolve("gadgets/n4096");
-    const again = cache.resolve("gadgets/n0");
-    assert.notEqual(again, first, "forgotten once the map started over");
-    assert.equal(again.key, first.key);
+    assert.equal(cache.resolve("gadgets/n0"), first, "a path polled over and over stays");
+    const again = cache.resolve("gadgets/n1");
+    assert.notEqual(again, second, "the least recently used was forgotten");
+    assert.equal(again.key, second.key);
   });
 });

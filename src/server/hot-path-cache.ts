@@ -6,10 +6,11 @@
  * functions of the path (the registry's kinds are fixed once the server runs) and nobody mutates
  * them, so one copy serves every request for that path.
  *
- * Bounded: past MAX_PATHS distinct paths it starts over, so a client walking through many
- * names costs a map cleared now and then, never unbounded memory. Paths that do not resolve
+ * Bounded: past MAX_PATHS distinct paths the least recently used is forgotten, so a client
+ * walking through many names never costs unbounded memory. Paths that do not resolve
  * (404, 400) are not remembered: they throw, and the normal handler answers them.
  */
+import { LruMap } from "toad-cache";
 import type { RequestAttributes } from "../authz/contract.js";
 import type { Registry } from "../registry/registry.js";
 import { resourceAttributes } from "./resource-handler.js";
@@ -26,7 +27,7 @@ export interface HotPath {
 }
 
 export class HotPathCache {
-  private readonly byPath = new Map<string, HotPath>();
+  private readonly byPath = new LruMap<HotPath>(MAX_PATHS);
 
   constructor(private readonly registry: Registry) {}
 
@@ -40,7 +41,6 @@ export class HotPathCache {
         getAttributes: Object.freeze(resourceAttributes(path, "get")),
         key: path.name === undefined ? undefined : path.store.key(path.namespace, path.name),
       };
-      if (this.byPath.size >= MAX_PATHS) this.byPath.clear();
       this.byPath.set(rest, hot);
     }
     return hot;

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { type Logger, pino } from "pino";
-import { onRequestDone } from "./request-done.js";
+import type { RequestDone } from "./request-done.js";
 import { workerNumber } from "./worker-number.js";
 
 const REQUEST_ID_HEADER = "x-request-id";
@@ -56,14 +56,14 @@ declare module "fastify" {
 }
 
 /** Returns the request id on every response and writes the access line. */
-export function installRequestLog(app: FastifyInstance, logger: Logger): void {
+export function installRequestLog(app: FastifyInstance, requestDone: RequestDone, logger: Logger): void {
   app.decorateRequest("userName", undefined);
   app.addHook("onRequest", (request, reply, done) => {
     // On the raw response: watches write their head themselves, and writeHead keeps what is set here.
     reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
     done();
   });
-  onRequestDone(app, (request, reply) => {
+  requestDone.add((request, reply) => {
     if (logger.isLevelEnabled("info")) {
       const length = reply.raw.getHeader("content-length");
       request.log.info(

@@ -2,7 +2,6 @@ import { errors, fieldError } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import { requestVerb } from "../api/request-verb.js";
 import type { RequestAttributes } from "../authz/contract.js";
-import { writtenJsonBytes } from "../registry/codec.js";
 import { awaitNotOlderThan } from "../registry/fresh-revision.js";
 import type { Verb } from "../registry/resource-type.js";
 import { watchStore } from "../registry/store-watch.js";
@@ -173,7 +172,7 @@ function deleteOptionsOf(call: VerbCall) {
 /** Sends one object, fresh from a write as its stored bytes with resourceVersion spliced in (no second stringify). */
 function sendObject(call: VerbCall, code: number, obj: KubeObject): unknown {
   const { reply, format, table, ctx } = call;
-  const bytes = !table && format.encoding === "json" ? writtenJsonBytes(obj) : undefined;
+  const bytes = !table && format.encoding === "json" ? call.path.store.writtenJson(obj) : undefined;
   if (bytes) return sendJsonBytes(reply, bytes, bytes.length, ctx.warnings, code);
   return send(reply, code, table ? objectTable(call.path.rt, obj, table) : obj, format, ctx.warnings);
 }

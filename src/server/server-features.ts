@@ -14,6 +14,7 @@ import type { RequestContext } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { BodiesAuditable } from "./audited-bodies.js";
 import type { FastCreateCounting } from "./fast-create.js";
+import type { RequestDone } from "./request-done.js";
 import type { WatchStreams } from "./watch-stream.js";
 
 /** A route handler wrapped with authentication (of its caller) and errors written as Kubernetes `Status`. */
@@ -29,6 +30,8 @@ export interface FeatureContext {
   subresources: ReadonlyMap<string, unknown>;
   /** The server's open watch streams: a feature may observe them (`observe`, `started`). */
   watchStreams: WatchStreams;
+  /** Runs a callback once when each request is over (a dropped watch included). */
+  requestDone: RequestDone;
   /** Which requests' bodies the audit log may keep: resolved as the generic handler resolves them (audited-bodies.ts). */
   bodiesAuditable: BodiesAuditable;
   guarded: Guarded;

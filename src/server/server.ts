@@ -22,6 +22,7 @@ import { registerNamespaceRoutes } from "./namespace-routes.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
 import { clientErrorHandler, frameworkErrors } from "./protocol-errors.js";
 import { writeStatusToSocket } from "./raw-status.js";
+import { RequestDone } from "./request-done.js";
 import { guardRequest, guardUpgrade } from "./request-guard.js";
 import { installRequestLog, loggingOptions, requestIdOf } from "./request-log.js";
 import { handleResourceRequest, type ResourceHandlerDeps, type SubresourceHandler } from "./resource-handler.js";
@@ -147,8 +148,9 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   });
   acceptAnyBody(app);
   const refuseOtherMethods = watchGetOnlyPaths(app);
-  installRequestLog(app, logger);
-  const features = featureContext(deps, groupPrefix);
+  const requestDone = new RequestDone(app);
+  installRequestLog(app, requestDone, logger);
+  const features = featureContext(deps, groupPrefix, requestDone);
   for (const feature of deps.features) feature.installHooks?.(app, features);
   registerPublicRoutes(app, deps.jwks, deps.storageHealth, deps.unready ?? deps.closing, async (request) => {
     request.userName = (await access.authenticateOrAnonymous(request)).user.name;
@@ -207,7 +209,7 @@ function registerPublicRoutes(
 }
 
 /** What the features are lent (server-features.ts): the API's authentication and `guarded` wrapper among it. */
-function featureContext(deps: ApiServerDeps, groupPrefix: string): FeatureContext {
+function featureContext(deps: ApiServerDeps, groupPrefix: string, requestDone: RequestDone): FeatureContext {
   const { access } = deps;
   const authenticate = (request: Pick<FastifyRequest, "ip" | "method" | "headers">): Promise<RequestContext> =>
     access.authenticate(request);
@@ -240,6 +242,7 @@ function featureContext(deps: ApiServerDeps, groupPrefix: string): FeatureContex
     authorizer: deps.authorizer,
     subresources: deps.subresources,
     watchStreams: deps.watchStreams,
+    requestDone,
     bodiesAuditable: auditableBodies(generic, deps.reviews),
     guarded,
     authenticate,

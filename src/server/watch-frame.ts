@@ -13,47 +13,70 @@ export interface Frame {
   readonly line: Buffer;
 }
 
-/** Frames of shared objects by event type (an object can be MODIFIED for one watcher, ADDED for another). */
-const shared = new WeakMap<object, Map<string, Frame>>();
-
-/** The frame of `{"type":type,"object":object}`, built once per object and type. Read-only objects only. */
-export function sharedFrame(type: string, object: object): Frame {
-  // A fan-out asks for the same frame once per watcher in a row: answer that without the maps.
-  if (object === last.object && type === last.type) return last.frame;
-  let byType = shared.get(object);
-  if (byType === undefined) {
-    byType = new Map();
-    shared.set(object, byType);
-  }
-  let frame = byType.get(type);
-  if (frame === undefined) {
-    frame = frameOf(`{"type":"${type}","object":${JSON.stringify(object)}}\n`);
-    byType.set(type, frame);
-  }
-  last = { object, type, frame };
-  return frame;
-}
-
-/** The last frame asked for (kept alive until another is asked for; one line's worth). */
-let last: { object: object | undefined; type: string; frame: Frame } = {
-  object: undefined,
-  type: "",
-  frame: { chunk: Buffer.alloc(0), line: Buffer.alloc(0) },
-};
+const EMPTY_FRAME: Frame = { chunk: Buffer.alloc(0), line: Buffer.alloc(0) };
 
 /**
- * The frame of `{"type":type,"object":<json>}` around an object's API JSON bytes (a stored
- * event's, registry/stored-watch-event.ts): no stringify. A fan-out asks for the frames of a
- * batch (one commit's events) once per watcher, in the same order: each is kept while its bytes
- * live, so every watcher gets the same Buffers (and the writer's rounds concatenate them once).
+ * The frames of the events every watcher of one server shares, each built once: one per server
+ * (WatchStreams.frames), so two servers in one process build and keep their own.
  */
-export function storedFrame(type: string, json: Buffer): Frame {
-  if (json === lastStored.json && type === lastStored.type) return lastStored.frame;
-  const kept = storedFrames.get(json);
-  if (kept !== undefined && kept.type === type) {
-    lastStored = { json, type, frame: kept.frame };
-    return kept.frame;
+export class WatchFrames {
+  /** Frames of shared objects by event type (an object can be MODIFIED for one watcher, ADDED for another). */
+  private readonly byObject = new WeakMap<object, Map<string, Frame>>();
+  /** The last frame asked for (kept alive until another is asked for; one line's worth). */
+  private last: { object: object | undefined; type: string; frame: Frame } = {
+    object: undefined,
+    type: "",
+    frame: EMPTY_FRAME,
+  };
+  /** Frames of stored events' bytes (an event's bytes are shared by every watcher that sends it). */
+  private readonly byStoredBytes = new WeakMap<Buffer, { type: string; frame: Frame }>();
+  private lastStored: { json: Buffer | undefined; type: string; frame: Frame } = {
+    json: undefined,
+    type: "",
+    frame: EMPTY_FRAME,
+  };
+
+  /** The frame of `{"type":type,"object":object}`, built once per object and type. Read-only objects only. */
+  shared(type: string, object: object): Frame {
+    // A fan-out asks for the same frame once per watcher in a row: answer that without the maps.
+    const last = this.last;
+    if (object === last.object && type === last.type) return last.frame;
+    let byType = this.byObject.get(object);
+    if (byType === undefined) {
+      byType = new Map();
+      this.byObject.set(object, byType);
+    }
+    let frame = byType.get(type);
+    if (frame === undefined) {
+      frame = frameOf(`{"type":"${type}","object":${JSON.stringify(object)}}\n`);
+      byType.set(type, frame);
+    }
+    this.last = { object, type, frame };
+    return frame;
   }
+
+  /**
+   * The frame of `{"type":type,"object":<json>}` around an object's API JSON bytes (a stored
+   * event's, registry/stored-watch-event.ts): no stringify. A fan-out asks for the frames of a
+   * batch (one commit's events) once per watcher, in the same order: each is kept while its bytes
+   * live, so every watcher gets the same Buffers (and the writer's rounds concatenate them once).
+   */
+  stored(type: string, json: Buffer): Frame {
+    const lastStored = this.lastStored;
+    if (json === lastStored.json && type === lastStored.type) return lastStored.frame;
+    const kept = this.byStoredBytes.get(json);
+    if (kept !== undefined && kept.type === type) {
+      this.lastStored = { json, type, frame: kept.frame };
+      return kept.frame;
+    }
+    const frame = storedBytesFrame(type, json);
+    this.lastStored = { json, type, frame };
+    this.byStoredBytes.set(json, { type, frame });
+    return frame;
+  }
+}
+
+function storedBytesFrame(type: string, json: Buffer): Frame {
   const head = `{"type":"${type}","object":`;
   const size = head.length + json.length + 2;
   const sizeLine = `${size.toString(16)}\r\n`;
@@ -62,20 +85,8 @@ export function storedFrame(type: string, json: Buffer): Frame {
   at += chunk.write(head, at, "latin1");
   at += json.copy(chunk, at);
   chunk.write("}\n\r\n", at, "latin1");
-  const frame = { chunk, line: chunk.subarray(sizeLine.length, sizeLine.length + size) };
-  lastStored = { json, type, frame };
-  storedFrames.set(json, { type, frame });
-  return frame;
+  return { chunk, line: chunk.subarray(sizeLine.length, sizeLine.length + size) };
 }
-
-/** Frames of stored events' bytes (an event's bytes are shared by every watcher that sends it). */
-const storedFrames = new WeakMap<Buffer, { type: string; frame: Frame }>();
-
-let lastStored: { json: Buffer | undefined; type: string; frame: Frame } = {
-  json: undefined,
-  type: "",
-  frame: last.frame,
-};
 
 /** The frame of one line (which ends with "\n"). */
 export function frameOf(line: string): Frame {

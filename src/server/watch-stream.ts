@@ -7,7 +7,7 @@ import { StoredWatchEvent } from "../registry/stored-watch-event.js";
 import type { ResponseFormat } from "./negotiation.js";
 import { sendError } from "./respond.js";
 import { type IncludeObject, objectTable } from "./table.js";
-import { type Frame, frameOf, sharedFrame, storedFrame } from "./watch-frame.js";
+import { type Frame, frameOf, WatchFrames } from "./watch-frame.js";
 import { WatchWriter } from "./watch-writer.js";
 
 /** What a watch stream reports: events sent, and its registration while open. */
@@ -19,6 +19,8 @@ export interface WatchObserver {
 /** A server's open watch streams, so that shutdown can end them (they would otherwise keep it up). */
 export class WatchStreams {
   readonly open = new Set<() => void>();
+  /** The frames of the events its watchers share, each built once (watch-frame.ts). */
+  readonly frames = new WatchFrames();
   /** Bytes a watch may have queued for a slow client before it is closed with 410. */
   maxBufferedBytes = 4 * 1024 * 1024;
   /** Counts a resource's watches and their events (src/metrics), when set. */
@@ -72,7 +74,7 @@ export async function streamWatch(
     writer!.flush();
     res.end();
   };
-  const encode = eventEncoder(tableOf);
+  const encode = eventEncoder(tableOf, streams.frames);
   const sink: WatchSink = {
     send(event) {
       if (ended) return;
@@ -136,7 +138,10 @@ function startStream(request: FastifyRequest, reply: FastifyReply, streams: Watc
 }
 
 /** Event → frame. With a Table request each event carries a one-row Table, column definitions in the first only. */
-function eventEncoder(tableOf: { rt: ResourceType; table?: IncludeObject }): (event: ApiWatchEvent) => Frame {
+function eventEncoder(
+  tableOf: { rt: ResourceType; table?: IncludeObject },
+  frames: WatchFrames,
+): (event: ApiWatchEvent) => Frame {
   let columnsSent = false;
   return (event) => {
     if (tableOf.table && (event.type === "ADDED" || event.type === "MODIFIED" || event.type === "DELETED")) {
@@ -146,7 +151,7 @@ function eventEncoder(tableOf: { rt: ResourceType; table?: IncludeObject }): (ev
     }
     // Bookmarks and errors are this watch's own; an event's object is shared by its watchers.
     if (event.type === "BOOKMARK" || event.type === "ERROR") return frameOf(`${JSON.stringify(event)}\n`);
-    if (event instanceof StoredWatchEvent) return storedFrame(event.type, event.json);
-    return sharedFrame(event.type, event.object);
+    if (event instanceof StoredWatchEvent) return frames.stored(event.type, event.json);
+    return frames.shared(event.type, event.object);
   };
 }

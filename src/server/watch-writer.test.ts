@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { frameOf, sharedFrame } from "./watch-frame.js";
+import { frameOf, WatchFrames } from "./watch-frame.js";
 import { WatchWriter, watchRounds } from "./watch-writer.js";
 
 /** A connection that keeps what is written to it (and never drains). */
@@ -31,22 +31,35 @@ function slowTarget(ms: number) {
   return slow;
 }
 
+/** One server's frames (WatchStreams.frames). */
+const frames = new WatchFrames();
+
 describe("watch frames", () => {
   test("an event is one HTTP chunk holding one JSON line, built once per object and type", () => {
     const object = { metadata: { name: "é" } };
-    const frame = sharedFrame("MODIFIED", object);
+    const frame = frames.shared("MODIFIED", object);
     const line = `{"type":"MODIFIED","object":${JSON.stringify(object)}}\n`;
     const size = Buffer.byteLength(line);
     assert.equal(frame.chunk.toString(), `${size.toString(16)}\r\n${line}\r\n`);
     assert.equal(frame.line.toString(), line);
-    assert.equal(sharedFrame("MODIFIED", object), frame);
-    assert.notEqual(sharedFrame("ADDED", object).chunk.toString(), frame.chunk.toString());
+    assert.equal(frames.shared("MODIFIED", object), frame);
+    assert.notEqual(frames.shared("ADDED", object).chunk.toString(), frame.chunk.toString());
+  });
+
+  test("are one server's: another server's frames of the same object are built and kept apart", () => {
+    const object = { metadata: { name: "shared" } };
+    const json = Buffer.from('{"metadata":{"name":"stored"}}');
+    const other = new WatchFrames();
+    const [mine, theirs] = [frames.shared("ADDED", object), other.shared("ADDED", object)];
+    assert.notEqual(theirs, mine, "nothing carried from one server's frames to the other's");
+    assert.deepEqual(theirs, mine, "the same bytes all the same");
+    assert.notEqual(other.stored("ADDED", json), frames.stored("ADDED", json));
   });
 });
 
 describe("watch writer", () => {
   test("the frames each watcher gets in one pass leave in one write, its own, in order", async () => {
-    const [a, b] = [sharedFrame("ADDED", { n: 1 }), sharedFrame("ADDED", { n: 2 })];
+    const [a, b] = [frames.shared("ADDED", { n: 1 }), frames.shared("ADDED", { n: 2 })];
     const c = frameOf('{"type":"BOOKMARK"}\n');
     const targets = [target(), target(), target(), target()];
     const writers = targets.map((t, i) => new WatchWriter(t, i < 3));

@@ -1,3 +1,5 @@
+import { LruMap } from "toad-cache";
+
 /** How fast sign-ins may be started (`--oidc-sign-in-*`); see docs/sso.md. */
 export interface SignInLimits {
   /** Sign-ins one address may start at once before it has to wait. */
@@ -41,7 +43,7 @@ interface Bucket {
  * a full burst; the global bucket still bounds what many addresses together start.
  */
 export class SignInLimiter {
-  readonly #addresses = new Map<string, Bucket>();
+  readonly #addresses: LruMap<Bucket>;
   readonly #global: Bucket;
   readonly #addressRate: number;
   readonly #globalRate: number;
@@ -53,6 +55,7 @@ export class SignInLimiter {
     this.#addressRate = limits.perAddressPerMinute / 60_000;
     this.#globalRate = limits.globalPerSecond / 1000;
     this.#global = { tokens: limits.globalPerSecond, at: now() };
+    this.#addresses = new LruMap<Bucket>(limits.maxAddresses);
   }
 
   /** Takes a token for `address`, or says why not (then nothing is taken). */
@@ -76,13 +79,9 @@ export class SignInLimiter {
 
   #bucketOf(address: string, now: number): Bucket {
     const known = this.#addresses.get(address);
-    // Re-inserted so the map's order is least recently seen first.
-    if (known) this.#addresses.delete(address);
-    const bucket = known ?? { tokens: this.limits.burstPerAddress, at: now };
+    if (known) return known;
+    const bucket = { tokens: this.limits.burstPerAddress, at: now };
     this.#addresses.set(address, bucket);
-    while (this.#addresses.size > this.limits.maxAddresses) {
-      this.#addresses.delete(this.#addresses.keys().next().value as string);
-    }
     return bucket;
   }
 }

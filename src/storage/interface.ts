@@ -16,23 +16,11 @@ export interface KeyValue {
   readonly value: Buffer;
   readonly createRevision: number;
   readonly modRevision: number;
-  /** See VERSION_MEMO: what the registry's fast paths found of this version; the storages create it empty. */
-  readonly [VERSION_MEMO]?: unknown;
 }
 
-/**
- * A slot on every KeyValue the storages make (newKeyValue), for the registry's fast paths to
- * remember what they found of this version's bytes (src/registry/raw-read.ts gives it its meaning;
- * nothing else reads or writes it). Why a slot and not a WeakMap beside the versions: created with
- * the object it is one pointer inside it, where a WeakMap entry costs several times that (its
- * table, twice the entries or more, and the tables left behind each time it grew), for every
- * version held (docs/performance.md, "Checking stored bytes").
- */
-export const VERSION_MEMO: unique symbol = Symbol("version memo");
-
-/** A KeyValue with its VERSION_MEMO slot, empty: the same shape for every version, the slot in the object itself. */
+/** A KeyValue as the storages make them: every version with the same members in the same order (one shape). */
 export function newKeyValue(key: string, value: Buffer, createRevision: number, modRevision: number): KeyValue {
-  return { key, value, createRevision, modRevision, [VERSION_MEMO]: undefined };
+  return { key, value, createRevision, modRevision };
 }
 
 export interface ListOptions {
