@@ -67,7 +67,12 @@ export function CreateVirtualCluster({ project }: { project: string }) {
           {errors.summary}
         </p>
       )}
-      <FormField label="Name" value={form.name} onChange={set("name")} error={errors.fields.get("metadata.name")} />
+      <FormField
+        label="Virtual cluster name"
+        value={form.name}
+        onChange={set("name")}
+        error={errors.fields.get("metadata.name")}
+      />
       <FormField
         label="Connected cluster"
         value={form.cluster}
