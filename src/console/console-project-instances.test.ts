@@ -132,7 +132,10 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     assert.ok(stored.metadata.managedFields.some((f: { manager: string }) => f.manager === "platform-console"));
     await page.getByText("tiny, version 1.0.0 (pinned)").waitFor();
     await page.locator(".badge", { hasText: "Ready" }).first().waitFor({ timeout: 60_000 });
-    await page.getByRole("heading", { name: "Events" }).waitFor();
+    // The status controller reports the change of phase as an Event about the instance.
+    await server.events.recorder.flush();
+    await page.reload();
+    await page.locator("ul.events li", { hasText: "WorkloadReady" }).waitFor();
     await audit("instance-detail-template");
   });
 

@@ -2,8 +2,9 @@ import { useQuery } from "@tanstack/react-query";
 import { describeError, errorToShow, request } from "../api/client";
 import type { KubeList, KubeObject } from "../api/types";
 
+const CORE_API = "/kubernetes/management/api/v1";
 /** Core v1 Events the platform writes (docs/events.md). */
-export const EVENTS = "/kubernetes/management/api/v1/events";
+export const EVENTS = `${CORE_API}/events`;
 
 export interface CoreEvent {
   metadata: { uid?: string; creationTimestamp?: string };
@@ -49,7 +50,7 @@ export function ObjectEvents({ o }: { o: KubeObject }) {
     queryFn: () =>
       request<KubeList & { items: CoreEvent[] }>(
         "GET",
-        `${EVENTS}${ns ? `/namespaces/${encodeURIComponent(ns)}` : ""}?fieldSelector=${encodeURIComponent(selector)}`,
+        `${ns ? `${CORE_API}/namespaces/${encodeURIComponent(ns)}/events` : EVENTS}?fieldSelector=${encodeURIComponent(selector)}`,
       ).then((l) => l.items),
     refetchInterval: 10_000,
   });
