@@ -184,6 +184,34 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     assert.ok(Number(overflow2) <= 0, `instance page scrolls sideways by ${overflow2}px`);
   });
 
+  it("the cluster page shows the access grants the platform keeps on it, a failed one with its reason", async () => {
+    await page.setViewportSize({ width: 1280, height: 860 });
+    // The stand-in cluster answers reads only: writing the ClusterRole fails, as on a cluster
+    // whose credentials lack the rights, and the cluster's status says so.
+    await post("clusterroletemplates", {
+      metadata: { name: "pod-reader" },
+      spec: { clusters: ["c1"], rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get"] }] },
+    });
+    await page.goto(`${server.url}/console/k/clusters/c1`);
+    await page.getByRole("heading", { name: "Access inside the cluster" }).waitFor();
+    const row = page.locator("tr", { has: page.getByRole("link", { name: "pod-reader" }) });
+    await row.locator(".badge", { hasText: "failed" }).waitFor({ timeout: 60_000 });
+    const stored = (await server.request("GET", `${GROUP_PATH}/clusters/c1`)).json;
+    const grant = stored.status.grants.find(
+      (g: { clusterRoleTemplate: string }) => g.clusterRoleTemplate === "pod-reader",
+    );
+    assert.equal(grant.applied, false);
+    assert.ok(grant.reason, JSON.stringify(grant));
+    assert.match(await row.innerText(), new RegExp(grant.reason));
+    const summary = await page.locator("p", { hasText: / applied/ }).innerText();
+    assert.match(summary, /^0 of \d+ applied\s*\d+ failed$/, summary);
+    await audit("cluster-grants");
+    // The template has a page of its own (its kind declares a console presentation).
+    await row.getByRole("link", { name: "pod-reader" }).click();
+    await page.getByRole("heading", { name: /pod-reader/ }).waitFor();
+    await page.getByText("ClusterRoleTemplate pod-reader").waitFor();
+  });
+
   it("no serious accessibility finding and no dialog on any page", () => {
     assert.deepEqual(findings, []);
   });
