@@ -3,8 +3,9 @@
  * harness.ts): the server runs in a child process so that the load generator does not share its
  * event loop, and so do the bare node:https baselines.
  *
- * - `server DATADIR [STORAGE]` (serverChild): the platform (embedded SQLite, or STORAGE such as
- *   `etcd://…`); first message {url, port, key, startedMs}, then
+ * - `server DATADIR [STORAGE] [AUDITLOG]` (serverChild): the platform (embedded SQLite, or STORAGE
+ *   such as `etcd://…`; an empty STORAGE is SQLite), with an audit log at AUDITLOG when given
+ *   (every request at the Metadata level); first message {url, port, key, startedMs}, then
  *   IPC commands fill, prime, cpu, settle, revision, rss and stop.
  * - `baseline DATADIR BODY` (baselineChild): a bare node:https server answering every request with
  *   BODY; first message {port}.
@@ -29,7 +30,7 @@ import { STAMP } from "./watch-clients.js";
 const BENCH_ETCD_KEY = "bench-etcd-admin-key-0123456789abcdefghijk";
 
 // ---------------------------------------------------------------- child: the server
-export async function serverChild(dataDir: string, storageUrl?: string): Promise<void> {
+export async function serverChild(dataDir: string, storageUrl?: string, auditLog?: string): Promise<void> {
   const t0 = performance.now();
   const server = await startServer({
     host: "127.0.0.1",
@@ -40,6 +41,7 @@ export async function serverChild(dataDir: string, storageUrl?: string): Promise
     // The gateway phase's stand-in cluster listens on 127.0.0.1.
     allowLocalEndpoints: true,
     ...(storageUrl ? { storage: storageUrl, bootstrapKey: BENCH_ETCD_KEY } : {}),
+    ...(auditLog ? { auditLog } : {}),
   });
   const started = performance.now() - t0;
   const storage = server.storage as CachedStorage;

@@ -15,6 +15,11 @@ test("bench harness runs with --smoke counts", () => {
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /\| GET req\/s/);
   assert.match(r.stdout, /\| WATCH /);
+  assert.match(
+    r.stdout,
+    /\| AUDIT GET req\/s \(64 conns\): audit log on \(Metadata\)[^|]*\| \d+; \d+ µs \| \d+; \d+ µs/,
+  );
+  assert.match(r.stdout, /\| AUDIT CREATE teams\/s \(64 clients\): audit log on/);
   assert.match(r.stdout, /\| GATEWAY GET req\/s/);
   assert.match(r.stdout, /\| GATEWAY CPU µs per GET /);
   assert.match(r.stdout, /\| GATEWAY GET req\/s \(64 conns\) minimal Node\.js proxy \/ direct \| \d+/);

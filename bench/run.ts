@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { baselineChild, serverChild, watchBaselineChild } from "./children.js";
 import { agent, type Bench, type Child, type Counts, type ServerBench, spawnChild, table } from "./harness.js";
 import { minimalProxyChild } from "./minimal-proxy.js";
+import { benchAudit } from "./phases/audit.js";
 import { benchBackup } from "./phases/backup.js";
 import { benchCli } from "./phases/cli.js";
 import { benchCreate } from "./phases/create.js";
@@ -25,7 +26,7 @@ import { benchWatch } from "./phases/watch.js";
 
 const quick = process.argv.includes("--quick");
 const smoke = process.argv.includes("--smoke");
-/** `--only=get,create,list,console,watch,cli,gateway,memory,start,etcd,backup` runs just those phases (for profiling one at a time). */
+/** `--only=get,create,audit,list,console,watch,cli,gateway,memory,start,etcd,backup` runs just those phases (for profiling one at a time). */
 const onlyArg = process.argv.find((a) => a.startsWith("--only="));
 const only = onlyArg ? new Set(onlyArg.slice("--only=".length).split(",")) : undefined;
 /** `--skip=etcd,...` runs every phase but those. */
@@ -95,6 +96,7 @@ async function main(): Promise<void> {
     };
     if (wants("get")) await benchGet(served);
     if (wants("create")) await benchCreate(served);
+    if (wants("audit")) await benchAudit(served);
     if (wants("list")) await benchList(bench);
     // Loaded only when it runs: it brings playwright-core, which every forked child would load too.
     if (wants("console")) await (await import("./phases/console.js")).benchConsole(bench);
@@ -131,7 +133,7 @@ if (process.send) {
   ] as const)
     process.once(signal, () => process.exit(code));
 }
-if (mode === "server") await serverChild(process.argv[3]!, process.argv[4]);
+if (mode === "server") await serverChild(process.argv[3]!, process.argv[4] || undefined, process.argv[5] || undefined);
 else if (mode === "baseline") await baselineChild(process.argv[3]!, process.argv[4]!);
 else if (mode === "fakecluster") await fakeClusterChild();
 else if (mode === "minproxy") await minimalProxyChild(process.argv[3]!);

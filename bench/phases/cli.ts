@@ -1,6 +1,6 @@
 /**
  * CLI start: how long `platform --version` and a real client command (`platform list teams`
- * against the bench server) take as processes, and their peak memory, beside `kubectl version
+ * against the bench server) take as processes, their CPU time and peak memory, beside `kubectl version
  * --client` in the same run (the baseline a kubectl user is used to) and bare `node -e 0` (the
  * floor of any node CLI); and the same request from both, `platform list users` beside `kubectl
  * get users` against the bench server. Medians of a few runs.
@@ -19,30 +19,38 @@ interface Run {
   ms: number;
   /** Peak RSS in KiB, NaN when GNU time is not installed. */
   rssKb: number;
+  /**
+   * CPU time (user + system) in ms, NaN without GNU time: on a loaded machine the wall time
+   * swings with the other processes, what the command itself computes much less.
+   */
+  cpuMs: number;
 }
 
 function timed(cmd: string, args: string[], env: NodeJS.ProcessEnv): Run {
   const withTime = existsSync(GNU_TIME);
   const t = performance.now();
   const r = withTime
-    ? spawnSync(GNU_TIME, ["-f", "%M", cmd, ...args], { env, encoding: "utf8" })
+    ? spawnSync(GNU_TIME, ["-f", "%M %U %S", cmd, ...args], { env, encoding: "utf8" })
     : spawnSync(cmd, args, { env, encoding: "utf8" });
   const ms = performance.now() - t;
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed: ${r.stderr}`);
-  const rssKb = withTime ? Number(r.stderr.trim().split("\n").pop()) : Number.NaN;
-  return { ms, rssKb };
+  if (!withTime) return { ms, rssKb: Number.NaN, cpuMs: Number.NaN };
+  const [rssKb, user, system] = (r.stderr.trim().split("\n").pop() ?? "").split(" ").map(Number);
+  return { ms, rssKb: rssKb ?? Number.NaN, cpuMs: 1000 * ((user ?? Number.NaN) + (system ?? Number.NaN)) };
 }
 
 function median(runs: Run[]): Run {
   const mid = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
-  return { ms: mid(runs.map((r) => r.ms)), rssKb: mid(runs.map((r) => r.rssKb)) };
+  return { ms: mid(runs.map((r) => r.ms)), rssKb: mid(runs.map((r) => r.rssKb)), cpuMs: mid(runs.map((r) => r.cpuMs)) };
 }
 
 function repeat(times: number, cmd: string, args: string[], env: NodeJS.ProcessEnv): Run {
   return median(Array.from({ length: times }, () => timed(cmd, args, env)));
 }
 
-const show = (r: Run) => `${f(r.ms, 0)} ms, ${f(r.rssKb / 1024)} MiB`;
+const show = (r: Run) => `${f(r.ms, 0)} ms (CPU ${f(r.cpuMs, 0)} ms), ${f(r.rssKb / 1024)} MiB`;
+/** Wall time over the baseline's, and CPU time over the baseline's. */
+const ratio = (r: Run, base: Run) => `${f(r.ms / base.ms, 2)}x (CPU ${f(r.cpuMs / base.cpuMs, 2)}x)`;
 
 export async function benchCli(b: ServerBench): Promise<void> {
   const times = b.N.dur > 1 ? 5 : 2;
@@ -62,11 +70,11 @@ export async function benchCli(b: ServerBench): Promise<void> {
   const baseline = kubectl ? `${show(kubectl)} (kubectl version --client)` : "kubectl not installed";
   // Node's own start is the floor under every figure of a node CLI.
   const bare = repeat(times, process.execPath, ["-e", "0"], env);
-  b.row("CLI floor: node -e 0", show(bare), baseline, kubectl ? `${f(bare.ms / kubectl.ms, 2)}x` : "");
+  b.row("CLI floor: node -e 0", show(bare), baseline, kubectl ? ratio(bare, kubectl) : "");
   const version = repeat(times, process.execPath, [PLATFORM, "--version"], env);
-  b.row("CLI start: platform --version", show(version), baseline, kubectl ? `${f(version.ms / kubectl.ms, 2)}x` : "");
+  b.row("CLI start: platform --version", show(version), baseline, kubectl ? ratio(version, kubectl) : "");
   const list = repeat(times, process.execPath, [PLATFORM, "list", "teams"], env);
-  b.row("CLI request: platform list teams", show(list), baseline, kubectl ? `${f(list.ms / kubectl.ms, 2)}x` : "");
+  b.row("CLI request: platform list teams", show(list), baseline, kubectl ? ratio(list, kubectl) : "");
   if (existsSync("/usr/bin/kubectl")) benchSameRequest(b, times, env, ca);
 }
 
@@ -99,10 +107,5 @@ function benchSameRequest(b: ServerBench, times: number, env: NodeJS.ProcessEnv,
   timed("/usr/bin/kubectl", kubectlArgs, env);
   const kubectl = repeat(times, "/usr/bin/kubectl", kubectlArgs, env);
   const users = repeat(times, process.execPath, [PLATFORM, "list", "users"], env);
-  b.row(
-    "CLI request: platform list users",
-    show(users),
-    `${show(kubectl)} (kubectl get users)`,
-    `${f(users.ms / kubectl.ms, 2)}x`,
-  );
+  b.row("CLI request: platform list users", show(users), `${show(kubectl)} (kubectl get users)`, ratio(users, kubectl));
 }

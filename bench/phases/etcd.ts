@@ -200,6 +200,32 @@ async function rawPutClient(etcd: EtcdCluster, value: Buffer): Promise<EtcdClien
  * PATCHes are sent and the watches read by a process of their own (replica-watch-driver.ts).
  */
 async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void> {
+  const setup = await startReplicaWatch(b, etcd, a);
+  const measured = await measureReplicaWatch(etcd, a, setup);
+  replicaWatchRows(b, setup.total, measured);
+  await setup.r2.ask({ cmd: "stop" }).catch(() => {});
+  const raw = await rawEtcdWatch(etcd, teamBytes("raw-watch-0123"), b.N.wps, setup.total);
+  b.row(
+    `etcd: raw etcd put → raw etcd watch event, ms p50/p99 (${b.N.wps} puts/s)`,
+    `${f(pct(raw.seen, 50))}/${f(pct(raw.seen, 99))}`,
+    `${f(pct(raw.acked, 50))}/${f(pct(raw.acked, 99))} (put acknowledged)`,
+    "",
+  );
+}
+
+interface ReplicaWatchSetup {
+  /** Replica B. */
+  r2: Child;
+  /** The process sending the PATCHes and reading the watches (replica-watch-driver.ts). */
+  driver: Child;
+  portA: number;
+  key: string;
+  /** PATCHes measured. */
+  total: number;
+}
+
+/** Replica B on the same etcd, the watched Teams, and the driver, warmed up. */
+async function startReplicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<ReplicaWatchSetup> {
   const r2 = await spawnChild(["server", join(b.dir, "etcd-b"), etcd.url], b.childExecArgv);
   b.children.push(r2);
   const key = a.first.key as string;
@@ -225,6 +251,27 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
   // seconds of them are mostly its JIT compiling (replica-watch-driver.ts).
   await driver.ask({ cmd: "warm" });
   await new Promise((r) => setTimeout(r, 500));
+  return { r2, driver, portA, key, total };
+}
+
+/** What the measured PATCHes cost and how fast the watchers saw them. */
+interface ReplicaWatchResult extends DriverResult {
+  /** The driver's CPU, ms. */
+  driverCpuMs: number;
+  used: Record<"a" | "b" | "etcd", number>;
+  loopA: LoopDelay;
+  callsBefore: Map<string, number>;
+  callsAfter: Map<string, number>;
+  latencyBefore: TailSources;
+  latencyAfter: TailSources;
+  steal: number;
+}
+
+async function measureReplicaWatch(
+  etcd: EtcdCluster,
+  a: Child,
+  { r2, driver, portA, key }: ReplicaWatchSetup,
+): Promise<ReplicaWatchResult> {
   const before = await cpuNow(etcd, a, r2);
   // One read of etcd's metrics serves its call counts and its disk latencies.
   const etcdTextBefore = await etcdMetrics(etcd);
@@ -234,13 +281,28 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
   await a.ask({ cmd: "loopdelay" });
   const { answered, cpuMs } = await driver.ask<Pick<DriverResult, "answered" | "cpuMs">>({ cmd: "run" });
   const used = cpuSince(before, await cpuNow(etcd, a, r2));
-  const loop = await a.ask<LoopDelay>({ cmd: "loopdelay" });
-  // One read of etcd's metrics serves its call counts and its disk latencies.
+  const loopA = await a.ask<LoopDelay>({ cmd: "loopdelay" });
   const etcdTextAfter = await etcdMetrics(etcd);
   const callsAfter = callsIn(etcdTextAfter);
   const latencyAfter = await tailSources(etcdTextAfter, portA, key);
   const steal = stealShare(timesBefore, cpuTimes());
-  const { onA, onB, lateMaxMs, loop: own } = await driver.ask<DriverResult>({ cmd: "collect" });
+  const collected = await driver.ask<DriverResult>({ cmd: "collect" });
+  return {
+    ...collected,
+    answered,
+    driverCpuMs: cpuMs,
+    used,
+    loopA,
+    callsBefore,
+    callsAfter,
+    latencyBefore,
+    latencyAfter,
+    steal,
+  };
+}
+
+function replicaWatchRows(b: Bench, total: number, r: ReplicaWatchResult): void {
+  const { onA, onB, answered, used, loopA: loop, lateMaxMs, loop: own } = r;
   b.row(
     `etcd: write on replica A → watcher on B, ms p50/p99 (${b.N.wps} writes/s; ${onB.length}/${total} seen)`,
     `${f(pct(onB, 50))}/${f(pct(onB, 99))}`,
@@ -257,7 +319,7 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
   b.row(
     "etcd: those PATCHes' response time on A, ms p50/p99; A's CPU per PATCH",
     `${f(pct(answered, 50))}/${f(pct(answered, 99))}; ${us(used.a)} µs`,
-    `B ${us(used.b)}; etcd ${us(used.etcd)}; load generator ${us(cpuMs)} µs (CPU per PATCH)`,
+    `B ${us(used.b)}; etcd ${us(used.etcd)}; load generator ${us(r.driverCpuMs)} µs (CPU per PATCH)`,
     "",
   );
   b.row(
@@ -266,27 +328,20 @@ async function replicaWatch(b: Bench, etcd: EtcdCluster, a: Child): Promise<void
     `${f(own.p50)}/${f(own.p99)}/${f(own.max)} (the load generator; latest send ${f(lateMaxMs)} ms after due)`,
     "",
   );
-  const perPatch = (method: string) => f(((callsAfter.get(method) ?? 0) - (callsBefore.get(method) ?? 0)) / total, 2);
+  const perPatch = (method: string) =>
+    f(((r.callsAfter.get(method) ?? 0) - (r.callsBefore.get(method) ?? 0)) / total, 2);
   b.row(
     "etcd: requests etcd served per PATCH (both replicas): Range; Txn",
     `${perPatch("Range")}; ${perPatch("Txn")}`,
     "",
     "",
   );
-  const since = (k: keyof TailSources) => histogramSummary(histogramSince(latencyBefore[k], latencyAfter[k]), 99);
+  const since = (k: keyof TailSources) => histogramSummary(histogramSince(r.latencyBefore[k], r.latencyAfter[k]), 99);
   const [update, fsync, commit] = [since("update"), since("fsync"), since("commit")];
   b.row(
     "etcd: where a tail could come from, ms p99/max (histogram buckets): A's etcd updates",
     `${f(update.pMs)}/${f(update.maxMs)} (${update.count})`,
-    `etcd's WAL fsync ${f(fsync.pMs)}/${f(fsync.maxMs)} (${fsync.count}); backend commit ${f(commit.pMs)}/${f(commit.maxMs)} (${commit.count}); CPU time the host gave to other machines ${f(100 * steal)}%`,
-    "",
-  );
-  await r2.ask({ cmd: "stop" }).catch(() => {});
-  const raw = await rawEtcdWatch(etcd, teamBytes("raw-watch-0123"), b.N.wps, total);
-  b.row(
-    `etcd: raw etcd put → raw etcd watch event, ms p50/p99 (${b.N.wps} puts/s)`,
-    `${f(pct(raw.seen, 50))}/${f(pct(raw.seen, 99))}`,
-    `${f(pct(raw.acked, 50))}/${f(pct(raw.acked, 99))} (put acknowledged)`,
+    `etcd's WAL fsync ${f(fsync.pMs)}/${f(fsync.maxMs)} (${fsync.count}); backend commit ${f(commit.pMs)}/${f(commit.maxMs)} (${commit.count}); CPU time the host gave to other machines ${f(100 * r.steal)}%`,
     "",
   );
 }

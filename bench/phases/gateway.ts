@@ -6,7 +6,7 @@
  */
 import { request } from "node:https";
 import { FakeClusterApiServer } from "../../dist/testing/bench-entry.js";
-import { cannon, f, histogramPct, req, type ServerBench, spawnChild } from "../harness.js";
+import { type Child, cannon, f, histogramPct, req, type ServerBench, spawnChild } from "../harness.js";
 import type { PacedResult } from "../paced-get.js";
 import { pacedGet } from "./get.js";
 
@@ -38,8 +38,30 @@ export async function fakeClusterChild(): Promise<void> {
   });
 }
 
+/** The upstream, the minimal proxy beside it, and the gateway's paths to the upstream's pod. */
+interface GatewaySetup {
+  up: Child;
+  upPort: number;
+  upToken: string;
+  mini: Child;
+  miniPort: number;
+  /** The pod's path through the gateway. */
+  gw: string;
+}
+
 export async function benchGateway(b: ServerBench): Promise<void> {
-  const { port, key, N, row } = b;
+  const setup = await startUpstreams(b);
+  const maxRate = await benchGatewayRate(b, setup);
+  await benchGatewayCpu(b, setup);
+  await benchGatewayLatency(b, setup, maxRate);
+  await benchGatewayWatch(b, setup);
+  setup.up.proc.kill();
+  setup.mini.proc.kill();
+}
+
+/** The upstream cluster and the minimal proxy in children of their own; the cluster registered on the platform. */
+async function startUpstreams(b: ServerBench): Promise<GatewaySetup> {
+  const { port, key } = b;
   const up = await spawnChild(["fakecluster"], b.childExecArgv);
   b.children.push(up);
   const upPort = up.first.port as number;
@@ -51,7 +73,6 @@ export async function benchGateway(b: ServerBench): Promise<void> {
     caPem: up.first.caPem,
   });
   b.children.push(mini);
-  const miniPort = mini.first.port as number;
   const base = "/kubernetes/management/apis/management.platform/v1";
   const secret = {
     metadata: { name: "bench-kc" },
@@ -64,7 +85,12 @@ export async function benchGateway(b: ServerBench): Promise<void> {
     const r = await req(port, key, "POST", path, JSON.stringify(body));
     if (r.status !== 201) throw new Error(`GATEWAY setup ${path}: ${r.status} ${r.body}`);
   }
-  const gw = `/kubernetes/cluster/bench${POD}`;
+  return { up, upPort, upToken, mini, miniPort: mini.first.port as number, gw: `/kubernetes/cluster/bench${POD}` };
+}
+
+/** The maximum GET rate through the gateway, straight to the upstream and through the minimal proxy; returns the gateway's. */
+async function benchGatewayRate(b: ServerBench, { upPort, upToken, miniPort, gw }: GatewaySetup): Promise<number> {
+  const { port, key, N, row } = b;
   const viaGw = { url: `https://127.0.0.1:${port}${gw}`, headers: { authorization: `Bearer ${key}` } };
   const toUp = { url: `https://127.0.0.1:${upPort}${POD}`, headers: { authorization: `Bearer ${upToken}` } };
   // Warm both first: a cold process compiles its hot paths and opens its connections (two TLS
@@ -93,48 +119,60 @@ export async function benchGateway(b: ServerBench): Promise<void> {
     f(d.requests.average, 0),
     `${f((100 * m.requests.average) / d.requests.average, 0)}%`,
   );
-  // CPU per request depends far less on how busy the shared machine is than throughput does,
-  // and a ratio of two processes measured over the same requests in the same window cancels
-  // most of what is left: the proxy's CPU per forwarded GET beside the upstream's CPU for the
-  // same GETs, on connections opened beforehand (a TLS handshake costs as much as dozens of GETs).
+  return g.requests.average;
+}
+
+/**
+ * CPU per request depends far less on how busy the shared machine is than throughput does,
+ * and a ratio of two processes measured over the same requests in the same window cancels
+ * most of what is left: the proxy's CPU per forwarded GET beside the upstream's CPU for the
+ * same GETs, on connections opened beforehand (a TLS handshake costs as much as dozens of GETs).
+ */
+async function benchGatewayCpu(b: ServerBench, { up, mini, miniPort, gw }: GatewaySetup): Promise<void> {
   const n = 2000;
-  const gwCpu = await cpuPerGet(b.server, up, port, gw, key, n);
-  row(
+  const gwCpu = await cpuPerGet(b.server, up, b.port, gw, b.key, n);
+  b.row(
     `GATEWAY CPU µs per GET (${n} on open connections): gateway process / upstream process, same GETs`,
     f(gwCpu.proxy, 0),
     f(gwCpu.upstream, 0),
     `${f(gwCpu.proxy / gwCpu.upstream, 1)}×`,
   );
   const miniCpu = await cpuPerGet(mini, up, miniPort, POD, "", n);
-  row(
+  b.row(
     `GATEWAY CPU µs per GET (${n} on open connections): minimal Node.js proxy / upstream process, same GETs`,
     f(miniCpu.proxy, 0),
     f(miniCpu.upstream, 0),
     `${f(miniCpu.proxy / miniCpu.upstream, 1)}×`,
   );
-  // Latency at a moderate steady rate both can serve: half of the gateway's maximum.
-  const rate = Math.max(1, Math.floor(g.requests.average / 2));
-  const through: PacedResult = await pacedGet(N.dur, port, gw, key, rate);
-  const direct: PacedResult = await pacedGet(N.dur, upPort, POD, upToken, rate);
+}
+
+/** Latency at a moderate steady rate both can serve: half of the gateway's maximum. */
+async function benchGatewayLatency(b: ServerBench, { upPort, upToken, gw }: GatewaySetup, maxRate: number) {
+  const rate = Math.max(1, Math.floor(maxRate / 2));
+  const through: PacedResult = await pacedGet(b.N.dur, b.port, gw, b.key, rate);
+  const direct: PacedResult = await pacedGet(b.N.dur, upPort, POD, upToken, rate);
   const p = (r: PacedResult, q: number) => histogramPct(new Map(r.histogram), r.ok, q);
   const latency = (r: PacedResult) => `${f(p(r, 50))}/${f(p(r, 99))}${r.failed ? ` (${r.failed} failed)` : ""}`;
-  row(
+  b.row(
     `GATEWAY GET p50/p99 ms at ${rate} req/s (paced) through / direct`,
     latency(through),
     latency(direct),
     `+${f(p(through, 50) - p(direct, 50))} ms p50`,
   );
+}
+
+/** Watch event delivery through the gateway beside watches straight to the upstream. */
+async function benchGatewayWatch(b: ServerBench, { up, upPort, upToken }: GatewaySetup): Promise<void> {
+  const { N } = b;
   const watchers = Math.min(N.watchers, 200);
-  const viaGateway = await watchDelivery(port, `/kubernetes/cluster/bench${WATCH}`, key, watchers, up, N.watchSec);
+  const viaGateway = await watchDelivery(b.port, `/kubernetes/cluster/bench${WATCH}`, b.key, watchers, up, N.watchSec);
   const straight = await watchDelivery(upPort, WATCH, upToken, watchers, up, N.watchSec);
-  row(
+  b.row(
     `GATEWAY watch delivery p50/p99 ms (${watchers} watchers) through / direct`,
     `${f(viaGateway.p50)}/${f(viaGateway.p99)} (${viaGateway.received}/${viaGateway.expected})`,
     `${f(straight.p50)}/${f(straight.p99)} (${straight.received}/${straight.expected})`,
     "",
   );
-  up.proc.kill();
-  mini.proc.kill();
 }
 
 /**

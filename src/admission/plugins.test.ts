@@ -36,6 +36,7 @@ describe("the plugin list", () => {
       owners: { resourceTypes: () => [], read: none },
       read: none,
       projects: none,
+      quotas: { listInstances: none, guards: none },
       uidOf: none,
       maxKeyTtlSeconds: undefined,
       allowLocalEndpoints: false,
@@ -52,6 +53,7 @@ describe("the plugin list", () => {
       "SpaceInstances",
       "VirtualClusterTemplates",
       "TemplateAuthoring",
+      "ProjectQuotas",
     ]);
   });
 });

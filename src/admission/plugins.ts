@@ -8,6 +8,7 @@ import { KeyTtlCapAdmission } from "./key-ttl-cap.js";
 import { OwnerLinksAdmission, type UidLookup } from "./owner-links.js";
 import { OwnerReferencesAdmission, type OwnerSource } from "./owner-references.js";
 import { ProjectInstancesAdmission, type ProjectLookup } from "./project-instances.js";
+import { ProjectQuotasAdmission, type QuotaSource } from "./project-quotas.js";
 import { type ObjectReader, ReferenceAdmission } from "./references.js";
 import { SpaceInstancesAdmission } from "./space-instances.js";
 import { TemplateAuthoringAdmission } from "./template-authoring.js";
@@ -23,6 +24,8 @@ export interface AdmissionDeps {
   /** Reads objects by resource (the registry), for the references a field names. */
   read: ObjectReader;
   projects: ProjectLookup;
+  /** The stored instances and the guard keys project quotas are counted from. */
+  quotas: QuotaSource;
   uidOf: UidLookup;
   /** `--max-key-ttl` in seconds; undefined: no limit. */
   maxKeyTtlSeconds: number | undefined;
@@ -39,7 +42,8 @@ export interface AdmissionDeps {
  * come after references, so only who may use a template learns whether it exists. The
  * project's default virtual cluster template is filled in (VirtualClusterTemplates' admit)
  * before the kind places the instance (strategy), so an instance given only its project is
- * placed as one deployed from a template.
+ * placed as one deployed from a template. Quotas come
+ * last: an instance refused for any other reason is never counted, and a space's owner is set.
  */
 export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
   return [
@@ -54,5 +58,6 @@ export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
     new SpaceInstancesAdmission(deps.authorizer, deps.read),
     new VirtualClusterTemplatesAdmission(deps.authorizer, deps.read, deps.projects),
     new TemplateAuthoringAdmission(deps.authorizer),
+    new ProjectQuotasAdmission(deps.projects, deps.quotas),
   ];
 }

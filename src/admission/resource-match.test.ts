@@ -42,6 +42,10 @@ function chain() {
     owners: { resourceTypes: () => [], read: async () => undefined },
     read: async (...a) => called("read")(...a) as undefined,
     projects: async (...a) => called("projects")(...a) as undefined,
+    quotas: {
+      listInstances: async (...a) => called("listInstances", { items: [], revision: 0 })(...a) as never,
+      guards: called("guards") as never,
+    },
     uidOf: async (...a) => called("uidOf", "uid-1")(...a) as string,
     maxKeyTtlSeconds: 60,
     allowLocalEndpoints: false,

@@ -1,20 +1,40 @@
 import { isDeepStrictEqual } from "node:util";
 import { errors } from "../api/errors.js";
-import { GROUP, specOf } from "../api/object.js";
+import { GROUP, type KubeObject, specOf } from "../api/object.js";
 import { ADMINISTER_VERB } from "../authz/authorizer.js";
 import type { Authorizer } from "../authz/contract.js";
+import type { SpaceTemplateSpec } from "../kinds/space-template/space-template.js";
 import type { VirtualClusterTemplateSpec } from "../kinds/virtual-cluster-template/virtual-cluster-template.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
-import { platformResource, writesTo } from "./resource-match.js";
+import { type GroupResource, platformResource, writesTo } from "./resource-match.js";
 
-const TEMPLATES = platformResource("virtualclustertemplates");
+/** A template kind, the part of it that is written onto clusters, and what that part does there. */
+interface AuthoredTemplate {
+  resource: GroupResource;
+  deployed: (obj: KubeObject | undefined) => unknown;
+  what: string;
+}
+
+const AUTHORED: AuthoredTemplate[] = [
+  {
+    resource: platformResource("spacetemplates"),
+    deployed: (o) => specOf<SpaceTemplateSpec>(o).template,
+    what: "writing a template's objects into every space made from it needs",
+  },
+  {
+    resource: platformResource("virtualclustertemplates"),
+    deployed: (o) => specOf<VirtualClusterTemplateSpec>(o).versions,
+    what: "writing a template's versions needs: they decide what is deployed wherever the template is used",
+  },
+];
 
 /**
- * A VirtualClusterTemplate's versions decide what is deployed on every cluster an instance made
- * from it runs on, now and later: writing them (creating a template, or changing its versions)
- * needs `administer` on clusters as a whole, which only the admin role holds (no access rule on
- * one cluster grants it). Its display name, description and access rules stay editable by who may
- * update it; granting `use` on it is how others deploy from it.
+ * A template's deployed part (a SpaceTemplate's `spec.template`, a VirtualClusterTemplate's
+ * `spec.versions`) is written onto every cluster an instance made from it runs on, now and later,
+ * with the platform's rights there: setting or changing it needs `administer` on clusters as a
+ * whole, which only the admin role holds (no access rule on one cluster grants it). Its display
+ * name, description and access rules stay editable by who may update it; granting `use` on it is
+ * how others deploy from it (docs/spaces.md, docs/virtual-clusters.md).
  */
 export class TemplateAuthoringAdmission implements AdmissionPlugin {
   readonly name = "TemplateAuthoring";
@@ -22,10 +42,11 @@ export class TemplateAuthoringAdmission implements AdmissionPlugin {
   constructor(private readonly authz: Pick<Authorizer, "authorize">) {}
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
-    if (!writesTo(attrs, TEMPLATES) || attrs.operation === "DELETE" || isServerWrite(attrs)) return;
-    const { object: obj, oldObject: old } = attrs;
-    const versions = (o: typeof obj) => specOf<VirtualClusterTemplateSpec>(o).versions;
-    if (old && isDeepStrictEqual(versions(obj), versions(old))) return;
+    if (attrs.operation === "DELETE" || isServerWrite(attrs)) return;
+    const template = AUTHORED.find((t) => writesTo(attrs, t.resource));
+    if (!template) return;
+    const now = template.deployed(attrs.object);
+    if (attrs.oldObject ? isDeepStrictEqual(now, template.deployed(attrs.oldObject)) : now === undefined) return;
     const decision = await this.authz.authorize(attrs.user, {
       verb: ADMINISTER_VERB,
       apiGroup: GROUP,
@@ -37,9 +58,9 @@ export class TemplateAuthoringAdmission implements AdmissionPlugin {
     });
     if (decision.allowed) return;
     throw errors.forbidden(
-      TEMPLATES,
-      obj.metadata.name ?? "",
-      `User "${attrs.user.name}" cannot ${ADMINISTER_VERB} resource "clusters" in API group "${GROUP}" (every cluster), which writing a template's versions needs: they decide what is deployed wherever the template is used`,
+      template.resource,
+      attrs.object.metadata.name ?? "",
+      `User "${attrs.user.name}" cannot ${ADMINISTER_VERB} resource "clusters" in API group "${GROUP}" (every cluster), which ${template.what}`,
     );
   }
 }

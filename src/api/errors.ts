@@ -285,6 +285,12 @@ export const errors = {
   unavailable(message: string): ApiError {
     return status(503, "ServiceUnavailable", message);
   },
+  /** 503 with Retry-After: what is asked for is on its way (a virtual cluster waking up). */
+  unavailableRetryAfter(message: string, retryAfterSeconds: number): ApiError {
+    const e = status(503, "ServiceUnavailable", message, { retryAfterSeconds });
+    e.headers["retry-after"] = String(retryAfterSeconds);
+    return e;
+  },
   /** Storage cannot be reached: 503 with Retry-After, which client-go and kubectl retry on. */
   storageUnavailable(detail: string, retryAfterSeconds = 1): ApiError {
     const e = status(503, "ServiceUnavailable", `storage is unavailable, try again later: ${detail}`, {

@@ -60,6 +60,12 @@ export interface ServerConfig extends OperationsConfig, AuditOptions {
   shutdownDelaySeconds?: number;
   /** How often connected clusters are checked again (default one minute). */
   clusterCheckIntervalMs?: number;
+  /**
+   * Sleep mode in the gateway (docs/gateway.md, "Sleeping virtual clusters"): how often activity
+   * is written, how long a request waits for a sleeping virtual cluster (defaults in
+   * src/gateway/cluster-gateway.ts, DEFAULT_SLEEP_MODE).
+   */
+  sleepMode?: { activityFlushMs?: number; wakeLimitMs?: number };
   /** etcd leader election of the controllers: lease TTL (default 5 s) and retry period (default 500 ms). */
   leaderElection?: { ttlSeconds?: number; retryMs?: number };
   /** How long Events are kept after they last happened, and how often expired ones are removed (default 1 h, 1 min). */

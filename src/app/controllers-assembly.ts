@@ -4,6 +4,8 @@ import { ClusterAccessController } from "../controllers/cluster-access/cluster-a
 import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
 import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
+import { ProjectQuotasController } from "../controllers/project-quotas/project-quotas-controller.js";
+import { SpaceController } from "../controllers/spaces/space-controller.js";
 import { UserTeamsController } from "../controllers/user-teams/controller.js";
 import { VirtualClusterStatusController } from "../controllers/virtual-cluster-status/virtual-cluster-status-controller.js";
 import type { PlatformEvents } from "../events/platform-events.js";
@@ -47,6 +49,8 @@ export function assembleControllers(deps: {
     { resyncMs: config.clusterCheckIntervalMs },
     log,
   );
+  // Spaces too: a quota deleted by hand is back within one check interval.
+  const spaces = new SpaceController(registry, informers, { resyncMs: config.clusterCheckIntervalMs }, log);
   // Instances are looked at again at the health check's interval too: a change on the cluster
   // shows within one.
   const virtualClusterStatus = new VirtualClusterStatusController(
@@ -61,6 +65,8 @@ export function assembleControllers(deps: {
     ["garbage-collector", garbageCollector],
     ["cluster-health", clusterHealth],
     ["cluster-access", clusterAccess],
+    ["spaces", spaces],
+    ["project-quotas", new ProjectQuotasController(registry, informers, log)],
     ["virtualcluster-status", virtualClusterStatus],
     ["event-cleanup", events.cleanup],
     ["access-key-events", events.accessKeys],

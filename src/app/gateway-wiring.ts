@@ -21,6 +21,7 @@ export async function startGateway(
   proxies: TrustedProxies,
   allowLocalEndpoints: boolean,
   logger: InternalErrorLog,
+  sleepMode: { activityFlushMs?: number; wakeLimitMs?: number } = {},
 ): Promise<ClusterGateway> {
   const gateway = new ClusterGateway({
     registry,
@@ -38,6 +39,7 @@ export async function startGateway(
     clientAddress: proxies.trust && ((req) => proxies.clientAddress(req)),
     endpoints: { allowLocal: allowLocalEndpoints },
     logger,
+    sleepMode,
   });
   await gateway.start();
   return gateway;

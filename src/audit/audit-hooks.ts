@@ -1,32 +1,36 @@
-/** The server's hooks into the audit log: completion of every request, the start of watches, response bodies. */
-import type { FastifyInstance } from "fastify";
-import type { FeatureContext, ServerFeature } from "../server/server-features.js";
-import type { AuditLog } from "./audit-log.js";
+/**
+ * The audit log's stages in the server's request pipeline (src/server/request-pipeline.ts): the
+ * response bodies it keeps and the completion of every request, whichever branch answered it
+ * (fastify's routing or a fast branch), and the start of watches.
+ */
+import type { RequestPipeline } from "../server/request-pipeline.js";
+import type { ServerFeature } from "../server/server-features.js";
+import type { WatchStreams } from "../server/watch-stream.js";
+import type { AuditLog, BodiesAuditable } from "./audit-log.js";
 
-/** The server lends: its watch streams, when each request is done, and which requests' bodies may be logged (src/server/audited-bodies.ts). */
+/** `bodiesAuditable`: which requests' bodies may be logged (src/server/audited-bodies.ts). */
 export function installAuditHooks(
-  app: FastifyInstance,
+  requests: RequestPipeline,
   audit: AuditLog,
-  {
-    watchStreams: watches,
-    requestDone,
-    bodiesAuditable,
-  }: Pick<FeatureContext, "watchStreams" | "requestDone" | "bodiesAuditable">,
+  watches: WatchStreams,
+  bodiesAuditable: BodiesAuditable,
 ): void {
   audit.bodiesAuditable = bodiesAuditable;
   watches.started = (request) => audit.responseStarted(request, 200);
-  app.addHook("onSend", async (request, _reply, payload) => {
-    if (typeof payload === "string" && audit.wantsResponse(request)) audit.noteResponse(request, payload);
-    return payload;
-  });
-  requestDone.add((request, reply) => {
-    audit.record(request, request.method, request.url, reply.statusCode);
+  requests.join({
+    sending(request, payload) {
+      if (typeof payload === "string" && audit.wantsResponse(request)) audit.noteResponse(request, payload);
+    },
+    done(request, answer) {
+      audit.record(request, request.method, request.url, answer.statusCode);
+    },
   });
 }
 
 /** The audit log installed into the API server (src/server/server-features.ts). */
 export function auditFeature(audit: AuditLog): ServerFeature {
   return {
-    installHooks: (app, server) => installAuditHooks(app, audit, server),
+    installHooks: (_app, server) =>
+      installAuditHooks(server.requests, audit, server.watchStreams, server.bodiesAuditable),
   };
 }

@@ -151,13 +151,19 @@ export class AccessControl {
   }
 
   /**
-   * authenticate() for the fast GET path (src/server/fast-get.ts), without waiting: the context
-   * when the key authenticated before and nothing about it changed since (the identity cache),
-   * otherwise undefined and the normal path authenticates (and counts failures). Never with
-   * impersonation or audit logging (that path writes no audit event).
+   * authenticate() for the server's fast branches (src/server/fast-get.ts, fast-create.ts),
+   * without waiting: the context when the key authenticated before and nothing about it changed
+   * since (the identity cache), otherwise undefined and the normal path authenticates (and counts
+   * failures). Never with impersonation. It tells the audit log nothing: a branch may still hand
+   * the request on; once it knows it answers, it calls noteCaller().
    */
   authenticateNow(request: Pick<FastifyRequest, "ip" | "headers">): RequestContext | undefined {
-    return this.audit ? undefined : this.identifyNow(request);
+    return this.identifyNow(request);
+  }
+
+  /** What authenticate() tells the audit log, for a request authenticateNow() identified: its RequestReceived event. */
+  noteCaller(request: object, user: UserInfo): void {
+    this.audit?.noteCaller(request, user);
   }
 
   /** authenticateNow() for a caller that writes its own audit line (the cluster gateway): also with an audit log. */

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { TABLE_ACCEPT } from "./api-client.js";
+import { type Json, TABLE_ACCEPT } from "./api-client.js";
 import { addOutputOption, apiPath, collect, loggedInClient, outputOf, verbCommand } from "./common.js";
 import { CliError } from "./errors.js";
 import { printJsonOrYaml, printServerTable } from "./output.js";
@@ -28,7 +28,25 @@ export function parseDuration(value: string): number {
   return total;
 }
 
+/** The options of `platform create accesskey`, as commander parses them. */
+interface CreateAccessKeyOptions {
+  user?: string;
+  team?: string;
+  ttl?: string;
+  expireAfter?: string;
+  scopeProject: string[];
+  allowCli?: boolean;
+  description?: string;
+  output?: string;
+}
+
 export function registerAccessKeyCommands(program: Command): void {
+  registerCreateAccessKey(program);
+  registerListAccessKeys(program);
+  registerDeleteAccessKey(program);
+}
+
+function registerCreateAccessKey(program: Command): void {
   const create = verbCommand(program, "create", "Create an object");
   addOutputOption(
     create
@@ -53,55 +71,52 @@ Examples:
   platform create accesskey --team ops --scope-project web --allow-cli
   KEY=$(platform create accesskey) && echo "$KEY" > key.txt`,
     )
-    .action(
-      async (
-        name: string | undefined,
-        opts: {
-          user?: string;
-          team?: string;
-          ttl?: string;
-          expireAfter?: string;
-          scopeProject: string[];
-          allowCli?: boolean;
-          description?: string;
-          output?: string;
-        },
-      ) => {
-        const format = outputOf(opts);
-        if (opts.user && opts.team) throw new CliError("--user and --team exclude each other", 2);
-        if (opts.expireAfter !== undefined) {
-          if (opts.ttl !== undefined) throw new CliError("--ttl and --expire-after are one flag: give one", 2);
-          opts.ttl = opts.expireAfter;
-        }
-        const scope: Record<string, unknown> = {};
-        if (opts.scopeProject.length) scope.projects = opts.scopeProject.map((project) => ({ project }));
-        if (opts.allowCli) scope.allowPlatformCli = true;
-        const created = await loggedInClient().post(apiPath("ownedaccesskeys"), {
-          apiVersion: "management.platform/v1",
-          kind: "OwnedAccessKey",
-          metadata: name ? { name } : { generateName: "key-" },
-          spec: {
-            type: "User",
-            ...(opts.user ? { user: opts.user } : {}),
-            ...(opts.team ? { team: opts.team } : {}),
-            ...(opts.ttl !== undefined ? { ttl: parseDuration(opts.ttl) } : {}),
-            ...(Object.keys(scope).length ? { scope } : {}),
-            ...(opts.description ? { description: opts.description } : {}),
-          },
-        });
-        if (format !== "table") {
-          printJsonOrYaml(created, format);
-          return;
-        }
-        const s = created.spec ?? {};
-        const owner = s.user ? `user ${s.user}` : s.team ? `team ${s.team}` : `subject ${s.subject}`;
-        process.stderr.write(
-          `access key ${created.metadata.name} created for ${owner}${s.ttl ? ` (expires in ${opts.ttl})` : ""}. It is shown only now:\n`,
-        );
-        process.stdout.write(`${s.key}\n`);
-      },
-    );
+    .action(createAccessKey);
+}
 
+async function createAccessKey(name: string | undefined, opts: CreateAccessKeyOptions): Promise<void> {
+  const format = outputOf(opts);
+  if (opts.user && opts.team) throw new CliError("--user and --team exclude each other", 2);
+  if (opts.expireAfter !== undefined) {
+    if (opts.ttl !== undefined) throw new CliError("--ttl and --expire-after are one flag: give one", 2);
+    opts.ttl = opts.expireAfter;
+  }
+  const created = await loggedInClient().post(apiPath("ownedaccesskeys"), {
+    apiVersion: "management.platform/v1",
+    kind: "OwnedAccessKey",
+    metadata: name ? { name } : { generateName: "key-" },
+    spec: accessKeySpec(opts),
+  });
+  if (format !== "table") printJsonOrYaml(created, format);
+  else printCreatedKey(created, opts.ttl);
+}
+
+/** The new key's spec: only what the flags set, so the server's defaults apply to the rest. */
+function accessKeySpec(opts: CreateAccessKeyOptions): Json {
+  const scope: Record<string, unknown> = {};
+  if (opts.scopeProject.length) scope.projects = opts.scopeProject.map((project) => ({ project }));
+  if (opts.allowCli) scope.allowPlatformCli = true;
+  return {
+    type: "User",
+    ...(opts.user ? { user: opts.user } : {}),
+    ...(opts.team ? { team: opts.team } : {}),
+    ...(opts.ttl !== undefined ? { ttl: parseDuration(opts.ttl) } : {}),
+    ...(Object.keys(scope).length ? { scope } : {}),
+    ...(opts.description ? { description: opts.description } : {}),
+  };
+}
+
+/** The key alone on standard output (for `KEY=$(…)`), what it is on standard error. */
+function printCreatedKey(created: Json, ttl: string | undefined): void {
+  const s = created.spec ?? {};
+  const owner = s.user ? `user ${s.user}` : s.team ? `team ${s.team}` : `subject ${s.subject}`;
+  process.stderr.write(
+    `access key ${created.metadata.name} created for ${owner}${s.ttl ? ` (expires in ${ttl})` : ""}. It is shown only now:\n`,
+  );
+  process.stdout.write(`${s.key}\n`);
+}
+
+function registerListAccessKeys(program: Command): void {
   const list = verbCommand(program, "list", "List objects");
   addOutputOption(
     list
@@ -112,19 +127,22 @@ Examples:
       .option("--team <team>", "only the keys of this team"),
   )
     .addHelpText("after", "\nExamples:\n  platform list accesskeys\n  platform list accesskeys --user alice -o yaml")
-    .action(async (opts: { user?: string; team?: string; output?: string }) => {
-      const format = outputOf(opts);
-      if (opts.user && opts.team) throw new CliError("--user and --team exclude each other", 2);
-      const fieldSelector = opts.user ? `spec.user=${opts.user}` : opts.team ? `spec.team=${opts.team}` : undefined;
-      const client = loggedInClient();
-      const result = await client.get(apiPath("ownedaccesskeys"), {
-        query: { fieldSelector },
-        accept: format === "table" ? TABLE_ACCEPT : "application/json",
-      });
-      if (format !== "table") printJsonOrYaml(result, format);
-      else printServerTable(result, "No access keys found.");
-    });
+    .action(listAccessKeys);
+}
 
+async function listAccessKeys(opts: { user?: string; team?: string; output?: string }): Promise<void> {
+  const format = outputOf(opts);
+  if (opts.user && opts.team) throw new CliError("--user and --team exclude each other", 2);
+  const fieldSelector = opts.user ? `spec.user=${opts.user}` : opts.team ? `spec.team=${opts.team}` : undefined;
+  const result = await loggedInClient().get(apiPath("ownedaccesskeys"), {
+    query: { fieldSelector },
+    accept: format === "table" ? TABLE_ACCEPT : "application/json",
+  });
+  if (format !== "table") printJsonOrYaml(result, format);
+  else printServerTable(result, "No access keys found.");
+}
+
+function registerDeleteAccessKey(program: Command): void {
   const del = verbCommand(program, "delete", "Delete an object");
   addUnsafeDeleteOption(
     del.command("accesskey").description("Delete (revoke) an access key").argument("<name>", "name of the key"),

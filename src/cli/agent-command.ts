@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { parseListen } from "./start-command.js";
+import { parseListen } from "./start-flags.js";
 
 export function registerAgentCommand(program: Command): void {
   program

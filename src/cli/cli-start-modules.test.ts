@@ -8,6 +8,8 @@ import { pathToFileURL } from "node:url";
 import { PLATFORM_BIN } from "../testing/cli-run.js";
 import { moduleLoadLogArgs } from "../testing/module-load-log.js";
 
+/** The bundled CLI that bin/platform.js runs (scripts/bundle-cli.js). */
+const BUNDLE = "platform-cli.js";
 /** dist/ of this checkout (dist/cli/ → dist/). */
 const DIST = resolve(import.meta.dirname, "..");
 /** The server's parts: a CLI command other than start, agent, backup, restore or admin never needs them. */
@@ -25,8 +27,9 @@ const SERVER_PARTS = [
 ];
 
 /**
- * The CLI starts fast because it loads only what a client needs (docs/cli.md): a module-loading
- * hook records every file the real executable loads, and none may be a server module.
+ * The CLI starts fast because it loads only what a client needs, from one bundled file
+ * (docs/cli.md): a module-loading hook records every file the real executable loads, and none
+ * may be a server module or a module of another command.
  */
 describe("platform CLI start", () => {
   const dir = mkdtempSync(join(tmpdir(), "platform-cli-modules-"));
@@ -53,7 +56,7 @@ describe("platform CLI start", () => {
     it(`platform ${args.join(" ")} loads no server module`, () => {
       const loaded = loadedBy(args);
       assert.ok(
-        loaded.some((u) => u.includes(`${sep}cli${sep}main.js`)),
+        loaded.some((u) => u.endsWith(`${sep}cli${sep}${BUNDLE}`)),
         "the hook saw the CLI load",
       );
       const server = loaded.filter((u) =>
@@ -67,6 +70,24 @@ describe("platform CLI start", () => {
       );
     });
   }
+
+  it("platform list users loads the CLI as one bundle: no module of another command, no package's files", () => {
+    const cli = `${pathToFileURL(join(DIST, "cli")).href}/`;
+    const loaded = loadedBy(["list", "users"]);
+    const cliFiles = loaded.filter((u) => u.startsWith(cli)).map((u) => u.slice(cli.length));
+    assert.ok(cliFiles.includes(BUNDLE), `the CLI ran from its bundle, not from ${cliFiles.join(", ")}`);
+    // The bundle's chunks shared with a lazily loaded command may load; no module of src/cli
+    // (list.js, main.js…) and no part of another command (platform-cli-backup-actions-…).
+    assert.deepEqual(
+      cliFiles.filter((f) => f !== BUNDLE && !f.startsWith("platform-cli-chunk-")),
+      [],
+    );
+    // commander is in the bundle; yaml and undici load only when a command needs them.
+    assert.deepEqual(
+      loaded.filter((u) => u.includes("/node_modules/")),
+      [],
+    );
+  });
 
   it("the hook does see server modules when a command needs them", () => {
     const migrate = loadedBy(["migrate-storage", "--from", "sqlite::memory:", "--to", "sqlite::memory:"]);

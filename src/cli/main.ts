@@ -19,10 +19,57 @@ import { registerTokenCommand } from "./token.js";
 import { registerUseCommand } from "./use.js";
 import { registerUseClusterCommands } from "./use-cluster.js";
 import { registerVirtualClusterCreateCommands } from "./vcluster-create.js";
+import { registerSleepCommands } from "./vcluster-sleep.js";
 import { registerVirtualClusterCommands } from "./vclusters.js";
 
-/** The whole command tree, as `main` runs it (its tests read the flags it accepts). */
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+/**
+ * Every file of commands, in the order `platform --help` lists them, with the top-level commands
+ * each adds: a command builds only the files it needs (registering every command is a good part
+ * of a client command's start). A top-level command of several files (`list`) names each.
+ */
+const COMMAND_FILES: { register: Register; adds: string[] }[] = [
+  { register: registerStartCommand, adds: ["start"] },
+  { register: registerAgentCommand, adds: ["agent"] },
+  { register: registerMigrateStorageCommand, adds: ["migrate-storage"] },
+  { register: registerBackupCommands, adds: ["backup", "restore"] },
+  { register: registerLoginCommands, adds: ["login", "logout", "whoami"] },
+  { register: registerSecretCommands, adds: ["get", "create", "set", "delete"] },
+  { register: registerAccessKeyCommands, adds: ["create", "list", "delete"] },
+  { register: registerListCommand, adds: ["list"] },
+  { register: registerVirtualClusterCommands, adds: ["import", "move", "connect"] },
+  { register: registerSleepCommands, adds: ["sleep", "wakeup"] },
+  { register: registerVirtualClusterCreateCommands, adds: ["create", "delete"] },
+  { register: registerSpaceCommands, adds: ["create", "delete"] },
+  { register: registerUseCommand, adds: ["use"] },
+  { register: registerTokenCommand, adds: ["token"] },
+  { register: registerUseClusterCommands, adds: ["use"] },
+  // Completion reads the whole program: it is built for it (like help) whatever it names.
+  { register: registerCompletionCommand, adds: [] },
+  { register: registerCompleteNamesCommand, adds: [] },
+  { register: registerAdminCommands, adds: ["admin"] },
+];
+
+/**
+ * The top-level command `argv` runs (`list` in `platform --debug list users`), or undefined when
+ * it names none before its first operand (help, version).
+ */
+export function commandOf(argv: string[]): string | undefined {
+  const args = argv.slice(2);
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? "";
+    if (arg === "--request-timeout") i++;
+    else if (!arg.startsWith("-")) return arg;
+  }
+  return undefined;
+}
+
+/**
+ * The command tree `main` runs: the whole of it, or only the files that add `command` when some
+ * do (an unknown or misspelled command gets the whole tree, and with it the suggestions).
+ */
+export function buildProgram(command?: string): Command {
   const program = new Command();
   program
     .name("platform")
@@ -49,23 +96,8 @@ Examples:
     clientSettings.requestTimeoutMs = parseRequestTimeout(opts.requestTimeout);
     clientSettings.debug = opts.debug === true;
   });
-  registerStartCommand(program);
-  registerAgentCommand(program);
-  registerMigrateStorageCommand(program);
-  registerBackupCommands(program);
-  registerLoginCommands(program);
-  registerSecretCommands(program);
-  registerAccessKeyCommands(program);
-  registerListCommand(program);
-  registerVirtualClusterCommands(program);
-  registerVirtualClusterCreateCommands(program);
-  registerSpaceCommands(program);
-  registerUseCommand(program);
-  registerTokenCommand(program);
-  registerUseClusterCommands(program);
-  registerCompletionCommand(program);
-  registerCompleteNamesCommand(program);
-  registerAdminCommands(program);
+  const needed = COMMAND_FILES.filter((file) => command !== undefined && file.adds.includes(command));
+  for (const { register } of needed.length > 0 ? needed : COMMAND_FILES) register(program);
   // Every (sub)command reports usage errors by throwing, so main decides the exit code (2).
   const exitOverride = (cmd: Command) => {
     cmd.exitOverride();
@@ -77,7 +109,7 @@ Examples:
 
 /** Runs the CLI; exit codes: 0 ok, 1 error (the server's message, never a stack trace), 2 usage. */
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  const program = buildProgram(commandOf(argv));
   try {
     await program.parseAsync(argv);
   } catch (err) {

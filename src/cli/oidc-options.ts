@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { OIDC_DEFAULTS, type OidcConfig, splitList } from "../sso/config.js";
-import { SIGN_IN_LIMIT_DEFAULTS, type SignInLimits } from "../sso/sign-in-limiter.js";
+import { SIGN_IN_LIMIT_DEFAULTS, type SignInLimits } from "../sso/sign-in-limits.js";
 
 /** Adds the `--oidc-*` flags of `platform start`. */
 export function addOidcOptions(command: Command): Command {

@@ -12,7 +12,7 @@ import {
   verbCommand,
 } from "./common.js";
 import { CliError } from "./errors.js";
-import { printJsonOrYaml, printTable } from "./output.js";
+import { type OutputFormat, printJsonOrYaml, printTable } from "./output.js";
 import {
   addUnsafeDeleteOption,
   deletedMessage,
@@ -77,6 +77,13 @@ const nsOption = (cmd: Command) =>
   cmd.option("-n, --namespace <namespace>", "namespace of the shared secret", PLATFORM_NAMESPACE);
 
 export function registerSecretCommands(program: Command): void {
+  registerGetSecret(program);
+  registerCreateSecret(program);
+  registerSetSecret(program);
+  registerDeleteSecret(program);
+}
+
+function registerGetSecret(program: Command): void {
   const get = verbCommand(program, "get", "Show one object");
   addOutputOption(
     nsOption(
@@ -97,35 +104,44 @@ Examples:
   platform get secret db -o yaml
   platform get secret team-token -n p-web`,
     )
-    .action(async (arg: string, opts: { namespace: string; output?: string }) => {
-      const format = outputOf(opts);
-      const client = loggedInClient();
-      const { secret, key } = await fetchSecret(client, arg, opts.namespace);
-      const data: Record<string, string> = secret.spec?.data ?? {};
-      const name = `${opts.namespace}/${secret.metadata.name}`;
-      if (key !== undefined) {
-        const value = data[key];
-        if (value === undefined) {
-          const keys = Object.keys(data);
-          throw new CliError(
-            `shared secret ${name} has no key "${key}"${keys.length ? ` (keys: ${keys.join(", ")})` : " (it has no data)"}`,
-          );
-        }
-        const text = decode(value);
-        if (format !== "table") printJsonOrYaml({ [key]: text.toString("utf8") }, format);
-        else process.stdout.write(process.stdout.isTTY ? `${text.toString("utf8")}\n` : text);
-        return;
-      }
-      const decoded = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, decode(v).toString("utf8")]));
-      if (format !== "table") printJsonOrYaml(decoded, format);
-      else
-        printTable(
-          ["Key", "Value"],
-          Object.entries(decoded).map(([k, v]) => [k, v]),
-          `shared secret ${name} has no data`,
-        );
-    });
+    .action(getSecret);
+}
 
+async function getSecret(arg: string, opts: { namespace: string; output?: string }): Promise<void> {
+  const format = outputOf(opts);
+  const { secret, key } = await fetchSecret(loggedInClient(), arg, opts.namespace);
+  const data: Record<string, string> = secret.spec?.data ?? {};
+  const name = `${opts.namespace}/${secret.metadata.name}`;
+  if (key !== undefined) printSecretKey(name, data, key, format);
+  else printSecretData(name, data, format);
+}
+
+/** One key's value as is: a script reading it gets the exact bytes (a newline only on a terminal). */
+function printSecretKey(name: string, data: Record<string, string>, key: string, format: OutputFormat): void {
+  const value = data[key];
+  if (value === undefined) {
+    const keys = Object.keys(data);
+    throw new CliError(
+      `shared secret ${name} has no key "${key}"${keys.length ? ` (keys: ${keys.join(", ")})` : " (it has no data)"}`,
+    );
+  }
+  const text = decode(value);
+  if (format !== "table") printJsonOrYaml({ [key]: text.toString("utf8") }, format);
+  else process.stdout.write(process.stdout.isTTY ? `${text.toString("utf8")}\n` : text);
+}
+
+function printSecretData(name: string, data: Record<string, string>, format: OutputFormat): void {
+  const decoded = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, decode(v).toString("utf8")]));
+  if (format !== "table") printJsonOrYaml(decoded, format);
+  else
+    printTable(
+      ["Key", "Value"],
+      Object.entries(decoded).map(([k, v]) => [k, v]),
+      `shared secret ${name} has no data`,
+    );
+}
+
+function registerCreateSecret(program: Command): void {
   const create = verbCommand(program, "create", "Create an object");
   nsOption(
     create
@@ -148,33 +164,35 @@ Examples:
   platform create secret db --from-literal username=app --from-literal password=s3cret
   platform create secret tls --from-file tls.crt=./server.crt --from-file ./server.key`,
     )
-    .action(
-      async (
-        name: string,
-        opts: { namespace: string; fromLiteral: string[]; fromFile: string[]; description?: string },
-      ) => {
-        const data: Record<string, string> = {};
-        for (const spec of opts.fromLiteral) {
-          const [k, v] = literal(spec);
-          data[k] = encode(v);
-        }
-        for (const spec of opts.fromFile) {
-          const [k, v] = readFromFile(spec);
-          data[k] = encode(v);
-        }
-        const created = await loggedInClient().post(apiPath("sharedsecrets", undefined, opts.namespace), {
-          apiVersion: "management.platform/v1",
-          kind: "SharedSecret",
-          metadata: { name },
-          spec: { data, ...(opts.description ? { description: opts.description } : {}) },
-        });
-        const count = Object.keys(data).length;
-        process.stdout.write(
-          `sharedsecret ${opts.namespace}/${created.metadata.name} created (${count} ${count === 1 ? "key" : "keys"})\n`,
-        );
-      },
-    );
+    .action(createSecret);
+}
 
+async function createSecret(
+  name: string,
+  opts: { namespace: string; fromLiteral: string[]; fromFile: string[]; description?: string },
+): Promise<void> {
+  const data: Record<string, string> = {};
+  for (const spec of opts.fromLiteral) {
+    const [k, v] = literal(spec);
+    data[k] = encode(v);
+  }
+  for (const spec of opts.fromFile) {
+    const [k, v] = readFromFile(spec);
+    data[k] = encode(v);
+  }
+  const created = await loggedInClient().post(apiPath("sharedsecrets", undefined, opts.namespace), {
+    apiVersion: "management.platform/v1",
+    kind: "SharedSecret",
+    metadata: { name },
+    spec: { data, ...(opts.description ? { description: opts.description } : {}) },
+  });
+  const count = Object.keys(data).length;
+  process.stdout.write(
+    `sharedsecret ${opts.namespace}/${created.metadata.name} created (${count} ${count === 1 ? "key" : "keys"})\n`,
+  );
+}
+
+function registerSetSecret(program: Command): void {
   const set = verbCommand(program, "set", "Set a value");
   nsOption(
     set
@@ -194,26 +212,35 @@ Examples:
   printf %s "$TOKEN" | platform set secret ci.token -
   platform set secret my.dotted.name password s3cret`,
     )
-    .action(async (target: string, second: string, third: string | undefined, opts: { namespace: string }) => {
-      const [name, key, value] = setTarget(target, second, third);
-      const client = loggedInClient();
-      const encoded = encode(value === "-" ? readFileSync(0) : value);
-      try {
-        // A merge patch touches only this key, so concurrent writers of other keys are not lost.
-        await client.patch(apiPath("sharedsecrets", name, opts.namespace), { spec: { data: { [key]: encoded } } });
-        process.stdout.write(`sharedsecret ${opts.namespace}/${name}: key ${key} set\n`);
-      } catch (err) {
-        if (!(err instanceof CliError) || err.status !== 404) throw err;
-        await client.post(apiPath("sharedsecrets", undefined, opts.namespace), {
-          apiVersion: "management.platform/v1",
-          kind: "SharedSecret",
-          metadata: { name },
-          spec: { data: { [key]: encoded } },
-        });
-        process.stdout.write(`sharedsecret ${opts.namespace}/${name} created with key ${key}\n`);
-      }
-    });
+    .action(setSecret);
+}
 
+async function setSecret(
+  target: string,
+  second: string,
+  third: string | undefined,
+  opts: { namespace: string },
+): Promise<void> {
+  const [name, key, value] = setTarget(target, second, third);
+  const client = loggedInClient();
+  const encoded = encode(value === "-" ? readFileSync(0) : value);
+  try {
+    // A merge patch touches only this key, so concurrent writers of other keys are not lost.
+    await client.patch(apiPath("sharedsecrets", name, opts.namespace), { spec: { data: { [key]: encoded } } });
+    process.stdout.write(`sharedsecret ${opts.namespace}/${name}: key ${key} set\n`);
+  } catch (err) {
+    if (!(err instanceof CliError) || err.status !== 404) throw err;
+    await client.post(apiPath("sharedsecrets", undefined, opts.namespace), {
+      apiVersion: "management.platform/v1",
+      kind: "SharedSecret",
+      metadata: { name },
+      spec: { data: { [key]: encoded } },
+    });
+    process.stdout.write(`sharedsecret ${opts.namespace}/${name} created with key ${key}\n`);
+  }
+}
+
+function registerDeleteSecret(program: Command): void {
   const del = verbCommand(program, "delete", "Delete an object");
   addUnsafeDeleteOption(
     nsOption(del.command("secret").description("Delete a shared secret").argument("<name>", "secret name")),

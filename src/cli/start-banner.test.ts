@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { banner } from "./start-command.js";
+import { banner } from "./start-banner.js";
 
 describe("the start banner", () => {
   const dir = mkdtempSync(join(tmpdir(), "platform-banner-"));

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { perServerName } from "../support/kubeconfig-names.js";
 import { parseDuration } from "./accesskeys.js";
-import { GROUP_API } from "./api-client.js";
+import { type ApiClient, GROUP_API, type Json } from "./api-client.js";
 import { addOutputOption, apiPath, loggedInClient, outputOf, projectNamespace, verbCommand } from "./common.js";
 import { CliError } from "./errors.js";
 import { currentEntries, type KubeConfig, kubeconfigPath, mergeContext } from "./kubeconfig.js";
@@ -11,6 +11,21 @@ import { printJsonOrYaml, withSpinner } from "./output.js";
 const APIV = "management.platform/v1";
 
 export function registerVirtualClusterCommands(program: Command): void {
+  registerImportVirtualCluster(program);
+  registerMoveVirtualCluster(program);
+  registerConnectVirtualCluster(program);
+}
+
+/** The options of `platform import vcluster`, as commander parses them. */
+interface ImportOptions {
+  cluster: string;
+  namespace: string;
+  project: string;
+  importName?: string;
+  output?: string;
+}
+
+function registerImportVirtualCluster(program: Command): void {
   const importCmd = verbCommand(program, "import", "Import an object");
   addOutputOption(
     importCmd
@@ -26,31 +41,30 @@ export function registerVirtualClusterCommands(program: Command): void {
       "after",
       "\nExamples:\n  platform import vcluster dev --cluster prod --namespace vcluster-dev --project web\n  platform import vcluster dev --cluster prod --namespace team-a --project web --import-name dev-a",
     )
-    .action(
-      async (
-        name: string,
-        opts: { cluster: string; namespace: string; project: string; importName?: string; output?: string },
-      ) => {
-        const format = outputOf(opts);
-        const result = await withSpinner(
-          `importing ${name} from cluster ${opts.cluster}`,
-          loggedInClient().post(`${GROUP_API}/projects/${encodeURIComponent(opts.project)}/importvirtualcluster`, {
-            apiVersion: APIV,
-            kind: "ProjectImportVirtualCluster",
-            metadata: { name: opts.project },
-            sourceVirtualCluster: {
-              name,
-              namespace: opts.namespace,
-              cluster: opts.cluster,
-              ...(opts.importName ? { importName: opts.importName } : {}),
-            },
-          }),
-        );
-        if (format !== "table") printJsonOrYaml(result, format);
-        else process.stdout.write(`vcluster ${opts.importName ?? name} imported into project ${opts.project}\n`);
-      },
-    );
+    .action(importVirtualCluster);
+}
 
+async function importVirtualCluster(name: string, opts: ImportOptions): Promise<void> {
+  const format = outputOf(opts);
+  const result = await withSpinner(
+    `importing ${name} from cluster ${opts.cluster}`,
+    loggedInClient().post(`${GROUP_API}/projects/${encodeURIComponent(opts.project)}/importvirtualcluster`, {
+      apiVersion: APIV,
+      kind: "ProjectImportVirtualCluster",
+      metadata: { name: opts.project },
+      sourceVirtualCluster: {
+        name,
+        namespace: opts.namespace,
+        cluster: opts.cluster,
+        ...(opts.importName ? { importName: opts.importName } : {}),
+      },
+    }),
+  );
+  if (format !== "table") printJsonOrYaml(result, format);
+  else process.stdout.write(`vcluster ${opts.importName ?? name} imported into project ${opts.project}\n`);
+}
+
+function registerMoveVirtualCluster(program: Command): void {
   const move = verbCommand(program, "move", "Move an object");
   addOutputOption(
     move
@@ -61,21 +75,34 @@ export function registerVirtualClusterCommands(program: Command): void {
       .requiredOption("--to <project>", "project to move it into"),
   )
     .addHelpText("after", "\nExamples:\n  platform move vcluster dev --from web --to shop")
-    .action(async (name: string, opts: { from: string; to: string; output?: string }) => {
-      const format = outputOf(opts);
-      const result = await withSpinner(
-        `moving ${name} to project ${opts.to}`,
-        loggedInClient().post(`${GROUP_API}/projects/${encodeURIComponent(opts.to)}/migratevirtualclusterinstance`, {
-          apiVersion: APIV,
-          kind: "ProjectMigrateVirtualClusterInstance",
-          metadata: { name: opts.to },
-          sourceVirtualClusterInstance: { name, namespace: projectNamespace(opts.from) },
-        }),
-      );
-      if (format !== "table") printJsonOrYaml(result, format);
-      else process.stdout.write(`vcluster ${name} moved from project ${opts.from} to ${opts.to}\n`);
-    });
+    .action(moveVirtualCluster);
+}
 
+async function moveVirtualCluster(name: string, opts: { from: string; to: string; output?: string }): Promise<void> {
+  const format = outputOf(opts);
+  const result = await withSpinner(
+    `moving ${name} to project ${opts.to}`,
+    loggedInClient().post(`${GROUP_API}/projects/${encodeURIComponent(opts.to)}/migratevirtualclusterinstance`, {
+      apiVersion: APIV,
+      kind: "ProjectMigrateVirtualClusterInstance",
+      metadata: { name: opts.to },
+      sourceVirtualClusterInstance: { name, namespace: projectNamespace(opts.from) },
+    }),
+  );
+  if (format !== "table") printJsonOrYaml(result, format);
+  else process.stdout.write(`vcluster ${name} moved from project ${opts.from} to ${opts.to}\n`);
+}
+
+/** The options of `platform connect vcluster`, as commander parses them. */
+interface ConnectOptions {
+  project?: string;
+  certificateTtl?: string;
+  print?: boolean;
+  contextName?: string;
+  switch: boolean;
+}
+
+function registerConnectVirtualCluster(program: Command): void {
   const connect = verbCommand(program, "connect", "Connect to an object");
   connect
     .command("vcluster")
@@ -95,39 +122,52 @@ export function registerVirtualClusterCommands(program: Command): void {
       "after",
       "\nExamples:\n  platform connect vcluster dev --project web && kubectl get namespaces\n  platform connect vcluster dev --project web --certificate-ttl 1h --print > dev.kubeconfig",
     )
-    .action(
-      async (
-        name: string,
-        opts: { project?: string; certificateTtl?: string; print?: boolean; contextName?: string; switch: boolean },
-      ) => {
-        const ttl = opts.certificateTtl === undefined ? undefined : parseDuration(opts.certificateTtl);
-        const client = loggedInClient();
-        const request = opts.project
-          ? client.post(`${apiPath("virtualclusterinstances", name, projectNamespace(opts.project))}/kubeconfig`, {
-              apiVersion: APIV,
-              kind: "VirtualClusterInstanceKubeConfig",
-              metadata: { name },
-              spec: ttl === undefined ? {} : { certificateTTL: ttl },
-            })
-          : client.get(`${apiPath("virtualclusterinstances", name)}/kubeconfig`, {
-              query: { certificateTTL: ttl === undefined ? undefined : String(ttl) },
-            });
-        const result = await withSpinner(`fetching a kube config for ${name}`, request);
-        const text: unknown = result?.status?.kubeConfig;
-        if (typeof text !== "string" || !text) throw new CliError("the server's answer has no status.kubeConfig");
-        if (opts.print) {
-          process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
-          return;
-        }
-        const project = opts.project ?? String(result?.metadata?.namespace ?? "").replace(/^p-/, "");
-        const context =
-          opts.contextName ?? perServerName(`platform-${project ? `${project}-` : ""}${name}`, client.conn.server);
-        const { cluster, user } = currentEntries(parse(text) as KubeConfig);
-        const file = kubeconfigPath();
-        mergeContext(file, context, cluster, user, opts.switch);
-        process.stdout.write(
-          `Context ${context} added to ${file}${opts.switch ? " and made current" : ""}. Try: kubectl --context ${context} get namespaces\n`,
-        );
-      },
-    );
+    .action(connectVirtualCluster);
+}
+
+async function connectVirtualCluster(name: string, opts: ConnectOptions): Promise<void> {
+  const ttl = opts.certificateTtl === undefined ? undefined : parseDuration(opts.certificateTtl);
+  const client = loggedInClient();
+  const result = await withSpinner(
+    `fetching a kube config for ${name}`,
+    requestKubeconfig(client, name, opts.project, ttl),
+  );
+  const text: unknown = result?.status?.kubeConfig;
+  if (typeof text !== "string" || !text) throw new CliError("the server's answer has no status.kubeConfig");
+  if (opts.print) {
+    process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+    return;
+  }
+  const project = opts.project ?? String(result?.metadata?.namespace ?? "").replace(/^p-/, "");
+  const context =
+    opts.contextName ?? perServerName(`platform-${project ? `${project}-` : ""}${name}`, client.conn.server);
+  const { cluster, user } = currentEntries(parse(text) as KubeConfig);
+  const file = kubeconfigPath();
+  mergeContext(file, context, cluster, user, opts.switch);
+  process.stdout.write(
+    `Context ${context} added to ${file}${opts.switch ? " and made current" : ""}. Try: kubectl --context ${context} get namespaces\n`,
+  );
+}
+
+/**
+ * The kube config subresource: created in the given project (with the certificate's lifetime in
+ * the body), or read by name alone, which the server looks up across projects.
+ */
+function requestKubeconfig(
+  client: ApiClient,
+  name: string,
+  project: string | undefined,
+  ttl: number | undefined,
+): Promise<Json> {
+  if (project) {
+    return client.post(`${apiPath("virtualclusterinstances", name, projectNamespace(project))}/kubeconfig`, {
+      apiVersion: APIV,
+      kind: "VirtualClusterInstanceKubeConfig",
+      metadata: { name },
+      spec: ttl === undefined ? {} : { certificateTTL: ttl },
+    });
+  }
+  return client.get(`${apiPath("virtualclusterinstances", name)}/kubeconfig`, {
+    query: { certificateTTL: ttl === undefined ? undefined : String(ttl) },
+  });
 }

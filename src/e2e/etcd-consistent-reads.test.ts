@@ -10,6 +10,7 @@ import { after, before, describe, test } from "node:test";
 import { setTimeout } from "node:timers/promises";
 import { SYSTEM_USER } from "../registry/request-context.js";
 import { fastGet } from "../server/fast-get.js";
+import { RequestPipeline } from "../server/request-pipeline.js";
 import type { CachedStorage } from "../storage/cache/cached-storage.js";
 import { EtcdStorage } from "../storage/etcd/etcd-storage.js";
 import type { Storage } from "../storage/interface.js";
@@ -88,6 +89,9 @@ describe("consistent reads across replicas on etcd", { timeout: 300_000 }, () =>
       authenticate: () => ({ user: SYSTEM_USER, warnings: [] }),
       allows: () => true,
       bypassed: () => false,
+      requests: new RequestPipeline(),
+      noteCaller: () => {},
+      log: { error: () => {} },
     });
     const written = await a.request("PATCH", `${GROUP_PATH}/teams/lane-0`, {
       body: { spec: { description: "fast" } },

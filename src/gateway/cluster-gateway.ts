@@ -1,17 +1,18 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { errors } from "../api/errors.js";
-import { GROUP, type KubeObject } from "../api/object.js";
+import { GROUP, type KubeObject, specOf } from "../api/object.js";
 import type { AuditLog } from "../audit/audit-log.js";
 import type { PlatformAuthorizer } from "../authz/authorizer.js";
 import type { RequestAttributes } from "../authz/contract.js";
 import { isRestricting, type Scope } from "../authz/scope.js";
 import { ClusterConnectionError } from "../clusters/cluster-connection.js";
+import { type SpaceInstanceSpec, spaceNamespaceOf } from "../kinds/space-instance/space-instance.js";
 import { impersonationOf } from "../registry/impersonation-identity.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext, UserInfo } from "../registry/request-context.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
-import type { InternalErrorLog } from "../server/request-guard.js";
+import { type InternalErrorLog, stderrLog } from "../server/request-guard.js";
 import { peerAddress } from "../server/trusted-proxies.js";
 import { EndpointNotAllowedError } from "../support/guarded-lookup.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
@@ -23,12 +24,16 @@ import { CallerRefused, GatewayHandler, type Resolved } from "./gateway-handler.
 import { type GatewayPath, parseGatewayPath } from "./gateway-path.js";
 import { type GatewayTarget, gatewayScopeAllows } from "./gateway-scope.js";
 import { kubeRequestAttributes } from "./kube-request.js";
+import { outsideSpace } from "./space-fence.js";
+import { VirtualClusterActivity } from "./vcluster-activity.js";
 import { VirtualClusterUpstreams } from "./vcluster-upstreams.js";
+import { VirtualClusterWaker } from "./vcluster-wake.js";
 
 const CLUSTER_GATEWAY_PREFIX = "/kubernetes/cluster/";
 const PROJECT_GATEWAY_PREFIX = "/kubernetes/project/";
 const CLUSTERS = { group: GROUP, resource: "clusters" };
 const VCIS = { group: GROUP, resource: "virtualclusterinstances" };
+const SPACES = { group: GROUP, resource: "spaceinstances" };
 
 export interface ClusterGatewayDeps {
   registry: Registry;
@@ -49,18 +54,40 @@ export interface ClusterGatewayDeps {
   endpoints: EndpointPolicy;
   /** Where a request's unexpected failure is logged (answered as a 500); default stderr. */
   logger?: InternalErrorLog;
+  /** Sleep mode (docs/virtual-clusters.md); defaults in DEFAULT_SLEEP_MODE. */
+  sleepMode?: Partial<GatewaySleepMode>;
 }
+
+/** How the gateway takes part in sleep mode (docs/gateway.md, "Sleeping virtual clusters"). */
+export interface GatewaySleepMode {
+  /** How often the activity noted in memory is written to the instances' status.lastActivity. */
+  activityFlushMs: number;
+  /** How long a request to a sleeping virtual cluster waits for it to wake before a 503. */
+  wakeLimitMs: number;
+}
+
+export const DEFAULT_SLEEP_MODE: GatewaySleepMode = {
+  // Sleep mode counts in seconds of idle time, and its deadlines are usually minutes or hours:
+  // one write per instance in use per flush is all it needs.
+  activityFlushMs: 30_000,
+  // Under the minute that kubectl and most HTTP clients wait for an answer by default.
+  wakeLimitMs: 45_000,
+};
 
 /**
  * The cluster gateway inside the server: `/kubernetes/cluster/{cluster}/...` goes to that
  * connected cluster, `/kubernetes/project/{project}/virtualcluster/{name}/...` to that virtual
- * cluster, after the caller is authenticated like on the management API, holds `use` on the
- * Cluster or VirtualClusterInstance, and the key's scope covers the request. It answers before
+ * cluster, `/kubernetes/project/{project}/space/{name}/...` to the space's cluster within its
+ * namespace (space-fence.ts), after the caller is authenticated like on the management API, holds
+ * `use` on the Cluster, VirtualClusterInstance or SpaceInstance, and the key's scope covers the request. It answers before
  * fastify routes anything, so bodies are never parsed or buffered.
  */
 export class ClusterGateway {
   private readonly clusters: ClusterUpstreams;
   private readonly vclusters: VirtualClusterUpstreams;
+  /** Each instance's last request, written in batches (sleep mode). */
+  readonly activity: VirtualClusterActivity;
+  private readonly waker: VirtualClusterWaker;
   private readonly handler: GatewayHandler;
   /** Each caller's identity without its scope: the gateway applies the scope itself (gateway-scope.ts). */
   private readonly unscoped = new WeakMap<UserInfo, UserInfo>();
@@ -76,6 +103,9 @@ export class ClusterGateway {
       (n) => this.clusters.cluster(n),
       deps.endpoints,
     );
+    const sleepMode = { ...DEFAULT_SLEEP_MODE, ...deps.sleepMode };
+    this.activity = new VirtualClusterActivity(deps.registry, sleepMode.activityFlushMs, deps.logger ?? stderrLog);
+    this.waker = new VirtualClusterWaker(deps.registry, deps.informers, sleepMode.wakeLimitMs);
     this.handler = new GatewayHandler(
       (req) => this.resolve(req),
       (r) => auditForwarded(deps.audit, r),
@@ -86,6 +116,7 @@ export class ClusterGateway {
   }
 
   start(): Promise<void> {
+    this.activity.start();
     return this.clusters.start();
   }
 
@@ -94,10 +125,12 @@ export class ClusterGateway {
     this.handler.closeStreams();
   }
 
-  stop(): void {
+  /** Ends every exchange and writes the activity noted since the last flush. */
+  async stop(): Promise<void> {
     this.handler.closeAll();
     this.clusters.stop();
     this.vclusters.close();
+    await this.activity.stop();
   }
 
   /** Requests resolved from memory (resolveNow) since the start: whether the fast path applies. */
@@ -172,6 +205,7 @@ export class ClusterGateway {
     try {
       const method = req.method ?? "GET";
       if (parsed.target.kind === "cluster") return await this.resolveCluster(user, parsed.target, parsed, method);
+      if (parsed.target.kind === "space") return await this.resolveSpace(user, parsed.target, parsed, method);
       return await this.resolveVirtualCluster(user, parsed.target, parsed, method);
     } catch (err) {
       throw new CallerRefused(err, user);
@@ -188,15 +222,49 @@ export class ClusterGateway {
     const cluster = this.clusters.cluster(name);
     await this.authorizeUse(user, target, method, forwarded, CLUSTERS, "", name, cluster);
     if (!cluster) throw errors.notFound(CLUSTERS, name);
-    let upstream: Awaited<ReturnType<ClusterUpstreams["upstream"]>>;
+    const upstream = await this.clusterUpstream(name, cluster);
+    return { forward: { upstream, path: forwarded.pathAndQuery, impersonate: impersonationOf(user) }, user, label };
+  }
+
+  private async clusterUpstream(name: string, cluster: KubeObject) {
     try {
-      upstream = await this.clusters.upstream(cluster);
+      return await this.clusters.upstream(cluster);
     } catch (err) {
       if (err instanceof ClusterConnectionError) {
         throw errors.unavailable(`cluster "${name}" cannot be used (${err.reason}): ${err.message}`);
       }
       throw err;
     }
+  }
+
+  /**
+   * A space: `use` on its SpaceInstance (not on the cluster), then only what stays inside its
+   * namespace, forwarded to its cluster as the caller (impersonated, as on the cluster path): the
+   * cluster's RBAC, which the space's owner and access rules are bound into, decides the rest.
+   */
+  private async resolveSpace(
+    user: UserInfo,
+    target: GatewayTarget & { kind: "space" },
+    { forwarded, label }: GatewayPath,
+    method: string,
+  ): Promise<Resolved> {
+    const { namespace, name } = target;
+    const instance = await this.deps.registry.store("spaceinstances").read(namespace, name);
+    await this.authorizeUse(user, target, method, forwarded, SPACES, namespace, name, instance);
+    if (!instance) throw errors.notFound(SPACES, name);
+    const spaceNamespace = spaceNamespaceOf(instance);
+    const outside = outsideSpace(kubeRequestAttributes(method, forwarded), spaceNamespace);
+    if (outside) {
+      throw errors.forbidden(
+        SPACES,
+        name,
+        `the space's gateway path reaches only its namespace "${spaceNamespace}": ${outside}`,
+      );
+    }
+    const clusterName = specOf<SpaceInstanceSpec>(instance).clusterRef?.cluster ?? "";
+    const cluster = this.clusters.cluster(clusterName);
+    if (!cluster) throw errors.unavailable(`cluster "${clusterName}" of the space does not exist`);
+    const upstream = await this.clusterUpstream(clusterName, cluster);
     return { forward: { upstream, path: forwarded.pathAndQuery, impersonate: impersonationOf(user) }, user, label };
   }
 
@@ -210,6 +278,8 @@ export class ClusterGateway {
     const instance = await this.deps.registry.store("virtualclusterinstances").read(namespace, name);
     await this.authorizeUse(user, target, method, forwarded, VCIS, namespace, name, instance);
     if (!instance) throw errors.notFound(VCIS, name);
+    this.activity.touch(namespace, name);
+    await this.waker.awake(instance);
     const who = impersonationOf(user);
     const upstream = await this.vclusters.upstream(instance, who.user, who.groups).catch((err) => {
       if (!(err instanceof EndpointNotAllowedError)) throw err;

@@ -5,7 +5,7 @@ import { createClientCertificate } from "../crypto/certificates.js";
 import { projectOfNamespace } from "../kinds/project/project.js";
 import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { Registry } from "../registry/registry.js";
-import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
+import { caIdOf, type VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import { connect, readVirtualClusterCa } from "../virtualclusters/remote.js";
 import type { EndpointPolicy } from "./endpoint-policy.js";
 import { makeUpstream, retireUpstream, type Upstream } from "./upstream.js";
@@ -34,7 +34,16 @@ export class VirtualClusterUpstreams {
 
   upstream(instance: KubeObject, user: string, groups: readonly string[]): Promise<Upstream> {
     const endpoint = this.endpoint(instance);
-    const key = JSON.stringify([instance.metadata.uid, instance.metadata.resourceVersion, endpoint, user, groups]);
+    // What the upstream is built from: the spec (generation) and the kept CA (caIdOf). Not the
+    // resourceVersion, which every status write moves (sleep mode records activity there).
+    const key = JSON.stringify([
+      instance.metadata.uid,
+      instance.metadata.generation,
+      caIdOf(instance),
+      endpoint,
+      user,
+      groups,
+    ]);
     const now = Date.now();
     const hit = this.entries.get(key);
     if (hit && hit.expires > now) return hit.upstream;

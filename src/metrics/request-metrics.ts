@@ -1,14 +1,15 @@
 /**
- * Request counting for the fastify path (hooks) and for the fast GET path (src/server/fast-get.ts),
- * where the label children are resolved once per resource so that counting allocates nothing.
+ * Request counting: every request the server answers, whichever branch of its request pipeline
+ * answered it (src/server/request-pipeline.ts): fastify's routing or a fast branch.
  */
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import type { ResourceType } from "../registry/resource-type.js";
-import type { RequestDone } from "../server/request-done.js";
+import type { PipelineRequest, RequestPipeline } from "../server/request-pipeline.js";
 import type { WatchObserver } from "../server/watch-stream.js";
 import type { CounterSeries, HistogramSeries } from "./labeled-series.js";
 import {
   authenticationAttempts,
+  fastPathRequests,
   inflightCounts,
   longrunningRequests,
   pendingFastAuthentications,
@@ -17,54 +18,84 @@ import {
   requestTotal,
   watchEventsTotal,
 } from "./metrics.js";
-import {
-  type RequestLabels,
-  refusedRequestLabels,
-  requestLabels,
-  type ServedResources,
-  scopeOf,
-} from "./request-labels.js";
+import { type RequestLabels, refusedRequestLabels, requestLabels, type ServedResources } from "./request-labels.js";
 
 const authFailure = authenticationAttempts.labels("failure");
 const authError = authenticationAttempts.labels("error");
+const fastGets = fastPathRequests.series({ path: "get" });
+const fastCreates = fastPathRequests.series({ path: "create" });
 
 declare module "fastify" {
   interface FastifyRequest {
-    /** Set by the metrics hooks when the request arrives. */
+    /** Set by the metrics' `arrived` stage. */
     metricLabels?: RequestLabels;
   }
 }
 
-/** Counts every request fastify answers: totals, latency, in-flight and long-running (watch) gauges. */
-export function installRequestMetrics(app: FastifyInstance, requestDone: RequestDone, served: ServedResources): void {
+/** A request as the metrics' stages see it: the labels are kept on it from arrival to the end. */
+type Counted = PipelineRequest & { metricLabels?: RequestLabels };
+
+/** Counts every request: totals, latency, in-flight and long-running (watch) gauges. */
+export function installRequestMetrics(app: FastifyInstance, requests: RequestPipeline, served: ServedResources): void {
   app.decorateRequest("metricLabels", undefined);
-  app.addHook("onRequest", (request, _reply, done) => {
-    const labels = requestLabels(request.method, request.url, request.headers["content-type"], served);
-    request.metricLabels = labels;
-    if (labels.verb === "WATCH") longrunningRequests.labels(labels).inc();
-    else {
-      const kind = isReadOnly(request) ? "readOnly" : "mutating";
-      inflightCounts[kind]++;
-      inflightCounts.seen[kind] = true;
-    }
-    done();
-  });
-  requestDone.add((request, reply) => {
-    const arrived = request.metricLabels;
-    if (arrived) {
+  requests.join({
+    arrived(request: Counted) {
+      const labels = requestLabels(request.method, request.url, request.headers["content-type"], served);
+      request.metricLabels = labels;
+      if (labels.verb === "WATCH") longrunningRequests.labels(labels).inc();
+      else {
+        const kind = isReadOnly(request) ? "readOnly" : "mutating";
+        inflightCounts[kind]++;
+        inflightCounts.seen[kind] = true;
+      }
+    },
+    done(request: Counted, answer) {
+      const arrived = request.metricLabels;
+      if (!arrived) return;
       if (arrived.verb === "WATCH") longrunningRequests.labels(arrived).dec();
       else inflightCounts[isReadOnly(request) ? "readOnly" : "mutating"]--;
-      const code = reply.statusCode;
+      const code = answer.statusCode;
       const refused = code === 401 || code === 429;
       const labels = refused ? refusedRequestLabels(arrived.verb) : arrived;
-      const dryRun = refused ? "" : dryRunOf(request.url);
-      requestDuration.observe(requestDuration.series({ ...labels, dry_run: dryRun }), reply.elapsedTime / 1000);
-      requestTotal.series({ ...labels, dry_run: dryRun, code: String(code) }).value++;
-    }
+      const series = seriesOf(labels, refused ? "" : dryRunOf(request.url), code);
+      requestDuration.observe(series.duration, answer.elapsedTime / 1000);
+      series.total.value++;
+      if (answer.fastPath) {
+        // Its caller authenticated at once, from the identity cache (routed requests are counted
+        // as they authenticate: countAuthentication).
+        pendingFastAuthentications.count++;
+        (answer.fastPath === "get" ? fastGets : fastCreates).value++;
+      }
+    },
   });
 }
 
-function isReadOnly(request: FastifyRequest): boolean {
+interface RequestSeries {
+  total: CounterSeries;
+  duration: HistogramSeries;
+}
+
+/**
+ * The series of each label set, dry run and code, looked up by one string: building the label
+ * objects to look them up (two spreads) cost more than all the rest of counting a request. As
+ * bounded as the series themselves (each value comes from a fixed set: request-labels.ts).
+ */
+const seriesByKey = new Map<string, RequestSeries>();
+
+function seriesOf(labels: RequestLabels, dryRun: string, code: number): RequestSeries {
+  const key = `${labels.verb}\u0001${labels.group}\u0001${labels.resource}\u0001${labels.subresource}\u0001${labels.scope}\u0001${dryRun}\u0001${code}`;
+  let series = seriesByKey.get(key);
+  if (series === undefined) {
+    series = {
+      total: requestTotal.series({ ...labels, dry_run: dryRun, code: String(code) }),
+      duration: requestDuration.series({ ...labels, dry_run: dryRun }),
+    };
+    seriesByKey.set(key, series);
+  }
+  return series;
+}
+
+function isReadOnly(request: PipelineRequest): boolean {
   return request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS";
 }
 
@@ -74,84 +105,9 @@ function dryRunOf(url: string): string {
 
 /** The outcome of one authentication, for `authentication_attempts{result}`. */
 export function countAuthentication(result: "success" | "failure" | "error"): void {
-  // Successes (nearly every request) are added at the next scrape, as the fast GET path's are.
+  // Successes (nearly every request) are added at the next scrape, as the fast branches' are.
   if (result === "success") pendingFastAuthentications.count++;
   else (result === "failure" ? authFailure : authError).inc();
-}
-
-interface HotChildren {
-  total: CounterSeries;
-  duration: HistogramSeries;
-}
-
-/** The fast GET path's counters: children per resource and scope, made on first use. */
-export class FastGetMetrics {
-  private readonly children = new WeakMap<ResourceType, { namespaced: HotChildren; cluster: HotChildren }>();
-
-  /** One successful GET answered in `seconds` (the caller authenticated from its cache). */
-  served(rt: ResourceType, namespaced: boolean, seconds: number): void {
-    let entry = this.children.get(rt);
-    if (entry === undefined) {
-      entry = { namespaced: hotChildren(rt, true), cluster: hotChildren(rt, false) };
-      this.children.set(rt, entry);
-    }
-    const c = namespaced ? entry.namespaced : entry.cluster;
-    c.total.value++;
-    requestDuration.observe(c.duration, seconds);
-    pendingFastAuthentications.count++;
-  }
-}
-
-/**
- * The fast create path's counting (src/server/fast-create.ts), the same series the hooks count a
- * create in: in flight while it runs, its authentication, its code and latency. The series of a
- * resource, scope and code are looked up once.
- */
-export class FastCreateMetrics {
-  private readonly children = new WeakMap<ResourceType, Map<number, HotChildren>>();
-
-  started(): void {
-    inflightCounts.mutating++;
-    inflightCounts.seen.mutating = true;
-    pendingFastAuthentications.count++;
-  }
-
-  finished(rt: ResourceType, namespaced: boolean, code: number, seconds: number): void {
-    inflightCounts.mutating--;
-    let byCode = this.children.get(rt);
-    if (byCode === undefined) {
-      byCode = new Map();
-      this.children.set(rt, byCode);
-    }
-    // Two scopes per code, told apart by sign.
-    const key = namespaced ? code : -code;
-    let c = byCode.get(key);
-    if (c === undefined) {
-      c = hotChildren(rt, namespaced, "POST", String(code));
-      byCode.set(key, c);
-    }
-    c.total.value++;
-    requestDuration.observe(c.duration, seconds);
-  }
-
-  abandoned(): void {
-    inflightCounts.mutating--;
-  }
-}
-
-function hotChildren(rt: ResourceType, namespaced: boolean, verb = "GET", code = "200"): HotChildren {
-  const labels = {
-    verb,
-    group: rt.group,
-    version: rt.version,
-    resource: rt.plural,
-    subresource: "",
-    // A GET names its object; a create names none.
-    scope: scopeOf(verb === "GET", namespaced),
-    component: "apiserver",
-    dry_run: "",
-  };
-  return { total: requestTotal.series({ ...labels, code }), duration: requestDuration.series(labels) };
 }
 
 /** apiserver_watch_events_total and apiserver_registered_watchers of one watch of a resource. */

@@ -1,6 +1,6 @@
 /**
  * The server's hooks for metrics, in one place so that startServer keeps a few one-line calls:
- * the instrumented store, request counting (fastify and the fast GET path), authentication
+ * the instrumented store, request counting (every branch of the request pipeline), authentication
  * outcomes, watch counting, `/metrics` and the gauges read from the server's state. The
  * composition root hands them to the server (src/server/server-features.ts).
  */
@@ -11,13 +11,7 @@ import type { Storage } from "../storage/interface.js";
 import { InstrumentedStorage } from "./instrumented-storage.js";
 import { etcdRequestDuration, sqliteRequestDuration } from "./metrics.js";
 import { registerMetricsRoute, startMetricsListener } from "./metrics-endpoint.js";
-import {
-  countAuthentication,
-  FastCreateMetrics,
-  FastGetMetrics,
-  installRequestMetrics,
-  observeWatch,
-} from "./request-metrics.js";
+import { countAuthentication, installRequestMetrics, observeWatch } from "./request-metrics.js";
 import { registerGaugeSource, type ServerGaugeSource } from "./server-gauges.js";
 
 export interface OperationsConfig {
@@ -42,15 +36,12 @@ export interface Operations extends RequestObservers {
 /** `kind` is the backend's (storage/factory.ts): its requests are timed in its own histogram. */
 export function attachOperations(config: OperationsConfig, backend: Storage, kind: "etcd" | "sqlite"): Operations {
   const on = config.metrics !== false;
-  const hot = on ? new FastGetMetrics() : undefined;
   let unregister: (() => void) | undefined;
   let listener: Server | undefined;
   return {
     storage: on
       ? new InstrumentedStorage(backend, kind === "etcd" ? etcdRequestDuration : sqliteRequestDuration)
       : backend,
-    fastGetServed: hot && ((rt, namespaced, seconds) => hot.served(rt, namespaced, seconds)),
-    fastCreateCounting: on ? new FastCreateMetrics() : undefined,
     authenticated(p) {
       if (!on) return p;
       return p.then(
@@ -65,9 +56,9 @@ export function attachOperations(config: OperationsConfig, backend: Storage, kin
       );
     },
     feature: (state) => ({
-      installHooks(app, { registry, watchStreams, subresources, requestDone }) {
+      installHooks(app, { registry, watchStreams, subresources, requests }) {
         if (!on) return;
-        installRequestMetrics(app, requestDone, {
+        installRequestMetrics(app, requests, {
           resource: (plural) => registry.find(plural) !== undefined,
           subresource: (plural, sub) =>
             sub === "status" ? registry.find(plural)?.rt.hasStatus === true : subresources.has(`${plural}/${sub}`),

@@ -1,40 +1,54 @@
 import assert from "node:assert/strict";
-import type { OutgoingHttpHeaders } from "node:http";
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { after, before, describe, it } from "node:test";
 import type { RequestAttributes } from "../authz/contract.js";
 import { type RequestContext, SYSTEM_USER } from "../registry/request-context.js";
-import type { ResourceType } from "../registry/resource-type.js";
 import { fakeRequest } from "../testing/fake-request.js";
 import { accessKey, postObject } from "../testing/gateway-fixture.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { type FastCreateDeps, fastCreate } from "./fast-create.js";
+import type { FastBranch } from "./front-door.js";
+import { assignRequestId } from "./request-log.js";
+import { RequestPipeline } from "./request-pipeline.js";
+
+/** fastify's routing: the create branch never hands a request on once it took it. */
+const unrouted = () => assert.fail("the create branch handed a request on");
 
 const team = (name: string, spec: Record<string, unknown> = {}) =>
   JSON.stringify({ apiVersion: "management.platform/v1", kind: "Team", metadata: { name }, spec });
 
 describe("fast create path", () => {
   let s: TestServer;
+  /** What the pipeline's stages saw: [stage or resource, code]. */
   const counted: Array<[string, number]> = [];
+  const noted: string[] = [];
   const logged: unknown[] = [];
+  const requests = new RequestPipeline();
+  requests.join({
+    arrived: () => counted.push(["arrived", 0]),
+    done: (request, answer) => counted.push([`${answer.fastPath} ${request.url.split("/").pop()}`, answer.statusCode]),
+  });
   const ctx = (): RequestContext => ({ user: SYSTEM_USER, warnings: [] });
   const path = (rest: string) => `${GROUP_PATH}/${rest}`;
+  /** As the front door runs a branch: the request id first (the caller's "req-1"). */
+  const frontDoor = (branch: FastBranch) => (req: IncomingMessage, res: ServerResponse) => {
+    req.headers["x-request-id"] ??= "req-1";
+    assignRequestId(req, res);
+    return branch(req, res, unrouted);
+  };
   const make = (over: { allowed?: boolean; ctx?: RequestContext | undefined; bypassed?: boolean } = {}) => {
     const deps: FastCreateDeps = {
       registry: s.registry,
       groupPrefix: `${GROUP_PATH}/`,
       maxBodyBytes: 1024,
+      requests,
       authenticate: () => ("ctx" in over ? over.ctx : ctx()),
+      noteCaller: (_request, user) => noted.push(user.name),
       allows: () => over.allowed ?? true,
       bypassed: () => over.bypassed ?? false,
-      requestId: () => "req-1",
       log: { error: (obj) => logged.push(obj) },
-      counting: {
-        started: () => counted.push(["started", 0]),
-        finished: (rt: ResourceType, _namespaced, code) => counted.push([rt.plural, code]),
-        abandoned: () => counted.push(["abandoned", 0]),
-      },
     };
-    return fastCreate(deps);
+    return frontDoor(fastCreate(deps));
   };
 
   before(async () => {
@@ -72,8 +86,8 @@ describe("fast create path", () => {
       ),
     );
     assert.deepEqual(counted, [
-      ["started", 0],
-      ["teams", 201],
+      ["arrived", 0],
+      ["create teams", 201],
     ]);
   });
 
@@ -110,8 +124,8 @@ describe("fast create path", () => {
       assert.equal(written.headers?.["x-request-id"], "req-1");
       assert.deepEqual(JSON.parse(written.body!.toString()), normal.json);
       assert.deepEqual(counted, [
-        ["started", 0],
-        [rest.split("/").pop(), normal.status],
+        ["arrived", 0],
+        [`create ${rest.split("/").pop()}`, normal.status],
       ]);
     });
   }
@@ -156,12 +170,13 @@ describe("fast create path", () => {
         },
         allows: () => true,
         bypassed: () => false,
-        requestId: () => "req-1",
+        requests,
+        noteCaller: () => {},
         log: { error: () => {} },
         clientAddress,
       });
       const { req, res } = fakeRequest(path("teams"), { body: team("untouched") });
-      assert.equal(fast(req, res), false);
+      assert.equal(fast(req, res, unrouted), false);
     }
     assert.deepEqual(seen, ["203.0.113.9", "127.0.0.1"]);
   });
@@ -178,12 +193,13 @@ describe("fast create path", () => {
         return false;
       },
       bypassed: () => false,
-      requestId: () => "req-1",
+      requests,
+      noteCaller: () => {},
       log: { error: () => {} },
     });
     for (const rest of ["teams", "namespaces/ns-a/sharedsecrets", "teams"]) {
       const { req, res } = fakeRequest(path(rest), { body: team("untouched") });
-      assert.equal(fast(req, res), false);
+      assert.equal(fast(req, res, unrouted), false);
     }
     const expected = (resource: string, namespace: string): RequestAttributes => ({
       verb: "create",
@@ -229,21 +245,24 @@ describe("fast create path", () => {
     assert.equal(logged.length, 1);
     assert.equal((logged[0] as { requestId: string }).requestId, "req-1");
     assert.deepEqual(counted, [
-      ["started", 0],
-      ["teams", 500],
+      ["arrived", 0],
+      ["create teams", 500],
     ]);
   });
 
-  it("counts a client that went away before its body arrived as no longer in flight, and answers nothing", () => {
+  it("ends a request whose client went away before its body arrived in the pipeline, and answers nothing", () => {
     counted.length = 0;
+    noted.length = 0;
     const { req, res, written } = fakeRequest(path("teams"), { body: team("gone") });
     assert.equal(make()(req, res), true);
     req.emit("aborted");
     assert.deepEqual(written, {});
+    // As fastify's error handler ends it (a 400), its caller never noted: the body never came.
     assert.deepEqual(counted, [
-      ["started", 0],
-      ["abandoned", 0],
+      ["arrived", 0],
+      ["create teams", 400],
     ]);
+    assert.deepEqual(noted, []);
   });
 });
 

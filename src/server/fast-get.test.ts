@@ -4,6 +4,7 @@ import { type RequestContext, SYSTEM_USER } from "../registry/request-context.js
 import { fakeRequest } from "../testing/fake-request.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { fastGet } from "./fast-get.js";
+import { RequestPipeline } from "./request-pipeline.js";
 
 /** The normal handler, which a synchronous (embedded store) fast path never hands a request taken. */
 function normalPath(): void {
@@ -21,6 +22,9 @@ describe("fast GET path", () => {
       authenticate: () => ("ctx" in over ? over.ctx : ctx()),
       allows: () => over.allowed ?? true,
       bypassed: () => over.bypassed ?? false,
+      requests: new RequestPipeline(),
+      noteCaller: () => {},
+      log: { error: () => {} },
     });
 
   before(async () => {

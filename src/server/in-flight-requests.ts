@@ -13,8 +13,8 @@
  * `shutdown` check failing (health.ts) while /livez and /healthz stay 200: the orchestrator stops
  * sending traffic without killing the process as unhealthy while it drains.
  *
- * Every request passes admit() first, before the gateway, the fast GET path and fastify, so all
- * of them are counted.
+ * Every request passes admit() first, at the front door (front-door.ts): before the gateway, the
+ * fast branches and fastify, so all of them are counted.
  */
 import type { Server, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";

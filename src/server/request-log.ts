@@ -6,10 +6,10 @@
  * body or a query, so never a key or a secret value.
  */
 import { randomBytes } from "node:crypto";
-import type { IncomingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { type Logger, pino } from "pino";
-import type { RequestDone } from "./request-done.js";
+import type { RequestPipeline } from "./request-pipeline.js";
 import { workerNumber } from "./worker-number.js";
 
 const REQUEST_ID_HEADER = "x-request-id";
@@ -39,12 +39,33 @@ export function createLogger(level: string): Logger {
   );
 }
 
+/** Where the front door keeps a request's id for fastify (loggingOptions' genReqId). */
+const REQUEST_ID = Symbol("requestId");
+
+/**
+ * Gives the request its id, once, at the front door (front-door.ts): on the response's
+ * X-Request-Id, whichever branch answers (watches write their head themselves, and writeHead
+ * keeps what is set here), and kept on the request for fastify's request.id.
+ */
+export function assignRequestId(req: IncomingMessage, res: ServerResponse): string {
+  const id = requestIdOf(req.headers);
+  (req as IncomingMessage & { [REQUEST_ID]?: string })[REQUEST_ID] = id;
+  res.setHeader(REQUEST_ID_HEADER, id);
+  return id;
+}
+
+/** The id assignRequestId gave the request; undefined when it did not pass the front door. */
+export function assignedRequestId(req: IncomingMessage): string | undefined {
+  return (req as IncomingMessage & { [REQUEST_ID]?: string })[REQUEST_ID];
+}
+
 /** fastify options that make it log through `logger` with our request ids and no built-in request lines. */
 export function loggingOptions(logger: Logger) {
   return {
     loggerInstance: logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "requestId" }),
-    genReqId: (req: { headers: IncomingHttpHeaders }) => requestIdOf(req.headers),
+    // The front door's id; a request injected without it (tests: fastify.inject) gets one here.
+    genReqId: (req: IncomingMessage) => assignedRequestId(req) ?? requestIdOf(req.headers),
   };
 }
 
@@ -55,28 +76,26 @@ declare module "fastify" {
   }
 }
 
-/** Returns the request id on every response and writes the access line. */
-export function installRequestLog(app: FastifyInstance, requestDone: RequestDone, logger: Logger): void {
+/** The access line of every request, whichever branch answered it (request-pipeline.ts). */
+export function installRequestLog(app: FastifyInstance, requests: RequestPipeline, logger: Logger): void {
   app.decorateRequest("userName", undefined);
-  app.addHook("onRequest", (request, reply, done) => {
-    // On the raw response: watches write their head themselves, and writeHead keeps what is set here.
-    reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
-    done();
-  });
-  requestDone.add((request, reply) => {
-    if (logger.isLevelEnabled("info")) {
-      const length = reply.raw.getHeader("content-length");
-      request.log.info(
+  requests.join({
+    done(request, answer) {
+      if (!logger.isLevelEnabled("info")) return;
+      const length = answer.raw.getHeader("content-length");
+      logger.info(
         {
+          // What fastify's request logger binds (loggingOptions' requestIdLogLabel).
+          requestId: request.id,
           method: request.method,
           path: request.url.split("?")[0],
           user: request.userName ?? "",
-          code: reply.statusCode,
-          durationMs: Math.round(reply.elapsedTime * 100) / 100,
+          code: answer.statusCode,
+          durationMs: Math.round(answer.elapsedTime * 100) / 100,
           bytes: length === undefined ? undefined : Number(length),
         },
         "request",
       );
-    }
+    },
   });
 }

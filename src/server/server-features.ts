@@ -11,10 +11,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Authorizer } from "../authz/contract.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext } from "../registry/request-context.js";
-import type { ResourceType } from "../registry/resource-type.js";
 import type { BodiesAuditable } from "./audited-bodies.js";
-import type { FastCreateCounting } from "./fast-create.js";
-import type { RequestDone } from "./request-done.js";
+import type { RequestPipeline } from "./request-pipeline.js";
 import type { WatchStreams } from "./watch-stream.js";
 
 /** A route handler wrapped with authentication (of its caller) and errors written as Kubernetes `Status`. */
@@ -30,11 +28,14 @@ export interface FeatureContext {
   subresources: ReadonlyMap<string, unknown>;
   /** The server's open watch streams: a feature may observe them (`observe`, `started`). */
   watchStreams: WatchStreams;
-  /** Runs a callback once when each request is over (a dropped watch included). */
-  requestDone: RequestDone;
   /** Which requests' bodies the audit log may keep: resolved as the generic handler resolves them (audited-bodies.ts). */
   bodiesAuditable: BodiesAuditable;
   guarded: Guarded;
+  /**
+   * The stages every request passes, whichever branch answers it (request-pipeline.ts): a
+   * feature that sees every request (the metrics, the audit log) joins them, not fastify's hooks.
+   */
+  requests: RequestPipeline;
   /** The caller of a request, as every API route authenticates it. */
   authenticate(request: Pick<FastifyRequest, "ip" | "method" | "headers">): Promise<RequestContext>;
 }
@@ -48,11 +49,11 @@ export interface ServerFeature {
 
 /** Observers of the server's own request paths (the metrics count through them); each optional. */
 export interface RequestObservers {
-  /** A GET the fast path (fast-get.ts) answered. */
-  fastGetServed?: (rt: ResourceType, namespaced: boolean, seconds: number) => void;
-  /** How the fast create path (fast-create.ts) counts its requests. */
-  fastCreateCounting?: FastCreateCounting;
-  /** Sees each routed request's authentication and passes its outcome on unchanged. */
+  /**
+   * Sees each routed request's authentication and passes its outcome on unchanged. (A fast
+   * branch's caller authenticated at once from the identity cache: its answer says so, through
+   * the pipeline's `done` stage.)
+   */
   authenticated?(p: Promise<RequestContext>): Promise<RequestContext>;
 }
 

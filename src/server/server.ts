@@ -15,6 +15,7 @@ import { SERVER_VERSION } from "./discovery.js";
 import { registerDiscoveryRoutes } from "./discovery-routes.js";
 import { fastCreate } from "./fast-create.js";
 import { type FastPathDeps, fastGet } from "./fast-get.js";
+import { frontDoor } from "./front-door.js";
 import { watchGetOnlyPaths } from "./get-only-paths.js";
 import { type HealthCheck, registerHealthRoutes } from "./health.js";
 import type { InFlightRequests } from "./in-flight-requests.js";
@@ -22,9 +23,9 @@ import { registerNamespaceRoutes } from "./namespace-routes.js";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.js";
 import { clientErrorHandler, frameworkErrors } from "./protocol-errors.js";
 import { writeStatusToSocket } from "./raw-status.js";
-import { RequestDone } from "./request-done.js";
-import { guardRequest, guardUpgrade } from "./request-guard.js";
-import { installRequestLog, loggingOptions, requestIdOf } from "./request-log.js";
+import { guardUpgrade } from "./request-guard.js";
+import { installRequestLog, loggingOptions } from "./request-log.js";
+import { RequestPipeline } from "./request-pipeline.js";
 import { handleResourceRequest, type ResourceHandlerDeps, type SubresourceHandler } from "./resource-handler.js";
 import { sendError } from "./respond.js";
 import type {
@@ -48,7 +49,7 @@ export interface ApiServerDeps {
   authorizer: Authorizer;
   access: Pick<
     AccessControl,
-    "authenticate" | "authenticateOrAnonymous" | "authenticateKey" | "authenticateNow" | "authorizer"
+    "authenticate" | "authenticateOrAnonymous" | "authenticateKey" | "authenticateNow" | "noteCaller" | "authorizer"
   >;
   /** Custom subresources keyed `plural/subresource` (access keys, virtual cluster actions). */
   subresources: Map<string, SubresourceHandler>;
@@ -64,7 +65,7 @@ export interface ApiServerDeps {
   logger: Logger;
   /** What answers its own paths and upgrades before fastify routes anything (the cluster gateway, src/gateway). */
   beforeRouting?: ServedBeforeRouting;
-  /** True once the server is closing (draining): the fast GET and create paths step aside. */
+  /** True once the server is closing (draining): the fast GET and create branches step aside. */
   closing: () => boolean;
   /**
    * True from the moment a stop was asked, which may be `--shutdown-delay` before `closing`:
@@ -73,7 +74,7 @@ export interface ApiServerDeps {
   unready?: () => boolean;
   /** Every request, counted for a graceful shutdown (refused once it began). */
   inFlight: InFlightRequests;
-  /** Observers of the fast paths and of authentication (the metrics, src/metrics/server-hooks.ts). */
+  /** Observers of authentication (the metrics, src/metrics/server-hooks.ts). */
   observers?: RequestObservers;
   /**
    * The cross-cutting features the composition root installs (metrics, audit log, console, backup:
@@ -84,39 +85,32 @@ export interface ApiServerDeps {
   trustedProxies?: TrustedProxies;
 }
 
-/** The fastify app of the API (not yet listening): routes, body parsing, errors, the fast GET path. */
+/** The fastify app of the API (not yet listening): the front door, routes, body parsing, errors. */
 export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   const { registry, access, tls } = deps;
   const proxies = deps.trustedProxies?.trust ? deps.trustedProxies : undefined;
   const groupPrefix = `${API_PREFIX}/apis/${GROUP}/${VERSION}/`;
   const logger = deps.logger;
+  const requests = new RequestPipeline();
   const fastPaths = {
     registry,
     groupPrefix,
+    requests,
     authenticate: (request) => access.authenticateNow(request),
+    noteCaller: (request, user) => access.noteCaller(request, user),
     allows: (user, attrs) => access.authorizer.decide(user, attrs).allowed,
-    bypassed: () => deps.closing() || logger.isLevelEnabled("info"),
-    requestId: requestIdOf,
+    bypassed: () => deps.closing(),
+    log: logger,
     clientAddress: proxies && ((req) => proxies.clientAddress(req)),
   } satisfies FastPathDeps;
-  const hotGet = fastGet({ ...fastPaths, served: deps.observers?.fastGetServed });
-  const hotCreate = fastCreate({
-    ...fastPaths,
-    maxBodyBytes: MAX_BODY_BYTES,
-    log: logger,
-    counting: deps.observers?.fastCreateCounting,
-  });
+  const fastBranches = [fastCreate({ ...fastPaths, maxBodyBytes: MAX_BODY_BYTES }), fastGet(fastPaths)];
   const app = Fastify({
-    // fastify's own https server, with the fast GET and create paths (fast-get.ts, fast-create.ts)
-    // in front of its routing.
-    serverFactory: (handler) => {
-      // Both handlers are guarded (request-guard.ts): an exception of one request is its 500, never the process's end.
-      const onRequest = guardRequest((req, res) => {
-        if (!deps.inFlight.admit(res) || deps.beforeRouting?.handleRequest(req, res)) return;
-        if (hotCreate(req, res) || hotGet(req, res, handler)) return;
-        handler(req, res);
-      }, logger);
+    // fastify's own https server, behind the one front door (front-door.ts).
+    serverFactory: (routed) => {
+      const { inFlight, beforeRouting } = deps;
+      const onRequest = frontDoor({ inFlight, beforeRouting, fastBranches, routed, log: logger });
       const server = createHttpsServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, onRequest);
+      // Guarded (request-guard.ts): an exception of one upgrade is its 500, never the process's end.
       const onUpgrade = guardUpgrade((req, socket, head) => {
         if (!deps.inFlight.admitUpgrade(socket) || deps.beforeRouting?.handleUpgrade(req, socket, head)) return;
         writeStatusToSocket(
@@ -148,10 +142,10 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   });
   acceptAnyBody(app);
   const refuseOtherMethods = watchGetOnlyPaths(app);
-  const requestDone = new RequestDone(app);
-  installRequestLog(app, requestDone, logger);
-  const features = featureContext(deps, groupPrefix, requestDone);
+  installRequestLog(app, requests, logger);
+  const features = featureContext(deps, groupPrefix, requests);
   for (const feature of deps.features) feature.installHooks?.(app, features);
+  requests.runInFastify(app);
   registerPublicRoutes(app, deps.jwks, deps.storageHealth, deps.unready ?? deps.closing, async (request) => {
     request.userName = (await access.authenticateOrAnonymous(request)).user.name;
   });
@@ -209,7 +203,7 @@ function registerPublicRoutes(
 }
 
 /** What the features are lent (server-features.ts): the API's authentication and `guarded` wrapper among it. */
-function featureContext(deps: ApiServerDeps, groupPrefix: string, requestDone: RequestDone): FeatureContext {
+function featureContext(deps: ApiServerDeps, groupPrefix: string, requests: RequestPipeline): FeatureContext {
   const { access } = deps;
   const authenticate = (request: Pick<FastifyRequest, "ip" | "method" | "headers">): Promise<RequestContext> =>
     access.authenticate(request);
@@ -242,9 +236,9 @@ function featureContext(deps: ApiServerDeps, groupPrefix: string, requestDone: R
     authorizer: deps.authorizer,
     subresources: deps.subresources,
     watchStreams: deps.watchStreams,
-    requestDone,
     bodiesAuditable: auditableBodies(generic, deps.reviews),
     guarded,
+    requests,
     authenticate,
   };
 }

@@ -17,7 +17,7 @@ export interface FakeRequestOptions {
 }
 
 /**
- * A request and response as the fast paths (server/fast-get.ts, server/fast-create.ts) see them,
+ * A request and response as the fast branches (server/fast-get.ts, server/fast-create.ts) see them,
  * before fastify: `res` records what was written into `written`, and `done` resolves once the
  * answer has ended. A request without a body has no stream (the fast GET path never reads one).
  */
@@ -40,12 +40,20 @@ export function fakeRequest(url: string, options: FakeRequestOptions = {}) {
   const done = new Promise<void>((resolve) => {
     ended = resolve;
   });
+  // Headers set before the head (the front door's X-Request-Id), which writeHead keeps, as node's does.
+  const set: Record<string, unknown> = {};
   const res = {
     headersSent: false,
     destroyed: false,
+    setHeader(name: string, value: unknown) {
+      set[name.toLowerCase()] = value;
+    },
+    getHeader(name: string) {
+      return set[name.toLowerCase()];
+    },
     writeHead(status: number, h: Record<string, unknown>) {
       written.status = status;
-      written.headers = h;
+      written.headers = { ...set, ...h };
     },
     end(payload: Buffer | string) {
       written.body = Buffer.from(payload);

@@ -15,6 +15,7 @@ import { requestInfoVerb, type VerbCall } from "../server/resource-verbs.js";
 import { send } from "../server/respond.js";
 import type { VirtualClusterCaStore } from "./ca-store.js";
 import { connect, findVirtualClusterService, notFoundOnCluster, readVirtualClusterCa } from "./remote.js";
+import { requestSleep, wakeUp } from "./sleep-state.js";
 
 const DAY_SECONDS = 86_400;
 const YEAR_SECONDS = 365 * DAY_SECONDS;
@@ -41,6 +42,8 @@ export function registerVirtualClusterActions(
   subresources.set("virtualclusterinstances/kubeconfig", kubeconfigAction(deps.registry, cas));
   subresources.set("projects/importvirtualcluster", importAction(deps.registry, cas, deps.events));
   subresources.set("projects/migratevirtualclusterinstance", migrateAction(deps.registry));
+  subresources.set("virtualclusterinstances/sleep", sleepAction(deps.registry, requestSleep, "is going to sleep"));
+  subresources.set("virtualclusterinstances/wakeup", sleepAction(deps.registry, wakeUp, "is waking up"));
 }
 
 /** `use` on a cluster: what reaching into it with its stored credentials needs (import, kube config). */
@@ -193,6 +196,48 @@ async function findInstance(registry: Registry, namespace: string | undefined, n
     );
   }
   return matches[0];
+}
+
+// ---- sleep and wakeup -----------------------------------------------------------------------
+
+/**
+ * POST .../virtualclusterinstances/{name}/sleep and .../wakeup: `use` on the instance, as the
+ * gateway asks, since a request through it wakes the instance anyway. They set or clear
+ * status.sleep (sleep-state.ts); the status controller scales the workload. Answer: a Status
+ * Success, never the instance itself (`use` does not include `get`).
+ */
+function sleepAction(
+  registry: Registry,
+  change: (registry: Registry, namespace: string, name: string) => Promise<KubeObject | undefined>,
+  done: string,
+): SubresourceHandler {
+  return async ({ request, reply, ctx, path, format, authorize }) => {
+    if (request.method !== "POST" || path.namespace === undefined) {
+      throw await refusedMethod(path, request.method, authorize);
+    }
+    const namespace = path.namespace;
+    const name = path.name!;
+    const instance = await registry.store("virtualclusterinstances").read(namespace, name);
+    if (!instance) {
+      // Callers who may not use instances learn nothing about which exist.
+      await authorize({ verb: "use", namespace, subresource: "" });
+      throw errors.notFound(VCI, name);
+    }
+    // `use` on the instance itself (subresource ""), the very question the gateway asks.
+    await authorize({ verb: "use", namespace, object: instance, subresource: "" });
+    const changed = await change(registry, namespace, name);
+    if (!changed) throw errors.notFound(VCI, name);
+    const result = {
+      apiVersion: "v1",
+      kind: "Status",
+      metadata: {},
+      status: "Success",
+      message: `virtual cluster instance ${namespace}/${name} ${done}`,
+      details: { name, group: GROUP, kind: "virtualclusterinstances" },
+      code: 200,
+    };
+    return send(reply, 200, result, format, ctx.warnings);
+  };
 }
 
 // ---- import ----------------------------------------------------------------------------------

@@ -2,15 +2,16 @@ import { isDeepStrictEqual } from "node:util";
 import { ApiError } from "../../api/errors.js";
 import { type KubeObject, specOf, statusOf } from "../../api/object.js";
 import { classifyError, clusterClient } from "../../clusters/cluster-connection.js";
+import { isUnreachable } from "../../clusters/cluster-objects.js";
 import type { ClusterGrantStatus, ClusterStatus } from "../../kinds/cluster/cluster.js";
 import { ALL_CLUSTERS } from "../../kinds/cluster-selection.js";
 import type { InformerEvent } from "../../registry/informer.js";
 import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
-import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
-import { WorkQueue } from "../work-queue.js";
-import { grantEntry, isUnreachable, syncClusterRbac } from "./cluster-rbac-sync.js";
+import { type ControllerLog, silentLog } from "../controller-log.js";
+import { ResyncQueue } from "../resync-queue.js";
+import { grantEntry, syncClusterRbac } from "./cluster-rbac-sync.js";
 import { desiredRbac } from "./desired-rbac.js";
 
 export interface ClusterAccessOptions {
@@ -31,70 +32,56 @@ export interface ClusterAccessOptions {
  * with the work queue's backoff. Runs on the elected replica only (start()/stop()).
  */
 export class ClusterAccessController {
-  private readonly resyncMs: number;
   private readonly timeoutMs: number;
-  private readonly concurrency: number;
-  private timer?: NodeJS.Timeout;
-  private unsubscribe: Array<() => void> = [];
-  private queue?: WorkQueue<string>;
-  private stopped = true;
+  private readonly loop: ResyncQueue;
 
   constructor(
     private readonly registry: Registry,
     private readonly informers: SharedInformers,
     options: ClusterAccessOptions = {},
-    private readonly log: ControllerLog = silentLog,
+    log: ControllerLog = silentLog,
   ) {
-    this.resyncMs = options.resyncMs ?? 60_000;
     this.timeoutMs = options.timeoutMs ?? 10_000;
-    this.concurrency = Math.max(1, options.concurrency ?? 4);
-  }
-
-  async start(): Promise<void> {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const queue = new WorkQueue<string>({
+    const clusters = informers.for("clusters");
+    const templates = informers.for("clusterroletemplates");
+    const accesses = informers.for("clusteraccesses");
+    this.loop = new ResyncQueue({
+      controller: "cluster-access",
+      concurrency: Math.max(1, options.concurrency ?? 4),
+      resyncMs: options.resyncMs ?? 60_000,
+      log,
       process: (name) => this.reconcile(name),
-      concurrency: this.concurrency,
-      onError: logRetry(this.log, "cluster-access"),
+      informers: [clusters, templates, accesses],
+      keys: () => clusters.names(),
+      subscribe: (queue) => {
+        const syncReached = (e: InformerEvent) => {
+          const reached = new Set([...clustersOf(e.old), ...clustersOf(e.object)]);
+          const names = reached.has(ALL_CLUSTERS) ? clusters.names() : reached;
+          for (const name of names) queue.add(name);
+        };
+        return [
+          clusters.onChange((e) => {
+            if (e.type !== "upsert") return;
+            const cameOnline =
+              statusOf<ClusterStatus>(e.object).online === true && statusOf<ClusterStatus>(e.old).online !== true;
+            // Spec changes bump generation; status writes (this controller's, the health check's) do not.
+            if (!e.old || e.old.metadata.generation !== e.object.metadata.generation || cameOnline) {
+              queue.add(e.object.metadata.name ?? "");
+            }
+          }),
+          templates.onChange(syncReached),
+          accesses.onChange(syncReached),
+        ];
+      },
     });
-    this.queue = queue;
-    const clusters = this.informers.for("clusters");
-    const templates = this.informers.for("clusterroletemplates");
-    const accesses = this.informers.for("clusteraccesses");
-    const syncAll = () => {
-      for (const name of clusters.names()) queue.add(name);
-    };
-    const syncReached = (e: InformerEvent) => {
-      const reached = new Set([...clustersOf(e.old), ...clustersOf(e.object)]);
-      if (reached.has(ALL_CLUSTERS)) return syncAll();
-      for (const name of reached) queue.add(name);
-    };
-    this.unsubscribe.push(
-      clusters.onChange((e) => {
-        if (e.type !== "upsert") return;
-        const cameOnline =
-          statusOf<ClusterStatus>(e.object).online === true && statusOf<ClusterStatus>(e.old).online !== true;
-        // Spec changes bump generation; status writes (this controller's, the health check's) do not.
-        if (!e.old || e.old.metadata.generation !== e.object.metadata.generation || cameOnline) {
-          queue.add(e.object.metadata.name ?? "");
-        }
-      }),
-      templates.onChange(syncReached),
-      accesses.onChange(syncReached),
-    );
-    await Promise.all([clusters.synced(), templates.synced(), accesses.synced()]);
-    syncAll();
-    this.timer = setInterval(syncAll, this.resyncMs);
-    this.timer.unref();
   }
 
-  async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    clearInterval(this.timer);
-    for (const u of this.unsubscribe.splice(0)) u();
-    await this.queue?.shutdown();
+  start(): Promise<void> {
+    return this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async reconcile(name: string): Promise<void> {
@@ -120,7 +107,7 @@ export class ClusterAccessController {
       // an unreachable cluster is retried with backoff.
       result = { grants, unreachable: isUnreachable(e) ? e : undefined };
     }
-    if (this.stopped) return;
+    if (!this.loop.running) return;
     await this.writeStatus(name, result.grants);
     // Thrown after the status shows it: the queue retries the cluster with backoff.
     if (result.unreachable) throw result.unreachable;

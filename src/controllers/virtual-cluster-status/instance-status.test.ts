@@ -109,4 +109,40 @@ describe("an instance's status from what was found on its cluster", () => {
     const s = nextStatus({}, { found: "NoCluster" }, T1);
     assert.deepEqual([s.phase, s.reason], ["Pending", "ClusterNotSet"]);
   });
+
+  describe("sleep mode", () => {
+    const sleep = { since: T1, reason: "Idle" };
+
+    it("meant to sleep and scaled to zero is Sleeping, the reason saying whether idle or asked", () => {
+      const idle = nextStatus({ sleep }, running(0, 0), T2);
+      assert.equal(idle.phase, "Sleeping");
+      assert.equal(idle.reason, "Idle");
+      assert.match(
+        idle.message ?? "",
+        /asleep \(scaled to 0\) since 2026-12-07T01:00:00Z: no request through the gateway/,
+      );
+      assert.deepEqual(idle.sleep, sleep, "the sleep state is kept");
+      assert.equal(conditionsOf(idle).Ready, `False Idle ${T2}`);
+      const asked = nextStatus({ sleep: { since: T1, reason: "Requested" } }, running(0, 0), T2);
+      assert.equal(asked.reason, "SleepRequested");
+    });
+
+    it("meant to sleep while replicas still run is Sleeping FallingAsleep (never counted as running)", () => {
+      const s = nextStatus({ sleep }, running(2), T2);
+      assert.equal(s.phase, "Sleeping");
+      assert.equal(s.reason, "FallingAsleep");
+    });
+
+    it("woken while the workload still carries its kept replicas is Pending WakingUp", () => {
+      const o: Observation = { ...running(0, 0), sleepingReplicas: 2 } as Observation;
+      const s = nextStatus({ phase: "Sleeping" }, o, T2);
+      assert.equal(s.phase, "Pending");
+      assert.equal(s.reason, "WakingUp");
+      assert.match(s.message ?? "", /being scaled back to 2 replicas/);
+    });
+
+    it("scaled to zero by someone else (no kept replicas, not meant to sleep) stays ScaledToZero", () => {
+      assert.equal(nextStatus({}, running(0, 0), T1).reason, "ScaledToZero");
+    });
+  });
 });

@@ -5,6 +5,7 @@ import {
   INSTANCE_PHASES,
   type InstanceCondition,
   type InstancePhase,
+  type InstanceSleep,
   type InstanceWorkload,
   type VirtualClusterInstanceStatus,
 } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
@@ -12,8 +13,8 @@ import type { Observation, VirtualClusterPlace } from "./observation.js";
 
 /**
  * From what was found on the cluster to an instance's status: pure functions, so each case is
- * tested alone and the phases of the lifecycle to come (Deploying, Sleeping, Deleting) are one
- * more case here. docs/clusters.md ("Instance status") describes the result.
+ * tested alone and the phases of the lifecycle to come (Deploying, Deleting) are one more case
+ * here. docs/clusters.md ("Instance status") describes the result.
  */
 
 /** The phase with its reason and message, one case per observation. */
@@ -28,7 +29,7 @@ export interface PhaseVerdict {
  * virtual cluster, which is most likely still running as it was: the phase stays the last one
  * observed (Pending before any), and the reason says why it is not current.
  */
-export function instancePhase(o: Observation, previousPhase: string | undefined): PhaseVerdict {
+export function instancePhase(o: Observation, previousPhase: string | undefined, sleep?: InstanceSleep): PhaseVerdict {
   switch (o.found) {
     case "NoCluster":
       return { phase: "Pending", reason: "ClusterNotSet", message: "spec.clusterRef.cluster names no cluster" };
@@ -65,8 +66,41 @@ export function instancePhase(o: Observation, previousPhase: string | undefined)
         message: `neither a StatefulSet nor a Deployment ${placeName(o.where)}`,
       };
     case "Workload":
-      return workloadPhase(o.where, o.workload, o.current);
+      return sleepPhase(o, sleep) ?? workloadPhase(o.where, o.workload, o.current);
   }
+}
+
+/**
+ * Sleep mode's phases (docs/virtual-clusters.md, "Sleep mode"): meant to sleep (status.sleep),
+ * the instance is Sleeping, from the moment the platform decided it; woken while its workload
+ * still carries the replicas it had, it is Pending until the controller has scaled it back.
+ */
+function sleepPhase(
+  o: Observation & { found: "Workload" },
+  sleep: InstanceSleep | undefined,
+): PhaseVerdict | undefined {
+  const w = o.workload;
+  const what = `${w.kind} ${placeName(o.where)}`;
+  if (sleep) {
+    const why =
+      sleep.reason === "Idle"
+        ? "no request through the gateway for spec.sleepAfter seconds"
+        : "put to sleep on request";
+    if (w.replicas > 0) {
+      return { phase: "Sleeping", reason: "FallingAsleep", message: `${what} is being scaled to 0: ${why}` };
+    }
+    return {
+      phase: "Sleeping",
+      reason: sleep.reason === "Idle" ? "Idle" : "SleepRequested",
+      message: `${what} is asleep (scaled to 0) since ${sleep.since}: ${why}; a request through the gateway or the wakeup action wakes it`,
+    };
+  }
+  if (o.sleepingReplicas === undefined) return undefined;
+  return {
+    phase: "Pending",
+    reason: "WakingUp",
+    message: `${what} is being scaled back to ${o.sleepingReplicas} replicas`,
+  };
 }
 
 function workloadPhase(where: VirtualClusterPlace, w: InstanceWorkload, current: boolean): PhaseVerdict {
@@ -118,7 +152,7 @@ export function nextStatus(
   o: Observation,
   now: string,
 ): VirtualClusterInstanceStatus {
-  const verdict = instancePhase(o, previous.phase);
+  const verdict = instancePhase(o, previous.phase, previous.sleep);
   const next: VirtualClusterInstanceStatus = {
     ...previous,
     phase: verdict.phase,

@@ -28,12 +28,16 @@ export type Observation =
     }
   /** The Service, and neither a StatefulSet nor a Deployment of that name. */
   | { readonly found: "WorkloadNotFound"; readonly where: VirtualClusterPlace }
-  /** The workload; `current` is false while its controller has not yet seen its latest spec. */
+  /**
+   * The workload; `current` is false while its controller has not yet seen its latest spec;
+   * `sleepingReplicas`, the replicas it had when the platform put it to sleep (its annotation).
+   */
   | {
       readonly found: "Workload";
       readonly where: VirtualClusterPlace;
       readonly workload: InstanceWorkload;
       readonly current: boolean;
+      readonly sleepingReplicas?: number;
     };
 
 /** Where a virtual cluster is: its cluster, and its namespace and name there. */

@@ -14,6 +14,7 @@ import type {
 } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
 import type { Registry } from "../../registry/registry.js";
 import type { Observation, VirtualClusterPlace } from "./observation.js";
+import { sleepingReplicasOf } from "./sleep-scaling.js";
 
 /**
  * Looks for an instance's virtual cluster, as docs/clusters.md describes it: its Cluster on the
@@ -90,6 +91,7 @@ async function observeOnCluster(
       readyReplicas: workload.status?.readyReplicas ?? 0,
     } satisfies InstanceWorkload,
     current: (workload.status?.observedGeneration ?? 0) >= (workload.metadata?.generation ?? 0),
+    sleepingReplicas: sleepingReplicasOf(workload.metadata?.annotations),
   };
 }
 

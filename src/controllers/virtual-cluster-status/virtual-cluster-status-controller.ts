@@ -13,6 +13,7 @@ import { WorkQueue } from "../work-queue.js";
 import { nextStatus } from "./instance-status.js";
 import type { Observation } from "./observation.js";
 import { observeInstance } from "./observe-instance.js";
+import { actOnIdleTime } from "./sleep-mode.js";
 
 export interface VirtualClusterStatusOptions {
   /** How often every instance is looked at again on its cluster (default one minute). */
@@ -23,6 +24,8 @@ export interface VirtualClusterStatusOptions {
   concurrency?: number;
   /** Reports changes of phase or reason on the instance (src/events). */
   events?: EventRecorder;
+  /** While an instance wakes up, how often it is looked at again until it is Ready (default 2 s). */
+  wakePollMs?: number;
 }
 
 /**
@@ -44,6 +47,9 @@ export class VirtualClusterStatusController {
   private readonly timeoutMs: number;
   private readonly concurrency: number;
   private readonly events?: EventRecorder;
+  private readonly wakePollMs: number;
+  /** Instances this replica scaled back up from sleep that are not Ready yet. */
+  private readonly waking = new Set<string>();
   private timer?: NodeJS.Timeout;
   private unsubscribe: Array<() => void> = [];
   private queue?: WorkQueue<string>;
@@ -59,6 +65,7 @@ export class VirtualClusterStatusController {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.concurrency = Math.max(1, options.concurrency ?? 8);
     this.events = options.events;
+    this.wakePollMs = options.wakePollMs ?? 2_000;
   }
 
   async start(): Promise<void> {
@@ -77,8 +84,11 @@ export class VirtualClusterStatusController {
     };
     this.unsubscribe.push(
       instances.onChange((e) => {
-        // Spec changes bump generation; status writes (this controller's) do not.
+        // Spec changes bump generation; status writes (this controller's) do not, except the
+        // sleep and wakeup actions' and the gateway's wake-up (status.sleep set or cleared).
         if (e.type === "upsert" && (!e.old || e.old.metadata.generation !== e.object.metadata.generation)) {
+          queue.add(keyOf(e.object));
+        } else if (e.type === "upsert" && isAsleep(e.old) !== isAsleep(e.object)) {
           queue.add(keyOf(e.object));
         }
       }),
@@ -107,14 +117,40 @@ export class VirtualClusterStatusController {
   private async reconcile(key: string): Promise<void> {
     const [namespace, name] = splitKey(key);
     const store = this.registry.store("virtualclusterinstances");
-    const instance = await store.read(namespace, name);
-    if (!instance || instance.metadata.deletionTimestamp) return;
-    const observation = await observeInstance(this.registry, instance, this.timeoutMs);
+    let instance = await store.read(namespace, name);
+    if (!instance || instance.metadata.deletionTimestamp) {
+      this.waking.delete(key);
+      return;
+    }
+    let observation = await observeInstance(this.registry, instance, this.timeoutMs);
     if (this.stopped) return;
-    await this.writeStatus(namespace, name, observation);
+    const idle = await actOnIdleTime(
+      { registry: this.registry, events: this.events, timeoutMs: this.timeoutMs },
+      instance,
+      observation,
+    );
+    if (idle.deleted || this.stopped) return;
+    if (idle.instance) instance = idle.instance;
+    if (idle.observation) observation = idle.observation;
+    const written = await this.writeStatus(namespace, name, observation);
+    const status = statusOf<VirtualClusterInstanceStatus>(written ?? instance);
+    // Waking up: the workload's readiness is not watched, so it is looked at until it is Ready
+    // (or no longer Pending), sooner than the resync.
+    if (idle.wokeUp) this.waking.add(key);
+    if (status.phase !== "Pending") this.waking.delete(key);
+    if (this.waking.has(key)) {
+      this.queue?.addAfter(key, this.wakePollMs);
+    } else if (idle.recheckInMs !== undefined) {
+      this.queue?.addAfter(key, idle.recheckInMs);
+    }
   }
 
-  private async writeStatus(namespace: string, name: string, observation: Observation): Promise<void> {
+  /** Writes the status the observation means; the instance as written, or undefined when unchanged or gone. */
+  private async writeStatus(
+    namespace: string,
+    name: string,
+    observation: Observation,
+  ): Promise<KubeObject | undefined> {
     let before: VirtualClusterInstanceStatus = {};
     let written: KubeObject | undefined;
     try {
@@ -133,7 +169,7 @@ export class VirtualClusterStatusController {
         "platform-virtual-cluster-status",
       );
     } catch (err) {
-      if (err instanceof ApiError && err.code === 404) return; // deleted meanwhile
+      if (err instanceof ApiError && err.code === 404) return undefined; // deleted meanwhile
       throw err;
     }
     const after = written ? statusOf<VirtualClusterInstanceStatus>(written) : before;
@@ -145,6 +181,7 @@ export class VirtualClusterStatusController {
         after.message ?? "",
       );
     }
+    return written;
   }
 }
 
@@ -153,6 +190,10 @@ function clusterChangeMatters(e: InformerEvent): boolean {
   if (e.type === "delete" || !e.old) return true;
   if (e.old.metadata.generation !== e.object.metadata.generation) return true;
   return statusOf<ClusterStatus>(e.object).online === true && statusOf<ClusterStatus>(e.old).online !== true;
+}
+
+function isAsleep(instance: KubeObject | undefined): boolean {
+  return instance !== undefined && statusOf<VirtualClusterInstanceStatus>(instance).sleep !== undefined;
 }
 
 function keyOf(instance: KubeObject): string {

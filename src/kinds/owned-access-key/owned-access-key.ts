@@ -5,7 +5,7 @@ import { ScopeSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { generateAccessKey, hashAccessKey } from "../../crypto/access-keys.js";
 import { SYSTEM_USER, type UserInfo } from "../../registry/request-context.js";
-import type { Prepared, ResourceType } from "../../registry/resource-type.js";
+import type { Prepared, ResourceType, Strategy, TableColumn } from "../../registry/resource-type.js";
 import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, specString } from "../define.js";
 import type { SecretDataCipher } from "../shared-secret/shared-secret.js";
 import { validateScope } from "../validation.js";
@@ -186,54 +186,7 @@ export function ownedAccessKeyResource(cipher?: SecretDataCipher): ResourceType 
       "spec.team": (o) => specString(o, "team"),
       "spec.subject": (o) => specString(o, "subject"),
     },
-    strategy: {
-      prepareForCreate(obj, ctx): Prepared {
-        obj.spec ??= {};
-        const s = obj.spec;
-        if (!s.user && !s.team && !s.subject) Object.assign(s, accessKeySubject(s, ctx.user));
-        s.type ??= "User";
-        delete obj.status; // lastActivity is the server's to write
-        keepServerIdentityData(obj, undefined, ctx.user === SYSTEM_USER);
-        const { plaintext, error } = takeKey(obj, s.key);
-        return {
-          fieldErrors: error ? [error] : [],
-          // The plaintext is shown once, in the create response.
-          reveal: plaintext ? (created) => ({ ...created, spec: { ...created.spec, key: plaintext } }) : undefined,
-        };
-      },
-      prepareForUpdate(obj, old, ctx): Prepared {
-        obj.spec ??= {};
-        keepServerIdentityData(obj, old, ctx.user === SYSTEM_USER);
-        const given = obj.spec.key;
-        const oldHash = old.spec?.key;
-        let error: FieldError | undefined;
-        if (given === undefined || given === "" || given === oldHash) {
-          obj.spec.key = oldHash;
-        } else {
-          error = takeKey(obj, given).error;
-        }
-        // lastActivity is the server's to write.
-        if (old.status === undefined) delete obj.status;
-        else obj.status = old.status;
-        return { fieldErrors: error ? [error] : [] };
-      },
-      validate: (obj) => validateKey(obj),
-      toStorage: cipher ? (obj) => encryptConnectorData(obj, cipher) : undefined,
-      present(obj) {
-        const spec = obj.spec;
-        if (!spec) return obj;
-        const connectorData = specOf<OwnedAccessKeySpec>(obj).identity?.connectorData;
-        if (!spec.key && !connectorData && !spec.oidcLogin) return obj;
-        // The deprecated oidcLogin holds tokens: never shown, like the key and connectorData.
-        const { key: _hidden, oidcLogin: _tokens, ...rest } = spec;
-        const identity = rest.identity as Record<string, unknown> | undefined;
-        if (identity?.connectorData !== undefined) {
-          const { connectorData: _cd, ...visible } = identity;
-          rest.identity = visible;
-        }
-        return { ...obj, spec: rest };
-      },
-    },
+    strategy: ownedAccessKeyStrategy(cipher),
     // The key itself (revealed once by the create response) and an SSO login's refresh token.
     secretFields: ["spec.key", "spec.identity.connectorData"],
     console: {
@@ -241,45 +194,105 @@ export function ownedAccessKeyResource(cipher?: SecretDataCipher): ResourceType 
       fields: displayNameFields(),
       columns: ["Subject", "Type", "Disabled", "Expires", "Last Activity"],
     },
-    columns: [
-      nameColumn(),
-      {
-        name: "Subject",
-        type: "string",
-        description: "User, team or subject of the key.",
-        priority: 0,
-        cell: subjectOf,
-      },
-      {
-        name: "Type",
-        type: "string",
-        description: "User, Login or Other.",
-        priority: 0,
-        cell: (o) => specString(o, "type") || "User",
-      },
-      {
-        name: "Disabled",
-        type: "boolean",
-        description: "Whether the key is disabled.",
-        priority: 0,
-        cell: (o) => o.spec?.disabled === true,
-      },
-      {
-        name: "Expires",
-        type: "string",
-        description: "When the key expires.",
-        priority: 0,
-        cell: (o) => keyExpiry(o) || "<never>",
-      },
-      {
-        name: "Last Activity",
-        type: "string",
-        description: "Last time the key was used.",
-        priority: 0,
-        cell: (o) => statusOf<OwnedAccessKeyStatus>(o).lastActivity ?? "<never>",
-      },
-      displayNameColumn(1),
-      ageColumn(),
-    ],
+    columns: ownedAccessKeyColumns(),
   });
+}
+
+/**
+ * Keys are hashed before they are stored and shown only in the create response; the server
+ * alone writes lastActivity and an SSO login's identity data, which is encrypted at rest.
+ */
+function ownedAccessKeyStrategy(cipher: SecretDataCipher | undefined): Strategy {
+  return {
+    prepareForCreate(obj, ctx): Prepared {
+      obj.spec ??= {};
+      const s = obj.spec;
+      if (!s.user && !s.team && !s.subject) Object.assign(s, accessKeySubject(s, ctx.user));
+      s.type ??= "User";
+      delete obj.status; // lastActivity is the server's to write
+      keepServerIdentityData(obj, undefined, ctx.user === SYSTEM_USER);
+      const { plaintext, error } = takeKey(obj, s.key);
+      return {
+        fieldErrors: error ? [error] : [],
+        // The plaintext is shown once, in the create response.
+        reveal: plaintext ? (created) => ({ ...created, spec: { ...created.spec, key: plaintext } }) : undefined,
+      };
+    },
+    prepareForUpdate(obj, old, ctx): Prepared {
+      obj.spec ??= {};
+      keepServerIdentityData(obj, old, ctx.user === SYSTEM_USER);
+      const given = obj.spec.key;
+      const oldHash = old.spec?.key;
+      let error: FieldError | undefined;
+      if (given === undefined || given === "" || given === oldHash) {
+        obj.spec.key = oldHash;
+      } else {
+        error = takeKey(obj, given).error;
+      }
+      // lastActivity is the server's to write.
+      if (old.status === undefined) delete obj.status;
+      else obj.status = old.status;
+      return { fieldErrors: error ? [error] : [] };
+    },
+    validate: (obj) => validateKey(obj),
+    toStorage: cipher ? (obj) => encryptConnectorData(obj, cipher) : undefined,
+    present(obj) {
+      const spec = obj.spec;
+      if (!spec) return obj;
+      const connectorData = specOf<OwnedAccessKeySpec>(obj).identity?.connectorData;
+      if (!spec.key && !connectorData && !spec.oidcLogin) return obj;
+      // The deprecated oidcLogin holds tokens: never shown, like the key and connectorData.
+      const { key: _hidden, oidcLogin: _tokens, ...rest } = spec;
+      const identity = rest.identity as Record<string, unknown> | undefined;
+      if (identity?.connectorData !== undefined) {
+        const { connectorData: _cd, ...visible } = identity;
+        rest.identity = visible;
+      }
+      return { ...obj, spec: rest };
+    },
+  };
+}
+
+/** What `kubectl get ownedaccesskeys` shows: never the key, only whose it is and how long it lasts. */
+function ownedAccessKeyColumns(): TableColumn[] {
+  return [
+    nameColumn(),
+    {
+      name: "Subject",
+      type: "string",
+      description: "User, team or subject of the key.",
+      priority: 0,
+      cell: subjectOf,
+    },
+    {
+      name: "Type",
+      type: "string",
+      description: "User, Login or Other.",
+      priority: 0,
+      cell: (o) => specString(o, "type") || "User",
+    },
+    {
+      name: "Disabled",
+      type: "boolean",
+      description: "Whether the key is disabled.",
+      priority: 0,
+      cell: (o) => o.spec?.disabled === true,
+    },
+    {
+      name: "Expires",
+      type: "string",
+      description: "When the key expires.",
+      priority: 0,
+      cell: (o) => keyExpiry(o) || "<never>",
+    },
+    {
+      name: "Last Activity",
+      type: "string",
+      description: "Last time the key was used.",
+      priority: 0,
+      cell: (o) => statusOf<OwnedAccessKeyStatus>(o).lastActivity ?? "<never>",
+    },
+    displayNameColumn(1),
+    ageColumn(),
+  ];
 }

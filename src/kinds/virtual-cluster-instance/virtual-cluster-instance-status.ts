@@ -26,6 +26,17 @@ const InstanceWorkloadSchema = Type.Object(
   { description: "The workload running the virtual cluster, as last read from the cluster." },
 );
 
+const InstanceSleepSchema = Type.Object(
+  {
+    since: Type.String({ description: "When the platform decided to put it to sleep." }),
+    reason: Type.String({ description: "Idle (spec.sleepAfter passed) or Requested (the sleep action)." }),
+  },
+  {
+    description:
+      "Present while the instance is meant to sleep: its workload is scaled to zero until a wake-up (the wakeup action, or a request through the gateway).",
+  },
+);
+
 export const VirtualClusterInstanceStatusSchema = Type.Object(
   {
     phase: Type.Optional(Type.String({ description: `${INSTANCE_PHASES.join(", ")}.` })),
@@ -40,10 +51,15 @@ export const VirtualClusterInstanceStatusSchema = Type.Object(
     ),
     conditions: Type.Optional(ConditionsSchema),
     workload: Type.Optional(InstanceWorkloadSchema),
+    lastActivity: Type.Optional(
+      Type.String({ description: "The last request through the gateway (recorded in batches), or the last wake-up." }),
+    ),
+    sleep: Type.Optional(InstanceSleepSchema),
   },
   { description: "Observed state of the instance." },
 );
 
 export type VirtualClusterInstanceStatus = Static<typeof VirtualClusterInstanceStatusSchema>;
 export type InstanceWorkload = Static<typeof InstanceWorkloadSchema>;
+export type InstanceSleep = Static<typeof InstanceSleepSchema>;
 export type InstanceCondition = NonNullable<VirtualClusterInstanceStatus["conditions"]>[number];

@@ -6,8 +6,8 @@ import { objectSchema } from "../../api/schema/meta.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, statusField } from "../define.js";
 import { PROJECT_NAMESPACE_PREFIX } from "../project/project.js";
+import { ParameterValuesSchema } from "../template-parameters/parameters.js";
 import { validateAccessRules } from "../validation.js";
-import { ParameterValuesSchema } from "../virtual-cluster-template/parameters.js";
 import { TemplateContentFields } from "../virtual-cluster-template/template-content.js";
 import { type InstanceCaIssuer, instanceCaOnCreate } from "./instance-ca.js";
 import { defaultPlacement, deployedChangeErrors, validateTemplateFields } from "./template-fields.js";
@@ -51,6 +51,20 @@ const VirtualClusterInstanceSpec = Type.Object(
       }),
     ),
     access: Type.Optional(AccessRulesSchema),
+    sleepAfter: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "Seconds without a request through the gateway after which the platform scales the virtual cluster to zero (Sleeping); absent or 0: never.",
+      }),
+    ),
+    deleteAfter: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "Seconds without a request through the gateway after which the platform deletes the instance; absent or 0: never.",
+      }),
+    ),
   },
   { description: "VirtualClusterInstanceSpec is the desired state of a virtual cluster instance." },
 );

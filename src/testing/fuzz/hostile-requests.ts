@@ -96,63 +96,34 @@ function buildRequest(rng: Rng, resources: readonly FuzzResource[]): FuzzRequest
       auth,
       ...otherBody(rng),
     };
-  const res = rng.pick(resources);
+  const { method, path, body } = resourceRequest(rng, rng.pick(resources));
+  return { method, path, headers: { ...headers, ...body }, auth };
+}
+
+const VERBS = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection", "action", "odd"];
+
+/** A request to one kind's collection or one of its objects (a subresource at times), by a verb picked at random. */
+function resourceRequest(rng: Rng, res: FuzzResource): { method: string; path: string; body?: BodyHeaders } {
   const generated = oddName(rng);
   const name = protectedName(generated) ? "fuzz-a" : generated;
-  const verb = rng.pick([
-    "get",
-    "list",
-    "watch",
-    "create",
-    "update",
-    "patch",
-    "delete",
-    "deletecollection",
-    "action",
-    "odd",
-  ]);
+  const verb = rng.pick(VERBS);
   const collection = collectionPath(rng, res);
   const item = `${collection}/${pathSegment(rng, name)}${rng.chance(0.08) ? `/${rng.pick(SUBRESOURCES)}` : ""}`;
   switch (verb) {
     case "get":
-      return { method: "GET", path: withQuery(rng, item, readQuery(rng)), headers, auth };
+      return { method: "GET", path: withQuery(rng, item, readQuery(rng)) };
     case "list":
-      return { method: "GET", path: withQuery(rng, collection, listQuery(rng)), headers, auth };
+      return { method: "GET", path: withQuery(rng, collection, listQuery(rng)) };
     case "watch":
-      return {
-        method: "GET",
-        path: withQuery(rng, collection, [...listQuery(rng), "watch=true", "timeoutSeconds=1"]),
-        headers,
-        auth,
-      };
+      return { method: "GET", path: withQuery(rng, collection, [...listQuery(rng), "watch=true", "timeoutSeconds=1"]) };
     case "create":
-      return {
-        method: "POST",
-        path: withQuery(rng, collection, writeQuery(rng)),
-        headers: { ...headers, ...objectBody(rng, res, name) },
-        auth,
-      };
+      return { method: "POST", path: withQuery(rng, collection, writeQuery(rng)), body: objectBody(rng, res, name) };
     case "update":
-      return {
-        method: "PUT",
-        path: withQuery(rng, item, writeQuery(rng)),
-        headers: { ...headers, ...objectBody(rng, res, name) },
-        auth,
-      };
+      return { method: "PUT", path: withQuery(rng, item, writeQuery(rng)), body: objectBody(rng, res, name) };
     case "patch":
-      return {
-        method: "PATCH",
-        path: withQuery(rng, item, writeQuery(rng)),
-        headers: { ...headers, ...patchBody(rng, res, name) },
-        auth,
-      };
+      return { method: "PATCH", path: withQuery(rng, item, writeQuery(rng)), body: patchBody(rng, res, name) };
     case "delete":
-      return {
-        method: "DELETE",
-        path: withQuery(rng, item, deleteQuery(rng)),
-        headers: { ...headers, ...deleteBody(rng) },
-        auth,
-      };
+      return { method: "DELETE", path: withQuery(rng, item, deleteQuery(rng)), body: deleteBody(rng) };
     case "deletecollection":
       // Always dry-run or limited to fuzz-labelled objects: the admin must survive the run.
       return {
@@ -161,15 +132,11 @@ function buildRequest(rng: Rng, resources: readonly FuzzResource[]): FuzzRequest
           rng.chance(0.5) ? "dryRun=All" : "labelSelector=fuzz%3Dyes",
           ...deleteQuery(rng),
         ]),
-        headers,
-        auth,
       };
     default:
       return {
         method: rng.pick(["HEAD", "OPTIONS", "TRACE", "PROPFIND", "POST", "PUT"]),
         path: rng.chance(0.5) ? item : collection,
-        headers,
-        auth,
       };
   }
 }

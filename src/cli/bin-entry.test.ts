@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { PLATFORM_BIN } from "../testing/cli-run.js";
+
+/**
+ * bin/platform.js runs the bundled CLI unless the compiled modules are newer than it (tsc ran
+ * alone after the last build): a stale bundle must never hide a change. The executable is
+ * copied beside a dist/cli/ of two stand-ins that each say which one ran.
+ */
+describe("bin/platform.js", () => {
+  const dir = mkdtempSync(join(tmpdir(), "platform-bin-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const cli = join(dir, "dist", "cli");
+  mkdirSync(cli, { recursive: true });
+  mkdirSync(join(dir, "bin"));
+  copyFileSync(PLATFORM_BIN, join(dir, "bin", "platform.js"));
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
+  const standIn = (file: string, name: string, writtenAt: number) => {
+    writeFileSync(
+      join(cli, file),
+      `export function main(argv) { process.stdout.write("${name} " + argv.slice(2).join(" ")); }\n`,
+    );
+    utimesSync(join(cli, file), writtenAt, writtenAt);
+  };
+  const run = () =>
+    spawnSync(process.execPath, [join(dir, "bin", "platform.js"), "list", "users"], { encoding: "utf8" });
+  const built = Date.now() / 1000 - 60;
+
+  it("runs the bundle when it was built after the compiled modules", () => {
+    standIn("main.js", "modules", built);
+    standIn("platform-cli.js", "bundle", built + 1);
+    assert.equal(run().stdout, "bundle list users");
+  });
+
+  it("runs the compiled modules when they are newer than the bundle", () => {
+    standIn("main.js", "modules", built + 2);
+    assert.equal(run().stdout, "modules list users");
+  });
+
+  it("runs the compiled modules when there is no bundle", () => {
+    rmSync(join(cli, "platform-cli.js"));
+    assert.equal(run().stdout, "modules list users");
+  });
+});

@@ -1,0 +1,244 @@
+import { ApiError } from "../../api/errors.js";
+import { type KubeObject, specOf, statusOf } from "../../api/object.js";
+import { type ClusterConnectionError, classifyError, clusterClient } from "../../clusters/cluster-connection.js";
+import { isUnreachable } from "../../clusters/cluster-objects.js";
+import type { ClusterStatus } from "../../kinds/cluster/cluster.js";
+import {
+  SPACE_FINALIZER,
+  type SpaceInstanceSpec,
+  type SpaceInstanceStatus,
+  spaceNamespaceOf,
+} from "../../kinds/space-instance/space-instance.js";
+import type { Registry } from "../../registry/registry.js";
+import { systemContext } from "../../registry/request-context.js";
+import type { SharedInformers } from "../../registry/shared-informers.js";
+import { type ControllerLog, silentLog } from "../controller-log.js";
+import { ResyncQueue } from "../resync-queue.js";
+import { desiredSpace, spaceBody } from "./desired-space.js";
+import { nextStatus, type SpaceReport } from "./space-status.js";
+import { FIELD_MANAGER, removeSpaceNamespace, syncSpace } from "./space-sync.js";
+
+export interface SpaceControllerOptions {
+  /** How often every space is applied again, repairing drift (default one minute). */
+  resyncMs?: number;
+  /** How long one call to a cluster may take (default 10 s). */
+  timeoutMs?: number;
+  /** How soon a namespace being deleted on its cluster is looked at again (default 1 s). */
+  namespacePollMs?: number;
+  /** Spaces synced at once at most (default 4). */
+  concurrency?: number;
+}
+
+/**
+ * Keeps every SpaceInstance's namespace on its cluster (docs/spaces.md), one space per queue key
+ * (`namespace/name`): on start, when the space changes (spec, or its delete), when its template
+ * changes, when its cluster's spec changes or it comes back online, and every `resyncMs`, which
+ * repairs what was changed or deleted by hand. A space being deleted keeps its finalizer until
+ * its namespace is gone from the cluster. An unreachable cluster is retried with the work
+ * queue's backoff. Runs on the elected replica only (start()/stop()).
+ */
+export class SpaceController {
+  private readonly timeoutMs: number;
+  private readonly namespacePollMs: number;
+  private readonly loop: ResyncQueue;
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly informers: SharedInformers,
+    options: SpaceControllerOptions = {},
+    log: ControllerLog = silentLog,
+  ) {
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.namespacePollMs = options.namespacePollMs ?? 1_000;
+    const spaces = informers.for("spaceinstances");
+    const templates = informers.for("spacetemplates");
+    const clusters = informers.for("clusters");
+    this.loop = new ResyncQueue({
+      controller: "spaces",
+      concurrency: Math.max(1, options.concurrency ?? 4),
+      resyncMs: options.resyncMs ?? 60_000,
+      log,
+      process: (key) => this.reconcile(key),
+      informers: [spaces, templates, clusters],
+      keys: () => spaces.names(),
+      subscribe: (queue) => {
+        const queueWhere = (match: (space: KubeObject) => boolean) => {
+          for (const s of spaces.list()) if (match(s)) queue.add(keyOf(s));
+        };
+        return [
+          spaces.onChange((e) => {
+            if (e.type !== "upsert") return;
+            const { object: now, old } = e;
+            // Spec changes bump generation; a delete sets deletionTimestamp; status writes do neither.
+            const changed =
+              !old ||
+              old.metadata.generation !== now.metadata.generation ||
+              old.metadata.deletionTimestamp !== now.metadata.deletionTimestamp;
+            if (changed) queue.add(keyOf(now));
+          }),
+          templates.onChange((e) => {
+            const name = e.object.metadata.name;
+            queueWhere((s) => specOf<SpaceInstanceSpec>(s).templateRef?.name === name);
+          }),
+          clusters.onChange((e) => {
+            const cameOnline =
+              statusOf<ClusterStatus>(e.object).online === true && statusOf<ClusterStatus>(e.old).online !== true;
+            const specChanged = !e.old || e.old.metadata.generation !== e.object.metadata.generation;
+            if (e.type === "upsert" && !specChanged && !cameOnline) return;
+            const name = e.object.metadata.name;
+            queueWhere((s) => specOf<SpaceInstanceSpec>(s).clusterRef?.cluster === name);
+          }),
+        ];
+      },
+    });
+  }
+
+  start(): Promise<void> {
+    return this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  private async reconcile(key: string): Promise<void> {
+    const [namespace = "", name = ""] = key.split("/");
+    const space = await this.registry.store("spaceinstances").read(namespace, name);
+    if (!space) return;
+    if (space.metadata.deletionTimestamp) return this.finalize(key, space);
+    const clusterName = specOf<SpaceInstanceSpec>(space).clusterRef?.cluster ?? "";
+    const cluster = await this.registry.store("clusters").read(undefined, clusterName);
+    if (!cluster) {
+      // Queued again when a cluster of that name is created.
+      const message = `cluster "${clusterName}" does not exist on the platform`;
+      return this.report(space, { phase: "Failed", reason: "ClusterNotFound", message });
+    }
+    const templateName = specOf<SpaceInstanceSpec>(space).templateRef?.name;
+    const template = templateName ? this.informers.for("spacetemplates").get(undefined, templateName) : undefined;
+    const body = spaceBody(space, template);
+    if ("reason" in body) return this.report(space, { phase: "Failed", ...body });
+    const desired = desiredSpace(space, body);
+    const previous = statusOf<SpaceInstanceStatus>(space).objects ?? [];
+    let result: Awaited<ReturnType<typeof syncSpace>>;
+    try {
+      const { api, where } = await this.clusterApi(cluster);
+      result = await syncSpace(api, where, space, desired, previous, this.timeoutMs);
+    } catch (err) {
+      const e = classifyError(err, "");
+      // A config secret missing or invalid waits for its fix (a spec change) or the next resync.
+      result = { phase: isUnreachable(e) ? "Pending" : "Failed", reason: e.reason, message: "", objects: [] };
+      result.message = cannotUse(clusterName, e);
+      if (isUnreachable(e)) result.unreachable = e;
+    }
+    const { unreachable, waiting, ...report } = result;
+    // While the cluster cannot be asked, the objects last seen stay in status.
+    await this.report(
+      space,
+      unreachable ? { ...report, message: cannotUse(clusterName, unreachable), objects: undefined } : report,
+    );
+    // Thrown after the status shows it: the queue retries the space with backoff.
+    if (unreachable) throw unreachable;
+    if (waiting) this.loop.addAfter(key, this.namespacePollMs);
+  }
+
+  /** A space being deleted: its namespace goes from the cluster first, then its finalizer. */
+  private async finalize(key: string, space: KubeObject): Promise<void> {
+    if (!(space.metadata.finalizers ?? []).includes(SPACE_FINALIZER)) return;
+    const namespace = spaceNamespaceOf(space);
+    const clusterName = specOf<SpaceInstanceSpec>(space).clusterRef?.cluster ?? "";
+    const cluster = await this.registry.store("clusters").read(undefined, clusterName);
+    if (!cluster) {
+      return this.report(space, {
+        phase: "Deleting",
+        reason: "ClusterNotFound",
+        message: `cluster "${clusterName}" does not exist on the platform, so namespace "${namespace}" cannot be removed; remove the finalizer ${SPACE_FINALIZER} to drop this record alone (docs/spaces.md)`,
+      });
+    }
+    let outcome: { gone: boolean; error?: ClusterConnectionError };
+    try {
+      const { api, where } = await this.clusterApi(cluster);
+      outcome = await removeSpaceNamespace(api, where, space, namespace, this.timeoutMs);
+    } catch (err) {
+      outcome = { gone: false, error: classifyError(err, "") };
+    }
+    if (outcome.gone) return this.dropFinalizer(space);
+    const e = outcome.error;
+    await this.report(space, {
+      phase: "Deleting",
+      reason: e ? e.reason : "NamespaceTerminating",
+      message: e ? cannotUse(clusterName, e) : `waiting for namespace "${namespace}" to be deleted on the cluster`,
+    });
+    if (e) throw e; // retried with backoff
+    this.loop.addAfter(key, this.namespacePollMs);
+  }
+
+  /**
+   * A client for the space's cluster, and how messages name it: by its name on the platform,
+   * never its address (a space's reader may not read its Cluster).
+   */
+  private async clusterApi(cluster: KubeObject) {
+    const client = await clusterClient(this.registry, cluster);
+    const { KubernetesObjectApi } = await import("@kubernetes/client-node");
+    return { api: KubernetesObjectApi.makeApiClient(client.kubeConfig), where: JSON.stringify(cluster.metadata.name) };
+  }
+
+  private async dropFinalizer(space: KubeObject): Promise<void> {
+    if (!this.loop.running) return;
+    await this.ignoreGone(() =>
+      this.registry.store("spaceinstances").guaranteedUpdate(
+        systemContext(),
+        space.metadata.namespace,
+        space.metadata.name ?? "",
+        (obj) => {
+          const finalizers = obj.metadata.finalizers ?? [];
+          if (!finalizers.includes(SPACE_FINALIZER)) return undefined;
+          obj.metadata.finalizers = finalizers.filter((f) => f !== SPACE_FINALIZER);
+          return obj;
+        },
+        "",
+        FIELD_MANAGER,
+      ),
+    );
+  }
+
+  private async report(space: KubeObject, report: SpaceReport): Promise<void> {
+    if (!this.loop.running) return;
+    await this.ignoreGone(() =>
+      this.registry.store("spaceinstances").guaranteedUpdate(
+        systemContext(),
+        space.metadata.namespace,
+        space.metadata.name ?? "",
+        (obj) => {
+          const next = nextStatus(obj, report, new Date());
+          if (!next) return undefined;
+          obj.status = next;
+          return obj;
+        },
+        "status",
+        FIELD_MANAGER,
+      ),
+    );
+  }
+
+  private async ignoreGone(write: () => Promise<unknown>): Promise<void> {
+    try {
+      await write();
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 404) return; // the space went meanwhile
+      throw err;
+    }
+  }
+}
+
+/**
+ * Why the cluster as a whole could not be used, as a space's status says it: the reason only.
+ * The details (its address, its config secret, the client's words) are the Cluster's, whose
+ * readers may differ from the space's; its status has them.
+ */
+function cannotUse(cluster: string, e: ClusterConnectionError): string {
+  return `cluster "${cluster}" cannot be used (${e.reason}); the Cluster's status says why`;
+}
+
+function keyOf(space: KubeObject): string {
+  return `${space.metadata.namespace}/${space.metadata.name}`;
+}

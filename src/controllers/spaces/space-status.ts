@@ -1,0 +1,45 @@
+import { isDeepStrictEqual } from "node:util";
+import type { KubeObject } from "../../api/object.js";
+import { statusOf } from "../../api/object.js";
+import type { SpaceInstanceStatus } from "../../kinds/space-instance/space-instance.js";
+
+type Condition = NonNullable<SpaceInstanceStatus["conditions"]>[number];
+
+/** What a pass decided about a space, before it is written to status. */
+export interface SpaceReport {
+  phase: "Pending" | "Ready" | "Failed" | "Deleting";
+  reason?: string;
+  message?: string;
+  namespaceUID?: string;
+  objects?: SpaceInstanceStatus["objects"];
+}
+
+/**
+ * The status a report gives: phase, reason and message, and one `Ready` condition carrying the
+ * same reason and the cluster's own message, whose lastTransitionTime moves only when its status
+ * does. What the report does not know (the namespace's UID, the objects, while the cluster is
+ * unreachable) is kept from before. Undefined when nothing would change.
+ */
+export function nextStatus(space: KubeObject, report: SpaceReport, now: Date): SpaceInstanceStatus | undefined {
+  const before = statusOf<SpaceInstanceStatus>(space);
+  const ready = report.phase === "Ready" ? "True" : "False";
+  const old = (before.conditions ?? []).find((c) => c.type === "Ready");
+  const condition: Condition = {
+    type: "Ready",
+    status: ready,
+    lastTransitionTime: old?.status === ready && old.lastTransitionTime ? old.lastTransitionTime : now.toISOString(),
+    ...(report.reason ? { reason: report.reason } : {}),
+    ...(report.message ? { message: report.message } : {}),
+  };
+  const next: SpaceInstanceStatus = {
+    phase: report.phase,
+    ...(report.reason ? { reason: report.reason } : {}),
+    ...(report.message ? { message: report.message } : {}),
+    conditions: [condition],
+  };
+  const uid = report.namespaceUID ?? before.namespaceUID;
+  if (uid) next.namespaceUID = uid;
+  const objects = report.objects ?? before.objects;
+  if (objects && objects.length > 0) next.objects = objects;
+  return isDeepStrictEqual(next, before) ? undefined : next;
+}

@@ -1,0 +1,161 @@
+import type { KubernetesObject, KubernetesObjectApi } from "@kubernetes/client-node";
+import type { KubeObject } from "../../api/object.js";
+import { type ClusterConnectionError, classifyError, withDeadline } from "../../clusters/cluster-connection.js";
+import {
+  applyClusterObjects,
+  isUnreachable,
+  type ObjectOutcome,
+  type OwnedKind,
+} from "../../clusters/cluster-objects.js";
+import type { SpaceObjectOutcome } from "../../kinds/space-instance/space-instance.js";
+import { type DesiredSpace, isOwnNamespace } from "./desired-space.js";
+
+/** The one field manager of everything the platform applies into clusters for spaces. */
+export const FIELD_MANAGER = "platform-spaces";
+
+/** What one pass over a space's namespace found and did. */
+export interface SpaceSyncResult {
+  phase: "Pending" | "Ready" | "Failed";
+  reason?: string;
+  message?: string;
+  namespaceUID?: string;
+  objects: SpaceObjectOutcome[];
+  /** The cluster could not be used: the caller retries with backoff. */
+  unreachable?: ClusterConnectionError;
+  /** The namespace is still going (a space of the same name was deleted): look again later. */
+  waiting?: boolean;
+}
+
+type Call = <T>(p: Promise<T>) => Promise<T>;
+
+/**
+ * Brings a space's namespace on its cluster to `desired`: refuses a namespace that exists and
+ * is not this space's (never adopted), then applies the Namespace, the RoleBindings and the
+ * template's objects and prunes the objects of this space no longer desired, of the kinds it
+ * applies now or applied before (`previous`, from its status).
+ */
+export async function syncSpace(
+  api: KubernetesObjectApi,
+  /** How messages name the cluster. */
+  server: string,
+  space: KubeObject,
+  desired: DesiredSpace,
+  previous: readonly SpaceObjectOutcome[],
+  timeoutMs: number,
+): Promise<SpaceSyncResult> {
+  const call: Call = (p) => withDeadline(p, timeoutMs, server);
+  const found = await readNamespace(api, call, server, desired.namespace);
+  if ("error" in found) return failedRead(found.error);
+  const existing = found.namespace;
+  if (existing && !isOwnNamespace(existing.metadata?.labels, space)) {
+    return {
+      phase: "Failed",
+      reason: "NamespaceNotOwned",
+      message: `namespace "${desired.namespace}" already exists on the cluster and was not made by this space; the platform does not take over a namespace it did not create`,
+      objects: [],
+    };
+  }
+  if (existing?.metadata?.deletionTimestamp) {
+    return {
+      phase: "Pending",
+      reason: "NamespaceTerminating",
+      message: `namespace "${desired.namespace}" is still being deleted on the cluster`,
+      objects: [],
+      waiting: true,
+    };
+  }
+  const selector = Object.entries(desired.ownerLabels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
+  const result = await applyClusterObjects(api, server, {
+    fieldManager: FIELD_MANAGER,
+    desired: desired.objects,
+    owned: ownedKinds(desired, previous).map((k) => ({ ...k, namespace: desired.namespace, labelSelector: selector })),
+    timeoutMs,
+  });
+  const objects = result.outcomes.map(statusEntry);
+  if (result.unreachable) {
+    return {
+      phase: "Pending",
+      reason: result.unreachable.reason,
+      message: result.unreachable.message,
+      objects,
+      unreachable: result.unreachable,
+    };
+  }
+  const failed = result.outcomes.find((o) => !o.ok);
+  const after = failed ? undefined : await readNamespace(api, call, server, desired.namespace);
+  const namespaceUID = after && "namespace" in after ? after.namespace?.metadata?.uid : existing?.metadata?.uid;
+  if (failed) {
+    const what = `${failed.kind} ${failed.name}`;
+    return { phase: "Failed", reason: failed.reason, message: `${what}: ${failed.message}`, namespaceUID, objects };
+  }
+  return { phase: "Ready", namespaceUID, objects };
+}
+
+/** Whether the space's namespace is gone: deletes it if it is the space's; one that is not is left alone. */
+export async function removeSpaceNamespace(
+  api: KubernetesObjectApi,
+  server: string,
+  space: KubeObject,
+  namespace: string,
+  timeoutMs: number,
+): Promise<{ gone: boolean; error?: ClusterConnectionError }> {
+  const call: Call = (p) => withDeadline(p, timeoutMs, server);
+  const found = await readNamespace(api, call, server, namespace);
+  if ("error" in found) return { gone: false, error: found.error };
+  const existing = found.namespace;
+  if (!existing || !isOwnNamespace(existing.metadata?.labels, space)) return { gone: true };
+  if (existing.metadata?.deletionTimestamp) return { gone: false };
+  try {
+    await call(api.delete({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }));
+    return { gone: false };
+  } catch (err) {
+    const e = classifyError(err, server);
+    return e.httpStatus === 404 ? { gone: true } : { gone: false, error: e };
+  }
+}
+
+async function readNamespace(
+  api: KubernetesObjectApi,
+  call: Call,
+  server: string,
+  name: string,
+): Promise<{ namespace: KubernetesObject | undefined } | { error: ClusterConnectionError }> {
+  try {
+    return { namespace: await call(api.read({ apiVersion: "v1", kind: "Namespace", metadata: { name } })) };
+  } catch (err) {
+    const e = classifyError(err, server);
+    return e.httpStatus === 404 ? { namespace: undefined } : { error: e };
+  }
+}
+
+function failedRead(e: ClusterConnectionError): SpaceSyncResult {
+  return isUnreachable(e)
+    ? { phase: "Pending", reason: e.reason, message: e.message, objects: [], unreachable: e }
+    : { phase: "Failed", reason: e.reason, message: e.message, objects: [] };
+}
+
+/** The kinds to look for leftovers of: those applied now or before, but the Namespace (removed only with the space). */
+function ownedKinds(
+  desired: DesiredSpace,
+  previous: readonly SpaceObjectOutcome[],
+): Array<Omit<OwnedKind, "labelSelector">> {
+  const kinds = new Map<string, { apiVersion: string; kind: string }>();
+  for (const o of [...previous, ...desired.objects]) {
+    if (o.kind === "Namespace" || !o.kind || !o.apiVersion) continue;
+    kinds.set(`${o.apiVersion}/${o.kind}`, { apiVersion: o.apiVersion, kind: o.kind });
+  }
+  return [...kinds.values()];
+}
+
+function statusEntry(o: ObjectOutcome): SpaceObjectOutcome {
+  return {
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    name: o.name,
+    applied: o.ok,
+    ...(o.reason ? { reason: o.action === "remove" ? "RemoveFailed" : o.reason } : {}),
+    ...(o.message ? { message: o.message } : {}),
+  };
+}
