@@ -65,7 +65,7 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
               apiVersion: "v1",
               kind: "ResourceQuota",
               metadata: { name: "quota" },
-              spec: { hard: { pods: "${pods}" } },
+              spec: { hard: { pods: "${params.pods}" } },
             },
           ],
         },
