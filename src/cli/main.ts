@@ -14,10 +14,12 @@ import { registerLoginCommands } from "./login.js";
 import { registerMigrateStorageCommand } from "./migrate-storage-command.js";
 import { red } from "./output.js";
 import { registerSecretCommands } from "./secrets.js";
+import { registerSpaceCommands } from "./spaces.js";
 import { registerStartCommand } from "./start-command.js";
 import { registerTokenCommand } from "./token.js";
 import { registerUseCommand } from "./use.js";
 import { registerUseClusterCommands } from "./use-cluster.js";
+import { registerVirtualClusterCreateCommands } from "./vcluster-create.js";
 import { registerSleepCommands } from "./vcluster-sleep.js";
 import { registerVirtualClusterCommands } from "./vclusters.js";
 
@@ -39,6 +41,8 @@ const COMMAND_FILES: { register: Register; adds: string[] }[] = [
   { register: registerListCommand, adds: ["list"] },
   { register: registerVirtualClusterCommands, adds: ["import", "move", "connect"] },
   { register: registerSleepCommands, adds: ["sleep", "wakeup"] },
+  { register: registerVirtualClusterCreateCommands, adds: ["create", "delete"] },
+  { register: registerSpaceCommands, adds: ["create", "delete"] },
   { register: registerUseCommand, adds: ["use"] },
   { register: registerTokenCommand, adds: ["token"] },
   { register: registerUseClusterCommands, adds: ["use"] },
