@@ -47,8 +47,8 @@ describe("the CLI with files it cannot use and output nobody reads", { timeout: 
     );
   });
 
-  it("ends quietly with code 0 when its stdout is closed before it writes (`platform start --help | head`)", async () => {
-    const child = spawn(process.execPath, [PLATFORM_BIN, "start", "--help"], {
+  it("ends quietly with code 0 when its stdout is closed before it writes (`platform list --help | head`)", async () => {
+    const child = spawn(process.execPath, [PLATFORM_BIN, "list", "--help"], {
       env: { PATH: process.env.PATH ?? "", HOME: home },
       stdio: ["ignore", "pipe", "pipe"],
     });

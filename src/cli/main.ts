@@ -110,8 +110,9 @@ Examples:
 
 /** Runs the CLI; exit codes: 0 ok, 1 error (the server's message, never a stack trace), 2 usage. */
 export async function main(argv: string[]): Promise<void> {
-  endQuietlyWhenOutputCloses();
-  const program = buildProgram(commandOf(argv));
+  const command = commandOf(argv);
+  endQuietlyWhenOutputCloses(command);
+  const program = buildProgram(command);
   try {
     await program.parseAsync(argv);
   } catch (err) {
