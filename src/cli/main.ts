@@ -13,6 +13,7 @@ import { registerLoginCommands } from "./login.js";
 import { registerMigrateStorageCommand } from "./migrate-storage-command.js";
 import { red } from "./output.js";
 import { registerSecretCommands } from "./secrets.js";
+import { registerSpaceCommands } from "./spaces.js";
 import { registerStartCommand } from "./start-command.js";
 import { registerTokenCommand } from "./token.js";
 import { registerUseCommand } from "./use.js";
@@ -41,6 +42,7 @@ const COMMAND_FILES: { register: Register; adds: string[] }[] = [
   { register: registerUseCommand, adds: ["use"] },
   { register: registerTokenCommand, adds: ["token"] },
   { register: registerUseClusterCommands, adds: ["use"] },
+  { register: registerSpaceCommands, adds: ["use", "import", "move"] },
   // Completion reads the whole program: it is built for it (like help) whatever it names.
   { register: registerCompletionCommand, adds: [] },
   { register: registerCompleteNamesCommand, adds: [] },

@@ -1,9 +1,14 @@
 import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { parse } from "yaml";
+import { runCli } from "../testing/cli-run.js";
 import { createCluster, putSecret, waitForStatus } from "../testing/cluster-status.js";
 import { documentedYamlBlocks, manifests } from "../testing/documented-rights.js";
 import { accessKey, postObject } from "../testing/gateway-fixture.js";
-import { KubectlError } from "../testing/kube/kubectl.js";
+import { KubectlError, runKubectl } from "../testing/kube/kubectl.js";
 import { KubeControlPlane, type PolicyRule } from "../testing/kube-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
@@ -72,6 +77,8 @@ describe("importing and moving spaces on a real cluster", () => {
     await kube.kubectl("create", "namespace", "platform");
     const platform = await kube.serviceAccount("platform", "platform");
     await kube.grant(platform, { rules: documentedRole("docs/spaces.md") });
+    // The gateway's impersonation, for the CLI's context through the space path.
+    await kube.grant(platform, { rules: documentedRole("docs/cluster-access.md") });
     await kube.grant(platform, { rules: CHECK_RIGHTS }, "platform");
     await putSecret(server, "c1", platform.kubeconfig());
     await createCluster(server, "c1", {
@@ -192,5 +199,52 @@ describe("importing and moving spaces on a real cluster", () => {
     // Free again: it can be imported anew.
     const again = await importSpace("web", { name: "legacy", cluster: "c1" }, aliceKey);
     assert.equal(again.status, 201, again.text);
+  });
+
+  it("the CLI imports a namespace, points kubectl at the space (its namespace the default), and moves it", async () => {
+    await kube.kubectl("create", "namespace", "cli-ns");
+    await kube.kubectl("create", "configmap", "cli-config", "-n", "cli-ns", "--from-literal=a=b");
+    const home = mkdtempSync(join(tmpdir(), "platform-spaces-"));
+    writeFileSync(join(home, "ca.crt"), server.caPem ?? "");
+    const cli = (...args: string[]) => runCli(home, args);
+    const login = await cli(
+      "login",
+      server.url,
+      "--access-key",
+      aliceKey,
+      "--certificate-authority",
+      join(home, "ca.crt"),
+    );
+    assert.equal(login.code, 0, login.stderr);
+    const kubeconfig = join(home, "kubeconfig");
+    const written = () => (existsSync(kubeconfig) ? readFileSync(kubeconfig, "utf8") : "");
+
+    const imported = await cli("import", "space", "cli-ns", "--cluster", "c1", "--project", "web", "--name", "cli");
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(imported.stdout, /space cli imported into project web/);
+    await waitReady("web", "cli");
+
+    const before = written();
+    const missing = await cli("use", "space", "nosuch", "--project", "web");
+    assert.equal(missing.code, 1, missing.stdout);
+    assert.match(missing.stderr, /space nosuch/);
+    assert.equal(written(), before, "nothing written for a missing space");
+
+    const used = await cli("use", "space", "cli", "--project", "web");
+    assert.equal(used.code, 0, used.stderr);
+    const config = parse(written());
+    const context = config.contexts.find((c: { name: string }) => c.name === config["current-context"]);
+    assert.equal(context.context.namespace, "cli-ns");
+    const server_ = config.clusters.find((c: { name: string }) => c.name === context.context.cluster).cluster.server;
+    assert.equal(server_, `${server.url}/kubernetes/project/web/space/cli`);
+    // No -n: the context's namespace is the space's, through the gateway's space path.
+    const listed = await runKubectl(kubeconfig, ["get", "configmaps", "-o", "name"]);
+    assert.match(listed, /configmap\/cli-config/);
+
+    const moved = await cli("move", "space", "cli", "--from", "web", "--to", "shop");
+    assert.equal(moved.code, 0, moved.stderr);
+    assert.match(moved.stdout, /space cli moved from project web to shop/);
+    assert.equal((await space("web", "cli")).status, 404);
+    assert.equal((await space("shop", "cli")).status, 200);
   });
 });
