@@ -89,7 +89,12 @@ function projectScopeAllows(scope: Scope, a: RequestAttributes): boolean {
       (matchesProject(scope.virtualClusters, a.name) || matchesProject(scope.spaces, a.name))
     );
   }
-  if (a.resource === "virtualclusterinstances" || a.resource === "sharedsecrets" || a.resource === "spaceinstances") {
+  if (
+    a.resource === "virtualclusterinstances" ||
+    a.resource === "sharedsecrets" ||
+    a.resource === "spaceinstances" ||
+    a.resource === "projectsecrets"
+  ) {
     const project = projectOfNamespace(a.namespace);
     const hasInstances = a.resource === "spaceinstances" ? hasSpaces : hasVcs;
     if (!project) {

@@ -13,11 +13,13 @@ import { registerLoginCommands } from "./login.js";
 import { registerMigrateStorageCommand } from "./migrate-storage-command.js";
 import { red } from "./output.js";
 import { registerSecretCommands } from "./secrets.js";
+import { registerSpaceActionCommands } from "./space-actions.js";
 import { registerSpaceCommands } from "./spaces.js";
 import { registerStartCommand } from "./start-command.js";
 import { registerTokenCommand } from "./token.js";
 import { registerUseCommand } from "./use.js";
 import { registerUseClusterCommands } from "./use-cluster.js";
+import { registerVirtualClusterCreateCommands } from "./vcluster-create.js";
 import { registerSleepCommands } from "./vcluster-sleep.js";
 import { registerVirtualClusterCommands } from "./vclusters.js";
 
@@ -39,10 +41,12 @@ const COMMAND_FILES: { register: Register; adds: string[] }[] = [
   { register: registerListCommand, adds: ["list"] },
   { register: registerVirtualClusterCommands, adds: ["import", "move", "connect"] },
   { register: registerSleepCommands, adds: ["sleep", "wakeup"] },
+  { register: registerVirtualClusterCreateCommands, adds: ["create", "delete"] },
+  { register: registerSpaceCommands, adds: ["create", "delete"] },
   { register: registerUseCommand, adds: ["use"] },
   { register: registerTokenCommand, adds: ["token"] },
   { register: registerUseClusterCommands, adds: ["use"] },
-  { register: registerSpaceCommands, adds: ["use", "import", "move"] },
+  { register: registerSpaceActionCommands, adds: ["use", "import", "move"] },
   // Completion reads the whole program: it is built for it (like help) whatever it names.
   { register: registerCompletionCommand, adds: [] },
   { register: registerCompleteNamesCommand, adds: [] },

@@ -4,9 +4,10 @@ import { type KubeObject, specOf } from "../../api/object.js";
 import { AccessRuleSchema, ConditionsSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { isDns1123Label } from "../../api/validation/names.js";
-import { ageColumn, defineKind, displayNameColumn, nameColumn, statusField } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, statusField } from "../define.js";
 import { PROJECT_NAMESPACE_PREFIX } from "../project/project.js";
 import { SpaceBodySchema, validateSpaceBody } from "../space-template/space-body.js";
+import { ParameterValuesSchema } from "../template-parameters/parameters.js";
 import { validateAccessRules } from "../validation.js";
 
 /**
@@ -58,9 +59,7 @@ const SpaceInstanceSpec = Type.Object(
         { description: "The SpaceTemplate the space is made from." },
       ),
     ),
-    parameters: Type.Optional(
-      Type.Record(Type.String(), Type.String(), { description: "Values for the template's parameters." }),
-    ),
+    parameters: Type.Optional(ParameterValuesSchema),
     template: Type.Optional(
       Type.Object(SpaceBodySchema.properties, {
         description:
@@ -154,6 +153,15 @@ export const spaceInstanceResource = defineKind({
       }
       return errs;
     },
+  },
+  console: {
+    title: "Spaces",
+    fields: [
+      ...displayNameFields(),
+      { path: "spec.clusterRef.cluster", label: "Cluster", type: "text" },
+      { path: "spec.clusterRef.namespace", label: "Namespace on the cluster", type: "text", help: "default: the name" },
+    ],
+    columns: ["Cluster", "Namespace", "Phase"],
   },
   columns: [
     nameColumn(),

@@ -4,8 +4,14 @@ import { API, describeError, errorToShow, request } from "../../api/client";
 import type { KubeList, KubeObject } from "../../api/types";
 import { useCan } from "../../permissions";
 import { Link } from "../../router";
+<<<<<<< HEAD
+import { ProjectSecrets } from "./ProjectSecrets";
+=======
+import { CreateVirtualCluster } from "./CreateVirtualCluster";
+import { ProjectSpaces } from "./ProjectSpaces";
+>>>>>>> surfaces
 
-/** A project's virtual cluster instances, and importing one from a connected cluster. */
+/** A project's members, its virtual cluster instances (creating one from a template, importing one) and its spaces. */
 export function ProjectPanel({ project }: { project: KubeObject }) {
   const name = project.metadata.name ?? "";
   const ns = `p-${name}`;
@@ -19,12 +25,15 @@ export function ProjectPanel({ project }: { project: KubeObject }) {
   return (
     <>
       <Members project={project} />
+      <ProjectSecrets project={name} />
       <h2>Virtual clusters</h2>
       {!!errorToShow(q.error) && <p className="error">{describeError(q.error)}</p>}
       {q.data && q.data.items.length === 0 && (
         <p className="empty">
           No virtual clusters in this project yet.{" "}
-          {canCreate ? "Import one from a connected cluster below." : "Someone who manages the project can import one."}
+          {canCreate
+            ? "Create one from a template or import one from a connected cluster below."
+            : "Someone who manages the project can create or import one."}
         </p>
       )}
       {q.data && q.data.items.length > 0 && (
@@ -57,7 +66,9 @@ export function ProjectPanel({ project }: { project: KubeObject }) {
           </table>
         </div>
       )}
+      {canCreate && <CreateVirtualCluster project={name} />}
       {canCreate && <ImportForm project={name} />}
+      <ProjectSpaces project={name} />
     </>
   );
 }
