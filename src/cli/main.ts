@@ -14,6 +14,7 @@ import { registerLoginCommands } from "./login.js";
 import { registerMigrateStorageCommand } from "./migrate-storage-command.js";
 import { red } from "./output.js";
 import { registerSecretCommands } from "./secrets.js";
+import { registerSpaceActionCommands } from "./space-actions.js";
 import { registerSpaceCommands } from "./spaces.js";
 import { registerStartCommand } from "./start-command.js";
 import { registerTokenCommand } from "./token.js";
@@ -46,6 +47,7 @@ const COMMAND_FILES: { register: Register; adds: string[] }[] = [
   { register: registerUseCommand, adds: ["use"] },
   { register: registerTokenCommand, adds: ["token"] },
   { register: registerUseClusterCommands, adds: ["use"] },
+  { register: registerSpaceActionCommands, adds: ["use", "import", "move"] },
   // Completion reads the whole program: it is built for it (like help) whatever it names.
   { register: registerCompletionCommand, adds: [] },
   { register: registerCompleteNamesCommand, adds: [] },

@@ -90,6 +90,12 @@ const SpaceInstanceStatus = Type.Object(
     message: Type.Optional(Type.String()),
     conditions: Type.Optional(ConditionsSchema),
     namespaceUID: Type.Optional(Type.String({ description: "UID of the namespace on its cluster." })),
+    imported: Type.Optional(
+      Type.Boolean({
+        description:
+          "The namespace existed before the space (the importspace action): deleting the space leaves it on the cluster.",
+      }),
+    ),
     objects: Type.Optional(Type.Array(ObjectOutcome, { description: "The objects applied in the namespace." })),
   },
   { description: "Observed state of the space." },
