@@ -55,7 +55,7 @@ export function assembleControllers(deps: {
   const virtualClusterStatus = new VirtualClusterStatusController(
     registry,
     informers,
-    { resyncMs: config.clusterCheckIntervalMs, events: events.recorder },
+    { resyncMs: config.clusterCheckIntervalMs, events: events.recorder, cas: deps.cas },
     log,
   );
   for (const [name, c] of [

@@ -10,7 +10,12 @@ import { validateAccessRules } from "../validation.js";
 import { ParameterValuesSchema } from "../virtual-cluster-template/parameters.js";
 import { TemplateContentFields } from "../virtual-cluster-template/template-content.js";
 import { type InstanceCaIssuer, instanceCaOnCreate } from "./instance-ca.js";
-import { defaultPlacement, deployedChangeErrors, validateTemplateFields } from "./template-fields.js";
+import {
+  addCleanupFinalizer,
+  defaultPlacement,
+  deployedChangeErrors,
+  validateTemplateFields,
+} from "./template-fields.js";
 import {
   type VirtualClusterInstanceStatus,
   VirtualClusterInstanceStatusSchema,
@@ -103,6 +108,7 @@ export function virtualClusterInstanceKind(cas?: InstanceCaIssuer): ResourceType
     strategy: {
       prepareForCreate(obj) {
         defaultPlacement(obj);
+        addCleanupFinalizer(obj);
         return cas ? instanceCaOnCreate(obj, cas) : undefined;
       },
       prepareForUpdate(obj) {
