@@ -95,7 +95,11 @@ export async function deleteStep(deps: LifecycleDeps, instance: KubeObject): Pro
       [],
       deps.timeoutMs,
     );
-    if (left) return { done: false, reason: left.reason, message: left.message, error: left.unreachable };
+    if (left?.unreachable) {
+      const e = left.unreachable;
+      return { done: false, reason: e.reason, message: cannotUse(clusterName, e), error: e };
+    }
+    if (left) return { done: false, reason: left.reason, message: left.message };
     const ns = await removeInstanceNamespace(api, where, instance, namespace, deps.timeoutMs);
     if (ns.gone) return { done: true };
     if (ns.error)

@@ -234,4 +234,50 @@ describe("virtual clusters deployed from templates, on a real cluster", () => {
     assert.deepEqual(decoded(await settingsOf()), { greeting: "hello", version: "2" });
     assert.deepEqual(await namesOn("deployment", "p-web-v-up"), ["up"]);
   });
+
+  it("the cluster stopped during create and during delete: the instance reports it, retries, and ends right", async () => {
+    await kube.stopApiServer();
+    try {
+      await postObject(server, "namespaces/p-web/virtualclusterinstances", {
+        metadata: { name: "late" },
+        spec: { clusterRef: { cluster: "prod" }, templateRef: { name: "tiny", version: "2.0.0" } },
+      });
+      const waiting = await waitForStatus("late", (s) => s.reason === "ClusterUnreachable");
+      assert.equal(waiting.phase, "Pending");
+      assert.equal(
+        waiting.message,
+        'cluster "prod" cannot be used (ClusterUnreachable); the Cluster\'s status says why',
+      );
+    } finally {
+      await kube.startApiServer();
+    }
+    const ready = await waitForStatus("late", (s) => s.phase === "Ready");
+    assert.equal(ready.deployed?.version, "2.0.0");
+    assert.deepEqual(await namesOn("deployment", "p-web-v-late"), ["late"]);
+
+    await kube.stopApiServer();
+    try {
+      const res = await server.request("DELETE", `${INSTANCES}/late`);
+      assert.equal(res.status, 200, res.text);
+      const deleting = await waitForStatus("late", (s) => s.phase === "Deleting");
+      assert.equal(deleting.reason, "ClusterUnreachable");
+      assert.equal(
+        deleting.message,
+        'cluster "prod" cannot be used (ClusterUnreachable); the Cluster\'s status says why',
+      );
+      // Kept while its objects cannot be removed.
+      assert.equal((await server.request("GET", `${INSTANCES}/late`)).status, 200);
+    } finally {
+      await kube.startApiServer();
+    }
+    await waitFor(
+      "the instance to go",
+      async () => (await server.request("GET", `${INSTANCES}/late`)).status,
+      (status) => status === 404,
+    );
+    assert.equal(
+      (await kube.kubectl("get", "namespace", "p-web-v-late", "--ignore-not-found", "-o", "name")).trim(),
+      "",
+    );
+  });
 });
