@@ -31,11 +31,19 @@ describe("the plugin list", () => {
       throw new Error("not called");
     };
     const names = admissionPlugins({
-      authorizer: { authorize: none, needsObject: none, decide: none, isAdmin: none, rolesOf: none },
+      authorizer: {
+        authorize: none,
+        needsObject: none,
+        decide: none,
+        isAdmin: none,
+        rolesOf: none,
+        canReadSecretData: none,
+      },
       identity: { teamsOfUser: none },
       owners: { resourceTypes: () => [], read: none },
       read: none,
       projects: none,
+      quotas: { listInstances: none, guards: none },
       uidOf: none,
       maxKeyTtlSeconds: undefined,
       allowLocalEndpoints: false,
@@ -52,6 +60,8 @@ describe("the plugin list", () => {
       "SpaceInstances",
       "VirtualClusterTemplates",
       "TemplateAuthoring",
+      "ProjectSecretSource",
+      "ProjectQuotas",
     ]);
   });
 });

@@ -8,6 +8,8 @@ import { KeyTtlCapAdmission } from "./key-ttl-cap.js";
 import { OwnerLinksAdmission, type UidLookup } from "./owner-links.js";
 import { OwnerReferencesAdmission, type OwnerSource } from "./owner-references.js";
 import { ProjectInstancesAdmission, type ProjectLookup } from "./project-instances.js";
+import { ProjectSecretSourceAdmission } from "./project-secret-source.js";
+import { ProjectQuotasAdmission, type QuotaSource } from "./project-quotas.js";
 import { type ObjectReader, ReferenceAdmission } from "./references.js";
 import { SpaceInstancesAdmission } from "./space-instances.js";
 import { TemplateAuthoringAdmission } from "./template-authoring.js";
@@ -15,7 +17,10 @@ import { VirtualClusterTemplatesAdmission } from "./virtual-cluster-templates.js
 
 export interface AdmissionDeps {
   /** Decides the caller's rights (blockOwnerDeletion, no escalation). */
-  authorizer: Pick<PlatformAuthorizer, "authorize" | "needsObject" | "decide" | "isAdmin" | "rolesOf">;
+  authorizer: Pick<
+    PlatformAuthorizer,
+    "authorize" | "needsObject" | "decide" | "isAdmin" | "rolesOf" | "canReadSecretData"
+  >;
   /** Teams a user's groups put it in (no escalation through groups). */
   identity: Pick<IdentityIndex, "teamsOfUser">;
   /** Reads owners by kind (the registry). */
@@ -23,6 +28,8 @@ export interface AdmissionDeps {
   /** Reads objects by resource (the registry), for the references a field names. */
   read: ObjectReader;
   projects: ProjectLookup;
+  /** The stored instances and the guard keys project quotas are counted from. */
+  quotas: QuotaSource;
   uidOf: UidLookup;
   /** `--max-key-ttl` in seconds; undefined: no limit. */
   maxKeyTtlSeconds: number | undefined;
@@ -39,7 +46,8 @@ export interface AdmissionDeps {
  * come after references, so only who may use a template learns whether it exists. The
  * project's default virtual cluster template is filled in (VirtualClusterTemplates' admit)
  * before the kind places the instance (strategy), so an instance given only its project is
- * placed as one deployed from a template.
+ * placed as one deployed from a template. Quotas come
+ * last: an instance refused for any other reason is never counted, and a space's owner is set.
  */
 export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
   return [
@@ -54,5 +62,7 @@ export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
     new SpaceInstancesAdmission(deps.authorizer, deps.read),
     new VirtualClusterTemplatesAdmission(deps.authorizer, deps.read, deps.projects),
     new TemplateAuthoringAdmission(deps.authorizer),
+    new ProjectSecretSourceAdmission(deps.authorizer, deps.read),
+    new ProjectQuotasAdmission(deps.projects, deps.quotas),
   ];
 }

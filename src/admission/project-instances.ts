@@ -16,7 +16,8 @@ const PROJECTS = { group: GROUP, resource: "projects" };
  * `spec.allowedClusters` limits `spec.clusterRef.cluster` (on create, and on an update that
  * changes the cluster, so narrowing allowedClusters does not freeze existing instances); every
  * instance carries an ownerReference to its Project (the server's: an update that drops it gets
- * it back), so deleting the Project lets the garbage collector delete its instances.
+ * it back), so deleting the Project lets the garbage collector delete its instances. A
+ * ProjectSecret in `p-<project>` needs its project and is owned by it the same way.
  */
 export class ProjectInstancesAdmission implements AdmissionPlugin {
   readonly name = "ProjectInstances";
@@ -24,8 +25,10 @@ export class ProjectInstancesAdmission implements AdmissionPlugin {
   constructor(private readonly projects: ProjectLookup) {}
 
   async admit(attrs: AdmissionAttributes): Promise<FieldError[]> {
-    // This group's kinds that declare it (ResourceType.projectInstance): VirtualClusterInstances, SpaceInstances.
-    if (platformPlural(attrs) === undefined || !attrs.resourceType.projectInstance || attrs.subresource !== "")
+    // This group's kinds that declare it (ResourceType.projectInstance: VirtualClusterInstances,
+    // SpaceInstances; projectNamespaced: ProjectSecrets, which run on no cluster).
+    const { projectInstance, projectNamespaced } = attrs.resourceType;
+    if (platformPlural(attrs) === undefined || !(projectInstance || projectNamespaced) || attrs.subresource !== "")
       return [];
     const obj = attrs.object;
     const projectName = projectOfNamespace(obj.metadata.namespace);
@@ -41,6 +44,7 @@ export class ProjectInstancesAdmission implements AdmissionPlugin {
     }
     if (!project) return [];
     setProjectOwner(obj, project);
+    if (!projectInstance) return [];
     const old = attrs.oldObject;
     if (old && clusterOf(obj) === clusterOf(old)) return [];
     return allowedClusterErrors(obj, project, projectName);

@@ -5,6 +5,7 @@ import type { KubeObject } from "../api/object.js";
 import { clusterResource } from "../kinds/cluster/cluster.js";
 import { ownedAccessKeyResource } from "../kinds/owned-access-key/owned-access-key.js";
 import { projectResource } from "../kinds/project/project.js";
+import { projectSecretResource } from "../kinds/project-secret/project-secret.js";
 import { teamResource } from "../kinds/team/team.js";
 import { userResource } from "../kinds/user/user.js";
 import { virtualClusterInstanceResource } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
@@ -37,11 +38,16 @@ function chain() {
       decide: called("decide", { allowed: false }) as () => { allowed: boolean },
       isAdmin: called("isAdmin", false) as () => boolean,
       rolesOf: called("rolesOf", new Set<string>()) as () => Set<string>,
+      canReadSecretData: called("canReadSecretData", false) as () => boolean,
     },
     identity: { teamsOfUser: called("teamsOfUser", []) as () => KubeObject[] },
     owners: { resourceTypes: () => [], read: async () => undefined },
     read: async (...a) => called("read")(...a) as undefined,
     projects: async (...a) => called("projects")(...a) as undefined,
+    quotas: {
+      listInstances: async (...a) => called("listInstances", { items: [], revision: 0 })(...a) as never,
+      guards: called("guards") as never,
+    },
     uidOf: async (...a) => called("uidOf", "uid-1")(...a) as string,
     maxKeyTtlSeconds: 60,
     allowLocalEndpoints: false,
@@ -59,8 +65,11 @@ const body = (namespace?: string): KubeObject => ({
     user: "alice",
     ttl: 3600,
     clusterRef: { cluster: "prod" },
+    source: { sharedSecret: { name: "db" } },
   },
 });
+
+const projectSecrets = projectSecretResource(undefined, { mayReadData: () => true });
 
 const elsewhere = (rt: ResourceType): ResourceType => ({ ...rt, group: OTHER_GROUP });
 
@@ -81,6 +90,7 @@ describe("admission matches a resource by group and plural", () => {
     virtualClusterInstanceResource,
     clusterResource,
     projectResource,
+    projectSecrets,
   ];
 
   for (const rt of kinds) {
@@ -103,8 +113,9 @@ describe("admission matches a resource by group and plural", () => {
       write(ownedAccessKeyResource()),
       (e: ApiError) => e.code === 403 && /access key/.test(e.message),
     );
-    // instances: their project is looked up (and missing).
+    // instances and project secrets: their project is looked up (and missing).
     await assert.rejects(write(virtualClusterInstanceResource), (e: ApiError) => e.code === 404);
+    await assert.rejects(write(projectSecrets), (e: ApiError) => e.code === 404);
     // clusters and projects: naming an owner needs `get` on it.
     for (const rt of [clusterResource, projectResource]) {
       await assert.rejects(write(rt), (e: ApiError) => e.code === 403, rt.plural);

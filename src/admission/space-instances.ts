@@ -9,8 +9,8 @@ import {
   type SpaceInstanceSpec,
   type SpaceRole,
 } from "../kinds/space-instance/space-instance.js";
-import { resolveParameters } from "../kinds/space-template/parameters.js";
 import type { SpaceTemplateSpec } from "../kinds/space-template/space-template.js";
+import { resolveParameters } from "../kinds/template-parameters/parameters.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
 import type { UserInfo } from "../registry/request-context.js";
 import type { ObjectReader } from "./references.js";
@@ -74,7 +74,7 @@ export class SpaceInstancesAdmission implements AdmissionPlugin {
       ]);
     }
     const declared = specOf<SpaceTemplateSpec>(template).parameters;
-    const { errors: errs } = resolveParameters(declared, spec.parameters, "spec.parameters");
+    const { errors: errs } = resolveParameters(declared ?? [], spec.parameters, "spec.parameters");
     if (errs.length > 0) throw invalid(errs);
   }
 

@@ -1,11 +1,16 @@
 import type { Logger } from "pino";
 import type { IdentityIndex } from "../auth/identity-index.js";
+import type { PlatformAuthorizer } from "../authz/authorizer.js";
 import { ClusterAccessController } from "../controllers/cluster-access/cluster-access-controller.js";
 import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
 import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
+import { ProjectQuotasController } from "../controllers/project-quotas/project-quotas-controller.js";
+import { ProjectSecretSourceController } from "../controllers/project-secrets/source-sync.js";
+import { ProjectSecretSpaceFillController } from "../controllers/project-secrets/space-fill-controller.js";
 import { SpaceController } from "../controllers/spaces/space-controller.js";
 import { UserTeamsController } from "../controllers/user-teams/controller.js";
+import { VirtualClusterAccessController } from "../controllers/virtual-cluster-access/virtual-cluster-access-controller.js";
 import { VirtualClusterStatusController } from "../controllers/virtual-cluster-status/virtual-cluster-status-controller.js";
 import type { PlatformEvents } from "../events/platform-events.js";
 import type { Registry } from "../registry/registry.js";
@@ -26,6 +31,7 @@ export function assembleControllers(deps: {
   registry: Registry;
   informers: SharedInformers;
   identity: IdentityIndex;
+  authorizer: PlatformAuthorizer;
   cas: VirtualClusterCaStore;
   events: PlatformEvents;
   log: Logger;
@@ -48,6 +54,24 @@ export function assembleControllers(deps: {
     { resyncMs: config.clusterCheckIntervalMs },
     log,
   );
+  // A setter's lost right is noticed at the same interval.
+  const projectSecretSource = new ProjectSecretSourceController(
+    registry,
+    informers,
+    deps.identity,
+    deps.authorizer,
+    { resyncMs: config.clusterCheckIntervalMs },
+    log,
+  );
+  // Drift inside spaces (a filled Secret changed by hand, one labelled since) is repaired within one interval.
+  const projectSecretSpaces = new ProjectSecretSpaceFillController(
+    registry,
+    informers,
+    deps.identity,
+    deps.authorizer,
+    { resyncMs: config.clusterCheckIntervalMs },
+    log,
+  );
   // Spaces too: a quota deleted by hand is back within one check interval.
   const spaces = new SpaceController(registry, informers, { resyncMs: config.clusterCheckIntervalMs }, log);
   // Instances are looked at again at the health check's interval too: a change on the cluster
@@ -58,14 +82,27 @@ export function assembleControllers(deps: {
     { resyncMs: config.clusterCheckIntervalMs, events: events.recorder, cas: deps.cas },
     log,
   );
+  // Rights inside virtual clusters too: a binding deleted by hand inside is back within one.
+  const virtualClusterAccess = new VirtualClusterAccessController(
+    registry,
+    informers,
+    deps.cas,
+    { allowLocal: config.allowLocalEndpoints === true },
+    { resyncMs: config.clusterCheckIntervalMs },
+    log,
+  );
   for (const [name, c] of [
     ["virtualcluster-ca-cleanup", new VirtualClusterCaCleanup(registry, informers, deps.cas, log)],
     ["user-teams", new UserTeamsController(registry, deps.identity, log)],
     ["garbage-collector", garbageCollector],
     ["cluster-health", clusterHealth],
     ["cluster-access", clusterAccess],
+    ["project-secret-source", projectSecretSource],
+    ["project-secret-spaces", projectSecretSpaces],
     ["spaces", spaces],
+    ["project-quotas", new ProjectQuotasController(registry, informers, log)],
     ["virtualcluster-status", virtualClusterStatus],
+    ["virtualcluster-access", virtualClusterAccess],
     ["event-cleanup", events.cleanup],
     ["access-key-events", events.accessKeys],
   ] as const) {

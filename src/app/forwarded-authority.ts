@@ -19,6 +19,7 @@ export function forwardedAuthority(
       decide: (user, attrs) => authorizer().decide(user, attrs),
       isAdmin: (user) => authorizer().isAdmin(user),
       rolesOf: (user) => authorizer().rolesOf(user),
+      canReadSecretData: (user, obj, resource) => authorizer().canReadSecretData(user, obj, resource),
     },
     identity: { teamsOfUser: (name, groups) => identity().teamsOfUser(name, groups) },
   };

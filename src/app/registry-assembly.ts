@@ -5,11 +5,15 @@ import { servedEventResource } from "../events/event-visibility.js";
 import { allResourceTypes } from "../kinds/index.js";
 import { AdmissionChain } from "../registry/admission.js";
 import { Registry } from "../registry/registry.js";
+import { systemContext } from "../registry/request-context.js";
 import type { Storage } from "../storage/interface.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import type { ServerConfig } from "./config.js";
 import { forwardedAuthority } from "./forwarded-authority.js";
 import type { loadKeys } from "./keys.js";
+
+/** The kept key space of the project quotas' guards (src/admission/project-quotas.ts). */
+const PROJECT_QUOTA_GUARDS = "project-quota-guards";
 
 type Keys = Awaited<ReturnType<typeof loadKeys>>;
 
@@ -31,7 +35,7 @@ export function assembleRegistry(
   const { cipher, signer } = keys;
   const kinds = (config.kinds ?? allResourceTypes)({
     cipher,
-    secretDataReaders: { mayReadData: (user, obj) => authorizer().canReadSecretData(user, obj) },
+    secretDataReaders: { mayReadData: (user, obj, resource) => authorizer().canReadSecretData(user, obj, resource) },
     tokenIssuer: {
       issue: (claims, ttl) =>
         signer.signToken(
@@ -51,6 +55,13 @@ export function assembleRegistry(
       },
       read: (resource, ns, name) => registry.store(resource).read(ns, name),
       projects: (name) => registry.store("projects").read(undefined, name),
+      quotas: {
+        listInstances: async (resource, namespace) => {
+          const list = await registry.store(resource).list(systemContext(), namespace, {});
+          return { items: list.items, revision: Number(list.metadata.resourceVersion) };
+        },
+        guards: () => registry.keptKeys(PROJECT_QUOTA_GUARDS),
+      },
       uidOf: async (kind, ns, name) => (await registry.storeOfKind(kind)?.read(ns, name))?.metadata.uid,
       maxKeyTtlSeconds: config.maxKeyTtlSeconds,
       allowLocalEndpoints: config.allowLocalEndpoints === true,

@@ -139,6 +139,7 @@ async function assembleBeyondTheApi(
     registry,
     informers,
     identity,
+    authorizer: access.access.authorizer,
     cas,
     events,
     log,

@@ -19,7 +19,7 @@ rules:
   - level: Request
     resources: [{ group: management.platform, resources: ["teams"] }]
   - level: RequestResponse
-    resources: [{ group: management.platform, resources: ["sharedsecrets", "ownedaccesskeys", "users/accesskeys"] }]
+    resources: [{ group: management.platform, resources: ["sharedsecrets", "projectsecrets", "ownedaccesskeys", "users/accesskeys"] }]
   - level: Metadata
 `;
 
@@ -94,6 +94,16 @@ describe("audit log", () => {
     });
     assert.equal(secret.status, 201, secret.text);
     assert.equal((await s.request("GET", `${G}/namespaces/platform/sharedsecrets/audit-s`)).status, 200);
+    const projectValue = Buffer.from("very-secret-project-value").toString("base64");
+    assert.equal(
+      (await s.request("POST", `${G}/projects`, { body: { metadata: { name: "aud" }, spec: {} } })).status,
+      201,
+    );
+    const projectSecret = await s.request("POST", `${G}/namespaces/p-aud/projectsecrets`, {
+      body: { metadata: { name: "audit-ps" }, spec: { data: { k: projectValue } } },
+    });
+    assert.equal(projectSecret.status, 201, projectSecret.text);
+    assert.equal((await s.request("GET", `${G}/namespaces/p-aud/projectsecrets/audit-ps`)).status, 200);
     assert.equal(
       (await s.request("POST", `${G}/users`, { body: { metadata: { name: "kim" }, spec: {} } })).status,
       201,
@@ -108,6 +118,12 @@ describe("audit log", () => {
     const text = readFileSync(logFile, "utf8");
     assert.ok(!text.includes(secretValue), "secret data");
     assert.ok(!text.includes("very-secret-audit-value"));
+    assert.ok(!text.includes(projectValue), "project secret data");
+    assert.ok(!text.includes("very-secret-project-value"));
+    assert.ok(
+      events().filter((e) => e.objectRef?.resource === "projectsecrets").length >= 4,
+      "project secrets audited",
+    );
     assert.ok(!text.includes(keyValue), "access key");
     const secretEvents = events().filter((e) => e.objectRef?.resource === "sharedsecrets");
     assert.ok(secretEvents.length >= 4);

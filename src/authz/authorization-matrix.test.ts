@@ -85,6 +85,13 @@ describe("authorization matrix", () => {
       metadata: { name: "vc3" },
       spec: { access: [{ verbs: ["get", "update"], users: ["bob"] }] },
     });
+    for (const [ns, name] of [
+      ["p-web", "sp1"],
+      ["p-web", "sp2"],
+      ["p-ops", "sp3"],
+    ]) {
+      await create(`namespaces/${ns}/spaceinstances`, { metadata: { name }, spec: { clusterRef: { cluster: "c6" } } });
+    }
     for (const u of ["alice", "viewer", "boss", "bob", "carol", "dave", "eve"]) await newKey(u, { user: u });
     await newKey("devs-key", { team: "devs" });
     await newKey("alice-ci", { user: "alice", scope: { projects: [{ project: "web" }] } });
@@ -94,6 +101,8 @@ describe("authorization matrix", () => {
     });
     await newKey("alice-cli", { user: "alice", scope: { allowPlatformCli: true } });
     await newKey("alice-space", { user: "alice", scope: { spaces: [{ project: "web", space: "*" }] } });
+    // An admin's key narrowed to one space: the scope alone decides what it reaches.
+    await newKey("boss-sp1", { user: "boss", scope: { spaces: [{ project: "web", space: "sp1" }] } });
     await newKey("admin-rules", {
       user: "admin",
       scope: {
@@ -197,6 +206,18 @@ describe("authorization matrix", () => {
     // spaces
     ["alice-space", "GET", "projects/web", 200, "space scope reads its project"],
     ["alice-space", "GET", "namespaces/p-web/virtualclusterinstances/vc1", 403, "space scope: no instances"],
+    ["alice-space", "GET", "namespaces/p-web/spaceinstances/sp2", 200, "space scope (*): its project's spaces"],
+    ["alice-ci", "GET", "namespaces/p-web/spaceinstances/sp1", 200, "project scope: its spaces"],
+    ["boss-sp1", "GET", "namespaces/p-web/spaceinstances/sp1", 200, "space scope: the space"],
+    ["boss-sp1", "PATCH", "namespaces/p-web/spaceinstances/sp1", 200, "space scope: changes the space"],
+    ["boss-sp1", "GET", "namespaces/p-web/spaceinstances/sp2", 403, "space scope: another space"],
+    ["boss-sp1", "GET", "namespaces/p-ops/spaceinstances/sp3", 403, "space scope: another project"],
+    ["boss-sp1", "GET", "projects/web", 200, "space scope reads its project"],
+    ["boss-sp1", "PATCH", "projects/web", 403, "… and only reads it"],
+    ["boss-sp1", "GET", "projects/ops", 403, "space scope: not another project"],
+    ["boss-sp1", "GET", "clusters/c6", 403, "space scope: not the cluster"],
+    ["boss-sp1", "POST", "namespaces/p-web/spaceinstances", 403, "space scope: no new spaces"],
+    ["boss-sp1", "POST", "namespaces/p-web/virtualclusterinstances", 403, "space scope: no management writes outside"],
     // allowPlatformCli
     ["alice-cli", "POST", "selves", 201, "cli: selves"],
     ["alice-cli", "GET", "users/alice", 200, "cli: own user"],
@@ -256,6 +277,10 @@ describe("authorization matrix", () => {
       "vc1",
     ]);
     assert.deepEqual(names(await s.request("GET", `${G}/sharedsecrets`, { token: key.alice })), ["s1"]);
+    const spaces = (path: string) => s.request("GET", `${G}/${path}`, { token: key["boss-sp1"] });
+    assert.deepEqual(names(await spaces("spaceinstances")), ["sp1"]);
+    assert.deepEqual(names(await spaces("namespaces/p-web/spaceinstances")), ["sp1"]);
+    assert.deepEqual(names(await spaces("projects")), ["web"]);
     assert.deepEqual(names(await s.request("GET", `${G}/teams`, { token: key.carol })), ["engteam"]);
   });
 

@@ -4,6 +4,7 @@ import { isAnonymous, PUBLIC_PATHS } from "../auth/anonymous.js";
 import { rolesDependencies } from "../auth/identity-dependencies.js";
 import type { IdentityIndex } from "../auth/identity-index.js";
 import { type ProjectSpec, projectOfNamespace } from "../kinds/project/project.js";
+import type { SecretResource } from "../kinds/shared-secret/shared-secret.js";
 import type { Informer } from "../registry/informer.js";
 import type { UserInfo } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";
@@ -80,8 +81,8 @@ export class PlatformAuthorizer implements Authorizer {
   private readonly roles = new WeakMap<UserInfo, CachedRoles>();
   /** The plurals of the kinds whose objects carry access[] rules (ResourceType.accessRules). */
   private readonly accessRuleResources: ReadonlySet<string>;
-  /** The plurals of the kinds whose objects are a project's instances (ResourceType.projectInstance). */
-  private readonly projectInstanceResources: ReadonlySet<string>;
+  /** The plurals of the kinds whose objects belong to a project (ResourceType.projectInstance, projectNamespaced). */
+  private readonly projectResources: ReadonlySet<string>;
 
   constructor(
     private readonly identity: IdentityIndex,
@@ -90,7 +91,7 @@ export class PlatformAuthorizer implements Authorizer {
     kinds: readonly ResourceType[],
   ) {
     this.accessRuleResources = new Set(kinds.filter((k) => k.accessRules).map((k) => k.plural));
-    this.projectInstanceResources = new Set(kinds.filter((k) => k.projectInstance).map((k) => k.plural));
+    this.projectResources = new Set(kinds.filter((k) => k.projectInstance || k.projectNamespaced).map((k) => k.plural));
   }
 
   authorize(user: UserInfo, attrs: RequestAttributes): Decision | Promise<Decision> {
@@ -174,14 +175,15 @@ export class PlatformAuthorizer implements Authorizer {
   }
 
   /**
-   * Whether a SharedSecret's data may be shown: admins, and whoever reads it through an access
-   * rule or project membership. The view role alone reads the object without its data.
+   * Whether a SharedSecret's or ProjectSecret's data may be shown: admins, and whoever reads it
+   * through an access rule or (a ProjectSecret) a project membership other than view. The view
+   * role alone, global or in the project, reads the object without its data.
    */
-  canReadSecretData(user: UserInfo, obj: KubeObject): boolean {
+  canReadSecretData(user: UserInfo, obj: KubeObject, resource: SecretResource = "sharedsecrets"): boolean {
     const a: RequestAttributes = {
       verb: "get",
       apiGroup: "management.platform",
-      resource: "sharedsecrets",
+      resource,
       subresource: "",
       namespace: obj.metadata.namespace ?? "",
       name: obj.metadata.name ?? "",
@@ -214,7 +216,7 @@ export class PlatformAuthorizer implements Authorizer {
     if ((a.verb === "list" || a.verb === "watch") && !a.name && !a.subresource) return true;
     if (a.object && this.accessRuleResources.has(a.resource) && this.accessRuleGrants(user, a.object, a)) return true;
     if (a.object && a.resource === "spaceinstances" && ownsSpace(user, a.object)) return a.verb !== ADMINISTER_VERB;
-    return this.membershipGrants(user, a);
+    return this.membershipGrants(user, a, viewRole);
   }
 
   /** Own user, own teams, own keys (docs/permissions.md). */
@@ -255,17 +257,18 @@ export class PlatformAuthorizer implements Authorizer {
   }
 
   /**
-   * Project members read their project and manage the instances in its namespace; a member
-   * with `platform-management-admin` also manages the project and administers its instances,
-   * one with `-view` only reads.
+   * Project members read their project and manage the instances and project secrets in its
+   * namespace; a member with `platform-management-admin` also manages the project and
+   * administers its instances, one with `-view` only reads (and, `viewRole: false`, not even
+   * that: a project secret's data is not for viewers).
    */
-  private membershipGrants(user: UserInfo, a: RequestAttributes): boolean {
+  private membershipGrants(user: UserInfo, a: RequestAttributes, viewRole: boolean): boolean {
     let projectName: string | undefined;
     let onProject = false;
     if (a.resource === "projects" && a.name) {
       projectName = a.name;
       onProject = true;
-    } else if (this.projectInstanceResources.has(a.resource)) {
+    } else if (this.projectResources.has(a.resource)) {
       projectName = projectOfNamespace(a.namespace);
     }
     if (!projectName) return false;
@@ -273,7 +276,8 @@ export class PlatformAuthorizer implements Authorizer {
     const role = memberRole(user, project);
     if (role === undefined) return false;
     if (role === ADMIN_ROLE) return true;
-    if (role === VIEW_ROLE || onProject) return READ_VERBS.has(a.verb);
+    if (role === VIEW_ROLE) return viewRole && READ_VERBS.has(a.verb);
+    if (onProject) return READ_VERBS.has(a.verb);
     return a.verb !== ADMINISTER_VERB;
   }
 }

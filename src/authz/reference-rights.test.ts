@@ -254,7 +254,30 @@ describe("fields that name other objects need the caller's right on them", () =>
 
   describe("matrix: an allowed caller and a caller without the right, on every write", () => {
     const canWriteShared = [{ verbs: ["get", "update", "patch"], users: ["alice", "bob"] }];
+    /** A shared secret whose data alice reads and bob does not, made once for the project secret row. */
+    let aliceReads: Promise<unknown> | undefined;
+    const sharedSecretAliceReads = () => {
+      aliceReads ??= create("namespaces/platform/sharedsecrets", {
+        metadata: { name: "alice-reads" },
+        spec: { data: { token: b64("t") }, access: [{ verbs: ["get"], users: ["alice"] }] },
+      });
+      return aliceReads;
+    };
     const rows: Row[] = [
+      {
+        id: "ps-source",
+        kind: "ProjectSecret",
+        collection: "namespaces/p-web/projectsecrets",
+        base: {},
+        withRef: async () => {
+          await sharedSecretAliceReads();
+          return { source: { sharedSecret: { name: "alice-reads" } } };
+        },
+        allowed: "alice",
+        denied: "bob",
+        deniedStatus: 403,
+        verbs: ALL_VERBS,
+      },
       {
         id: "vci-cluster",
         kind: "VirtualClusterInstance",

@@ -54,7 +54,8 @@ const SELF_REVIEWS = new Map([
   ["selfsubjectreviews", "authentication.k8s.io"],
 ]);
 
-function isSelfReview(a: RequestAttributes): boolean {
+/** Whether the request is a self review (kubectl auth can-i, auth whoami): what the caller itself may do. */
+export function isSelfReview(a: RequestAttributes): boolean {
   return a.verb === "create" && !a.subresource && !a.name && SELF_REVIEWS.get(a.resource) === a.apiGroup;
 }
 
@@ -88,20 +89,47 @@ function projectScopeAllows(scope: Scope, a: RequestAttributes): boolean {
       (matchesProject(scope.virtualClusters, a.name) || matchesProject(scope.spaces, a.name))
     );
   }
-  if (a.resource === "virtualclusterinstances" || a.resource === "sharedsecrets") {
+  if (
+    a.resource === "virtualclusterinstances" ||
+    a.resource === "sharedsecrets" ||
+    a.resource === "spaceinstances" ||
+    a.resource === "projectsecrets"
+  ) {
     const project = projectOfNamespace(a.namespace);
+    const hasInstances = a.resource === "spaceinstances" ? hasSpaces : hasVcs;
     if (!project) {
       // A cluster-wide list or watch: allowed, and filtered to what the scope covers.
-      return !a.namespace && !a.name && READ_VERBS.has(a.verb) && (hasProjects || hasVcs);
+      return !a.namespace && !a.name && READ_VERBS.has(a.verb) && (hasProjects || hasInstances);
     }
     if (matchesProject(scope.projects, project)) return true;
-    if (a.resource !== "virtualclusterinstances") return false;
-    if (!a.name) return READ_VERBS.has(a.verb) && hasVcs && matchesProject(scope.virtualClusters, project);
-    return (scope.virtualClusters ?? []).some(
-      (v) => (v.project === "*" || v.project === project) && (v.virtualCluster === "*" || v.virtualCluster === a.name),
-    );
+    if (a.resource === "virtualclusterinstances") return instanceScopeAllows(namedVirtualClusters(scope), project, a);
+    if (a.resource === "spaceinstances") return instanceScopeAllows(namedSpaces(scope), project, a);
+    return false;
   }
   return false;
+}
+
+/** An instance a scope names: its project and name (`*` for any). */
+interface NamedInstance {
+  project: string;
+  name: string;
+}
+
+function namedVirtualClusters(scope: Scope): NamedInstance[] {
+  return (scope.virtualClusters ?? []).map((v) => ({ project: v.project, name: v.virtualCluster }));
+}
+
+function namedSpaces(scope: Scope): NamedInstance[] {
+  return (scope.spaces ?? []).map((s) => ({ project: s.project, name: s.space }));
+}
+
+/**
+ * The instances a scope names: every verb on one (the grants still decide), and lists in its
+ * project (filtered per object to the named ones).
+ */
+function instanceScopeAllows(named: NamedInstance[], project: string, a: RequestAttributes): boolean {
+  if (!a.name) return READ_VERBS.has(a.verb) && matchesProject(named, project);
+  return named.some((v) => (v.project === "*" || v.project === project) && (v.name === "*" || v.name === a.name));
 }
 
 function ruleAllows(rule: ScopeRule, a: RequestAttributes): boolean {

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { type Json, TABLE_ACCEPT } from "./api-client.js";
 import { addOutputOption, apiPath, loggedInClient, outputOf, projectNamespace, verbCommand } from "./common.js";
+import { CliError } from "./errors.js";
 import { printJsonOrYaml, printServerTable } from "./output.js";
 import { mayUse } from "./use-access.js";
 
@@ -17,7 +18,23 @@ interface ListKind {
     column: string;
     label: (ns: string) => string;
   };
+  /** With `--project P`, this kind in `p-P` is listed instead (secrets: the project's secrets). */
+  inProject?: ListKind;
 }
+
+const PROJECT_SECRETS: ListKind = {
+  noun: "secrets",
+  aliases: [],
+  plural: "projectsecrets",
+  what: "project secrets",
+  narrow: {
+    flags: "-p, --project <project>",
+    description: "the project",
+    namespace: projectNamespace,
+    column: "Project",
+    label: (ns) => ns.replace(/^p-/, ""),
+  },
+};
 
 const KINDS: ListKind[] = [
   { noun: "users", aliases: ["user"], plural: "users", what: "users" },
@@ -36,6 +53,7 @@ const KINDS: ListKind[] = [
       column: "Namespace",
       label: (ns) => ns,
     },
+    inProject: PROJECT_SECRETS,
   },
   {
     noun: "vclusters",
@@ -60,15 +78,21 @@ export function registerListCommand(program: Command): void {
 Examples:
   platform list users
   platform list secrets -n platform
+  platform list secrets --project web
   platform list vclusters --project web -o yaml`,
   );
-  for (const k of KINDS) {
-    const cmd = list.command(k.noun).aliases(k.aliases).description(`List ${k.what} you may see`);
-    if (k.narrow) cmd.option(k.narrow.flags, k.narrow.description);
+  for (const listed of KINDS) {
+    const cmd = list.command(listed.noun).aliases(listed.aliases).description(`List ${listed.what} you may see`);
+    if (listed.narrow) cmd.option(listed.narrow.flags, listed.narrow.description);
+    if (listed.inProject) cmd.option("-p, --project <project>", `list the ${listed.inProject.what} of this project`);
     addOutputOption(cmd)
-      .addHelpText("after", `\nExamples:\n  platform list ${k.noun}\n  platform list ${k.noun} -o json`)
+      .addHelpText("after", `\nExamples:\n  platform list ${listed.noun}\n  platform list ${listed.noun} -o json`)
       .action(async (opts: Record<string, string | undefined>) => {
         const format = outputOf(opts);
+        const k = listed.inProject && opts.project !== undefined ? listed.inProject : listed;
+        if (k !== listed && opts.namespace !== undefined) {
+          throw new CliError(`--project and --namespace name different ${listed.noun}: give one of them`, 2);
+        }
         const narrowed = k.narrow ? (opts.namespace ?? opts.project) : undefined;
         const namespace = narrowed && k.narrow ? k.narrow.namespace(narrowed) : undefined;
         const result = await loggedInClient().get(apiPath(k.plural, undefined, namespace), {

@@ -13,6 +13,7 @@ import {
 } from "./common.js";
 import { CliError } from "./errors.js";
 import { type OutputFormat, printJsonOrYaml, printTable } from "./output.js";
+import { addProjectOption, type SecretTarget, type SecretTargetOptions, secretTarget } from "./secret-target.js";
 import {
   addUnsafeDeleteOption,
   deletedMessage,
@@ -28,18 +29,23 @@ const encode = (value: string | Buffer) => Buffer.from(value).toString("base64")
  * NAME.KEY: the secret name ends at the first dot (data keys may contain dots). When no secret has that
  * name, the whole argument is tried as a name (secret names may contain dots too).
  */
-async function fetchSecret(client: ApiClient, arg: string, namespace: string): Promise<{ secret: Json; key?: string }> {
+async function fetchSecret(
+  client: ApiClient,
+  arg: string,
+  target: SecretTarget,
+): Promise<{ secret: Json; key?: string }> {
+  const { plural, namespace } = target;
   const dot = arg.indexOf(".");
-  if (dot <= 0) return { secret: await client.get(apiPath("sharedsecrets", arg, namespace)) };
+  if (dot <= 0) return { secret: await client.get(apiPath(plural, arg, namespace)) };
   try {
     return {
-      secret: await client.get(apiPath("sharedsecrets", arg.slice(0, dot), namespace)),
+      secret: await client.get(apiPath(plural, arg.slice(0, dot), namespace)),
       key: arg.slice(dot + 1),
     };
   } catch (err) {
     if (!(err instanceof CliError) || err.status !== 404) throw err;
     try {
-      return { secret: await client.get(apiPath("sharedsecrets", arg, namespace)) };
+      return { secret: await client.get(apiPath(plural, arg, namespace)) };
     } catch {
       // Neither exists: the NAME.KEY reading is the usual one, so report that name.
       throw err;
@@ -86,13 +92,15 @@ export function registerSecretCommands(program: Command): void {
 function registerGetSecret(program: Command): void {
   const get = verbCommand(program, "get", "Show one object");
   addOutputOption(
-    nsOption(
-      get
-        .command("secret")
-        .description(
-          "Print a shared secret's value, decoded: NAME.KEY prints that key's value as is (a newline is added only on a terminal); NAME alone prints every key",
-        )
-        .argument("<name[.key]>", "secret name, optionally .KEY"),
+    addProjectOption(
+      nsOption(
+        get
+          .command("secret")
+          .description(
+            "Print a shared secret's value, decoded: NAME.KEY prints that key's value as is (a newline is added only on a terminal); NAME alone prints every key",
+          )
+          .argument("<name[.key]>", "secret name, optionally .KEY"),
+      ),
     ),
   )
     .addHelpText(
@@ -102,16 +110,22 @@ Examples:
   platform get secret db.password
   export PGPASSWORD="$(platform get secret db.password)"
   platform get secret db -o yaml
-  platform get secret team-token -n p-web`,
+  platform get secret team-token -n p-web
+  platform get secret db.password --project web`,
     )
     .action(getSecret);
 }
 
-async function getSecret(arg: string, opts: { namespace: string; output?: string }): Promise<void> {
+async function getSecret(
+  arg: string,
+  opts: SecretTargetOptions & { output?: string },
+  command: Command,
+): Promise<void> {
   const format = outputOf(opts);
-  const { secret, key } = await fetchSecret(loggedInClient(), arg, opts.namespace);
+  const target = secretTarget(opts, command);
+  const { secret, key } = await fetchSecret(loggedInClient(), arg, target);
   const data: Record<string, string> = secret.spec?.data ?? {};
-  const name = `${opts.namespace}/${secret.metadata.name}`;
+  const name = `${target.noun} ${target.namespace}/${secret.metadata.name}`;
   if (key !== undefined) printSecretKey(name, data, key, format);
   else printSecretData(name, data, format);
 }
@@ -122,7 +136,7 @@ function printSecretKey(name: string, data: Record<string, string>, key: string,
   if (value === undefined) {
     const keys = Object.keys(data);
     throw new CliError(
-      `shared secret ${name} has no key "${key}"${keys.length ? ` (keys: ${keys.join(", ")})` : " (it has no data)"}`,
+      `${name} has no key "${key}"${keys.length ? ` (keys: ${keys.join(", ")})` : " (it has no data)"}`,
     );
   }
   const text = decode(value);
@@ -137,7 +151,7 @@ function printSecretData(name: string, data: Record<string, string>, format: Out
     printTable(
       ["Key", "Value"],
       Object.entries(decoded).map(([k, v]) => [k, v]),
-      `shared secret ${name} has no data`,
+      `${name} has no data`,
     );
 }
 
@@ -194,15 +208,17 @@ async function createSecret(
 
 function registerSetSecret(program: Command): void {
   const set = verbCommand(program, "set", "Set a value");
-  nsOption(
-    set
-      .command("secret")
-      .description(
-        "Set one key of a shared secret (created when missing): NAME.KEY VALUE, the shape `get secret NAME.KEY` reads (the name ends at the first dot; a name with dots takes the form NAME KEY VALUE); VALUE - reads standard input",
-      )
-      .argument("<name.key>", "secret name and data key (or the name, with KEY VALUE after it)")
-      .argument("<value>", "the value, or - to read it from standard input")
-      .argument("[value]", "the value, when the name and key were given apart"),
+  addProjectOption(
+    nsOption(
+      set
+        .command("secret")
+        .description(
+          "Set one key of a shared secret (created when missing): NAME.KEY VALUE, the shape `get secret NAME.KEY` reads (the name ends at the first dot; a name with dots takes the form NAME KEY VALUE); VALUE - reads standard input",
+        )
+        .argument("<name.key>", "secret name and data key (or the name, with KEY VALUE after it)")
+        .argument("<value>", "the value, or - to read it from standard input")
+        .argument("[value]", "the value, when the name and key were given apart"),
+    ),
   )
     .addHelpText(
       "after",
@@ -210,33 +226,37 @@ function registerSetSecret(program: Command): void {
 Examples:
   platform set secret db.password s3cret
   printf %s "$TOKEN" | platform set secret ci.token -
-  platform set secret my.dotted.name password s3cret`,
+  platform set secret my.dotted.name password s3cret
+  platform set secret api.token s3cret --project web`,
     )
     .action(setSecret);
 }
 
 async function setSecret(
-  target: string,
+  arg: string,
   second: string,
   third: string | undefined,
-  opts: { namespace: string },
+  opts: SecretTargetOptions,
+  command: Command,
 ): Promise<void> {
-  const [name, key, value] = setTarget(target, second, third);
+  const [name, key, value] = setTarget(arg, second, third);
+  const { plural, kind, namespace } = secretTarget(opts, command);
   const client = loggedInClient();
   const encoded = encode(value === "-" ? readFileSync(0) : value);
+  const singular = kind.toLowerCase();
   try {
     // A merge patch touches only this key, so concurrent writers of other keys are not lost.
-    await client.patch(apiPath("sharedsecrets", name, opts.namespace), { spec: { data: { [key]: encoded } } });
-    process.stdout.write(`sharedsecret ${opts.namespace}/${name}: key ${key} set\n`);
+    await client.patch(apiPath(plural, name, namespace), { spec: { data: { [key]: encoded } } });
+    process.stdout.write(`${singular} ${namespace}/${name}: key ${key} set\n`);
   } catch (err) {
     if (!(err instanceof CliError) || err.status !== 404) throw err;
-    await client.post(apiPath("sharedsecrets", undefined, opts.namespace), {
+    await client.post(apiPath(plural, undefined, namespace), {
       apiVersion: "management.platform/v1",
-      kind: "SharedSecret",
+      kind,
       metadata: { name },
       spec: { data: { [key]: encoded } },
     });
-    process.stdout.write(`sharedsecret ${opts.namespace}/${name} created with key ${key}\n`);
+    process.stdout.write(`${singular} ${namespace}/${name} created with key ${key}\n`);
   }
 }
 

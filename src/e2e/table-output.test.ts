@@ -121,6 +121,7 @@ describe("Table output (kubectl get)", () => {
       "clusterroletemplates",
       "spacetemplates",
       "spaceinstances",
+      "projectsecrets",
       "clusteraccesses",
       "virtualclustertemplates",
     ];

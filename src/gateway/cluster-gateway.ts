@@ -1,12 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { errors } from "../api/errors.js";
-import { GROUP, type KubeObject } from "../api/object.js";
+import { GROUP, type KubeObject, specOf } from "../api/object.js";
 import type { AuditLog } from "../audit/audit-log.js";
 import type { PlatformAuthorizer } from "../authz/authorizer.js";
 import type { RequestAttributes } from "../authz/contract.js";
 import { isRestricting, type Scope } from "../authz/scope.js";
 import { ClusterConnectionError } from "../clusters/cluster-connection.js";
+import { type SpaceInstanceSpec, spaceNamespaceOf } from "../kinds/space-instance/space-instance.js";
 import { impersonationOf } from "../registry/impersonation-identity.js";
 import type { Registry } from "../registry/registry.js";
 import type { RequestContext, UserInfo } from "../registry/request-context.js";
@@ -23,6 +24,7 @@ import { CallerRefused, GatewayHandler, type Resolved } from "./gateway-handler.
 import { type GatewayPath, parseGatewayPath } from "./gateway-path.js";
 import { type GatewayTarget, gatewayScopeAllows } from "./gateway-scope.js";
 import { kubeRequestAttributes } from "./kube-request.js";
+import { outsideSpace } from "./space-fence.js";
 import { VirtualClusterActivity } from "./vcluster-activity.js";
 import { VirtualClusterUpstreams } from "./vcluster-upstreams.js";
 import { VirtualClusterWaker } from "./vcluster-wake.js";
@@ -31,6 +33,7 @@ const CLUSTER_GATEWAY_PREFIX = "/kubernetes/cluster/";
 const PROJECT_GATEWAY_PREFIX = "/kubernetes/project/";
 const CLUSTERS = { group: GROUP, resource: "clusters" };
 const VCIS = { group: GROUP, resource: "virtualclusterinstances" };
+const SPACES = { group: GROUP, resource: "spaceinstances" };
 
 export interface ClusterGatewayDeps {
   registry: Registry;
@@ -74,8 +77,9 @@ export const DEFAULT_SLEEP_MODE: GatewaySleepMode = {
 /**
  * The cluster gateway inside the server: `/kubernetes/cluster/{cluster}/...` goes to that
  * connected cluster, `/kubernetes/project/{project}/virtualcluster/{name}/...` to that virtual
- * cluster, after the caller is authenticated like on the management API, holds `use` on the
- * Cluster or VirtualClusterInstance, and the key's scope covers the request. It answers before
+ * cluster, `/kubernetes/project/{project}/space/{name}/...` to the space's cluster within its
+ * namespace (space-fence.ts), after the caller is authenticated like on the management API, holds
+ * `use` on the Cluster, VirtualClusterInstance or SpaceInstance, and the key's scope covers the request. It answers before
  * fastify routes anything, so bodies are never parsed or buffered.
  */
 export class ClusterGateway {
@@ -201,6 +205,7 @@ export class ClusterGateway {
     try {
       const method = req.method ?? "GET";
       if (parsed.target.kind === "cluster") return await this.resolveCluster(user, parsed.target, parsed, method);
+      if (parsed.target.kind === "space") return await this.resolveSpace(user, parsed.target, parsed, method);
       return await this.resolveVirtualCluster(user, parsed.target, parsed, method);
     } catch (err) {
       throw new CallerRefused(err, user);
@@ -217,15 +222,49 @@ export class ClusterGateway {
     const cluster = this.clusters.cluster(name);
     await this.authorizeUse(user, target, method, forwarded, CLUSTERS, "", name, cluster);
     if (!cluster) throw errors.notFound(CLUSTERS, name);
-    let upstream: Awaited<ReturnType<ClusterUpstreams["upstream"]>>;
+    const upstream = await this.clusterUpstream(name, cluster);
+    return { forward: { upstream, path: forwarded.pathAndQuery, impersonate: impersonationOf(user) }, user, label };
+  }
+
+  private async clusterUpstream(name: string, cluster: KubeObject) {
     try {
-      upstream = await this.clusters.upstream(cluster);
+      return await this.clusters.upstream(cluster);
     } catch (err) {
       if (err instanceof ClusterConnectionError) {
         throw errors.unavailable(`cluster "${name}" cannot be used (${err.reason}): ${err.message}`);
       }
       throw err;
     }
+  }
+
+  /**
+   * A space: `use` on its SpaceInstance (not on the cluster), then only what stays inside its
+   * namespace, forwarded to its cluster as the caller (impersonated, as on the cluster path): the
+   * cluster's RBAC, which the space's owner and access rules are bound into, decides the rest.
+   */
+  private async resolveSpace(
+    user: UserInfo,
+    target: GatewayTarget & { kind: "space" },
+    { forwarded, label }: GatewayPath,
+    method: string,
+  ): Promise<Resolved> {
+    const { namespace, name } = target;
+    const instance = await this.deps.registry.store("spaceinstances").read(namespace, name);
+    await this.authorizeUse(user, target, method, forwarded, SPACES, namespace, name, instance);
+    if (!instance) throw errors.notFound(SPACES, name);
+    const spaceNamespace = spaceNamespaceOf(instance);
+    const outside = outsideSpace(kubeRequestAttributes(method, forwarded), spaceNamespace);
+    if (outside) {
+      throw errors.forbidden(
+        SPACES,
+        name,
+        `the space's gateway path reaches only its namespace "${spaceNamespace}": ${outside}`,
+      );
+    }
+    const clusterName = specOf<SpaceInstanceSpec>(instance).clusterRef?.cluster ?? "";
+    const cluster = this.clusters.cluster(clusterName);
+    if (!cluster) throw errors.unavailable(`cluster "${clusterName}" of the space does not exist`);
+    const upstream = await this.clusterUpstream(clusterName, cluster);
     return { forward: { upstream, path: forwarded.pathAndQuery, impersonate: impersonationOf(user) }, user, label };
   }
 

@@ -6,17 +6,19 @@ import type { GatewayTarget } from "./gateway-scope.js";
 
 const CLUSTER_PATH = /^\/kubernetes\/cluster\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
 const VCLUSTER_PATH = /^\/kubernetes\/project\/([^/?]+)\/virtualcluster\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
+const SPACE_PATH = /^\/kubernetes\/project\/([^/?]+)\/space\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
 
 /** A gateway request's URL, read once: where it goes, and the path forwarded there. */
 export interface GatewayPath {
   target: GatewayTarget;
-  /** For the audit line: `cluster/NAME`, `project/P/virtualcluster/NAME` (names decoded). */
+  /** For the audit line: `cluster/NAME`, `project/P/virtualcluster/NAME`, `project/P/space/NAME` (names decoded). */
   label: string;
   forwarded: ForwardedPath;
 }
 
 /**
- * Reads `/kubernetes/cluster/{cluster}/...` or `/kubernetes/project/{project}/virtualcluster/{name}/...`:
+ * Reads `/kubernetes/cluster/{cluster}/...`, `/kubernetes/project/{project}/virtualcluster/{name}/...`
+ * or `/kubernetes/project/{project}/space/{name}/...`:
  * the names decoded, the rest checked by parseForwardedPath. Throws an ApiError only: 400 for a
  * name or path that does not decode or is not canonical, 404 for any other path.
  */
@@ -34,6 +36,14 @@ export function parseGatewayPath(url: string): GatewayPath {
     const forwarded = parseForwardedPath((v[3] ?? "/") + (v[4] ?? ""));
     const target = { kind: "virtualcluster" as const, project, namespace: projectNamespace(project), name };
     return { target, label: `project/${project}/virtualcluster/${name}`, forwarded };
+  }
+  const sp = SPACE_PATH.exec(url);
+  if (sp) {
+    const project = decodedName(sp[1]!);
+    const name = decodedName(sp[2]!);
+    const forwarded = parseForwardedPath((sp[3] ?? "/") + (sp[4] ?? ""));
+    const target = { kind: "space" as const, project, namespace: projectNamespace(project), name };
+    return { target, label: `project/${project}/space/${name}`, forwarded };
   }
   throw errors.notFoundPath();
 }

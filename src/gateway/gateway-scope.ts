@@ -12,11 +12,14 @@ import { isRestricting, pathMatches, ruleCoversResource, type Scope, type ScopeR
  * - a virtual cluster (project P, instance N) through `projects` naming P, `virtualClusters`
  *   naming P and N, or a rule as above without `cluster`, with `requestTargets` empty or
  *   holding `VirtualCluster`, whose `virtualClusters` is empty or names N (and its namespace).
+ * - a space (project P, instance N) only through `projects` naming P or `spaces` naming P and N
+ *   (no rule reaches a space: rules name clusters and namespaces, which a space's path does not).
  * `allowPlatformCli` alone reaches no cluster.
  */
 export type GatewayTarget =
   | { kind: "cluster"; cluster: string }
-  | { kind: "virtualcluster"; project: string; namespace: string; name: string };
+  | { kind: "virtualcluster"; project: string; namespace: string; name: string }
+  | { kind: "space"; project: string; namespace: string; name: string };
 
 export function gatewayScopeAllows(
   scope: Scope | undefined,
@@ -24,6 +27,13 @@ export function gatewayScopeAllows(
   request: RequestAttributes,
 ): boolean {
   if (!isRestricting(scope)) return true;
+  if (target.kind === "space") {
+    const p = target.project;
+    if ((scope.projects ?? []).some((x) => x.project === "*" || x.project === p)) return true;
+    return (scope.spaces ?? []).some(
+      (s) => (s.project === "*" || s.project === p) && (s.space === "*" || s.space === target.name),
+    );
+  }
   if (target.kind === "virtualcluster") {
     const p = target.project;
     if ((scope.projects ?? []).some((x) => x.project === "*" || x.project === p)) return true;

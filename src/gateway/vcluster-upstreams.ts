@@ -1,12 +1,8 @@
-import { INGRESS_SUFFIX_ANNOTATION, VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION } from "../api/endpoint-annotations.js";
-import { errors } from "../api/errors.js";
-import { type KubeObject, specOf } from "../api/object.js";
+import type { KubeObject } from "../api/object.js";
 import { createClientCertificate } from "../crypto/certificates.js";
-import { projectOfNamespace } from "../kinds/project/project.js";
-import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { Registry } from "../registry/registry.js";
 import { caIdOf, type VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
-import { connect, readVirtualClusterCa } from "../virtualclusters/remote.js";
+import { virtualClusterCa, virtualClusterEndpoint } from "../virtualclusters/reach.js";
 import type { EndpointPolicy } from "./endpoint-policy.js";
 import { makeUpstream, retireUpstream, type Upstream } from "./upstream.js";
 
@@ -66,34 +62,11 @@ export class VirtualClusterUpstreams {
   }
 
   private endpoint(instance: KubeObject): string {
-    const recorded = instance.metadata.annotations?.[VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION];
-    if (recorded) return recorded;
-    const name = instance.metadata.name!;
-    const project = projectOfNamespace(instance.metadata.namespace) ?? instance.metadata.namespace;
-    const clusterName = specOf<VirtualClusterInstanceSpec>(instance).clusterRef?.cluster ?? "";
-    const suffix = this.cluster(clusterName)?.metadata.annotations?.[INGRESS_SUFFIX_ANNOTATION];
-    if (!suffix) {
-      throw errors.unavailable(
-        `virtual cluster ${instance.metadata.namespace}/${name} has no endpoint: set annotation ${VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION} on it, or ${INGRESS_SUFFIX_ANNOTATION} on cluster "${clusterName}"`,
-      );
-    }
-    return `https://${name}-${project}.${suffix}`;
+    return virtualClusterEndpoint(instance, this.cluster);
   }
 
   private async build(instance: KubeObject, endpoint: string, user: string, groups: readonly string[]) {
-    const ref = specOf<VirtualClusterInstanceSpec>(instance).clusterRef ?? {};
-    let ca = await this.cas.forInstance(instance);
-    if (!ca) {
-      const cluster = this.cluster(ref.cluster ?? "");
-      if (!cluster) throw errors.unavailable(`cluster "${ref.cluster ?? ""}" of the virtual cluster does not exist`);
-      const client = await connect(this.registry, cluster);
-      ca = await readVirtualClusterCa(
-        client,
-        ref.cluster!,
-        ref.namespace ?? instance.metadata.namespace!,
-        ref.virtualCluster ?? instance.metadata.name!,
-      );
-    }
+    const ca = await virtualClusterCa(this.registry, this.cas, instance, this.cluster);
     const cert = await createClientCertificate(ca, {
       commonName: user,
       organizations: [...groups],

@@ -22,6 +22,9 @@ export function defineKind(spec: KindSpec): ResourceType {
   if (spec.projectInstance && !(spec.namespaced && specHasField(spec.schema, "clusterRef"))) {
     throw new Error(`${spec.kind}: a project's instances are namespaced and name their cluster in spec.clusterRef`);
   }
+  if (spec.projectNamespaced && !spec.namespaced) {
+    throw new Error(`${spec.kind}: the objects of a project live in its namespace: the kind is namespaced`);
+  }
   return {
     group: GROUP,
     version: VERSION,

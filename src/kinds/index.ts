@@ -8,6 +8,7 @@ import {
 } from "./direct-cluster-endpoint-token/direct-cluster-endpoint-token.js";
 import { ownedAccessKeyResource } from "./owned-access-key/owned-access-key.js";
 import { projectResource } from "./project/project.js";
+import { projectSecretResource } from "./project-secret/project-secret.js";
 import { selfResource } from "./self/self.js";
 import { type SecretDataCipher, type SecretDataReaders, sharedSecretResource } from "./shared-secret/shared-secret.js";
 import { spaceInstanceResource } from "./space-instance/space-instance.js";
@@ -19,9 +20,9 @@ import { virtualClusterInstanceKind } from "./virtual-cluster-instance/virtual-c
 import { virtualClusterTemplateResource } from "./virtual-cluster-template/virtual-cluster-template.js";
 
 export interface KindDeps {
-  /** Encrypts SharedSecret data at rest (absent: stored as given, in tests of the store alone). */
+  /** Encrypts SharedSecret and ProjectSecret data at rest (absent: stored as given, in tests of the store alone). */
   cipher?: SecretDataCipher;
-  /** Who reads SharedSecret data (the others are shown secrets without it). */
+  /** Who reads SharedSecret and ProjectSecret data (the others are shown secrets without it). */
   secretDataReaders: SecretDataReaders;
   tokenIssuer: TokenIssuer;
   /** Makes the CA of each virtual cluster instance the platform creates (absent: none is made). */
@@ -49,6 +50,7 @@ export function allResourceTypes(deps: KindDeps): ResourceType[] {
     virtualClusterInstanceKind(deps.instanceCas),
     spaceTemplateResource,
     spaceInstanceResource,
+    projectSecretResource(deps.cipher, deps.secretDataReaders),
     directClusterEndpointTokenResource(deps.tokenIssuer),
     selfResource,
   ];

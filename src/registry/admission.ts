@@ -2,6 +2,7 @@ import type { FieldError } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import type { RequestContext, UserInfo } from "./request-context.js";
 import type { ResourceType } from "./resource-type.js";
+import type { WriteGuard } from "./write-guards.js";
 
 /** What a write asks to do, as every admission plugin sees it (Kubernetes' admission.Attributes). */
 export interface AdmissionAttributes {
@@ -18,6 +19,11 @@ export interface AdmissionAttributes {
   dryRun: boolean;
   /** `Warning: 299` headers of the request; plugins may add to them. */
   warnings: string[];
+  /**
+   * Writes that commit with a CREATE or not at all (write-guards.ts); a validating plugin adds
+   * them, and a create that fails on one runs admission again. Ignored on other operations.
+   */
+  guards: WriteGuard[];
 }
 
 /**
@@ -81,6 +87,7 @@ export function admissionAttributes(
     user: ctx.user,
     dryRun,
     warnings: ctx.warnings,
+    guards: [],
   };
 }
 

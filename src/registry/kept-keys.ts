@@ -112,6 +112,11 @@ export class KeptKeys {
     return { type: "create", key: this.key(id), value: this.seal(value) };
   }
 
+  /** The storage operation replacing an entry still at `revision` (for a write guard: write-guards.ts). */
+  updateOp(id: string, value: string, revision: number): TxnOp {
+    return { type: "update", key: this.key(id), value: this.seal(value), expectedModRevision: revision };
+  }
+
   private seal(value: string): Buffer {
     return Buffer.from(this.cipher ? this.cipher.encrypt(value) : value);
   }

@@ -136,6 +136,12 @@ export interface ResourceType {
    */
   projectInstance?: boolean;
   /**
+   * Its objects belong to a project without running on a cluster (project secrets): they live in
+   * the project's namespace `p-<project>`, the project must exist and owns them
+   * (admission/project-instances.ts), and its members manage them (the authorizer).
+   */
+  projectNamespaced?: boolean;
+  /**
    * Dotted paths of secret values (`spec.data`: every value under it). The audit log keeps no
    * bodies of such a kind, and the console masks them in its YAML panel and editors.
    */

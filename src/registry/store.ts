@@ -37,6 +37,7 @@ import { listObjects } from "./store-list.js";
 import { decodeStoredObject, type StoredKeyValue } from "./stored-object.js";
 import { StoredVersions } from "./stored-versions.js";
 import { StoredEventBatches } from "./stored-watch-event.js";
+import { failedOnGuard, GUARDED_CREATE_ATTEMPTS, type WriteGuard } from "./write-guards.js";
 
 /** How often a patch or an internal update is retried on a write conflict before giving up. */
 const MAX_CONFLICT_RETRIES = 8;
@@ -214,17 +215,26 @@ export class Store {
     const wantsGeneratedName = !obj.metadata.name && !!obj.metadata.generateName;
     for (let attempt = 0; ; attempt++) {
       if (wantsGeneratedName) obj.metadata.name = generateName(obj.metadata.generateName!);
-      await this.validateNew(ctx, obj, fieldErrors, options);
+      const guards = await this.validateNew(ctx, obj, fieldErrors, options);
       if (options.dryRun) return this.present(obj, ctx);
       const key = this.key(obj.metadata.namespace, obj.metadata.name!);
       try {
         const bytes = this.encode(obj);
-        const revision = await this.writeNew(key, bytes, prepared?.alongside ?? []);
+        const revision = await this.writeNew(key, bytes, prepared?.alongside ?? [], guards);
         obj.metadata.resourceVersion = String(revision);
         const shown = this.present(obj, ctx);
         if (prepared?.reveal) return prepared.reveal(shown);
         return this.shownAsStored(shown, obj, bytes);
       } catch (err) {
+        if (failedOnGuard(err, guards)) {
+          // Another create committed since admission counted: admit this one again on the new count.
+          if (attempt + 1 < GUARDED_CREATE_ATTEMPTS) continue;
+          throw errors.conflict(
+            this.gr,
+            obj.metadata.name!,
+            "other creates kept changing what admission counted; try again",
+          );
+        }
         if (!isStorageError(err, "KeyExists")) throw this.storageToApi(err, obj.metadata.name!);
         const kept = prepared?.alongside?.find((k) => k.keys.key(k.id) === err.key);
         if (kept) throw kept.onExists();
@@ -235,12 +245,19 @@ export class Store {
     }
   }
 
-  /** Creates the object's key, with the kept entries the kind writes beside it in one transaction. */
-  private async writeNew(key: string, bytes: Buffer, alongside: readonly KeptWrite[]): Promise<number> {
-    if (alongside.length === 0) return this.deps.storage.create(key, bytes);
+  /** Creates the object's key, with the kept entries the kind writes beside it and the guards admission added (write-guards.ts), in one transaction. */
+  private async writeNew(
+    key: string,
+    bytes: Buffer,
+    alongside: readonly KeptWrite[],
+    guards: readonly WriteGuard[],
+  ): Promise<number> {
+    if (alongside.length === 0 && guards.length === 0) return this.deps.storage.create(key, bytes);
     const ops = [
       { type: "create" as const, key, value: bytes },
       ...alongside.map((k) => k.keys.createOp(k.id, k.value)),
+      // What admission decided from what it read (a project quota) commits with the object too.
+      ...guards.map((g) => g.op),
     ];
     return (await this.deps.storage.txn(ops)).revision;
   }
@@ -256,11 +273,17 @@ export class Store {
     body: KubeObject,
     options: WriteOptions,
     status?: Record<string, unknown>,
-  ): Promise<{ object: KubeObject; key: string; value: Buffer; alongside: readonly KeptWrite[] }> {
+  ): Promise<{
+    object: KubeObject;
+    key: string;
+    value: Buffer;
+    alongside: readonly KeptWrite[];
+    guards: WriteGuard[];
+  }> {
     const { object: obj, fieldErrors, prepared } = await this.admitNew(ctx, namespace, body, options, status);
-    await this.validateNew(ctx, obj, fieldErrors, options);
+    const guards = await this.validateNew(ctx, obj, fieldErrors, options);
     const key = this.key(obj.metadata.namespace, obj.metadata.name!);
-    return { object: obj, key, value: this.encode(obj), alongside: prepared?.alongside ?? [] };
+    return { object: obj, key, value: this.encode(obj), alongside: prepared?.alongside ?? [], guards };
   }
 
   /**
@@ -313,15 +336,17 @@ export class Store {
     return { object: obj, fieldErrors, prepared };
   }
 
-  /** Pipeline steps 4–5 of a create: validation, then validating admission. */
+  /** Pipeline steps 4–5 of a create: validation, then validating admission; returns the guards it added. */
   private async validateNew(
     ctx: RequestContext,
     obj: KubeObject,
     fieldErrors: FieldError[],
     options: WriteOptions,
-  ): Promise<void> {
+  ): Promise<WriteGuard[]> {
     await this.validateOrThrow(obj, [...fieldErrors, ...((await this.rt.strategy.validate?.(obj, ctx)) ?? [])]);
-    await this.deps.admission.validate(admissionAttributes("CREATE", this.rt, obj, undefined, ctx, options.dryRun));
+    const attrs = admissionAttributes("CREATE", this.rt, obj, undefined, ctx, options.dryRun);
+    await this.deps.admission.validate(attrs);
+    return attrs.guards;
   }
 
   // ---- update (PUT) -------------------------------------------------------------------------

@@ -1,3 +1,4 @@
+import { errors } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import { isStorageError } from "../storage/errors.js";
 import type { Storage, TxnOp } from "../storage/interface.js";
@@ -48,7 +49,7 @@ export async function transact(
   ops: readonly TransactOp[],
 ): Promise<KubeObject[]> {
   const created: KubeObject[] = [];
-  const planned: Array<{ op: TransactOp; txn: TxnOp; store?: KindStore; name: string }> = [];
+  const planned: Array<{ op: TransactOp; txn: TxnOp; store?: KindStore; name: string; guard?: boolean }> = [];
   for (const op of ops) {
     if (op.type === "keep") {
       planned.push({ op, txn: op.keys.createOp(op.id, op.value), name: op.id });
@@ -68,6 +69,10 @@ export async function transact(
       for (const keep of prepared.alongside) {
         planned.push({ op: { type: "keep", ...keep }, txn: keep.keys.createOp(keep.id, keep.value), name: keep.id });
       }
+      // What admission decided from what it read (a project quota) commits with the object (write-guards.ts).
+      for (const guard of prepared.guards) {
+        planned.push({ op, store, txn: guard.op, name: prepared.object.metadata.name!, guard: true });
+      }
     } else {
       const m = op.object.metadata;
       const txn: TxnOp = {
@@ -86,6 +91,9 @@ export async function transact(
     if (!isStorageError(err)) throw err;
     const failed = planned.find((p) => p.txn.key === err.key);
     if (failed?.op.type === "keep" && isStorageError(err, "KeyExists")) throw failed.op.onExists();
+    if (failed?.guard && failed.store) {
+      throw errors.conflict(failed.store.gr, failed.name, "another create changed what admission counted; try again");
+    }
     throw storageToApi(err, failed?.store?.gr ?? { group: "", resource: "" }, failed?.name ?? "");
   }
 }

@@ -22,6 +22,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { CertificateAndKey } from "../crypto/certificates.js";
 import { EtcdCluster } from "./etcd-cluster.js";
 import { AdminClient } from "./kube/admin-client.js";
 import { findKubeBinaries, type KubeBinaries } from "./kube/binaries.js";
@@ -116,6 +117,14 @@ export class KubeControlPlane {
   /** The CA (PEM) that signed the API server's certificate and every client certificate. */
   get caPem(): string {
     return this.files.ca.certPem;
+  }
+
+  /**
+   * The CA with its key: what a test gives the platform as a virtual cluster's CA (its
+   * `<name>-certs` Secret) when this API server stands in for a virtual cluster's.
+   */
+  get ca(): CertificateAndKey {
+    return this.files.ca;
   }
 
   /** The Kubernetes release running, e.g. `v1.37.2` (what `/version` reports as gitVersion). */

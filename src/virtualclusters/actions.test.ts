@@ -188,6 +188,21 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       assert.equal((await getInstance("p-gamma", "again")).status, 404);
     });
 
+    it("an import past a quota of the project is 403 naming it, and keeps neither instance nor CA", async () => {
+      const project = await post("projects", {
+        metadata: { name: "full" },
+        spec: { quotas: { project: { virtualClusterInstances: 0 } } },
+      });
+      assert.equal(project.status, 201, project.text);
+      const cas = async () => (await server.storage.list(CA_KEY_PREFIX)).items.length;
+      const before = await cas();
+      const res = await importVc("full", { name: "vc3", namespace: "team-a", cluster: "c1" });
+      assert.equal(res.status, 403, res.text);
+      assert.match(res.json.message, /project quota virtualClusterInstances=0 reached in project "full" \(0 used\)/);
+      assert.equal((await getInstance("p-full", "vc3")).status, 404);
+      assert.equal(await cas(), before);
+    });
+
     it("a connected cluster that cannot be reached is 503 with the health reason", async () => {
       const saved = kube.token;
       kube.token = "rotated";
@@ -320,6 +335,11 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
         spec: { displayName: "Mover", clusterRef: { cluster: "c1", namespace: "team-a", virtualCluster: "vc3" } },
       });
       assert.equal(created.status, 201, created.text);
+      // The status controller's first write of the instance, awaited: made while the writes below
+      // are recorded, it would count as a write of the move's (or make the move retry).
+      for (let i = 0; i < 100 && !(await getInstance("p-alpha", "mover")).json.status?.conditions; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
       // Only one storage write may happen: a transaction holding both the delete and the create.
       const storage = server.storage;
       const writes: string[] = [];

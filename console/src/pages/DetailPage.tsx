@@ -12,6 +12,7 @@ import { ClusterDependents, kubeconfigSecretOf } from "../components/panels/Clus
 import { ClusterPanel } from "../components/panels/ClusterPanel";
 import { InstancePanel } from "../components/panels/InstancePanel";
 import { ProjectPanel } from "../components/panels/ProjectPanel";
+import { ProjectSecretSpaces } from "../components/panels/ProjectSecretSpaces";
 import { SecretValues } from "../components/panels/SecretValues";
 import { SubjectKeys } from "../components/panels/SubjectKeys";
 import { YamlPanel } from "../components/YamlPanel";
@@ -96,7 +97,8 @@ export function DetailPage(props: { kind: KindInfo; name: string; namespace?: st
       <Overview kind={kind} o={o} cells={cells} />
       {kind.plural === "clusters" && <ClusterPanel cluster={o} />}
       {kind.plural === "ownedaccesskeys" && <AccessKeyPanel accessKey={o} />}
-      {kind.plural === "sharedsecrets" && <SecretValues secret={o} />}
+      {kind.secretFields.includes("spec.data") && <SecretValues secret={o} />}
+      {kind.plural === "projectsecrets" && <ProjectSecretSpaces secret={o} />}
       {kind.plural === "projects" && <ProjectPanel project={o} />}
       {kind.plural === "virtualclusterinstances" && <InstancePanel instance={o} />}
       {(kind.plural === "users" || kind.plural === "teams") && <SubjectKeys kind={kind} name={name} />}

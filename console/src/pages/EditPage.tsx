@@ -233,7 +233,7 @@ function FormFields(props: {
           onChange={(v) => (f.annotation ? props.onChange(setAnnotation(obj, f.annotation, v)) : set(f.path, v))}
         />
       ))}
-      {kind.plural === "sharedsecrets" && props.creating && (
+      {kind.secretFields.includes("spec.data") && props.creating && (
         <SecretDataInput obj={obj} onChange={props.onChange} error={errors.get("spec.data")} />
       )}
       {kind.access && (

@@ -1,10 +1,16 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { createCluster, putSecret, waitForStatus } from "../../testing/cluster-status.js";
-import { documentedYamlBlocks, manifests } from "../../testing/documented-rights.js";
-import { accessKey, postObject, writeKubeconfig } from "../../testing/gateway-fixture.js";
-import { KubectlError, runKubectl } from "../../testing/kube/kubectl.js";
-import { KubeControlPlane, type PolicyRule } from "../../testing/kube-control-plane.js";
+import { waitForStatus } from "../../testing/cluster-status.js";
+import { postObject } from "../../testing/gateway-fixture.js";
+import { KubectlError } from "../../testing/kube/kubectl.js";
+import { KubeControlPlane } from "../../testing/kube-control-plane.js";
+import {
+  connectAsServiceAccount,
+  documentedPlatformRole,
+  eventually,
+  kubectlThroughGateway,
+  refused,
+} from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
 
 /**
@@ -14,16 +20,6 @@ import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test
  * one namespace, and a member's kubectl goes through the gateway (`/kubernetes/cluster/c1`), impersonated as the member with `platform:team:devs`.
  */
 
-/** The ClusterRole docs/cluster-access.md tells a cluster admin to bind to the platform, read from the page as written. */
-function documentedPlatformRights(): PolicyRule[] {
-  const [yaml] = documentedYamlBlocks("docs/cluster-access.md", "## What the platform needs on the cluster");
-  const [role] = manifests(yaml ?? "");
-  assert.equal(role?.kind, "ClusterRole", "docs/cluster-access.md shows the platform's ClusterRole");
-  return role.rules as PolicyRule[];
-}
-/** The health check's right (docs/gateway.md), so the cluster shows online. */
-const CHECK_RIGHTS: PolicyRule[] = [{ apiGroups: [""], resources: ["services"], verbs: ["list"] }];
-
 interface Grant {
   kind: string;
   name: string;
@@ -32,31 +28,6 @@ interface Grant {
   applied: boolean;
   reason?: string;
   message?: string;
-}
-
-/** Retries `attempt` until it stops throwing: bounded, as a guard against hanging, not a timing assertion. */
-async function eventually<T>(what: string, attempt: () => Promise<T>): Promise<T> {
-  let last: unknown;
-  for (let i = 0; i < 300; i++) {
-    try {
-      return await attempt();
-    } catch (err) {
-      last = err;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  assert.fail(`${what} never happened; last: ${String(last)}`);
-}
-
-/** The stderr of a kubectl run that must fail. */
-async function refused(run: Promise<string>): Promise<string> {
-  try {
-    const out = await run;
-    assert.fail(`kubectl succeeded: ${out}`);
-  } catch (err) {
-    if (!(err instanceof KubectlError)) throw err;
-    return err.stderr;
-  }
 }
 
 describe("ClusterAccess on a real cluster, used through the gateway", () => {
@@ -81,20 +52,15 @@ describe("ClusterAccess on a real cluster, used through the gateway", () => {
     kube = await KubeControlPlane.start();
     server = await startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true });
     for (const ns of ["platform", "team-a", "other"]) await kube.kubectl("create", "namespace", ns);
-    const platform = await kube.serviceAccount("platform", "platform");
-    await kube.grant(platform, { rules: documentedPlatformRights() });
-    await kube.grant(platform, { rules: CHECK_RIGHTS }, "platform");
-    await putSecret(server, "c1", platform.kubeconfig());
-    await createCluster(server, "c1", { config: { secretName: "c1" }, access: [{ verbs: ["use"], teams: ["devs"] }] });
+    await connectAsServiceAccount(server, kube, {
+      cluster: "c1",
+      account: "platform",
+      roles: [documentedPlatformRole("docs/cluster-access.md")],
+      spec: { access: [{ verbs: ["use"], teams: ["devs"] }] },
+    });
     await postObject(server, "users", { metadata: { name: "alice" }, spec: {} });
     await postObject(server, "teams", { metadata: { name: "devs" }, spec: { users: ["alice"] } });
-    const config = writeKubeconfig(
-      server.dataDir,
-      `${server.url}/kubernetes/cluster/c1`,
-      server.caPem ?? "",
-      await accessKey(server, "alice"),
-    );
-    alice = (...args) => runKubectl(config, args);
+    alice = await kubectlThroughGateway(server, "c1", "alice");
     // The same rules as the cluster's own `edit` role, gathered by its aggregation controller.
     await postObject(server, "clusterroletemplates", {
       metadata: { name: "edit" },

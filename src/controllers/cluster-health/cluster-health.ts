@@ -14,8 +14,8 @@ import type { ClusterSpec, ClusterStatus } from "../../kinds/cluster/cluster.js"
 import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
-import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
-import { WorkQueue } from "../work-queue.js";
+import { type ControllerLog, silentLog } from "../controller-log.js";
+import { ResyncQueue } from "../resync-queue.js";
 
 export interface ClusterHealthOptions {
   /** How often every cluster is checked again (default one minute). */
@@ -46,78 +46,62 @@ const DEFAULT_PROBE_NAMESPACE = DEFAULT_SECRET_NAMESPACE;
  * bumps generation and never triggers itself. start()/stop() let leader election run it
  * on one replica at a time.
  *
- * Each of those asks queues the cluster's name (work-queue.ts): one check per cluster at a
+ * Each of those asks queues the cluster's name (resync-queue.ts, work-queue.ts): one check per cluster at a
  * time, a request during a check runs it once more after, from the back of the line (checks
  * slower than the interval cannot keep their slots while other clusters wait), and at most
  * `concurrency` checks at once: with thousands of clusters, every interval must not open
  * thousands of connections at the same moment. A failed status write is retried with backoff.
  */
 export class ClusterHealthController {
-  private readonly intervalMs: number;
   private readonly timeoutMs: number;
-  private readonly concurrency: number;
-  private timer?: NodeJS.Timeout;
-  private unsubscribe: Array<() => void> = [];
-  private queue?: WorkQueue<string>;
-  private stopped = true;
+  private readonly loop: ResyncQueue;
   private readonly events?: EventRecorder;
 
   constructor(
     private readonly registry: Registry,
-    private readonly informers: SharedInformers,
+    informers: SharedInformers,
     options: ClusterHealthOptions = {},
-    private readonly log: ControllerLog = silentLog,
+    log: ControllerLog = silentLog,
   ) {
     this.events = options.events;
-    this.intervalMs = options.intervalMs ?? 60_000;
     this.timeoutMs = options.timeoutMs ?? 10_000;
-    this.concurrency = Math.max(1, options.concurrency ?? 16);
-  }
-
-  async start(): Promise<void> {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const queue = new WorkQueue<string>({
+    const clusters = informers.for("clusters");
+    const secrets = informers.for("sharedsecrets");
+    this.loop = new ResyncQueue({
+      controller: "cluster-health",
+      concurrency: Math.max(1, options.concurrency ?? 16),
+      resyncMs: options.intervalMs ?? 60_000,
+      log,
       process: (name) => this.reconcile(name),
-      concurrency: this.concurrency,
-      onError: logRetry(this.log, "cluster-health"),
-    });
-    this.queue = queue;
-    const clusters = this.informers.for("clusters");
-    const secrets = this.informers.for("sharedsecrets");
-    this.unsubscribe.push(
-      clusters.onChange((e) => {
-        if (e.type !== "upsert") return;
-        // Spec changes bump generation; status writes (ours) do not.
-        if (!e.old || e.old.metadata.generation !== e.object.metadata.generation) queue.add(e.object.metadata.name!);
-      }),
-      secrets.onChange((e) => {
-        for (const c of clusters.list()) {
-          const cfg = specOf<ClusterSpec>(c).config ?? {};
-          if (
-            cfg.secretName === e.object.metadata.name &&
-            (cfg.secretNamespace || DEFAULT_SECRET_NAMESPACE) === e.object.metadata.namespace
-          ) {
-            queue.add(c.metadata.name!);
+      informers: [clusters, secrets],
+      keys: () => clusters.names(),
+      subscribe: (queue) => [
+        clusters.onChange((e) => {
+          if (e.type !== "upsert") return;
+          // Spec changes bump generation; status writes (ours) do not.
+          if (!e.old || e.old.metadata.generation !== e.object.metadata.generation) queue.add(e.object.metadata.name!);
+        }),
+        secrets.onChange((e) => {
+          for (const c of clusters.list()) {
+            const cfg = specOf<ClusterSpec>(c).config ?? {};
+            if (
+              cfg.secretName === e.object.metadata.name &&
+              (cfg.secretNamespace || DEFAULT_SECRET_NAMESPACE) === e.object.metadata.namespace
+            ) {
+              queue.add(c.metadata.name!);
+            }
           }
-        }
-      }),
-    );
-    await Promise.all([clusters.synced(), secrets.synced()]);
-    const checkAll = () => {
-      for (const name of clusters.names()) queue.add(name);
-    };
-    checkAll();
-    this.timer = setInterval(checkAll, this.intervalMs);
-    this.timer.unref();
+        }),
+      ],
+    });
   }
 
-  async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    clearInterval(this.timer);
-    for (const u of this.unsubscribe.splice(0)) u();
-    await this.queue?.shutdown();
+  start(): Promise<void> {
+    return this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async reconcile(name: string): Promise<void> {
@@ -125,7 +109,7 @@ export class ClusterHealthController {
     const cluster = await store.read(undefined, name);
     if (!cluster || cluster.metadata.deletionTimestamp) return;
     const health = await checkCluster(this.registry, cluster, this.timeoutMs);
-    if (this.stopped) return;
+    if (!this.loop.running) return;
     recordClusterHealth(this.events, cluster, health);
     try {
       await store.guaranteedUpdate(

@@ -17,13 +17,13 @@ const template: KubeObject = {
   spec: {
     parameters: [{ name: "pods", type: "number", required: true }],
     template: {
-      labels: { team: "${project}" },
+      labels: { team: "${space.project}" },
       objects: [
         {
           apiVersion: "v1",
           kind: "ResourceQuota",
           metadata: { name: "q", labels: { "app.kubernetes.io/part-of": "x" } },
-          spec: { hard: { pods: "${pods}" } },
+          spec: { hard: { pods: "${params.pods}" } },
         },
       ],
     },

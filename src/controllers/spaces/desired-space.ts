@@ -2,10 +2,11 @@ import { type KubeObject, specOf } from "../../api/object.js";
 import type { ClusterObject } from "../../clusters/cluster-objects.js";
 import { projectOfNamespace } from "../../kinds/project/project.js";
 import { type SpaceInstanceSpec, spaceNamespaceOf } from "../../kinds/space-instance/space-instance.js";
-import { resolveParameters } from "../../kinds/space-template/parameters.js";
-import { fillPlaceholders, type PlaceholderValue } from "../../kinds/space-template/render.js";
+import { type BUILT_IN_REFERENCES, fillPlaceholders } from "../../kinds/space-template/render.js";
 import type { SpaceBody } from "../../kinds/space-template/space-body.js";
 import type { SpaceTemplateSpec } from "../../kinds/space-template/space-template.js";
+import { resolveParameters } from "../../kinds/template-parameters/parameters.js";
+import { UnrenderableTemplate, variablesOf } from "../../kinds/template-parameters/substitution.js";
 import { teamIdentityOf } from "../../registry/impersonation-identity.js";
 
 /**
@@ -50,17 +51,17 @@ export function isOwnNamespace(labels: Record<string, string> | undefined, space
 export function spaceBody(space: KubeObject, template: KubeObject | undefined): SpaceBody | SpaceProblem {
   const spec = specOf<SpaceInstanceSpec>(space);
   const namespace = spaceNamespaceOf(space);
-  const builtIns: Record<string, PlaceholderValue> = {
+  const builtIns: Record<(typeof BUILT_IN_REFERENCES)[number], string> = {
     "space.name": space.metadata.name ?? "",
     "space.namespace": namespace,
-    project: projectOfNamespace(space.metadata.namespace) ?? "",
+    "space.project": projectOfNamespace(space.metadata.namespace) ?? "",
   };
-  if (!spec.templateRef?.name) return fillPlaceholders(spec.template ?? {}, builtIns);
+  if (!spec.templateRef?.name) return render(spec.template ?? {}, builtIns);
   if (!template || template.metadata.deletionTimestamp) {
     return { reason: "TemplateNotFound", message: `SpaceTemplate "${spec.templateRef.name}" does not exist` };
   }
   const tspec = specOf<SpaceTemplateSpec>(template);
-  const { values, errors } = resolveParameters(tspec.parameters, spec.parameters, "spec.parameters");
+  const { values, errors } = resolveParameters(tspec.parameters ?? [], spec.parameters, "spec.parameters");
   if (errors.length > 0) {
     const detail = errors.map((e) => `${e.field}: ${e.detail}`).join("; ");
     return {
@@ -68,7 +69,17 @@ export function spaceBody(space: KubeObject, template: KubeObject | undefined): 
       message: `the parameters do not fit SpaceTemplate "${spec.templateRef.name}": ${detail}`,
     };
   }
-  return fillPlaceholders(tspec.template ?? {}, { ...values, ...builtIns });
+  return render(tspec.template ?? {}, Object.fromEntries(variablesOf(values, builtIns)));
+}
+
+/** The body filled in, or a problem for a template stored before its references were checked as now. */
+function render(body: SpaceBody, variables: Record<string, string | number | boolean>): SpaceBody | SpaceProblem {
+  try {
+    return fillPlaceholders(body, variables);
+  } catch (err) {
+    if (!(err instanceof UnrenderableTemplate)) throw err;
+    return { reason: "TemplateInvalid", message: `the space's template does not render: ${err.message}` };
+  }
 }
 
 export function desiredSpace(space: KubeObject, body: SpaceBody): DesiredSpace {

@@ -1,11 +1,18 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are space template placeholders
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { createCluster, putSecret, waitForStatus } from "../../testing/cluster-status.js";
+import { waitForStatus } from "../../testing/cluster-status.js";
 import { documentedYamlBlocks, manifests } from "../../testing/documented-rights.js";
-import { accessKey, postObject, writeKubeconfig } from "../../testing/gateway-fixture.js";
-import { KubectlError, runKubectl } from "../../testing/kube/kubectl.js";
-import { KubeControlPlane, type PolicyRule } from "../../testing/kube-control-plane.js";
+import { postObject } from "../../testing/gateway-fixture.js";
+import { KubectlError } from "../../testing/kube/kubectl.js";
+import { KubeControlPlane } from "../../testing/kube-control-plane.js";
+import {
+  connectAsServiceAccount,
+  documentedPlatformRole,
+  eventually,
+  kubectlThroughGateway,
+  refused,
+} from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
 
 /**
@@ -16,14 +23,6 @@ import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test
  * the spaces role, which shows that role is enough on its own.
  */
 
-/** The first ClusterRole a doc's section shows, read from the page as written. */
-function documentedRole(doc: string): PolicyRule[] {
-  const [yaml] = documentedYamlBlocks(doc, "## What the platform needs on the cluster");
-  const [role] = manifests(yaml ?? "");
-  assert.equal(role?.kind, "ClusterRole", `${doc} shows the platform's ClusterRole`);
-  return role.rules as PolicyRule[];
-}
-const CHECK_RIGHTS: PolicyRule[] = [{ apiGroups: [""], resources: ["services"], verbs: ["list"] }];
 const SPACES = `${GROUP_PATH}/namespaces/p-web/spaceinstances`;
 
 interface SpaceStatus {
@@ -33,30 +32,6 @@ interface SpaceStatus {
   namespaceUID?: string;
   conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>;
   objects?: Array<{ kind: string; name: string; applied: boolean; reason?: string; message?: string }>;
-}
-
-/** Retries `attempt` until it stops throwing: bounded, as a guard against hanging, not a timing assertion. */
-async function eventually<T>(what: string, attempt: () => Promise<T>): Promise<T> {
-  let last: unknown;
-  for (let i = 0; i < 400; i++) {
-    try {
-      return await attempt();
-    } catch (err) {
-      last = err;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  assert.fail(`${what} never happened; last: ${String(last)}`);
-}
-
-async function refused(run: Promise<string>): Promise<string> {
-  try {
-    const out = await run;
-    assert.fail(`kubectl succeeded: ${out}`);
-  } catch (err) {
-    if (!(err instanceof KubectlError)) throw err;
-    return err.stderr;
-  }
 }
 
 describe("spaces on a real cluster", () => {
@@ -88,18 +63,16 @@ describe("spaces on a real cluster", () => {
     kube = await KubeControlPlane.start();
     server = await startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true });
     await kube.kubectl("create", "namespace", "platform");
-    const platform = await kube.serviceAccount("platform", "platform");
-    await kube.grant(platform, { rules: documentedRole("docs/spaces.md") });
-    await kube.grant(platform, { rules: documentedRole("docs/cluster-access.md") });
-    await kube.grant(platform, { rules: CHECK_RIGHTS }, "platform");
-    const spacesOnly = await kube.serviceAccount("platform", "spaces-only");
-    await kube.grant(spacesOnly, { rules: documentedRole("docs/spaces.md") });
-    await kube.grant(spacesOnly, { rules: CHECK_RIGHTS }, "platform");
-    await putSecret(server, "c1", platform.kubeconfig());
-    await putSecret(server, "c2", spacesOnly.kubeconfig());
-    const use = { access: [{ verbs: ["use"], teams: ["devs", "ops"] }] };
-    await createCluster(server, "c1", { config: { secretName: "c1" }, ...use });
-    await createCluster(server, "c2", { config: { secretName: "c2" }, ...use });
+    const spacesRole = documentedPlatformRole("docs/spaces.md");
+    const spec = { access: [{ verbs: ["use"], teams: ["devs", "ops"] }] };
+    const clusterAccessRole = documentedPlatformRole("docs/cluster-access.md");
+    await connectAsServiceAccount(server, kube, {
+      cluster: "c1",
+      account: "platform",
+      roles: [spacesRole, clusterAccessRole],
+      spec,
+    });
+    await connectAsServiceAccount(server, kube, { cluster: "c2", account: "spaces-only", roles: [spacesRole], spec });
     for (const user of ["alice", "olga"]) await postObject(server, "users", { metadata: { name: user }, spec: {} });
     await postObject(server, "teams", { metadata: { name: "devs" }, spec: { users: ["alice"] } });
     await postObject(server, "teams", { metadata: { name: "ops" }, spec: { users: ["olga"] } });
@@ -118,13 +91,7 @@ describe("spaces on a real cluster", () => {
     assert.equal(documented?.metadata?.name, "small");
     await postObject(server, "spacetemplates", documented);
     await waitForStatus(server, "c1", (s) => s.online === true);
-    const config = writeKubeconfig(
-      server.dataDir,
-      `${server.url}/kubernetes/cluster/c1`,
-      server.caPem ?? "",
-      await accessKey(server, "alice"),
-    );
-    alice = (...args) => runKubectl(config, args);
+    alice = await kubectlThroughGateway(server, "c1", "alice");
   });
   after(async () => {
     await server?.stop();

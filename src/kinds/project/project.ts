@@ -5,6 +5,7 @@ import { AccessRulesSchema, ConditionsSchema, OwnerSchema } from "../../api/sche
 import { objectSchema } from "../../api/schema/meta.js";
 import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn } from "../define.js";
 import { BUILT_IN_CLUSTER_ROLES, validateAccessRules } from "../validation.js";
+import { ProjectQuotasSchema, ProjectQuotasStatusSchema, projectQuotasCell, validateQuotas } from "./project-quotas.js";
 
 /** Every project owns one namespace, named after it. */
 export const PROJECT_NAMESPACE_PREFIX = "p-";
@@ -57,6 +58,7 @@ const ProjectSpec = Type.Object(
       ),
     ),
     access: Type.Optional(AccessRulesSchema),
+    quotas: Type.Optional(ProjectQuotasSchema),
   },
   { description: "ProjectSpec is the desired state of a project." },
 );
@@ -65,7 +67,7 @@ const ProjectSpec = Type.Object(
 export const TEMPLATE_KINDS = ["VirtualClusterTemplate"] as const;
 
 function validateProject(spec: Partial<ProjectSpec>): FieldError[] {
-  const errs = validateAccessRules(spec.access, "spec.access");
+  const errs = [...validateAccessRules(spec.access, "spec.access"), ...validateQuotas(spec.quotas)];
   errs.push(...validateAllowedTemplates(spec.allowedTemplates ?? []));
   const members = spec.members ?? [];
   members.forEach((m, i) => {
@@ -128,7 +130,10 @@ export const projectResource = defineKind({
     "Project",
     "A Project groups virtual cluster instances in its namespace p-<name> and decides who may use them.",
     ProjectSpec,
-    Type.Object({ conditions: Type.Optional(ConditionsSchema) }, { description: "Observed state of the project." }),
+    Type.Object(
+      { conditions: Type.Optional(ConditionsSchema), quotas: Type.Optional(ProjectQuotasStatusSchema) },
+      { description: "Observed state of the project." },
+    ),
   ),
   strategy: { validate: (obj) => validateProject(specOf<ProjectSpec>(obj)) },
   console: {
@@ -152,6 +157,13 @@ export const projectResource = defineKind({
       description: "Members of the project.",
       priority: 1,
       cell: (o) => (specOf<ProjectSpec>(o).members ?? []).map((m) => m.name).join(","),
+    },
+    {
+      name: "Quotas",
+      type: "string",
+      description: "Project-wide quotas, used/limit (status.quotas).",
+      priority: 1,
+      cell: (o) => projectQuotasCell(o),
     },
     ageColumn(),
   ],

@@ -36,7 +36,8 @@ const DATA_KEY = /^[-._a-zA-Z0-9]+$/;
 /** RFC 4648 §4 base64 with padding (what Kubernetes Secrets accept). */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-function validateSecretData(data: unknown, path: string): FieldError[] {
+/** Field errors of a secret `data` map: its keys' shape and base64 values (the value itself never shown). */
+export function validateSecretData(data: unknown, path: string): FieldError[] {
   if (!data || typeof data !== "object") return [];
   const errs: FieldError[] = [];
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
@@ -70,7 +71,8 @@ export interface SecretDataCipher {
   decrypt(stored: string): string;
 }
 
-function mapData(obj: KubeObject, fn: (v: string) => string): KubeObject {
+/** `spec.data` with each value mapped (encrypted for storage, decrypted from it). */
+export function mapData(obj: KubeObject, fn: (v: string) => string): KubeObject {
   const data = specOf<SharedSecretSpec>(obj).data;
   if (!data) return obj;
   const mapped: Record<string, string> = {};
@@ -78,9 +80,24 @@ function mapData(obj: KubeObject, fn: (v: string) => string): KubeObject {
   return { ...obj, spec: { ...obj.spec, data: mapped } };
 }
 
-/** Who may read a secret's data (the authorizer, in the server): others read SharedSecrets without it. */
+/** The kinds whose `spec.data` is secret: shown only to who may read it. */
+export type SecretResource = "sharedsecrets" | "projectsecrets";
+
+/** Who may read a secret's data (the authorizer, in the server): others read the object without it. */
 export interface SecretDataReaders {
-  mayReadData(user: UserInfo, obj: KubeObject): boolean;
+  mayReadData(user: UserInfo, obj: KubeObject, resource: SecretResource): boolean;
+}
+
+/** The object as `user` may see it: without `spec.data` unless they may read it. */
+export function presentSecret(
+  readers: SecretDataReaders,
+  resource: SecretResource,
+  obj: KubeObject,
+  user: UserInfo,
+): KubeObject {
+  if (obj.spec?.data === undefined || readers.mayReadData(user, obj, resource)) return obj;
+  const { data: _hidden, ...spec } = obj.spec;
+  return { ...obj, spec };
 }
 
 /**
@@ -110,11 +127,7 @@ export function sharedSecretResource(cipher: SecretDataCipher | undefined, reade
       ],
       toStorage: cipher ? (obj) => mapData(obj, (v) => cipher.encrypt(v)) : undefined,
       fromStorage: cipher ? (obj) => mapData(obj, (v) => cipher.decrypt(v)) : undefined,
-      present(obj, ctx) {
-        if (obj.spec?.data === undefined || readers.mayReadData(ctx.user, obj)) return obj;
-        const { data: _hidden, ...spec } = obj.spec;
-        return { ...obj, spec };
-      },
+      present: (obj, ctx) => presentSecret(readers, "sharedsecrets", obj, ctx.user),
     },
     secretFields: ["spec.data"],
     console: { title: "Shared secrets", defaultNamespace: "platform", fields: displayNameFields(), columns: ["Keys"] },

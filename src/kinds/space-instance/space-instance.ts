@@ -7,6 +7,7 @@ import { isDns1123Label } from "../../api/validation/names.js";
 import { ageColumn, defineKind, displayNameColumn, nameColumn, statusField } from "../define.js";
 import { PROJECT_NAMESPACE_PREFIX } from "../project/project.js";
 import { SpaceBodySchema, validateSpaceBody } from "../space-template/space-body.js";
+import { ParameterValuesSchema } from "../template-parameters/parameters.js";
 import { validateAccessRules } from "../validation.js";
 
 /**
@@ -58,9 +59,7 @@ const SpaceInstanceSpec = Type.Object(
         { description: "The SpaceTemplate the space is made from." },
       ),
     ),
-    parameters: Type.Optional(
-      Type.Record(Type.String(), Type.String(), { description: "Values for the template's parameters." }),
-    ),
+    parameters: Type.Optional(ParameterValuesSchema),
     template: Type.Optional(
       Type.Object(SpaceBodySchema.properties, {
         description:

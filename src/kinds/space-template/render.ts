@@ -1,53 +1,24 @@
+import type { ParameterValue } from "../template-parameters/parameters.js";
+import { substitute } from "../template-parameters/substitution.js";
+
 /**
- * `${name}` placeholders in a space's labels, annotations and objects, filled in with the
- * template's parameters and the built-ins (`${space.name}`, `${space.namespace}`, `${project}`).
- * `$${` writes a literal `${` (a script in a ConfigMap keeps its shell variables). Pure.
+ * A space's labels, annotations and objects with their `${...}` references filled in: the
+ * template's parameters (`${params.<name>}`) and the space's own built-ins. The language is the
+ * one every template kind shares (kinds/template-parameters/substitution.ts). Pure.
  */
 
-/** A value a placeholder takes: parameters are typed (number, boolean) or strings. */
-export type PlaceholderValue = string | number | boolean;
+/** What a space template refers to besides its parameters: the space itself, as `space.<field>`. */
+export const BUILT_IN_REFERENCES = ["space.name", "space.namespace", "space.project"] as const;
 
-/** `$${…}` (escaped, group 1 is "$") or `${name}` (group 2 is the name). */
-const PLACEHOLDER = /\$(\$?)\{([^}]*)\}/g;
-const WHOLE = /^\$\{([^}]*)\}$/;
-
-/** Every placeholder name used in the strings of `value` (keys left alone), without the escaped ones. */
-export function placeholdersIn(value: unknown): Set<string> {
-  const found = new Set<string>();
-  walkStrings(value, (s) => {
-    for (const m of s.matchAll(PLACEHOLDER)) if (m[1] === "") found.add(m[2]!.trim());
-    return s;
-  });
-  return found;
-}
+/** A value a reference takes: parameters are typed (number, boolean) or strings. */
+export type PlaceholderValue = ParameterValue;
 
 /**
- * `value` with its placeholders filled in. A string that is exactly one placeholder takes the
- * value's own type (`replicas: ${replicas}` with a number parameter is a number); one inside
- * longer text is written as text. An unknown name is left as written (validation refuses it first).
+ * `value` with its references filled in from `values` (by reference name: `params.pods`,
+ * `space.name`). A string that is exactly one reference takes the value's own type; one inside
+ * longer text is written as text. Throws UnrenderableTemplate for a reference `values` does not
+ * hold (validation refuses those when the template is written).
  */
 export function fillPlaceholders<T>(value: T, values: Readonly<Record<string, PlaceholderValue>>): T {
-  return walkStrings(value, (s) => {
-    const whole = WHOLE.exec(s);
-    if (whole) {
-      const v = values[whole[1]!.trim()];
-      if (v !== undefined) return v;
-    }
-    return s.replace(PLACEHOLDER, (all, escaped: string, name: string) => {
-      if (escaped) return all.slice(1);
-      const v = values[name.trim()];
-      return v === undefined ? all : String(v);
-    });
-  }) as T;
-}
-
-function walkStrings(value: unknown, fn: (s: string) => unknown): unknown {
-  if (typeof value === "string") return fn(value);
-  if (Array.isArray(value)) return value.map((v) => walkStrings(v, fn));
-  if (value && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = walkStrings(v, fn);
-    return out;
-  }
-  return value;
+  return substitute(value, new Map(Object.entries(values))) as T;
 }

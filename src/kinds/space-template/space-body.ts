@@ -1,7 +1,8 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { type FieldError, fieldError } from "../../api/errors.js";
 import { isQualifiedName } from "../../api/validation/names.js";
-import { placeholdersIn } from "./render.js";
+import { knownReferences, referenceProblems } from "../template-parameters/substitution.js";
+import { BUILT_IN_REFERENCES } from "./render.js";
 
 /**
  * What a space puts on its cluster besides its access: labels and annotations on its namespace,
@@ -21,8 +22,9 @@ const Manifest = Type.Object(
   },
   {
     additionalProperties: true,
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a space template placeholder, not JavaScript
-    description: "A namespaced Kubernetes object, as kubectl apply takes it; ${param} placeholders are filled in.",
+    description:
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a template reference, not JavaScript
+      "A namespaced Kubernetes object, as kubectl apply takes it; ${params.<name>} and ${space.name} references are filled in.",
   },
 );
 
@@ -40,17 +42,18 @@ export const SpaceBodySchema = Type.Object(
 export type SpaceBody = Static<typeof SpaceBodySchema>;
 export type SpaceManifest = Static<typeof Manifest>;
 
-/** The placeholders every space fills in, beside its template's parameters. */
-export const BUILT_IN_PLACEHOLDERS = ["space.name", "space.namespace", "project"] as const;
-
 /**
  * Field errors of a space body: each object names a kind and a name, no namespace (it is always
- * the space's), is not a Namespace, and every `${…}` placeholder is a parameter or a built-in.
+ * the space's), is not a Namespace, and every `${…}` reference parses and names one of `params`
+ * or a built-in.
  */
-export function validateSpaceBody(body: Partial<SpaceBody> | undefined, path: string, params: string[]): FieldError[] {
+export function validateSpaceBody(
+  body: Partial<SpaceBody> | undefined,
+  path: string,
+  params: readonly { name: string }[],
+): FieldError[] {
   if (!body) return [];
   const errs: FieldError[] = [];
-  const known = new Set<string>([...BUILT_IN_PLACEHOLDERS, ...params]);
   for (const [field, map] of [
     ["labels", body.labels],
     ["annotations", body.annotations],
@@ -73,17 +76,12 @@ export function validateSpaceBody(body: Partial<SpaceBody> | undefined, path: st
       );
     }
   });
-  for (const name of placeholdersIn(body)) {
-    if (!known.has(name)) {
-      errs.push(
-        fieldError(
-          "FieldValueInvalid",
-          path,
-          `\${${name}} is neither a parameter nor one of ${BUILT_IN_PLACEHOLDERS.map((b) => `\${${b}}`).join(", ")} (write $\${ for a literal \${)`,
-          name,
-        ),
-      );
-    }
+  const known = knownReferences(params, BUILT_IN_REFERENCES);
+  for (const p of referenceProblems(body, path, known)) {
+    const builtIns = BUILT_IN_REFERENCES.map((b) => `\${${b}}`).join(", ");
+    errs.push(
+      fieldError("FieldValueInvalid", p.path, `${p.detail}: refer to \${params.<name>} or ${builtIns}`, p.text),
+    );
   }
   return errs;
 }

@@ -4,8 +4,8 @@ import { type KubeObject, specOf } from "../../api/object.js";
 import { AccessRulesSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { ageColumn, defineKind, displayNameColumn, nameColumn } from "../define.js";
+import { TemplateParameterSchema, validateParameterDeclarations } from "../template-parameters/parameters.js";
 import { validateAccessRules } from "../validation.js";
-import { SpaceParameterSchema, validateParameterDeclarations } from "./parameters.js";
 import { SpaceBodySchema, validateSpaceBody } from "./space-body.js";
 
 const SpaceTemplateSpec = Type.Object(
@@ -13,8 +13,10 @@ const SpaceTemplateSpec = Type.Object(
     displayName: Type.Optional(Type.String({ description: "Name shown in the UI." })),
     description: Type.Optional(Type.String({ description: "What a space made from this template is for." })),
     parameters: Type.Optional(
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: a space template placeholder, not JavaScript
-      Type.Array(SpaceParameterSchema, { description: "Values each space fills in, used as ${name} in the template." }),
+      Type.Array(TemplateParameterSchema, {
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a template reference, not JavaScript
+        description: "Values each space fills in, used as ${params.<name>} in the template.",
+      }),
     ),
     template: Type.Optional(SpaceBodySchema),
     access: Type.Optional(AccessRulesSchema),
@@ -57,10 +59,10 @@ export const spaceTemplateResource = defineKind({
 });
 
 function validateSpaceTemplate(spec: Partial<SpaceTemplateSpec>): FieldError[] {
-  const params = (spec.parameters ?? []).map((p) => p.name);
+  const params = spec.parameters ?? [];
   return [
     ...validateAccessRules(spec.access, "spec.access"),
-    ...validateParameterDeclarations(spec.parameters, "spec.parameters"),
+    ...validateParameterDeclarations(params, "spec.parameters"),
     ...validateSpaceBody(spec.template, "spec.template", params),
   ];
 }

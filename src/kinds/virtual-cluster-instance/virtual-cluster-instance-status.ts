@@ -26,6 +26,18 @@ const InstanceWorkloadSchema = Type.Object(
   { description: "The workload running the virtual cluster, as last read from the cluster." },
 );
 
+const InsideBindingSchema = Type.Object(
+  {
+    name: Type.String({ description: "The ClusterRoleBinding inside the virtual cluster." }),
+    clusterRole: Type.String({ description: "The ClusterRole it binds." }),
+    subjects: Type.Array(Type.String(), { description: "Who it binds: User/<name> and Group/<name>." }),
+    applied: Type.Boolean({ description: "Whether it is in the virtual cluster as desired." }),
+    reason: Type.Optional(Type.String({ description: "Why not, one CamelCase word." })),
+    message: Type.Optional(Type.String({ description: "The details, with the virtual cluster's own message." })),
+  },
+  { description: "One binding the platform keeps inside the virtual cluster." },
+);
+
 const InstanceSleepSchema = Type.Object(
   {
     since: Type.String({ description: "When the platform decided to put it to sleep." }),
@@ -63,6 +75,12 @@ export const VirtualClusterInstanceStatusSchema = Type.Object(
     ),
     conditions: Type.Optional(ConditionsSchema),
     workload: Type.Optional(InstanceWorkloadSchema),
+    access: Type.Optional(
+      Type.Array(InsideBindingSchema, {
+        description:
+          "The rights the platform keeps inside the virtual cluster (docs/virtual-clusters.md), as last applied; written by the access controller only.",
+      }),
+    ),
     lastActivity: Type.Optional(
       Type.String({ description: "The last request through the gateway (recorded in batches), or the last wake-up." }),
     ),
@@ -73,6 +91,7 @@ export const VirtualClusterInstanceStatusSchema = Type.Object(
 );
 
 export type VirtualClusterInstanceStatus = Static<typeof VirtualClusterInstanceStatusSchema>;
+export type InsideBinding = Static<typeof InsideBindingSchema>;
 export type InstanceWorkload = Static<typeof InstanceWorkloadSchema>;
 export type InstanceDeployed = Static<typeof DeployedSchema>;
 export type InstanceSleep = Static<typeof InstanceSleepSchema>;

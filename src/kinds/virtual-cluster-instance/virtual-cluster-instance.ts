@@ -1,14 +1,15 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { type FieldError, fieldError } from "../../api/errors.js";
 import { type KubeObject, specOf, statusOf } from "../../api/object.js";
-import { AccessRulesSchema, OwnerSchema } from "../../api/schema/common.js";
+import { OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, statusField } from "../define.js";
 import { PROJECT_NAMESPACE_PREFIX } from "../project/project.js";
+import { ParameterValuesSchema } from "../template-parameters/parameters.js";
 import { validateAccessRules } from "../validation.js";
-import { ParameterValuesSchema } from "../virtual-cluster-template/parameters.js";
 import { TemplateContentFields } from "../virtual-cluster-template/template-content.js";
+import { InstanceAccessRuleSchema, insideRoleErrors } from "./instance-access.js";
 import { type InstanceCaIssuer, instanceCaOnCreate } from "./instance-ca.js";
 import {
   addCleanupFinalizer,
@@ -55,7 +56,11 @@ const VirtualClusterInstanceSpec = Type.Object(
           "Instead of templateRef: the template itself, inline (needs `administer` on the cluster: it decides what is deployed there).",
       }),
     ),
-    access: Type.Optional(AccessRulesSchema),
+    access: Type.Optional(
+      Type.Array(InstanceAccessRuleSchema, {
+        description: "Access rules for users and teams, and the role each gives inside the virtual cluster.",
+      }),
+    ),
     sleepAfter: Type.Optional(
       Type.Integer({
         minimum: 0,
@@ -173,6 +178,7 @@ export const virtualClusterInstanceResource = virtualClusterInstanceKind();
 
 function validateInstance(obj: KubeObject): FieldError[] {
   const errs = validateAccessRules(obj.spec?.access, "spec.access");
+  errs.push(...insideRoleErrors(specOf<VirtualClusterInstanceSpec>(obj).access));
   const ns = obj.metadata.namespace ?? "";
   if (!ns.startsWith(PROJECT_NAMESPACE_PREFIX) || ns.length === PROJECT_NAMESPACE_PREFIX.length) {
     errs.push(fieldError("FieldValueInvalid", "metadata.namespace", "must be a project namespace p-<project>", ns));

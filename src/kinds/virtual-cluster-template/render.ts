@@ -1,7 +1,16 @@
 import { type FieldError, fieldError } from "../../api/errors.js";
 import { isPlainObject, type KubeObject } from "../../api/object.js";
-import { type ParameterValue, resolveParameters, type TemplateParameter } from "./parameters.js";
-import { substitute, UnrenderableTemplate } from "./substitution.js";
+import { resolveParameters, type TemplateParameter } from "../template-parameters/parameters.js";
+import { substitute, UnrenderableTemplate, variablesOf } from "../template-parameters/substitution.js";
+
+/** What a virtual cluster template refers to besides its parameters: the instance and its CA. */
+export const BUILT_IN_REFERENCES = [
+  "instance.name",
+  "instance.project",
+  "instance.namespace",
+  "ca.crt",
+  "ca.key",
+] as const;
 
 /** What a template version holds (a VirtualClusterTemplate's `spec.versions[]`, or an instance's inline `spec.template`). */
 export interface TemplateContent {
@@ -50,14 +59,14 @@ export function renderTemplate(
 ): RenderResult {
   const { values, errors } = resolveParameters(content.parameters ?? [], given, "spec.parameters");
   if (errors.length) return { errors };
-  const variables = new Map<string, ParameterValue>([
-    ["instance.name", instance.name],
-    ["instance.project", instance.project],
-    ["instance.namespace", instance.namespace],
-    ["ca.crt", ca.certPem],
-    ["ca.key", ca.keyPem],
-  ]);
-  for (const [name, value] of values) variables.set(`params.${name}`, value);
+  const builtIns: Record<(typeof BUILT_IN_REFERENCES)[number], string> = {
+    "instance.name": instance.name,
+    "instance.project": instance.project,
+    "instance.namespace": instance.namespace,
+    "ca.crt": ca.certPem,
+    "ca.key": ca.keyPem,
+  };
+  const variables = variablesOf(values, builtIns);
 
   const objects: KubeObject[] = [];
   const seen = new Set<string>();

@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import { type FieldError, fieldError } from "../../api/errors.js";
 import { isPlainObject } from "../../api/object.js";
-import { TemplateParameterSchema, validateParameterDeclarations } from "./parameters.js";
-import type { TemplateContent } from "./render.js";
-import { CA_VARIABLES, INSTANCE_VARIABLES, referenceProblems } from "./substitution.js";
+import { TemplateParameterSchema, validateParameterDeclarations } from "../template-parameters/parameters.js";
+import { knownReferences, referenceProblems } from "../template-parameters/substitution.js";
+import { BUILT_IN_REFERENCES, type TemplateContent } from "./render.js";
 
 /** The fields a template version and an instance's inline template share: parameters and objects. */
 export const TemplateContentFields = {
@@ -55,11 +55,7 @@ const CLUSTER_WIDE_KINDS = new Set([
 export function validateTemplateContent(content: Partial<TemplateContent>, path: string): FieldError[] {
   const params = content.parameters ?? [];
   const errs = validateParameterDeclarations(params, `${path}.parameters`);
-  const names = new Set(params.map((p) => `params.${p.name}`));
-  const known = (name: string) =>
-    names.has(name) ||
-    (INSTANCE_VARIABLES as readonly string[]).includes(name) ||
-    (CA_VARIABLES as readonly string[]).includes(name);
+  const known = knownReferences(params, BUILT_IN_REFERENCES);
   const objects = content.objects ?? [];
   if (objects.length === 0) errs.push(fieldError("FieldValueRequired", `${path}.objects`, "at least one object"));
   objects.forEach((obj, i) => {

@@ -4,6 +4,7 @@ import { API, describeError, errorToShow, request } from "../../api/client";
 import type { KubeList, KubeObject } from "../../api/types";
 import { useCan } from "../../permissions";
 import { Link } from "../../router";
+import { ProjectSecrets } from "./ProjectSecrets";
 
 /** A project's virtual cluster instances, and importing one from a connected cluster. */
 export function ProjectPanel({ project }: { project: KubeObject }) {
@@ -19,6 +20,7 @@ export function ProjectPanel({ project }: { project: KubeObject }) {
   return (
     <>
       <Members project={project} />
+      <ProjectSecrets project={name} />
       <h2>Virtual clusters</h2>
       {!!errorToShow(q.error) && <p className="error">{describeError(q.error)}</p>}
       {q.data && q.data.items.length === 0 && (

@@ -2,11 +2,11 @@ import { type Static, Type } from "@sinclair/typebox";
 import { type FieldError, fieldError } from "../../api/errors.js";
 
 /**
- * The parameters of a template version and the values an instance gives them. Values travel as
- * strings (the instance's `spec.parameters` is a string map, as `--set key=value` on a command
- * line gives them); each parameter's `type` says what the string must spell, and a value
- * substituted alone takes that type in the rendered object. The declarations have the shape of a
- * SpaceTemplate's (kinds/space-template/parameters.ts), so one form serves both in the console.
+ * The parameters a template declares (SpaceTemplate, VirtualClusterTemplate) and the values an
+ * instance gives them. Values travel as strings (the instance's `spec.parameters` is a string
+ * map, as `--set key=value` on a command line gives them); each parameter's `type` says what the
+ * string must spell, and a value substituted alone takes that type in the rendered object. Both
+ * template kinds declare parameters with this one shape, so one console form serves both.
  */
 export const PARAMETER_TYPES = ["string", "number", "boolean"] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];
@@ -27,7 +27,8 @@ export const TemplateParameterSchema = Type.Object(
       Type.Array(Type.String(), { description: "The only values allowed, written as strings; empty: any value." }),
     ),
   },
-  { description: "A parameter of a template version." },
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template reference, not JavaScript
+  { description: "A parameter of the template, which its objects refer to as ${params.<name>}." },
 );
 export type TemplateParameter = Static<typeof TemplateParameterSchema>;
 
@@ -133,12 +134,7 @@ export function resolveParameters(
     if (declared.has(name)) continue;
     const known = params.length ? `its parameters: ${params.map((p) => p.name).join(", ")}` : "it has none";
     errors.push(
-      fieldError(
-        "FieldValueNotSupported",
-        `${path}.${name}`,
-        `the template version has no such parameter (${known})`,
-        name,
-      ),
+      fieldError("FieldValueNotSupported", `${path}.${name}`, `the template has no such parameter (${known})`, name),
     );
   }
   for (const p of params) {

@@ -2,9 +2,10 @@ import { isPlainObject } from "../../api/object.js";
 import type { ParameterValue } from "./parameters.js";
 
 /**
- * The `${...}` references in a template's objects and their substitution. A reference is
- * `${<name>}` or `${<name> | base64}`, where a name is `params.<parameter>`, `instance.name`,
- * `instance.project`, `instance.namespace`, `ca.crt` or `ca.key`; `$${` writes a literal `${`.
+ * The `${...}` references in a template's objects and their substitution, one language for
+ * every template kind. A reference is `${<name>}` or `${<name> | base64}`, where a name is
+ * `params.<parameter>` or one of the kind's built-ins, each under the name of what it describes
+ * (`space.name`, `instance.namespace`, `ca.crt`); `$${` writes a literal `${`.
  *
  * Substitution works on the parsed objects, never on text: a value lands in the one string it
  * is referenced from, whatever quotes, newlines or `${` it holds, and is never read again, so no
@@ -13,8 +14,6 @@ import type { ParameterValue } from "./parameters.js";
  * inside a longer string is written as text. Map keys are taken as written.
  */
 
-export const INSTANCE_VARIABLES = ["instance.name", "instance.project", "instance.namespace"] as const;
-export const CA_VARIABLES = ["ca.crt", "ca.key"] as const;
 export const FILTERS = ["base64"] as const;
 
 export type Variables = ReadonlyMap<string, ParameterValue>;
@@ -70,6 +69,31 @@ export function* stringLeaves(value: unknown, path: string): Generator<{ text: s
       yield* stringLeaves(v, /^[A-Za-z_][A-Za-z0-9_-]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`);
     }
   }
+}
+
+/** The name a parameter is referred to by. */
+export const parameterReference = (name: string): string => `params.${name}`;
+
+/** The variables of one rendering: the parameters' values (as `params.<name>`) and the kind's built-ins. */
+export function variablesOf(
+  parameters: ReadonlyMap<string, ParameterValue>,
+  builtIns: Readonly<Record<string, ParameterValue>>,
+): Variables {
+  const variables = new Map<string, ParameterValue>(Object.entries(builtIns));
+  for (const [name, value] of parameters) variables.set(parameterReference(name), value);
+  return variables;
+}
+
+/**
+ * Whether a reference names a declared parameter or one of `builtIns`: what a template may
+ * refer to, checked when it is written.
+ */
+export function knownReferences(
+  parameters: readonly { name: string }[],
+  builtIns: readonly string[],
+): (name: string) => boolean {
+  const names = new Set([...builtIns, ...parameters.map((p) => parameterReference(p.name))]);
+  return (name) => names.has(name);
 }
 
 /** The problems of the references in `value`: ones that do not parse, and names `known` does not hold. */

@@ -1,0 +1,113 @@
+import { isDeepStrictEqual } from "node:util";
+import { ApiError } from "../../api/errors.js";
+import { type KubeObject, statusOf } from "../../api/object.js";
+import { projectNamespace, projectOfNamespace } from "../../kinds/project/project.js";
+import {
+  type ProjectQuotasStatus,
+  QUOTA_RESOURCES,
+  quotaStatus,
+  quotasOf,
+} from "../../kinds/project/project-quotas.js";
+import type { Registry } from "../../registry/registry.js";
+import { systemContext } from "../../registry/request-context.js";
+import type { SharedInformers } from "../../registry/shared-informers.js";
+import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
+import { WorkQueue } from "../work-queue.js";
+
+/**
+ * Keeps Project status.quotas current (docs/spaces.md#quotas): used and limit of each quota of
+ * spec.quotas, for the project and for each user and team owning an instance in it. The queue's
+ * keys are project names: a project's change queues it, an instance's change (created, deleted,
+ * moved, its owner or phase changed) queues the project of its namespace. Counted from the shared
+ * informers; the status only reports, admission enforces the quotas from storage
+ * (src/admission/project-quotas.ts). A write happens only where the answer changed.
+ */
+export class ProjectQuotasController {
+  private unsubscribe: Array<() => void> = [];
+  private queue?: WorkQueue<string>;
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly informers: SharedInformers,
+    private readonly log: ControllerLog = silentLog,
+  ) {}
+
+  async start(): Promise<void> {
+    const queue = new WorkQueue<string>({
+      process: (name) => this.reconcile(name),
+      onError: logRetry(this.log, "project-quotas"),
+    });
+    this.queue = queue;
+    const projects = this.informers.for("projects");
+    this.unsubscribe = [projects.onChange((e) => queue.add(e.object.metadata.name ?? ""))];
+    for (const resource of QUOTA_RESOURCES) {
+      this.unsubscribe.push(
+        this.informers.for(resource).onChange((e) => {
+          for (const obj of [e.old, e.object]) {
+            const project = projectOfNamespace(obj?.metadata.namespace);
+            if (project) queue.add(project);
+          }
+        }),
+      );
+    }
+    await Promise.all([projects, ...QUOTA_RESOURCES.map((r) => this.informers.for(r))].map((i) => i.synced()));
+    for (const project of projects.list()) queue.add(project.metadata.name ?? "");
+  }
+
+  async stop(): Promise<void> {
+    for (const u of this.unsubscribe.splice(0)) u();
+    await this.queue?.shutdown();
+    this.queue = undefined;
+  }
+
+  /** For tests: resolves when nothing is queued or in flight. */
+  settled(): Promise<void> {
+    return this.queue?.idle() ?? Promise.resolve();
+  }
+
+  /** What status.quotas should say for `project` now; undefined when it sets no quotas. */
+  private wanted(project: KubeObject): ProjectQuotasStatus | undefined {
+    const quotas = quotasOf(project);
+    if (!quotas) return undefined;
+    const namespace = projectNamespace(project.metadata.name ?? "");
+    const instances = new Map(
+      QUOTA_RESOURCES.map((r) => [
+        r,
+        this.informers
+          .for(r)
+          .list()
+          .filter((o) => o.metadata.namespace === namespace),
+      ]),
+    );
+    return quotaStatus(quotas, instances);
+  }
+
+  private async reconcile(name: string): Promise<void> {
+    const project = this.informers.for("projects").get(undefined, name);
+    if (!project) return;
+    const want = this.wanted(project);
+    if (isDeepStrictEqual(statusOf<{ quotas?: ProjectQuotasStatus }>(project).quotas, want)) return;
+    try {
+      await this.registry.store("projects").guaranteedUpdate(
+        systemContext(),
+        undefined,
+        name,
+        (obj) => {
+          const current = this.wanted(obj);
+          const status = { ...statusOf<{ quotas?: ProjectQuotasStatus }>(obj) };
+          if (isDeepStrictEqual(status.quotas, current)) return undefined;
+          if (current) status.quotas = current;
+          else delete status.quotas;
+          obj.status = status;
+          return obj;
+        },
+        "status",
+        "platform-project-quotas",
+      );
+    } catch (err) {
+      // Deleted meanwhile: nothing left to keep current.
+      if (err instanceof ApiError && err.code === 404) return;
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,183 @@
+import { type KubeObject, specOf, statusOf } from "../../api/object.js";
+import type { IdentityIndex } from "../../auth/identity-index.js";
+import type { PlatformAuthorizer } from "../../authz/authorizer.js";
+import { classifyError, clusterClient } from "../../clusters/cluster-connection.js";
+import type { ProjectSecretSpec } from "../../kinds/project-secret/project-secret.js";
+import {
+  type SpaceInstanceSpec,
+  type SpaceInstanceStatus,
+  spaceNamespaceOf,
+} from "../../kinds/space-instance/space-instance.js";
+import type { InformerEvent } from "../../registry/informer.js";
+import type { Registry } from "../../registry/registry.js";
+import type { SharedInformers } from "../../registry/shared-informers.js";
+import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
+import { WorkQueue } from "../work-queue.js";
+import { keyOf, splitKey } from "./queue-keys.js";
+import { setterIdentity } from "./setter-identity.js";
+import { type SpaceEntry, writeSpaceEntries } from "./space-entries.js";
+import { type FillOutcome, fillSpaceSecrets } from "./space-secret-fill.js";
+
+export interface SpaceFillOptions {
+  /** How often every space is filled again, repairing drift and filling Secrets labelled since (default one minute). */
+  resyncMs?: number;
+  /** How long one call to a cluster may take (default 10 s). */
+  timeoutMs?: number;
+}
+
+/**
+ * Fills the labelled Secrets inside each Ready space with its project's secrets
+ * (docs/project-secrets.md), one space per queue key (`p-<project>/<space>`): when the space
+ * changes, when a project secret of its project changes or goes, and every `resyncMs`. A space
+ * is filled only while its owner may read the project secret's data; what happened is written to
+ * each project secret's `status.spaces`. An unreachable cluster is retried with the work queue's
+ * backoff. Runs on the elected replica only.
+ */
+export class ProjectSecretSpaceFillController {
+  private readonly resyncMs: number;
+  private readonly timeoutMs: number;
+  private timer?: NodeJS.Timeout;
+  private unsubscribe: Array<() => void> = [];
+  private queue?: WorkQueue<string>;
+  private stopped = true;
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly informers: SharedInformers,
+    private readonly identity: Pick<IdentityIndex, "user" | "team" | "teamsOfUser">,
+    private readonly authorizer: Pick<PlatformAuthorizer, "canReadSecretData">,
+    options: SpaceFillOptions = {},
+    private readonly log: ControllerLog = silentLog,
+  ) {
+    this.resyncMs = options.resyncMs ?? 60_000;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+  }
+
+  async start(): Promise<void> {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const queue = new WorkQueue<string>({
+      process: (key) => this.reconcile(key),
+      concurrency: 4,
+      onError: logRetry(this.log, "project-secret-spaces"),
+    });
+    this.queue = queue;
+    const spaces = this.informers.for("spaceinstances");
+    const secrets = this.informers.for("projectsecrets");
+    const fillAll = () => {
+      for (const space of spaces.list()) queue.add(keyOf(space));
+    };
+    const fillProject = (namespace: string | undefined) => {
+      for (const space of spaces.list()) if (space.metadata.namespace === namespace) queue.add(keyOf(space));
+    };
+    this.unsubscribe.push(
+      spaces.onChange((e: InformerEvent) => {
+        const phase = (o?: KubeObject) => statusOf<SpaceInstanceStatus>(o).phase;
+        const changed = phase(e.old) !== phase(e.object) || e.old?.metadata.generation !== e.object.metadata.generation;
+        if (e.type !== "upsert" || changed) queue.add(keyOf(e.object));
+      }),
+      secrets.onChange((e: InformerEvent) => {
+        // Its own status writes change neither spec nor existence.
+        if (e.type === "upsert" && e.old?.metadata.generation === e.object.metadata.generation) return;
+        fillProject(e.object.metadata.namespace);
+      }),
+    );
+    await Promise.all([spaces.synced(), secrets.synced()]);
+    fillAll();
+    this.timer = setInterval(fillAll, this.resyncMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearInterval(this.timer);
+    for (const u of this.unsubscribe.splice(0)) u();
+    await this.queue?.shutdown();
+  }
+
+  private async reconcile(key: string): Promise<void> {
+    const [namespace, name] = splitKey(key);
+    const space = await this.registry.store("spaceinstances").read(namespace, name);
+    const cluster = specOf<SpaceInstanceSpec>(space).clusterRef?.cluster ?? "";
+    const target = space ? spaceNamespaceOf(space) : "";
+    const entry = (secrets: string[], problem?: { reason: string; message: string }): SpaceEntry => ({
+      space: name,
+      cluster,
+      namespace: target,
+      secrets,
+      synced: !problem,
+      ...problem,
+    });
+    const secrets = await this.projectSecrets(namespace);
+    // Not (or no longer) a space to fill: its entries go.
+    if (!space || space.metadata.deletionTimestamp || statusOf<SpaceInstanceStatus>(space).phase !== "Ready") {
+      return writeSpaceEntries(this.registry, namespace, name, secrets.keys(), new Map());
+    }
+    const readable = this.ownerReads(space);
+    const failAll = (reason: string, message: string) =>
+      new Map([...secrets.keys()].map((ps) => [ps, entry([], { reason, message })]));
+    const clusterObj = await this.registry.store("clusters").read(undefined, cluster);
+    if (!clusterObj) {
+      // Tried again at the next resync; a space on a missing cluster is the space's own problem to report.
+      const missing = failAll("ClusterNotFound", `cluster ${JSON.stringify(cluster)} does not exist`);
+      return writeSpaceEntries(this.registry, namespace, name, secrets.keys(), missing, true);
+    }
+    let outcome: FillOutcome;
+    try {
+      const client = await clusterClient(this.registry, clusterObj);
+      const { KubernetesObjectApi } = await import("@kubernetes/client-node");
+      const api = KubernetesObjectApi.makeApiClient(client.kubeConfig);
+      outcome = await fillSpaceSecrets(
+        api,
+        client.server,
+        target,
+        (psName) => {
+          const ps = secrets.get(psName);
+          return ps && readable(ps) ? (specOf<ProjectSecretSpec>(ps).data ?? {}) : undefined;
+        },
+        this.timeoutMs,
+      );
+    } catch (err) {
+      const e = classifyError(err, "");
+      // Those that had Secrets filled there learn the space failed.
+      const failed = failAll(e.reason, e.message);
+      if (!this.stopped) await writeSpaceEntries(this.registry, namespace, name, secrets.keys(), failed, true);
+      throw err;
+    }
+    const entries = new Map<string, SpaceEntry>();
+    for (const [ps, problem] of outcome.failed) entries.set(ps, entry(outcome.filled.get(ps) ?? [], problem));
+    for (const [ps, filled] of outcome.filled) if (!entries.has(ps)) entries.set(ps, entry(filled));
+    for (const ps of outcome.emptied.keys()) {
+      // A labelled Secret naming no project secret of the project reports nowhere.
+      if (!secrets.has(ps)) continue;
+      const message = "the space's owner may not read this project secret's data: its keys were removed there";
+      entries.set(ps, entry([], { reason: "OwnerForbidden", message }));
+    }
+    if (!this.stopped) await writeSpaceEntries(this.registry, namespace, name, secrets.keys(), entries);
+  }
+
+  /** The project's secrets by name, with their data (the store decrypts it). */
+  private async projectSecrets(namespace: string): Promise<Map<string, KubeObject>> {
+    const store = this.registry.store("projectsecrets");
+    const found = new Map<string, KubeObject>();
+    for (const ps of this.informers.for("projectsecrets").list()) {
+      if (ps.metadata.namespace !== namespace || !ps.metadata.name) continue;
+      const read = await store.read(namespace, ps.metadata.name);
+      if (read && !read.metadata.deletionTimestamp) found.set(ps.metadata.name, read);
+    }
+    return found;
+  }
+
+  /** Whether the space's owner (a user or team) may read a project secret's data. */
+  private ownerReads(space: KubeObject): (ps: KubeObject) => boolean {
+    const owner = specOf<SpaceInstanceSpec>(space).owner;
+    const setter = owner?.user
+      ? ({ kind: "User", name: owner.user } as const)
+      : owner?.team
+        ? ({ kind: "Team", name: owner.team } as const)
+        : undefined;
+    const user = setter && setterIdentity(this.identity, setter);
+    return (ps) => !!user && this.authorizer.canReadSecretData(user, ps, "projectsecrets");
+  }
+}

@@ -1,0 +1,191 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { createCluster, putSecret } from "../../testing/cluster-status.js";
+import { documentedYamlBlocks, manifests } from "../../testing/documented-rights.js";
+import { accessKey, postObject } from "../../testing/gateway-fixture.js";
+import { KubeControlPlane, type PolicyRule } from "../../testing/kube-control-plane.js";
+import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
+
+/**
+ * Project secrets filled into Secrets inside spaces, end to end on a real control plane
+ * (kube-apiserver, controller manager, etcd). The platform's ServiceAccount holds exactly the
+ * ClusterRoles docs/spaces.md and docs/project-secrets.md show; the space controller makes each
+ * space's namespace and reports it Ready.
+ */
+
+const b64 = (s: string) => Buffer.from(s).toString("base64");
+const LABEL = "management.platform/project-secret-name";
+const MERGE = "application/merge-patch+json";
+const PS = `${GROUP_PATH}/namespaces/p-web/projectsecrets`;
+
+function documentedRights(doc: string, heading: string): PolicyRule[] {
+  const [yaml] = documentedYamlBlocks(doc, heading);
+  const [role] = manifests(yaml ?? "");
+  assert.equal(role?.kind, "ClusterRole", `${doc} shows the platform's ClusterRole`);
+  return role.rules as PolicyRule[];
+}
+/** The health check's right (docs/gateway.md), so the cluster shows online. */
+const CHECK_RIGHTS: PolicyRule[] = [{ apiGroups: [""], resources: ["services"], verbs: ["list"] }];
+
+/** Retries `attempt` until it stops throwing: bounded, as a guard against hanging, not a timing assertion. */
+async function eventually<T>(what: string, attempt: () => Promise<T>): Promise<T> {
+  let last: unknown;
+  for (let i = 0; i < 300; i++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      last = err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  assert.fail(`${what} never happened; last: ${String(last)}`);
+}
+
+interface SpaceEntry {
+  space: string;
+  secrets: string[];
+  synced: boolean;
+  reason?: string;
+}
+
+describe("project secrets filled into spaces on a real cluster", () => {
+  let server: TestServer;
+  let kube: KubeControlPlane;
+
+  /** The data of a Secret on the cluster, decoded. */
+  const secretData = async (namespace: string, name: string): Promise<Record<string, string>> => {
+    const secret = JSON.parse(await kube.kubectl("get", "secret", name, "-n", namespace, "-o", "json"));
+    return Object.fromEntries(
+      Object.entries((secret.data ?? {}) as Record<string, string>).map(([k, v]) => [
+        k,
+        Buffer.from(v, "base64").toString(),
+      ]),
+    );
+  };
+  const spacesOf = async (name: string): Promise<SpaceEntry[]> =>
+    (await server.request("GET", `${PS}/${name}`)).json?.status?.spaces ?? [];
+
+  async function readySpace(name: string, owner: string, namespace: string): Promise<void> {
+    await postObject(server, "namespaces/p-web/spaceinstances", {
+      metadata: { name },
+      spec: { owner: { user: owner }, clusterRef: { cluster: "c1", namespace } },
+    });
+    const path = `${GROUP_PATH}/namespaces/p-web/spaceinstances/${name}`;
+    await eventually(`space ${name} Ready`, async () =>
+      assert.equal((await server.request("GET", path)).json?.status?.phase, "Ready"),
+    );
+  }
+
+  async function labelledSecret(namespace: string, name: string, projectSecret: string, data: Record<string, string>) {
+    await kube.apply(
+      JSON.stringify({
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name, namespace, labels: { [LABEL]: projectSecret } },
+        data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])),
+      }),
+    );
+  }
+
+  before(async () => {
+    kube = await KubeControlPlane.start();
+    server = await startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true });
+    await kube.kubectl("create", "namespace", "platform");
+    const platform = await kube.serviceAccount("platform", "platform");
+    await kube.grant(platform, {
+      rules: documentedRights("docs/spaces.md", "## What the platform needs on the cluster"),
+    });
+    await kube.grant(platform, {
+      rules: documentedRights("docs/project-secrets.md", "### What the platform needs on the cluster"),
+    });
+    await kube.grant(platform, { rules: CHECK_RIGHTS }, "platform");
+    await putSecret(server, "c1", platform.kubeconfig());
+    await createCluster(server, "c1", { config: { secretName: "c1" } });
+    for (const name of ["alice", "guest"]) await postObject(server, "users", { metadata: { name }, spec: {} });
+    await postObject(server, "projects", {
+      metadata: { name: "web" },
+      spec: { members: [{ kind: "User", name: "alice" }] },
+    });
+    await postObject(server, "namespaces/platform/sharedsecrets", {
+      metadata: { name: "db" },
+      spec: { data: { password: b64("pw-1") }, access: [{ verbs: ["get"], users: ["alice"] }] },
+    });
+    await postObject(
+      server,
+      "namespaces/p-web/projectsecrets",
+      { metadata: { name: "db" }, spec: { source: { sharedSecret: { name: "db" } } } },
+      await accessKey(server, "alice"),
+    );
+    await readySpace("dev", "alice", "web-dev");
+    await labelledSecret("web-dev", "app-db", "db", { extra: "the app's own" });
+    await kube.kubectl("create", "secret", "generic", "untouched", "-n", "web-dev", "--from-literal=password=mine");
+  });
+  after(async () => {
+    await server?.stop();
+    await kube?.stop();
+  });
+
+  it("fills a labelled Secret with the project secret's data, and leaves its other keys and other Secrets alone", async () => {
+    await eventually("app-db filled", async () =>
+      assert.equal((await secretData("web-dev", "app-db")).password, "pw-1"),
+    );
+    assert.equal((await secretData("web-dev", "app-db")).extra, "the app's own");
+    assert.deepEqual(await secretData("web-dev", "untouched"), { password: "mine" });
+    const managers = JSON.parse(
+      await kube.kubectl("get", "secret", "app-db", "-n", "web-dev", "-o", "json", "--show-managed-fields"),
+    ).metadata.managedFields.map((m: { manager: string }) => m.manager);
+    assert.ok(managers.includes("platform-project-secrets"), `applied under its field manager: ${managers}`);
+    await eventually("status.spaces", async () =>
+      assert.deepEqual(
+        (await spacesOf("db")).map((s) => [s.space, s.secrets, s.synced]),
+        [["dev", ["app-db"], true]],
+      ),
+    );
+  });
+
+  it("a change of the shared secret reaches the Secret in the namespace", async () => {
+    const change = await server.request("PATCH", `${GROUP_PATH}/namespaces/platform/sharedsecrets/db`, {
+      contentType: MERGE,
+      body: { spec: { data: { password: b64("pw-2") } } },
+    });
+    assert.equal(change.status, 200, change.text);
+    await eventually("pw-2 in the cluster", async () =>
+      assert.equal((await secretData("web-dev", "app-db")).password, "pw-2"),
+    );
+  });
+
+  it("repairs a value changed by hand, and fills a Secret labelled later", async () => {
+    await kube.kubectl(
+      "patch",
+      "secret",
+      "app-db",
+      "-n",
+      "web-dev",
+      "-p",
+      JSON.stringify({ data: { password: b64("by-hand") } }),
+    );
+    await labelledSecret("web-dev", "later", "db", {});
+    await eventually("repaired and filled", async () => {
+      assert.equal((await secretData("web-dev", "app-db")).password, "pw-2");
+      assert.equal((await secretData("web-dev", "later")).password, "pw-2");
+    });
+  });
+
+  it("gives nothing to a space whose owner may not read the project secret", async () => {
+    await readySpace("guest", "guest", "web-guest");
+    await labelledSecret("web-guest", "wants-db", "db", { own: "kept" });
+    await eventually("OwnerForbidden reported", async () => {
+      const entry = (await spacesOf("db")).find((s) => s.space === "guest");
+      assert.equal(entry?.reason, "OwnerForbidden");
+    });
+    assert.deepEqual(await secretData("web-guest", "wants-db"), { own: "kept" });
+  });
+
+  it("removes its keys from the Secrets once the project secret is deleted", async () => {
+    const del = await server.request("DELETE", `${PS}/db`);
+    assert.equal(del.status, 200, del.text);
+    await eventually("keys removed", async () =>
+      assert.deepEqual(await secretData("web-dev", "app-db"), { extra: "the app's own" }),
+    );
+  });
+});

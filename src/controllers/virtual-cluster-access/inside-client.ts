@@ -1,0 +1,47 @@
+import type { KubernetesObjectApi } from "@kubernetes/client-node";
+import type { KubeObject } from "../../api/object.js";
+import { createClientCertificate } from "../../crypto/certificates.js";
+import type { EndpointPolicy } from "../../gateway/endpoint-policy.js";
+import { allowedEndpoint } from "../../gateway/endpoint-policy.js";
+import type { Registry } from "../../registry/registry.js";
+import type { VirtualClusterCaStore } from "../../virtualclusters/ca-store.js";
+import { virtualClusterCa, virtualClusterEndpoint } from "../../virtualclusters/reach.js";
+
+/**
+ * Who the platform is inside a virtual cluster: a client certificate signed by the virtual
+ * cluster's own CA in group system:masters, as the admin kube config a vCluster writes into its
+ * `vc-<name>` Secret. Only the platform holds the CA key, so only it can present this.
+ */
+export const PLATFORM_INSIDE_USER = "platform:virtual-cluster-access";
+const PLATFORM_INSIDE_GROUPS = ["system:masters"];
+/** A certificate is made for each pass and used for that pass only. */
+const CERT_VALIDITY_SECONDS = 3_600;
+
+/** A client for the instance's API server, at the same endpoint and with the same CA as the gateway uses. */
+export async function insideClient(
+  registry: Registry,
+  cas: VirtualClusterCaStore,
+  instance: KubeObject,
+  cluster: (name: string) => KubeObject | undefined,
+  policy: EndpointPolicy,
+): Promise<{ api: KubernetesObjectApi; server: string }> {
+  const server = virtualClusterEndpoint(instance, cluster);
+  // Who administers the instance chooses the endpoint: the same limits as the gateway's.
+  allowedEndpoint(server, policy);
+  const ca = await virtualClusterCa(registry, cas, instance, cluster);
+  const cert = await createClientCertificate(ca, {
+    commonName: PLATFORM_INSIDE_USER,
+    organizations: PLATFORM_INSIDE_GROUPS,
+    validitySeconds: CERT_VALIDITY_SECONDS,
+  });
+  const { KubeConfig, KubernetesObjectApi } = await import("@kubernetes/client-node");
+  const kc = new KubeConfig();
+  const data = (pem: string) => Buffer.from(pem).toString("base64");
+  kc.loadFromOptions({
+    clusters: [{ name: "vcluster", server, caData: data(ca.certPem), skipTLSVerify: false }],
+    users: [{ name: "platform", certData: data(cert.certPem), keyData: data(cert.keyPem) }],
+    contexts: [{ name: "vcluster", cluster: "vcluster", user: "platform" }],
+    currentContext: "vcluster",
+  });
+  return { api: KubernetesObjectApi.makeApiClient(kc), server };
+}

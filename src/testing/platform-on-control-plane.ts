@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { putSecret } from "./cluster-status.js";
+import { documentedYamlBlocks, manifests } from "./documented-rights.js";
+import { accessKey, postObject, writeKubeconfig } from "./gateway-fixture.js";
+import { KubectlError, runKubectl } from "./kube/kubectl.js";
+import type { KubeControlPlane, KubeUser, PolicyRule } from "./kube-control-plane.js";
+import type { TestServer } from "./test-server.js";
+
+/**
+ * The platform connected to a real control plane (kube-control-plane.ts), as the tests of what
+ * it does inside clusters set it up: a ServiceAccount holding the rights a doc tells a cluster
+ * admin to grant, its kubeconfig as a Cluster's secret, and kubectl as a user through the gateway.
+ */
+
+/** The ClusterRole a doc's "What the platform needs on the cluster" section shows, read from the page as written. */
+export function documentedPlatformRole(doc: string): PolicyRule[] {
+  const [yaml] = documentedYamlBlocks(doc, "## What the platform needs on the cluster");
+  const [role] = manifests(yaml ?? "");
+  assert.equal(role?.kind, "ClusterRole", `${doc} shows the platform's ClusterRole`);
+  return role.rules as PolicyRule[];
+}
+
+/** The health check's right (docs/gateway.md), so a connected cluster shows online. */
+export const HEALTH_CHECK_RIGHTS: PolicyRule[] = [{ apiGroups: [""], resources: ["services"], verbs: ["list"] }];
+
+/**
+ * Connects the control plane as Cluster `cluster` (spec `spec`, its config secret added) through
+ * ServiceAccount platform/`account`, which holds each of `roles` cluster-wide and the health
+ * check's right in namespace platform (which must exist). Returns the ServiceAccount.
+ */
+export async function connectAsServiceAccount(
+  server: TestServer,
+  kube: KubeControlPlane,
+  options: { cluster: string; account: string; roles: PolicyRule[][]; spec?: Record<string, unknown> },
+): Promise<KubeUser> {
+  const account = await kube.serviceAccount("platform", options.account);
+  for (const rules of options.roles) await kube.grant(account, { rules });
+  await kube.grant(account, { rules: HEALTH_CHECK_RIGHTS }, "platform");
+  await putSecret(server, options.cluster, account.kubeconfig());
+  await postObject(server, "clusters", {
+    metadata: { name: options.cluster },
+    spec: { config: { secretName: options.cluster }, ...options.spec },
+  });
+  return account;
+}
+
+/** kubectl as platform user `user` (with an access key of its own) through the gateway to `cluster`. */
+export async function kubectlThroughGateway(
+  server: TestServer,
+  cluster: string,
+  user: string,
+): Promise<(...args: string[]) => Promise<string>> {
+  const config = writeKubeconfig(
+    server.dataDir,
+    `${server.url}/kubernetes/cluster/${cluster}`,
+    server.caPem ?? "",
+    await accessKey(server, user),
+  );
+  return (...args) => runKubectl(config, args);
+}
+
+/** Retries `attempt` until it stops throwing: bounded, as a guard against hanging, not a timing assertion. */
+export async function eventually<T>(what: string, attempt: () => Promise<T>): Promise<T> {
+  let last: unknown;
+  for (let i = 0; i < 400; i++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      last = err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  assert.fail(`${what} never happened; last: ${String(last)}`);
+}
+
+/** The stderr of a kubectl run that must fail. */
+export async function refused(run: Promise<string>): Promise<string> {
+  try {
+    const out = await run;
+    assert.fail(`kubectl succeeded: ${out}`);
+  } catch (err) {
+    if (!(err instanceof KubectlError)) throw err;
+    return err.stderr;
+  }
+}
