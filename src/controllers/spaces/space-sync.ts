@@ -26,7 +26,7 @@ export interface SpaceSyncResult {
   waiting?: boolean;
 }
 
-type Call = <T>(p: Promise<T>) => Promise<T>;
+export type Call = <T>(p: Promise<T>) => Promise<T>;
 
 /**
  * Brings a space's namespace on its cluster to `desired`: refuses a namespace that exists and
@@ -164,7 +164,8 @@ export async function removeSpaceNamespace(
   }
 }
 
-async function readNamespace(
+/** The namespace of that name on the cluster (undefined: there is none), or why it could not be read. */
+export async function readNamespace(
   api: KubernetesObjectApi,
   call: Call,
   server: string,
