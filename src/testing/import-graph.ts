@@ -167,6 +167,7 @@ export const LAYERS = [
   "controllers",
   "server",
   "virtualclusters",
+  "spaces",
   "metrics",
   "audit",
   "backup",
