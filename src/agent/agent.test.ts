@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { loadOrCreateServerTls } from "../crypto/certificates.js";
 import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
 import {
@@ -314,6 +315,38 @@ describe("direct cluster endpoint agent", () => {
     }
     const leaked = cluster.seen.filter((s) => /secrets|metrics|logs|debug/.test(s.path));
     assert.deepEqual(leaked, [], "none of them reached the cluster");
+  });
+
+  it("sends the upstream kubeconfig's tokenFile, read again when it is rewritten (a rotated ServiceAccount token)", async () => {
+    const tokenPath = join(dir, "sa-token");
+    writeFileSync(tokenPath, `${cluster.token}\n`);
+    // kubectl's field name, with a path relative to the kubeconfig as kubectl reads it.
+    const kubeconfig = parseYaml(cluster.kubeconfig()) as { users: Array<{ user: unknown }> };
+    kubeconfig.users[0]!.user = { tokenFile: "sa-token" };
+    const upstreamKubeconfig = join(dir, "token-file.kubeconfig");
+    writeFileSync(upstreamKubeconfig, stringifyYaml(kubeconfig), { mode: 0o600 });
+    const rotating = await startAgent({
+      platformUrl: server.url,
+      platformCaPem: server.caPem,
+      cluster: "c1",
+      upstreamKubeconfig,
+      host: "127.0.0.1",
+      port: 0,
+      tls: await loadOrCreateServerTls(join(dir, "tls")),
+    });
+    const original = cluster.token;
+    try {
+      const via = { url: rotating.url, caPem: agentCa, dir };
+      const t = await token({ rules: [{ cluster: "c1" }] });
+      assert.equal((await kubectlAt(via, t, ["get", "pods", "-o", "name"])).stdout.trim(), "pod/web-1");
+      // The kubelet writes a new token; the cluster accepts only it from now on.
+      cluster.token = `rotated-${original}`;
+      writeFileSync(tokenPath, cluster.token);
+      assert.equal((await kubectlAt(via, t, ["get", "pods", "-o", "name"])).stdout.trim(), "pod/web-1");
+    } finally {
+      cluster.token = original;
+      await rotating.close();
+    }
   });
 
   it("keeps serving tokens it can verify while the platform is down", async () => {

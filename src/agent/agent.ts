@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { IncomingMessage } from "node:http";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -5,13 +6,14 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { errors } from "../api/errors.js";
 import { AuditLog } from "../audit/audit-log.js";
 import { bearerToken } from "../auth/authenticator.js";
+import { useKubeConfigTokenFiles } from "../clusters/kubeconfig-token-file.js";
 import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
 import { parseForwardedPath } from "../gateway/forwarded-path.js";
 import { auditForwarded } from "../gateway/gateway-audit.js";
 import { GatewayHandler, type Resolved } from "../gateway/gateway-handler.js";
 import { gatewayScopeAllows } from "../gateway/gateway-scope.js";
 import { kubeRequestAttributes } from "../gateway/kube-request.js";
-import { upstreamFromKubeConfig } from "../gateway/upstream.js";
+import { retireUpstream, type Upstream, upstreamFromKubeConfig } from "../gateway/upstream.js";
 import { clientErrorHandler } from "../server/protocol-errors.js";
 import { guardRequest, guardUpgrade, stderrLog } from "../server/request-guard.js";
 import { TrustedProxies } from "../server/trusted-proxies.js";
@@ -58,7 +60,21 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
   const proxies = new TrustedProxies(config.trustedProxies);
   const kc = new KubeConfig();
   kc.loadFromFile(config.upstreamKubeconfig);
-  const upstream = upstreamFromKubeConfig(kc);
+  useKubeConfigTokenFiles(kc, config.upstreamKubeconfig, readFileSync(config.upstreamKubeconfig, "utf8"));
+  let upstream = upstreamFromKubeConfig(kc);
+  /** The upstream, built again when its token file was rotated (the kubelet rewrites a pod's token). */
+  const currentUpstream = (): Upstream => {
+    if (!upstream.credentialsChanged?.()) return upstream;
+    try {
+      const replaced = upstream;
+      upstream = upstreamFromKubeConfig(kc);
+      retireUpstream(replaced);
+    } catch (err) {
+      // The file is between two writes: the token read last is still sent, and it is read again next time.
+      stderrLog.error({ error: (err as Error).message }, "cannot read the upstream kubeconfig's token file again");
+    }
+    return upstream;
+  };
   const verifier = new DirectTokenVerifier(config.platformUrl, config.cluster, { platformCaPem: config.platformCaPem });
   try {
     await verifier.prefetch();
@@ -82,7 +98,11 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
       user: token.user.subjectKind === "Team" ? `platform:team:${token.user.name}` : token.user.name,
       groups: token.groups,
     };
-    return { forward: { upstream, path: forwarded.pathAndQuery, impersonate }, user: token.user, label };
+    return {
+      forward: { upstream: currentUpstream(), path: forwarded.pathAndQuery, impersonate },
+      user: token.user,
+      label,
+    };
   };
   const handler = new GatewayHandler(
     resolve,

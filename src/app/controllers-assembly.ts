@@ -79,7 +79,7 @@ export function assembleControllers(deps: {
   const virtualClusterStatus = new VirtualClusterStatusController(
     registry,
     informers,
-    { resyncMs: config.clusterCheckIntervalMs, events: events.recorder },
+    { resyncMs: config.clusterCheckIntervalMs, events: events.recorder, cas: deps.cas },
     log,
   );
   // Rights inside virtual clusters too: a binding deleted by hand inside is back within one.

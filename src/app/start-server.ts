@@ -18,6 +18,7 @@ import type { SubresourceHandler } from "../server/resource-handler.js";
 import { createApiServer, listen } from "../server/server.js";
 import { TrustedProxies } from "../server/trusted-proxies.js";
 import { WatchStreams } from "../server/watch-stream.js";
+import { registerSpaceActions } from "../spaces/space-actions.js";
 import { registerVirtualClusterActions } from "../virtualclusters/actions.js";
 import { assembleAccess } from "./access-assembly.js";
 import type { RunningServer, ServerConfig } from "./config.js";
@@ -147,6 +148,7 @@ async function assembleBeyondTheApi(
   registerConsoleSessionWork(controllers, access, warn);
   const subresources = new Map<string, SubresourceHandler>(accessKeySubresources(registry, identity));
   registerVirtualClusterActions(subresources, { registry, cas, events: events.recorder });
+  registerSpaceActions(subresources, registry);
   const gateway = await startGateway(
     registry,
     informers,

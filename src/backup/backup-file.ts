@@ -4,9 +4,9 @@
  * file (format, end line, count, checksum) and writes nothing; only then are records handed out.
  */
 import { createHash } from "node:crypto";
-import { createReadStream, createWriteStream, renameSync, rmSync } from "node:fs";
+import { createReadStream, createWriteStream, renameSync, rmSync, statSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { Readable } from "node:stream";
+import { pipeline as pipelineCallback, Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
 import {
@@ -29,6 +29,9 @@ export async function writeBackupFile(
   progress: (objects: number) => void = () => {},
 ): Promise<{ header: BackupHeader; end: BackupEnd }> {
   const partial = `${path}.partial`;
+  // Refused before the work: the rename at the end would fail only after the whole backup was taken.
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory())
+    throw new BackupFileError(`cannot write the backup file ${path}: it is a directory`);
   const check = new LineChecker();
   async function* checked() {
     for await (const line of lines) {
@@ -46,8 +49,19 @@ export async function writeBackupFile(
     return result;
   } catch (err) {
     rmSync(partial, { force: true });
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code) throw new BackupFileError(`cannot write the backup file ${path}: ${fileProblem(code, err as Error)}`);
     throw err;
   }
+}
+
+/** What a file system error means to the user, without the temporary file's name. */
+function fileProblem(code: string, err: Error): string {
+  if (code === "ENOENT") return "its directory does not exist";
+  if (code === "EISDIR") return "it is a directory";
+  if (code === "EACCES" || code === "EPERM") return "permission denied";
+  if (code === "ENOSPC") return "no space left on the device";
+  return err.message;
 }
 
 /** Reads and checks the whole file; nothing else is trusted until this passed. */
@@ -72,12 +86,16 @@ export async function* backupRecords(path: string): AsyncGenerator<BackupRecord>
 }
 
 async function* rawLines(path: string): AsyncGenerator<string> {
-  const input = createReadStream(path).pipe(createGunzip());
+  // pipeline, not pipe: a read error (no such file, a directory) must reach the loop below, not
+  // go unhandled on the file stream and take the process down.
+  const input = pipelineCallback(createReadStream(path), createGunzip(), () => {});
   try {
     for await (const line of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })) yield line;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw new BackupFileError(`backup file ${path} does not exist`);
+    if (code === "EISDIR" || code === "EACCES" || code === "EPERM")
+      throw new BackupFileError(`cannot read the backup file ${path}: ${fileProblem(code, err as Error)}`);
     throw new BackupFileError(
       `backup file ${path} is corrupted or truncated (${(err as Error).message}); nothing was restored`,
     );

@@ -55,10 +55,12 @@ export function mergeContext(
   cluster: Record<string, unknown>,
   user: Record<string, unknown>,
   switchTo: boolean,
+  /** The context's default namespace (a space's); none when absent. */
+  namespace?: string,
 ): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   preloadYaml();
-  withFileLock(`${file}.lock`, () => writeMerged(file, name, cluster, user, switchTo));
+  withFileLock(`${file}.lock`, () => writeMerged(file, name, cluster, user, switchTo, namespace));
 }
 
 function writeMerged(
@@ -67,6 +69,7 @@ function writeMerged(
   cluster: Record<string, unknown>,
   user: Record<string, unknown>,
   switchTo: boolean,
+  namespace: string | undefined,
 ): void {
   const cfg = readKubeconfig(file);
   refuseForeignEntries(cfg, name, cluster, file);
@@ -74,7 +77,10 @@ function writeMerged(
   cfg.kind ??= "Config";
   cfg.clusters = upsert(cfg.clusters, { name, cluster });
   cfg.users = upsert(cfg.users, { name, user });
-  cfg.contexts = upsert(cfg.contexts, { name, context: { cluster: name, user: name } });
+  cfg.contexts = upsert(cfg.contexts, {
+    name,
+    context: { cluster: name, user: name, ...(namespace ? { namespace } : {}) },
+  });
   if (switchTo || !cfg["current-context"]) cfg["current-context"] = name;
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, stringify(cfg), { mode: 0o600 });
@@ -129,7 +135,7 @@ function platformCommand(): string {
  */
 export function addLoginContext(
   login: LoginConfig,
-  options: { name: string; server: string; switchTo: boolean; inlineKey?: boolean; file?: string },
+  options: { name: string; server: string; switchTo: boolean; inlineKey?: boolean; file?: string; namespace?: string },
 ): string {
   const cluster: Record<string, unknown> = { server: options.server };
   if (login.certificateAuthorityData) {
@@ -137,6 +143,7 @@ export function addLoginContext(
   }
   if (login.insecureSkipTLSVerify) cluster["insecure-skip-tls-verify"] = true;
   const file = options.file ?? kubeconfigPath();
-  mergeContext(file, options.name, cluster, loginUser(login, options.inlineKey === true), options.switchTo);
+  const user = loginUser(login, options.inlineKey === true);
+  mergeContext(file, options.name, cluster, user, options.switchTo, options.namespace);
   return file;
 }

@@ -10,6 +10,8 @@ interface ListKind {
   aliases: string[];
   plural: string;
   what: string;
+  /** Columns of the server's Table shown beyond its default ones (priority 0), by name. */
+  alsoShow?: string[];
   /** Namespaced kinds list across all namespaces unless narrowed; the option narrowing them. */
   narrow?: {
     flags: string;
@@ -21,6 +23,15 @@ interface ListKind {
   /** With `--project P`, this kind in `p-P` is listed instead (secrets: the project's secrets). */
   inProject?: ListKind;
 }
+
+/** The objects of a project live in its namespace p-PROJECT: listed across projects, or one. */
+const BY_PROJECT: ListKind["narrow"] = {
+  flags: "-p, --project <project>",
+  description: "only this project (default: all projects)",
+  namespace: projectNamespace,
+  column: "Project",
+  label: (ns) => ns.replace(/^p-/, ""),
+};
 
 const PROJECT_SECRETS: ListKind = {
   noun: "secrets",
@@ -60,14 +71,25 @@ const KINDS: ListKind[] = [
     aliases: ["vcluster", "virtualclusterinstances"],
     plural: "virtualclusterinstances",
     what: "virtual cluster instances",
-    narrow: {
-      flags: "-p, --project <project>",
-      description: "only this project (default: all projects)",
-      namespace: projectNamespace,
-      column: "Project",
-      label: (ns) => ns.replace(/^p-/, ""),
-    },
+    alsoShow: ["Template"],
+    narrow: BY_PROJECT,
   },
+  {
+    noun: "spaces",
+    aliases: ["space", "spaceinstances"],
+    plural: "spaceinstances",
+    what: "spaces",
+    alsoShow: ["Template"],
+    narrow: BY_PROJECT,
+  },
+  {
+    noun: "templates",
+    aliases: ["template", "virtualclustertemplates"],
+    plural: "virtualclustertemplates",
+    what: "virtual cluster templates",
+    alsoShow: ["Versions"],
+  },
+  { noun: "spacetemplates", aliases: ["spacetemplate"], plural: "spacetemplates", what: "space templates" },
 ];
 
 export function registerListCommand(program: Command): void {
@@ -108,6 +130,7 @@ Examples:
         printServerTable(
           result,
           empty,
+          k.alsoShow ?? [],
           narrow && !namespace
             ? { header: narrow.column, cell: (row) => narrow.label(String(row.object?.metadata?.namespace ?? "")) }
             : undefined,

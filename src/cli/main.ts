@@ -4,6 +4,7 @@ import { registerAdminCommands } from "./admin-command.js";
 import { registerAgentCommand } from "./agent-command.js";
 import { registerBackupCommands } from "./backup-command.js";
 import { clientSettings } from "./client-settings.js";
+import { endQuietlyWhenOutputCloses } from "./closed-output.js";
 import { registerCompletionCommand } from "./completion.js";
 import { registerCompleteNamesCommand } from "./completion-names.js";
 import { CliError, USAGE_EXIT_CODE } from "./errors.js";
@@ -13,10 +14,13 @@ import { registerLoginCommands } from "./login.js";
 import { registerMigrateStorageCommand } from "./migrate-storage-command.js";
 import { red } from "./output.js";
 import { registerSecretCommands } from "./secrets.js";
+import { registerSpaceActionCommands } from "./space-actions.js";
+import { registerSpaceCommands } from "./spaces.js";
 import { registerStartCommand } from "./start-command.js";
 import { registerTokenCommand } from "./token.js";
 import { registerUseCommand } from "./use.js";
 import { registerUseClusterCommands } from "./use-cluster.js";
+import { registerVirtualClusterCreateCommands } from "./vcluster-create.js";
 import { registerSleepCommands } from "./vcluster-sleep.js";
 import { registerVirtualClusterCommands } from "./vclusters.js";
 
@@ -38,9 +42,12 @@ const COMMAND_FILES: { register: Register; adds: string[] }[] = [
   { register: registerListCommand, adds: ["list"] },
   { register: registerVirtualClusterCommands, adds: ["import", "move", "connect"] },
   { register: registerSleepCommands, adds: ["sleep", "wakeup"] },
+  { register: registerVirtualClusterCreateCommands, adds: ["create", "delete"] },
+  { register: registerSpaceCommands, adds: ["create", "delete"] },
   { register: registerUseCommand, adds: ["use"] },
   { register: registerTokenCommand, adds: ["token"] },
   { register: registerUseClusterCommands, adds: ["use"] },
+  { register: registerSpaceActionCommands, adds: ["use", "import", "move"] },
   // Completion reads the whole program: it is built for it (like help) whatever it names.
   { register: registerCompletionCommand, adds: [] },
   { register: registerCompleteNamesCommand, adds: [] },
@@ -105,7 +112,9 @@ Examples:
 
 /** Runs the CLI; exit codes: 0 ok, 1 error (the server's message, never a stack trace), 2 usage. */
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram(commandOf(argv));
+  const command = commandOf(argv);
+  endQuietlyWhenOutputCloses(command);
+  const program = buildProgram(command);
   try {
     await program.parseAsync(argv);
   } catch (err) {

@@ -54,14 +54,15 @@ export function printTable(headers: string[], rows: unknown[][], emptyMessage?: 
   process.stdout.write(formatTable(headers, rows));
 }
 
-/** A meta.k8s.io Table from the server, printed with the server's own columns (priority 0, like kubectl). */
+/** A meta.k8s.io Table from the server, printed with the server's own columns (priority 0, like kubectl, and those named in `alsoShow`). */
 export function printServerTable(
   table: Json,
   emptyMessage: string,
+  alsoShow: string[] = [],
   extra?: { header: string; cell: (row: Json) => string },
 ): void {
   const defs: { name: string; priority?: number }[] = table?.columnDefinitions ?? [];
-  const shown = defs.map((d, i) => ({ d, i })).filter(({ d }) => !d.priority);
+  const shown = defs.map((d, i) => ({ d, i })).filter(({ d }) => !d.priority || alsoShow.includes(d.name));
   const headers = shown.map(({ d }) => d.name);
   const rows: unknown[][] = (table?.rows ?? []).map((r: Json) => shown.map(({ i }) => r.cells?.[i]));
   if (extra) {

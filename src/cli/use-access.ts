@@ -24,7 +24,7 @@ export async function mayUse(client: ApiClient, resource: string, name: string, 
 
 /** The object `platform use` is about to write a context for, and how to name it to the user. */
 export interface UseTarget {
-  resource: "clusters" | "virtualclusterinstances";
+  resource: "clusters" | "virtualclusterinstances" | "spaceinstances";
   name: string;
   namespace?: string;
   /** What the user calls it: `cluster`, `virtual cluster`. */

@@ -70,12 +70,20 @@ async function useCluster(name: string, opts: UseOptions): Promise<void> {
 
 /**
  * A context whose server is the gateway path on the logged-in platform and whose user is the
- * stored login's key; named `given`, else `base@HOST:PORT` of the login's server.
+ * stored login's key, with `namespace` as its default if given; named `given`, else
+ * `base@HOST:PORT` of the login's server.
  */
-function writeGatewayContext(base: string, given: string | undefined, path: string, switchTo: boolean): void {
+export function writeGatewayContext(
+  base: string,
+  given: string | undefined,
+  path: string,
+  switchTo: boolean,
+  namespace?: string,
+): void {
   const login = requireLogin();
   const context = given ?? perServerName(base, login.server);
-  const file = addLoginContext(login, { name: context, server: `${login.server}${path}`, switchTo, inlineKey: true });
+  const server = `${login.server}${path}`;
+  const file = addLoginContext(login, { name: context, server, switchTo, inlineKey: true, namespace });
   process.stdout.write(
     `Context ${context} added to ${file}${switchTo ? " and made current" : ""}. Try: kubectl${switchTo ? "" : ` --context ${context}`} get namespaces\n`,
   );

@@ -5,6 +5,7 @@ import type { ClusterSpec } from "../kinds/cluster/cluster.js";
 import type { SharedSecretSpec } from "../kinds/shared-secret/shared-secret.js";
 import type { Registry } from "../registry/registry.js";
 import { EndpointNotAllowedError } from "../support/guarded-lookup.js";
+import { tokenFilesOf } from "./kubeconfig-token-file.js";
 
 /**
  * How the platform reaches a connected cluster: the kubeconfig in the Cluster's config
@@ -100,6 +101,9 @@ export async function clusterClient(registry: Registry, cluster: KubeObject): Pr
 function loadKubeConfig(kc: KubeConfig, text: string, where: string): void {
   const invalid = (why: string) =>
     new ClusterConnectionError("KubeConfigInvalid", `the kubeconfig in secret ${where} ${why}`);
+  // Checked before loading: the client library reads a user's token-file while it loads, and would
+  // send a file of the platform server (its keys) as the bearer token to whatever server is named.
+  if (tokenFilesOf(text).size > 0) throw invalid("refers to files on disk (a token file); use an inline token");
   try {
     kc.loadFromString(text);
   } catch (err) {

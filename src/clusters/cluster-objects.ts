@@ -169,6 +169,15 @@ async function discover(
   }
 }
 
+/**
+ * The prune half alone: deletes the objects carrying the owner labels of `plan.owned` that are
+ * not in `plan.desired`, which is not applied. For a caller that must not prune after an apply
+ * that failed (a failed upgrade keeps what ran before), and for removing everything (no desired).
+ */
+export function pruneClusterObjects(api: KubernetesObjectApi, server: string, plan: ApplyPlan): Promise<ApplyResult> {
+  return pruneUndesired(api, (p) => withDeadline(p, plan.timeoutMs, server), server, plan);
+}
+
 async function pruneUndesired(
   api: KubernetesObjectApi,
   call: <T>(p: Promise<T>) => Promise<T>,

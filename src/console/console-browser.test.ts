@@ -304,10 +304,12 @@ describe("web console in Chromium", { timeout: 480_000 }, () => {
       await page.getByRole("heading", { name: "Import a virtual cluster" }).waitFor();
     }
     await go("/k/projects/web");
-    await page.getByLabel("Connected cluster").fill("prod");
-    await page.getByLabel("Its namespace there").fill("team-a");
-    await page.getByLabel("Virtual cluster name").fill("dev");
-    await page.getByRole("button", { name: "Import" }).click();
+    // The page has a form to create one from a template too: these are the import form's fields.
+    const importForm = page.locator("form", { has: page.getByRole("heading", { name: "Import a virtual cluster" }) });
+    await importForm.getByLabel("Connected cluster").fill("prod");
+    await importForm.getByLabel("Its namespace there").fill("team-a");
+    await importForm.getByLabel("Virtual cluster name").fill("dev");
+    await importForm.getByRole("button", { name: "Import" }).click();
     await page.getByRole("link", { name: "dev" }).waitFor();
     const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: "dev" }) });
     assert.deepEqual(
@@ -367,7 +369,9 @@ describe("web console in Chromium", { timeout: 480_000 }, () => {
     await page.getByText("Team devs · viewer: reads only").waitFor();
     await page.getByText("User alice · admin: also manages the project").waitFor();
     await page
-      .getByText("No virtual clusters in this project yet. Import one from a connected cluster below.")
+      .getByText(
+        "No virtual clusters in this project yet. Create one from a template or import one from a connected cluster below.",
+      )
       .waitFor();
     const stored = await server.request("GET", `${GROUP_PATH}/projects/roles`);
     assert.deepEqual(stored.json.spec.members, [

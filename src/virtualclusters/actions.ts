@@ -48,7 +48,7 @@ export function registerVirtualClusterActions(
 }
 
 /** `use` on a cluster: what reaching into it with its stored credentials needs (import, kube config). */
-async function authorizeClusterUse(
+export async function authorizeClusterUse(
   authorize: Parameters<SubresourceHandler>[0]["authorize"],
   name: string,
   cluster: KubeObject,
@@ -68,7 +68,7 @@ async function authorizeClusterUse(
  * A method the action does not serve: its verb authorized first, as kube-apiserver authorizes
  * before go-restful answers, so the 403 of a caller not allowed it comes before the 405.
  */
-async function refusedMethod(path: ResourcePath, method: string, authorize: VerbCall["authorize"]) {
+export async function refusedMethod(path: ResourcePath, method: string, authorize: VerbCall["authorize"]) {
   await authorize({ verb: requestInfoVerb(method, path) });
   return errors.methodNotAllowed();
 }
@@ -413,7 +413,7 @@ function migrateAction(registry: Registry): SubresourceHandler {
 
 // ---- shared ----------------------------------------------------------------------------------
 
-function decodeBody(contentType: string | undefined, raw: Buffer, kind: string): Record<string, unknown> {
+export function decodeBody(contentType: string | undefined, raw: Buffer, kind: string): Record<string, unknown> {
   const value = withoutNulls(decodeObjectBody(contentType, raw).value);
   if (!isPlainObject(value)) throw errors.badRequest("the request body must be an object");
   checkKind(value, kind);

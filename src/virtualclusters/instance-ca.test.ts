@@ -210,6 +210,15 @@ describe("a created virtual cluster instance has a CA of its own", () => {
     assert.equal((await kubeconfig("p-beta", "vc2")).ca.fingerprint256, before);
     const deleted = await server.request("DELETE", `${instances("p-beta")}/vc2`);
     assert.equal(deleted.status, 200, deleted.text);
+    // Its cluster cannot be reached, so what was deployed cannot be removed: the instance waits
+    // (docs/virtual-clusters.md, "Lifecycle") and its CA stays until the finalizer is removed by hand.
+    assert.equal((await get("p-beta", "vc2")).metadata?.deletionTimestamp !== undefined, true);
+    assert.ok(await server.storage.get(`${CA_KEY_PREFIX}${caID}`));
+    const forced = await server.request("PATCH", `${instances("p-beta")}/vc2`, {
+      contentType: "application/merge-patch+json",
+      body: { metadata: { finalizers: null } },
+    });
+    assert.equal(forced.status, 200, forced.text);
     await until("the CA to go with its instance", async () => !(await server.storage.get(`${CA_KEY_PREFIX}${caID}`)));
   });
 });

@@ -42,7 +42,11 @@ export async function connect(registry: Registry, cluster: KubeObject): Promise<
 }
 
 /** Calls the cluster; a 404 answer is `undefined`, other failures 503. */
-async function call<T>(client: ClusterClient, clusterName: string, fn: () => Promise<T>): Promise<T | undefined> {
+export async function call<T>(
+  client: ClusterClient,
+  clusterName: string,
+  fn: () => Promise<T>,
+): Promise<T | undefined> {
   try {
     return await withDeadline(fn(), REMOTE_TIMEOUT_MS, client.server);
   } catch (err) {

@@ -2,22 +2,11 @@ import { useQuery } from "@tanstack/react-query";
 import { describeError, errorToShow, request } from "../api/client";
 import { listObjects } from "../api/resources";
 import type { KubeList, KubeObject } from "../api/types";
+import { type CoreEvent, EVENTS, EventList, eventTime } from "../components/ObjectEvents";
 import { allKinds, type KindInfo, kindOf } from "../kinds";
 import { Link } from "../router";
 
-/** Core v1 Events the platform writes (docs/events.md), newest shown first. */
-const EVENTS = "/kubernetes/management/api/v1/events";
 const RECENT_EVENTS = 10;
-
-interface CoreEvent {
-  metadata: { uid?: string; creationTimestamp?: string };
-  type?: string;
-  reason?: string;
-  message?: string;
-  lastTimestamp?: string;
-  eventTime?: string;
-  involvedObject?: { kind?: string; name?: string; namespace?: string };
-}
 
 /** The landing page: how many of each kind, the clusters that fail, and what happened lately. */
 export function Overview() {
@@ -123,29 +112,15 @@ function RecentEvents() {
     queryFn: () => request<KubeList & { items: CoreEvent[] }>("GET", `${EVENTS}?limit=500`),
     refetchInterval: 10_000,
   });
-  const when = (e: CoreEvent) => e.lastTimestamp || e.eventTime || e.metadata.creationTimestamp || "";
   const recent = [...((events.data?.items ?? []) as CoreEvent[])]
-    .sort((a, b) => when(b).localeCompare(when(a)))
+    .sort((a, b) => eventTime(b).localeCompare(eventTime(a)))
     .slice(0, RECENT_EVENTS);
   return (
     <>
       <h2>Recent events</h2>
       {!!errorToShow(events.error) && <p className="error">{describeError(events.error)}</p>}
       {events.data && recent.length === 0 && <p className="empty">Nothing has happened that you may see yet.</p>}
-      {recent.length > 0 && (
-        <ul className="events">
-          {recent.map((e) => (
-            <li key={e.metadata.uid}>
-              <span className={`badge ${e.type === "Warning" ? "warn" : ""}`}>{e.type}</span>{" "}
-              <strong>{e.reason}</strong> {e.involvedObject?.kind}{" "}
-              <span className="mono">{e.involvedObject?.name}</span>: {e.message}{" "}
-              <time className="hint" dateTime={when(e)}>
-                {when(e).replace("T", " ").replace("Z", " UTC")}
-              </time>
-            </li>
-          ))}
-        </ul>
-      )}
+      {recent.length > 0 && <EventList events={recent} withObject />}
     </>
   );
 }

@@ -16,7 +16,7 @@ import { type ControllerLog, silentLog } from "../controller-log.js";
 import { ResyncQueue } from "../resync-queue.js";
 import { desiredSpace, spaceBody } from "./desired-space.js";
 import { nextStatus, type SpaceReport } from "./space-status.js";
-import { FIELD_MANAGER, removeSpaceNamespace, syncSpace } from "./space-sync.js";
+import { FIELD_MANAGER, releaseImportedNamespace, removeSpaceNamespace, syncSpace } from "./space-sync.js";
 
 export interface SpaceControllerOptions {
   /** How often every space is applied again, repairing drift (default one minute). */
@@ -157,7 +157,9 @@ export class SpaceController {
     let outcome: { gone: boolean; error?: ClusterConnectionError };
     try {
       const { api, where } = await this.clusterApi(cluster);
-      outcome = await removeSpaceNamespace(api, where, space, namespace, this.timeoutMs);
+      // An imported namespace was there before the space and stays after it.
+      const release = statusOf<SpaceInstanceStatus>(space).imported ? releaseImportedNamespace : removeSpaceNamespace;
+      outcome = await release(api, where, space, namespace, this.timeoutMs);
     } catch (err) {
       outcome = { gone: false, error: classifyError(err, "") };
     }

@@ -39,6 +39,8 @@ export function nextStatus(space: KubeObject, report: SpaceReport, now: Date): S
   };
   const uid = report.namespaceUID ?? before.namespaceUID;
   if (uid) next.namespaceUID = uid;
+  // Written once, by the import (or carried by a move); no pass of the controller changes it.
+  if (before.imported) next.imported = true;
   const objects = report.objects ?? before.objects;
   if (objects && objects.length > 0) next.objects = objects;
   return isDeepStrictEqual(next, before) ? undefined : next;

@@ -1,5 +1,5 @@
 import type { KubernetesObject, KubernetesObjectApi } from "@kubernetes/client-node";
-import type { KubeObject } from "../../api/object.js";
+import { type KubeObject, statusOf } from "../../api/object.js";
 import { type ClusterConnectionError, classifyError, withDeadline } from "../../clusters/cluster-connection.js";
 import {
   applyClusterObjects,
@@ -7,8 +7,8 @@ import {
   type ObjectOutcome,
   type OwnedKind,
 } from "../../clusters/cluster-objects.js";
-import type { SpaceObjectOutcome } from "../../kinds/space-instance/space-instance.js";
-import { type DesiredSpace, isOwnNamespace } from "./desired-space.js";
+import type { SpaceInstanceStatus, SpaceObjectOutcome } from "../../kinds/space-instance/space-instance.js";
+import { type DesiredSpace, isOwnNamespace, spaceLabels } from "./desired-space.js";
 
 /** The one field manager of everything the platform applies into clusters for spaces. */
 export const FIELD_MANAGER = "platform-spaces";
@@ -26,7 +26,7 @@ export interface SpaceSyncResult {
   waiting?: boolean;
 }
 
-type Call = <T>(p: Promise<T>) => Promise<T>;
+export type Call = <T>(p: Promise<T>) => Promise<T>;
 
 /**
  * Brings a space's namespace on its cluster to `desired`: refuses a namespace that exists and
@@ -47,7 +47,7 @@ export async function syncSpace(
   const found = await readNamespace(api, call, server, desired.namespace);
   if ("error" in found) return failedRead(found.error);
   const existing = found.namespace;
-  if (existing && !isOwnNamespace(existing.metadata?.labels, space)) {
+  if (existing && !isOwnNamespace(existing.metadata?.labels, space) && !heldByUid(existing, space)) {
     return {
       phase: "Failed",
       reason: "NamespaceNotOwned",
@@ -93,6 +93,54 @@ export async function syncSpace(
   return { phase: "Ready", namespaceUID, objects };
 }
 
+/**
+ * The namespace this space already holds by its UID, though its labels do not say so: one
+ * imported (the import wrote its UID into the space's status) or one whose space was moved to
+ * another project (the move kept the status). Applying the space's labels makes it its own.
+ */
+function heldByUid(namespace: KubernetesObject, space: KubeObject): boolean {
+  const uid = statusOf<SpaceInstanceStatus>(space).namespaceUID;
+  return uid !== undefined && uid === namespace.metadata?.uid;
+}
+
+/**
+ * An imported namespace at its space's delete: it stays on the cluster; what the space applied
+ * goes (its RoleBindings and template objects, and the labels and annotations it put on the
+ * namespace: an apply of the bare Namespace by the same field manager drops the fields it owned).
+ */
+export async function releaseImportedNamespace(
+  api: KubernetesObjectApi,
+  server: string,
+  space: KubeObject,
+  namespace: string,
+  timeoutMs: number,
+): Promise<{ gone: boolean; error?: ClusterConnectionError }> {
+  const call: Call = (p) => withDeadline(p, timeoutMs, server);
+  const found = await readNamespace(api, call, server, namespace);
+  if ("error" in found) return { gone: false, error: found.error };
+  const existing = found.namespace;
+  if (!existing || !(isOwnNamespace(existing.metadata?.labels, space) || heldByUid(existing, space))) {
+    return { gone: true };
+  }
+  const ownerLabels = spaceLabels(space);
+  const selector = Object.entries(ownerLabels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
+  const previous = statusOf<SpaceInstanceStatus>(space).objects ?? [];
+  const desired = { namespace, ownerLabels, objects: [] };
+  const result = await applyClusterObjects(api, server, {
+    fieldManager: FIELD_MANAGER,
+    desired: [{ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }],
+    owned: ownedKinds(desired, previous).map((k) => ({ ...k, namespace, labelSelector: selector })),
+    timeoutMs,
+  });
+  if (result.unreachable) return { gone: false, error: result.unreachable };
+  const failed = result.outcomes.find((o) => !o.ok);
+  if (failed)
+    return { gone: false, error: classifyError(new Error(`${failed.kind} ${failed.name}: ${failed.message}`), server) };
+  return { gone: true };
+}
+
 /** Whether the space's namespace is gone: deletes it if it is the space's; one that is not is left alone. */
 export async function removeSpaceNamespace(
   api: KubernetesObjectApi,
@@ -116,7 +164,8 @@ export async function removeSpaceNamespace(
   }
 }
 
-async function readNamespace(
+/** The namespace of that name on the cluster (undefined: there is none), or why it could not be read. */
+export async function readNamespace(
   api: KubernetesObjectApi,
   call: Call,
   server: string,

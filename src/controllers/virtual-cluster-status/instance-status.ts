@@ -4,6 +4,7 @@ import {
   CONDITION_READY,
   INSTANCE_PHASES,
   type InstanceCondition,
+  type InstanceDeployed,
   type InstancePhase,
   type InstanceSleep,
   type InstanceWorkload,
@@ -13,8 +14,8 @@ import type { Observation, VirtualClusterPlace } from "./observation.js";
 
 /**
  * From what was found on the cluster to an instance's status: pure functions, so each case is
- * tested alone and the phases of the lifecycle to come (Deploying, Deleting) are one more case
- * here. docs/clusters.md ("Instance status") describes the result.
+ * tested alone; a deployed instance's deploy outcome (Deploying, Failed) and its delete
+ * (Deleting) are cases here too. docs/clusters.md ("Instance status") describes the result.
  */
 
 /** The phase with its reason and message, one case per observation. */
@@ -141,6 +142,33 @@ export function instanceConditions(o: Observation, verdict: PhaseVerdict): Insta
   return [reachable, ready];
 }
 
+/** What the deploy before the observation did, for a deployed instance (deploy-instance.ts). */
+export type DeployOutcome =
+  | { readonly ok: true; readonly deployed: InstanceDeployed }
+  | { readonly ok: false; readonly reason: string; readonly message: string };
+
+/**
+ * The phase of a deployed instance: a deploy that failed is Failed with its reason (what was
+ * deployed before stays, and so does status.deployed); one that succeeded is Deploying until its
+ * workload's controller counts it ready.
+ */
+export function deployedPhase(verdict: PhaseVerdict, deploy: DeployOutcome | undefined): PhaseVerdict {
+  if (!deploy) return verdict;
+  if (!deploy.ok) return { phase: "Failed", reason: deploy.reason, message: deploy.message };
+  if (verdict.phase === "Pending" && verdict.reason === "WorkloadNotReady") return { ...verdict, phase: "Deploying" };
+  return verdict;
+}
+
+/** The status of an instance being deleted: Deleting, with why it is not gone yet. */
+export function deletingStatus(
+  previous: VirtualClusterInstanceStatus,
+  reason: string,
+  message: string,
+): VirtualClusterInstanceStatus {
+  const next = { ...previous, phase: "Deleting", reason, message };
+  return isDeepStrictEqual(next, previous) ? previous : next;
+}
+
 /**
  * The status to write: the previous one with the observation's phase, reason, message,
  * conditions and workload. Fields it does not own (serviceUID) stay. A condition keeps its
@@ -151,8 +179,9 @@ export function nextStatus(
   previous: VirtualClusterInstanceStatus,
   o: Observation,
   now: string,
+  deploy?: DeployOutcome,
 ): VirtualClusterInstanceStatus {
-  const verdict = instancePhase(o, previous.phase, previous.sleep);
+  const verdict = deployedPhase(instancePhase(o, previous.phase, previous.sleep), deploy);
   const next: VirtualClusterInstanceStatus = {
     ...previous,
     phase: verdict.phase,
@@ -160,6 +189,7 @@ export function nextStatus(
     message: verdict.message,
     conditions: instanceConditions(o, verdict).map((c) => withTransitionTime(c, previous.conditions, now)),
   };
+  if (deploy?.ok) next.deployed = deploy.deployed;
   if (o.found === "Workload") next.workload = o.workload;
   else if (o.found !== "ClusterUnavailable") delete next.workload;
   return isDeepStrictEqual(next, previous) ? previous : next;

@@ -2,6 +2,7 @@ import { ApiError } from "../../api/errors.js";
 import { type KubeObject, nowTimestamp, specOf, statusOf } from "../../api/object.js";
 import type { EventRecorder } from "../../events/event-recorder.js";
 import type { ClusterStatus } from "../../kinds/cluster/cluster.js";
+import { isDeployed, VIRTUAL_CLUSTER_FINALIZER } from "../../kinds/virtual-cluster-instance/template-fields.js";
 import type { VirtualClusterInstanceSpec } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
 import type { InformerEvent } from "../../registry/informer.js";
@@ -10,7 +11,9 @@ import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
 import { WorkQueue } from "../work-queue.js";
-import { nextStatus } from "./instance-status.js";
+import { FIELD_MANAGER } from "./deploy-instance.js";
+import { deleteStep, deployStep, type InstanceCas, type LifecycleDeps } from "./instance-lifecycle.js";
+import { type DeployOutcome, deletingStatus, nextStatus } from "./instance-status.js";
 import type { Observation } from "./observation.js";
 import { observeInstance } from "./observe-instance.js";
 import { actOnIdleTime } from "./sleep-mode.js";
@@ -26,6 +29,13 @@ export interface VirtualClusterStatusOptions {
   events?: EventRecorder;
   /** While an instance wakes up, how often it is looked at again until it is Ready (default 2 s). */
   wakePollMs?: number;
+  /**
+   * The kept CAs: with them, instances made from a template are deployed and, on delete, removed
+   * (instance-lifecycle.ts); without, only observed.
+   */
+  cas?: InstanceCas;
+  /** How soon a namespace being deleted on its cluster is looked at again (default 1 s). */
+  namespacePollMs?: number;
 }
 
 /**
@@ -48,6 +58,8 @@ export class VirtualClusterStatusController {
   private readonly concurrency: number;
   private readonly events?: EventRecorder;
   private readonly wakePollMs: number;
+  private readonly namespacePollMs: number;
+  private readonly cas?: InstanceCas;
   /** Instances this replica scaled back up from sleep that are not Ready yet. */
   private readonly waking = new Set<string>();
   private timer?: NodeJS.Timeout;
@@ -66,6 +78,8 @@ export class VirtualClusterStatusController {
     this.concurrency = Math.max(1, options.concurrency ?? 8);
     this.events = options.events;
     this.wakePollMs = options.wakePollMs ?? 2_000;
+    this.namespacePollMs = options.namespacePollMs ?? 1_000;
+    this.cas = options.cas;
   }
 
   async start(): Promise<void> {
@@ -86,7 +100,12 @@ export class VirtualClusterStatusController {
       instances.onChange((e) => {
         // Spec changes bump generation; status writes (this controller's) do not, except the
         // sleep and wakeup actions' and the gateway's wake-up (status.sleep set or cleared).
-        if (e.type === "upsert" && (!e.old || e.old.metadata.generation !== e.object.metadata.generation)) {
+        const deleted =
+          e.type === "upsert" && e.old?.metadata.deletionTimestamp !== e.object.metadata.deletionTimestamp;
+        if (
+          deleted ||
+          (e.type === "upsert" && (!e.old || e.old.metadata.generation !== e.object.metadata.generation))
+        ) {
           queue.add(keyOf(e.object));
         } else if (e.type === "upsert" && isAsleep(e.old) !== isAsleep(e.object)) {
           queue.add(keyOf(e.object));
@@ -120,8 +139,13 @@ export class VirtualClusterStatusController {
     let instance = await store.read(namespace, name);
     if (!instance || instance.metadata.deletionTimestamp) {
       this.waking.delete(key);
+      if (instance) await this.finalize(key, instance);
       return;
     }
+    // Deployed before observed: the observation then sees what this deploy made.
+    const lifecycle = this.lifecycle();
+    const step = lifecycle && isDeployed(instance) ? await deployStep(lifecycle, instance) : {};
+    if (this.stopped) return;
     let observation = await observeInstance(this.registry, instance, this.timeoutMs);
     if (this.stopped) return;
     const idle = await actOnIdleTime(
@@ -132,16 +156,86 @@ export class VirtualClusterStatusController {
     if (idle.deleted || this.stopped) return;
     if (idle.instance) instance = idle.instance;
     if (idle.observation) observation = idle.observation;
-    const written = await this.writeStatus(namespace, name, observation);
+    const written = await this.writeStatus(namespace, name, observation, step.outcome);
     const status = statusOf<VirtualClusterInstanceStatus>(written ?? instance);
     // Waking up: the workload's readiness is not watched, so it is looked at until it is Ready
     // (or no longer Pending), sooner than the resync.
     if (idle.wokeUp) this.waking.add(key);
     if (status.phase !== "Pending") this.waking.delete(key);
-    if (this.waking.has(key)) {
+    if (this.waking.has(key) || status.phase === "Deploying") {
+      // A deploy's workload readiness is not watched either: looked at until it is Ready.
       this.queue?.addAfter(key, this.wakePollMs);
+    } else if (step.waiting) {
+      this.queue?.addAfter(key, this.namespacePollMs);
     } else if (idle.recheckInMs !== undefined) {
       this.queue?.addAfter(key, idle.recheckInMs);
+    }
+  }
+
+  private lifecycle(): LifecycleDeps | undefined {
+    if (!this.cas) return undefined;
+    const templates = this.informers.for("virtualclustertemplates");
+    return {
+      registry: this.registry,
+      cas: this.cas,
+      timeoutMs: this.timeoutMs,
+      templateOf: (name) => templates.get(undefined, name),
+    };
+  }
+
+  /**
+   * An instance being deleted: what was deployed for it goes from its cluster first, then its
+   * finalizer. A cluster that cannot be used is retried with backoff; one that is gone from the
+   * platform is reported and waited for (force removal: drop the finalizer by hand).
+   */
+  private async finalize(key: string, instance: KubeObject): Promise<void> {
+    const lifecycle = this.lifecycle();
+    if (!lifecycle || !(instance.metadata.finalizers ?? []).includes(VIRTUAL_CLUSTER_FINALIZER)) return;
+    const step = await deleteStep(lifecycle, instance);
+    if (this.stopped) return;
+    if (step.done) {
+      await this.dropFinalizer(instance);
+      return;
+    }
+    await this.update(instance, "status", (obj) => {
+      const before = statusOf<VirtualClusterInstanceStatus>(obj);
+      const next = deletingStatus(before, step.reason, step.message);
+      if (next === before) return undefined;
+      obj.status = next;
+      return obj;
+    });
+    if (step.error) throw step.error; // retried with backoff
+    if (step.reason === "NamespaceTerminating") this.queue?.addAfter(key, this.namespacePollMs);
+  }
+
+  private dropFinalizer(instance: KubeObject): Promise<KubeObject | undefined> {
+    return this.update(instance, "", (obj) => {
+      const finalizers = obj.metadata.finalizers ?? [];
+      if (!finalizers.includes(VIRTUAL_CLUSTER_FINALIZER)) return undefined;
+      obj.metadata.finalizers = finalizers.filter((f) => f !== VIRTUAL_CLUSTER_FINALIZER);
+      return obj;
+    });
+  }
+
+  private async update(
+    instance: KubeObject,
+    subresource: "" | "status",
+    change: (obj: KubeObject) => KubeObject | undefined,
+  ): Promise<KubeObject | undefined> {
+    try {
+      return await this.registry
+        .store("virtualclusterinstances")
+        .guaranteedUpdate(
+          systemContext(),
+          instance.metadata.namespace,
+          instance.metadata.name ?? "",
+          change,
+          subresource,
+          FIELD_MANAGER,
+        );
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 404) return undefined; // gone meanwhile
+      throw err;
     }
   }
 
@@ -150,6 +244,7 @@ export class VirtualClusterStatusController {
     namespace: string,
     name: string,
     observation: Observation,
+    deploy?: DeployOutcome,
   ): Promise<KubeObject | undefined> {
     let before: VirtualClusterInstanceStatus = {};
     let written: KubeObject | undefined;
@@ -160,7 +255,7 @@ export class VirtualClusterStatusController {
         name,
         (obj) => {
           before = statusOf<VirtualClusterInstanceStatus>(obj);
-          const next = nextStatus(before, observation, nowTimestamp());
+          const next = nextStatus(before, observation, nowTimestamp(), deploy);
           if (next === before) return undefined; // unchanged: no write, no event
           obj.status = next;
           return obj;

@@ -3,7 +3,7 @@ import { type FieldError, fieldError } from "../../api/errors.js";
 import { type KubeObject, specOf } from "../../api/object.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { ClusterSelectionSchema, validateClusterSelection } from "../cluster-selection.js";
-import { ageColumn, defineKind, displayNameColumn, nameColumn } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn } from "../define.js";
 
 const ClusterAccessSpec = Type.Object(
   {
@@ -54,6 +54,18 @@ export const clusterAccessResource = defineKind({
     validate(obj) {
       return validateAccess(specOf<ClusterAccessSpec>(obj));
     },
+  },
+  console: {
+    title: "Cluster access",
+    fields: [
+      ...displayNameFields(),
+      { path: "spec.clusters", label: "Clusters (* for all)", type: "list" },
+      { path: "spec.clusterRoleTemplates", label: "Cluster role templates", type: "list" },
+      { path: "spec.namespaces", label: "Namespaces", type: "list", help: "empty: cluster-wide" },
+      { path: "spec.users", label: "Users", type: "list" },
+      { path: "spec.teams", label: "Teams", type: "list" },
+    ],
+    columns: ["Clusters", "Templates", "Namespaces"],
   },
   columns: [
     nameColumn(),

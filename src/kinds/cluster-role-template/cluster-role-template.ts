@@ -3,7 +3,7 @@ import { type FieldError, fieldError } from "../../api/errors.js";
 import { type KubeObject, specOf } from "../../api/object.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { ClusterSelectionSchema, validateClusterSelection } from "../cluster-selection.js";
-import { ageColumn, defineKind, displayNameColumn, nameColumn } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn } from "../define.js";
 
 const PolicyRule = Type.Object(
   {
@@ -87,6 +87,11 @@ export const clusterRoleTemplateResource = defineKind({
     validate(obj) {
       return validateTemplate(specOf<ClusterRoleTemplateSpec>(obj));
     },
+  },
+  console: {
+    title: "Cluster role templates",
+    fields: [...displayNameFields(), { path: "spec.clusters", label: "Clusters (* for all)", type: "list" }],
+    columns: ["Clusters"],
   },
   columns: [
     nameColumn(),

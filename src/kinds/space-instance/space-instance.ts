@@ -4,7 +4,7 @@ import { type KubeObject, specOf } from "../../api/object.js";
 import { AccessRuleSchema, ConditionsSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { isDns1123Label } from "../../api/validation/names.js";
-import { ageColumn, defineKind, displayNameColumn, nameColumn, statusField } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, statusField } from "../define.js";
 import { PROJECT_NAMESPACE_PREFIX } from "../project/project.js";
 import { SpaceBodySchema, validateSpaceBody } from "../space-template/space-body.js";
 import { ParameterValuesSchema } from "../template-parameters/parameters.js";
@@ -90,6 +90,12 @@ const SpaceInstanceStatus = Type.Object(
     message: Type.Optional(Type.String()),
     conditions: Type.Optional(ConditionsSchema),
     namespaceUID: Type.Optional(Type.String({ description: "UID of the namespace on its cluster." })),
+    imported: Type.Optional(
+      Type.Boolean({
+        description:
+          "The namespace existed before the space (the importspace action): deleting the space leaves it on the cluster.",
+      }),
+    ),
     objects: Type.Optional(Type.Array(ObjectOutcome, { description: "The objects applied in the namespace." })),
   },
   { description: "Observed state of the space." },
@@ -147,6 +153,15 @@ export const spaceInstanceResource = defineKind({
       }
       return errs;
     },
+  },
+  console: {
+    title: "Spaces",
+    fields: [
+      ...displayNameFields(),
+      { path: "spec.clusterRef.cluster", label: "Cluster", type: "text" },
+      { path: "spec.clusterRef.namespace", label: "Namespace on the cluster", type: "text", help: "default: the name" },
+    ],
+    columns: ["Cluster", "Namespace", "Phase"],
   },
   columns: [
     nameColumn(),

@@ -3,7 +3,7 @@ import type { FieldError } from "../../api/errors.js";
 import { type KubeObject, specOf } from "../../api/object.js";
 import { AccessRulesSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
-import { ageColumn, defineKind, displayNameColumn, nameColumn } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn } from "../define.js";
 import { TemplateParameterSchema, validateParameterDeclarations } from "../template-parameters/parameters.js";
 import { validateAccessRules } from "../validation.js";
 import { SpaceBodySchema, validateSpaceBody } from "./space-body.js";
@@ -43,6 +43,7 @@ export const spaceTemplateResource = defineKind({
       return validateSpaceTemplate(specOf<SpaceTemplateSpec>(obj));
     },
   },
+  console: { title: "Space templates", fields: displayNameFields(), columns: [] },
   columns: [
     nameColumn(),
     displayNameColumn(),

@@ -113,6 +113,17 @@ export function isDeployed(obj: KubeObject): boolean {
   return spec.external !== true && (spec.templateRef !== undefined || spec.template !== undefined);
 }
 
+/** Held by a deployed instance until what the platform deployed for it is gone from its cluster. */
+export const VIRTUAL_CLUSTER_FINALIZER = "management.platform/virtual-cluster-cleanup";
+
+/** Set at create on deployed instances only: an imported one's objects are not the platform's to remove. */
+export function addCleanupFinalizer(obj: KubeObject): void {
+  if (!isDeployed(obj)) return;
+  const finalizers = obj.metadata.finalizers ?? [];
+  if (!finalizers.includes(VIRTUAL_CLUSTER_FINALIZER))
+    obj.metadata.finalizers = [...finalizers, VIRTUAL_CLUSTER_FINALIZER];
+}
+
 /**
  * Where a deployed virtual cluster goes when the instance does not say: named like the instance,
  * in namespace `p-<project>-v-<name>` on its cluster (one namespace per virtual cluster, which

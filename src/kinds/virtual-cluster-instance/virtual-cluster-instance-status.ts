@@ -49,6 +49,18 @@ const InstanceSleepSchema = Type.Object(
   },
 );
 
+const DeployedSchema = Type.Object(
+  {
+    template: Type.String({ description: "The VirtualClusterTemplate deployed (empty for an inline template)." }),
+    version: Type.String({ description: "Its version deployed (empty for an inline template)." }),
+    parameters: Type.Record(Type.String(), Type.String(), { description: "The parameter values deployed." }),
+    objects: Type.Array(Type.Object({ apiVersion: Type.String(), kind: Type.String(), name: Type.String() }), {
+      description: "The objects deployed in the instance's namespace (the platform removes them with the instance).",
+    }),
+  },
+  { description: "What the platform last deployed successfully for a deployed instance." },
+);
+
 export const VirtualClusterInstanceStatusSchema = Type.Object(
   {
     phase: Type.Optional(Type.String({ description: `${INSTANCE_PHASES.join(", ")}.` })),
@@ -73,6 +85,7 @@ export const VirtualClusterInstanceStatusSchema = Type.Object(
       Type.String({ description: "The last request through the gateway (recorded in batches), or the last wake-up." }),
     ),
     sleep: Type.Optional(InstanceSleepSchema),
+    deployed: Type.Optional(DeployedSchema),
   },
   { description: "Observed state of the instance." },
 );
@@ -80,5 +93,6 @@ export const VirtualClusterInstanceStatusSchema = Type.Object(
 export type VirtualClusterInstanceStatus = Static<typeof VirtualClusterInstanceStatusSchema>;
 export type InsideBinding = Static<typeof InsideBindingSchema>;
 export type InstanceWorkload = Static<typeof InstanceWorkloadSchema>;
+export type InstanceDeployed = Static<typeof DeployedSchema>;
 export type InstanceSleep = Static<typeof InstanceSleepSchema>;
 export type InstanceCondition = NonNullable<VirtualClusterInstanceStatus["conditions"]>[number];

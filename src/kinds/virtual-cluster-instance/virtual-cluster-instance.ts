@@ -11,7 +11,12 @@ import { validateAccessRules } from "../validation.js";
 import { TemplateContentFields } from "../virtual-cluster-template/template-content.js";
 import { InstanceAccessRuleSchema, insideRoleErrors } from "./instance-access.js";
 import { type InstanceCaIssuer, instanceCaOnCreate } from "./instance-ca.js";
-import { defaultPlacement, deployedChangeErrors, validateTemplateFields } from "./template-fields.js";
+import {
+  addCleanupFinalizer,
+  defaultPlacement,
+  deployedChangeErrors,
+  validateTemplateFields,
+} from "./template-fields.js";
 import {
   type VirtualClusterInstanceStatus,
   VirtualClusterInstanceStatusSchema,
@@ -108,6 +113,7 @@ export function virtualClusterInstanceKind(cas?: InstanceCaIssuer): ResourceType
     strategy: {
       prepareForCreate(obj) {
         defaultPlacement(obj);
+        addCleanupFinalizer(obj);
         return cas ? instanceCaOnCreate(obj, cas) : undefined;
       },
       prepareForUpdate(obj) {

@@ -3,7 +3,7 @@ import { type FieldError, fieldError } from "../../api/errors.js";
 import { type KubeObject, specOf } from "../../api/object.js";
 import { AccessRulesSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
-import { ageColumn, defineKind, displayNameColumn, nameColumn } from "../define.js";
+import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn } from "../define.js";
 import { validateAccessRules } from "../validation.js";
 import { TemplateContentFields, validateTemplateContent } from "./template-content.js";
 import { compareVersions, isVersion, LATEST, latestVersion } from "./versions.js";
@@ -46,6 +46,7 @@ export const virtualClusterTemplateResource = defineKind({
   strategy: {
     validate: (obj) => validateTemplateSpec(specOf<VirtualClusterTemplateSpec>(obj)),
   },
+  console: { title: "Virtual cluster templates", fields: displayNameFields(), columns: ["Latest"] },
   columns: [
     nameColumn(),
     displayNameColumn(1),

@@ -1,4 +1,5 @@
 import type { KubeObject } from "../../api/types";
+import { ClusterGrants } from "./ClusterGrants";
 import { ClusterConnect } from "./ConnectInstructions";
 
 /** Health of a connected cluster, and how to reach it with kubectl. */
@@ -31,6 +32,7 @@ export function ClusterPanel({ cluster }: { cluster: KubeObject }) {
         </div>
       </dl>
       <ClusterConnect cluster={cluster} />
+      <ClusterGrants cluster={cluster} />
     </>
   );
 }

@@ -6,6 +6,7 @@ import { useCan } from "../../permissions";
 import { Link } from "../../router";
 import { navigateWithFlash } from "../flash";
 import { parseHours } from "../hours";
+import { ObjectEvents } from "../ObjectEvents";
 import { VirtualClusterConnect } from "./ConnectInstructions";
 
 /** A virtual cluster instance: download a kube config for it, move it to another project. */
@@ -54,12 +55,26 @@ export function InstancePanel({ instance }: { instance: KubeObject }) {
           <dt>Namespace on the cluster</dt>
           <dd className="mono">{String(instance.spec?.clusterRef?.namespace ?? "") || "none"}</dd>
         </div>
+        <div>
+          <dt>Template</dt>
+          <dd>{templateText(instance)}</dd>
+        </div>
       </dl>
       {canUse && <VirtualClusterConnect instance={instance} />}
       {canUse && <KubeConfigDownload namespace={ns} name={name} />}
       {canDelete && <MoveInstance namespace={ns} name={name} />}
+      <ObjectEvents o={instance} />
     </>
   );
+}
+
+/** Which template and version the instance asks for: a pinned version, or the newest one followed. */
+function templateText(instance: KubeObject): string {
+  if (instance.spec?.template) return "inline (its own objects)";
+  const ref = instance.spec?.templateRef as { name?: string; version?: string } | undefined;
+  if (!ref?.name) return instance.spec?.external ? "none: imported" : "none";
+  const pinned = ref.version && ref.version !== "latest";
+  return pinned ? `${ref.name}, version ${ref.version} (pinned)` : `${ref.name}, newest version (followed)`;
 }
 
 function KubeConfigDownload({ namespace, name }: { namespace: string; name: string }) {

@@ -4,9 +4,11 @@ import { API, describeError, errorToShow, request } from "../../api/client";
 import type { KubeList, KubeObject } from "../../api/types";
 import { useCan } from "../../permissions";
 import { Link } from "../../router";
+import { CreateVirtualCluster } from "./CreateVirtualCluster";
 import { ProjectSecrets } from "./ProjectSecrets";
+import { ProjectSpaces } from "./ProjectSpaces";
 
-/** A project's virtual cluster instances, and importing one from a connected cluster. */
+/** A project's members, its virtual cluster instances (creating one from a template, importing one) and its spaces. */
 export function ProjectPanel({ project }: { project: KubeObject }) {
   const name = project.metadata.name ?? "";
   const ns = `p-${name}`;
@@ -26,7 +28,9 @@ export function ProjectPanel({ project }: { project: KubeObject }) {
       {q.data && q.data.items.length === 0 && (
         <p className="empty">
           No virtual clusters in this project yet.{" "}
-          {canCreate ? "Import one from a connected cluster below." : "Someone who manages the project can import one."}
+          {canCreate
+            ? "Create one from a template or import one from a connected cluster below."
+            : "Someone who manages the project can create or import one."}
         </p>
       )}
       {q.data && q.data.items.length > 0 && (
@@ -59,7 +63,9 @@ export function ProjectPanel({ project }: { project: KubeObject }) {
           </table>
         </div>
       )}
+      {canCreate && <CreateVirtualCluster project={name} />}
       {canCreate && <ImportForm project={name} />}
+      <ProjectSpaces project={name} />
     </>
   );
 }

@@ -1,0 +1,198 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { type CliRun, runCli } from "../testing/cli-run.js";
+import { FakeKubeApiServer } from "../testing/fake-kube-apiserver.js";
+import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
+
+/**
+ * `create|delete vcluster`, `create|delete|list space`, `list vclusters|templates` as a project
+ * member runs them, against a real server. No controller deploys a virtual cluster on main yet,
+ * so the Ready the CLI waits for is the status controller's reading of a running virtual cluster
+ * the stand-in cluster serves (its Service and ready StatefulSet, in the namespace the instance names).
+ */
+describe("platform create|delete|list vcluster and space", () => {
+  let server: TestServer;
+  let kube: FakeKubeApiServer;
+  let home: string;
+  const cli = (args: string[]): Promise<CliRun> => runCli(home, args);
+  const get = (path: string) => server.request("GET", `${GROUP_PATH}/${path}`);
+
+  before(async () => {
+    kube = await FakeKubeApiServer.start();
+    await kube.addVirtualCluster("team-a", "dev");
+    server = await startTestServer();
+    const post = async (path: string, body: unknown) => {
+      const res = await server.request("POST", `${GROUP_PATH}/${path}`, { body });
+      assert.equal(res.status, 201, res.text);
+    };
+    await post("namespaces/platform/sharedsecrets", {
+      metadata: { name: "c1-kubeconfig" },
+      spec: { data: { config: Buffer.from(kube.kubeconfig()).toString("base64") } },
+    });
+    const aliceKey = await userWithKey(server, "alice");
+    await post("clusters", {
+      metadata: { name: "c1" },
+      spec: { config: { secretName: "c1-kubeconfig" }, access: [{ verbs: ["get", "use"], users: ["alice"] }] },
+    });
+    await post("projects", { metadata: { name: "web" }, spec: { members: [{ kind: "User", name: "alice" }] } });
+    await post("projects", { metadata: { name: "shop" }, spec: {} });
+    home = mkdtempSync(join(tmpdir(), "platform-instances-"));
+    writeFileSync(join(home, "ca.crt"), server.caPem ?? "");
+    const login = await cli([
+      "login",
+      server.url,
+      "--access-key",
+      aliceKey,
+      "--certificate-authority",
+      join(home, "ca.crt"),
+      "--reuse-key",
+    ]);
+    assert.equal(login.code, 0, login.stderr);
+  });
+  after(async () => {
+    await server.stop();
+    await kube.stop();
+  });
+
+  it("create vcluster sends template, version and parameters, and waits for Ready with a progress line", async () => {
+    const r = await cli([
+      "create",
+      "vcluster",
+      "dev",
+      "--project",
+      "web",
+      "--cluster",
+      "c1",
+      "--namespace",
+      "team-a",
+      "--template",
+      "default",
+      "--template-version",
+      "1.0.0",
+      "--set",
+      "serviceType=NodePort",
+      "--timeout",
+      "2m",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^vcluster dev created in project web$/m);
+    assert.match(r.stderr, /^vcluster dev: Ready \(.*1 of 1 replicas ready\)$/m);
+    const stored = (await get("namespaces/p-web/virtualclusterinstances/dev")).json;
+    assert.deepEqual(stored.spec.templateRef, { name: "default", version: "1.0.0" });
+    assert.deepEqual(stored.spec.parameters, { serviceType: "NodePort" });
+    assert.equal(stored.status.phase, "Ready");
+  });
+
+  it("create vcluster gives up after --timeout with the last phase and its reason, and keeps the instance", async () => {
+    const r = await cli([
+      "create",
+      "vcluster",
+      "ghost",
+      "--project",
+      "web",
+      "--cluster",
+      "c1",
+      "--namespace",
+      "team-a",
+      "--timeout",
+      "3s",
+    ]);
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(r.stderr, /gave up waiting after 3s, the last phase seen: vcluster ghost: (Pending|Failed)/);
+    assert.equal((await get("namespaces/p-web/virtualclusterinstances/ghost")).status, 200);
+  });
+
+  it("create vcluster --no-wait returns at once; a bad parameter is the server's field error", async () => {
+    const r = await cli([
+      "create",
+      "vcluster",
+      "quick",
+      "--project",
+      "web",
+      "--cluster",
+      "c1",
+      "--no-wait",
+      "-o",
+      "json",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).metadata.name, "quick");
+    assert.equal(r.stderr, "");
+    const bad = await cli([
+      "create",
+      "vcluster",
+      "bad",
+      "--project",
+      "web",
+      "--cluster",
+      "c1",
+      "--template",
+      "default",
+      "--set",
+      "serviceType=Nope",
+      "--no-wait",
+    ]);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /spec\.parameters\.serviceType/);
+    const usage = await cli(["create", "vcluster", "bad", "--project", "web", "--set", "serviceType"]);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /--set must be KEY=VALUE/);
+  });
+
+  it("list vclusters shows phase and template; list templates the default one", async () => {
+    const r = await cli(["list", "vclusters", "--project", "web"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^NAME\s+CLUSTER\s+PHASE\s+TEMPLATE\s+AGE$/m);
+    assert.match(r.stdout, /^dev\s+c1\s+Ready\s+default@1\.0\.0\s/m);
+    const t = await cli(["list", "templates"]);
+    assert.equal(t.code, 0, t.stderr);
+    assert.match(t.stdout, /^default\s+1\.0\.0\s+1\.0\.0\s/m);
+  });
+
+  it("a project the caller is not a member of refuses them", async () => {
+    const r = await cli(["create", "vcluster", "x", "--project", "shop", "--cluster", "c1", "--no-wait"]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /forbidden|cannot create/i);
+    const s = await cli(["create", "space", "x", "--project", "shop", "--cluster", "c1"]);
+    assert.equal(s.code, 1);
+    assert.match(s.stderr, /cannot create/);
+  });
+
+  it("create, list and delete a space", async () => {
+    const c = await cli([
+      "create",
+      "space",
+      "web-dev",
+      "--project",
+      "web",
+      "--cluster",
+      "c1",
+      "--namespace",
+      "web-dev-ns",
+    ]);
+    assert.equal(c.code, 0, c.stderr);
+    assert.match(c.stdout, /^space web-dev created in project web$/m);
+    const stored = (await get("namespaces/p-web/spaceinstances/web-dev")).json;
+    assert.deepEqual(stored.spec.clusterRef, { cluster: "c1", namespace: "web-dev-ns" });
+    assert.deepEqual(stored.spec.owner, { user: "alice" });
+    const l = await cli(["list", "spaces"]);
+    assert.equal(l.code, 0, l.stderr);
+    assert.match(l.stdout, /^web\s+web-dev\s+c1\s+web-dev-ns\s/m);
+    const d = await cli(["delete", "space", "web-dev", "--project", "web"]);
+    assert.equal(d.code, 0, d.stderr);
+    assert.match(d.stdout, /^space web-dev in project web deleted$/m);
+    const missing = await cli(["delete", "space", "web-dev", "--project", "web"]);
+    // Its finalizer keeps it until the space controller removed the namespace; a second delete
+    // finds it terminating or gone, never a crash.
+    assert.ok(missing.code === 0 || /not found/.test(missing.stderr), missing.stderr);
+  });
+
+  it("delete vcluster removes the instance", async () => {
+    const d = await cli(["delete", "vcluster", "quick", "--project", "web"]);
+    assert.equal(d.code, 0, d.stderr);
+    assert.equal((await get("namespaces/p-web/virtualclusterinstances/quick")).status, 404);
+  });
+});

@@ -1,0 +1,218 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the templates it creates reference their values as ${...}
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { launchChromium, newConsoleContext, seriousAxeViolations } from "../testing/browser.js";
+import { FakeKubeApiServer } from "../testing/fake-kube-apiserver.js";
+import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+
+/** Set CONSOLE_SCREENSHOTS=docs/console to refresh the screenshots of docs/console.md. */
+const SHOTS = process.env.CONSOLE_SCREENSHOTS;
+
+/**
+ * A project's virtual clusters and spaces in Chromium: "Create virtual cluster" from a template
+ * (its parameters checked before sending, the server's refusals beside the fields), the
+ * instance's page until Ready, and the project's spaces (create from a SpaceTemplate, delete).
+ * No controller deploys a virtual cluster on main yet: the Ready shown is the status
+ * controller's reading of a running virtual cluster the stand-in cluster serves where the
+ * instance is placed (testing/fake-kube-apiserver.ts).
+ */
+describe("console: a project's virtual clusters and spaces in Chromium", { timeout: 300_000 }, () => {
+  let server: TestServer;
+  let kube: FakeKubeApiServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const findings: string[] = [];
+
+  const post = async (path: string, body: unknown) => {
+    const res = await server.request("POST", `${GROUP_PATH}/${path}`, { body });
+    assert.equal(res.status, 201, res.text);
+  };
+
+  before(async () => {
+    kube = await FakeKubeApiServer.start();
+    await kube.addVirtualCluster("team-a", "dev");
+    server = await startTestServer({ clusterCheckIntervalMs: 1000 });
+    await post("namespaces/platform/sharedsecrets", {
+      metadata: { name: "c1-kubeconfig" },
+      spec: { data: { config: Buffer.from(kube.kubeconfig()).toString("base64") } },
+    });
+    await post("clusters", { metadata: { name: "c1" }, spec: { config: { secretName: "c1-kubeconfig" } } });
+    await post("projects", { metadata: { name: "web" }, spec: {} });
+    await post("virtualclustertemplates", {
+      metadata: { name: "tiny" },
+      spec: {
+        displayName: "Tiny",
+        versions: [
+          {
+            version: "1.0.0",
+            parameters: [{ name: "replicas", type: "number", required: true }],
+            objects: [{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "${instance.name}-hello" } }],
+          },
+        ],
+      },
+    });
+    await post("spacetemplates", {
+      metadata: { name: "small" },
+      spec: {
+        parameters: [{ name: "pods", type: "number", default: "10" }],
+        template: {
+          objects: [
+            {
+              apiVersion: "v1",
+              kind: "ResourceQuota",
+              metadata: { name: "quota" },
+              spec: { hard: { pods: "${params.pods}" } },
+            },
+          ],
+        },
+      },
+    });
+    browser = await launchChromium();
+    context = await newConsoleContext(browser);
+    page = await context.newPage();
+    page.on("dialog", (d) => {
+      findings.push(`unexpected dialog: ${d.message()}`);
+      void d.dismiss();
+    });
+    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+    await page.goto(`${server.url}/console/`);
+    await page.getByLabel("Access key").fill(server.adminKey);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText("Signed in as").waitFor();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    await kube?.stop();
+  });
+
+  async function audit(name: string): Promise<void> {
+    for (let i = 0; i < 200 && !(await page.evaluate("!document.querySelector('[aria-busy=true]')")); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    for (const v of await seriousAxeViolations(page)) findings.push(`${name}: ${v.id} (${v.impact}) ${v.help}`);
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  }
+
+  const createForm = () => page.locator("form", { has: page.getByRole("heading", { name: "Create virtual cluster" }) });
+  const spaceForm = () => page.locator("form", { has: page.getByRole("heading", { name: "Create a space" }) });
+
+  it("creates a virtual cluster from a template: parameters checked before sending, server errors beside fields, then Ready", async () => {
+    await page.goto(`${server.url}/console/k/projects/web`);
+    const form = createForm();
+    await form.getByLabel("Template", { exact: true }).selectOption("tiny");
+    await form.getByLabel("Template version").selectOption("1.0.0");
+    await form.getByLabel("Virtual cluster name").fill("Bad_Name");
+    await form.getByLabel("Connected cluster").fill("c1");
+    await form.getByLabel("Namespace there").fill("team-a");
+    await form.getByLabel("replicas (required)").fill("many");
+    await form.getByRole("button", { name: "Create virtual cluster" }).click();
+    await form.locator(".field-error").first().waitFor();
+    assert.match(await form.locator(".field-error").innerText(), /Write a number, such as 3 \("many" is not one\)/);
+    // Checked in the page: nothing was sent.
+    const none = await server.request("GET", `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances`);
+    assert.equal(none.json.items.length, 0);
+
+    await form.getByLabel("replicas (required)").fill("2");
+    await form.getByRole("button", { name: "Create virtual cluster" }).click();
+    await form.getByText(/"Bad_Name" is not valid/).waitFor();
+    assert.equal(await form.getByLabel("Virtual cluster name").getAttribute("aria-invalid"), "true");
+    await audit("vcluster-create-error");
+
+    await form.getByLabel("Virtual cluster name").fill("dev");
+    await form.getByRole("button", { name: "Create virtual cluster" }).click();
+    await page.getByText("Created virtual cluster dev.").waitFor();
+    const stored = (await server.request("GET", `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances/dev`)).json;
+    assert.deepEqual(stored.spec.templateRef, { name: "tiny", version: "1.0.0" });
+    assert.deepEqual(stored.spec.parameters, { replicas: "2" });
+    assert.ok(stored.metadata.managedFields.some((f: { manager: string }) => f.manager === "platform-console"));
+    await page.getByText("tiny, version 1.0.0 (pinned)").waitFor();
+    await page.locator(".badge", { hasText: "Ready" }).first().waitFor({ timeout: 60_000 });
+    // The status controller reports the change of phase as an Event about the instance.
+    await server.events.recorder.flush();
+    await page.reload();
+    await page.locator("ul.events li", { hasText: "WorkloadReady" }).waitFor();
+    await audit("instance-detail-template");
+  });
+
+  it("the project page lists its instances with their phase", async () => {
+    await page.goto(`${server.url}/console/k/projects/web`);
+    const row = page.locator("tr", { has: page.getByRole("link", { name: "dev", exact: true }) });
+    await row.locator(".badge", { hasText: "Ready" }).waitFor();
+  });
+
+  it("creates a space from a template (its parameters checked first) and deletes it", async () => {
+    await page.goto(`${server.url}/console/k/projects/web`);
+    const form = spaceForm();
+    await form.getByLabel("Space name").fill("web-dev");
+    await form.getByLabel("Cluster of the space").fill("c1");
+    await form.getByLabel("Space template").selectOption("small");
+    await form.getByLabel("pods").fill("lots");
+    await form.getByRole("button", { name: "Create space" }).click();
+    assert.match(await form.locator(".field-error").innerText(), /Write a number/);
+    await form.getByLabel("pods").fill("20");
+    await form.getByRole("button", { name: "Create space" }).click();
+    await form.getByText("Created space web-dev.").waitFor();
+    const stored = (await server.request("GET", `${GROUP_PATH}/namespaces/p-web/spaceinstances/web-dev`)).json;
+    assert.deepEqual(stored.spec.templateRef, { name: "small" });
+    assert.deepEqual(stored.spec.parameters, { pods: "20" });
+    const row = page.locator("tr", { has: page.getByRole("link", { name: "web-dev", exact: true }) });
+    await row.waitFor();
+    await audit("project-spaces");
+    await row.getByRole("button", { name: "Delete" }).click();
+    await row.getByRole("button", { name: "Yes, delete web-dev" }).click();
+    // Its finalizer holds it until the space controller has removed the namespace from the cluster.
+    await row.getByRole("button", { name: "Yes, delete web-dev" }).waitFor({ state: "detached" });
+    const after = await server.request("GET", `${GROUP_PATH}/namespaces/p-web/spaceinstances/web-dev`);
+    assert.ok(after.status === 404 || after.json.metadata.deletionTimestamp, after.text);
+  });
+
+  it("the project page fits a phone (390 px) without sideways scrolling", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.url}/console/k/projects/web`);
+    await createForm().waitFor();
+    await audit("phone-project-instances");
+    const overflow = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth");
+    assert.ok(Number(overflow) <= 0, `scrolls sideways by ${overflow}px`);
+    await page.goto(`${server.url}/console/k/virtualclusterinstances/p-web/dev`);
+    await page.getByText("tiny, version 1.0.0 (pinned)").waitFor();
+    const overflow2 = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth");
+    assert.ok(Number(overflow2) <= 0, `instance page scrolls sideways by ${overflow2}px`);
+  });
+
+  it("the cluster page shows the access grants the platform keeps on it, a failed one with its reason", async () => {
+    await page.setViewportSize({ width: 1280, height: 860 });
+    // The stand-in cluster answers reads only: writing the ClusterRole fails, as on a cluster
+    // whose credentials lack the rights, and the cluster's status says so.
+    await post("clusterroletemplates", {
+      metadata: { name: "pod-reader" },
+      spec: { clusters: ["c1"], rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get"] }] },
+    });
+    await page.goto(`${server.url}/console/k/clusters/c1`);
+    await page.getByRole("heading", { name: "Access inside the cluster" }).waitFor();
+    const row = page.locator("tr", { has: page.getByRole("link", { name: "pod-reader" }) });
+    await row.locator(".badge", { hasText: "failed" }).waitFor({ timeout: 60_000 });
+    const stored = (await server.request("GET", `${GROUP_PATH}/clusters/c1`)).json;
+    const grant = stored.status.grants.find(
+      (g: { clusterRoleTemplate: string }) => g.clusterRoleTemplate === "pod-reader",
+    );
+    assert.equal(grant.applied, false);
+    assert.ok(grant.reason, JSON.stringify(grant));
+    assert.match(await row.innerText(), new RegExp(grant.reason));
+    const summary = await page.locator("p", { hasText: / applied/ }).innerText();
+    assert.match(summary, /^0 of \d+ applied\s*\d+ failed$/, summary);
+    await audit("cluster-grants");
+    // The template has a page of its own (its kind declares a console presentation).
+    await row.getByRole("link", { name: "pod-reader" }).click();
+    await page.getByRole("heading", { name: /pod-reader/ }).waitFor();
+    await page.getByText("ClusterRoleTemplate pod-reader").waitFor();
+  });
+
+  it("no serious accessibility finding and no dialog on any page", () => {
+    assert.deepEqual(findings, []);
+  });
+});

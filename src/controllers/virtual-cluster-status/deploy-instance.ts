@@ -1,0 +1,152 @@
+import type { KubernetesObjectApi } from "@kubernetes/client-node";
+import type { KubeObject } from "../../api/object.js";
+import { type ClusterConnectionError, classifyError, withDeadline } from "../../clusters/cluster-connection.js";
+import {
+  applyClusterObjects,
+  isUnreachable,
+  type ObjectRef,
+  pruneClusterObjects,
+  refOf,
+} from "../../clusters/cluster-objects.js";
+import { type Call, readNamespace } from "../spaces/space-sync.js";
+import { type DesiredInstance, isOwnNamespace } from "./desired-instance.js";
+
+/** The one field manager of everything the platform applies into clusters for virtual clusters. */
+export const FIELD_MANAGER = "platform-virtual-clusters";
+
+/** What one deploy found and did. */
+export type DeployResult =
+  | { ok: true; objects: ObjectRef[] }
+  /** Nothing was pruned: the objects deployed before stay as they were (or as far as the apply got). */
+  | { ok: false; reason: string; message: string; unreachable?: ClusterConnectionError; waiting?: boolean };
+
+/**
+ * Brings an instance's namespace on its cluster to `desired`: refuses a namespace that exists
+ * and was not made for this instance (never adopted), applies the Namespace and the template's
+ * objects with server-side apply, and only when every object applied, prunes the instance's
+ * objects no longer desired (of the kinds deployed now or before, `previous`): a failed upgrade
+ * leaves what ran before.
+ */
+export async function deployInstance(
+  api: KubernetesObjectApi,
+  server: string,
+  instance: KubeObject,
+  desired: DesiredInstance,
+  previous: readonly ObjectRef[],
+  timeoutMs: number,
+): Promise<DeployResult> {
+  const call: Call = (p) => withDeadline(p, timeoutMs, server);
+  const found = await readNamespace(api, call, server, desired.namespace);
+  if ("error" in found) return failure(found.error);
+  const existing = found.namespace;
+  if (existing && !isOwnNamespace(existing.metadata?.labels, instance)) {
+    return {
+      ok: false,
+      reason: "NamespaceNotOwned",
+      message: `namespace "${desired.namespace}" already exists on the cluster and was not made for this virtual cluster; the platform does not take over a namespace it did not create`,
+    };
+  }
+  if (existing?.metadata?.deletionTimestamp) {
+    return {
+      ok: false,
+      reason: "NamespaceTerminating",
+      message: `namespace "${desired.namespace}" is still being deleted on the cluster`,
+      waiting: true,
+    };
+  }
+  // Applied without pruning first: a refused object must not cost the objects that ran before.
+  const applied = await applyClusterObjects(api, server, {
+    fieldManager: FIELD_MANAGER,
+    desired: desired.objects,
+    owned: [],
+    timeoutMs,
+  });
+  if (applied.unreachable) return failure(applied.unreachable);
+  const failed = applied.outcomes.find((o) => !o.ok);
+  if (failed) {
+    return {
+      ok: false,
+      reason: failed.reason ?? "ApplyFailed",
+      message: `${failed.kind} ${failed.name}: ${failed.message}`,
+    };
+  }
+  const objects = desired.objects.filter((o) => o.kind !== "Namespace").map(refOf);
+  const pruned = await removeInstanceObjects(
+    api,
+    server,
+    desired.namespace,
+    desired.ownerLabels,
+    [...previous, ...objects],
+    objects,
+    timeoutMs,
+  );
+  if (pruned) return pruned;
+  return { ok: true, objects };
+}
+
+/**
+ * Deletes the instance's labelled objects of the kinds in `kinds`, but those in `keep`; undefined
+ * when done, else why not.
+ */
+export async function removeInstanceObjects(
+  api: KubernetesObjectApi,
+  server: string,
+  namespace: string,
+  ownerLabels: Record<string, string>,
+  kinds: readonly ObjectRef[],
+  keep: readonly ObjectRef[],
+  timeoutMs: number,
+): Promise<Extract<DeployResult, { ok: false }> | undefined> {
+  const labelSelector = Object.entries(ownerLabels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
+  const owned = new Map<string, { apiVersion: string; kind: string; namespace: string; labelSelector: string }>();
+  for (const k of kinds) {
+    if (k.kind === "Namespace") continue;
+    owned.set(`${k.apiVersion}/${k.kind}`, { apiVersion: k.apiVersion, kind: k.kind, namespace, labelSelector });
+  }
+  const result = await pruneClusterObjects(api, server, {
+    fieldManager: FIELD_MANAGER,
+    desired: keep.map((k) => ({ apiVersion: k.apiVersion, kind: k.kind, metadata: { name: k.name, namespace } })),
+    owned: [...owned.values()],
+    timeoutMs,
+  });
+  if (result.unreachable) return failure(result.unreachable);
+  const failed = result.outcomes.find((o) => !o.ok);
+  if (failed)
+    return {
+      ok: false,
+      reason: failed.reason ?? "RemoveFailed",
+      message: `${failed.kind} ${failed.name}: ${failed.message}`,
+    };
+  return undefined;
+}
+
+/** Whether the instance's namespace is gone: deletes it if it was made for the instance; one that was not is left alone. */
+export async function removeInstanceNamespace(
+  api: KubernetesObjectApi,
+  server: string,
+  instance: KubeObject,
+  namespace: string,
+  timeoutMs: number,
+): Promise<{ gone: boolean; error?: ClusterConnectionError }> {
+  const call: Call = (p) => withDeadline(p, timeoutMs, server);
+  const found = await readNamespace(api, call, server, namespace);
+  if ("error" in found) return { gone: false, error: found.error };
+  const existing = found.namespace;
+  if (!existing || !isOwnNamespace(existing.metadata?.labels, instance)) return { gone: true };
+  if (existing.metadata?.deletionTimestamp) return { gone: false };
+  try {
+    await call(api.delete({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }));
+    return { gone: false };
+  } catch (err) {
+    const e = classifyError(err, server);
+    return e.httpStatus === 404 ? { gone: true } : { gone: false, error: e };
+  }
+}
+
+function failure(e: ClusterConnectionError): Extract<DeployResult, { ok: false }> {
+  return isUnreachable(e)
+    ? { ok: false, reason: e.reason, message: e.message, unreachable: e }
+    : { ok: false, reason: e.reason, message: e.message };
+}

@@ -1,0 +1,146 @@
+import { type KubeObject, specOf, statusOf } from "../../api/object.js";
+import { type ClusterConnectionError, classifyError, clusterClient } from "../../clusters/cluster-connection.js";
+import { isUnreachable, type ObjectRef } from "../../clusters/cluster-objects.js";
+import type { CertificateAndKey } from "../../crypto/certificates.js";
+import { VIRTUAL_CLUSTER_FINALIZER } from "../../kinds/virtual-cluster-instance/template-fields.js";
+import type { VirtualClusterInstanceSpec } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
+import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
+import type { Registry } from "../../registry/registry.js";
+import { deployInstance, removeInstanceNamespace, removeInstanceObjects } from "./deploy-instance.js";
+import { desiredInstance, instanceLabels, instanceNamespaceOf, templateContentOf } from "./desired-instance.js";
+import type { DeployOutcome } from "./instance-status.js";
+
+/**
+ * The deploy and the delete of an instance made from a template (docs/virtual-clusters.md,
+ * "Lifecycle"), for the status controller, which writes what they return. The messages name
+ * the cluster by its name on the platform, never its address (an instance's reader may not
+ * read its Cluster); the rendered objects hold the CA key and go nowhere but the cluster.
+ */
+
+/** The kept CA of an instance (ca-store.ts). */
+export interface InstanceCas {
+  forInstance(instance: KubeObject): Promise<CertificateAndKey | undefined>;
+}
+
+export interface LifecycleDeps {
+  registry: Registry;
+  cas: InstanceCas;
+  timeoutMs: number;
+  /** The instance's template, when it names one (from the informer). */
+  templateOf(name: string): KubeObject | undefined;
+}
+
+/** What a deploy means for the status; `retry` when the cluster could not be used (the observation says so). */
+export type DeployStep = { outcome?: DeployOutcome; unreachable?: ClusterConnectionError; waiting?: boolean };
+
+export async function deployStep(deps: LifecycleDeps, instance: KubeObject): Promise<DeployStep> {
+  const clusterName = specOf<VirtualClusterInstanceSpec>(instance).clusterRef?.cluster ?? "";
+  // No cluster: the observation reports it.
+  const cluster = clusterName ? await deps.registry.store("clusters").read(undefined, clusterName) : undefined;
+  if (!cluster) return {};
+  const ca = await deps.cas.forInstance(instance);
+  if (!ca) {
+    const message = "the platform keeps no certificate authority for this instance; create it again";
+    return { outcome: { ok: false, reason: "CertificateAuthorityNotFound", message } };
+  }
+  const refName = specOf<{ templateRef?: { name: string } }>(instance).templateRef?.name;
+  const desired = desiredInstance(instance, refName ? deps.templateOf(refName) : undefined, ca);
+  if ("reason" in desired) return { outcome: { ok: false, ...desired } };
+  const previous = deployedObjects(instance);
+  try {
+    const { api, where } = await clusterApi(deps.registry, cluster);
+    const result = await deployInstance(api, where, instance, desired, previous, deps.timeoutMs);
+    if (result.ok) {
+      const objects = result.objects.map(({ apiVersion, kind, name }) => ({ apiVersion, kind, name }));
+      return { outcome: { ok: true, deployed: { ...desired.deployed, objects } } };
+    }
+    if (result.unreachable) return { unreachable: result.unreachable };
+    return { outcome: { ok: false, reason: result.reason, message: result.message }, waiting: result.waiting };
+  } catch (err) {
+    const e = classifyError(err, "");
+    if (isUnreachable(e)) return { unreachable: e };
+    return { outcome: { ok: false, reason: e.reason, message: cannotUse(clusterName, e) } };
+  }
+}
+
+/** Where the delete of an instance stands: done (drop the finalizer), or why not yet. */
+export type DeleteStep =
+  | { done: true }
+  | { done: false; reason: string; message: string; error?: ClusterConnectionError };
+
+/**
+ * Removes what the platform deployed for the instance: its labelled objects, then its namespace
+ * if the platform made it (never one it did not), and says whether all is gone.
+ */
+export async function deleteStep(deps: LifecycleDeps, instance: KubeObject): Promise<DeleteStep> {
+  const clusterName = specOf<VirtualClusterInstanceSpec>(instance).clusterRef?.cluster ?? "";
+  const namespace = instanceNamespaceOf(instance);
+  const cluster = clusterName ? await deps.registry.store("clusters").read(undefined, clusterName) : undefined;
+  if (!cluster) {
+    return {
+      done: false,
+      reason: "ClusterNotFound",
+      message: `cluster "${clusterName}" does not exist on the platform, so what was deployed in namespace "${namespace}" cannot be removed; remove the finalizer ${VIRTUAL_CLUSTER_FINALIZER} to drop this record alone (docs/virtual-clusters.md)`,
+    };
+  }
+  try {
+    const { api, where } = await clusterApi(deps.registry, cluster);
+    const kinds = [...deployedObjects(instance), ...templateKinds(deps, instance)];
+    const left = await removeInstanceObjects(
+      api,
+      where,
+      namespace,
+      instanceLabels(instance),
+      kinds,
+      [],
+      deps.timeoutMs,
+    );
+    if (left?.unreachable) {
+      const e = left.unreachable;
+      return { done: false, reason: e.reason, message: cannotUse(clusterName, e), error: e };
+    }
+    if (left) return { done: false, reason: left.reason, message: left.message };
+    const ns = await removeInstanceNamespace(api, where, instance, namespace, deps.timeoutMs);
+    if (ns.gone) return { done: true };
+    if (ns.error)
+      return { done: false, reason: ns.error.reason, message: cannotUse(clusterName, ns.error), error: ns.error };
+    return {
+      done: false,
+      reason: "NamespaceTerminating",
+      message: `waiting for namespace "${namespace}" to be deleted on cluster "${clusterName}"`,
+    };
+  } catch (err) {
+    const e = classifyError(err, "");
+    return { done: false, reason: e.reason, message: cannotUse(clusterName, e), error: e };
+  }
+}
+
+/** The objects the last successful deploy made (status.deployed). */
+function deployedObjects(instance: KubeObject): ObjectRef[] {
+  return statusOf<VirtualClusterInstanceStatus>(instance).deployed?.objects ?? [];
+}
+
+/** The kinds the instance's template writes, for a delete after a deploy that never completed. */
+function templateKinds(deps: LifecycleDeps, instance: KubeObject): ObjectRef[] {
+  const refName = specOf<{ templateRef?: { name: string } }>(instance).templateRef?.name;
+  const found = templateContentOf(instance, refName ? deps.templateOf(refName) : undefined);
+  if ("reason" in found) return [];
+  const kinds: ObjectRef[] = [];
+  for (const o of found.content.objects as Array<{ apiVersion?: unknown; kind?: unknown }>) {
+    if (typeof o?.apiVersion === "string" && typeof o.kind === "string") {
+      kinds.push({ apiVersion: o.apiVersion, kind: o.kind, name: "" });
+    }
+  }
+  return kinds;
+}
+
+async function clusterApi(registry: Registry, cluster: KubeObject) {
+  const client = await clusterClient(registry, cluster);
+  const { KubernetesObjectApi } = await import("@kubernetes/client-node");
+  return { api: KubernetesObjectApi.makeApiClient(client.kubeConfig), where: JSON.stringify(cluster.metadata.name) };
+}
+
+/** Why the cluster as a whole could not be used: the reason only (the details are the Cluster's). */
+function cannotUse(cluster: string, e: ClusterConnectionError): string {
+  return `cluster "${cluster}" cannot be used (${e.reason}); the Cluster's status says why`;
+}

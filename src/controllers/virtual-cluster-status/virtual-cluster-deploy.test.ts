@@ -1,0 +1,283 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the template references under test are written ${...}
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
+import { createCluster, putSecret } from "../../testing/cluster-status.js";
+import { documentedYamlBlocks } from "../../testing/documented-rights.js";
+import { postObject } from "../../testing/gateway-fixture.js";
+import { KubeControlPlane } from "../../testing/kube-control-plane.js";
+import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
+
+/**
+ * Virtual clusters deployed from templates on a real control plane (docs/virtual-clusters.md,
+ * "Lifecycle"): the platform's account holds exactly the rights docs/gateway.md lists, read
+ * from the page; the StatefulSet's ready replicas come from kube-controller-manager's own
+ * controller and pods the kubelet stand-in reports ready (no container runs).
+ */
+
+const INSTANCES = `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances`;
+
+/** Polls until `check` holds: bounded, as a guard against hanging, not a timing assertion. */
+async function waitFor<T>(what: string, read: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
+  let last: T | undefined;
+  for (let i = 0; i < 600; i++) {
+    last = await read();
+    if (check(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.fail(`${what} never came; last: ${JSON.stringify(last)}`);
+}
+
+/** A Service the status controller finds, and a Deployment of the virtual cluster's name. */
+const BASE = [
+  {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: "${instance.name}", labels: { app: "vcluster" } },
+    spec: { ports: [{ port: 443 }], selector: { app: "vc-${instance.name}" } },
+  },
+  {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "${instance.name}" },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: "vc-${instance.name}" } },
+      template: {
+        metadata: { labels: { app: "vc-${instance.name}" } },
+        spec: { containers: [{ name: "syncer", image: "registry.k8s.io/pause:3.10" }] },
+      },
+    },
+  },
+];
+
+function settings(version: string) {
+  return {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "${instance.name}-settings" },
+    stringData: { greeting: "${params.greeting}", version },
+  };
+}
+
+/** 1.0.0 and 2.0.0 deploy; 3.0.0 renders but the cluster refuses its Service (a port out of range). */
+const TINY = {
+  metadata: { name: "tiny" },
+  spec: {
+    access: [{ users: ["*"], verbs: ["get", "use"] }],
+    versions: [
+      {
+        version: "1.0.0",
+        parameters: [{ name: "greeting", default: "hi" }],
+        objects: [...BASE, settings("1"), { ...settings("1"), metadata: { name: "${instance.name}-old" } }],
+      },
+      { version: "2.0.0", parameters: [{ name: "greeting", default: "hi" }], objects: [...BASE, settings("2")] },
+      {
+        version: "3.0.0",
+        parameters: [{ name: "greeting", default: "hi" }],
+        objects: [
+          {
+            apiVersion: "v1",
+            kind: "Service",
+            metadata: { name: "${instance.name}-broken" },
+            spec: { ports: [{ port: 99999 }] },
+          },
+          ...BASE,
+        ],
+      },
+    ],
+  },
+};
+
+describe("virtual clusters deployed from templates, on a real cluster", () => {
+  let kube: KubeControlPlane;
+  let server: TestServer;
+  const statusOf = async (name: string): Promise<VirtualClusterInstanceStatus> =>
+    (await server.request("GET", `${INSTANCES}/${name}`)).json?.status ?? {};
+  const waitForStatus = (name: string, check: (s: VirtualClusterInstanceStatus) => boolean) =>
+    waitFor(`status of instance ${name}`, () => statusOf(name), check);
+  /** The names of a kind in a namespace on the cluster (empty when the namespace is gone). */
+  const namesOn = async (kind: string, namespace: string) =>
+    (await kube.kubectl("get", kind, "-n", namespace, "-o", "jsonpath={.items[*].metadata.name}", "--ignore-not-found"))
+      .split(" ")
+      .filter(Boolean)
+      .sort();
+
+  before(async () => {
+    [kube, server] = await Promise.all([
+      KubeControlPlane.start(),
+      startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true }),
+    ]);
+    for (const ns of ["platform", "team-a"]) await kube.kubectl("create", "namespace", ns);
+    const platform = await kube.serviceAccount("platform", "platform");
+    const [platformRights] = documentedYamlBlocks();
+    assert.ok(platformRights, "docs/gateway.md shows the platform's rights");
+    await kube.apply(platformRights);
+    await postObject(server, "projects", { metadata: { name: "web" }, spec: {} });
+    await putSecret(server, "prod", platform.kubeconfig());
+    await createCluster(server, "prod", { config: { secretName: "prod" } });
+    await postObject(server, "virtualclustertemplates", TINY);
+  });
+  after(async () => {
+    await server?.stop();
+    await kube?.stop();
+  });
+
+  it("created from the default template: its namespace, workload, Services and certs Secret appear; Deploying, then Ready", async () => {
+    await postObject(server, "namespaces/p-web/virtualclusterinstances", {
+      metadata: { name: "dev" },
+      spec: { clusterRef: { cluster: "prod" }, templateRef: { name: "default" } },
+    });
+    const created = (await server.request("GET", `${INSTANCES}/dev`)).json;
+    assert.deepEqual(created.metadata.finalizers, ["management.platform/virtual-cluster-cleanup"]);
+
+    // No node runs pods yet: deployed, the workload cannot be ready, and the instance says so.
+    const deploying = await waitForStatus("dev", (s) => s.phase !== undefined && s.phase !== "Pending");
+    assert.equal(deploying.phase, "Deploying", JSON.stringify(deploying));
+    assert.match(deploying.message ?? "", /^StatefulSet p-web-v-dev\/dev on cluster "prod": /);
+    await kube.startKubelet();
+    const ready = await waitForStatus("dev", (s) => s.phase === "Ready");
+    assert.equal(ready.reason, "WorkloadReady");
+    assert.equal(ready.deployed?.template, "default");
+    assert.equal(ready.deployed?.version, "1.0.0");
+    assert.deepEqual(ready.deployed?.parameters, {});
+
+    const ns = "p-web-v-dev";
+    assert.equal(
+      await kube.kubectl(
+        "get",
+        "namespace",
+        ns,
+        "-o",
+        "jsonpath={.metadata.labels.management\\.platform/virtual-cluster}",
+      ),
+      "dev",
+    );
+    assert.deepEqual(await namesOn("statefulset", ns), ["dev"]);
+    assert.deepEqual(await namesOn("service", ns), ["dev", "dev-headless"].sort());
+    assert.ok((await namesOn("secret", ns)).includes("dev-certs"));
+    // The certs Secret holds the CA the platform keeps for the instance; never its status.
+    assert.doesNotMatch(JSON.stringify(ready), /BEGIN/);
+  });
+
+  it("deleted: everything the platform made is gone from the cluster before the instance is; a namespace made by hand stays", async () => {
+    await kube.kubectl("create", "namespace", "p-web-v-dev-notes");
+    const res = await server.request("DELETE", `${INSTANCES}/dev`);
+    assert.equal(res.status, 200, res.text);
+    await waitFor(
+      "the instance to go",
+      async () => (await server.request("GET", `${INSTANCES}/dev`)).status,
+      (status) => status === 404,
+    );
+    // Gone from the platform only once its namespace was gone from the cluster.
+    assert.equal(
+      (await kube.kubectl("get", "namespace", "p-web-v-dev", "--ignore-not-found", "-o", "name")).trim(),
+      "",
+    );
+    assert.equal(
+      (await kube.kubectl("get", "namespace", "p-web-v-dev-notes", "-o", "name")).trim(),
+      "namespace/p-web-v-dev-notes",
+    );
+  });
+
+  it("refuses a namespace it did not make: Failed NamespaceNotOwned, and the namespace is left as it was", async () => {
+    await postObject(server, "namespaces/p-web/virtualclusterinstances", {
+      metadata: { name: "other" },
+      spec: { clusterRef: { cluster: "prod", namespace: "team-a" }, templateRef: { name: "default" } },
+    });
+    const failed = await waitForStatus("other", (s) => s.phase === "Failed");
+    assert.equal(failed.reason, "NamespaceNotOwned");
+    assert.deepEqual(await namesOn("statefulset", "team-a"), []);
+    const res = await server.request("DELETE", `${INSTANCES}/other`);
+    assert.equal(res.status, 200, res.text);
+    await waitFor(
+      "the instance to go",
+      async () => (await server.request("GET", `${INSTANCES}/other`)).status,
+      (status) => status === 404,
+    );
+    assert.equal((await kube.kubectl("get", "namespace", "team-a", "-o", "name")).trim(), "namespace/team-a");
+  });
+
+  it("upgraded to a new version with a changed parameter, its objects change; a version the cluster refuses leaves Failed and the old objects", async () => {
+    const settingsOf = async () =>
+      JSON.parse(
+        await kube.kubectl("get", "secret", "up-settings", "-n", "p-web-v-up", "-o", "jsonpath={.data}"),
+      ) as Record<string, string>;
+    const decoded = (data: Record<string, string>) =>
+      Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, "base64").toString()]));
+    await postObject(server, "namespaces/p-web/virtualclusterinstances", {
+      metadata: { name: "up" },
+      spec: { clusterRef: { cluster: "prod" }, templateRef: { name: "tiny", version: "1.0.0" } },
+    });
+    await waitForStatus("up", (s) => s.phase === "Ready");
+    assert.deepEqual(decoded(await settingsOf()), { greeting: "hi", version: "1" });
+    assert.deepEqual(await namesOn("secret", "p-web-v-up"), ["up-old", "up-settings"]);
+
+    const patch = (body: object) =>
+      server.request("PATCH", `${INSTANCES}/up`, { contentType: "application/merge-patch+json", body });
+    let res = await patch({ spec: { templateRef: { version: "2.0.0" }, parameters: { greeting: "hello" } } });
+    assert.equal(res.status, 200, res.text);
+    const upgraded = await waitForStatus("up", (s) => s.deployed?.version === "2.0.0" && s.phase === "Ready");
+    assert.deepEqual(upgraded.deployed?.parameters, { greeting: "hello" });
+    assert.deepEqual(decoded(await settingsOf()), { greeting: "hello", version: "2" });
+    // What 2.0.0 no longer has is removed.
+    assert.deepEqual(await namesOn("secret", "p-web-v-up"), ["up-settings"]);
+
+    res = await patch({ spec: { templateRef: { version: "3.0.0" }, parameters: { greeting: "bye" } } });
+    assert.equal(res.status, 200, res.text);
+    const failed = await waitForStatus("up", (s) => s.phase === "Failed");
+    assert.equal(failed.reason, "ClusterError", JSON.stringify(failed));
+    // The cluster's own words, naming the cluster by its name on the platform.
+    assert.match(failed.message ?? "", /^Service up-broken: the cluster at "prod" answered 422: .*99999/);
+    assert.equal(failed.deployed?.version, "2.0.0");
+    // Nothing after the refused object applied, nothing pruned: 2.0.0's objects stay as they were.
+    assert.deepEqual(decoded(await settingsOf()), { greeting: "hello", version: "2" });
+    assert.deepEqual(await namesOn("deployment", "p-web-v-up"), ["up"]);
+  });
+
+  it("the cluster stopped during create and during delete: the instance reports it, retries, and ends right", async () => {
+    await kube.stopApiServer();
+    try {
+      await postObject(server, "namespaces/p-web/virtualclusterinstances", {
+        metadata: { name: "late" },
+        spec: { clusterRef: { cluster: "prod" }, templateRef: { name: "tiny", version: "2.0.0" } },
+      });
+      const waiting = await waitForStatus("late", (s) => s.reason === "ClusterUnreachable");
+      assert.equal(waiting.phase, "Pending");
+      assert.equal(
+        waiting.message,
+        'cluster "prod" cannot be used (ClusterUnreachable); the Cluster\'s status says why',
+      );
+    } finally {
+      await kube.startApiServer();
+    }
+    const ready = await waitForStatus("late", (s) => s.phase === "Ready");
+    assert.equal(ready.deployed?.version, "2.0.0");
+    assert.deepEqual(await namesOn("deployment", "p-web-v-late"), ["late"]);
+
+    await kube.stopApiServer();
+    try {
+      const res = await server.request("DELETE", `${INSTANCES}/late`);
+      assert.equal(res.status, 200, res.text);
+      const deleting = await waitForStatus("late", (s) => s.phase === "Deleting");
+      assert.equal(deleting.reason, "ClusterUnreachable");
+      assert.equal(
+        deleting.message,
+        'cluster "prod" cannot be used (ClusterUnreachable); the Cluster\'s status says why',
+      );
+      // Kept while its objects cannot be removed.
+      assert.equal((await server.request("GET", `${INSTANCES}/late`)).status, 200);
+    } finally {
+      await kube.startApiServer();
+    }
+    await waitFor(
+      "the instance to go",
+      async () => (await server.request("GET", `${INSTANCES}/late`)).status,
+      (status) => status === 404,
+    );
+    assert.equal(
+      (await kube.kubectl("get", "namespace", "p-web-v-late", "--ignore-not-found", "-o", "name")).trim(),
+      "",
+    );
+  });
+});

@@ -1,0 +1,140 @@
+import type { KubernetesObject } from "@kubernetes/client-node";
+import { errors, type FieldError, fieldError } from "../api/errors.js";
+import { API_VERSION, GROUP, isPlainObject, type KubeObject, statusOf } from "../api/object.js";
+import { SPACE_LABEL } from "../controllers/spaces/desired-space.js";
+import { projectNamespace } from "../kinds/project/project.js";
+import { type SpaceInstanceStatus, spaceNamespaceOf } from "../kinds/space-instance/space-instance.js";
+import type { KeptKeys } from "../registry/kept-keys.js";
+import type { Registry } from "../registry/registry.js";
+import { systemContext } from "../registry/request-context.js";
+import type { SubresourceHandler } from "../server/resource-handler.js";
+import { send } from "../server/respond.js";
+import { authorizeClusterUse, decodeBody, refusedMethod } from "../virtualclusters/actions.js";
+import { call, connect, notFoundOnCluster } from "../virtualclusters/remote.js";
+
+const SPACES = { group: GROUP, resource: "spaceinstances" };
+const PROJECTS = { group: GROUP, resource: "projects" };
+const CLUSTERS = { group: GROUP, resource: "clusters" };
+
+/**
+ * POST .../projects/{project}/importspace (docs/spaces.md, "Import"): a namespace that exists on
+ * a cluster becomes a SpaceInstance of the project, marked `status.imported` with the
+ * namespace's UID, which is what lets the space controller take it over (it refuses any other
+ * namespace it did not make) and what keeps it on the cluster when the space is deleted. The
+ * status is the mark, not the spec, because only the platform writes status: nobody can claim
+ * a foreign namespace by creating a SpaceInstance that says it was imported.
+ *
+ * `locks` holds one entry per imported namespace UID, written in the instance's transaction: of
+ * two imports of one namespace only the first can write it, however they interleave.
+ */
+export function importSpaceAction(registry: Registry, locks: KeptKeys): SubresourceHandler {
+  return async ({ request, reply, ctx, path, format, raw, authorize }) => {
+    if (request.method !== "POST") throw await refusedMethod(path, request.method, authorize);
+    const projectName = path.name!;
+    const body = decodeBody(request.headers["content-type"], raw, "ProjectImportSpace");
+    const source = readSource(body, projectName);
+    const namespace = projectNamespace(projectName);
+
+    const project = await registry.store("projects").read(undefined, projectName);
+    if (!project) throw errors.notFound(PROJECTS, projectName);
+    const cluster = await registry.store("clusters").read(undefined, source.cluster);
+    if (!cluster) throw errors.notFound(CLUSTERS, source.cluster);
+    await authorizeClusterUse(authorize, source.cluster, cluster);
+    await authorize({ verb: "create", resource: "spaceinstances", subresource: "", namespace, name: "" });
+
+    const client = await connect(registry, cluster);
+    const { CoreV1Api } = await import("@kubernetes/client-node");
+    const core = client.kubeConfig.makeApiClient(CoreV1Api);
+    const found: KubernetesObject | undefined = await call(client, source.cluster, () =>
+      core.readNamespace({ name: source.name }),
+    );
+    const uid = found?.metadata?.uid;
+    if (!found || !uid) {
+      throw notFoundOnCluster(
+        `namespace "${source.name}" was not found on cluster "${source.cluster}"`,
+        source.name,
+        "namespaces",
+      );
+    }
+    const owner = await spaceHolding(registry, source.cluster, source.name, uid);
+    if (owner || found.metadata?.labels?.[SPACE_LABEL]) {
+      const holder = owner ? `space ${owner.metadata.namespace}/${owner.metadata.name}` : "a space";
+      throw errors.conflict(
+        SPACES,
+        source.importName,
+        `namespace "${source.name}" on cluster "${source.cluster}" already belongs to ${holder}`,
+      );
+    }
+    // A lock left by a space since deleted (no space holds the namespace now) frees the namespace.
+    const stale = await locks.get(uid);
+    if (stale) await locks.removeAt(uid, stale.revision);
+
+    const status: SpaceInstanceStatus = { phase: "Pending", namespaceUID: uid, imported: true };
+    // Through the create pipeline: admission (the project's allowed clusters, quotas) applies as to any space.
+    await registry.transact(ctx, [
+      {
+        type: "create",
+        resource: "spaceinstances",
+        namespace,
+        body: {
+          apiVersion: API_VERSION,
+          kind: "SpaceInstance",
+          metadata: { name: source.importName },
+          spec: { clusterRef: { cluster: source.cluster, namespace: source.name } },
+        },
+        options: { dryRun: false, fieldManager: "platform-import", fieldValidation: "Ignore" },
+        status: status as Record<string, unknown>,
+      },
+      {
+        type: "keep",
+        keys: locks,
+        id: uid,
+        value: JSON.stringify({ cluster: source.cluster, namespace: source.name }),
+        onExists: () =>
+          errors.conflict(
+            SPACES,
+            source.importName,
+            `namespace "${source.name}" on cluster "${source.cluster}" was imported concurrently`,
+          ),
+      },
+    ]);
+    return send(reply, 201, body, format, ctx.warnings);
+  };
+}
+
+interface ImportSource {
+  name: string;
+  cluster: string;
+  importName: string;
+}
+
+function readSource(body: Record<string, unknown>, projectName: string): ImportSource {
+  const source = isPlainObject(body.sourceSpace) ? body.sourceSpace : {};
+  const errs: FieldError[] = [];
+  for (const field of ["name", "cluster"] as const) {
+    if (typeof source[field] !== "string" || source[field] === "") {
+      errs.push(fieldError("FieldValueRequired", `sourceSpace.${field}`, "must be specified"));
+    }
+  }
+  if (source.importName !== undefined && typeof source.importName !== "string") {
+    errs.push(fieldError("FieldValueInvalid", "sourceSpace.importName", "must be a string", source.importName));
+  }
+  if (errs.length) throw errors.invalid("ProjectImportSpace", GROUP, projectName, errs);
+  const name = source.name as string;
+  return { name, cluster: source.cluster as string, importName: (source.importName as string | undefined) || name };
+}
+
+/** The space that holds a namespace: by its cluster and name, or (imported or moved) by its UID. */
+async function spaceHolding(
+  registry: Registry,
+  cluster: string,
+  namespace: string,
+  uid: string,
+): Promise<KubeObject | undefined> {
+  const all = await registry
+    .store("spaceinstances")
+    .list(systemContext(), undefined, { fieldSelector: `spec.clusterRef.cluster=${cluster}` });
+  return all.items.find(
+    (s) => spaceNamespaceOf(s) === namespace || statusOf<SpaceInstanceStatus>(s).namespaceUID === uid,
+  );
+}

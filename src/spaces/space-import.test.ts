@@ -1,0 +1,250 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { parse } from "yaml";
+import { runCli } from "../testing/cli-run.js";
+import { createCluster, putSecret, waitForStatus } from "../testing/cluster-status.js";
+import { documentedYamlBlocks, manifests } from "../testing/documented-rights.js";
+import { accessKey, postObject } from "../testing/gateway-fixture.js";
+import { KubectlError, runKubectl } from "../testing/kube/kubectl.js";
+import { KubeControlPlane, type PolicyRule } from "../testing/kube-control-plane.js";
+import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+
+/**
+ * Importing a namespace as a space and moving a space between projects, on a real control plane
+ * (docs/spaces.md, "Import" and "Move"). The platform's ServiceAccount holds the ClusterRole
+ * docs/spaces.md shows; team devs (alice) may use cluster c1 and is a member of projects web and
+ * shop; bob is a member of both but may not use c1.
+ */
+
+function documentedRole(doc: string): PolicyRule[] {
+  const [yaml] = documentedYamlBlocks(doc, "## What the platform needs on the cluster");
+  const [role] = manifests(yaml ?? "");
+  assert.equal(role?.kind, "ClusterRole", `${doc} shows the platform's ClusterRole`);
+  return role.rules as PolicyRule[];
+}
+const CHECK_RIGHTS: PolicyRule[] = [{ apiGroups: [""], resources: ["services"], verbs: ["list"] }];
+const PROJECTS = `${GROUP_PATH}/projects`;
+
+/** Retries `attempt` until it stops throwing: bounded, as a guard against hanging, not a timing assertion. */
+async function eventually<T>(what: string, attempt: () => Promise<T>): Promise<T> {
+  let last: unknown;
+  for (let i = 0; i < 400; i++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      last = err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  assert.fail(`${what} never happened; last: ${String(last)}`);
+}
+
+describe("importing and moving spaces on a real cluster", () => {
+  let server: TestServer;
+  let kube: KubeControlPlane;
+  let aliceKey: string;
+  let bobKey: string;
+  const space = (project: string, name: string) =>
+    server.request("GET", `${GROUP_PATH}/namespaces/p-${project}/spaceinstances/${name}`);
+  const waitReady = (project: string, name: string) =>
+    eventually(`space ${project}/${name} Ready`, async () => {
+      const s = (await space(project, name)).json?.status ?? {};
+      assert.equal(s.phase, "Ready", JSON.stringify(s));
+      return s;
+    });
+  const importSpace = (project: string, sourceSpace: Record<string, unknown>, token?: string) =>
+    server.request("POST", `${PROJECTS}/${project}/importspace`, {
+      body: { apiVersion: "management.platform/v1", kind: "ProjectImportSpace", sourceSpace },
+      token,
+    });
+  const namespaceOnCluster = async (name: string) => {
+    try {
+      return JSON.parse(await kube.kubectl("get", "namespace", name, "-o", "json"));
+    } catch (err) {
+      if (err instanceof KubectlError && /NotFound/.test(err.stderr)) return undefined;
+      throw err;
+    }
+  };
+  const configMaps = async (namespace: string) =>
+    (await kube.kubectl("get", "configmaps", "-n", namespace, "-o", "name")).split("\n").filter(Boolean).sort();
+
+  before(async () => {
+    kube = await KubeControlPlane.start();
+    server = await startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true });
+    await kube.kubectl("create", "namespace", "platform");
+    const platform = await kube.serviceAccount("platform", "platform");
+    await kube.grant(platform, { rules: documentedRole("docs/spaces.md") });
+    // The gateway's impersonation, for the CLI's context through the space path.
+    await kube.grant(platform, { rules: documentedRole("docs/cluster-access.md") });
+    await kube.grant(platform, { rules: CHECK_RIGHTS }, "platform");
+    await putSecret(server, "c1", platform.kubeconfig());
+    await createCluster(server, "c1", {
+      config: { secretName: "c1" },
+      access: [{ verbs: ["use"], teams: ["devs"] }],
+    });
+    for (const user of ["alice", "bob"]) await postObject(server, "users", { metadata: { name: user }, spec: {} });
+    await postObject(server, "teams", { metadata: { name: "devs" }, spec: { users: ["alice"] } });
+    await postObject(server, "teams", { metadata: { name: "others" }, spec: { users: ["bob"] } });
+    for (const project of ["web", "shop"]) {
+      await postObject(server, "projects", {
+        metadata: { name: project },
+        spec: {
+          allowedClusters: [{ name: "*" }],
+          members: [
+            { kind: "Team", name: "devs" },
+            { kind: "Team", name: "others" },
+          ],
+        },
+      });
+    }
+    await waitForStatus(server, "c1", (s) => s.online === true);
+    aliceKey = await accessKey(server, "alice");
+    bobKey = await accessKey(server, "bob");
+  });
+  after(async () => {
+    await server?.stop();
+    await kube?.stop();
+  });
+
+  it("imports an existing namespace: the space takes it over, keeps its UID and contents, and refuses a second import", async () => {
+    await kube.kubectl("create", "namespace", "legacy");
+    await kube.kubectl("create", "configmap", "app-config", "-n", "legacy", "--from-literal=a=b");
+    const uid = (await namespaceOnCluster("legacy")).metadata.uid;
+
+    const missing = await importSpace("web", { name: "nowhere", cluster: "c1" }, aliceKey);
+    assert.equal(missing.status, 404, missing.text);
+    assert.equal(missing.json.kind, "Status");
+    const invalid = await importSpace("web", { cluster: "c1" }, aliceKey);
+    assert.equal(invalid.status, 422, invalid.text);
+    assert.match(invalid.text, /sourceSpace\.name/);
+    // bob may create spaces in web but not use c1: refused, nothing created.
+    const refused = await importSpace("web", { name: "legacy", cluster: "c1" }, bobKey);
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal((await space("web", "legacy")).status, 404);
+
+    const imported = await importSpace("web", { name: "legacy", cluster: "c1" }, aliceKey);
+    assert.equal(imported.status, 201, imported.text);
+    const status = await waitReady("web", "legacy");
+    assert.equal(status.imported, true);
+    assert.equal(status.namespaceUID, uid);
+    const ns = await namespaceOnCluster("legacy");
+    assert.equal(ns.metadata.uid, uid);
+    assert.equal(ns.metadata.labels["management.platform/project"], "web");
+    assert.equal(ns.metadata.labels["management.platform/space"], "legacy");
+    assert.deepEqual(await configMaps("legacy"), ["configmap/app-config", "configmap/kube-root-ca.crt"]);
+
+    const again = await importSpace("shop", { name: "legacy", cluster: "c1", importName: "other" }, aliceKey);
+    assert.equal(again.status, 409, again.text);
+    assert.equal((await space("shop", "other")).status, 404);
+  });
+
+  it("of concurrent imports of one namespace exactly one wins", async () => {
+    await kube.kubectl("create", "namespace", "contested");
+    const answers = await Promise.all(
+      ["one", "two", "three"].map((importName) =>
+        importSpace("web", { name: "contested", cluster: "c1", importName }, aliceKey),
+      ),
+    );
+    assert.deepEqual(answers.map((a) => a.status).sort(), [201, 409, 409], answers.map((a) => a.text).join("\n"));
+    const list = await server.request("GET", `${GROUP_PATH}/namespaces/p-web/spaceinstances`);
+    const holding = list.json.items.filter((s: { spec: { clusterRef: { namespace: string } } }) => {
+      return s.spec.clusterRef.namespace === "contested";
+    });
+    assert.equal(holding.length, 1);
+  });
+
+  it("moves a space to another project without touching its namespace, which the moved space then owns", async () => {
+    const before = await namespaceOnCluster("legacy");
+    const moveBody = {
+      apiVersion: "management.platform/v1",
+      kind: "ProjectMigrateSpaceInstance",
+      sourceSpaceInstance: { name: "legacy", namespace: "p-web" },
+    };
+    const refused = await server.request("POST", `${PROJECTS}/shop/migratespaceinstance`, {
+      body: { ...moveBody, sourceSpaceInstance: { name: "legacy", namespace: "p-nothing" } },
+      token: aliceKey,
+    });
+    assert.equal(refused.status, 403, refused.text);
+    const moved = await server.request("POST", `${PROJECTS}/shop/migratespaceinstance`, {
+      body: moveBody,
+      token: aliceKey,
+    });
+    assert.equal(moved.status, 201, moved.text);
+    assert.equal((await space("web", "legacy")).status, 404);
+    await eventually("the namespace re-labelled to project shop", async () => {
+      const ns = await namespaceOnCluster("legacy");
+      assert.equal(ns?.metadata.labels["management.platform/project"], "shop");
+    });
+    const status = await waitReady("shop", "legacy");
+    assert.equal(status.imported, true);
+    const after = await namespaceOnCluster("legacy");
+    assert.equal(after.metadata.uid, before.metadata.uid);
+    assert.equal(after.metadata.deletionTimestamp, undefined);
+    assert.deepEqual(await configMaps("legacy"), ["configmap/app-config", "configmap/kube-root-ca.crt"]);
+  });
+
+  it("deleting an imported space leaves its namespace and contents, and drops the platform's labels", async () => {
+    const uid = (await namespaceOnCluster("legacy")).metadata.uid;
+    const deleted = await server.request("DELETE", `${GROUP_PATH}/namespaces/p-shop/spaceinstances/legacy`);
+    assert.equal(deleted.status, 200, deleted.text);
+    await eventually("the space going", async () => assert.equal((await space("shop", "legacy")).status, 404));
+    const ns = await namespaceOnCluster("legacy");
+    assert.equal(ns.metadata.uid, uid);
+    assert.equal(ns.metadata.deletionTimestamp, undefined);
+    assert.equal(ns.metadata.labels["management.platform/space"], undefined);
+    assert.deepEqual(await configMaps("legacy"), ["configmap/app-config", "configmap/kube-root-ca.crt"]);
+    // Free again: it can be imported anew.
+    const again = await importSpace("web", { name: "legacy", cluster: "c1" }, aliceKey);
+    assert.equal(again.status, 201, again.text);
+  });
+
+  it("the CLI imports a namespace, points kubectl at the space (its namespace the default), and moves it", async () => {
+    await kube.kubectl("create", "namespace", "cli-ns");
+    await kube.kubectl("create", "configmap", "cli-config", "-n", "cli-ns", "--from-literal=a=b");
+    const home = mkdtempSync(join(tmpdir(), "platform-spaces-"));
+    writeFileSync(join(home, "ca.crt"), server.caPem ?? "");
+    const cli = (...args: string[]) => runCli(home, args);
+    const login = await cli(
+      "login",
+      server.url,
+      "--access-key",
+      aliceKey,
+      "--certificate-authority",
+      join(home, "ca.crt"),
+    );
+    assert.equal(login.code, 0, login.stderr);
+    const kubeconfig = join(home, "kubeconfig");
+    const written = () => (existsSync(kubeconfig) ? readFileSync(kubeconfig, "utf8") : "");
+
+    const imported = await cli("import", "space", "cli-ns", "--cluster", "c1", "--project", "web", "--name", "cli");
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(imported.stdout, /space cli imported into project web/);
+    await waitReady("web", "cli");
+
+    const before = written();
+    const missing = await cli("use", "space", "nosuch", "--project", "web");
+    assert.equal(missing.code, 1, missing.stdout);
+    assert.match(missing.stderr, /space nosuch/);
+    assert.equal(written(), before, "nothing written for a missing space");
+
+    const used = await cli("use", "space", "cli", "--project", "web");
+    assert.equal(used.code, 0, used.stderr);
+    const config = parse(written());
+    const context = config.contexts.find((c: { name: string }) => c.name === config["current-context"]);
+    assert.equal(context.context.namespace, "cli-ns");
+    const server_ = config.clusters.find((c: { name: string }) => c.name === context.context.cluster).cluster.server;
+    assert.equal(server_, `${server.url}/kubernetes/project/web/space/cli`);
+    // No -n: the context's namespace is the space's, through the gateway's space path.
+    const listed = await runKubectl(kubeconfig, ["get", "configmaps", "-o", "name"]);
+    assert.match(listed, /configmap\/cli-config/);
+
+    const moved = await cli("move", "space", "cli", "--from", "web", "--to", "shop");
+    assert.equal(moved.code, 0, moved.stderr);
+    assert.match(moved.stdout, /space cli moved from project web to shop/);
+    assert.equal((await space("web", "cli")).status, 404);
+    assert.equal((await space("shop", "cli")).status, 200);
+  });
+});
