@@ -58,6 +58,7 @@ describe("the plugin list", () => {
       "EndpointSettings",
       "ClusterAccessGrants",
       "SpaceInstances",
+      "InstanceInsideRoles",
       "VirtualClusterTemplates",
       "TemplateAuthoring",
       "ProjectSecretSource",

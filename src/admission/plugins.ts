@@ -4,6 +4,7 @@ import type { AdmissionPlugin } from "../registry/admission.js";
 import { ClusterAccessGrantsAdmission } from "./cluster-access-grants.js";
 import { EndpointSettingsAdmission } from "./endpoint-settings.js";
 import { EscalationAdmission } from "./escalation.js";
+import { InstanceInsideRolesAdmission } from "./instance-inside-roles.js";
 import { KeyTtlCapAdmission } from "./key-ttl-cap.js";
 import { OwnerLinksAdmission, type UidLookup } from "./owner-links.js";
 import { OwnerReferencesAdmission, type OwnerSource } from "./owner-references.js";
@@ -60,6 +61,7 @@ export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
     new EndpointSettingsAdmission(deps.authorizer, deps.allowLocalEndpoints),
     new ClusterAccessGrantsAdmission(deps.authorizer, deps.read),
     new SpaceInstancesAdmission(deps.authorizer, deps.read),
+    new InstanceInsideRolesAdmission(deps.authorizer),
     new VirtualClusterTemplatesAdmission(deps.authorizer, deps.read, deps.projects),
     new TemplateAuthoringAdmission(deps.authorizer),
     new ProjectSecretSourceAdmission(deps.authorizer, deps.read),

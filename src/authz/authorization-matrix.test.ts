@@ -382,6 +382,8 @@ describe("authorization matrix", () => {
         {
           metadata: { name: "vcx" },
           spec: {
+            // Its owner gives roles inside the virtual cluster (admission/instance-inside-roles.ts).
+            owner: { user: "alice" },
             access: [{ verbs: ["get", "list", "watch", "update", "patch", "delete", "use", "bind"], users: ["*"] }],
           },
         },

@@ -3,6 +3,7 @@ import { X509Certificate } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { parse } from "yaml";
 import { errors } from "../api/errors.js";
+import type { UserInfo } from "../registry/request-context.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
 import { FakeKubeApiServer, type FakeVirtualCluster } from "../testing/fake-kube-apiserver.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
@@ -494,6 +495,7 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       key: string,
       args: { method: string; namespace?: string; name: string; body: unknown },
       deny: (a: Attrs) => boolean,
+      user: UserInfo = { name: "admin", subjectKind: "User", groups: [], teams: [] },
     ) {
       const handlers = new Map<string, SubresourceHandler>();
       registerVirtualClusterActions(handlers, {
@@ -502,6 +504,7 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       });
       const asked: Attrs[] = [];
       let code = 0;
+      let sent: unknown;
       const reply = {
         code(c: number) {
           code = c;
@@ -509,7 +512,10 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
         },
         type: () => reply,
         header: () => reply,
-        send: () => reply,
+        send: (body: unknown) => {
+          sent = body;
+          return reply;
+        },
       };
       const [plural] = key.split("/");
       const found = server.registry.find(plural!)!;
@@ -518,7 +524,7 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
         reply: reply as never,
         // The writes go through the registry's admission, which asks the server's own authorizer:
         // as the admin, only the handler's own asks (recorded and refused here) decide.
-        ctx: { user: { name: "admin", subjectKind: "User", groups: [], teams: [] }, warnings: [] },
+        ctx: { user, warnings: [] },
         path: {
           rt: found.rt,
           store: found.store,
@@ -533,7 +539,7 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
           if (deny(a)) throw errors.forbiddenMessage(`denied ${a.verb} ${a.resource ?? ""}`);
         },
       });
-      return { asked, code };
+      return { asked, code, sent };
     }
 
     it("import asks use on the cluster and create in the project; a refusal is 403 and imports nothing", async () => {
@@ -590,6 +596,25 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
         ),
         (err: { code?: number }) => err.code === 403,
       );
+    });
+
+    it("the kube config's certificate says who the gateway says the caller is: groups and platform:team:<team> per team", async () => {
+      const body = { spec: {} };
+      const args = { method: "POST", namespace: "p-alpha", name: "vc3", body };
+      const member: UserInfo = { name: "ann", subjectKind: "User", groups: ["devs"], teams: ["blue", "red"] };
+      const forMember = await invoke("virtualclusterinstances/kubeconfig", args, () => false, member);
+      assert.equal(forMember.code, 201);
+      const subjectOf = (sent: unknown) => {
+        const text = (JSON.parse(String(sent)) as { status: { kubeConfig: string } }).status.kubeConfig;
+        const user = parse(text).users[0].user;
+        return new X509Certificate(Buffer.from(user["client-certificate-data"], "base64")).subject;
+      };
+      assert.equal(subjectOf(forMember.sent), "O=devs\nO=platform:team:blue\nO=platform:team:red\nCN=ann");
+      // A team key acts inside as the team's user, as through the gateway.
+      const teamKey: UserInfo = { name: "blue", subjectKind: "Team", groups: [], teams: [] };
+      const forTeam = await invoke("virtualclusterinstances/kubeconfig", args, () => false, teamKey);
+      assert.equal(forTeam.code, 201);
+      assert.equal(subjectOf(forTeam.sent), "CN=platform:team:blue");
     });
 
     it("a method an action does not serve asks that method's verb first: refused 403, allowed 405", async () => {

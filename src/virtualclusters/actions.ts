@@ -6,6 +6,7 @@ import { API_VERSION, GROUP, isPlainObject, type KubeObject, nowTimestamp } from
 import { createClientCertificate } from "../crypto/certificates.js";
 import type { EventRecorder } from "../events/event-recorder.js";
 import { projectNamespace, projectOfNamespace } from "../kinds/project/project.js";
+import { impersonationOf } from "../registry/impersonation-identity.js";
 import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
 import { decodeObjectBody } from "../server/body.js";
@@ -121,10 +122,11 @@ function kubeconfigAction(registry: Registry, cas: VirtualClusterCaStore): Subre
       const client = await connect(registry, cluster);
       ca = await readVirtualClusterCa(client, ref.cluster, ref.namespace ?? namespace, ref.virtualCluster ?? name);
     }
-    const user = ctx.user;
+    // The same identity the gateway impersonates, so bindings of a team (platform:team:<team>) work here too.
+    const identity = impersonationOf(ctx.user);
     const cert = await createClientCertificate(ca, {
-      commonName: user.name,
-      organizations: user.groups,
+      commonName: identity.user,
+      organizations: [...identity.groups],
       validitySeconds: ttl === 0 ? YEAR_SECONDS : ttl,
     });
     const project = projectOfNamespace(namespace) ?? namespace;

@@ -1,4 +1,6 @@
-import type { KubernetesObjectApi } from "@kubernetes/client-node";
+import https from "node:https";
+import type { LookupFunction } from "node:net";
+import type { KubernetesObjectApi, RequestContext } from "@kubernetes/client-node";
 import type { KubeObject } from "../../api/object.js";
 import { createClientCertificate } from "../../crypto/certificates.js";
 import type { EndpointPolicy } from "../../gateway/endpoint-policy.js";
@@ -26,8 +28,9 @@ export async function insideClient(
   policy: EndpointPolicy,
 ): Promise<{ api: KubernetesObjectApi; server: string }> {
   const server = virtualClusterEndpoint(instance, cluster);
-  // Who administers the instance chooses the endpoint: the same limits as the gateway's.
-  allowedEndpoint(server, policy);
+  // Who administers the instance chooses the endpoint: the same limits as the gateway's, with its
+  // check of what a host name resolves to at each connection.
+  const { lookup } = allowedEndpoint(server, policy);
   const ca = await virtualClusterCa(registry, cas, instance, cluster);
   const cert = await createClientCertificate(ca, {
     commonName: PLATFORM_INSIDE_USER,
@@ -35,7 +38,7 @@ export async function insideClient(
     validitySeconds: CERT_VALIDITY_SECONDS,
   });
   const { KubeConfig, KubernetesObjectApi } = await import("@kubernetes/client-node");
-  const kc = new KubeConfig();
+  const kc = lookup ? new (guardedKubeConfig(KubeConfig))(lookup) : new KubeConfig();
   const data = (pem: string) => Buffer.from(pem).toString("base64");
   kc.loadFromOptions({
     clusters: [{ name: "vcluster", server, caData: data(ca.certPem), skipTLSVerify: false }],
@@ -44,4 +47,24 @@ export async function insideClient(
     currentContext: "vcluster",
   });
   return { api: KubernetesObjectApi.makeApiClient(kc), server };
+}
+
+type KubeConfigClass = typeof import("@kubernetes/client-node").KubeConfig;
+
+/**
+ * A KubeConfig whose connections resolve host names with `lookup`: the client builds a new
+ * https.Agent for each request, so it is rebuilt here with the same TLS options plus the lookup.
+ */
+function guardedKubeConfig(Base: KubeConfigClass) {
+  return class GuardedKubeConfig extends Base {
+    constructor(private readonly lookup: LookupFunction) {
+      super();
+    }
+
+    override async applySecurityAuthentication(context: RequestContext): Promise<void> {
+      await super.applySecurityAuthentication(context);
+      const agent = context.getAgent() as https.Agent | undefined;
+      context.setAgent(new https.Agent({ ...agent?.options, lookup: this.lookup }));
+    }
+  };
 }
