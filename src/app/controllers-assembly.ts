@@ -10,12 +10,12 @@ import { ProjectSecretSourceController } from "../controllers/project-secrets/so
 import { ProjectSecretSpaceFillController } from "../controllers/project-secrets/space-fill-controller.js";
 import { SpaceController } from "../controllers/spaces/space-controller.js";
 import { UserTeamsController } from "../controllers/user-teams/controller.js";
-import { VirtualClusterAccessController } from "../controllers/virtual-cluster-access/virtual-cluster-access-controller.js";
 import { VirtualClusterStatusController } from "../controllers/virtual-cluster-status/virtual-cluster-status-controller.js";
 import type { PlatformEvents } from "../events/platform-events.js";
 import type { Registry } from "../registry/registry.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
 import type { LeaderElector } from "../storage/leader-election.js";
+import { VirtualClusterAccessController } from "../virtualclusters/access/virtual-cluster-access-controller.js";
 import { VirtualClusterCaCleanup } from "../virtualclusters/ca-cleanup.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import type { ServerConfig } from "./config.js";

@@ -1,10 +1,10 @@
 import type { KubeObject } from "../api/object.js";
 import { ClusterConnectionError, clusterClient, DEFAULT_SECRET_NAMESPACE } from "../clusters/cluster-connection.js";
+import type { EndpointPolicy } from "../clusters/endpoint-policy.js";
 import type { Informer } from "../registry/informer.js";
 import type { Registry } from "../registry/registry.js";
 import type { SharedInformers } from "../registry/shared-informers.js";
 import { EndpointNotAllowedError } from "../support/guarded-lookup.js";
-import type { EndpointPolicy } from "./endpoint-policy.js";
 import { retireUpstream, type Upstream, upstreamFromKubeConfig } from "./upstream.js";
 
 /**

@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import { createSecureContext } from "node:tls";
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Pool } from "undici";
-import { allowedEndpoint, type EndpointPolicy } from "./endpoint-policy.js";
+import { allowedEndpoint, type EndpointPolicy } from "../clusters/endpoint-policy.js";
 import { TokenFile } from "./token-file.js";
 
 /**

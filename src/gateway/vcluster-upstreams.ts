@@ -1,9 +1,9 @@
 import type { KubeObject } from "../api/object.js";
+import type { EndpointPolicy } from "../clusters/endpoint-policy.js";
 import { createClientCertificate } from "../crypto/certificates.js";
 import type { Registry } from "../registry/registry.js";
 import { caIdOf, type VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import { virtualClusterCa, virtualClusterEndpoint } from "../virtualclusters/reach.js";
-import type { EndpointPolicy } from "./endpoint-policy.js";
 import { makeUpstream, retireUpstream, type Upstream } from "./upstream.js";
 
 /** Client certificates the gateway makes live this long, and are reused for half of it. */

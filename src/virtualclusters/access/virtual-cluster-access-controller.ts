@@ -3,7 +3,9 @@ import { ApiError } from "../../api/errors.js";
 import { type KubeObject, statusOf } from "../../api/object.js";
 import { type ClusterConnectionError, classifyError } from "../../clusters/cluster-connection.js";
 import { applyClusterObjects, isUnreachable, keyOf, refOf } from "../../clusters/cluster-objects.js";
-import type { EndpointPolicy } from "../../gateway/endpoint-policy.js";
+import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
+import { type ControllerLog, silentLog } from "../../controllers/controller-log.js";
+import { ResyncQueue } from "../../controllers/resync-queue.js";
 import type {
   InsideBinding,
   VirtualClusterInstanceStatus,
@@ -12,9 +14,7 @@ import type { InformerEvent } from "../../registry/informer.js";
 import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
-import type { VirtualClusterCaStore } from "../../virtualclusters/ca-store.js";
-import { type ControllerLog, silentLog } from "../controller-log.js";
-import { ResyncQueue } from "../resync-queue.js";
+import type { VirtualClusterCaStore } from "../ca-store.js";
 import {
   desiredBindings,
   INSIDE_ACCESS_LABEL,

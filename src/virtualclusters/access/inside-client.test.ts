@@ -6,7 +6,7 @@ import { VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION } from "../../api/endpoint-annotati
 import type { KubeObject } from "../../api/object.js";
 import { type CertificateAndKey, createCertificateAuthority } from "../../crypto/certificates.js";
 import type { Registry } from "../../registry/registry.js";
-import type { VirtualClusterCaStore } from "../../virtualclusters/ca-store.js";
+import type { VirtualClusterCaStore } from "../ca-store.js";
 import { insideClient } from "./inside-client.js";
 
 /**

@@ -2,12 +2,12 @@ import https from "node:https";
 import type { LookupFunction } from "node:net";
 import type { KubernetesObjectApi, RequestContext } from "@kubernetes/client-node";
 import type { KubeObject } from "../../api/object.js";
+import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
+import { allowedEndpoint } from "../../clusters/endpoint-policy.js";
 import { createClientCertificate } from "../../crypto/certificates.js";
-import type { EndpointPolicy } from "../../gateway/endpoint-policy.js";
-import { allowedEndpoint } from "../../gateway/endpoint-policy.js";
 import type { Registry } from "../../registry/registry.js";
-import type { VirtualClusterCaStore } from "../../virtualclusters/ca-store.js";
-import { virtualClusterCa, virtualClusterEndpoint } from "../../virtualclusters/reach.js";
+import type { VirtualClusterCaStore } from "../ca-store.js";
+import { virtualClusterCa, virtualClusterEndpoint } from "../reach.js";
 
 /**
  * Who the platform is inside a virtual cluster: a client certificate signed by the virtual
