@@ -4,33 +4,42 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type CliRun, runCli } from "../testing/cli-run.js";
-import { FakeKubeApiServer } from "../testing/fake-kube-apiserver.js";
+import { documentedYamlBlocks } from "../testing/documented-rights.js";
+import { KubeControlPlane } from "../testing/kube-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
 
 /**
  * `create|delete vcluster`, `create|delete|list space`, `list vclusters|templates` as a project
- * member runs them, against a real server. No controller deploys a virtual cluster on main yet,
- * so the Ready the CLI waits for is the status controller's reading of a running virtual cluster
- * the stand-in cluster serves (its Service and ready StatefulSet, in the namespace the instance names).
+ * member runs them, against a real server connected to the real test control plane: the virtual
+ * cluster is deployed from the default template, and its StatefulSet becomes ready through
+ * kube-controller-manager and pods the kubelet stand-in reports ready (no container runs here).
  */
 describe("platform create|delete|list vcluster and space", () => {
   let server: TestServer;
-  let kube: FakeKubeApiServer;
+  let kube: KubeControlPlane;
   let home: string;
   const cli = (args: string[]): Promise<CliRun> => runCli(home, args);
   const get = (path: string) => server.request("GET", `${GROUP_PATH}/${path}`);
 
   before(async () => {
-    kube = await FakeKubeApiServer.start();
-    await kube.addVirtualCluster("team-a", "dev");
-    server = await startTestServer();
+    [kube, server] = await Promise.all([
+      KubeControlPlane.start(),
+      startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true }),
+    ]);
+    // docs/gateway.md grants the platform reads in team-a, where an imported virtual cluster would live.
+    for (const ns of ["platform", "team-a"]) await kube.kubectl("create", "namespace", ns);
+    const platform = await kube.serviceAccount("platform", "platform");
+    const [platformRights] = documentedYamlBlocks();
+    assert.ok(platformRights, "docs/gateway.md shows the platform's rights");
+    await kube.apply(platformRights);
+    await kube.startKubelet();
     const post = async (path: string, body: unknown) => {
       const res = await server.request("POST", `${GROUP_PATH}/${path}`, { body });
       assert.equal(res.status, 201, res.text);
     };
     await post("namespaces/platform/sharedsecrets", {
       metadata: { name: "c1-kubeconfig" },
-      spec: { data: { config: Buffer.from(kube.kubeconfig()).toString("base64") } },
+      spec: { data: { config: Buffer.from(platform.kubeconfig()).toString("base64") } },
     });
     const aliceKey = await userWithKey(server, "alice");
     await post("clusters", {
@@ -66,8 +75,6 @@ describe("platform create|delete|list vcluster and space", () => {
       "web",
       "--cluster",
       "c1",
-      "--namespace",
-      "team-a",
       "--template",
       "default",
       "--template-version",
