@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchChromium, newConsoleContext, seriousAxeViolations } from "../testing/browser.js";
-import { FakeKubeApiServer } from "../testing/fake-kube-apiserver.js";
+import { documentedYamlBlocks } from "../testing/documented-rights.js";
+import { KubeControlPlane } from "../testing/kube-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
 /** Set CONSOLE_SCREENSHOTS=docs/console to refresh the screenshots of docs/console.md. */
@@ -15,13 +16,13 @@ const SHOTS = process.env.CONSOLE_SCREENSHOTS;
  * A project's virtual clusters and spaces in Chromium: "Create virtual cluster" from a template
  * (its parameters checked before sending, the server's refusals beside the fields), the
  * instance's page until Ready, and the project's spaces (create from a SpaceTemplate, delete).
- * No controller deploys a virtual cluster on main yet: the Ready shown is the status
- * controller's reading of a running virtual cluster the stand-in cluster serves where the
- * instance is placed (testing/fake-kube-apiserver.ts).
+ * The cluster is the real test control plane: the platform deploys the instance from its
+ * template, and its Deployment becomes ready through kube-controller-manager and pods the
+ * kubelet stand-in reports ready (no container runs here).
  */
 describe("console: a project's virtual clusters and spaces in Chromium", { timeout: 300_000 }, () => {
   let server: TestServer;
-  let kube: FakeKubeApiServer;
+  let kube: KubeControlPlane;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
@@ -33,12 +34,20 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
   };
 
   before(async () => {
-    kube = await FakeKubeApiServer.start();
-    await kube.addVirtualCluster("team-a", "dev");
-    server = await startTestServer({ clusterCheckIntervalMs: 1000 });
+    [kube, server] = await Promise.all([
+      KubeControlPlane.start(),
+      startTestServer({ clusterCheckIntervalMs: 1000, allowLocalEndpoints: true }),
+    ]);
+    // The platform holds exactly the rights docs/gateway.md lists (they name team-a).
+    for (const ns of ["platform", "team-a"]) await kube.kubectl("create", "namespace", ns);
+    const platform = await kube.serviceAccount("platform", "platform");
+    const [platformRights] = documentedYamlBlocks();
+    assert.ok(platformRights, "docs/gateway.md shows the platform's rights");
+    await kube.apply(platformRights);
+    await kube.startKubelet();
     await post("namespaces/platform/sharedsecrets", {
       metadata: { name: "c1-kubeconfig" },
-      spec: { data: { config: Buffer.from(kube.kubeconfig()).toString("base64") } },
+      spec: { data: { config: Buffer.from(platform.kubeconfig()).toString("base64") } },
     });
     await post("clusters", { metadata: { name: "c1" }, spec: { config: { secretName: "c1-kubeconfig" } } });
     await post("projects", { metadata: { name: "web" }, spec: {} });
@@ -50,7 +59,28 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
           {
             version: "1.0.0",
             parameters: [{ name: "replicas", type: "number", required: true }],
-            objects: [{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "${instance.name}-hello" } }],
+            objects: [
+              { apiVersion: "v1", kind: "Secret", metadata: { name: "${instance.name}-hello" } },
+              {
+                apiVersion: "v1",
+                kind: "Service",
+                metadata: { name: "${instance.name}", labels: { app: "vcluster" } },
+                spec: { ports: [{ port: 443 }], selector: { app: "vc-${instance.name}" } },
+              },
+              {
+                apiVersion: "apps/v1",
+                kind: "Deployment",
+                metadata: { name: "${instance.name}" },
+                spec: {
+                  replicas: 1,
+                  selector: { matchLabels: { app: "vc-${instance.name}" } },
+                  template: {
+                    metadata: { labels: { app: "vc-${instance.name}" } },
+                    spec: { containers: [{ name: "syncer", image: "registry.k8s.io/pause:3.10" }] },
+                  },
+                },
+              },
+            ],
           },
         ],
       },
@@ -108,7 +138,7 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     await form.getByLabel("Template version").selectOption("1.0.0");
     await form.getByLabel("Virtual cluster name").fill("Bad_Name");
     await form.getByLabel("Connected cluster").fill("c1");
-    await form.getByLabel("Namespace there").fill("team-a");
+    await form.getByLabel("Namespace there").fill("web-dev-vc");
     await form.getByLabel("replicas (required)").fill("many");
     await form.getByRole("button", { name: "Create virtual cluster" }).click();
     await form.locator(".field-error").first().waitFor();
@@ -186,8 +216,9 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
 
   it("the cluster page shows the access grants the platform keeps on it, a failed one with its reason", async () => {
     await page.setViewportSize({ width: 1280, height: 860 });
-    // The stand-in cluster answers reads only: writing the ClusterRole fails, as on a cluster
-    // whose credentials lack the rights, and the cluster's status says so.
+    // The platform's account holds the gateway's rights only, not cluster access's: writing the
+    // ClusterRole is forbidden, as on a cluster whose credentials lack the rights, and the
+    // cluster's status says so.
     await post("clusterroletemplates", {
       metadata: { name: "pod-reader" },
       spec: { clusters: ["c1"], rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get"] }] },
