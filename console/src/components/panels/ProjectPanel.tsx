@@ -4,12 +4,9 @@ import { API, describeError, errorToShow, request } from "../../api/client";
 import type { KubeList, KubeObject } from "../../api/types";
 import { useCan } from "../../permissions";
 import { Link } from "../../router";
-<<<<<<< HEAD
-import { ProjectSecrets } from "./ProjectSecrets";
-=======
 import { CreateVirtualCluster } from "./CreateVirtualCluster";
+import { ProjectSecrets } from "./ProjectSecrets";
 import { ProjectSpaces } from "./ProjectSpaces";
->>>>>>> surfaces
 
 /** A project's members, its virtual cluster instances (creating one from a template, importing one) and its spaces. */
 export function ProjectPanel({ project }: { project: KubeObject }) {
