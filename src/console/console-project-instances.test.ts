@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchChromium, newConsoleContext, seriousAxeViolations } from "../testing/browser.js";
 import { documentedYamlBlocks } from "../testing/documented-rights.js";
 import { KubeControlPlane } from "../testing/kube-control-plane.js";
-import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
 
 /** Set CONSOLE_SCREENSHOTS=docs/console to refresh the screenshots of docs/console.md. */
 const SHOTS = process.env.CONSOLE_SCREENSHOTS;
@@ -175,6 +175,63 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     await row.locator(".badge", { hasText: "Ready" }).waitFor();
   });
 
+  it("puts the instance to sleep and wakes it up from its page, with its last activity", async () => {
+    await page.goto(`${server.url}/console/k/virtualclusterinstances/p-web/dev`);
+    const facts = page.locator("dl", { has: page.getByText("Sleep state") });
+    await facts.locator(".badge", { hasText: "awake" }).waitFor();
+    await facts.getByText("none recorded yet").waitFor();
+    await page.getByRole("button", { name: "Sleep", exact: true }).click();
+    await page
+      .getByRole("status")
+      .getByText(/put to sleep|going to sleep/)
+      .waitFor();
+    const asleep = (await server.request("GET", `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances/dev`)).json;
+    assert.equal(asleep.status.sleep.reason, "Requested", JSON.stringify(asleep.status));
+    await facts.locator(".badge", { hasText: "asleep" }).waitFor();
+    await facts.getByText("put to sleep by hand").waitFor();
+    await audit("instance-asleep");
+
+    await page.getByRole("button", { name: "Wake up" }).click();
+    await page.getByRole("status").getByText(/wak/).waitFor();
+    const awake = (await server.request("GET", `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances/dev`)).json;
+    assert.equal(awake.status.sleep, undefined, JSON.stringify(awake.status));
+    // Waking counts as activity: the page shows it relative to now, the exact time on hover.
+    assert.ok(awake.status.lastActivity, JSON.stringify(awake.status));
+    const time = facts.locator(`time[datetime="${awake.status.lastActivity}"]`);
+    await time.waitFor();
+    assert.match(await time.innerText(), /now|second|minute/);
+    assert.equal(
+      await time.getAttribute("title"),
+      await page.evaluate(`new Date(${JSON.stringify(awake.status.lastActivity)}).toString()`),
+    );
+    await facts.locator(".badge", { hasText: "awake" }).waitFor();
+    await page.getByRole("button", { name: "Sleep", exact: true }).waitFor();
+  });
+
+  it("a project viewer, without use on the instance, is not offered Sleep (the server refuses it too)", async () => {
+    const key = await userWithKey(server, "vera");
+    const project = (await server.request("GET", `${GROUP_PATH}/projects/web`)).json;
+    project.spec.members = [{ kind: "User", name: "vera", clusterRole: "platform-management-view" }];
+    const put = await server.request("PUT", `${GROUP_PATH}/projects/web`, { body: project });
+    assert.equal(put.status, 200, put.text);
+    const refused = await server.request("POST", `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances/dev/sleep`, {
+      body: {},
+      token: key,
+    });
+    assert.equal(refused.status, 403, refused.text);
+    const viewerContext = await newConsoleContext(browser);
+    const viewer = await viewerContext.newPage();
+    await viewer.goto(`${server.url}/console/`);
+    await viewer.getByLabel("Access key").fill(key);
+    await viewer.getByRole("button", { name: "Sign in" }).click();
+    await viewer.getByText("Signed in as").waitFor();
+    await viewer.goto(`${server.url}/console/k/virtualclusterinstances/p-web/dev`);
+    await viewer.getByText("needs the right use on this virtual cluster").waitFor();
+    assert.equal(await viewer.getByRole("button", { name: "Sleep", exact: true }).count(), 0);
+    assert.equal(await viewer.getByRole("button", { name: "Wake up" }).count(), 0);
+    await viewerContext.close();
+  });
+
   it("creates a space from a template (its parameters checked first) and deletes it", async () => {
     await page.goto(`${server.url}/console/k/projects/web`);
     const form = spaceForm();
@@ -210,6 +267,8 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     assert.ok(Number(overflow) <= 0, `scrolls sideways by ${overflow}px`);
     await page.goto(`${server.url}/console/k/virtualclusterinstances/p-web/dev`);
     await page.getByText("tiny, version 1.0.0 (pinned)").waitFor();
+    await page.getByRole("button", { name: "Sleep", exact: true }).waitFor();
+    await audit("phone-instance-sleep");
     const overflow2 = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth");
     assert.ok(Number(overflow2) <= 0, `instance page scrolls sideways by ${overflow2}px`);
   });

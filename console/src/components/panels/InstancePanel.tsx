@@ -8,6 +8,7 @@ import { navigateWithFlash } from "../flash";
 import { parseHours } from "../hours";
 import { ObjectEvents } from "../ObjectEvents";
 import { VirtualClusterConnect } from "./ConnectInstructions";
+import { InstanceSleep } from "./InstanceSleep";
 
 /** A virtual cluster instance: download a kube config for it, move it to another project. */
 export function InstancePanel({ instance }: { instance: KubeObject }) {
@@ -60,6 +61,7 @@ export function InstancePanel({ instance }: { instance: KubeObject }) {
           <dd>{templateText(instance)}</dd>
         </div>
       </dl>
+      <InstanceSleep instance={instance} />
       {canUse && <VirtualClusterConnect instance={instance} />}
       {canUse && <KubeConfigDownload namespace={ns} name={name} />}
       {canDelete && <MoveInstance namespace={ns} name={name} />}
