@@ -32,6 +32,12 @@ describe("platform create|delete|list vcluster and space", () => {
     const [platformRights] = documentedYamlBlocks();
     assert.ok(platformRights, "docs/gateway.md shows the platform's rights");
     await kube.apply(platformRights);
+    const [deployRights] = documentedYamlBlocks(
+      "docs/gateway.md",
+      "### What the platform needs to deploy virtual clusters",
+    );
+    assert.ok(deployRights, "docs/gateway.md shows the rights to deploy virtual clusters");
+    await kube.apply(deployRights);
     await kube.startKubelet();
     const post = async (path: string, body: unknown) => {
       const res = await server.request("POST", `${GROUP_PATH}/${path}`, { body });

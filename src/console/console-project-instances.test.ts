@@ -44,6 +44,12 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     const [platformRights] = documentedYamlBlocks();
     assert.ok(platformRights, "docs/gateway.md shows the platform's rights");
     await kube.apply(platformRights);
+    const [deployRights] = documentedYamlBlocks(
+      "docs/gateway.md",
+      "### What the platform needs to deploy virtual clusters",
+    );
+    assert.ok(deployRights, "docs/gateway.md shows the rights to deploy virtual clusters");
+    await kube.apply(deployRights);
     await kube.startKubelet();
     await post("namespaces/platform/sharedsecrets", {
       metadata: { name: "c1-kubeconfig" },

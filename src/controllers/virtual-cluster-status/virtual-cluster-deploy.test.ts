@@ -113,6 +113,12 @@ describe("virtual clusters deployed from templates, on a real cluster", () => {
     const [platformRights] = documentedYamlBlocks();
     assert.ok(platformRights, "docs/gateway.md shows the platform's rights");
     await kube.apply(platformRights);
+    const [deployRights] = documentedYamlBlocks(
+      "docs/gateway.md",
+      "### What the platform needs to deploy virtual clusters",
+    );
+    assert.ok(deployRights, "docs/gateway.md shows the rights to deploy virtual clusters");
+    await kube.apply(deployRights);
     await postObject(server, "projects", { metadata: { name: "web" }, spec: {} });
     await putSecret(server, "prod", platform.kubeconfig());
     await createCluster(server, "prod", { config: { secretName: "prod" } });
