@@ -142,18 +142,32 @@ export async function releaseImportedNamespace(
 }
 
 /** Whether the space's namespace is gone: deletes it if it is the space's; one that is not is left alone. */
-export async function removeSpaceNamespace(
+export function removeSpaceNamespace(
   api: KubernetesObjectApi,
   server: string,
   space: KubeObject,
   namespace: string,
   timeoutMs: number,
 ): Promise<{ gone: boolean; error?: ClusterConnectionError }> {
+  return removeOwnedNamespace(api, server, namespace, timeoutMs, (labels) => isOwnNamespace(labels, space));
+}
+
+/**
+ * Whether a namespace is gone: deletes it when `owns` says its labels make it the caller's (a
+ * space's, a virtual cluster's); one that is not is left alone and counts as gone.
+ */
+export async function removeOwnedNamespace(
+  api: KubernetesObjectApi,
+  server: string,
+  namespace: string,
+  timeoutMs: number,
+  owns: (labels: Record<string, string> | undefined) => boolean,
+): Promise<{ gone: boolean; error?: ClusterConnectionError }> {
   const call: Call = (p) => withDeadline(p, timeoutMs, server);
   const found = await readNamespace(api, call, server, namespace);
   if ("error" in found) return { gone: false, error: found.error };
   const existing = found.namespace;
-  if (!existing || !isOwnNamespace(existing.metadata?.labels, space)) return { gone: true };
+  if (!existing || !owns(existing.metadata?.labels)) return { gone: true };
   if (existing.metadata?.deletionTimestamp) return { gone: false };
   try {
     await call(api.delete({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }));

@@ -1,6 +1,6 @@
 import type { KubernetesObjectApi } from "@kubernetes/client-node";
 import type { KubeObject } from "../../api/object.js";
-import { type ClusterConnectionError, classifyError, withDeadline } from "../../clusters/cluster-connection.js";
+import { type ClusterConnectionError, withDeadline } from "../../clusters/cluster-connection.js";
 import {
   applyClusterObjects,
   isUnreachable,
@@ -8,7 +8,7 @@ import {
   pruneClusterObjects,
   refOf,
 } from "../../clusters/cluster-objects.js";
-import { type Call, readNamespace } from "../spaces/space-sync.js";
+import { type Call, readNamespace, removeOwnedNamespace } from "../spaces/space-sync.js";
 import { type DesiredInstance, isOwnNamespace } from "./desired-instance.js";
 
 /** The one field manager of everything the platform applies into clusters for virtual clusters. */
@@ -123,26 +123,14 @@ export async function removeInstanceObjects(
 }
 
 /** Whether the instance's namespace is gone: deletes it if it was made for the instance; one that was not is left alone. */
-export async function removeInstanceNamespace(
+export function removeInstanceNamespace(
   api: KubernetesObjectApi,
   server: string,
   instance: KubeObject,
   namespace: string,
   timeoutMs: number,
 ): Promise<{ gone: boolean; error?: ClusterConnectionError }> {
-  const call: Call = (p) => withDeadline(p, timeoutMs, server);
-  const found = await readNamespace(api, call, server, namespace);
-  if ("error" in found) return { gone: false, error: found.error };
-  const existing = found.namespace;
-  if (!existing || !isOwnNamespace(existing.metadata?.labels, instance)) return { gone: true };
-  if (existing.metadata?.deletionTimestamp) return { gone: false };
-  try {
-    await call(api.delete({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }));
-    return { gone: false };
-  } catch (err) {
-    const e = classifyError(err, server);
-    return e.httpStatus === 404 ? { gone: true } : { gone: false, error: e };
-  }
+  return removeOwnedNamespace(api, server, namespace, timeoutMs, (labels) => isOwnNamespace(labels, instance));
 }
 
 function failure(e: ClusterConnectionError): Extract<DeployResult, { ok: false }> {
