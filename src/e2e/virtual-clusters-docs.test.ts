@@ -131,8 +131,8 @@ describe("docs/virtual-clusters.md: its shell examples run as written", () => {
   });
 
   it("an instance of tiny lands where the page says; as the page warns, it deploys no virtual cluster", async () => {
-    const run = await runBlock("templateRef: {name: tiny");
-    const printed = blockWith(blocks, "templateRef: {name: tiny").match(/^# (\{.*\})$/m)?.[1];
+    const run = await runBlock('templateRef: {name: tiny, version: "1.0.0"}');
+    const printed = blockWith(blocks, 'templateRef: {name: tiny, version: "1.0.0"}').match(/^# (\{.*\})$/m)?.[1];
     assert.ok(printed, "the page shows what kubectl prints");
     // kubectl create says what it made; the get prints the line the page shows.
     assert.deepEqual(JSON.parse(run.stdout.trim().split("\n").at(-1) ?? ""), JSON.parse(printed));
@@ -190,6 +190,18 @@ describe("docs/virtual-clusters.md: its shell examples run as written", () => {
     await runBlock("/kubeconfig");
     const config = parse(readFileSync(join(workDir, "dev.kubeconfig"), "utf8"));
     assert.equal(config.clusters[0].cluster.server, "https://dev-web.vcluster.example.com");
+  });
+
+  it("a template change redeploys the instance following the newest version, not the pinned one", async () => {
+    await runBlock('"version": "2.0.0"');
+    const ci = await waitFor(
+      "ci on 2.0.0",
+      async () => (await instance("ci")).status ?? {},
+      (s) => s.deployed?.version === "2.0.0",
+    );
+    assert.equal(ci.deployed.template, "tiny");
+    assert.equal(await secretValue("p-web-v-ci", "ci-hello", "say"), "hello, again");
+    assert.equal((await instance("dev")).status?.deployed?.version, "1.0.0");
   });
 
   it("the rights inside and sleep mode examples run: access rules, sleepAfter, sleep and wake by hand", async () => {
