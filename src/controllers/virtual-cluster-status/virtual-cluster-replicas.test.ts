@@ -21,7 +21,7 @@ import { INSTANCE_LABEL } from "./desired-instance.js";
 
 /**
  * Two platform replicas on one etcd deploying virtual clusters onto one real cluster
- * (docs/virtual-clusters.md, "High availability"): the leader, a child process, is killed
+ * (docs/virtual-clusters.md, "Lifecycle", "Several replicas"): the leader, a child process, is killed
  * (SIGKILL) while instances deploy and while one is being deleted; the other replica takes over
  * and finishes each exactly once. What the cluster holds is read from the cluster itself: the
  * objects' uids and managedFields, the `<name>-certs` Secrets' data, and kube-apiserver's audit
