@@ -48,14 +48,16 @@ describe("docs/virtual-clusters.md: its shell examples run as written", () => {
 
   /**
    * Runs the page's block containing `marker` after the setup block's variables, as a reader who
-   * pasted the setup block first; fails the test when any command in it fails.
+   * pasted the setup block first; fails the test when any command in it fails. A block the page
+   * tells the connected cluster's admin to run goes to that cluster (`onCluster`), with its
+   * admin's kube config instead of the platform's.
    */
-  async function runBlock(marker: string): Promise<ShellRun> {
+  async function runBlock(marker: string, { onCluster = false } = {}): Promise<ShellRun> {
     const block = blockWith(blocks, marker);
     ran.add(block);
     const setup = blocks[0]!.split("\n").filter((line) => /^(export )?[A-Z_]+=/.test(line));
-    const script = [...setup, block].join("\n").replaceAll(DOCUMENTED_ADDRESS, server.url);
-    const run = await runShell(script, workDir, env);
+    const script = onCluster ? block : [...setup, block].join("\n").replaceAll(DOCUMENTED_ADDRESS, server.url);
+    const run = await runShell(script, workDir, onCluster ? { ...env, KUBECONFIG: kube.adminKubeconfig } : env);
     assert.equal(run.code, 0, `the block with "${marker}" failed:\n${run.stderr}\n${run.stdout}`);
     return run;
   }
@@ -128,6 +130,26 @@ describe("docs/virtual-clusters.md: its shell examples run as written", () => {
       tiny.spec.versions.map((v: { version: string }) => v.version),
       ["1.0.0", "1.1.0"],
     );
+  });
+
+  it("the cluster admin's patch for templates writing other kinds gives the platform's account those kinds", async () => {
+    const canI = () =>
+      kube.kubectl(
+        "auth",
+        "can-i",
+        "patch",
+        "configmaps",
+        "-n",
+        "p-web-v-dev",
+        "--as=system:serviceaccount:platform:platform",
+      );
+    await assert.rejects(
+      canI(),
+      (e: { stdout?: string }) => e.stdout?.trim() === "no",
+      "the documented deploy rights leave ConfigMaps out",
+    );
+    await runBlock('"resources": ["configmaps"]', { onCluster: true });
+    assert.equal((await canI()).trim(), "yes");
   });
 
   it("an instance of tiny lands where the page says; as the page warns, it deploys no virtual cluster", async () => {
