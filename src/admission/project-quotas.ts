@@ -10,7 +10,7 @@ import {
   quotasCounting,
   quotasOf,
 } from "../kinds/project/project-quotas.js";
-import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
+import type { AdmissionAttributes, AdmissionPlugin } from "../registry/admission.js";
 import type { KeptKeys } from "../registry/kept-keys.js";
 import type { ProjectLookup } from "./project-instances.js";
 import { platformPlural } from "./resource-match.js";
@@ -52,17 +52,6 @@ export class ProjectQuotasAdmission implements AdmissionPlugin {
     private readonly projects: ProjectLookup,
     private readonly source: QuotaSource,
   ) {}
-
-  /** With owner quotas, an instance created without an owner is owned by its creator (as a space is), so it counts. */
-  async admit(attrs: AdmissionAttributes): Promise<undefined> {
-    const target = await this.quotaTarget(attrs);
-    if (!target || isServerWrite(attrs)) return;
-    const { quotas } = target;
-    const owner = specOf<{ owner?: Owner }>(attrs.object).owner;
-    if ((quotas.user || quotas.team) && !owner?.user && !owner?.team) {
-      attrs.object.spec = { ...attrs.object.spec, owner: { user: attrs.user.name } };
-    }
-  }
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
     const target = await this.quotaTarget(attrs);
