@@ -168,6 +168,12 @@ describe("docs/virtual-clusters.md: its shell examples run as written", () => {
     assert.equal(await secretValue("p-web-v-dev", "dev-hello", "say"), "hi");
   });
 
+  it("an instance created without an owner is its creator's", async () => {
+    const run = await runBlock("metadata: {name: mine");
+    // The page shows alice's; here the admin created it.
+    assert.deepEqual(JSON.parse(run.stdout.trim().split("\n").at(-1) ?? ""), { user: "admin" });
+  });
+
   it("the CLI's example creates an instance of the default template, waits for Ready, lists and deletes it", async () => {
     const run = await runBlock("platform list templates");
     assert.match(run.stdout, /^vcluster qa created in project web$/m);
@@ -212,6 +218,16 @@ describe("docs/virtual-clusters.md: its shell examples run as written", () => {
     await runBlock("/kubeconfig");
     const config = parse(readFileSync(join(workDir, "dev.kubeconfig"), "utf8"));
     assert.equal(config.clusters[0].cluster.server, "https://dev-web.vcluster.example.com");
+  });
+
+  it("a client's status write keeps what the platform deployed, and the controller writes its phase again", async () => {
+    const run = await runBlock("--subresource status");
+    assert.match(run.stdout, /^1\.0\.0 /m, "status.deployed kept");
+    await waitFor(
+      "the controller's phase again",
+      async () => (await instance("dev")).status ?? {},
+      (s) => s.reason === "ServiceNotFound",
+    );
   });
 
   it("a template change redeploys the instance following the newest version, not the pinned one", async () => {

@@ -6,10 +6,18 @@ import { readFileSync } from "node:fs";
  * reader pastes it: a test of them tests what users copy.
  */
 
-/** Every ```sh block of `doc`, in page order, as the text between its fences. */
+/**
+ * Every ```sh block of `doc`, in page order, as the text between its fences; a block indented
+ * under a list item loses that indentation, as it does when pasted.
+ */
 export function documentedShellBlocks(doc: string): string[] {
   const text = readFileSync(doc, "utf8");
-  return [...text.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+  return [...text.matchAll(/^( *)```sh\n([\s\S]*?)^\1```$/gm)].map(([, indent, body]) =>
+    body!
+      .split("\n")
+      .map((line) => (line.startsWith(indent!) ? line.slice(indent!.length) : line))
+      .join("\n"),
+  );
 }
 
 /** The one block of `blocks` containing `marker`; anything else is an error naming the marker. */
