@@ -89,6 +89,17 @@ for (const backend of ["sqlite", "etcd"] as const) {
         assert.equal(res.json.metadata.ownerReferences, undefined, `${path} has no owner left`);
         assert.equal(res.json.metadata.deletionTimestamp, undefined, `${path} is not being deleted`);
       }
+      // Listed in their namespace as before, although no project makes it a namespace any more.
+      const { stdout } = await run("kubectl", [
+        ...["--kubeconfig", server.kubeconfig(), "get", "virtualclusterinstances,spaceinstances,projectsecrets"],
+        ...["-n", "p-keep", "-o", "name"],
+      ]);
+      assert.deepEqual(stdout.trim().split("\n").sort(), [
+        "projectsecret.management.platform/secret",
+        "spaceinstance.management.platform/space",
+        "virtualclusterinstance.management.platform/vc",
+      ]);
+      assert.equal((await server.request("GET", "/kubernetes/management/api/v1/namespaces/p-keep")).status, 404);
       // The orphans are still written to as usual; no owner comes back with the write.
       const labelled = await server.request("PATCH", `${GROUP_PATH}/${paths[0]}`, {
         body: { metadata: { labels: { kept: "yes" } } },
@@ -111,18 +122,17 @@ for (const backend of ["sqlite", "etcd"] as const) {
       await gone("projects/again");
       const project = await postObject(server, "projects", { metadata: { name: "again" }, spec: {} });
       const [vc, space] = paths as [string, string];
-      const handed = await server.request("PATCH", `${GROUP_PATH}/${vc}`, {
-        body: {
-          metadata: {
-            ownerReferences: [
-              { apiVersion: "management.platform/v1", kind: "Project", name: "again", uid: project.metadata.uid },
-            ],
-          },
-        },
-        contentType: "application/merge-patch+json",
-      });
-      assert.equal(handed.status, 200, handed.text);
-      assert.equal(handed.json.metadata.ownerReferences[0].uid, project.metadata.uid);
+      // docs/object-lifecycle.md's hand-over, as a shell runs it (its project web and instance dev named here).
+      const handOver = `
+        uid=$(kubectl get project again -o jsonpath='{.metadata.uid}')
+        kubectl patch virtualclusterinstance vc -n p-again --type=merge -p \\
+          "{\\"metadata\\":{\\"ownerReferences\\":[{\\"apiVersion\\":\\"management.platform/v1\\",\\"kind\\":\\"Project\\",\\"name\\":\\"again\\",\\"uid\\":\\"$uid\\"}]}}"
+      `;
+      await run("sh", ["-ec", handOver], { env: { ...process.env, KUBECONFIG: server.kubeconfig() } });
+      const handed = await get(vc);
+      assert.deepEqual(handed.json.metadata.ownerReferences, [
+        { apiVersion: "management.platform/v1", kind: "Project", name: "again", uid: project.metadata.uid },
+      ]);
       // An unrelated write to the other orphan leaves it an orphan.
       const touched = await server.request("PATCH", `${GROUP_PATH}/${space}`, {
         body: { metadata: { labels: { touched: "yes" } } },
