@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type CliRun, runCli } from "../testing/cli-run.js";
-import { documentedYamlBlocks } from "../testing/documented-rights.js";
-import { KubeControlPlane } from "../testing/kube-control-plane.js";
-import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
+import type { KubeControlPlane } from "../testing/kube-control-plane.js";
+import { startPlatformOnControlPlane } from "../testing/platform-on-control-plane.js";
+import { GROUP_PATH, type TestServer, userWithKey } from "../testing/test-server.js";
 
 /**
  * `create|delete vcluster`, `create|delete|list space`, `list vclusters|templates` as a project
@@ -22,36 +22,17 @@ describe("platform create|delete|list vcluster and space", () => {
   const get = (path: string) => server.request("GET", `${GROUP_PATH}/${path}`);
 
   before(async () => {
-    [kube, server] = await Promise.all([
-      KubeControlPlane.start(),
-      startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true }),
-    ]);
-    // docs/gateway.md grants the platform reads in team-a, where an imported virtual cluster would live.
-    for (const ns of ["platform", "team-a"]) await kube.kubectl("create", "namespace", ns);
-    const platform = await kube.serviceAccount("platform", "platform");
-    const [platformRights] = documentedYamlBlocks();
-    assert.ok(platformRights, "docs/gateway.md shows the platform's rights");
-    await kube.apply(platformRights);
-    const [deployRights] = documentedYamlBlocks(
-      "docs/gateway.md",
-      "### What the platform needs to deploy virtual clusters",
-    );
-    assert.ok(deployRights, "docs/gateway.md shows the rights to deploy virtual clusters");
-    await kube.apply(deployRights);
-    await kube.startKubelet();
+    ({ kube, server } = await startPlatformOnControlPlane({
+      cluster: "c1",
+      clusterSpec: { access: [{ verbs: ["get", "use"], users: ["alice"] }] },
+      server: { clusterCheckIntervalMs: 500 },
+      kubelet: true,
+    }));
+    const aliceKey = await userWithKey(server, "alice");
     const post = async (path: string, body: unknown) => {
       const res = await server.request("POST", `${GROUP_PATH}/${path}`, { body });
       assert.equal(res.status, 201, res.text);
     };
-    await post("namespaces/platform/sharedsecrets", {
-      metadata: { name: "c1-kubeconfig" },
-      spec: { data: { config: Buffer.from(platform.kubeconfig()).toString("base64") } },
-    });
-    const aliceKey = await userWithKey(server, "alice");
-    await post("clusters", {
-      metadata: { name: "c1" },
-      spec: { config: { secretName: "c1-kubeconfig" }, access: [{ verbs: ["get", "use"], users: ["alice"] }] },
-    });
     await post("projects", { metadata: { name: "web" }, spec: { members: [{ kind: "User", name: "alice" }] } });
     await post("projects", { metadata: { name: "shop" }, spec: {} });
     home = mkdtempSync(join(tmpdir(), "platform-instances-"));

@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchChromium, newConsoleContext, seriousAxeViolations } from "../testing/browser.js";
-import { documentedYamlBlocks } from "../testing/documented-rights.js";
-import { KubeControlPlane } from "../testing/kube-control-plane.js";
-import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
+import type { KubeControlPlane } from "../testing/kube-control-plane.js";
+import { startPlatformOnControlPlane } from "../testing/platform-on-control-plane.js";
+import { GROUP_PATH, type TestServer, userWithKey } from "../testing/test-server.js";
 
 /** Set CONSOLE_SCREENSHOTS=docs/console to refresh the screenshots of docs/console.md. */
 const SHOTS = process.env.CONSOLE_SCREENSHOTS;
@@ -34,28 +34,11 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
   };
 
   before(async () => {
-    [kube, server] = await Promise.all([
-      KubeControlPlane.start(),
-      startTestServer({ clusterCheckIntervalMs: 1000, allowLocalEndpoints: true }),
-    ]);
-    // The platform holds exactly the rights docs/gateway.md lists (they name team-a).
-    for (const ns of ["platform", "team-a"]) await kube.kubectl("create", "namespace", ns);
-    const platform = await kube.serviceAccount("platform", "platform");
-    const [platformRights] = documentedYamlBlocks();
-    assert.ok(platformRights, "docs/gateway.md shows the platform's rights");
-    await kube.apply(platformRights);
-    const [deployRights] = documentedYamlBlocks(
-      "docs/gateway.md",
-      "### What the platform needs to deploy virtual clusters",
-    );
-    assert.ok(deployRights, "docs/gateway.md shows the rights to deploy virtual clusters");
-    await kube.apply(deployRights);
-    await kube.startKubelet();
-    await post("namespaces/platform/sharedsecrets", {
-      metadata: { name: "c1-kubeconfig" },
-      spec: { data: { config: Buffer.from(platform.kubeconfig()).toString("base64") } },
-    });
-    await post("clusters", { metadata: { name: "c1" }, spec: { config: { secretName: "c1-kubeconfig" } } });
+    ({ kube, server } = await startPlatformOnControlPlane({
+      cluster: "c1",
+      server: { clusterCheckIntervalMs: 1000 },
+      kubelet: true,
+    }));
     await post("projects", { metadata: { name: "web" }, spec: {} });
     await post("virtualclustertemplates", {
       metadata: { name: "tiny" },
