@@ -4,9 +4,10 @@ import { WorkQueue } from "./work-queue.js";
 
 /**
  * The start and stop wiring of a controller that keeps connected clusters in step (cluster
- * access, spaces, cluster health): a work queue of string keys, the informer handlers that add keys to it, every
- * key queued once the informers have synced and again every `resyncMs` (which repairs what was
- * changed by hand on a cluster), and on stop the handlers removed and the queue drained.
+ * access, spaces, cluster health, virtual cluster status): a work queue of string keys, the
+ * informer handlers that add keys to it, every key queued once the informers have synced and
+ * again every `resyncMs` (which repairs what was changed by hand on a cluster), and on stop the
+ * handlers removed and the queue drained.
  */
 export interface ResyncWiring {
   /** The controller's name in failure logs. */
