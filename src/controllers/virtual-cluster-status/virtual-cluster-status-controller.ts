@@ -1,17 +1,16 @@
-import { type KubeObject, nowTimestamp, specOf, statusOf } from "../../api/object.js";
+import { type KubeObject, nowTimestamp, statusOf } from "../../api/object.js";
 import type { EventRecorder } from "../../events/event-recorder.js";
 import { isDeployed, VIRTUAL_CLUSTER_FINALIZER } from "../../kinds/virtual-cluster-instance/template-fields.js";
-import type { VirtualClusterInstanceSpec } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
 import type { Registry } from "../../registry/registry.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
-import { clusterChangeMatters } from "../cluster-changes.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
 import { type ObjectChange, removeFinalizer, updateUnlessGone } from "../kept-object-writes.js";
 import { ResyncQueue } from "../resync-queue.js";
 import { FIELD_MANAGER } from "./deploy-instance.js";
 import { deleteStep, deployStep, type InstanceCas, type LifecycleDeps } from "./instance-lifecycle.js";
 import { type DeployOutcome, deletingStatus, nextStatus } from "./instance-status.js";
+import { subscribeInstanceTriggers } from "./instance-triggers.js";
 import type { Observation } from "./observation.js";
 import { observeInstance } from "./observe-instance.js";
 import { actOnIdleTime } from "./sleep-mode.js";
@@ -43,10 +42,11 @@ export interface VirtualClusterStatusOptions {
  * instance-status.ts. Imported instances and created ones alike.
  *
  * An instance is looked at when it is created or its spec changes, when its Cluster is created,
- * deleted, changes its spec or comes back online, and every `resyncMs`. A cluster that cannot be
- * used is written to the status and not retried at once: thousands of instances on a cluster
- * that is down would otherwise each be retried; the resync and the cluster coming back (the
- * health check writes `online`) look again. A status write that fails is retried with backoff.
+ * deleted, changes its spec or comes back online, when a change of its template changes the
+ * version it deploys (instance-triggers.ts), and every `resyncMs` (resync-queue.ts). A cluster
+ * that cannot be used is written to the status and not retried at once: thousands of instances
+ * on a cluster that is down would otherwise each be retried; the resync and the cluster coming
+ * back (the health check writes `online`) look again. A status write that fails is retried with backoff.
  * Writes go through the status subresource and only when something changed, so a write never
  * queues the instance again. Runs on the elected replica only (start()/stop()).
  */
@@ -71,36 +71,22 @@ export class VirtualClusterStatusController {
     this.wakePollMs = options.wakePollMs ?? 2_000;
     this.namespacePollMs = options.namespacePollMs ?? 1_000;
     this.cas = options.cas;
-    const instances = informers.for("virtualclusterinstances");
-    const clusters = informers.for("clusters");
+    const watched = {
+      instances: informers.for("virtualclusterinstances"),
+      clusters: informers.for("clusters"),
+      templates: informers.for("virtualclustertemplates"),
+    };
     this.loop = new ResyncQueue({
       controller: "virtualcluster-status",
       concurrency: Math.max(1, options.concurrency ?? 8),
       resyncMs: options.resyncMs ?? 60_000,
       log,
       process: (key) => this.reconcile(key),
-      informers: [instances, clusters],
-      keys: () => instances.names(),
-      subscribe: (queue) => [
-        instances.onChange((e) => {
-          if (e.type !== "upsert") return;
-          // Spec changes bump generation; status writes (this controller's) do not, except the
-          // sleep and wakeup actions' and the gateway's wake-up (status.sleep set or cleared).
-          const changed =
-            !e.old ||
-            e.old.metadata.generation !== e.object.metadata.generation ||
-            e.old.metadata.deletionTimestamp !== e.object.metadata.deletionTimestamp ||
-            isAsleep(e.old) !== isAsleep(e.object);
-          if (changed) queue.add(keyOf(e.object));
-        }),
-        clusters.onChange((e) => {
-          if (!clusterChangeMatters(e)) return;
-          const name = e.object.metadata.name;
-          for (const instance of instances.list()) {
-            if (specOf<VirtualClusterInstanceSpec>(instance).clusterRef?.cluster === name) queue.add(keyOf(instance));
-          }
-        }),
-      ],
+      // The templates too: a deploy must not find an instance's template missing only because
+      // their informer has not synced yet.
+      informers: Object.values(watched),
+      keys: () => watched.instances.names(),
+      subscribe: (queue) => subscribeInstanceTriggers(watched, queue),
     });
   }
 
@@ -227,14 +213,6 @@ export class VirtualClusterStatusController {
     }
     return written;
   }
-}
-
-function isAsleep(instance: KubeObject | undefined): boolean {
-  return instance !== undefined && statusOf<VirtualClusterInstanceStatus>(instance).sleep !== undefined;
-}
-
-function keyOf(instance: KubeObject): string {
-  return `${instance.metadata.namespace}/${instance.metadata.name}`;
 }
 
 function splitKey(key: string): [string, string] {
