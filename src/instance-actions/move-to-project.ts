@@ -27,14 +27,14 @@ export interface MovableKind {
 const MOVE_ATTEMPTS = 5;
 
 /**
- * POST .../projects/{target}/migrate<kind> (docs/spaces.md and docs/virtual-clusters.md, "Move"):
- * the instance is deleted in its project and created in the target in one transaction, so the
- * source goes and the target appears at one revision, or neither. The delete is the storage's,
- * not the API's: no deletionTimestamp, so the finalizer's cleanup never runs and what the
- * instance runs on its cluster stays. The new instance keeps the status (what the controller
- * knows of the cluster side). Its create goes through admission like any other, so the target's
- * allowed clusters and quotas apply. The caller needs delete on the instance and create in the
- * target project.
+ * POST .../projects/{target}/migrate<kind> (docs/spaces.md, "Move"; docs/clusters.md, "Moving an
+ * instance to another project"): the instance is deleted in its project and created in the target
+ * in one transaction, so the source goes and the target appears at one revision, or neither. The
+ * delete is the storage's, not the API's: no deletionTimestamp, so the finalizer's cleanup never
+ * runs and what the instance runs on its cluster stays. The new instance keeps the status (what
+ * the controller knows of the cluster side). Its create goes through admission like any other, so
+ * the target's allowed clusters and quotas apply. The caller needs delete on the instance and
+ * create in the target project.
  */
 export function moveToProjectAction(registry: Registry, movable: MovableKind): SubresourceHandler {
   return async ({ request, reply, ctx, path, format, raw, authorize }) => {

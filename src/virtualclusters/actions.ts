@@ -30,8 +30,8 @@ const IMPORT_REQUEST: ImportRequest = {
 };
 
 /**
- * POST .../projects/{target}/migratevirtualclusterinstance (docs/virtual-clusters.md, "Move"):
- * the virtual cluster keeps running on its cluster; the moved instance keeps its status (an
+ * POST .../projects/{target}/migratevirtualclusterinstance (docs/clusters.md, "Moving an instance
+ * to another project"): the virtual cluster keeps running on its cluster; the moved instance keeps its status (an
  * imported one its service UID, and so its kept CA).
  */
 const MOVABLE_INSTANCES: MovableKind = {
