@@ -35,6 +35,29 @@ describe("platform create|delete|list vcluster and space", () => {
     };
     await post("projects", { metadata: { name: "web" }, spec: { members: [{ kind: "User", name: "alice" }] } });
     await post("projects", { metadata: { name: "shop" }, spec: {} });
+    // A number parameter for each template kind, which alice may use.
+    const replicas = { name: "replicas", type: "number", default: "1" };
+    await post("virtualclustertemplates", {
+      metadata: { name: "sized" },
+      spec: {
+        versions: [
+          {
+            version: "1.0.0",
+            parameters: [replicas],
+            objects: [{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" } }],
+          },
+        ],
+        access: [{ verbs: ["get", "use"], users: ["alice"] }],
+      },
+    });
+    await post("spacetemplates", {
+      metadata: { name: "sized" },
+      spec: {
+        parameters: [replicas],
+        template: { objects: [{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" } }] },
+        access: [{ verbs: ["get", "use"], users: ["alice"] }],
+      },
+    });
     home = mkdtempSync(join(tmpdir(), "platform-instances-"));
     writeFileSync(join(home, "ca.crt"), server.caPem ?? "");
     const login = await cli([
@@ -134,6 +157,25 @@ describe("platform create|delete|list vcluster and space", () => {
     const usage = await cli(["create", "vcluster", "bad", "--project", "web", "--set", "serviceType"]);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /--set must be KEY=VALUE/);
+  });
+
+  it("a parameter the template lacks, or a value of the wrong type, is refused naming it, for vcluster and space alike", async () => {
+    for (const kind of ["vcluster", "space"]) {
+      const create = (set: string) =>
+        cli(["create", kind, "refused", "--project", "web", "--cluster", "c1", "--template", "sized", "--set", set]);
+      const unknown = await create("nosuch=1");
+      assert.equal(unknown.code, 1, unknown.stdout);
+      assert.match(
+        unknown.stderr,
+        /spec\.parameters\.nosuch: Unsupported value: "nosuch": the template has no such parameter \(its parameters: replicas\)/,
+        kind,
+      );
+      const wrongType = await create("replicas=many");
+      assert.equal(wrongType.code, 1, wrongType.stdout);
+      assert.match(wrongType.stderr, /spec\.parameters\.replicas: Invalid value: "many": must be a number/, kind);
+    }
+    assert.equal((await get("namespaces/p-web/virtualclusterinstances/refused")).status, 404);
+    assert.equal((await get("namespaces/p-web/spaceinstances/refused")).status, 404);
   });
 
   it("list vclusters shows phase and template; list templates the default one", async () => {

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { launchChromium, newConsoleContext, seriousAxeViolations } from "../testing/browser.js";
 import type { KubeControlPlane } from "../testing/kube-control-plane.js";
 import { startPlatformOnControlPlane } from "../testing/platform-on-control-plane.js";
@@ -77,6 +77,7 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     await post("spacetemplates", {
       metadata: { name: "small" },
       spec: {
+        displayName: "Small team space",
         parameters: [{ name: "pods", type: "number", default: "10" }],
         template: {
           objects: [
@@ -119,6 +120,53 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
 
   const createForm = () => page.locator("form", { has: page.getByRole("heading", { name: "Create virtual cluster" }) });
   const spaceForm = () => page.locator("form", { has: page.getByRole("heading", { name: "Create a space" }) });
+
+  /** The message beside the field labelled `label` in `form`, and the field itself. */
+  const fieldOf = (form: Locator, label: string) => ({
+    input: form.getByLabel(label, { exact: true }),
+    error: form.locator(".field", { has: page.getByLabel(label, { exact: true }) }).locator(".field-error"),
+  });
+
+  it("create virtual cluster says what is wrong with a parameter beside it once the field is left, before anything is sent", async () => {
+    await page.goto(`${server.url}/console/k/projects/web`);
+    const form = createForm();
+    await form.getByLabel("Template", { exact: true }).selectOption("tiny");
+    const replicas = fieldOf(form, "replicas (required)");
+    await replicas.input.fill("many");
+    await replicas.input.press("Tab");
+    await replicas.error.waitFor();
+    assert.equal(await replicas.error.innerText(), 'Write a number, such as 3 ("many" is not one).');
+    assert.equal(await replicas.input.getAttribute("aria-invalid"), "true");
+    // Said as typed from then on.
+    await replicas.input.fill("");
+    await form.getByText("Required: this template needs a value.").waitFor();
+    await replicas.input.fill("2");
+    await replicas.error.waitFor({ state: "detached" });
+    // Nothing was submitted: no summary above the form, nothing stored.
+    assert.equal(await form.getByRole("alert").count(), 0);
+    const none = await server.request("GET", `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances`);
+    assert.equal(none.json.items.length, 0);
+  });
+
+  it("create a space says what is wrong with a parameter beside it once the field is left, before anything is sent", async () => {
+    await page.goto(`${server.url}/console/k/projects/web`);
+    const form = spaceForm();
+    const template = form.getByLabel("Space template");
+    // Templates are offered by their display name, as on the virtual cluster form.
+    await template.locator("option", { hasText: "Small team space (small)" }).waitFor({ state: "attached" });
+    await template.selectOption("small");
+    const pods = fieldOf(form, "pods");
+    assert.match(await form.innerText(), /template default: 10/);
+    await pods.input.fill("lots");
+    await pods.input.press("Tab");
+    await pods.error.waitFor();
+    assert.equal(await pods.error.innerText(), 'Write a number, such as 3 ("lots" is not one).');
+    await pods.input.fill("20");
+    await pods.error.waitFor({ state: "detached" });
+    assert.equal(await form.getByRole("alert").count(), 0);
+    const none = await server.request("GET", `${GROUP_PATH}/namespaces/p-web/spaceinstances`);
+    assert.equal(none.json.items.length, 0);
+  });
 
   it("creates a virtual cluster from a template: parameters checked before sending, server errors beside fields, then Ready", async () => {
     await page.goto(`${server.url}/console/k/projects/web`);
@@ -289,6 +337,29 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     await row.getByRole("link", { name: "pod-reader" }).click();
     await page.getByRole("heading", { name: /pod-reader/ }).waitFor();
     await page.getByText("ClusterRoleTemplate pod-reader").waitFor();
+  });
+
+  it("a key that may create instances but not list templates is told why beside the template choice, on both forms", async () => {
+    // Scoped to the project: its instances, not the cluster-wide template lists (403).
+    const key = await userWithKey(server, "pat", { projects: [{ project: "web" }] });
+    const project = (await server.request("GET", `${GROUP_PATH}/projects/web`)).json;
+    project.spec.members = [...(project.spec.members ?? []), { kind: "User", name: "pat" }];
+    const put = await server.request("PUT", `${GROUP_PATH}/projects/web`, { body: project });
+    assert.equal(put.status, 200, put.text);
+    const listed = await server.request("GET", `${GROUP_PATH}/spacetemplates`, { token: key });
+    assert.equal(listed.status, 403, listed.text);
+    const patContext = await newConsoleContext(browser);
+    const pat = await patContext.newPage();
+    await pat.goto(`${server.url}/console/`);
+    await pat.getByLabel("Access key").fill(key);
+    await pat.getByRole("button", { name: "Sign in" }).click();
+    await pat.getByText("Signed in as").waitFor();
+    await pat.goto(`${server.url}/console/k/projects/web`);
+    for (const heading of ["Create virtual cluster", "Create a space"]) {
+      const form = pat.locator("form", { has: pat.getByRole("heading", { name: heading }) });
+      await form.locator("p.error", { hasText: /You are not allowed to do this: .*templates/ }).waitFor();
+    }
+    await patContext.close();
   });
 
   it("no serious accessibility finding and no dialog on any page", () => {
