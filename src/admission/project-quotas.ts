@@ -10,7 +10,7 @@ import {
   type QuotaName,
   quotasOf,
 } from "../kinds/project/project-quotas.js";
-import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
+import type { AdmissionAttributes, AdmissionPlugin } from "../registry/admission.js";
 import type { KeptKeys } from "../registry/kept-keys.js";
 import type { ProjectLookup } from "./project-instances.js";
 import { type QuotaClaim, quotaClaim, removesOwner } from "./quota-claim.js";
@@ -54,22 +54,6 @@ export class ProjectQuotasAdmission implements AdmissionPlugin {
     private readonly projects: ProjectLookup,
     private readonly source: QuotaSource,
   ) {}
-
-  /**
-   * With owner quotas, an instance created without an owner is owned by its creator (as a space
-   * is), so it counts: a team's key makes it the team's, counted against the team quota.
-   */
-  async admit(attrs: AdmissionAttributes): Promise<undefined> {
-    if (attrs.operation !== "CREATE" || isServerWrite(attrs) || !quotaResource(attrs)) return;
-    const target = await this.projectQuotas(attrs);
-    if (!target) return;
-    const { quotas } = target;
-    const owner = specOf<{ owner?: Owner }>(attrs.object).owner;
-    if ((quotas.user || quotas.team) && !owner?.user && !owner?.team) {
-      const creator = attrs.user.subjectKind === "Team" ? { team: attrs.user.name } : { user: attrs.user.name };
-      attrs.object.spec = { ...attrs.object.spec, owner: creator };
-    }
-  }
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
     const resource = quotaResource(attrs);

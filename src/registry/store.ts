@@ -64,7 +64,8 @@ export interface StoreDeps {
  * 4. metadata and strategy validation (with the field errors of steps 2 and 3: one 422);
  * 5. validating admission (`admission.validate`: plugins refuse, never change);
  * 6. the write (skipped on dry-run), mapping storage errors to API errors (storageToApi).
- * The status subresource changes status only: steps 2 and 3 do not run for it. A delete runs
+ * The status subresource changes status only: steps 2 and 3 do not run for it; in their place the
+ * kind's `strategy.prepareForStatusUpdate` puts back the status fields only the server writes. A delete runs
  * the validating admission (step 5) on the object as stored, then plans finalizers (deletion.ts).
  */
 export class Store {
@@ -405,6 +406,7 @@ export class Store {
       // The status endpoint changes status only; everything else stays as stored.
       obj = structuredClone(old);
       obj.status = proposed.status ?? {};
+      this.rt.strategy.prepareForStatusUpdate?.(obj, old, ctx);
       if (options.managedFieldsPrepared) obj.metadata.managedFields = proposed.metadata.managedFields;
     } else {
       obj = proposed;

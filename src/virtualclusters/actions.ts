@@ -31,8 +31,9 @@ const IMPORT_REQUEST: ImportRequest = {
 
 /**
  * POST .../projects/{target}/migratevirtualclusterinstance (docs/clusters.md, "Moving an instance
- * to another project"): the virtual cluster keeps running on its cluster; the moved instance keeps its status (an
- * imported one its service UID, and so its kept CA).
+ * to another project"): what was deployed keeps running. The moved instance keeps its status: its
+ * CA (`caID`, or an imported one's service UID) and the UID of its namespace on the cluster, by
+ * which the controller knows that namespace is still its own and re-labels it for the target.
  */
 const MOVABLE_INSTANCES: MovableKind = {
   resource: "virtualclusterinstances",
