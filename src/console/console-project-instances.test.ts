@@ -124,6 +124,11 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     if (SHOTS) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
   }
 
+  /** The phase on an instance's page, in its Status facts. */
+  const phaseBadge = (phase: string) =>
+    page.locator("dl.facts div", { has: page.locator("dt", { hasText: /^Phase$/ }) }).locator(".badge", {
+      hasText: new RegExp(`^${phase}$`),
+    });
   const createForm = () => page.locator("form", { has: page.getByRole("heading", { name: "Create virtual cluster" }) });
   const spaceForm = () => page.locator("form", { has: page.getByRole("heading", { name: "Create a space" }) });
 
@@ -209,6 +214,14 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     await server.events.recorder.flush();
     await page.reload();
     await page.locator("ul.events li", { hasText: "WorkloadReady" }).waitFor();
+    // Where it runs, and its conditions with the reason the platform read from the cluster.
+    const fact = (label: string) =>
+      page.locator(".facts div", { has: page.getByText(label, { exact: true }) }).locator("dd");
+    assert.equal(await fact("Cluster").innerText(), "c1");
+    assert.equal(await fact("Namespace on the cluster").innerText(), "web-dev-vc");
+    const readyCondition = page.locator("tr", { has: page.locator("td[data-label=Type]", { hasText: /^Ready$/ }) });
+    assert.equal(await readyCondition.locator("td[data-label=Status]").innerText(), "True");
+    assert.equal(await readyCondition.locator("td[data-label=Reason]").innerText(), "WorkloadReady");
     await audit("instance-detail-template");
   });
 
@@ -232,6 +245,12 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     assert.equal(asleep.status.sleep.reason, "Requested", JSON.stringify(asleep.status));
     await facts.locator(".badge", { hasText: "asleep" }).waitFor();
     await facts.getByText("put to sleep by hand").waitFor();
+    // The platform scales the workload on the cluster to zero, and the phase follows.
+    await phaseBadge("Sleeping").waitFor({ timeout: 60_000 });
+    assert.equal(
+      await kube.kubectl("get", "deployment", "dev", "-n", "web-dev-vc", "-o", "jsonpath={.spec.replicas}"),
+      "0",
+    );
     await audit("instance-asleep");
 
     await page.getByRole("button", { name: "Wake up" }).click();
@@ -249,6 +268,12 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     );
     await facts.locator(".badge", { hasText: "awake" }).waitFor();
     await page.getByRole("button", { name: "Sleep", exact: true }).waitFor();
+    // Scaled back up, and Ready once its replicas are.
+    await phaseBadge("Ready").waitFor({ timeout: 60_000 });
+    assert.equal(
+      await kube.kubectl("get", "deployment", "dev", "-n", "web-dev-vc", "-o", "jsonpath={.spec.replicas}"),
+      "1",
+    );
   });
 
   it("a project viewer, without use on the instance, is not offered Sleep (the server refuses it too)", async () => {
@@ -314,6 +339,27 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     await audit("phone-instance-sleep");
     const overflow2 = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth");
     assert.ok(Number(overflow2) <= 0, `instance page scrolls sideways by ${overflow2}px`);
+  });
+
+  it("deletes the instance from its page: the page says it waits for the platform, which removes what it deployed", async () => {
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await page.goto(`${server.url}/console/k/virtualclusterinstances/p-web/dev`);
+    await page.getByRole("button", { name: "Delete" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByRole("button", { name: "Delete" }).click();
+    // Back on its project's page, told that the delete is under way, not done.
+    await page.waitForURL(/\/console\/k\/projects\/web$/);
+    await page
+      .getByRole("status")
+      .getByText("Deleting virtual cluster dev: the platform first removes what it deployed on cluster c1.")
+      .waitFor();
+    await page.getByText("No virtual clusters in this project yet.").waitFor({ timeout: 60_000 });
+    assert.equal(
+      (await server.request("GET", `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances/dev`)).status,
+      404,
+    );
+    // Its namespace on the cluster went before the instance did.
+    assert.equal((await kube.kubectl("get", "namespace", "web-dev-vc", "--ignore-not-found", "-o", "name")).trim(), "");
   });
 
   it("the cluster page shows the access grants the platform keeps on it, a failed one with its reason", async () => {
