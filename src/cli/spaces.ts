@@ -2,14 +2,14 @@ import type { Command } from "commander";
 import type { Json } from "./api-client.js";
 import { addOutputOption, apiPath, loggedInClient, outputOf, projectNamespace, verbCommand } from "./common.js";
 import { printJsonOrYaml } from "./output.js";
+import { addOwnerOption, type OwnerOpts, ownerChoice } from "./owner-option.js";
 import { registerProjectInstanceDelete } from "./project-instance-delete.js";
 import { addTemplateOptions, type TemplateKind, type TemplateOpts, templateChoice } from "./template-options.js";
 
-interface CreateSpaceOpts extends TemplateOpts {
+interface CreateSpaceOpts extends TemplateOpts, OwnerOpts {
   project: string;
   cluster: string;
   namespace?: string;
-  ownerTeam?: string;
   output?: string;
 }
 
@@ -24,8 +24,8 @@ export function spaceBody(name: string, opts: CreateSpaceOpts): Json {
   const spec: Json = {
     clusterRef: { cluster: opts.cluster, ...(opts.namespace ? { namespace: opts.namespace } : {}) },
     ...templateChoice(opts, SPACE_TEMPLATE),
+    ...ownerChoice(opts),
   };
-  if (opts.ownerTeam) spec.owner = { team: opts.ownerTeam };
   return {
     apiVersion: "management.platform/v1",
     kind: "SpaceInstance",
@@ -45,9 +45,7 @@ export function registerSpaceCommands(program: Command): void {
       "connected cluster its namespace is on (one of the project's allowed clusters)",
     )
     .option("--namespace <namespace>", "the namespace's name on the cluster (default: NAME)");
-  addOutputOption(
-    addTemplateOptions(create, SPACE_TEMPLATE).option("--owner-team <team>", "a team that owns it (default: you)"),
-  )
+  addOutputOption(addOwnerOption(addTemplateOptions(create, SPACE_TEMPLATE)))
     .addHelpText(
       "after",
       "\nExamples:\n  platform create space web-dev --project web --cluster prod\n  platform create space web-dev --project web --cluster prod --template small --set pods=20 --owner-team web",

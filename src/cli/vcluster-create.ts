@@ -4,10 +4,11 @@ import type { Json } from "./api-client.js";
 import { addOutputOption, apiPath, loggedInClient, outputOf, projectNamespace, verbCommand } from "./common.js";
 import { waitForReady } from "./instance-wait.js";
 import { printJsonOrYaml } from "./output.js";
+import { addOwnerOption, type OwnerOpts, ownerChoice } from "./owner-option.js";
 import { registerProjectInstanceDelete } from "./project-instance-delete.js";
 import { addTemplateOptions, type TemplateKind, type TemplateOpts, templateChoice } from "./template-options.js";
 
-interface CreateOpts extends TemplateOpts {
+export interface CreateVirtualClusterOpts extends TemplateOpts, OwnerOpts {
   project: string;
   cluster?: string;
   namespace?: string;
@@ -23,7 +24,7 @@ const VIRTUAL_CLUSTER_TEMPLATE: TemplateKind = {
 };
 
 /** The instance `create vcluster` sends: only what was asked, the server fills in the rest (the project's default template, the namespace). */
-export function virtualClusterBody(name: string, opts: CreateOpts): Json {
+export function virtualClusterBody(name: string, opts: CreateVirtualClusterOpts): Json {
   const spec: Json = {};
   if (opts.cluster || opts.namespace) {
     spec.clusterRef = {
@@ -31,7 +32,7 @@ export function virtualClusterBody(name: string, opts: CreateOpts): Json {
       ...(opts.namespace ? { namespace: opts.namespace } : {}),
     };
   }
-  Object.assign(spec, templateChoice(opts, VIRTUAL_CLUSTER_TEMPLATE));
+  Object.assign(spec, templateChoice(opts, VIRTUAL_CLUSTER_TEMPLATE), ownerChoice(opts));
   return {
     apiVersion: "management.platform/v1",
     kind: "VirtualClusterInstance",
@@ -49,15 +50,15 @@ export function registerVirtualClusterCreateCommands(program: Command): void {
     .option("--cluster <cluster>", "connected cluster it runs on (one of the project's allowed clusters)")
     .option("--namespace <namespace>", "its namespace on that cluster (default: p-PROJECT-v-NAME)");
   addOutputOption(
-    addTemplateOptions(create, VIRTUAL_CLUSTER_TEMPLATE)
+    addOwnerOption(addTemplateOptions(create, VIRTUAL_CLUSTER_TEMPLATE))
       .option("--no-wait", "return once created, without waiting for Ready")
       .option("--timeout <duration>", "how long to wait for Ready, e.g. 90s or 10m", "5m"),
   )
     .addHelpText(
       "after",
-      "\nExamples:\n  platform create vcluster dev --project web --cluster prod\n  platform create vcluster dev --project web --cluster prod --template default --template-version 1.0.0 --set serviceType=NodePort\n  platform create vcluster ci --project web --cluster prod --no-wait",
+      "\nExamples:\n  platform create vcluster dev --project web --cluster prod\n  platform create vcluster dev --project web --cluster prod --template default --template-version 1.0.0 --set serviceType=NodePort\n  platform create vcluster ci --project web --cluster prod --no-wait\n  platform create vcluster qa --project web --cluster prod --owner-team web",
     )
-    .action(async (name: string, opts: CreateOpts) => {
+    .action(async (name: string, opts: CreateVirtualClusterOpts) => {
       const format = outputOf(opts);
       const timeout = parseDuration(opts.timeout);
       const body = virtualClusterBody(name, opts);

@@ -341,24 +341,26 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       for (let i = 0; i < 100 && !(await getInstance("p-alpha", "mover")).json.status?.conditions; i++) {
         await new Promise((r) => setTimeout(r, 100));
       }
-      // Only one storage write may happen: a transaction holding both the delete and the create.
+      // Only one storage write of the instance may happen: a transaction holding both the delete
+      // and the create. Writes of other keys (the controllers' status writes) are not the move's.
       const storage = server.storage;
       const writes: string[] = [];
+      const isMover = (key: string) => key.endsWith("/mover");
       const original = { create: storage.create, update: storage.update, delete: storage.delete, txn: storage.txn };
       storage.create = async (...a) => {
-        writes.push("create");
+        if (isMover(a[0])) writes.push("create");
         return original.create.apply(storage, a);
       };
       storage.update = async (...a) => {
-        writes.push("update");
+        if (isMover(a[0])) writes.push("update");
         return original.update.apply(storage, a);
       };
       storage.delete = async (...a) => {
-        writes.push("delete");
+        if (isMover(a[0])) writes.push("delete");
         return original.delete.apply(storage, a);
       };
       storage.txn = async (ops) => {
-        writes.push(`txn:${ops.map((o) => o.type).join("+")}`);
+        if (ops.some((o) => isMover(o.key))) writes.push(`txn:${ops.map((o) => o.type).join("+")}`);
         return original.txn.call(storage, ops);
       };
       let res: Awaited<ReturnType<typeof migrate>>;
@@ -410,6 +412,37 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       const disallowed = await migrate("beta", { name: "plain", namespace: "p-alpha" });
       assert.equal(disallowed.status, 422, disallowed.text);
       assert.equal((await getInstance("p-alpha", "plain")).status, 200);
+    });
+
+    it("keeps the finalizers other than its cleanup's", async () => {
+      const held = await post("namespaces/p-alpha/virtualclusterinstances", {
+        metadata: { name: "held", finalizers: ["example.com/hold"] },
+      });
+      assert.equal(held.status, 201, held.text);
+      const moved = await migrate("gamma", { name: "held", namespace: "p-alpha" });
+      assert.equal(moved.status, 201, moved.text);
+      assert.deepEqual((await getInstance("p-gamma", "held")).json.metadata.finalizers, ["example.com/hold"]);
+    });
+
+    it("an instance being deleted is not moved (409): its cleanup has begun; it stays where it is", async () => {
+      const held = await post("namespaces/p-alpha/virtualclusterinstances", {
+        metadata: { name: "going", finalizers: ["example.com/hold"] },
+      });
+      assert.equal(held.status, 201, held.text);
+      const path = `${GROUP_PATH}/namespaces/p-alpha/virtualclusterinstances/going`;
+      const deleting = await server.request("DELETE", path);
+      assert.ok([200, 202].includes(deleting.status), deleting.text);
+      const refused = await migrate("gamma", { name: "going", namespace: "p-alpha" });
+      assert.equal(refused.status, 409, refused.text);
+      assert.match(refused.json.message, /virtual cluster instance p-alpha\/going is being deleted/);
+      assert.equal((await getInstance("p-gamma", "going")).status, 404);
+      const stayed = await getInstance("p-alpha", "going");
+      assert.ok(stayed.json.metadata.deletionTimestamp, stayed.text);
+      const released = await server.request("PATCH", path, {
+        body: { metadata: { finalizers: null } },
+        contentType: "application/merge-patch+json",
+      });
+      assert.equal(released.status, 200, released.text);
     });
   });
 
@@ -683,6 +716,19 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
           ["create", "virtualclusterinstances", "p-gamma", ""],
         ],
       );
+    });
+
+    it("migrate tells a caller who may not delete the instance nothing of it: 403, even where it already is", async () => {
+      const body = { sourceVirtualClusterInstance: { name: "plain", namespace: "p-alpha" } };
+      const refuseDelete = (a: Attrs) => a.verb === "delete";
+      for (const target of ["alpha", "gamma"]) {
+        await assert.rejects(
+          invoke("projects/migratevirtualclusterinstance", { method: "POST", name: target, body }, refuseDelete),
+          (err: { code?: number }) => err.code === 403,
+          `moving p-alpha/plain to ${target}`,
+        );
+      }
+      assert.equal((await getInstance("p-alpha", "plain")).status, 200);
     });
   });
 });
