@@ -1,11 +1,12 @@
 import { isDeepStrictEqual } from "node:util";
 import { errors } from "../api/errors.js";
-import { GROUP, type KubeObject, specOf } from "../api/object.js";
-import { ADMINISTER_VERB, ownsSpace, ruleNamesCaller } from "../authz/authorizer.js";
+import { type KubeObject, specOf } from "../api/object.js";
+import { ADMINISTER_VERB, ruleNamesCaller } from "../authz/authorizer.js";
 import type { Authorizer } from "../authz/contract.js";
 import { DEFAULT_INSIDE_ROLE } from "../kinds/virtual-cluster-instance/instance-access.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
 import type { UserInfo } from "../registry/request-context.js";
+import { administersInstance } from "./instance-administration.js";
 import { platformResource, writesTo } from "./resource-match.js";
 
 const INSTANCES = platformResource("virtualclusterinstances");
@@ -39,7 +40,7 @@ export class InstanceInsideRolesAdmission implements AdmissionPlugin {
     const rules = (o: KubeObject | undefined) => specOf<{ access: InsideRule[] }>(o).access ?? [];
     const added = rules(obj).filter((r) => !rules(old).some((o) => isDeepStrictEqual(o, r)));
     if (added.length === 0) return;
-    if (await this.mayGiveAnyRole(user, old ?? obj, old === undefined)) return;
+    if (await administersInstance(this.authz, user, "virtualclusterinstances", old ?? obj, old === undefined)) return;
     const own = old ? bestRoleOf(user, rules(old)) : undefined;
     for (const rule of added) {
       const wanted = rule.clusterRole || DEFAULT_INSIDE_ROLE;
@@ -50,22 +51,6 @@ export class InstanceInsideRolesAdmission implements AdmissionPlugin {
         `User "${user.name}" cannot give clusterRole "${wanted}" inside the virtual cluster${rule.clusterRole ? "" : " (the default when a rule names none)"}: it holds ${own ? `"${own}"` : "no role"} there; only the instance's owner or who holds ${ADMINISTER_VERB} on it gives roles above their own or other than ${RANKED_ROLES.join(", ")}`,
       );
     }
-  }
-
-  private async mayGiveAnyRole(user: UserInfo, instance: KubeObject, creating: boolean): Promise<boolean> {
-    if (ownsSpace(user, instance)) return true;
-    const decision = await this.authz.authorize(user, {
-      verb: ADMINISTER_VERB,
-      apiGroup: GROUP,
-      resource: "virtualclusterinstances",
-      subresource: "",
-      namespace: instance.metadata.namespace ?? "",
-      name: instance.metadata.name ?? "",
-      resourceRequest: true,
-      // On create the rules being written must not count for their writer.
-      object: creating ? { ...instance, spec: { ...instance.spec, access: [] } } : instance,
-    });
-    return decision.allowed;
   }
 }
 

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { errors, fieldError } from "../api/errors.js";
 import { GROUP, type KubeObject, specOf } from "../api/object.js";
-import { ADMINISTER_VERB, ownsSpace, ruleNamesCaller } from "../authz/authorizer.js";
+import { ruleNamesCaller } from "../authz/authorizer.js";
 import type { Authorizer } from "../authz/contract.js";
 import {
   SPACE_ROLES,
@@ -13,6 +13,7 @@ import type { SpaceTemplateSpec } from "../kinds/space-template/space-template.j
 import { resolveParameters } from "../kinds/template-parameters/parameters.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
 import type { UserInfo } from "../registry/request-context.js";
+import { administersInstance, requireInlineTemplateRight } from "./instance-administration.js";
 import type { ObjectReader } from "./references.js";
 import { platformResource, writesTo } from "./resource-match.js";
 
@@ -49,7 +50,13 @@ export class SpaceInstancesAdmission implements AdmissionPlugin {
       !isDeepStrictEqual(spec.parameters, before.parameters);
     if (spec.templateRef?.name && templateChanged) await this.checkParameters(obj, spec);
     if (spec.template && (!old || !isDeepStrictEqual(spec.template, before.template))) {
-      await this.requireAdministerCluster(attrs.user, obj, spec.clusterRef?.cluster ?? "");
+      const instance = { resource: SPACES, name: obj.metadata.name ?? "", advice: "use a templateRef" };
+      await requireInlineTemplateRight(
+        { authz: this.authz, read: this.read },
+        attrs.user,
+        instance,
+        spec.clusterRef?.cluster,
+      );
     }
     await this.checkRoles(attrs.user, obj, old);
   }
@@ -67,26 +74,6 @@ export class SpaceInstancesAdmission implements AdmissionPlugin {
     const declared = specOf<SpaceTemplateSpec>(template).parameters;
     const { errors: errs } = resolveParameters(declared ?? [], spec.parameters, "spec.parameters");
     if (errs.length > 0) throw invalid(errs);
-  }
-
-  private async requireAdministerCluster(user: UserInfo, obj: KubeObject, cluster: string): Promise<void> {
-    const target = await this.read("clusters", undefined, cluster);
-    const decision = await this.authz.authorize(user, {
-      verb: ADMINISTER_VERB,
-      apiGroup: GROUP,
-      resource: "clusters",
-      subresource: "",
-      namespace: "",
-      name: cluster,
-      resourceRequest: true,
-      object: target,
-    });
-    if (decision.allowed) return;
-    throw errors.forbidden(
-      SPACES,
-      obj.metadata.name ?? "",
-      `User "${user.name}" cannot ${ADMINISTER_VERB} resource "clusters" in API group "${GROUP}" (cluster "${cluster}"), which an inline spec.template needs: use a templateRef`,
-    );
   }
 
   /** A new rule's clusterRole is at most the writer's own role in the space, judged on the space as it was. */
@@ -108,19 +95,7 @@ export class SpaceInstancesAdmission implements AdmissionPlugin {
 
   /** The writer's role inside the space: admin for its owner and who administers it, else the best rule naming them. */
   private async roleOf(user: UserInfo, space: KubeObject, creating: boolean): Promise<SpaceRole | undefined> {
-    if (ownsSpace(user, space)) return "admin";
-    const decision = await this.authz.authorize(user, {
-      verb: ADMINISTER_VERB,
-      apiGroup: GROUP,
-      resource: "spaceinstances",
-      subresource: "",
-      namespace: space.metadata.namespace ?? "",
-      name: space.metadata.name ?? "",
-      resourceRequest: true,
-      // On create the rules being written must not count for their writer.
-      object: creating ? { ...space, spec: { ...space.spec, access: [] } } : space,
-    });
-    if (decision.allowed) return "admin";
+    if (await administersInstance(this.authz, user, "spaceinstances", space, creating)) return "admin";
     if (creating) return undefined;
     let best: SpaceRole | undefined;
     for (const rule of (specOf<SpaceInstanceSpec>(space).access ?? []) as SpaceAccessRule[]) {

@@ -1,7 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { errors, type FieldError, fieldError } from "../api/errors.js";
 import { GROUP, type KubeObject, specOf } from "../api/object.js";
-import { ADMINISTER_VERB } from "../authz/authorizer.js";
 import type { Authorizer } from "../authz/contract.js";
 import { type ProjectSpec, projectOfNamespace } from "../kinds/project/project.js";
 import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
@@ -10,6 +9,7 @@ import { findVersion, LATEST } from "../kinds/virtual-cluster-template/versions.
 import type { VirtualClusterTemplateSpec } from "../kinds/virtual-cluster-template/virtual-cluster-template.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
 import type { UserInfo } from "../registry/request-context.js";
+import { requireInlineTemplateRight } from "./instance-administration.js";
 import type { ProjectLookup } from "./project-instances.js";
 import type { ObjectReader } from "./references.js";
 import { platformResource, writesTo } from "./resource-match.js";
@@ -66,7 +66,15 @@ export class VirtualClusterTemplatesAdmission implements AdmissionPlugin {
     if (ruleErrors.length) throw errors.invalid(KIND, GROUP, obj.metadata.name ?? "", ruleErrors);
 
     let content: TemplateContent | undefined = spec.template;
-    if (spec.template) await this.requireAdminister(attrs.user, spec.clusterRef?.cluster, obj.metadata.name ?? "");
+    if (spec.template) {
+      const instance = { resource: INSTANCES, name: obj.metadata.name ?? "", advice: "it decides what runs there" };
+      await requireInlineTemplateRight(
+        { authz: this.authz, read: this.read },
+        attrs.user,
+        instance,
+        spec.clusterRef?.cluster,
+      );
+    }
     if (spec.templateRef) content = await this.templateVersion(attrs.user, spec.templateRef, obj.metadata.name ?? "");
     if (!content) return;
     const rendered = renderTemplate(
@@ -126,28 +134,6 @@ export class VirtualClusterTemplatesAdmission implements AdmissionPlugin {
       ]);
     }
     return version;
-  }
-
-  /** `administer` on the cluster the inline template deploys to (none named: on clusters as a whole). */
-  private async requireAdminister(user: UserInfo, cluster: string | undefined, instance: string): Promise<void> {
-    const object = cluster ? await this.read("clusters", undefined, cluster) : undefined;
-    const decision = await this.authz.authorize(user, {
-      verb: ADMINISTER_VERB,
-      apiGroup: GROUP,
-      resource: "clusters",
-      subresource: "",
-      namespace: "",
-      name: cluster ?? "",
-      resourceRequest: true,
-      object,
-    });
-    if (decision.allowed) return;
-    const which = cluster ? `cluster ${JSON.stringify(cluster)}` : "every cluster";
-    throw errors.forbidden(
-      INSTANCES,
-      instance,
-      `User "${user.name}" cannot ${ADMINISTER_VERB} resource "clusters" in API group "${GROUP}" (${which}), which an inline spec.template needs: it decides what runs there`,
-    );
   }
 }
 

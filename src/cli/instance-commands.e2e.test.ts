@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type CliRun, runCli } from "../testing/cli-run.js";
-import { KubeControlPlane } from "../testing/kube-control-plane.js";
-import { documentedPlatformRole, platformWithDocumentedRights } from "../testing/platform-on-control-plane.js";
-import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
+import type { KubeControlPlane } from "../testing/kube-control-plane.js";
+import { documentedPlatformRole, startPlatformOnControlPlane } from "../testing/platform-on-control-plane.js";
+import { GROUP_PATH, type TestServer, userWithKey } from "../testing/test-server.js";
 
 /**
  * `create|delete vcluster`, `create|delete|list space`, `list vclusters|templates` as a project
@@ -22,27 +22,20 @@ describe("platform create|delete|list vcluster and space", () => {
   const get = (path: string) => server.request("GET", `${GROUP_PATH}/${path}`);
 
   before(async () => {
-    [kube, server] = await Promise.all([
-      KubeControlPlane.start(),
-      startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true }),
-    ]);
-    const platform = await platformWithDocumentedRights(kube);
-    // And those docs/spaces.md tells a cluster admin to grant for spaces.
-    await kube.grant(platform, { rules: documentedPlatformRole("docs/spaces.md") });
-    await kube.startKubelet();
+    const started = await startPlatformOnControlPlane({
+      cluster: "c1",
+      clusterSpec: { access: [{ verbs: ["get", "use"], users: ["alice"] }] },
+      server: { clusterCheckIntervalMs: 500 },
+      kubelet: true,
+    });
+    ({ kube, server } = started);
+    // And the rights docs/spaces.md tells a cluster admin to grant for spaces.
+    await kube.grant(started.platform, { rules: documentedPlatformRole("docs/spaces.md") });
+    const aliceKey = await userWithKey(server, "alice");
     const post = async (path: string, body: unknown) => {
       const res = await server.request("POST", `${GROUP_PATH}/${path}`, { body });
       assert.equal(res.status, 201, res.text);
     };
-    await post("namespaces/platform/sharedsecrets", {
-      metadata: { name: "c1-kubeconfig" },
-      spec: { data: { config: Buffer.from(platform.kubeconfig()).toString("base64") } },
-    });
-    const aliceKey = await userWithKey(server, "alice");
-    await post("clusters", {
-      metadata: { name: "c1" },
-      spec: { config: { secretName: "c1-kubeconfig" }, access: [{ verbs: ["get", "use"], users: ["alice"] }] },
-    });
     await post("projects", { metadata: { name: "web" }, spec: { members: [{ kind: "User", name: "alice" }] } });
     await post("projects", { metadata: { name: "shop" }, spec: {} });
     // A number parameter for each template kind, which alice may use.

@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { launchChromium, newConsoleContext, seriousAxeViolations } from "../testing/browser.js";
-import { KubeControlPlane } from "../testing/kube-control-plane.js";
-import { platformWithDocumentedRights } from "../testing/platform-on-control-plane.js";
-import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
+import type { KubeControlPlane } from "../testing/kube-control-plane.js";
+import { startPlatformOnControlPlane } from "../testing/platform-on-control-plane.js";
+import { GROUP_PATH, type TestServer, userWithKey } from "../testing/test-server.js";
 
 /** Set CONSOLE_SCREENSHOTS=docs/console to refresh the screenshots of docs/console.md. */
 const SHOTS = process.env.CONSOLE_SCREENSHOTS;
@@ -34,17 +34,11 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
   };
 
   before(async () => {
-    [kube, server] = await Promise.all([
-      KubeControlPlane.start(),
-      startTestServer({ clusterCheckIntervalMs: 1000, allowLocalEndpoints: true }),
-    ]);
-    const platform = await platformWithDocumentedRights(kube);
-    await kube.startKubelet();
-    await post("namespaces/platform/sharedsecrets", {
-      metadata: { name: "c1-kubeconfig" },
-      spec: { data: { config: Buffer.from(platform.kubeconfig()).toString("base64") } },
-    });
-    await post("clusters", { metadata: { name: "c1" }, spec: { config: { secretName: "c1-kubeconfig" } } });
+    ({ kube, server } = await startPlatformOnControlPlane({
+      cluster: "c1",
+      server: { clusterCheckIntervalMs: 1000 },
+      kubelet: true,
+    }));
     await post("projects", { metadata: { name: "web" }, spec: {} });
     await post("virtualclustertemplates", {
       metadata: { name: "tiny" },

@@ -7,10 +7,10 @@ import { parse } from "yaml";
 import { INGRESS_SUFFIX_ANNOTATION } from "../api/endpoint-annotations.js";
 import { PLATFORM_BIN, runCli } from "../testing/cli-run.js";
 import { putSecret } from "../testing/cluster-status.js";
-import { documentedYamlBlocks } from "../testing/documented-rights.js";
 import { blockWith, documentedShellBlocks, runShell, type ShellRun } from "../testing/documented-shell.js";
 import { postObject } from "../testing/gateway-fixture.js";
 import { KubeControlPlane } from "../testing/kube-control-plane.js";
+import { applyDocumentedPlatformRights } from "../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
 /**
@@ -75,16 +75,7 @@ describe("docs/virtual-clusters.md: its shell examples run as written", () => {
       KubeControlPlane.start(),
       startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true }),
     ]);
-    for (const ns of ["platform", "team-a"]) await kube.kubectl("create", "namespace", ns);
-    const platform = await kube.serviceAccount("platform", "platform");
-    const [platformRights] = documentedYamlBlocks();
-    const [deployRights] = documentedYamlBlocks(
-      "docs/gateway.md",
-      "### What the platform needs to deploy virtual clusters",
-    );
-    assert.ok(platformRights && deployRights, "docs/gateway.md shows the platform's rights");
-    await kube.apply(platformRights);
-    await kube.apply(deployRights);
+    const platform = await applyDocumentedPlatformRights(kube, true);
     await kube.startKubelet();
     // The connected cluster `prod`, as docs/clusters.md connects one (with the ingress suffix the
     // kube config example needs).

@@ -1,20 +1,23 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
-import { errors, type FieldError, fieldError } from "../api/errors.js";
-import { API_VERSION, GROUP, isPlainObject, type KubeObject, statusOf } from "../api/object.js";
+import { errors } from "../api/errors.js";
+import { API_VERSION, GROUP, type KubeObject, statusOf } from "../api/object.js";
 import { SPACE_LABEL } from "../controllers/spaces/desired-space.js";
-import { projectNamespace } from "../kinds/project/project.js";
+import { decodeBody, refusedMethod } from "../instance-actions/action-request.js";
+import { call, notFoundOnCluster } from "../instance-actions/cluster-calls.js";
+import { type ImportRequest, importTarget, readImportSource } from "../instance-actions/import-target.js";
 import { type SpaceInstanceStatus, spaceNamespaceOf } from "../kinds/space-instance/space-instance.js";
 import type { KeptKeys } from "../registry/kept-keys.js";
 import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
 import { send } from "../server/respond.js";
-import { authorizeClusterUse, decodeBody, refusedMethod } from "../virtualclusters/actions.js";
-import { call, connect, notFoundOnCluster } from "../virtualclusters/remote.js";
 
 const SPACES = { group: GROUP, resource: "spaceinstances" };
-const PROJECTS = { group: GROUP, resource: "projects" };
-const CLUSTERS = { group: GROUP, resource: "clusters" };
+const IMPORT_REQUEST: ImportRequest = {
+  requestKind: "ProjectImportSpace",
+  sourceField: "sourceSpace",
+  required: ["name", "cluster"],
+};
 
 /**
  * POST .../projects/{project}/importspace (docs/spaces.md, "Import"): a namespace that exists on
@@ -31,22 +34,15 @@ export function importSpaceAction(registry: Registry, locks: KeptKeys): Subresou
   return async ({ request, reply, ctx, path, format, raw, authorize }) => {
     if (request.method !== "POST") throw await refusedMethod(path, request.method, authorize);
     const projectName = path.name!;
-    const body = decodeBody(request.headers["content-type"], raw, "ProjectImportSpace");
-    const source = readSource(body, projectName);
-    const namespace = projectNamespace(projectName);
-
-    const project = await registry.store("projects").read(undefined, projectName);
-    if (!project) throw errors.notFound(PROJECTS, projectName);
-    const cluster = await registry.store("clusters").read(undefined, source.cluster);
-    if (!cluster) throw errors.notFound(CLUSTERS, source.cluster);
-    await authorizeClusterUse(authorize, source.cluster, cluster);
-    await authorize({ verb: "create", resource: "spaceinstances", subresource: "", namespace, name: "" });
-
-    const client = await connect(registry, cluster);
-    const { CoreV1Api } = await import("@kubernetes/client-node");
-    const core = client.kubeConfig.makeApiClient(CoreV1Api);
+    const body = decodeBody(request.headers["content-type"], raw, IMPORT_REQUEST.requestKind);
+    const source = readImportSource(body, IMPORT_REQUEST, projectName);
+    const { namespace, client } = await importTarget(registry, authorize, {
+      project: projectName,
+      cluster: source.cluster,
+      resource: "spaceinstances",
+    });
     const found: KubernetesObject | undefined = await call(client, source.cluster, () =>
-      core.readNamespace({ name: source.name }),
+      client.core.readNamespace({ name: source.name }),
     );
     const uid = found?.metadata?.uid;
     if (!found || !uid) {
@@ -100,28 +96,6 @@ export function importSpaceAction(registry: Registry, locks: KeptKeys): Subresou
     ]);
     return send(reply, 201, body, format, ctx.warnings);
   };
-}
-
-interface ImportSource {
-  name: string;
-  cluster: string;
-  importName: string;
-}
-
-function readSource(body: Record<string, unknown>, projectName: string): ImportSource {
-  const source = isPlainObject(body.sourceSpace) ? body.sourceSpace : {};
-  const errs: FieldError[] = [];
-  for (const field of ["name", "cluster"] as const) {
-    if (typeof source[field] !== "string" || source[field] === "") {
-      errs.push(fieldError("FieldValueRequired", `sourceSpace.${field}`, "must be specified"));
-    }
-  }
-  if (source.importName !== undefined && typeof source.importName !== "string") {
-    errs.push(fieldError("FieldValueInvalid", "sourceSpace.importName", "must be a string", source.importName));
-  }
-  if (errs.length) throw errors.invalid("ProjectImportSpace", GROUP, projectName, errs);
-  const name = source.name as string;
-  return { name, cluster: source.cluster as string, importName: (source.importName as string | undefined) || name };
 }
 
 /** The space that holds a namespace: by its cluster and name, or (imported or moved) by its UID. */

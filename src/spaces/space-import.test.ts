@@ -5,11 +5,11 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parse } from "yaml";
 import { runCli } from "../testing/cli-run.js";
-import { createCluster, putSecret, waitForStatus } from "../testing/cluster-status.js";
-import { documentedYamlBlocks, manifests } from "../testing/documented-rights.js";
+import { waitForStatus } from "../testing/cluster-status.js";
 import { accessKey, postObject } from "../testing/gateway-fixture.js";
 import { KubectlError, runKubectl } from "../testing/kube/kubectl.js";
-import { KubeControlPlane, type PolicyRule } from "../testing/kube-control-plane.js";
+import { KubeControlPlane } from "../testing/kube-control-plane.js";
+import { connectAsServiceAccount, documentedPlatformRole, eventually } from "../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
 /**
@@ -19,28 +19,7 @@ import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-se
  * shop; bob is a member of both but may not use c1.
  */
 
-function documentedRole(doc: string): PolicyRule[] {
-  const [yaml] = documentedYamlBlocks(doc, "## What the platform needs on the cluster");
-  const [role] = manifests(yaml ?? "");
-  assert.equal(role?.kind, "ClusterRole", `${doc} shows the platform's ClusterRole`);
-  return role.rules as PolicyRule[];
-}
-const CHECK_RIGHTS: PolicyRule[] = [{ apiGroups: [""], resources: ["services"], verbs: ["list"] }];
 const PROJECTS = `${GROUP_PATH}/projects`;
-
-/** Retries `attempt` until it stops throwing: bounded, as a guard against hanging, not a timing assertion. */
-async function eventually<T>(what: string, attempt: () => Promise<T>): Promise<T> {
-  let last: unknown;
-  for (let i = 0; i < 400; i++) {
-    try {
-      return await attempt();
-    } catch (err) {
-      last = err;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  assert.fail(`${what} never happened; last: ${String(last)}`);
-}
 
 describe("importing and moving spaces on a real cluster", () => {
   let server: TestServer;
@@ -75,15 +54,12 @@ describe("importing and moving spaces on a real cluster", () => {
     kube = await KubeControlPlane.start();
     server = await startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true });
     await kube.kubectl("create", "namespace", "platform");
-    const platform = await kube.serviceAccount("platform", "platform");
-    await kube.grant(platform, { rules: documentedRole("docs/spaces.md") });
-    // The gateway's impersonation, for the CLI's context through the space path.
-    await kube.grant(platform, { rules: documentedRole("docs/cluster-access.md") });
-    await kube.grant(platform, { rules: CHECK_RIGHTS }, "platform");
-    await putSecret(server, "c1", platform.kubeconfig());
-    await createCluster(server, "c1", {
-      config: { secretName: "c1" },
-      access: [{ verbs: ["use"], teams: ["devs"] }],
+    await connectAsServiceAccount(server, kube, {
+      cluster: "c1",
+      account: "platform",
+      // cluster-access.md's: the gateway's impersonation, for the CLI's context through the space path.
+      roles: [documentedPlatformRole("docs/spaces.md"), documentedPlatformRole("docs/cluster-access.md")],
+      spec: { access: [{ verbs: ["use"], teams: ["devs"] }] },
     });
     for (const user of ["alice", "bob"]) await postObject(server, "users", { metadata: { name: user }, spec: {} });
     await postObject(server, "teams", { metadata: { name: "devs" }, spec: { users: ["alice"] } });

@@ -166,6 +166,7 @@ export const LAYERS = [
   "admission",
   "controllers",
   "server",
+  "instance-actions",
   "virtualclusters",
   "spaces",
   "metrics",

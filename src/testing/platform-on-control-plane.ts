@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
+import type { ServerConfig } from "../app/start-server.js";
 import { putSecret } from "./cluster-status.js";
 import { documentedYamlBlocks, manifests } from "./documented-rights.js";
 import { accessKey, postObject, writeKubeconfig } from "./gateway-fixture.js";
 import { KubectlError, runKubectl } from "./kube/kubectl.js";
-import type { KubeControlPlane, KubeUser, PolicyRule } from "./kube-control-plane.js";
-import type { TestServer } from "./test-server.js";
+import { KubeControlPlane, type KubeUser, type PolicyRule } from "./kube-control-plane.js";
+import { startTestServer, type TestServer } from "./test-server.js";
 
 /**
  * The platform connected to a real control plane (kube-control-plane.ts), as the tests of what
@@ -18,26 +19,6 @@ export function documentedPlatformRole(doc: string): PolicyRule[] {
   const [role] = manifests(yaml ?? "");
   assert.equal(role?.kind, "ClusterRole", `${doc} shows the platform's ClusterRole`);
   return role.rules as PolicyRule[];
-}
-
-/**
- * ServiceAccount platform/platform holding exactly the rights docs/gateway.md tells a cluster
- * admin to grant the platform, those to deploy virtual clusters included, read from the page as
- * written (they name namespaces platform and team-a, created here). Returns the ServiceAccount.
- */
-export async function platformWithDocumentedRights(kube: KubeControlPlane): Promise<KubeUser> {
-  for (const ns of ["platform", "team-a"]) await kube.kubectl("create", "namespace", ns);
-  const platform = await kube.serviceAccount("platform", "platform");
-  const [platformRights] = documentedYamlBlocks();
-  assert.ok(platformRights, "docs/gateway.md shows the platform's rights");
-  await kube.apply(platformRights);
-  const [deployRights] = documentedYamlBlocks(
-    "docs/gateway.md",
-    "### What the platform needs to deploy virtual clusters",
-  );
-  assert.ok(deployRights, "docs/gateway.md shows the rights to deploy virtual clusters");
-  await kube.apply(deployRights);
-  return platform;
 }
 
 /** The health check's right (docs/gateway.md), so a connected cluster shows online. */
@@ -62,6 +43,69 @@ export async function connectAsServiceAccount(
     spec: { config: { secretName: options.cluster }, ...options.spec },
   });
   return account;
+}
+
+/**
+ * Applies the rights docs/gateway.md tells a cluster admin to grant the platform, as written
+ * (with `deploy`, also those to deploy virtual clusters), to ServiceAccount platform/platform;
+ * namespaces platform and team-a are made first, since the rights name them. Returns the account.
+ */
+export async function applyDocumentedPlatformRights(kube: KubeControlPlane, deploy: boolean): Promise<KubeUser> {
+  for (const ns of ["platform", "team-a"]) await kube.kubectl("create", "namespace", ns);
+  const platform = await kube.serviceAccount("platform", "platform");
+  const [platformRights] = documentedYamlBlocks();
+  assert.ok(platformRights, "docs/gateway.md shows the platform's rights");
+  await kube.apply(platformRights);
+  if (deploy) {
+    const [deployRights] = documentedYamlBlocks(
+      "docs/gateway.md",
+      "### What the platform needs to deploy virtual clusters",
+    );
+    assert.ok(deployRights, "docs/gateway.md shows the rights to deploy virtual clusters");
+    await kube.apply(deployRights);
+  }
+  return platform;
+}
+
+/** The platform deploying virtual clusters on a real control plane (startPlatformOnControlPlane). */
+export interface PlatformOnControlPlane {
+  kube: KubeControlPlane;
+  server: TestServer;
+  /** The platform's ServiceAccount on the control plane. */
+  platform: KubeUser;
+}
+
+/**
+ * A test server connected to a new real control plane as Cluster `cluster` (its config in
+ * SharedSecret platform/`cluster`, `clusterSpec` added to its spec), through the platform's
+ * ServiceAccount holding exactly the documented rights, those to deploy virtual clusters
+ * included. With `kubelet`, the kubelet stand-in runs, so pods the platform deploys become ready.
+ * The caller stops both.
+ */
+export async function startPlatformOnControlPlane(options: {
+  cluster: string;
+  clusterSpec?: Record<string, unknown>;
+  server?: Partial<ServerConfig>;
+  kubelet: boolean;
+}): Promise<PlatformOnControlPlane> {
+  const [kube, server] = await Promise.all([
+    KubeControlPlane.start(),
+    startTestServer({ allowLocalEndpoints: true, ...options.server }),
+  ]);
+  try {
+    const platform = await applyDocumentedPlatformRights(kube, true);
+    if (options.kubelet) await kube.startKubelet();
+    await putSecret(server, options.cluster, platform.kubeconfig());
+    await postObject(server, "clusters", {
+      metadata: { name: options.cluster },
+      spec: { config: { secretName: options.cluster }, ...options.clusterSpec },
+    });
+    return { kube, server, platform };
+  } catch (err) {
+    // The caller never gets them to stop.
+    await Promise.allSettled([server.stop(), kube.stop()]);
+    throw err;
+  }
 }
 
 /** kubectl as platform user `user` (with an access key of its own) through the gateway to `cluster`. */

@@ -411,6 +411,37 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       assert.equal(disallowed.status, 422, disallowed.text);
       assert.equal((await getInstance("p-alpha", "plain")).status, 200);
     });
+
+    it("keeps the finalizers other than its cleanup's", async () => {
+      const held = await post("namespaces/p-alpha/virtualclusterinstances", {
+        metadata: { name: "held", finalizers: ["example.com/hold"] },
+      });
+      assert.equal(held.status, 201, held.text);
+      const moved = await migrate("gamma", { name: "held", namespace: "p-alpha" });
+      assert.equal(moved.status, 201, moved.text);
+      assert.deepEqual((await getInstance("p-gamma", "held")).json.metadata.finalizers, ["example.com/hold"]);
+    });
+
+    it("an instance being deleted is not moved (409): its cleanup has begun; it stays where it is", async () => {
+      const held = await post("namespaces/p-alpha/virtualclusterinstances", {
+        metadata: { name: "going", finalizers: ["example.com/hold"] },
+      });
+      assert.equal(held.status, 201, held.text);
+      const path = `${GROUP_PATH}/namespaces/p-alpha/virtualclusterinstances/going`;
+      const deleting = await server.request("DELETE", path);
+      assert.ok([200, 202].includes(deleting.status), deleting.text);
+      const refused = await migrate("gamma", { name: "going", namespace: "p-alpha" });
+      assert.equal(refused.status, 409, refused.text);
+      assert.match(refused.json.message, /virtual cluster instance p-alpha\/going is being deleted/);
+      assert.equal((await getInstance("p-gamma", "going")).status, 404);
+      const stayed = await getInstance("p-alpha", "going");
+      assert.ok(stayed.json.metadata.deletionTimestamp, stayed.text);
+      const released = await server.request("PATCH", path, {
+        body: { metadata: { finalizers: null } },
+        contentType: "application/merge-patch+json",
+      });
+      assert.equal(released.status, 200, released.text);
+    });
   });
 
   describe("kept CAs", () => {
@@ -683,6 +714,19 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
           ["create", "virtualclusterinstances", "p-gamma", ""],
         ],
       );
+    });
+
+    it("migrate tells a caller who may not delete the instance nothing of it: 403, even where it already is", async () => {
+      const body = { sourceVirtualClusterInstance: { name: "plain", namespace: "p-alpha" } };
+      const refuseDelete = (a: Attrs) => a.verb === "delete";
+      for (const target of ["alpha", "gamma"]) {
+        await assert.rejects(
+          invoke("projects/migratevirtualclusterinstance", { method: "POST", name: target, body }, refuseDelete),
+          (err: { code?: number }) => err.code === 403,
+          `moving p-alpha/plain to ${target}`,
+        );
+      }
+      assert.equal((await getInstance("p-alpha", "plain")).status, 200);
     });
   });
 });

@@ -1,30 +1,48 @@
 import { stringify } from "yaml";
 import { INGRESS_SUFFIX_ANNOTATION } from "../api/endpoint-annotations.js";
-import type { ApiError } from "../api/errors.js";
-import { errors, type FieldError, fieldError } from "../api/errors.js";
+import { errors, fieldError } from "../api/errors.js";
 import { API_VERSION, GROUP, isPlainObject, type KubeObject, nowTimestamp } from "../api/object.js";
 import { createClientCertificate } from "../crypto/certificates.js";
 import type { EventRecorder } from "../events/event-recorder.js";
-import { projectNamespace, projectOfNamespace } from "../kinds/project/project.js";
+import { authorizeClusterUse, decodeBody, decodeObjectOf, refusedMethod } from "../instance-actions/action-request.js";
+import { connect, notFoundOnCluster } from "../instance-actions/cluster-calls.js";
+import { type ImportRequest, importTarget, readImportSource } from "../instance-actions/import-target.js";
+import { type MovableKind, moveToProjectAction } from "../instance-actions/move-to-project.js";
+import { projectOfNamespace } from "../kinds/project/project.js";
+import { VIRTUAL_CLUSTER_FINALIZER } from "../kinds/virtual-cluster-instance/template-fields.js";
 import { impersonationOf } from "../registry/impersonation-identity.js";
 import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
-import { decodeObjectBody } from "../server/body.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
-import type { ResourcePath } from "../server/resource-path.js";
-import { requestInfoVerb, type VerbCall } from "../server/resource-verbs.js";
 import { send } from "../server/respond.js";
 import type { VirtualClusterCaStore } from "./ca-store.js";
-import { connect, findVirtualClusterService, notFoundOnCluster, readVirtualClusterCa } from "./remote.js";
+import { findVirtualClusterService, readVirtualClusterCa } from "./remote.js";
 import { requestSleep, wakeUp } from "./sleep-state.js";
 
 const DAY_SECONDS = 86_400;
 const YEAR_SECONDS = 365 * DAY_SECONDS;
 const VCI = { group: GROUP, resource: "virtualclusterinstances" };
-const PROJECTS = { group: GROUP, resource: "projects" };
 const CLUSTERS = { group: GROUP, resource: "clusters" };
-/** How often a move is retried when the instance changed between read and transaction. */
-const MOVE_ATTEMPTS = 5;
+const IMPORT_REQUEST: ImportRequest = {
+  requestKind: "ProjectImportVirtualCluster",
+  sourceField: "sourceVirtualCluster",
+  required: ["name", "namespace", "cluster"],
+};
+
+/**
+ * POST .../projects/{target}/migratevirtualclusterinstance (docs/clusters.md, "Moving an instance
+ * to another project"): what was deployed keeps running. The moved instance keeps its status: its
+ * CA (`caID`, or an imported one's service UID) and the UID of its namespace on the cluster, by
+ * which the controller knows that namespace is still its own and re-labels it for the target.
+ */
+const MOVABLE_INSTANCES: MovableKind = {
+  resource: "virtualclusterinstances",
+  kind: "VirtualClusterInstance",
+  requestKind: "ProjectMigrateVirtualClusterInstance",
+  sourceField: "sourceVirtualClusterInstance",
+  noun: "virtual cluster instance",
+  cleanupFinalizer: VIRTUAL_CLUSTER_FINALIZER,
+};
 
 export interface VirtualClusterActionDeps {
   registry: Registry;
@@ -42,35 +60,9 @@ export function registerVirtualClusterActions(
   const { cas } = deps;
   subresources.set("virtualclusterinstances/kubeconfig", kubeconfigAction(deps.registry, cas));
   subresources.set("projects/importvirtualcluster", importAction(deps.registry, cas, deps.events));
-  subresources.set("projects/migratevirtualclusterinstance", migrateAction(deps.registry));
+  subresources.set("projects/migratevirtualclusterinstance", moveToProjectAction(deps.registry, MOVABLE_INSTANCES));
   subresources.set("virtualclusterinstances/sleep", sleepAction(deps.registry, requestSleep, "is going to sleep"));
   subresources.set("virtualclusterinstances/wakeup", sleepAction(deps.registry, wakeUp, "is waking up"));
-}
-
-/** `use` on a cluster: what reaching into it with its stored credentials needs (import, kube config). */
-export async function authorizeClusterUse(
-  authorize: Parameters<SubresourceHandler>[0]["authorize"],
-  name: string,
-  cluster: KubeObject,
-): Promise<void> {
-  await authorize({
-    verb: "use",
-    apiGroup: GROUP,
-    resource: "clusters",
-    subresource: "",
-    namespace: "",
-    name,
-    object: cluster,
-  });
-}
-
-/**
- * A method the action does not serve: its verb authorized first, as kube-apiserver authorizes
- * before go-restful answers, so the 403 of a caller not allowed it comes before the 405.
- */
-export async function refusedMethod(path: ResourcePath, method: string, authorize: VerbCall["authorize"]) {
-  await authorize({ verb: requestInfoVerb(method, path) });
-  return errors.methodNotAllowed();
 }
 
 // ---- kubeconfig ------------------------------------------------------------------------------
@@ -80,9 +72,7 @@ function kubeconfigAction(registry: Registry, cas: VirtualClusterCaStore): Subre
     const name = path.name!;
     let ttlGiven: unknown;
     if (request.method === "POST") {
-      const body = withoutNulls(decodeObjectBody(request.headers["content-type"], raw).value);
-      if (!isPlainObject(body)) throw errors.badRequest("the request body must be an object");
-      checkKind(body, "VirtualClusterInstanceKubeConfig");
+      const body = decodeObjectOf(request.headers["content-type"], raw, "VirtualClusterInstanceKubeConfig");
       ttlGiven = isPlainObject(body.spec) ? body.spec.certificateTTL : undefined;
     } else if (request.method === "GET") {
       if (path.namespace !== undefined) throw errors.methodNotAllowed();
@@ -248,34 +238,14 @@ function importAction(registry: Registry, cas: VirtualClusterCaStore, events?: E
   return async ({ request, reply, ctx, path, format, raw, authorize }) => {
     if (request.method !== "POST") throw await refusedMethod(path, request.method, authorize);
     const projectName = path.name!;
-    const body = decodeBody(request.headers["content-type"], raw, "ProjectImportVirtualCluster");
-    const source = isPlainObject(body.sourceVirtualCluster) ? body.sourceVirtualCluster : {};
-    const errs: FieldError[] = [];
-    for (const field of ["name", "namespace", "cluster"] as const) {
-      if (typeof source[field] !== "string" || source[field] === "") {
-        errs.push(fieldError("FieldValueRequired", `sourceVirtualCluster.${field}`, "must be specified"));
-      }
-    }
-    if (source.importName !== undefined && typeof source.importName !== "string") {
-      errs.push(
-        fieldError("FieldValueInvalid", "sourceVirtualCluster.importName", "must be a string", source.importName),
-      );
-    }
-    if (errs.length) throw errors.invalid("ProjectImportVirtualCluster", GROUP, projectName, errs);
-    const vcName = source.name as string;
-    const vcNamespace = source.namespace as string;
-    const clusterName = source.cluster as string;
-    const instanceName = (source.importName as string | undefined) || vcName;
-    const namespace = projectNamespace(projectName);
-
-    const project = await registry.store("projects").read(undefined, projectName);
-    if (!project) throw errors.notFound(PROJECTS, projectName);
-    const cluster = await registry.store("clusters").read(undefined, clusterName);
-    if (!cluster) throw errors.notFound(CLUSTERS, clusterName);
-    await authorizeClusterUse(authorize, clusterName, cluster);
-    await authorize({ verb: "create", resource: "virtualclusterinstances", subresource: "", namespace, name: "" });
-
-    const client = await connect(registry, cluster);
+    const body = decodeBody(request.headers["content-type"], raw, IMPORT_REQUEST.requestKind);
+    const source = readImportSource(body, IMPORT_REQUEST, projectName);
+    const { name: vcName, namespace: vcNamespace, cluster: clusterName, importName: instanceName } = source;
+    const { namespace, client } = await importTarget(registry, authorize, {
+      project: projectName,
+      cluster: clusterName,
+      resource: "virtualclusterinstances",
+    });
     const service = await findVirtualClusterService(client, clusterName, vcNamespace, vcName);
     if (!service) {
       throw notFoundOnCluster(
@@ -332,129 +302,4 @@ function importAction(registry: Registry, cas: VirtualClusterCaStore, events?: E
       );
     return send(reply, 201, body, format, ctx.warnings);
   };
-}
-
-// ---- migrate ---------------------------------------------------------------------------------
-
-/**
- * POST .../projects/{target}/migratevirtualclusterinstance (docs/virtual-clusters.md, "Move"):
- * the instance is deleted in its project and created in the target in one transaction, by the
- * storage (no deletionTimestamp: the finalizer's cleanup never runs, what was deployed stays).
- * The new instance keeps the status: its CA (`caID`) and the UID of its namespace on the cluster,
- * by which the controller knows that namespace is still its own and re-labels it for the target.
- */
-function migrateAction(registry: Registry): SubresourceHandler {
-  return async ({ request, reply, ctx, path, format, raw, authorize }) => {
-    if (request.method !== "POST") throw await refusedMethod(path, request.method, authorize);
-    const target = path.name!;
-    const body = decodeBody(request.headers["content-type"], raw, "ProjectMigrateVirtualClusterInstance");
-    const source = isPlainObject(body.sourceVirtualClusterInstance) ? body.sourceVirtualClusterInstance : {};
-    const errs: FieldError[] = [];
-    for (const field of ["name", "namespace"] as const) {
-      if (typeof source[field] !== "string" || source[field] === "") {
-        errs.push(fieldError("FieldValueRequired", `sourceVirtualClusterInstance.${field}`, "must be specified"));
-      }
-    }
-    if (errs.length) throw errors.invalid("ProjectMigrateVirtualClusterInstance", GROUP, target, errs);
-    const name = source.name as string;
-    const fromNamespace = source.namespace as string;
-    const toNamespace = projectNamespace(target);
-
-    const project = await registry.store("projects").read(undefined, target);
-    if (!project) throw errors.notFound(PROJECTS, target);
-    const instances = registry.store("virtualclusterinstances");
-    const deleteAttrs = { resource: "virtualclusterinstances", subresource: "", namespace: fromNamespace, name };
-    for (let attempt = 0; ; attempt++) {
-      const current = await instances.read(fromNamespace, name);
-      if (!current) {
-        await authorize({ verb: "delete", ...deleteAttrs });
-        throw errors.notFound(VCI, name);
-      }
-      if (fromNamespace === toNamespace) {
-        throw errors.badRequest(`virtual cluster instance ${fromNamespace}/${name} is already in project "${target}"`);
-      }
-      await authorize({ verb: "delete", ...deleteAttrs, object: current });
-      await authorize({
-        verb: "create",
-        resource: "virtualclusterinstances",
-        subresource: "",
-        namespace: toNamespace,
-        name: "",
-      });
-
-      const m = current.metadata;
-      // One transaction: the source goes and the target appears at one revision, or neither.
-      try {
-        await registry.transact(ctx, [
-          { type: "delete", resource: "virtualclusterinstances", object: current },
-          {
-            type: "create",
-            resource: "virtualclusterinstances",
-            namespace: toNamespace,
-            body: {
-              apiVersion: API_VERSION,
-              kind: "VirtualClusterInstance",
-              metadata: {
-                name,
-                ...(m.labels ? { labels: m.labels } : {}),
-                ...(m.annotations ? { annotations: m.annotations } : {}),
-                // Owners other than the old project stay; project admission points the project owner at the target.
-                ...(m.ownerReferences ? { ownerReferences: m.ownerReferences } : {}),
-              },
-              spec: current.spec,
-            },
-            options: { dryRun: false, fieldManager: "platform-migrate", fieldValidation: "Ignore" },
-            status: (current.status ?? {}) as Record<string, unknown>,
-          },
-        ]);
-        return send(reply, 201, body, format, ctx.warnings);
-      } catch (err) {
-        // Changed or deleted since it was read: read it again.
-        const reason = (err as Partial<ApiError>).reason;
-        if ((reason === "Conflict" || reason === "NotFound") && attempt + 1 < MOVE_ATTEMPTS) continue;
-        throw err;
-      }
-    }
-  };
-}
-
-// ---- shared ----------------------------------------------------------------------------------
-
-export function decodeBody(contentType: string | undefined, raw: Buffer, kind: string): Record<string, unknown> {
-  const value = withoutNulls(decodeObjectBody(contentType, raw).value);
-  if (!isPlainObject(value)) throw errors.badRequest("the request body must be an object");
-  checkKind(value, kind);
-  return { ...value, apiVersion: API_VERSION, kind };
-}
-
-/**
- * The action bodies have no nullable field: a `null` is the field left out, as kube-apiserver
- * reads it (src/registry/schema-check.ts does the same for the kinds' bodies).
- */
-function withoutNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutNulls);
-  if (!isPlainObject(value)) return value;
-  const kept: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value)) {
-    // Defined, not assigned: a `__proto__` key stays a key and never becomes the prototype.
-    if (field !== null)
-      Object.defineProperty(kept, key, {
-        value: withoutNulls(field),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-  }
-  return kept;
-}
-
-function checkKind(body: Record<string, unknown>, kind: string): void {
-  if (body.apiVersion !== undefined && body.apiVersion !== API_VERSION) {
-    throw errors.badRequest(
-      `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${API_VERSION})`,
-    );
-  }
-  if (body.kind !== undefined && body.kind !== kind) {
-    throw errors.badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${kind})`);
-  }
 }

@@ -2,11 +2,12 @@ import { INGRESS_SUFFIX_ANNOTATION, VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION } from "
 import { errors } from "../api/errors.js";
 import { type KubeObject, specOf } from "../api/object.js";
 import type { CertificateAndKey } from "../crypto/certificates.js";
+import { connect } from "../instance-actions/cluster-calls.js";
 import { projectOfNamespace } from "../kinds/project/project.js";
 import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { Registry } from "../registry/registry.js";
 import type { VirtualClusterCaStore } from "./ca-store.js";
-import { connect, readVirtualClusterCa } from "./remote.js";
+import { readVirtualClusterCa } from "./remote.js";
 
 /**
  * How the platform reaches a virtual cluster's API server (the gateway for its users, the access

@@ -1,59 +1,8 @@
-import { ApiError, errors } from "../api/errors.js";
-import type { KubeObject } from "../api/object.js";
-import {
-  type ClusterClient,
-  ClusterConnectionError,
-  classifyError,
-  clusterClient,
-  withDeadline,
-} from "../clusters/cluster-connection.js";
+import type { ClusterClient } from "../clusters/cluster-connection.js";
 import type { CertificateAndKey } from "../crypto/certificates.js";
-import type { Registry } from "../registry/registry.js";
+import { call, notFoundOnCluster } from "../instance-actions/cluster-calls.js";
 
-/** How long one call to a connected cluster may take during an API request. */
-const REMOTE_TIMEOUT_MS = 10_000;
-
-/** A 404 with a message of our own (the thing missing lives on a connected cluster, not in this API). */
-export function notFoundOnCluster(message: string, name: string, kind: string): ApiError {
-  return new ApiError({
-    kind: "Status",
-    apiVersion: "v1",
-    metadata: {},
-    status: "Failure",
-    message,
-    reason: "NotFound",
-    details: { name, kind },
-    code: 404,
-  });
-}
-
-/** A cluster the request needs but cannot use: 503, with the same reason the health check reports. */
-function unavailable(cluster: string, err: ClusterConnectionError): ApiError {
-  return errors.unavailable(`cluster "${cluster}" cannot be used (${err.reason}): ${err.message}`);
-}
-
-export async function connect(registry: Registry, cluster: KubeObject): Promise<ClusterClient> {
-  try {
-    return await clusterClient(registry, cluster);
-  } catch (err) {
-    if (err instanceof ClusterConnectionError) throw unavailable(cluster.metadata.name!, err);
-    throw err;
-  }
-}
-
-/** Calls the cluster; a 404 answer is `undefined`, other failures 503. */
-export async function call<T>(
-  client: ClusterClient,
-  clusterName: string,
-  fn: () => Promise<T>,
-): Promise<T | undefined> {
-  try {
-    return await withDeadline(fn(), REMOTE_TIMEOUT_MS, client.server);
-  } catch (err) {
-    if ((err as { code?: unknown }).code === 404) return undefined;
-    throw unavailable(clusterName, classifyError(err, client.server));
-  }
-}
+/** What an import and a kube config read of a virtual cluster on its host cluster. */
 
 /** The virtual cluster's Service: named like it, labelled app=vcluster, in its namespace (docs/clusters.md). */
 export async function findVirtualClusterService(

@@ -9,6 +9,7 @@ import type { InformerEvent } from "../../registry/informer.js";
 import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
+import { clusterChangeMatters } from "../cluster-changes.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
 import { ResyncQueue } from "../resync-queue.js";
 import { grantEntry, syncClusterRbac } from "./cluster-rbac-sync.js";
@@ -61,13 +62,8 @@ export class ClusterAccessController {
         };
         return [
           clusters.onChange((e) => {
-            if (e.type !== "upsert") return;
-            const cameOnline =
-              statusOf<ClusterStatus>(e.object).online === true && statusOf<ClusterStatus>(e.old).online !== true;
-            // Spec changes bump generation; status writes (this controller's, the health check's) do not.
-            if (!e.old || e.old.metadata.generation !== e.object.metadata.generation || cameOnline) {
-              queue.add(e.object.metadata.name ?? "");
-            }
+            // A deleted cluster has nothing left to grant on.
+            if (e.type === "upsert" && clusterChangeMatters(e)) queue.add(e.object.metadata.name ?? "");
           }),
           templates.onChange(syncReached),
           accesses.onChange(syncReached),

@@ -1,3 +1,5 @@
+import { withTransitionTime } from "../condition-times.js";
+
 /** One entry of `status.conditions`, as the kinds' ConditionsSchema admits it. */
 export interface Condition {
   type: string;
@@ -14,12 +16,7 @@ export interface Condition {
  */
 export function withCondition(conditions: Condition[] | undefined, next: Condition, now: Date): Condition[] {
   const others = (conditions ?? []).filter((c) => c.type !== next.type);
-  const current = conditions?.find((c) => c.type === next.type);
-  const lastTransitionTime =
-    current && current.status === next.status && current.lastTransitionTime
-      ? current.lastTransitionTime
-      : now.toISOString();
-  return [...others, { ...next, lastTransitionTime }];
+  return [...others, withTransitionTime(next, conditions, now.toISOString())];
 }
 
 export function withoutCondition(conditions: Condition[] | undefined, type: string): Condition[] {

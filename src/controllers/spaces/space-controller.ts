@@ -1,8 +1,6 @@
-import { ApiError } from "../../api/errors.js";
 import { type KubeObject, specOf, statusOf } from "../../api/object.js";
 import { type ClusterConnectionError, classifyError, clusterClient } from "../../clusters/cluster-connection.js";
 import { isUnreachable } from "../../clusters/cluster-objects.js";
-import type { ClusterStatus } from "../../kinds/cluster/cluster.js";
 import {
   SPACE_FINALIZER,
   type SpaceInstanceSpec,
@@ -10,9 +8,10 @@ import {
   spaceNamespaceOf,
 } from "../../kinds/space-instance/space-instance.js";
 import type { Registry } from "../../registry/registry.js";
-import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
+import { clusterChangeMatters } from "../cluster-changes.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
+import { removeFinalizer, updateUnlessGone } from "../kept-object-writes.js";
 import { ResyncQueue } from "../resync-queue.js";
 import { desiredSpace, spaceBody } from "./desired-space.js";
 import { nextStatus, type SpaceReport } from "./space-status.js";
@@ -81,10 +80,7 @@ export class SpaceController {
             queueWhere((s) => specOf<SpaceInstanceSpec>(s).templateRef?.name === name);
           }),
           clusters.onChange((e) => {
-            const cameOnline =
-              statusOf<ClusterStatus>(e.object).online === true && statusOf<ClusterStatus>(e.old).online !== true;
-            const specChanged = !e.old || e.old.metadata.generation !== e.object.metadata.generation;
-            if (e.type === "upsert" && !specChanged && !cameOnline) return;
+            if (!clusterChangeMatters(e)) return;
             const name = e.object.metadata.name;
             queueWhere((s) => specOf<SpaceInstanceSpec>(s).clusterRef?.cluster === name);
           }),
@@ -186,49 +182,27 @@ export class SpaceController {
 
   private async dropFinalizer(space: KubeObject): Promise<void> {
     if (!this.loop.running) return;
-    await this.ignoreGone(() =>
-      this.registry.store("spaceinstances").guaranteedUpdate(
-        systemContext(),
-        space.metadata.namespace,
-        space.metadata.name ?? "",
-        (obj) => {
-          const finalizers = obj.metadata.finalizers ?? [];
-          if (!finalizers.includes(SPACE_FINALIZER)) return undefined;
-          obj.metadata.finalizers = finalizers.filter((f) => f !== SPACE_FINALIZER);
-          return obj;
-        },
-        "",
-        FIELD_MANAGER,
-      ),
+    await updateUnlessGone(
+      this.registry.store("spaceinstances"),
+      space,
+      { subresource: "", fieldManager: FIELD_MANAGER },
+      removeFinalizer(SPACE_FINALIZER),
     );
   }
 
   private async report(space: KubeObject, report: SpaceReport): Promise<void> {
     if (!this.loop.running) return;
-    await this.ignoreGone(() =>
-      this.registry.store("spaceinstances").guaranteedUpdate(
-        systemContext(),
-        space.metadata.namespace,
-        space.metadata.name ?? "",
-        (obj) => {
-          const next = nextStatus(obj, report, new Date());
-          if (!next) return undefined;
-          obj.status = next;
-          return obj;
-        },
-        "status",
-        FIELD_MANAGER,
-      ),
+    await updateUnlessGone(
+      this.registry.store("spaceinstances"),
+      space,
+      { subresource: "status", fieldManager: FIELD_MANAGER },
+      (obj) => {
+        const next = nextStatus(obj, report, new Date());
+        if (!next) return undefined;
+        obj.status = next;
+        return obj;
+      },
     );
-  }
-
-  private async ignoreGone(write: () => Promise<unknown>): Promise<void> {
-    try {
-      await write();
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 404) return; // the space went meanwhile
-      throw err;
-    }
   }
 }
 

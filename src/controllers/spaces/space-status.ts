@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { KubeObject } from "../../api/object.js";
 import { statusOf } from "../../api/object.js";
 import type { SpaceInstanceStatus } from "../../kinds/space-instance/space-instance.js";
+import { withTransitionTime } from "../condition-times.js";
 
 type Condition = NonNullable<SpaceInstanceStatus["conditions"]>[number];
 
@@ -23,14 +24,16 @@ export interface SpaceReport {
 export function nextStatus(space: KubeObject, report: SpaceReport, now: Date): SpaceInstanceStatus | undefined {
   const before = statusOf<SpaceInstanceStatus>(space);
   const ready = report.phase === "Ready" ? "True" : "False";
-  const old = (before.conditions ?? []).find((c) => c.type === "Ready");
-  const condition: Condition = {
-    type: "Ready",
-    status: ready,
-    lastTransitionTime: old?.status === ready && old.lastTransitionTime ? old.lastTransitionTime : now.toISOString(),
-    ...(report.reason ? { reason: report.reason } : {}),
-    ...(report.message ? { message: report.message } : {}),
-  };
+  const condition: Condition = withTransitionTime(
+    {
+      type: "Ready",
+      status: ready,
+      ...(report.reason ? { reason: report.reason } : {}),
+      ...(report.message ? { message: report.message } : {}),
+    },
+    before.conditions,
+    now.toISOString(),
+  );
   const next: SpaceInstanceStatus = {
     phase: report.phase,
     ...(report.reason ? { reason: report.reason } : {}),

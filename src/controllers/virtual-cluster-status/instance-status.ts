@@ -10,6 +10,7 @@ import {
   type InstanceWorkload,
   type VirtualClusterInstanceStatus,
 } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
+import { withTransitionTime } from "../condition-times.js";
 import type { Observation, VirtualClusterPlace } from "./observation.js";
 
 /**
@@ -195,16 +196,6 @@ export function nextStatus(
   if (o.found === "Workload") next.workload = o.workload;
   else if (o.found !== "ClusterUnavailable") delete next.workload;
   return isDeepStrictEqual(next, previous) ? previous : next;
-}
-
-function withTransitionTime(
-  condition: InstanceCondition,
-  previous: readonly InstanceCondition[] | undefined,
-  now: string,
-): InstanceCondition {
-  const before = previous?.find((c) => c.type === condition.type);
-  const since = before && before.status === condition.status && before.lastTransitionTime;
-  return { ...condition, lastTransitionTime: since || now };
 }
 
 function isPhase(phase: string | undefined): phase is InstancePhase {

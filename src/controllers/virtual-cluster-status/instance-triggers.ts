@@ -1,8 +1,8 @@
 import { type KubeObject, specOf, statusOf } from "../../api/object.js";
-import type { ClusterStatus } from "../../kinds/cluster/cluster.js";
 import type { VirtualClusterInstanceSpec } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
 import type { Informer, InformerEvent } from "../../registry/informer.js";
+import { clusterChangeMatters } from "../cluster-changes.js";
 import { redeployedByTemplateChange } from "./template-changes.js";
 
 /** The informers the virtual-cluster status controller reads. */
@@ -58,13 +58,6 @@ function instanceChangeMatters(e: InformerEvent): boolean {
     old.metadata.deletionTimestamp !== object.metadata.deletionTimestamp ||
     isAsleep(old) !== isAsleep(object)
   );
-}
-
-/** A Cluster created or deleted, its spec changed, or back online: its instances may look different. */
-function clusterChangeMatters(e: InformerEvent): boolean {
-  if (e.type === "delete" || !e.old) return true;
-  if (e.old.metadata.generation !== e.object.metadata.generation) return true;
-  return statusOf<ClusterStatus>(e.object).online === true && statusOf<ClusterStatus>(e.old).online !== true;
 }
 
 function isAsleep(instance: KubeObject): boolean {

@@ -8,10 +8,10 @@ import { createCertificateAuthority } from "../../crypto/certificates.js";
 import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
 import { runCli } from "../../testing/cli-run.js";
 import { createCluster, putSecret } from "../../testing/cluster-status.js";
-import { documentedYamlBlocks } from "../../testing/documented-rights.js";
 import { FakeClusterApiServer } from "../../testing/fake-cluster-apiserver.js";
 import { accessKey, postObject } from "../../testing/gateway-fixture.js";
 import { KubeControlPlane } from "../../testing/kube-control-plane.js";
+import { applyDocumentedPlatformRights } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
 import { SLEEPING_REPLICAS_ANNOTATION } from "./sleep-scaling.js";
 
@@ -75,11 +75,7 @@ describe("sleep mode: idle virtual clusters scaled to zero, woken by a request o
       }),
     ]);
     await kube.startKubelet();
-    for (const ns of ["platform", "team-a"]) await kube.kubectl("create", "namespace", ns);
-    const platform = await kube.serviceAccount("platform", "platform");
-    const [platformRights] = documentedYamlBlocks();
-    assert.ok(platformRights, "docs/gateway.md shows the platform's rights");
-    await kube.apply(platformRights);
+    const platform = await applyDocumentedPlatformRights(kube, false);
 
     const ca = await createCertificateAuthority("dev-vcluster-ca", 1);
     vcluster = await FakeClusterApiServer.start({ ca, clientCa: ca });

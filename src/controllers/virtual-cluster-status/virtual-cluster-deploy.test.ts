@@ -2,11 +2,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
-import { createCluster, putSecret } from "../../testing/cluster-status.js";
-import { documentedYamlBlocks } from "../../testing/documented-rights.js";
 import { postObject } from "../../testing/gateway-fixture.js";
-import { KubeControlPlane } from "../../testing/kube-control-plane.js";
-import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
+import type { KubeControlPlane } from "../../testing/kube-control-plane.js";
+import { startPlatformOnControlPlane } from "../../testing/platform-on-control-plane.js";
+import { GROUP_PATH, type TestServer } from "../../testing/test-server.js";
 
 /**
  * Virtual clusters deployed from templates on a real control plane (docs/virtual-clusters.md,
@@ -104,25 +103,14 @@ describe("virtual clusters deployed from templates, on a real cluster", () => {
       .sort();
 
   before(async () => {
-    [kube, server] = await Promise.all([
-      KubeControlPlane.start(),
-      startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true }),
-    ]);
-    for (const ns of ["platform", "team-a"]) await kube.kubectl("create", "namespace", ns);
-    const platform = await kube.serviceAccount("platform", "platform");
-    const [platformRights] = documentedYamlBlocks();
-    assert.ok(platformRights, "docs/gateway.md shows the platform's rights");
-    await kube.apply(platformRights);
-    const [deployRights] = documentedYamlBlocks(
-      "docs/gateway.md",
-      "### What the platform needs to deploy virtual clusters",
-    );
-    assert.ok(deployRights, "docs/gateway.md shows the rights to deploy virtual clusters");
-    await kube.apply(deployRights);
+    // No kubelet stand-in yet: the first test sees a deploy whose workload cannot be ready.
+    ({ kube, server } = await startPlatformOnControlPlane({
+      cluster: "prod",
+      server: { clusterCheckIntervalMs: 500 },
+      kubelet: false,
+    }));
     for (const project of ["web", "shop"])
       await postObject(server, "projects", { metadata: { name: project }, spec: {} });
-    await putSecret(server, "prod", platform.kubeconfig());
-    await createCluster(server, "prod", { config: { secretName: "prod" } });
     await postObject(server, "virtualclustertemplates", TINY);
   });
   after(async () => {

@@ -1,12 +1,11 @@
-import { ApiError } from "../../api/errors.js";
 import { type KubeObject, nowTimestamp, statusOf } from "../../api/object.js";
 import type { EventRecorder } from "../../events/event-recorder.js";
 import { isDeployed, VIRTUAL_CLUSTER_FINALIZER } from "../../kinds/virtual-cluster-instance/template-fields.js";
 import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
 import type { Registry } from "../../registry/registry.js";
-import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
+import { type ObjectChange, removeFinalizer, updateUnlessGone } from "../kept-object-writes.js";
 import { ResyncQueue } from "../resync-queue.js";
 import { FIELD_MANAGER } from "./deploy-instance.js";
 import { deleteStep, deployStep, type InstanceCas, type LifecycleDeps } from "./instance-lifecycle.js";
@@ -122,7 +121,7 @@ export class VirtualClusterStatusController {
     if (idle.deleted || !this.loop.running) return;
     if (idle.instance) instance = idle.instance;
     if (idle.observation) observation = idle.observation;
-    const written = await this.writeStatus(namespace, name, observation, step.outcome);
+    const written = await this.writeStatus(instance, observation, step.outcome);
     const status = statusOf<VirtualClusterInstanceStatus>(written ?? instance);
     // Waking up: the workload's readiness is not watched, so it is looked at until it is Ready
     // (or no longer Pending), sooner than the resync.
@@ -175,64 +174,34 @@ export class VirtualClusterStatusController {
   }
 
   private dropFinalizer(instance: KubeObject): Promise<KubeObject | undefined> {
-    return this.update(instance, "", (obj) => {
-      const finalizers = obj.metadata.finalizers ?? [];
-      if (!finalizers.includes(VIRTUAL_CLUSTER_FINALIZER)) return undefined;
-      obj.metadata.finalizers = finalizers.filter((f) => f !== VIRTUAL_CLUSTER_FINALIZER);
-      return obj;
-    });
+    return this.update(instance, "", removeFinalizer(VIRTUAL_CLUSTER_FINALIZER));
   }
 
-  private async update(
-    instance: KubeObject,
-    subresource: "" | "status",
-    change: (obj: KubeObject) => KubeObject | undefined,
-  ): Promise<KubeObject | undefined> {
-    try {
-      return await this.registry
-        .store("virtualclusterinstances")
-        .guaranteedUpdate(
-          systemContext(),
-          instance.metadata.namespace,
-          instance.metadata.name ?? "",
-          change,
-          subresource,
-          FIELD_MANAGER,
-        );
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 404) return undefined; // gone meanwhile
-      throw err;
-    }
+  private update(instance: KubeObject, subresource: "" | "status", change: ObjectChange) {
+    const store = this.registry.store("virtualclusterinstances");
+    return updateUnlessGone(store, instance, { subresource, fieldManager: FIELD_MANAGER }, change);
   }
 
   /** Writes the status the observation means; the instance as written, or undefined when unchanged or gone. */
   private async writeStatus(
-    namespace: string,
-    name: string,
+    instance: KubeObject,
     observation: Observation,
     deploy?: DeployOutcome,
   ): Promise<KubeObject | undefined> {
     let before: VirtualClusterInstanceStatus = {};
-    let written: KubeObject | undefined;
-    try {
-      written = await this.registry.store("virtualclusterinstances").guaranteedUpdate(
-        systemContext(),
-        namespace,
-        name,
-        (obj) => {
-          before = statusOf<VirtualClusterInstanceStatus>(obj);
-          const next = nextStatus(before, observation, nowTimestamp(), deploy);
-          if (next === before) return undefined; // unchanged: no write, no event
-          obj.status = next;
-          return obj;
-        },
-        "status",
-        "platform-virtual-cluster-status",
-      );
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 404) return undefined; // deleted meanwhile
-      throw err;
-    }
+    const store = this.registry.store("virtualclusterinstances");
+    const written = await updateUnlessGone(
+      store,
+      instance,
+      { subresource: "status", fieldManager: "platform-virtual-cluster-status" },
+      (obj) => {
+        before = statusOf<VirtualClusterInstanceStatus>(obj);
+        const next = nextStatus(before, observation, nowTimestamp(), deploy);
+        if (next === before) return undefined; // unchanged: no write, no event
+        obj.status = next;
+        return obj;
+      },
+    );
     const after = written ? statusOf<VirtualClusterInstanceStatus>(written) : before;
     if (written && (after.phase !== before.phase || after.reason !== before.reason)) {
       this.events?.record(

@@ -6,9 +6,9 @@ import type {
   VirtualClusterInstanceStatus,
 } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
 import { createCluster, putSecret } from "../../testing/cluster-status.js";
-import { documentedYamlBlocks } from "../../testing/documented-rights.js";
 import { postObject } from "../../testing/gateway-fixture.js";
 import { KubeControlPlane } from "../../testing/kube-control-plane.js";
+import { applyDocumentedPlatformRights } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
 
 /**
@@ -75,11 +75,7 @@ describe("virtual cluster instance status, read from a real cluster", () => {
       startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true }),
     ]);
     await kube.startKubelet();
-    for (const ns of ["platform", "team-a"]) await kube.kubectl("create", "namespace", ns);
-    const platform = await kube.serviceAccount("platform", "platform");
-    const [platformRights] = documentedYamlBlocks();
-    assert.ok(platformRights, "docs/gateway.md shows the platform's rights");
-    await kube.apply(platformRights);
+    const platform = await applyDocumentedPlatformRights(kube, false);
 
     // `dev`: a StatefulSet, imported. `api`: a Deployment, its instance created directly.
     const ca = await createCertificateAuthority("dev-vcluster-ca", 1);

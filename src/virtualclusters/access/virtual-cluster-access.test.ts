@@ -5,10 +5,10 @@ import type {
   VirtualClusterInstanceStatus,
 } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
 import { createCluster, putSecret } from "../../testing/cluster-status.js";
-import { documentedYamlBlocks } from "../../testing/documented-rights.js";
 import { accessKey, postObject, writeKubeconfig } from "../../testing/gateway-fixture.js";
 import { KubectlError, runKubectl } from "../../testing/kube/kubectl.js";
 import { KubeControlPlane } from "../../testing/kube-control-plane.js";
+import { applyDocumentedPlatformRights } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
 
 /**
@@ -96,11 +96,7 @@ describe("rights inside a virtual cluster, applied through its own API server", 
       startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true }),
     ]);
     await host.startKubelet();
-    for (const ns of ["platform", "team-a"]) await host.kubectl("create", "namespace", ns);
-    const platform = await host.serviceAccount("platform", "platform");
-    const [platformRights] = documentedYamlBlocks();
-    assert.ok(platformRights, "docs/gateway.md shows the platform's rights");
-    await host.apply(platformRights);
+    const platform = await applyDocumentedPlatformRights(host, false);
     const labels = { app: "vcluster", release: "dev" };
     const items = [
       {
