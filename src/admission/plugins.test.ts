@@ -58,6 +58,7 @@ describe("the plugin list", () => {
       "EndpointSettings",
       "ClusterAccessGrants",
       "CreatorOwner",
+      "OwnerRights",
       "SpaceInstances",
       "InstanceInsideRoles",
       "VirtualClusterTemplates",

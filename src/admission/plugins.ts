@@ -9,6 +9,7 @@ import { InstanceInsideRolesAdmission } from "./instance-inside-roles.js";
 import { KeyTtlCapAdmission } from "./key-ttl-cap.js";
 import { OwnerLinksAdmission, type UidLookup } from "./owner-links.js";
 import { OwnerReferencesAdmission, type OwnerSource } from "./owner-references.js";
+import { OwnerRightsAdmission } from "./owner-rights.js";
 import { ProjectInstancesAdmission, type ProjectLookup } from "./project-instances.js";
 import { ProjectQuotasAdmission, type QuotaSource } from "./project-quotas.js";
 import { ProjectSecretSourceAdmission } from "./project-secret-source.js";
@@ -44,8 +45,9 @@ export interface AdmissionDeps {
  * order, then the kind's strategy, validation, then all `validate` phases in this order
  * (docs/architecture.md). Owner references come first: they are checked on the body as the
  * client sent it, before the next two add the server's own references. References come after
- * escalation, so only callers allowed to name a key's subject learn whether it exists. Spaces
- * come after references, so only who may use a template learns whether it exists. The
+ * escalation, so only callers allowed to name a key's subject learn whether it exists. Who may
+ * name an instance's owner (OwnerRights) is checked after references, on the owner CreatorOwner
+ * filled in: naming a user one may not read stays References' 403. Spaces come after references, so only who may use a template learns whether it exists. The
  * project's default virtual cluster template is filled in (VirtualClusterTemplates' admit)
  * before the kind places the instance (strategy), so an instance given only its project is
  * placed as one deployed from a template. Quotas come
@@ -63,6 +65,7 @@ export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
     new EndpointSettingsAdmission(deps.authorizer, deps.allowLocalEndpoints),
     new ClusterAccessGrantsAdmission(deps.authorizer, deps.read),
     new CreatorOwnerAdmission(),
+    new OwnerRightsAdmission(deps.authorizer),
     new SpaceInstancesAdmission(deps.authorizer, deps.read),
     new InstanceInsideRolesAdmission(deps.authorizer),
     new VirtualClusterTemplatesAdmission(deps.authorizer, deps.read, deps.projects),

@@ -282,8 +282,9 @@ describe("fields that name other objects need the caller's right on them", () =>
         id: "vci-cluster",
         kind: "VirtualClusterInstance",
         collection: "namespaces/p-web/virtualclusterinstances",
-        base: {},
-        withRef: () => ({ clusterRef: { cluster: "prod", namespace: "vc" } }),
+        // alice's instance, so a write replacing the spec keeps its owner (changing it is OwnerRights').
+        base: { owner: { user: "alice" } },
+        withRef: () => ({ owner: { user: "alice" }, clusterRef: { cluster: "prod", namespace: "vc" } }),
         allowed: "alice",
         denied: "bob",
         deniedStatus: 403,
@@ -293,7 +294,8 @@ describe("fields that name other objects need the caller's right on them", () =>
         id: "vci-owner",
         kind: "VirtualClusterInstance",
         collection: "namespaces/p-web/virtualclusterinstances",
-        base: {},
+        // Naming an owner also needs administer on the instance (admission/owner-rights.ts): alice holds it.
+        base: { access: [{ verbs: ["administer"], users: ["alice"] }] },
         withRef: () => ({ owner: { user: "alice" } }),
         allowed: "alice",
         denied: "bob",
@@ -304,8 +306,8 @@ describe("fields that name other objects need the caller's right on them", () =>
         id: "vci-owner-reference",
         kind: "VirtualClusterInstance",
         collection: "namespaces/p-web/virtualclusterinstances",
-        base: {},
-        withRef: () => ({}),
+        base: { owner: { user: "alice" } },
+        withRef: () => ({ owner: { user: "alice" } }),
         metadata: async () => {
           const prod = await s.request("GET", `${G}/clusters/prod`);
           const ref = { apiVersion: API_VERSION, kind: "Cluster", name: "prod", uid: prod.json.metadata.uid };

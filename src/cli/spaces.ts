@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { Json } from "./api-client.js";
 import { addOutputOption, projectNamespace, verbCommand } from "./common.js";
+import { addOwnerOption, type OwnerOpts, ownerChoice } from "./owner-option.js";
 import {
   addWaitOptions,
   type CreateAndWaitOpts,
@@ -10,10 +11,9 @@ import {
 import { registerProjectInstanceDelete } from "./project-instance-delete.js";
 import { addTemplateOptions, type TemplateKind, type TemplateOpts, templateChoice } from "./template-options.js";
 
-interface CreateSpaceOpts extends TemplateOpts, CreateAndWaitOpts {
+interface CreateSpaceOpts extends TemplateOpts, OwnerOpts, CreateAndWaitOpts {
   cluster: string;
   namespace?: string;
-  ownerTeam?: string;
 }
 
 /** A Failed space ends the wait: its phase says the platform cannot fix it by trying again (docs/spaces.md). */
@@ -30,8 +30,8 @@ export function spaceBody(name: string, opts: CreateSpaceOpts): Json {
   const spec: Json = {
     clusterRef: { cluster: opts.cluster, ...(opts.namespace ? { namespace: opts.namespace } : {}) },
     ...templateChoice(opts, SPACE_TEMPLATE),
+    ...ownerChoice(opts),
   };
-  if (opts.ownerTeam) spec.owner = { team: opts.ownerTeam };
   return {
     apiVersion: "management.platform/v1",
     kind: "SpaceInstance",
@@ -53,11 +53,7 @@ export function registerSpaceCommands(program: Command): void {
       "connected cluster its namespace is on (one of the project's allowed clusters)",
     )
     .option("--namespace <namespace>", "the namespace's name on the cluster (default: NAME)");
-  addOutputOption(
-    addWaitOptions(
-      addTemplateOptions(create, SPACE_TEMPLATE).option("--owner-team <team>", "a team that owns it (default: you)"),
-    ),
-  )
+  addOutputOption(addWaitOptions(addOwnerOption(addTemplateOptions(create, SPACE_TEMPLATE))))
     .addHelpText(
       "after",
       "\nExamples:\n  platform create space web-dev --project web --cluster prod\n  platform create space web-dev --project web --cluster prod --template small --set pods=20 --owner-team web\n  platform create space web-ci --project web --cluster prod --no-wait",

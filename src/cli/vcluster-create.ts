@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { Json } from "./api-client.js";
 import { addOutputOption, projectNamespace, verbCommand } from "./common.js";
+import { addOwnerOption, type OwnerOpts, ownerChoice } from "./owner-option.js";
 import {
   addWaitOptions,
   type CreateAndWaitOpts,
@@ -10,7 +11,7 @@ import {
 import { registerProjectInstanceDelete } from "./project-instance-delete.js";
 import { addTemplateOptions, type TemplateKind, type TemplateOpts, templateChoice } from "./template-options.js";
 
-interface CreateOpts extends TemplateOpts, CreateAndWaitOpts {
+export interface CreateVirtualClusterOpts extends TemplateOpts, OwnerOpts, CreateAndWaitOpts {
   cluster?: string;
   namespace?: string;
 }
@@ -29,7 +30,7 @@ const VIRTUAL_CLUSTER_TEMPLATE: TemplateKind = {
 };
 
 /** The instance `create vcluster` sends: only what was asked, the server fills in the rest (the project's default template, the namespace). */
-export function virtualClusterBody(name: string, opts: CreateOpts): Json {
+export function virtualClusterBody(name: string, opts: CreateVirtualClusterOpts): Json {
   const spec: Json = {};
   if (opts.cluster || opts.namespace) {
     spec.clusterRef = {
@@ -37,7 +38,7 @@ export function virtualClusterBody(name: string, opts: CreateOpts): Json {
       ...(opts.namespace ? { namespace: opts.namespace } : {}),
     };
   }
-  Object.assign(spec, templateChoice(opts, VIRTUAL_CLUSTER_TEMPLATE));
+  Object.assign(spec, templateChoice(opts, VIRTUAL_CLUSTER_TEMPLATE), ownerChoice(opts));
   return {
     apiVersion: "management.platform/v1",
     kind: "VirtualClusterInstance",
@@ -54,12 +55,12 @@ export function registerVirtualClusterCreateCommands(program: Command): void {
     .requiredOption("--project <project>", "project it belongs to")
     .option("--cluster <cluster>", "connected cluster it runs on (one of the project's allowed clusters)")
     .option("--namespace <namespace>", "its namespace on that cluster (default: p-PROJECT-v-NAME)");
-  addOutputOption(addWaitOptions(addTemplateOptions(create, VIRTUAL_CLUSTER_TEMPLATE)))
+  addOutputOption(addWaitOptions(addOwnerOption(addTemplateOptions(create, VIRTUAL_CLUSTER_TEMPLATE))))
     .addHelpText(
       "after",
-      "\nExamples:\n  platform create vcluster dev --project web --cluster prod\n  platform create vcluster dev --project web --cluster prod --template default --template-version 1.0.0 --set serviceType=NodePort\n  platform create vcluster ci --project web --cluster prod --no-wait",
+      "\nExamples:\n  platform create vcluster dev --project web --cluster prod\n  platform create vcluster dev --project web --cluster prod --template default --template-version 1.0.0 --set serviceType=NodePort\n  platform create vcluster ci --project web --cluster prod --no-wait\n  platform create vcluster qa --project web --cluster prod --owner-team web",
     )
-    .action((name: string, opts: CreateOpts) =>
+    .action((name: string, opts: CreateVirtualClusterOpts) =>
       createAndWait(VIRTUAL_CLUSTER, name, virtualClusterBody(name, opts), opts),
     );
 

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import type { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
+import { ApiError } from "../api/errors.js";
 import { type KubeObject, specOf } from "../api/object.js";
 import type { ClusterSpec } from "../kinds/cluster/cluster.js";
 import type { SharedSecretSpec } from "../kinds/shared-secret/shared-secret.js";
@@ -126,11 +127,17 @@ function loadKubeConfig(kc: KubeConfig, text: string, where: string): void {
   }
 }
 
-/** Turns a client error into a ClusterConnectionError with the reason a person can act on. */
+/**
+ * Turns a client error into a ClusterConnectionError with the reason a person can act on.
+ * `server` is the address that was called ("" when the caller does not know it).
+ */
 export function classifyError(err: unknown, server: string): ClusterConnectionError {
   if (err instanceof ClusterConnectionError) return err;
   // Refused before connecting, by the address policy (support/guarded-lookup.ts).
   if (err instanceof EndpointNotAllowedError) return new ClusterConnectionError("EndpointNotAllowed", err.message);
+  // The platform's own error on the way (a host cluster it could not use, a CA it could not read),
+  // not the cluster's answer: its message already names what was called.
+  if (err instanceof ApiError) return new ClusterConnectionError("ClusterError", err.message, err.code);
   const status = (err as { code?: unknown }).code;
   if (typeof status === "number") {
     const body = (err as { body?: unknown }).body;
@@ -138,20 +145,20 @@ export function classifyError(err: unknown, server: string): ClusterConnectionEr
     if (status === 401) {
       return new ClusterConnectionError(
         "Unauthorized",
-        `the cluster at ${server} rejected the kubeconfig's credentials (401 Unauthorized)${detail ? `: ${detail}` : ""}`,
+        `${clusterAt(server)} rejected the kubeconfig's credentials (401 Unauthorized)${detail ? `: ${detail}` : ""}`,
         401,
       );
     }
     if (status === 403) {
       return new ClusterConnectionError(
         "Forbidden",
-        `the kubeconfig's credentials are not allowed to do this on the cluster at ${server} (403 Forbidden)${detail ? `: ${detail}` : ""}`,
+        `the kubeconfig's credentials are not allowed to do this on ${clusterAt(server)} (403 Forbidden)${detail ? `: ${detail}` : ""}`,
         403,
       );
     }
     return new ClusterConnectionError(
       "ClusterError",
-      `the cluster at ${server} answered ${status}${detail ? `: ${detail}` : ""}`,
+      `${clusterAt(server)} answered ${status}${detail ? `: ${detail}` : ""}`,
       status,
     );
   }
@@ -164,8 +171,12 @@ export function classifyError(err: unknown, server: string): ClusterConnectionEr
   }
   return new ClusterConnectionError(
     "ClusterUnreachable",
-    `cannot reach the cluster at ${server}: ${code ?? (err as Error)?.message ?? String(err)}`,
+    `cannot reach ${clusterAt(server)}: ${code ?? (err as Error)?.message ?? String(err)}`,
   );
+}
+
+function clusterAt(server: string): string {
+  return server ? `the cluster at ${server}` : "the cluster";
 }
 
 /** OpenSSL verification and TLS protocol errors as Node reports them. */

@@ -55,9 +55,9 @@ describe("project secret source sync", () => {
   after(() => s.stop());
 
   it("copies the keys it names, and follows a change of the shared secret", async () => {
-    const first = await waitFor("db", (o) => o.spec.data?.password === b64("pw-1"));
+    // The data and the Synced condition are two writes (spec, then status): wait for both.
+    const first = await waitFor("db", (o) => o.spec.data?.password === b64("pw-1") && synced("Synced")(o));
     assert.deepEqual(first.spec.data, { password: b64("pw-1") }, "only the keys named");
-    assert.ok(synced("Synced")(first), JSON.stringify(first.status));
 
     const change = await s.request("PATCH", DB, {
       contentType: MERGE,

@@ -99,9 +99,12 @@ export class VirtualClusterAccessController {
       applied: false,
     }));
     let unreachable: ClusterConnectionError | undefined;
+    // The virtual cluster's endpoint once known, for the messages of what it answers.
+    let called = "";
     try {
       const cluster = (n: string) => this.informers.for("clusters").get(undefined, n);
       const { api, server } = await insideClient(this.registry, this.cas, instance, cluster, this.endpoints);
+      called = server;
       const result = await applyClusterObjects(api, server, {
         fieldManager: FIELD_MANAGER,
         desired,
@@ -133,7 +136,7 @@ export class VirtualClusterAccessController {
       }
       unreachable = result.unreachable;
     } catch (err) {
-      const e = classifyError(err, "");
+      const e = classifyError(err, called);
       for (const entry of entries) Object.assign(entry, { reason: e.reason, message: e.message });
       unreachable = isUnreachable(e) ? e : undefined;
     }
