@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type CliRun, runCli } from "../testing/cli-run.js";
 import type { KubeControlPlane } from "../testing/kube-control-plane.js";
-import { startPlatformOnControlPlane } from "../testing/platform-on-control-plane.js";
+import { documentedPlatformRole, startPlatformOnControlPlane } from "../testing/platform-on-control-plane.js";
 import { GROUP_PATH, type TestServer, userWithKey } from "../testing/test-server.js";
 
 /**
@@ -22,12 +22,15 @@ describe("platform create|delete|list vcluster and space", () => {
   const get = (path: string) => server.request("GET", `${GROUP_PATH}/${path}`);
 
   before(async () => {
-    ({ kube, server } = await startPlatformOnControlPlane({
+    const started = await startPlatformOnControlPlane({
       cluster: "c1",
       clusterSpec: { access: [{ verbs: ["get", "use"], users: ["alice"] }] },
       server: { clusterCheckIntervalMs: 500 },
       kubelet: true,
-    }));
+    });
+    ({ kube, server } = started);
+    // And the rights docs/spaces.md tells a cluster admin to grant for spaces.
+    await kube.grant(started.platform, { rules: documentedPlatformRole("docs/spaces.md") });
     const aliceKey = await userWithKey(server, "alice");
     const post = async (path: string, body: unknown) => {
       const res = await server.request("POST", `${GROUP_PATH}/${path}`, { body });
@@ -197,7 +200,7 @@ describe("platform create|delete|list vcluster and space", () => {
     assert.match(s.stderr, /cannot create/);
   });
 
-  it("create, list and delete a space", async () => {
+  it("create space waits for Ready with a progress line; list and delete it", async () => {
     const c = await cli([
       "create",
       "space",
@@ -208,15 +211,20 @@ describe("platform create|delete|list vcluster and space", () => {
       "c1",
       "--namespace",
       "web-dev-ns",
+      "--timeout",
+      "2m",
     ]);
     assert.equal(c.code, 0, c.stderr);
     assert.match(c.stdout, /^space web-dev created in project web$/m);
+    assert.match(c.stderr, /^space web-dev: Ready$/m);
     const stored = (await get("namespaces/p-web/spaceinstances/web-dev")).json;
     assert.deepEqual(stored.spec.clusterRef, { cluster: "c1", namespace: "web-dev-ns" });
     assert.deepEqual(stored.spec.owner, { user: "alice" });
+    assert.equal(stored.status.phase, "Ready");
+    assert.equal(await kube.kubectl("get", "namespace", "web-dev-ns", "-o", "name"), "namespace/web-dev-ns\n");
     const l = await cli(["list", "spaces"]);
     assert.equal(l.code, 0, l.stderr);
-    assert.match(l.stdout, /^web\s+web-dev\s+c1\s+web-dev-ns\s/m);
+    assert.match(l.stdout, /^web\s+web-dev\s+c1\s+web-dev-ns\s+Ready\s/m);
     const d = await cli(["delete", "space", "web-dev", "--project", "web"]);
     assert.equal(d.code, 0, d.stderr);
     assert.match(d.stdout, /^space web-dev in project web deleted$/m);
@@ -224,6 +232,58 @@ describe("platform create|delete|list vcluster and space", () => {
     // Its finalizer keeps it until the space controller removed the namespace; a second delete
     // finds it terminating or gone, never a crash.
     assert.ok(missing.code === 0 || /not found/.test(missing.stderr), missing.stderr);
+  });
+
+  it("create space ends its wait on Failed with the reason and message, long before --timeout, and keeps the space", async () => {
+    // team-a exists on the cluster and is not the platform's: the space may not take it over.
+    const r = await cli([
+      "create",
+      "space",
+      "grab",
+      "--project",
+      "web",
+      "--cluster",
+      "c1",
+      "--namespace",
+      "team-a",
+      "--timeout",
+      "10m",
+      "-o",
+      "json",
+    ]);
+    assert.equal(r.code, 1, r.stdout);
+    assert.equal(r.stdout, "", "nothing printed as the result of a create that failed");
+    const why = 'NamespaceNotOwned: namespace "team-a" already exists on the cluster and was not made by this space';
+    assert.match(r.stderr, new RegExp(`^space grab: Failed \\(${why}`, "m"));
+    assert.match(r.stderr, new RegExp(`error: space grab: Failed \\(${why}.*\\)\\. It was created and stays`));
+    assert.doesNotMatch(r.stderr, /gave up waiting/);
+    const stored = (await get("namespaces/p-web/spaceinstances/grab")).json;
+    assert.equal(stored.status.phase, "Failed");
+    assert.equal(stored.status.reason, "NamespaceNotOwned");
+  });
+
+  it("create space --no-wait returns at once; a --timeout that is no duration creates nothing", async () => {
+    const r = await cli([
+      "create",
+      "space",
+      "quick-space",
+      "--project",
+      "web",
+      "--cluster",
+      "c1",
+      "--no-wait",
+      "-o",
+      "json",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const created = JSON.parse(r.stdout);
+    assert.equal(created.metadata.name, "quick-space");
+    assert.equal(created.status?.phase, undefined, "printed as created, before any controller saw it");
+    assert.equal(r.stderr, "");
+    const usage = await cli(["create", "space", "never", "--project", "web", "--cluster", "c1", "--timeout", "soon"]);
+    assert.equal(usage.code, 2, usage.stdout);
+    assert.match(usage.stderr, /not a duration: "soon"/);
+    assert.equal((await get("namespaces/p-web/spaceinstances/never")).status, 404);
   });
 
   it("delete vcluster removes the instance", async () => {

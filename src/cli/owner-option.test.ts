@@ -90,6 +90,8 @@ describe("platform create vcluster|space --owner-team", { timeout: 120_000 }, ()
       "c1",
       "--owner-team",
       "devs",
+      // No cluster runs here: the owner is what this test is about, not the space becoming Ready.
+      "--no-wait",
     ]);
     assert.equal(run.code, 0, run.stderr);
     const stored = await server.request("GET", `${GROUP_PATH}/namespaces/p-web/spaceinstances/teams`);

@@ -1,17 +1,23 @@
 import type { Command } from "commander";
 import type { Json } from "./api-client.js";
-import { addOutputOption, apiPath, loggedInClient, outputOf, projectNamespace, verbCommand } from "./common.js";
-import { printJsonOrYaml } from "./output.js";
+import { addOutputOption, projectNamespace, verbCommand } from "./common.js";
 import { addOwnerOption, type OwnerOpts, ownerChoice } from "./owner-option.js";
+import {
+  addWaitOptions,
+  type CreateAndWaitOpts,
+  type CreatedInstanceKind,
+  createAndWait,
+} from "./project-instance-create.js";
 import { registerProjectInstanceDelete } from "./project-instance-delete.js";
 import { addTemplateOptions, type TemplateKind, type TemplateOpts, templateChoice } from "./template-options.js";
 
-interface CreateSpaceOpts extends TemplateOpts, OwnerOpts {
-  project: string;
+interface CreateSpaceOpts extends TemplateOpts, OwnerOpts, CreateAndWaitOpts {
   cluster: string;
   namespace?: string;
-  output?: string;
 }
+
+/** A Failed space ends the wait: its phase says the platform cannot fix it by trying again (docs/spaces.md). */
+const SPACE: CreatedInstanceKind = { noun: "space", plural: "spaceinstances", failedEndsWait: true };
 
 const SPACE_TEMPLATE: TemplateKind = {
   templateHelp: "SpaceTemplate to make it from",
@@ -37,7 +43,9 @@ export function spaceBody(name: string, opts: CreateSpaceOpts): Json {
 export function registerSpaceCommands(program: Command): void {
   const create = verbCommand(program, "create", "Create an object")
     .command("space")
-    .description("Create a space: a namespace on a connected cluster that belongs to a project")
+    .description(
+      "Create a space: a namespace on a connected cluster that belongs to a project, and wait until it is Ready",
+    )
     .argument("<name>", "name of the space")
     .requiredOption("--project <project>", "project it belongs to")
     .requiredOption(
@@ -45,21 +53,12 @@ export function registerSpaceCommands(program: Command): void {
       "connected cluster its namespace is on (one of the project's allowed clusters)",
     )
     .option("--namespace <namespace>", "the namespace's name on the cluster (default: NAME)");
-  addOutputOption(addOwnerOption(addTemplateOptions(create, SPACE_TEMPLATE)))
+  addOutputOption(addWaitOptions(addOwnerOption(addTemplateOptions(create, SPACE_TEMPLATE))))
     .addHelpText(
       "after",
-      "\nExamples:\n  platform create space web-dev --project web --cluster prod\n  platform create space web-dev --project web --cluster prod --template small --set pods=20 --owner-team web",
+      "\nExamples:\n  platform create space web-dev --project web --cluster prod\n  platform create space web-dev --project web --cluster prod --template small --set pods=20 --owner-team web\n  platform create space web-ci --project web --cluster prod --no-wait",
     )
-    .action(async (name: string, opts: CreateSpaceOpts) => {
-      const format = outputOf(opts);
-      const body = spaceBody(name, opts);
-      const result = await loggedInClient().post(
-        apiPath("spaceinstances", undefined, projectNamespace(opts.project)),
-        body,
-      );
-      if (format !== "table") printJsonOrYaml(result, format);
-      else process.stdout.write(`space ${name} created in project ${opts.project}\n`);
-    });
+    .action((name: string, opts: CreateSpaceOpts) => createAndWait(SPACE, name, spaceBody(name, opts), opts));
 
   registerProjectInstanceDelete(program, {
     noun: "space",

@@ -1,21 +1,27 @@
 import type { Command } from "commander";
-import { parseDuration } from "./accesskeys.js";
 import type { Json } from "./api-client.js";
-import { addOutputOption, apiPath, loggedInClient, outputOf, projectNamespace, verbCommand } from "./common.js";
-import { waitForReady } from "./instance-wait.js";
-import { printJsonOrYaml } from "./output.js";
+import { addOutputOption, projectNamespace, verbCommand } from "./common.js";
 import { addOwnerOption, type OwnerOpts, ownerChoice } from "./owner-option.js";
+import {
+  addWaitOptions,
+  type CreateAndWaitOpts,
+  type CreatedInstanceKind,
+  createAndWait,
+} from "./project-instance-create.js";
 import { registerProjectInstanceDelete } from "./project-instance-delete.js";
 import { addTemplateOptions, type TemplateKind, type TemplateOpts, templateChoice } from "./template-options.js";
 
-export interface CreateVirtualClusterOpts extends TemplateOpts, OwnerOpts {
-  project: string;
+export interface CreateVirtualClusterOpts extends TemplateOpts, OwnerOpts, CreateAndWaitOpts {
   cluster?: string;
   namespace?: string;
-  wait: boolean;
-  timeout: string;
-  output?: string;
 }
+
+/** A Failed instance is waited through: its controller may still repair it (a cluster coming back, a fixed template). */
+const VIRTUAL_CLUSTER: CreatedInstanceKind = {
+  noun: "vcluster",
+  plural: "virtualclusterinstances",
+  failedEndsWait: false,
+};
 
 const VIRTUAL_CLUSTER_TEMPLATE: TemplateKind = {
   templateHelp: "VirtualClusterTemplate to deploy (default: the project's default template)",
@@ -49,27 +55,14 @@ export function registerVirtualClusterCreateCommands(program: Command): void {
     .requiredOption("--project <project>", "project it belongs to")
     .option("--cluster <cluster>", "connected cluster it runs on (one of the project's allowed clusters)")
     .option("--namespace <namespace>", "its namespace on that cluster (default: p-PROJECT-v-NAME)");
-  addOutputOption(
-    addOwnerOption(addTemplateOptions(create, VIRTUAL_CLUSTER_TEMPLATE))
-      .option("--no-wait", "return once created, without waiting for Ready")
-      .option("--timeout <duration>", "how long to wait for Ready, e.g. 90s or 10m", "5m"),
-  )
+  addOutputOption(addWaitOptions(addOwnerOption(addTemplateOptions(create, VIRTUAL_CLUSTER_TEMPLATE))))
     .addHelpText(
       "after",
       "\nExamples:\n  platform create vcluster dev --project web --cluster prod\n  platform create vcluster dev --project web --cluster prod --template default --template-version 1.0.0 --set serviceType=NodePort\n  platform create vcluster ci --project web --cluster prod --no-wait\n  platform create vcluster qa --project web --cluster prod --owner-team web",
     )
-    .action(async (name: string, opts: CreateVirtualClusterOpts) => {
-      const format = outputOf(opts);
-      const timeout = parseDuration(opts.timeout);
-      const body = virtualClusterBody(name, opts);
-      const client = loggedInClient();
-      const path = apiPath("virtualclusterinstances", undefined, projectNamespace(opts.project));
-      let result = await client.post(path, body);
-      if (format === "table") process.stdout.write(`vcluster ${name} created in project ${opts.project}\n`);
-      if (opts.wait)
-        result = await waitForReady(client, `${path}/${encodeURIComponent(name)}`, `vcluster ${name}`, timeout);
-      if (format !== "table") printJsonOrYaml(result, format);
-    });
+    .action((name: string, opts: CreateVirtualClusterOpts) =>
+      createAndWait(VIRTUAL_CLUSTER, name, virtualClusterBody(name, opts), opts),
+    );
 
   registerProjectInstanceDelete(program, {
     noun: "vcluster",
