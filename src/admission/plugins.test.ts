@@ -169,9 +169,50 @@ describe("ProjectInstancesAdmission", () => {
     const old = instance("p-alpha", "west");
     const same = instance("p-alpha", "west");
     assert.deepEqual(await admission.admit(admissionAttributes("UPDATE", vci, same, old, bob(), false)), []);
-    assert.equal(same.metadata.ownerReferences?.[0]?.name, "alpha", "the owner comes back");
     const moved = instance("p-alpha", "north");
     assert.equal((await admission.admit(admissionAttributes("UPDATE", vci, moved, old, bob(), false))).length, 1);
+  });
+
+  describe("the ownerReference to the project on update", () => {
+    const ref = (project: string, uid: string) => ({
+      apiVersion: "management.platform/v1",
+      kind: "Project",
+      name: project,
+      uid,
+    });
+    const owned = (ns: string, ...refs: ReturnType<typeof ref>[]) => {
+      const o = instance(ns, "east");
+      if (refs.length) o.metadata.ownerReferences = refs;
+      return o;
+    };
+    const update = async (next: KubeObject, old: KubeObject) => {
+      await admission.admit(admissionAttributes("UPDATE", vci, next, old, bob(), false));
+      return next.metadata.ownerReferences;
+    };
+
+    it("comes back when a client's write drops it from an instance the project owns", async () => {
+      const refs = await update(owned("p-alpha"), owned("p-alpha", ref("alpha", "uid-alpha")));
+      assert.deepEqual(refs, [ref("alpha", "uid-alpha")]);
+    });
+
+    it("is not put back while the project is being deleted (the collector orphaning it)", async () => {
+      const refs = await update(owned("p-gone"), owned("p-gone", ref("gone", "uid-gone")));
+      assert.equal(refs, undefined);
+    });
+
+    it("is not given to an orphan by a write that does not ask for it", async () => {
+      assert.equal(await update(owned("p-alpha"), owned("p-alpha")), undefined);
+    });
+
+    it("is kept as sent when it names an earlier project of the same name (the collector deletes it)", async () => {
+      const refs = await update(owned("p-alpha", ref("alpha", "uid-old")), owned("p-alpha", ref("alpha", "uid-old")));
+      assert.deepEqual(refs, [ref("alpha", "uid-old")]);
+    });
+
+    it("is written in the server's form when a client adds it to an orphan", async () => {
+      const refs = await update(owned("p-alpha", ref("alpha", "")), owned("p-alpha"));
+      assert.deepEqual(refs, [ref("alpha", "uid-alpha")]);
+    });
   });
 });
 
