@@ -2,6 +2,7 @@ import type { KubernetesObject } from "@kubernetes/client-node";
 import { errors, type FieldError, fieldError } from "../api/errors.js";
 import { API_VERSION, GROUP, isPlainObject, type KubeObject, statusOf } from "../api/object.js";
 import { SPACE_LABEL } from "../controllers/spaces/desired-space.js";
+import type { EventRecorder } from "../events/event-recorder.js";
 import { projectNamespace } from "../kinds/project/project.js";
 import { type SpaceInstanceStatus, spaceNamespaceOf } from "../kinds/space-instance/space-instance.js";
 import type { KeptKeys } from "../registry/kept-keys.js";
@@ -11,6 +12,7 @@ import type { SubresourceHandler } from "../server/resource-handler.js";
 import { send } from "../server/respond.js";
 import { authorizeClusterUse, decodeBody, refusedMethod } from "../virtualclusters/actions.js";
 import { call, connect, notFoundOnCluster } from "../virtualclusters/remote.js";
+import { recordSpaceImported } from "./space-events.js";
 
 const SPACES = { group: GROUP, resource: "spaceinstances" };
 const PROJECTS = { group: GROUP, resource: "projects" };
@@ -27,7 +29,7 @@ const CLUSTERS = { group: GROUP, resource: "clusters" };
  * `locks` holds one entry per imported namespace UID, written in the instance's transaction: of
  * two imports of one namespace only the first can write it, however they interleave.
  */
-export function importSpaceAction(registry: Registry, locks: KeptKeys): SubresourceHandler {
+export function importSpaceAction(registry: Registry, locks: KeptKeys, events?: EventRecorder): SubresourceHandler {
   return async ({ request, reply, ctx, path, format, raw, authorize }) => {
     if (request.method !== "POST") throw await refusedMethod(path, request.method, authorize);
     const projectName = path.name!;
@@ -71,7 +73,7 @@ export function importSpaceAction(registry: Registry, locks: KeptKeys): Subresou
 
     const status: SpaceInstanceStatus = { phase: "Pending", namespaceUID: uid, imported: true };
     // Through the create pipeline: admission (the project's allowed clusters, quotas) applies as to any space.
-    await registry.transact(ctx, [
+    const [space] = await registry.transact(ctx, [
       {
         type: "create",
         resource: "spaceinstances",
@@ -98,6 +100,7 @@ export function importSpaceAction(registry: Registry, locks: KeptKeys): Subresou
           ),
       },
     ]);
+    if (space) recordSpaceImported(events, space, source);
     return send(reply, 201, body, format, ctx.warnings);
   };
 }

@@ -1,12 +1,14 @@
 import type { ApiError } from "../api/errors.js";
 import { errors, type FieldError, fieldError } from "../api/errors.js";
 import { API_VERSION, GROUP, isPlainObject } from "../api/object.js";
+import type { EventRecorder } from "../events/event-recorder.js";
 import { projectNamespace } from "../kinds/project/project.js";
 import { SPACE_FINALIZER } from "../kinds/space-instance/space-instance.js";
 import type { Registry } from "../registry/registry.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
 import { send } from "../server/respond.js";
 import { decodeBody, refusedMethod } from "../virtualclusters/actions.js";
+import { recordSpaceMoved } from "./space-events.js";
 
 const SPACES = { group: GROUP, resource: "spaceinstances" };
 const PROJECTS = { group: GROUP, resource: "projects" };
@@ -20,7 +22,7 @@ const MOVE_ATTEMPTS = 5;
  * namespace stays on the cluster with everything in it. The new instance keeps the status (the
  * namespace's UID), which is how the controller knows the namespace is its own and re-labels it.
  */
-export function migrateSpaceAction(registry: Registry): SubresourceHandler {
+export function migrateSpaceAction(registry: Registry, events?: EventRecorder): SubresourceHandler {
   return async ({ request, reply, ctx, path, format, raw, authorize }) => {
     if (request.method !== "POST") throw await refusedMethod(path, request.method, authorize);
     const target = path.name!;
@@ -65,7 +67,7 @@ export function migrateSpaceAction(registry: Registry): SubresourceHandler {
 
       const m = current.metadata;
       try {
-        await registry.transact(ctx, [
+        const [arrived] = await registry.transact(ctx, [
           { type: "delete", resource: "spaceinstances", object: current },
           {
             type: "create",
@@ -88,6 +90,7 @@ export function migrateSpaceAction(registry: Registry): SubresourceHandler {
             status: (current.status ?? {}) as Record<string, unknown>,
           },
         ]);
+        if (arrived) recordSpaceMoved(events, current, arrived);
         return send(reply, 201, body, format, ctx.warnings);
       } catch (err) {
         // Changed or deleted since it was read: read it again.

@@ -8,7 +8,7 @@ import {
   type OwnedKind,
 } from "../../clusters/cluster-objects.js";
 import type { SpaceInstanceStatus, SpaceObjectOutcome } from "../../kinds/space-instance/space-instance.js";
-import { type DesiredSpace, isOwnNamespace, spaceLabels } from "./desired-space.js";
+import { type DesiredSpace, isOwnNamespace, spaceLabels, spaceObjectsSelector } from "./desired-space.js";
 
 /** The one field manager of everything the platform applies into clusters for spaces. */
 export const FIELD_MANAGER = "platform-spaces";
@@ -64,9 +64,7 @@ export async function syncSpace(
       waiting: true,
     };
   }
-  const selector = Object.entries(desired.ownerLabels)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(",");
+  const selector = spaceObjectsSelector(space);
   const result = await applyClusterObjects(api, server, {
     fieldManager: FIELD_MANAGER,
     desired: desired.objects,
@@ -123,9 +121,7 @@ export async function releaseImportedNamespace(
     return { gone: true };
   }
   const ownerLabels = spaceLabels(space);
-  const selector = Object.entries(ownerLabels)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(",");
+  const selector = spaceObjectsSelector(space);
   const previous = statusOf<SpaceInstanceStatus>(space).objects ?? [];
   const desired = { namespace, ownerLabels, objects: [] };
   const result = await applyClusterObjects(api, server, {
@@ -149,25 +145,34 @@ export function removeSpaceNamespace(
   namespace: string,
   timeoutMs: number,
 ): Promise<{ gone: boolean; error?: ClusterConnectionError }> {
-  return removeOwnedNamespace(api, server, namespace, timeoutMs, (labels) => isOwnNamespace(labels, space));
+  // By its UID too: a space moved to another project and deleted before it was applied again
+  // finds its namespace still labelled with the old project.
+  return removeOwnedNamespace(
+    api,
+    server,
+    namespace,
+    timeoutMs,
+    (labels, found) => isOwnNamespace(labels, space) || heldByUid(found, space),
+  );
 }
 
 /**
- * Whether a namespace is gone: deletes it when `owns` says its labels make it the caller's (a
- * space's, a virtual cluster's); one that is not is left alone and counts as gone.
+ * Whether a namespace is gone: deletes it when `owns` says it is the caller's (a space's, a
+ * virtual cluster's), by its labels or the namespace found; one that is not is left alone and
+ * counts as gone.
  */
 export async function removeOwnedNamespace(
   api: KubernetesObjectApi,
   server: string,
   namespace: string,
   timeoutMs: number,
-  owns: (labels: Record<string, string> | undefined) => boolean,
+  owns: (labels: Record<string, string> | undefined, found: KubernetesObject) => boolean,
 ): Promise<{ gone: boolean; error?: ClusterConnectionError }> {
   const call: Call = (p) => withDeadline(p, timeoutMs, server);
   const found = await readNamespace(api, call, server, namespace);
   if ("error" in found) return { gone: false, error: found.error };
   const existing = found.namespace;
-  if (!existing || !owns(existing.metadata?.labels)) return { gone: true };
+  if (!existing || !owns(existing.metadata?.labels, existing)) return { gone: true };
   if (existing.metadata?.deletionTimestamp) return { gone: false };
   try {
     await call(api.delete({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }));
