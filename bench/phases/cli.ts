@@ -26,13 +26,19 @@ interface Run {
   cpuMs: number;
 }
 
+/**
+ * After the other phases the bench server holds tens of thousands of Teams: a list's output is
+ * far beyond spawnSync's default buffer, which would kill the child mid-write.
+ */
+const OUTPUT_LIMIT = 1 << 30;
+
 function timed(cmd: string, args: string[], env: NodeJS.ProcessEnv): Run {
   const withTime = existsSync(GNU_TIME);
+  const options = { env, encoding: "utf8", maxBuffer: OUTPUT_LIMIT } as const;
   const t = performance.now();
-  const r = withTime
-    ? spawnSync(GNU_TIME, ["-f", "%M %U %S", cmd, ...args], { env, encoding: "utf8" })
-    : spawnSync(cmd, args, { env, encoding: "utf8" });
+  const r = withTime ? spawnSync(GNU_TIME, ["-f", "%M %U %S", cmd, ...args], options) : spawnSync(cmd, args, options);
   const ms = performance.now() - t;
+  if (r.error) throw new Error(`${cmd} ${args.join(" ")} failed: ${r.error.message}`);
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed: ${r.stderr}`);
   if (!withTime) return { ms, rssKb: Number.NaN, cpuMs: Number.NaN };
   const [rssKb, user, system] = (r.stderr.trim().split("\n").pop() ?? "").split(" ").map(Number);

@@ -57,6 +57,7 @@ describe("the plugin list", () => {
       "References",
       "EndpointSettings",
       "ClusterAccessGrants",
+      "CreatorOwner",
       "SpaceInstances",
       "InstanceInsideRoles",
       "VirtualClusterTemplates",

@@ -2,6 +2,7 @@ import type { IdentityIndex } from "../auth/identity-index.js";
 import type { PlatformAuthorizer } from "../authz/authorizer.js";
 import type { AdmissionPlugin } from "../registry/admission.js";
 import { ClusterAccessGrantsAdmission } from "./cluster-access-grants.js";
+import { CreatorOwnerAdmission } from "./creator-owner.js";
 import { EndpointSettingsAdmission } from "./endpoint-settings.js";
 import { EscalationAdmission } from "./escalation.js";
 import { InstanceInsideRolesAdmission } from "./instance-inside-roles.js";
@@ -48,7 +49,8 @@ export interface AdmissionDeps {
  * project's default virtual cluster template is filled in (VirtualClusterTemplates' admit)
  * before the kind places the instance (strategy), so an instance given only its project is
  * placed as one deployed from a template. Quotas come
- * last: an instance refused for any other reason is never counted, and a space's owner is set.
+ * last: an instance refused for any other reason is never counted, and an instance's owner (its
+ * creator when none is given: CreatorOwner) is set.
  */
 export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
   return [
@@ -60,6 +62,7 @@ export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
     new ReferenceAdmission(deps.authorizer, deps.read),
     new EndpointSettingsAdmission(deps.authorizer, deps.allowLocalEndpoints),
     new ClusterAccessGrantsAdmission(deps.authorizer, deps.read),
+    new CreatorOwnerAdmission(),
     new SpaceInstancesAdmission(deps.authorizer, deps.read),
     new InstanceInsideRolesAdmission(deps.authorizer),
     new VirtualClusterTemplatesAdmission(deps.authorizer, deps.read, deps.projects),

@@ -20,7 +20,7 @@ const SPACES = platformResource("spaceinstances");
 
 /**
  * What a SpaceInstance needs beyond its fields' shapes (docs/spaces.md):
- * - no owner given: the creator owns it (a team key: its team);
+ * - no owner given: the creator owns it (creator-owner.ts);
  * - its templateRef names a SpaceTemplate that exists (`use` on it is ReferenceAdmission's,
  *   which runs before), and its parameters are the ones that template declares, typed as it says;
  * - an inline template writes whatever objects it lists with the platform's rights on the
@@ -36,15 +36,6 @@ export class SpaceInstancesAdmission implements AdmissionPlugin {
     private readonly authz: Pick<Authorizer, "authorize">,
     private readonly read: ObjectReader,
   ) {}
-
-  admit(attrs: AdmissionAttributes): undefined {
-    if (!writesTo(attrs, SPACES) || attrs.operation !== "CREATE" || isServerWrite(attrs)) return;
-    const spec = (attrs.object.spec ?? {}) as Partial<SpaceInstanceSpec>;
-    if (spec.owner?.user || spec.owner?.team) return;
-    const { user } = attrs;
-    spec.owner = user.subjectKind === "Team" ? { team: user.name } : { user: user.name };
-    attrs.object.spec = spec;
-  }
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
     if (!writesTo(attrs, SPACES) || attrs.subresource !== "" || attrs.operation === "DELETE") return;

@@ -3,6 +3,7 @@ import type { IdentityIndex } from "../auth/identity-index.js";
 import type { PlatformAuthorizer } from "../authz/authorizer.js";
 import { servedEventResource } from "../events/event-visibility.js";
 import { allResourceTypes } from "../kinds/index.js";
+import { PROJECT_QUOTA_GUARDS } from "../kinds/project/project-quotas.js";
 import { AdmissionChain } from "../registry/admission.js";
 import { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
@@ -11,9 +12,6 @@ import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import type { ServerConfig } from "./config.js";
 import { forwardedAuthority } from "./forwarded-authority.js";
 import type { loadKeys } from "./keys.js";
-
-/** The kept key space of the project quotas' guards (src/admission/project-quotas.ts). */
-const PROJECT_QUOTA_GUARDS = "project-quota-guards";
 
 type Keys = Awaited<ReturnType<typeof loadKeys>>;
 

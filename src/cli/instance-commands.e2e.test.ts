@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type CliRun, runCli } from "../testing/cli-run.js";
-import { documentedYamlBlocks } from "../testing/documented-rights.js";
 import { KubeControlPlane } from "../testing/kube-control-plane.js";
+import { platformWithDocumentedRights } from "../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
 
 /**
@@ -26,18 +26,7 @@ describe("platform create|delete|list vcluster and space", () => {
       KubeControlPlane.start(),
       startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true }),
     ]);
-    // docs/gateway.md grants the platform reads in team-a, where an imported virtual cluster would live.
-    for (const ns of ["platform", "team-a"]) await kube.kubectl("create", "namespace", ns);
-    const platform = await kube.serviceAccount("platform", "platform");
-    const [platformRights] = documentedYamlBlocks();
-    assert.ok(platformRights, "docs/gateway.md shows the platform's rights");
-    await kube.apply(platformRights);
-    const [deployRights] = documentedYamlBlocks(
-      "docs/gateway.md",
-      "### What the platform needs to deploy virtual clusters",
-    );
-    assert.ok(deployRights, "docs/gateway.md shows the rights to deploy virtual clusters");
-    await kube.apply(deployRights);
+    const platform = await platformWithDocumentedRights(kube);
     await kube.startKubelet();
     const post = async (path: string, body: unknown) => {
       const res = await server.request("POST", `${GROUP_PATH}/${path}`, { body });
@@ -54,6 +43,29 @@ describe("platform create|delete|list vcluster and space", () => {
     });
     await post("projects", { metadata: { name: "web" }, spec: { members: [{ kind: "User", name: "alice" }] } });
     await post("projects", { metadata: { name: "shop" }, spec: {} });
+    // A number parameter for each template kind, which alice may use.
+    const replicas = { name: "replicas", type: "number", default: "1" };
+    await post("virtualclustertemplates", {
+      metadata: { name: "sized" },
+      spec: {
+        versions: [
+          {
+            version: "1.0.0",
+            parameters: [replicas],
+            objects: [{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" } }],
+          },
+        ],
+        access: [{ verbs: ["get", "use"], users: ["alice"] }],
+      },
+    });
+    await post("spacetemplates", {
+      metadata: { name: "sized" },
+      spec: {
+        parameters: [replicas],
+        template: { objects: [{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" } }] },
+        access: [{ verbs: ["get", "use"], users: ["alice"] }],
+      },
+    });
     home = mkdtempSync(join(tmpdir(), "platform-instances-"));
     writeFileSync(join(home, "ca.crt"), server.caPem ?? "");
     const login = await cli([
@@ -153,6 +165,25 @@ describe("platform create|delete|list vcluster and space", () => {
     const usage = await cli(["create", "vcluster", "bad", "--project", "web", "--set", "serviceType"]);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /--set must be KEY=VALUE/);
+  });
+
+  it("a parameter the template lacks, or a value of the wrong type, is refused naming it, for vcluster and space alike", async () => {
+    for (const kind of ["vcluster", "space"]) {
+      const create = (set: string) =>
+        cli(["create", kind, "refused", "--project", "web", "--cluster", "c1", "--template", "sized", "--set", set]);
+      const unknown = await create("nosuch=1");
+      assert.equal(unknown.code, 1, unknown.stdout);
+      assert.match(
+        unknown.stderr,
+        /spec\.parameters\.nosuch: Unsupported value: "nosuch": the template has no such parameter \(its parameters: replicas\)/,
+        kind,
+      );
+      const wrongType = await create("replicas=many");
+      assert.equal(wrongType.code, 1, wrongType.stdout);
+      assert.match(wrongType.stderr, /spec\.parameters\.replicas: Invalid value: "many": must be a number/, kind);
+    }
+    assert.equal((await get("namespaces/p-web/virtualclusterinstances/refused")).status, 404);
+    assert.equal((await get("namespaces/p-web/spaceinstances/refused")).status, 404);
   });
 
   it("list vclusters shows phase and template; list templates the default one", async () => {

@@ -1,45 +1,30 @@
 import type { Command } from "commander";
 import type { Json } from "./api-client.js";
-import {
-  addOutputOption,
-  apiPath,
-  collect,
-  loggedInClient,
-  outputOf,
-  projectNamespace,
-  verbCommand,
-} from "./common.js";
-import { CliError } from "./errors.js";
+import { addOutputOption, apiPath, loggedInClient, outputOf, projectNamespace, verbCommand } from "./common.js";
 import { printJsonOrYaml } from "./output.js";
-import { parameterValues } from "./parameter-values.js";
-import {
-  addUnsafeDeleteOption,
-  deletedMessage,
-  deleteWithOptions,
-  type UnsafeDeleteOpts,
-} from "./unsafe-delete-flag.js";
+import { registerProjectInstanceDelete } from "./project-instance-delete.js";
+import { addTemplateOptions, type TemplateKind, type TemplateOpts, templateChoice } from "./template-options.js";
 
-interface CreateSpaceOpts {
+interface CreateSpaceOpts extends TemplateOpts {
   project: string;
   cluster: string;
   namespace?: string;
-  template?: string;
-  set?: string[];
   ownerTeam?: string;
   output?: string;
 }
 
+const SPACE_TEMPLATE: TemplateKind = {
+  templateHelp: "SpaceTemplate to make it from",
+  versioned: false,
+  serverPicksDefault: false,
+};
+
 /** The SpaceInstance `create space` sends; without an owner the server makes its creator the owner. */
 export function spaceBody(name: string, opts: CreateSpaceOpts): Json {
-  const parameters = parameterValues(opts.set);
-  if (Object.keys(parameters).length > 0 && !opts.template) {
-    throw new CliError("--set gives a template's parameters: name the template with --template", 2);
-  }
   const spec: Json = {
     clusterRef: { cluster: opts.cluster, ...(opts.namespace ? { namespace: opts.namespace } : {}) },
+    ...templateChoice(opts, SPACE_TEMPLATE),
   };
-  if (opts.template) spec.templateRef = { name: opts.template };
-  if (Object.keys(parameters).length > 0) spec.parameters = parameters;
   if (opts.ownerTeam) spec.owner = { team: opts.ownerTeam };
   return {
     apiVersion: "management.platform/v1",
@@ -50,20 +35,18 @@ export function spaceBody(name: string, opts: CreateSpaceOpts): Json {
 }
 
 export function registerSpaceCommands(program: Command): void {
+  const create = verbCommand(program, "create", "Create an object")
+    .command("space")
+    .description("Create a space: a namespace on a connected cluster that belongs to a project")
+    .argument("<name>", "name of the space")
+    .requiredOption("--project <project>", "project it belongs to")
+    .requiredOption(
+      "--cluster <cluster>",
+      "connected cluster its namespace is on (one of the project's allowed clusters)",
+    )
+    .option("--namespace <namespace>", "the namespace's name on the cluster (default: NAME)");
   addOutputOption(
-    verbCommand(program, "create", "Create an object")
-      .command("space")
-      .description("Create a space: a namespace on a connected cluster that belongs to a project")
-      .argument("<name>", "name of the space")
-      .requiredOption("--project <project>", "project it belongs to")
-      .requiredOption(
-        "--cluster <cluster>",
-        "connected cluster its namespace is on (one of the project's allowed clusters)",
-      )
-      .option("--namespace <namespace>", "the namespace's name on the cluster (default: NAME)")
-      .option("--template <template>", "SpaceTemplate to make it from")
-      .option("--set <key=value>", "a template parameter's value; repeat for each", collect)
-      .option("--owner-team <team>", "a team that owns it (default: you)"),
+    addTemplateOptions(create, SPACE_TEMPLATE).option("--owner-team <team>", "a team that owns it (default: you)"),
   )
     .addHelpText(
       "after",
@@ -80,16 +63,11 @@ export function registerSpaceCommands(program: Command): void {
       else process.stdout.write(`space ${name} created in project ${opts.project}\n`);
     });
 
-  addUnsafeDeleteOption(
-    verbCommand(program, "delete", "Delete an object")
-      .command("space")
-      .description("Delete a space (the platform removes its namespace from the cluster first)")
-      .argument("<name>", "space")
-      .requiredOption("--project <project>", "its project"),
-  )
-    .addHelpText("after", "\nExamples:\n  platform delete space web-dev --project web")
-    .action(async (name: string, opts: { project: string } & UnsafeDeleteOpts) => {
-      await deleteWithOptions(loggedInClient(), apiPath("spaceinstances", name, projectNamespace(opts.project)), opts);
-      process.stdout.write(deletedMessage(`space ${name} in project ${opts.project}`, opts));
-    });
+  registerProjectInstanceDelete(program, {
+    noun: "space",
+    plural: "spaceinstances",
+    description: "Delete a space (the platform removes its namespace from the cluster first)",
+    argument: "space",
+    example: "web-dev",
+  });
 }

@@ -1,40 +1,29 @@
 import type { Command } from "commander";
 import { parseDuration } from "./accesskeys.js";
 import type { Json } from "./api-client.js";
-import {
-  addOutputOption,
-  apiPath,
-  collect,
-  loggedInClient,
-  outputOf,
-  projectNamespace,
-  verbCommand,
-} from "./common.js";
+import { addOutputOption, apiPath, loggedInClient, outputOf, projectNamespace, verbCommand } from "./common.js";
 import { waitForReady } from "./instance-wait.js";
 import { printJsonOrYaml } from "./output.js";
-import { parameterValues } from "./parameter-values.js";
-import {
-  addUnsafeDeleteOption,
-  deletedMessage,
-  deleteWithOptions,
-  type UnsafeDeleteOpts,
-} from "./unsafe-delete-flag.js";
+import { registerProjectInstanceDelete } from "./project-instance-delete.js";
+import { addTemplateOptions, type TemplateKind, type TemplateOpts, templateChoice } from "./template-options.js";
 
-interface CreateOpts {
+interface CreateOpts extends TemplateOpts {
   project: string;
   cluster?: string;
   namespace?: string;
-  template?: string;
-  templateVersion?: string;
-  set?: string[];
   wait: boolean;
   timeout: string;
   output?: string;
 }
 
+const VIRTUAL_CLUSTER_TEMPLATE: TemplateKind = {
+  templateHelp: "VirtualClusterTemplate to deploy (default: the project's default template)",
+  versioned: true,
+  serverPicksDefault: true,
+};
+
 /** The instance `create vcluster` sends: only what was asked, the server fills in the rest (the project's default template, the namespace). */
 export function virtualClusterBody(name: string, opts: CreateOpts): Json {
-  const parameters = parameterValues(opts.set);
   const spec: Json = {};
   if (opts.cluster || opts.namespace) {
     spec.clusterRef = {
@@ -42,9 +31,7 @@ export function virtualClusterBody(name: string, opts: CreateOpts): Json {
       ...(opts.namespace ? { namespace: opts.namespace } : {}),
     };
   }
-  if (opts.template)
-    spec.templateRef = { name: opts.template, ...(opts.templateVersion ? { version: opts.templateVersion } : {}) };
-  if (Object.keys(parameters).length > 0) spec.parameters = parameters;
+  Object.assign(spec, templateChoice(opts, VIRTUAL_CLUSTER_TEMPLATE));
   return {
     apiVersion: "management.platform/v1",
     kind: "VirtualClusterInstance",
@@ -54,18 +41,15 @@ export function virtualClusterBody(name: string, opts: CreateOpts): Json {
 }
 
 export function registerVirtualClusterCreateCommands(program: Command): void {
+  const create = verbCommand(program, "create", "Create an object")
+    .command("vcluster")
+    .description("Create a virtual cluster in a project, deployed from a template, and wait until it is Ready")
+    .argument("<name>", "name of the virtual cluster instance")
+    .requiredOption("--project <project>", "project it belongs to")
+    .option("--cluster <cluster>", "connected cluster it runs on (one of the project's allowed clusters)")
+    .option("--namespace <namespace>", "its namespace on that cluster (default: p-PROJECT-v-NAME)");
   addOutputOption(
-    verbCommand(program, "create", "Create an object")
-      .command("vcluster")
-      .description("Create a virtual cluster in a project, deployed from a template, and wait until it is Ready")
-      .argument("<name>", "name of the virtual cluster instance")
-      .requiredOption("--project <project>", "project it belongs to")
-      .option("--cluster <cluster>", "connected cluster it runs on (one of the project's allowed clusters)")
-      .option("--namespace <namespace>", "its namespace on that cluster (default: p-PROJECT-v-NAME)")
-      .option("--template <template>", "VirtualClusterTemplate to deploy (default: the project's default template)")
-      // Not --version: the program's own --version is read wherever it stands on the command line.
-      .option("--template-version <version>", "template version to pin (default: follow the newest)")
-      .option("--set <key=value>", "a template parameter's value; repeat for each", collect)
+    addTemplateOptions(create, VIRTUAL_CLUSTER_TEMPLATE)
       .option("--no-wait", "return once created, without waiting for Ready")
       .option("--timeout <duration>", "how long to wait for Ready, e.g. 90s or 10m", "5m"),
   )
@@ -86,20 +70,11 @@ export function registerVirtualClusterCreateCommands(program: Command): void {
       if (format !== "table") printJsonOrYaml(result, format);
     });
 
-  addUnsafeDeleteOption(
-    verbCommand(program, "delete", "Delete an object")
-      .command("vcluster")
-      .description("Delete a virtual cluster instance (the platform removes what it deployed on the cluster)")
-      .argument("<name>", "virtual cluster instance")
-      .requiredOption("--project <project>", "its project"),
-  )
-    .addHelpText("after", "\nExamples:\n  platform delete vcluster dev --project web")
-    .action(async (name: string, opts: { project: string } & UnsafeDeleteOpts) => {
-      await deleteWithOptions(
-        loggedInClient(),
-        apiPath("virtualclusterinstances", name, projectNamespace(opts.project)),
-        opts,
-      );
-      process.stdout.write(deletedMessage(`vcluster ${name} in project ${opts.project}`, opts));
-    });
+  registerProjectInstanceDelete(program, {
+    noun: "vcluster",
+    plural: "virtualclusterinstances",
+    description: "Delete a virtual cluster instance (the platform removes what it deployed on the cluster)",
+    argument: "virtual cluster instance",
+    example: "dev",
+  });
 }

@@ -3,10 +3,10 @@ import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { launchChromium, newConsoleContext, seriousAxeViolations } from "../testing/browser.js";
-import { documentedYamlBlocks } from "../testing/documented-rights.js";
 import { KubeControlPlane } from "../testing/kube-control-plane.js";
+import { platformWithDocumentedRights } from "../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
 
 /** Set CONSOLE_SCREENSHOTS=docs/console to refresh the screenshots of docs/console.md. */
@@ -38,18 +38,7 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
       KubeControlPlane.start(),
       startTestServer({ clusterCheckIntervalMs: 1000, allowLocalEndpoints: true }),
     ]);
-    // The platform holds exactly the rights docs/gateway.md lists (they name team-a).
-    for (const ns of ["platform", "team-a"]) await kube.kubectl("create", "namespace", ns);
-    const platform = await kube.serviceAccount("platform", "platform");
-    const [platformRights] = documentedYamlBlocks();
-    assert.ok(platformRights, "docs/gateway.md shows the platform's rights");
-    await kube.apply(platformRights);
-    const [deployRights] = documentedYamlBlocks(
-      "docs/gateway.md",
-      "### What the platform needs to deploy virtual clusters",
-    );
-    assert.ok(deployRights, "docs/gateway.md shows the rights to deploy virtual clusters");
-    await kube.apply(deployRights);
+    const platform = await platformWithDocumentedRights(kube);
     await kube.startKubelet();
     await post("namespaces/platform/sharedsecrets", {
       metadata: { name: "c1-kubeconfig" },
@@ -94,6 +83,7 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     await post("spacetemplates", {
       metadata: { name: "small" },
       spec: {
+        displayName: "Small team space",
         parameters: [{ name: "pods", type: "number", default: "10" }],
         template: {
           objects: [
@@ -134,8 +124,60 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     if (SHOTS) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
   }
 
+  /** The phase on an instance's page, in its Status facts. */
+  const phaseBadge = (phase: string) =>
+    page.locator("dl.facts div", { has: page.locator("dt", { hasText: /^Phase$/ }) }).locator(".badge", {
+      hasText: new RegExp(`^${phase}$`),
+    });
   const createForm = () => page.locator("form", { has: page.getByRole("heading", { name: "Create virtual cluster" }) });
   const spaceForm = () => page.locator("form", { has: page.getByRole("heading", { name: "Create a space" }) });
+
+  /** The message beside the field labelled `label` in `form`, and the field itself. */
+  const fieldOf = (form: Locator, label: string) => ({
+    input: form.getByLabel(label, { exact: true }),
+    error: form.locator(".field", { has: page.getByLabel(label, { exact: true }) }).locator(".field-error"),
+  });
+
+  it("create virtual cluster says what is wrong with a parameter beside it once the field is left, before anything is sent", async () => {
+    await page.goto(`${server.url}/console/k/projects/web`);
+    const form = createForm();
+    await form.getByLabel("Template", { exact: true }).selectOption("tiny");
+    const replicas = fieldOf(form, "replicas (required)");
+    await replicas.input.fill("many");
+    await replicas.input.press("Tab");
+    await replicas.error.waitFor();
+    assert.equal(await replicas.error.innerText(), 'Write a number, such as 3 ("many" is not one).');
+    assert.equal(await replicas.input.getAttribute("aria-invalid"), "true");
+    // Said as typed from then on.
+    await replicas.input.fill("");
+    await form.getByText("Required: this template needs a value.").waitFor();
+    await replicas.input.fill("2");
+    await replicas.error.waitFor({ state: "detached" });
+    // Nothing was submitted: no summary above the form, nothing stored.
+    assert.equal(await form.getByRole("alert").count(), 0);
+    const none = await server.request("GET", `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances`);
+    assert.equal(none.json.items.length, 0);
+  });
+
+  it("create a space says what is wrong with a parameter beside it once the field is left, before anything is sent", async () => {
+    await page.goto(`${server.url}/console/k/projects/web`);
+    const form = spaceForm();
+    const template = form.getByLabel("Space template");
+    // Templates are offered by their display name, as on the virtual cluster form.
+    await template.locator("option", { hasText: "Small team space (small)" }).waitFor({ state: "attached" });
+    await template.selectOption("small");
+    const pods = fieldOf(form, "pods");
+    assert.match(await form.innerText(), /template default: 10/);
+    await pods.input.fill("lots");
+    await pods.input.press("Tab");
+    await pods.error.waitFor();
+    assert.equal(await pods.error.innerText(), 'Write a number, such as 3 ("lots" is not one).');
+    await pods.input.fill("20");
+    await pods.error.waitFor({ state: "detached" });
+    assert.equal(await form.getByRole("alert").count(), 0);
+    const none = await server.request("GET", `${GROUP_PATH}/namespaces/p-web/spaceinstances`);
+    assert.equal(none.json.items.length, 0);
+  });
 
   it("creates a virtual cluster from a template: parameters checked before sending, server errors beside fields, then Ready", async () => {
     await page.goto(`${server.url}/console/k/projects/web`);
@@ -172,6 +214,14 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     await server.events.recorder.flush();
     await page.reload();
     await page.locator("ul.events li", { hasText: "WorkloadReady" }).waitFor();
+    // Where it runs, and its conditions with the reason the platform read from the cluster.
+    const fact = (label: string) =>
+      page.locator(".facts div", { has: page.getByText(label, { exact: true }) }).locator("dd");
+    assert.equal(await fact("Cluster").innerText(), "c1");
+    assert.equal(await fact("Namespace on the cluster").innerText(), "web-dev-vc");
+    const readyCondition = page.locator("tr", { has: page.locator("td[data-label=Type]", { hasText: /^Ready$/ }) });
+    assert.equal(await readyCondition.locator("td[data-label=Status]").innerText(), "True");
+    assert.equal(await readyCondition.locator("td[data-label=Reason]").innerText(), "WorkloadReady");
     await audit("instance-detail-template");
   });
 
@@ -195,6 +245,12 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     assert.equal(asleep.status.sleep.reason, "Requested", JSON.stringify(asleep.status));
     await facts.locator(".badge", { hasText: "asleep" }).waitFor();
     await facts.getByText("put to sleep by hand").waitFor();
+    // The platform scales the workload on the cluster to zero, and the phase follows.
+    await phaseBadge("Sleeping").waitFor({ timeout: 60_000 });
+    assert.equal(
+      await kube.kubectl("get", "deployment", "dev", "-n", "web-dev-vc", "-o", "jsonpath={.spec.replicas}"),
+      "0",
+    );
     await audit("instance-asleep");
 
     await page.getByRole("button", { name: "Wake up" }).click();
@@ -212,6 +268,12 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     );
     await facts.locator(".badge", { hasText: "awake" }).waitFor();
     await page.getByRole("button", { name: "Sleep", exact: true }).waitFor();
+    // Scaled back up, and Ready once its replicas are.
+    await phaseBadge("Ready").waitFor({ timeout: 60_000 });
+    assert.equal(
+      await kube.kubectl("get", "deployment", "dev", "-n", "web-dev-vc", "-o", "jsonpath={.spec.replicas}"),
+      "1",
+    );
   });
 
   it("a project viewer, without use on the instance, is not offered Sleep (the server refuses it too)", async () => {
@@ -279,6 +341,27 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     assert.ok(Number(overflow2) <= 0, `instance page scrolls sideways by ${overflow2}px`);
   });
 
+  it("deletes the instance from its page: the page says it waits for the platform, which removes what it deployed", async () => {
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await page.goto(`${server.url}/console/k/virtualclusterinstances/p-web/dev`);
+    await page.getByRole("button", { name: "Delete" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByRole("button", { name: "Delete" }).click();
+    // Back on its project's page, told that the delete is under way, not done.
+    await page.waitForURL(/\/console\/k\/projects\/web$/);
+    await page
+      .getByRole("status")
+      .getByText("Deleting virtual cluster dev: the platform first removes what it deployed on cluster c1.")
+      .waitFor();
+    await page.getByText("No virtual clusters in this project yet.").waitFor({ timeout: 60_000 });
+    assert.equal(
+      (await server.request("GET", `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances/dev`)).status,
+      404,
+    );
+    // Its namespace on the cluster went before the instance did.
+    assert.equal((await kube.kubectl("get", "namespace", "web-dev-vc", "--ignore-not-found", "-o", "name")).trim(), "");
+  });
+
   it("the cluster page shows the access grants the platform keeps on it, a failed one with its reason", async () => {
     await page.setViewportSize({ width: 1280, height: 860 });
     // The platform's account holds the gateway's rights only, not cluster access's: writing the
@@ -306,6 +389,29 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     await row.getByRole("link", { name: "pod-reader" }).click();
     await page.getByRole("heading", { name: /pod-reader/ }).waitFor();
     await page.getByText("ClusterRoleTemplate pod-reader").waitFor();
+  });
+
+  it("a key that may create instances but not list templates is told why beside the template choice, on both forms", async () => {
+    // Scoped to the project: its instances, not the cluster-wide template lists (403).
+    const key = await userWithKey(server, "pat", { projects: [{ project: "web" }] });
+    const project = (await server.request("GET", `${GROUP_PATH}/projects/web`)).json;
+    project.spec.members = [...(project.spec.members ?? []), { kind: "User", name: "pat" }];
+    const put = await server.request("PUT", `${GROUP_PATH}/projects/web`, { body: project });
+    assert.equal(put.status, 200, put.text);
+    const listed = await server.request("GET", `${GROUP_PATH}/spacetemplates`, { token: key });
+    assert.equal(listed.status, 403, listed.text);
+    const patContext = await newConsoleContext(browser);
+    const pat = await patContext.newPage();
+    await pat.goto(`${server.url}/console/`);
+    await pat.getByLabel("Access key").fill(key);
+    await pat.getByRole("button", { name: "Sign in" }).click();
+    await pat.getByText("Signed in as").waitFor();
+    await pat.goto(`${server.url}/console/k/projects/web`);
+    for (const heading of ["Create virtual cluster", "Create a space"]) {
+      const form = pat.locator("form", { has: pat.getByRole("heading", { name: heading }) });
+      await form.locator("p.error", { hasText: /You are not allowed to do this: .*templates/ }).waitFor();
+    }
+    await patContext.close();
   });
 
   it("no serious accessibility finding and no dialog on any page", () => {

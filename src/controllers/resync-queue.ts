@@ -3,10 +3,12 @@ import { type ControllerLog, logRetry } from "./controller-log.js";
 import { WorkQueue } from "./work-queue.js";
 
 /**
- * The start and stop wiring of a controller that keeps connected clusters in step (cluster
- * access, spaces, cluster health): a work queue of string keys, the informer handlers that add keys to it, every
- * key queued once the informers have synced and again every `resyncMs` (which repairs what was
- * changed by hand on a cluster), and on stop the handlers removed and the queue drained.
+ * The start and stop wiring of every controller that resyncs (those that keep connected clusters
+ * in step, the cluster health check, the project secrets' copies): a work queue of string keys
+ * (with its backoff of failed keys), the informer handlers that add keys to it, every key queued
+ * once the informers have synced and again every `resyncMs` (which repairs what was changed by
+ * hand on a cluster), and on stop the handlers removed and the queue drained. The one way to do
+ * it: resync-queue.test.ts checks that no other file arms a resync of its own.
  */
 export interface ResyncWiring {
   /** The controller's name in failure logs. */

@@ -3,12 +3,11 @@
  * controllers on exactly one replica, moving to the other when the leader goes away.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import type { Controller } from "../controllers/controller-manager.js";
 import { EtcdCluster } from "../testing/etcd-cluster.js";
+import { spawnReplica } from "../testing/replica-child.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { WatchClient } from "../testing/watch-client.js";
 
@@ -37,43 +36,6 @@ async function waitFor(what: string, check: () => boolean): Promise<void> {
     await sleep(POLL_MS);
   }
   assert.fail(`timed out waiting for ${what}`);
-}
-
-/** A replica in a child process (src/testing/replica-process.ts) that reports its controller. */
-function spawnReplica(storage: string) {
-  const script = fileURLToPath(new URL("../testing/replica-process.js", import.meta.url));
-  const proc = spawn(process.execPath, [script], {
-    env: { ...process.env, PLATFORM_TEST_STORAGE: storage, PLATFORM_BOOTSTRAP_KEY: BOOTSTRAP_KEY },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const state = {
-    running: false,
-    output: "",
-    ready: undefined as unknown as Promise<void>,
-    exited: new Promise<void>((resolve) => proc.once("exit", () => resolve())),
-    kill: () => {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-    },
-  };
-  state.ready = new Promise<void>((resolve, reject) => {
-    proc.stdout.on("data", (chunk: Buffer) => {
-      state.output += chunk.toString();
-      for (const line of chunk.toString().split("\n")) {
-        if (line === "controller running") state.running = true;
-        if (line === "controller stopped") state.running = false;
-        if (line.startsWith("ready ")) resolve();
-      }
-    });
-    proc.stderr.on("data", (chunk: Buffer) => {
-      state.output += chunk.toString();
-    });
-    proc.once("exit", () => {
-      state.running = false;
-      reject(new Error(`replica process exited: ${state.output}`));
-    });
-  });
-  state.ready.catch(() => undefined);
-  return state;
 }
 
 const team = (name: string) => ({
@@ -180,7 +142,7 @@ describe("replicas on one etcd", { timeout: 120_000 }, () => {
 
   test("a killed leader replica's controllers move to another replica", async () => {
     // Only the child runs when it is started first and alone; then b joins as a follower.
-    const child = spawnReplica(etcd.url);
+    const child = spawnReplica(etcd.url, { bootstrapKey: BOOTSTRAP_KEY });
     let b: TestServer | undefined;
     try {
       await child.ready;

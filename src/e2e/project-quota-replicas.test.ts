@@ -1,7 +1,8 @@
 /**
- * Project quotas on two server replicas sharing one etcd: creates racing for the last slots,
- * sent to both replicas at once, never exceed the quota (src/admission/project-quotas.ts: the
- * guard is a compare-and-swap in etcd, not a lock in either process).
+ * Project quotas on two server replicas sharing one etcd: creates and wake-ups racing for the
+ * last slots, sent to both replicas at once, never exceed the quota
+ * (src/admission/project-quotas.ts: the guard is a compare-and-swap in etcd, not a lock in
+ * either process).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -61,5 +62,33 @@ describe("project quotas across replicas on one etcd", { timeout: 120_000 }, () 
     }
     const listed = await b.request("GET", `${GROUP_PATH}/namespaces/p-race/virtualclusterinstances`);
     assert.equal(listed.json.items.length, QUOTA);
+  });
+
+  test("wake-ups on both replicas at once: exactly the running quota's number wake", async () => {
+    const [a, b] = replicas as [TestServer, TestServer];
+    await postObject(a, "projects", {
+      metadata: { name: "wake-race" },
+      spec: { quotas: { project: { runningVirtualClusterInstances: QUOTA } } },
+    });
+    for (const r of replicas) assert.equal((await r.request("GET", `${GROUP_PATH}/projects/wake-race`)).status, 200);
+    const instances = `${GROUP_PATH}/namespaces/p-wake-race/virtualclusterinstances`;
+    const names = Array.from({ length: RACERS }, (_, i) => `w${i}`);
+    for (const name of names) {
+      await postObject(a, "namespaces/p-wake-race/virtualclusterinstances", {
+        metadata: { name },
+        spec: { clusterRef: { cluster: "c1" } },
+      });
+      // Put to sleep at once: the next create finds a running slot.
+      assert.equal((await a.request("POST", `${instances}/${name}/sleep`, { body: {} })).status, 200);
+    }
+    const results = await Promise.all(
+      names.map((name, i) => (i % 2 ? a : b).request("POST", `${instances}/${name}/wakeup`, { body: {} })),
+    );
+    const detail = results.map((r) => `${r.status} ${r.text}`).join("\n");
+    assert.equal(results.filter((r) => r.status === 200).length, QUOTA, detail);
+    assert.equal(results.filter((r) => r.status === 403).length, RACERS - QUOTA, detail);
+    const listed = await b.request("GET", instances);
+    const awake = listed.json.items.filter((i: { status?: { sleep?: unknown } }) => i.status?.sleep === undefined);
+    assert.equal(awake.length, QUOTA);
   });
 });

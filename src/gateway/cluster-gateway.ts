@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { errors } from "../api/errors.js";
+import { ApiError, errors } from "../api/errors.js";
 import { GROUP, type KubeObject, specOf } from "../api/object.js";
 import type { AuditLog } from "../audit/audit-log.js";
 import type { PlatformAuthorizer } from "../authz/authorizer.js";
@@ -278,8 +278,12 @@ export class ClusterGateway {
     const instance = await this.deps.registry.store("virtualclusterinstances").read(namespace, name);
     await this.authorizeUse(user, target, method, forwarded, VCIS, namespace, name, instance);
     if (!instance) throw errors.notFound(VCIS, name);
+    await this.waker.awake(instance).catch((err) => {
+      // A wake-up a quota refuses leaves the instance asleep, and the request is no activity.
+      if (!(err instanceof ApiError && err.code === 403)) this.activity.touch(namespace, name);
+      throw err;
+    });
     this.activity.touch(namespace, name);
-    await this.waker.awake(instance);
     const who = impersonationOf(user);
     const upstream = await this.vclusters.upstream(instance, who.user, who.groups).catch((err) => {
       if (!(err instanceof EndpointNotAllowedError)) throw err;

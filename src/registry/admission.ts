@@ -20,8 +20,8 @@ export interface AdmissionAttributes {
   /** `Warning: 299` headers of the request; plugins may add to them. */
   warnings: string[];
   /**
-   * Writes that commit with a CREATE or not at all (write-guards.ts); a validating plugin adds
-   * them, and a create that fails on one runs admission again. Ignored on other operations.
+   * Writes that commit with a CREATE or an UPDATE or not at all (write-guards.ts); a validating
+   * plugin adds them, and a write that fails on one runs admission again. Ignored on DELETE.
    */
   guards: WriteGuard[];
 }

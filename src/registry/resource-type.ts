@@ -68,6 +68,12 @@ export interface Strategy {
     old: KubeObject,
     ctx: RequestContext,
   ): Prepared | undefined | Promise<Prepared | undefined>;
+  /**
+   * Called on a write of the status subresource, after the stored object's status was replaced
+   * by the one sent. May mutate `obj.status`: as kube's status strategies, it puts back the fields
+   * only the server writes (virtual-cluster-instance.ts, space-instance.ts).
+   */
+  prepareForStatusUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext): void;
   /** Field errors of a new object. Never mutates. */
   validate?(obj: KubeObject, ctx: RequestContext): FieldError[] | Promise<FieldError[]>;
   /** Field errors of an update. Never mutates. Defaults to validate(obj). */

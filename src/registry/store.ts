@@ -5,7 +5,7 @@ import { nestingMessage, valueNestingExceeds } from "../api/nesting-depth.js";
 import type { KubeList, KubeObject } from "../api/object.js";
 import { applyJsonPatch, applyMergePatch, refuseOversizedResult } from "../api/patch.js";
 import { isStorageError } from "../storage/errors.js";
-import type { Storage } from "../storage/interface.js";
+import type { Storage, TxnOp } from "../storage/interface.js";
 import { type AdmissionChain, admissionAttributes } from "./admission.js";
 import { serverSideApply, type WriteResult } from "./apply/apply.js";
 import { onCachedCopy, UnprovenNoOp } from "./cached-copy.js";
@@ -64,7 +64,8 @@ export interface StoreDeps {
  * 4. metadata and strategy validation (with the field errors of steps 2 and 3: one 422);
  * 5. validating admission (`admission.validate`: plugins refuse, never change);
  * 6. the write (skipped on dry-run), mapping storage errors to API errors (storageToApi).
- * The status subresource changes status only: steps 2 and 3 do not run for it. A delete runs
+ * The status subresource changes status only: steps 2 and 3 do not run for it; in their place the
+ * kind's `strategy.prepareForStatusUpdate` puts back the status fields only the server writes. A delete runs
  * the validating admission (step 5) on the object as stored, then plans finalizers (deletion.ts).
  */
 export class Store {
@@ -405,6 +406,7 @@ export class Store {
       // The status endpoint changes status only; everything else stays as stored.
       obj = structuredClone(old);
       obj.status = proposed.status ?? {};
+      this.rt.strategy.prepareForStatusUpdate?.(obj, old, ctx);
       if (options.managedFieldsPrepared) obj.metadata.managedFields = proposed.metadata.managedFields;
     } else {
       obj = proposed;
@@ -432,9 +434,12 @@ export class Store {
       ? await this.rt.strategy.validateUpdate(obj, old, ctx)
       : await this.rt.strategy.validate?.(obj, ctx);
     await this.validateOrThrow(obj, [...fieldErrs, ...(strategyErrs ?? [])]);
-    await this.deps.admission.validate(
-      admissionAttributes("UPDATE", this.rt, obj, old, ctx, options.dryRun, subresource),
-    );
+    const admitted = async () => {
+      const attrs = admissionAttributes("UPDATE", this.rt, obj, old, ctx, options.dryRun, subresource);
+      await this.deps.admission.validate(attrs);
+      return attrs.guards;
+    };
+    const guards = await admitted();
 
     obj.metadata.resourceVersion = old.metadata.resourceVersion;
     if (isDeepStrictEqual(obj, old)) {
@@ -457,11 +462,43 @@ export class Store {
     }
     try {
       const bytes = this.encode(obj);
-      const revision = await this.deps.storage.update(key, bytes, Number(old.metadata.resourceVersion));
+      const update = {
+        type: "update" as const,
+        key,
+        value: bytes,
+        expectedModRevision: Number(old.metadata.resourceVersion),
+      };
+      const revision = await this.writeUpdated(update, name, guards, admitted);
       obj.metadata.resourceVersion = String(revision);
       return this.shownAsStored(this.present(obj, ctx), obj, bytes);
     } catch (err) {
       throw this.storageToApi(err, name);
+    }
+  }
+
+  /**
+   * Writes an update at the revision it was read at, with the guards validating admission added
+   * (write-guards.ts: a project quota an update claims, such as a wake-up) in one transaction. A
+   * guard another write moved meanwhile runs validating admission again (`admitted`), on the new
+   * count: the object itself did not change, or the write fails on its own key.
+   */
+  private async writeUpdated(
+    update: TxnOp & { type: "update" },
+    name: string,
+    guards: readonly WriteGuard[],
+    admitted: () => Promise<WriteGuard[]>,
+  ): Promise<number> {
+    for (let attempt = 0; ; attempt++) {
+      if (guards.length === 0) return this.deps.storage.update(update.key, update.value, update.expectedModRevision);
+      try {
+        return (await this.deps.storage.txn([update, ...guards.map((g) => g.op)])).revision;
+      } catch (err) {
+        if (!failedOnGuard(err, guards)) throw err;
+        if (attempt + 1 >= GUARDED_CREATE_ATTEMPTS) {
+          throw errors.conflict(this.gr, name, "other writes kept changing what admission counted; try again");
+        }
+        guards = await admitted();
+      }
     }
   }
 

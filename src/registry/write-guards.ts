@@ -2,11 +2,11 @@ import { isStorageError } from "../storage/errors.js";
 import type { TxnOp } from "../storage/interface.js";
 
 /**
- * A storage write an admission plugin adds to a create: it commits in the same transaction as
- * the object, or neither does. A plugin that decided from what it read (a project quota counted
- * from the instances) writes a key at the revision it read, so that two creates that decided
- * from the same reading cannot both commit. Only creates carry guards (Store.create and the
- * registry's transactions).
+ * A storage write an admission plugin adds to a create or an update: it commits in the same
+ * transaction as the object, or neither does. A plugin that decided from what it read (a project
+ * quota counted from the instances) writes a key at the revision it read, so that two writes that
+ * decided from the same reading cannot both commit (Store.create, Store.writeUpdate and the
+ * registry's transactions carry them; a delete never does).
  */
 export interface WriteGuard {
   /** A `create` (the key did not exist when read) or an `update` at the revision read. */
@@ -14,8 +14,8 @@ export interface WriteGuard {
 }
 
 /**
- * How often a create whose guard changed under it is run again through admission: each conflict
- * means another create committed meanwhile, so every retry sees a newer count; the bound only
+ * How often a write whose guard changed under it is run again through admission: each conflict
+ * means another write committed meanwhile, so every retry sees a newer count; the bound only
  * keeps one request from waiting behind a long burst.
  */
 export const GUARDED_CREATE_ATTEMPTS = 20;

@@ -25,6 +25,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { CertificateAndKey } from "../crypto/certificates.js";
 import { EtcdCluster } from "./etcd-cluster.js";
 import { AdminClient } from "./kube/admin-client.js";
+import { auditLogFlags, type KubeAuditEvent, readAuditLog } from "./kube/audit-log.js";
 import { findKubeBinaries, type KubeBinaries } from "./kube/binaries.js";
 import { kubeconfigYaml } from "./kube/kubeconfig.js";
 import { runKubectl } from "./kube/kubectl.js";
@@ -39,6 +40,7 @@ import {
 import { type Grant, type KubeUser, KubeUsers, type ServiceAccountOptions } from "./kube/users.js";
 import { freePort } from "./server-process.js";
 
+export type { KubeAuditEvent } from "./kube/audit-log.js";
 export type { KubectlError } from "./kube/kubectl.js";
 export type { Grant, KubeconfigOverrides, KubeUser, PolicyRule, RbacSubject } from "./kube/users.js";
 
@@ -74,6 +76,8 @@ export interface KubeControlPlaneOptions {
   readonly dir?: string;
   /** Where the binaries are (default: the cache tools/kube/build.sh fills). */
   readonly binDir?: string;
+  /** Keep kube-apiserver's audit log of every write (kube/audit-log.ts), read with auditEvents(). */
+  readonly audit?: boolean;
 }
 
 export class KubeControlPlane {
@@ -83,6 +87,7 @@ export class KubeControlPlane {
   private admin: AdminClient | undefined;
   private users: KubeUsers | undefined;
   private kubelet: KubeletStandIn | undefined;
+  private auditFlags: string[] = [];
 
   private constructor(
     /** The directory with the certificates, kubeconfigs and logs (`logs/*.log`). */
@@ -91,6 +96,7 @@ export class KubeControlPlane {
     private readonly binaries: KubeBinaries,
     private readonly files: ControlPlaneFiles,
     private readonly port: number,
+    private readonly audit: boolean,
   ) {}
 
   /** Starts etcd, kube-apiserver and kube-controller-manager, and resolves once the cluster is usable. */
@@ -99,7 +105,14 @@ export class KubeControlPlane {
     const dir = options.dir ?? (await mkdtemp(join(tmpdir(), "platform-kube-")));
     await mkdir(join(dir, "logs"), { recursive: true });
     const files = await writeControlPlaneFiles(dir);
-    const plane = new KubeControlPlane(dir, options.dir === undefined, binaries, files, await freePort());
+    const plane = new KubeControlPlane(
+      dir,
+      options.dir === undefined,
+      binaries,
+      files,
+      await freePort(),
+      options.audit === true,
+    );
     try {
       await plane.boot();
     } catch (err) {
@@ -173,6 +186,19 @@ export class KubeControlPlane {
     return this.kubelet;
   }
 
+  /**
+   * Every write the API server answered, oldest first, who made it and its answer's code, across
+   * restarts (started with `audit: true`; else an error).
+   */
+  async auditEvents(): Promise<KubeAuditEvent[]> {
+    if (!this.audit) throw new Error("the control plane was started without audit: true");
+    return await readAuditLog(this.auditLogPath);
+  }
+
+  private get auditLogPath(): string {
+    return join(this.dir, "logs", "kube-apiserver-audit.log");
+  }
+
   /** Kills kube-apiserver alone: the cluster becomes unreachable at its URL (etcd and the controllers stay). */
   async stopApiServer(): Promise<void> {
     await this.apiServer?.kill();
@@ -214,6 +240,7 @@ export class KubeControlPlane {
     this.admin = new AdminClient(this.url, this.caPem, adminCert);
     this.users = new KubeUsers(this.admin, { url: this.url, caPem: this.caPem, ca: this.files.ca }, this.dir);
     this.etcd = await EtcdCluster.start(1);
+    if (this.audit) this.auditFlags = await auditLogFlags(this.dir, this.auditLogPath);
     await this.startApiServer();
     await this.startControllerManager();
   }
@@ -268,6 +295,7 @@ export class KubeControlPlane {
       "--service-account-issuer=https://kubernetes.default.svc",
       `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
       "--profiling=false",
+      ...this.auditFlags,
     ];
   }
 

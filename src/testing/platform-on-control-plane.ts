@@ -20,6 +20,26 @@ export function documentedPlatformRole(doc: string): PolicyRule[] {
   return role.rules as PolicyRule[];
 }
 
+/**
+ * ServiceAccount platform/platform holding exactly the rights docs/gateway.md tells a cluster
+ * admin to grant the platform, those to deploy virtual clusters included, read from the page as
+ * written (they name namespaces platform and team-a, created here). Returns the ServiceAccount.
+ */
+export async function platformWithDocumentedRights(kube: KubeControlPlane): Promise<KubeUser> {
+  for (const ns of ["platform", "team-a"]) await kube.kubectl("create", "namespace", ns);
+  const platform = await kube.serviceAccount("platform", "platform");
+  const [platformRights] = documentedYamlBlocks();
+  assert.ok(platformRights, "docs/gateway.md shows the platform's rights");
+  await kube.apply(platformRights);
+  const [deployRights] = documentedYamlBlocks(
+    "docs/gateway.md",
+    "### What the platform needs to deploy virtual clusters",
+  );
+  assert.ok(deployRights, "docs/gateway.md shows the rights to deploy virtual clusters");
+  await kube.apply(deployRights);
+  return platform;
+}
+
 /** The health check's right (docs/gateway.md), so a connected cluster shows online. */
 export const HEALTH_CHECK_RIGHTS: PolicyRule[] = [{ apiGroups: [""], resources: ["services"], verbs: ["list"] }];
 

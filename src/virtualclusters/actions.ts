@@ -336,6 +336,13 @@ function importAction(registry: Registry, cas: VirtualClusterCaStore, events?: E
 
 // ---- migrate ---------------------------------------------------------------------------------
 
+/**
+ * POST .../projects/{target}/migratevirtualclusterinstance (docs/virtual-clusters.md, "Move"):
+ * the instance is deleted in its project and created in the target in one transaction, by the
+ * storage (no deletionTimestamp: the finalizer's cleanup never runs, what was deployed stays).
+ * The new instance keeps the status: its CA (`caID`) and the UID of its namespace on the cluster,
+ * by which the controller knows that namespace is still its own and re-labels it for the target.
+ */
 function migrateAction(registry: Registry): SubresourceHandler {
   return async ({ request, reply, ctx, path, format, raw, authorize }) => {
     if (request.method !== "POST") throw await refusedMethod(path, request.method, authorize);

@@ -19,6 +19,7 @@ import { YamlPanel } from "../components/YamlPanel";
 import { displayName, type KindInfo, kindOf } from "../kinds";
 import { useCan } from "../permissions";
 import { Link } from "../router";
+import { afterDelete } from "./after-delete";
 
 export function DetailPage(props: { kind: KindInfo; name: string; namespace?: string }) {
   const { kind, name, namespace } = props;
@@ -49,12 +50,13 @@ export function DetailPage(props: { kind: KindInfo; name: string; namespace?: st
   const base = kind.namespaced ? `/k/${kind.plural}/${enc(namespace)}/${enc(name)}` : `/k/${kind.plural}/${enc(name)}`;
   const remove = async (policy: string) => {
     try {
-      await deleteObject(kind, name, namespace, policy);
+      const answer = await deleteObject(kind, name, namespace, policy);
       const secret = kind.plural === "clusters" && deleteSecret ? kubeconfigSecretOf(o) : undefined;
       if (secret) await deleteObject(kindOf("sharedsecrets")!, secret.name, secret.namespace, "Background");
       setDeleting(false);
       await queryClient.invalidateQueries({ queryKey: ["list", kind.plural] });
-      navigateWithFlash(`/k/${kind.plural}`, `${kind.kind} ${name} deleted.`);
+      const landing = afterDelete(kind, o, answer);
+      navigateWithFlash(landing.path, landing.message);
     } catch (err) {
       setError(describeError(err));
       setDeleting(false);

@@ -3,6 +3,7 @@ import { ApiError } from "../../api/errors.js";
 import { type KubeObject, statusOf } from "../../api/object.js";
 import { projectNamespace, projectOfNamespace } from "../../kinds/project/project.js";
 import {
+  PROJECT_QUOTA_GUARDS,
   type ProjectQuotasStatus,
   QUOTA_RESOURCES,
   quotaStatus,
@@ -21,6 +22,12 @@ import { WorkQueue } from "../work-queue.js";
  * moved, its owner or phase changed) queues the project of its namespace. Counted from the shared
  * informers; the status only reports, admission enforces the quotas from storage
  * (src/admission/project-quotas.ts). A write happens only where the answer changed.
+ *
+ * It also removes a deleted project's quota guard key (write-guards.ts), which admission writes
+ * with the project's instances and which no API serves: when the project is gone from storage,
+ * at start for every guard whose project is gone (deleted while no replica was leading), and
+ * again when an instance write that was in flight during the delete wrote it back (that write
+ * queues the project like any instance change).
  */
 export class ProjectQuotasController {
   private unsubscribe: Array<() => void> = [];
@@ -52,6 +59,8 @@ export class ProjectQuotasController {
     }
     await Promise.all([projects, ...QUOTA_RESOURCES.map((r) => this.informers.for(r))].map((i) => i.synced()));
     for (const project of projects.list()) queue.add(project.metadata.name ?? "");
+    // Guards of projects deleted while no replica ran this controller.
+    for (const { id } of await this.guards.list()) if (!projects.get(undefined, id)) queue.add(id);
   }
 
   async stop(): Promise<void> {
@@ -63,6 +72,17 @@ export class ProjectQuotasController {
   /** For tests: resolves when nothing is queued or in flight. */
   settled(): Promise<void> {
     return this.queue?.idle() ?? Promise.resolve();
+  }
+
+  /** The quota guard keys, one per project (src/admission/project-quotas.ts). */
+  private get guards() {
+    return this.registry.keptKeys(PROJECT_QUOTA_GUARDS);
+  }
+
+  /** Removes the guard of a project that is gone from storage (the informer may lag a create of the same name). */
+  private async removeGuardOfDeleted(name: string): Promise<void> {
+    if (await this.registry.store("projects").read(undefined, name)) return;
+    await this.guards.remove(name);
   }
 
   /** What status.quotas should say for `project` now; undefined when it sets no quotas. */
@@ -84,7 +104,7 @@ export class ProjectQuotasController {
 
   private async reconcile(name: string): Promise<void> {
     const project = this.informers.for("projects").get(undefined, name);
-    if (!project) return;
+    if (!project) return this.removeGuardOfDeleted(name);
     const want = this.wanted(project);
     if (isDeepStrictEqual(statusOf<{ quotas?: ProjectQuotasStatus }>(project).quotas, want)) return;
     try {

@@ -14,8 +14,8 @@ import type { InformerEvent } from "../../registry/informer.js";
 import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
-import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
-import { WorkQueue } from "../work-queue.js";
+import { type ControllerLog, silentLog } from "../controller-log.js";
+import { ResyncQueue } from "../resync-queue.js";
 import { type Condition, withCondition, withoutCondition } from "./conditions.js";
 import { keyOf, splitKey } from "./queue-keys.js";
 import { setterIdentity } from "./setter-identity.js";
@@ -96,73 +96,58 @@ export function sourceOutcome(
  * `resyncMs` (rights change through users, teams and access rules). Elected replica only.
  */
 export class ProjectSecretSourceController {
-  private readonly resyncMs: number;
-  private timer?: NodeJS.Timeout;
-  private unsubscribe: Array<() => void> = [];
-  private queue?: WorkQueue<string>;
-  private stopped = true;
+  private readonly loop: ResyncQueue;
 
   constructor(
     private readonly registry: Registry,
-    private readonly informers: SharedInformers,
+    informers: SharedInformers,
     private readonly identity: Pick<IdentityIndex, "user" | "team" | "teamsOfUser">,
     private readonly authorizer: Pick<PlatformAuthorizer, "canReadSecretData">,
     options: SourceSyncOptions = {},
-    private readonly log: ControllerLog = silentLog,
+    log: ControllerLog = silentLog,
   ) {
-    this.resyncMs = options.resyncMs ?? 60_000;
-  }
-
-  async start(): Promise<void> {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const queue = new WorkQueue<string>({
-      process: (key) => this.reconcile(key),
+    const secrets = informers.for("projectsecrets");
+    const shared = informers.for("sharedsecrets");
+    this.loop = new ResyncQueue({
+      controller: "project-secret-source",
       concurrency: 1,
-      onError: logRetry(this.log, "project-secret-source"),
+      resyncMs: options.resyncMs ?? 60_000,
+      log,
+      process: (key) => this.reconcile(key),
+      informers: [secrets, shared],
+      keys: () =>
+        secrets
+          .list()
+          .filter((ps) => specOf<ProjectSecretSpec>(ps).source)
+          .map(keyOf),
+      subscribe: (queue) => [
+        secrets.onChange((e: InformerEvent) => {
+          // Spec and annotation (the setter) changes matter; the controller's own status writes do not.
+          if (e.type !== "upsert") return;
+          const { old, object } = e;
+          if (
+            !isDeepStrictEqual(old?.spec, object.spec) ||
+            !isDeepStrictEqual(old?.metadata.annotations, object.metadata.annotations)
+          )
+            queue.add(keyOf(object));
+        }),
+        shared.onChange((e: InformerEvent) => {
+          const { namespace, name } = e.object.metadata;
+          for (const ps of secrets.list()) {
+            const src = sourceSecretOf(specOf<ProjectSecretSpec>(ps));
+            if (src && src.namespace === namespace && src.name === name) queue.add(keyOf(ps));
+          }
+        }),
+      ],
     });
-    this.queue = queue;
-    const secrets = this.informers.for("projectsecrets");
-    const shared = this.informers.for("sharedsecrets");
-    const syncSourced = () => {
-      for (const ps of secrets.list()) if (specOf<ProjectSecretSpec>(ps).source) queue.add(keyOf(ps));
-    };
-    this.unsubscribe.push(
-      secrets.onChange((e: InformerEvent) => {
-        // Spec and annotation (the setter) changes matter; the controller's own status writes do not.
-        if (e.type !== "upsert") return;
-        const { old, object } = e;
-        if (
-          !isDeepStrictEqual(old?.spec, object.spec) ||
-          !isDeepStrictEqual(old?.metadata.annotations, object.metadata.annotations)
-        )
-          queue.add(keyOf(object));
-      }),
-      shared.onChange((e: InformerEvent) => {
-        const { namespace, name } = e.object.metadata;
-        for (const ps of secrets.list()) {
-          const src = sourceSecretOf(specOf<ProjectSecretSpec>(ps));
-          if (src && src.namespace === namespace && src.name === name) queue.add(keyOf(ps));
-        }
-      }),
-    );
-    await Promise.all([secrets.synced(), shared.synced()]);
-    syncSourced();
-    this.timer = setInterval(syncSourced, this.resyncMs);
-    this.timer.unref();
   }
 
-  async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    clearInterval(this.timer);
-    for (const u of this.unsubscribe.splice(0)) u();
-    await this.queue?.shutdown();
+  start(): Promise<void> {
+    return this.loop.start();
   }
 
-  /** For tests: resolves once every queued project secret was processed. */
-  idle(): Promise<void> {
-    return this.queue?.idle() ?? Promise.resolve();
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async reconcile(key: string): Promise<void> {
@@ -197,7 +182,7 @@ export class ProjectSecretSourceController {
         SOURCE_FIELD_MANAGER,
       );
     }
-    if (this.stopped) return;
+    if (!this.loop.running) return;
     await this.writeCondition(namespace, name, outcome.condition);
   }
 

@@ -11,8 +11,8 @@ import {
 import type { InformerEvent } from "../../registry/informer.js";
 import type { Registry } from "../../registry/registry.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
-import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
-import { WorkQueue } from "../work-queue.js";
+import { type ControllerLog, silentLog } from "../controller-log.js";
+import { ResyncQueue } from "../resync-queue.js";
 import { keyOf, splitKey } from "./queue-keys.js";
 import { setterIdentity } from "./setter-identity.js";
 import { type SpaceEntry, writeSpaceEntries } from "./space-entries.js";
@@ -34,12 +34,8 @@ export interface SpaceFillOptions {
  * backoff. Runs on the elected replica only.
  */
 export class ProjectSecretSpaceFillController {
-  private readonly resyncMs: number;
   private readonly timeoutMs: number;
-  private timer?: NodeJS.Timeout;
-  private unsubscribe: Array<() => void> = [];
-  private queue?: WorkQueue<string>;
-  private stopped = true;
+  private readonly loop: ResyncQueue;
 
   constructor(
     private readonly registry: Registry,
@@ -47,53 +43,43 @@ export class ProjectSecretSpaceFillController {
     private readonly identity: Pick<IdentityIndex, "user" | "team" | "teamsOfUser">,
     private readonly authorizer: Pick<PlatformAuthorizer, "canReadSecretData">,
     options: SpaceFillOptions = {},
-    private readonly log: ControllerLog = silentLog,
+    log: ControllerLog = silentLog,
   ) {
-    this.resyncMs = options.resyncMs ?? 60_000;
     this.timeoutMs = options.timeoutMs ?? 10_000;
-  }
-
-  async start(): Promise<void> {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const queue = new WorkQueue<string>({
-      process: (key) => this.reconcile(key),
+    const spaces = informers.for("spaceinstances");
+    const secrets = informers.for("projectsecrets");
+    this.loop = new ResyncQueue({
+      controller: "project-secret-spaces",
       concurrency: 4,
-      onError: logRetry(this.log, "project-secret-spaces"),
+      resyncMs: options.resyncMs ?? 60_000,
+      log,
+      process: (key) => this.reconcile(key),
+      informers: [spaces, secrets],
+      keys: () => spaces.names(),
+      subscribe: (queue) => [
+        spaces.onChange((e: InformerEvent) => {
+          const phase = (o?: KubeObject) => statusOf<SpaceInstanceStatus>(o).phase;
+          const changed =
+            phase(e.old) !== phase(e.object) || e.old?.metadata.generation !== e.object.metadata.generation;
+          if (e.type !== "upsert" || changed) queue.add(keyOf(e.object));
+        }),
+        secrets.onChange((e: InformerEvent) => {
+          // Its own status writes change neither spec nor existence.
+          if (e.type === "upsert" && e.old?.metadata.generation === e.object.metadata.generation) return;
+          for (const space of spaces.list()) {
+            if (space.metadata.namespace === e.object.metadata.namespace) queue.add(keyOf(space));
+          }
+        }),
+      ],
     });
-    this.queue = queue;
-    const spaces = this.informers.for("spaceinstances");
-    const secrets = this.informers.for("projectsecrets");
-    const fillAll = () => {
-      for (const space of spaces.list()) queue.add(keyOf(space));
-    };
-    const fillProject = (namespace: string | undefined) => {
-      for (const space of spaces.list()) if (space.metadata.namespace === namespace) queue.add(keyOf(space));
-    };
-    this.unsubscribe.push(
-      spaces.onChange((e: InformerEvent) => {
-        const phase = (o?: KubeObject) => statusOf<SpaceInstanceStatus>(o).phase;
-        const changed = phase(e.old) !== phase(e.object) || e.old?.metadata.generation !== e.object.metadata.generation;
-        if (e.type !== "upsert" || changed) queue.add(keyOf(e.object));
-      }),
-      secrets.onChange((e: InformerEvent) => {
-        // Its own status writes change neither spec nor existence.
-        if (e.type === "upsert" && e.old?.metadata.generation === e.object.metadata.generation) return;
-        fillProject(e.object.metadata.namespace);
-      }),
-    );
-    await Promise.all([spaces.synced(), secrets.synced()]);
-    fillAll();
-    this.timer = setInterval(fillAll, this.resyncMs);
-    this.timer.unref();
   }
 
-  async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    clearInterval(this.timer);
-    for (const u of this.unsubscribe.splice(0)) u();
-    await this.queue?.shutdown();
+  start(): Promise<void> {
+    return this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async reconcile(key: string): Promise<void> {
@@ -142,7 +128,7 @@ export class ProjectSecretSpaceFillController {
       const e = classifyError(err, "");
       // Those that had Secrets filled there learn the space failed.
       const failed = failAll(e.reason, e.message);
-      if (!this.stopped) await writeSpaceEntries(this.registry, namespace, name, secrets.keys(), failed, true);
+      if (this.loop.running) await writeSpaceEntries(this.registry, namespace, name, secrets.keys(), failed, true);
       throw err;
     }
     const entries = new Map<string, SpaceEntry>();
@@ -154,7 +140,7 @@ export class ProjectSecretSpaceFillController {
       const message = "the space's owner may not read this project secret's data: its keys were removed there";
       entries.set(ps, entry([], { reason: "OwnerForbidden", message }));
     }
-    if (!this.stopped) await writeSpaceEntries(this.registry, namespace, name, secrets.keys(), entries);
+    if (this.loop.running) await writeSpaceEntries(this.registry, namespace, name, secrets.keys(), entries);
   }
 
   /** The project's secrets by name, with their data (the store decrypts it). */

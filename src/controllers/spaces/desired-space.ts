@@ -52,12 +52,6 @@ export function spaceObjectsSelector(space: KubeObject): string {
   return `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE},${SPACE_LABEL}=${space.metadata.name ?? ""}`;
 }
 
-/** Whether a namespace on the cluster is this space's (made by it), by its labels. */
-export function isOwnNamespace(labels: Record<string, string> | undefined, space: KubeObject): boolean {
-  const own = spaceLabels(space);
-  return Object.entries(own).every(([k, v]) => labels?.[k] === v);
-}
-
 /** The body the space's template (its templateRef's, or inline) gives, or why there is none. */
 export function spaceBody(space: KubeObject, template: KubeObject | undefined): SpaceBody | SpaceProblem {
   const spec = specOf<SpaceInstanceSpec>(space);

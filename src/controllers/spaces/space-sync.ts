@@ -8,7 +8,7 @@ import {
   type OwnedKind,
 } from "../../clusters/cluster-objects.js";
 import type { SpaceInstanceStatus, SpaceObjectOutcome } from "../../kinds/space-instance/space-instance.js";
-import { type DesiredSpace, isOwnNamespace, spaceLabels, spaceObjectsSelector } from "./desired-space.js";
+import { type DesiredSpace, spaceLabels, spaceObjectsSelector } from "./desired-space.js";
 
 /** The one field manager of everything the platform applies into clusters for spaces. */
 export const FIELD_MANAGER = "platform-spaces";
@@ -47,7 +47,7 @@ export async function syncSpace(
   const found = await readNamespace(api, call, server, desired.namespace);
   if ("error" in found) return failedRead(found.error);
   const existing = found.namespace;
-  if (existing && !isOwnNamespace(existing.metadata?.labels, space) && !heldByUid(existing, space)) {
+  if (existing && !holdsNamespace(existing, spaceLabels(space), namespaceUidOf(space))) {
     return {
       phase: "Failed",
       reason: "NamespaceNotOwned",
@@ -92,13 +92,25 @@ export async function syncSpace(
 }
 
 /**
- * The namespace this space already holds by its UID, though its labels do not say so: one
- * imported (the import wrote its UID into the space's status) or one whose space was moved to
- * another project (the move kept the status). Applying the space's labels makes it its own.
+ * Whether a namespace on the cluster is held by a space or a virtual cluster instance (the one
+ * rule both follow): it carries their labels (`ownerLabels`: they made it, or took it over), or
+ * its UID is the one their status recorded (`namespaceUID`) though its labels do not say so: a
+ * namespace imported, or one whose space or instance was moved to another project (the move keeps
+ * the status; the labels still name the old project). Applying their labels makes it their own
+ * again. A namespace someone else made has neither, and is never taken over.
  */
-function heldByUid(namespace: KubernetesObject, space: KubeObject): boolean {
-  const uid = statusOf<SpaceInstanceStatus>(space).namespaceUID;
-  return uid !== undefined && uid === namespace.metadata?.uid;
+export function holdsNamespace(
+  namespace: KubernetesObject,
+  ownerLabels: Record<string, string>,
+  namespaceUID: string | undefined,
+): boolean {
+  const labels = namespace.metadata?.labels;
+  if (Object.entries(ownerLabels).every(([k, v]) => labels?.[k] === v)) return true;
+  return namespaceUID !== undefined && namespaceUID === namespace.metadata?.uid;
+}
+
+function namespaceUidOf(space: KubeObject): string | undefined {
+  return statusOf<SpaceInstanceStatus>(space).namespaceUID;
 }
 
 /**
@@ -117,10 +129,8 @@ export async function releaseImportedNamespace(
   const found = await readNamespace(api, call, server, namespace);
   if ("error" in found) return { gone: false, error: found.error };
   const existing = found.namespace;
-  if (!existing || !(isOwnNamespace(existing.metadata?.labels, space) || heldByUid(existing, space))) {
-    return { gone: true };
-  }
   const ownerLabels = spaceLabels(space);
+  if (!existing || !holdsNamespace(existing, ownerLabels, namespaceUidOf(space))) return { gone: true };
   const selector = spaceObjectsSelector(space);
   const previous = statusOf<SpaceInstanceStatus>(space).objects ?? [];
   const desired = { namespace, ownerLabels, objects: [] };
@@ -137,7 +147,7 @@ export async function releaseImportedNamespace(
   return { gone: true };
 }
 
-/** Whether the space's namespace is gone: deletes it if it is the space's; one that is not is left alone. */
+/** Whether the space's namespace is gone: deletes it if the space holds it; one it does not is left alone. */
 export function removeSpaceNamespace(
   api: KubernetesObjectApi,
   server: string,
@@ -145,34 +155,26 @@ export function removeSpaceNamespace(
   namespace: string,
   timeoutMs: number,
 ): Promise<{ gone: boolean; error?: ClusterConnectionError }> {
-  // By its UID too: a space moved to another project and deleted before it was applied again
-  // finds its namespace still labelled with the old project.
-  return removeOwnedNamespace(
-    api,
-    server,
-    namespace,
-    timeoutMs,
-    (labels, found) => isOwnNamespace(labels, space) || heldByUid(found, space),
-  );
+  return removeOwnedNamespace(api, server, namespace, timeoutMs, spaceLabels(space), namespaceUidOf(space));
 }
 
 /**
- * Whether a namespace is gone: deletes it when `owns` says it is the caller's (a space's, a
- * virtual cluster's), by its labels or the namespace found; one that is not is left alone and
- * counts as gone.
+ * Whether a namespace is gone: deletes it when the caller (a space, a virtual cluster instance)
+ * holds it (holdsNamespace); one it does not is left alone and counts as gone.
  */
 export async function removeOwnedNamespace(
   api: KubernetesObjectApi,
   server: string,
   namespace: string,
   timeoutMs: number,
-  owns: (labels: Record<string, string> | undefined, found: KubernetesObject) => boolean,
+  ownerLabels: Record<string, string>,
+  namespaceUID: string | undefined,
 ): Promise<{ gone: boolean; error?: ClusterConnectionError }> {
   const call: Call = (p) => withDeadline(p, timeoutMs, server);
   const found = await readNamespace(api, call, server, namespace);
   if ("error" in found) return { gone: false, error: found.error };
   const existing = found.namespace;
-  if (!existing || !owns(existing.metadata?.labels, existing)) return { gone: true };
+  if (!existing || !holdsNamespace(existing, ownerLabels, namespaceUID)) return { gone: true };
   if (existing.metadata?.deletionTimestamp) return { gone: false };
   try {
     await call(api.delete({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }));

@@ -8,21 +8,23 @@ import {
   pruneClusterObjects,
   refOf,
 } from "../../clusters/cluster-objects.js";
-import { type Call, readNamespace, removeOwnedNamespace } from "../spaces/space-sync.js";
-import { type DesiredInstance, isOwnNamespace } from "./desired-instance.js";
+import { type Call, holdsNamespace, readNamespace, removeOwnedNamespace } from "../spaces/space-sync.js";
+import { type DesiredInstance, instanceLabels, namespaceUidOf } from "./desired-instance.js";
 
 /** The one field manager of everything the platform applies into clusters for virtual clusters. */
 export const FIELD_MANAGER = "platform-virtual-clusters";
 
 /** What one deploy found and did. */
 export type DeployResult =
-  | { ok: true; objects: ObjectRef[] }
+  /** `namespaceUID`: the namespace deployed into, which the status records (how a moved instance knows it). */
+  | { ok: true; objects: ObjectRef[]; namespaceUID?: string }
   /** Nothing was pruned: the objects deployed before stay as they were (or as far as the apply got). */
   | { ok: false; reason: string; message: string; unreachable?: ClusterConnectionError; waiting?: boolean };
 
 /**
  * Brings an instance's namespace on its cluster to `desired`: refuses a namespace that exists
- * and was not made for this instance (never adopted), applies the Namespace and the template's
+ * and is not this instance's (never adopted; holdsNamespace: its labels, or the UID its status
+ * recorded, which keeps it the instance's after a move to another project), applies the Namespace and the template's
  * objects with server-side apply, and only when every object applied, prunes the instance's
  * objects no longer desired (of the kinds deployed now or before, `previous`): a failed upgrade
  * leaves what ran before.
@@ -39,7 +41,7 @@ export async function deployInstance(
   const found = await readNamespace(api, call, server, desired.namespace);
   if ("error" in found) return failure(found.error);
   const existing = found.namespace;
-  if (existing && !isOwnNamespace(existing.metadata?.labels, instance)) {
+  if (existing && !holdsNamespace(existing, desired.ownerLabels, namespaceUidOf(instance))) {
     return {
       ok: false,
       reason: "NamespaceNotOwned",
@@ -81,7 +83,19 @@ export async function deployInstance(
     timeoutMs,
   );
   if (pruned) return pruned;
-  return { ok: true, objects };
+  const namespaceUID = existing?.metadata?.uid ?? (await uidOfNamespace(api, call, server, desired.namespace));
+  return { ok: true, objects, namespaceUID };
+}
+
+/** The UID of a namespace the apply just created; undefined when it cannot be read now (the next deploy records it). */
+async function uidOfNamespace(
+  api: KubernetesObjectApi,
+  call: Call,
+  server: string,
+  name: string,
+): Promise<string | undefined> {
+  const found = await readNamespace(api, call, server, name);
+  return "namespace" in found ? found.namespace?.metadata?.uid : undefined;
 }
 
 /**
@@ -122,7 +136,7 @@ export async function removeInstanceObjects(
   return undefined;
 }
 
-/** Whether the instance's namespace is gone: deletes it if it was made for the instance; one that was not is left alone. */
+/** Whether the instance's namespace is gone: deletes it if the instance holds it; one it does not is left alone. */
 export function removeInstanceNamespace(
   api: KubernetesObjectApi,
   server: string,
@@ -130,7 +144,7 @@ export function removeInstanceNamespace(
   namespace: string,
   timeoutMs: number,
 ): Promise<{ gone: boolean; error?: ClusterConnectionError }> {
-  return removeOwnedNamespace(api, server, namespace, timeoutMs, (labels) => isOwnNamespace(labels, instance));
+  return removeOwnedNamespace(api, server, namespace, timeoutMs, instanceLabels(instance), namespaceUidOf(instance));
 }
 
 function failure(e: ClusterConnectionError): Extract<DeployResult, { ok: false }> {

@@ -13,7 +13,8 @@ import { MANAGED_BY_LABEL, MANAGED_BY_VALUE, PROJECT_LABEL } from "../spaces/des
  * What one deployed instance is on its cluster (docs/virtual-clusters.md, "Lifecycle"): its
  * Namespace, then its template version's objects rendered with its parameters and CA, each
  * labelled with the instance's name and project, which is how the controller finds what it
- * made and knows a namespace is its own. Pure: deploy-instance.ts applies what this returns.
+ * made and knows a namespace is its own (or by the namespace's UID its status recorded, after a
+ * move: space-sync.ts holdsNamespace). Pure: deploy-instance.ts applies what this returns.
  */
 
 /** Names the instance on everything deployed for it. */
@@ -44,9 +45,9 @@ export function instanceLabels(instance: KubeObject): Record<string, string> {
   };
 }
 
-/** Whether a namespace on the cluster is this instance's (made by the platform for it), by its labels. */
-export function isOwnNamespace(labels: Record<string, string> | undefined, instance: KubeObject): boolean {
-  return Object.entries(instanceLabels(instance)).every(([k, v]) => labels?.[k] === v);
+/** The UID of the namespace the platform last deployed the instance into (kept through a move). */
+export function namespaceUidOf(instance: KubeObject): string | undefined {
+  return statusOf<VirtualClusterInstanceStatus>(instance).namespaceUID;
 }
 
 /** The instance's namespace on its cluster (defaulted at create to `p-<project>-v-<name>`). */

@@ -52,7 +52,7 @@ export async function deployStep(deps: LifecycleDeps, instance: KubeObject): Pro
     const result = await deployInstance(api, where, instance, desired, previous, deps.timeoutMs);
     if (result.ok) {
       const objects = result.objects.map(({ apiVersion, kind, name }) => ({ apiVersion, kind, name }));
-      return { outcome: { ok: true, deployed: { ...desired.deployed, objects } } };
+      return { outcome: { ok: true, deployed: { ...desired.deployed, objects }, namespaceUID: result.namespaceUID } };
     }
     if (result.unreachable) return { unreachable: result.unreachable };
     return { outcome: { ok: false, reason: result.reason, message: result.message }, waiting: result.waiting };

@@ -144,7 +144,7 @@ export function instanceConditions(o: Observation, verdict: PhaseVerdict): Insta
 
 /** What the deploy before the observation did, for a deployed instance (deploy-instance.ts). */
 export type DeployOutcome =
-  | { readonly ok: true; readonly deployed: InstanceDeployed }
+  | { readonly ok: true; readonly deployed: InstanceDeployed; readonly namespaceUID?: string }
   | { readonly ok: false; readonly reason: string; readonly message: string };
 
 /**
@@ -171,7 +171,8 @@ export function deletingStatus(
 
 /**
  * The status to write: the previous one with the observation's phase, reason, message,
- * conditions and workload. Fields it does not own (serviceUID) stay. A condition keeps its
+ * conditions and workload, and after a deploy what it deployed and into which namespace (its
+ * UID). Fields it does not own (serviceUID) stay. A condition keeps its
  * lastTransitionTime while its status stays the same (Kubernetes' convention); the workload last
  * read stays while the cluster cannot be used. Equal to `previous` when nothing changed.
  */
@@ -190,6 +191,7 @@ export function nextStatus(
     conditions: instanceConditions(o, verdict).map((c) => withTransitionTime(c, previous.conditions, now)),
   };
   if (deploy?.ok) next.deployed = deploy.deployed;
+  if (deploy?.ok && deploy.namespaceUID) next.namespaceUID = deploy.namespaceUID;
   if (o.found === "Workload") next.workload = o.workload;
   else if (o.found !== "ClusterUnavailable") delete next.workload;
   return isDeepStrictEqual(next, previous) ? previous : next;

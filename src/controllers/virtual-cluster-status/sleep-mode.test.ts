@@ -232,9 +232,22 @@ describe("sleep mode: idle virtual clusters scaled to zero, woken by a request o
       const login = await runCli(h, ["login", server.url, "--access-key", key, "--certificate-authority", caFile]);
       assert.equal(login.code, 0, login.stderr);
     }
-    const refused = await runCli(bobHome, ["sleep", "vcluster", "dev", "--project", "web"]);
-    assert.notEqual(refused.code, 0);
-    assert.match(refused.stderr, /cannot use resource "virtualclusterinstances"/);
+    // Every CLI command that reaches the instance's virtual cluster needs use on it, as the API does.
+    for (const args of [
+      ["sleep", "vcluster", "dev", "--project", "web"],
+      ["wakeup", "vcluster", "dev", "--project", "web"],
+      ["connect", "vcluster", "dev", "--project", "web", "--print"],
+    ]) {
+      const refused = await runCli(bobHome, args);
+      assert.equal(refused.code, 1, `${args.join(" ")}: ${refused.stdout}`);
+      // The kube config action names its subresource.
+      assert.match(
+        refused.stderr,
+        /User "bob" cannot use resource "virtualclusterinstances(\/kubeconfig)?"/,
+        args.join(" "),
+      );
+      assert.equal(refused.stdout, "", "nothing of the instance is printed");
+    }
     assert.equal((await status()).phase, "Ready");
     const cliSleep = await runCli(aliceHome, ["sleep", "vcluster", "dev", "--project", "web"]);
     assert.equal(cliSleep.code, 0, cliSleep.stderr);

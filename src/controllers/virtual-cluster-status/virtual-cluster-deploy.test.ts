@@ -119,7 +119,8 @@ describe("virtual clusters deployed from templates, on a real cluster", () => {
     );
     assert.ok(deployRights, "docs/gateway.md shows the rights to deploy virtual clusters");
     await kube.apply(deployRights);
-    await postObject(server, "projects", { metadata: { name: "web" }, spec: {} });
+    for (const project of ["web", "shop"])
+      await postObject(server, "projects", { metadata: { name: project }, spec: {} });
     await putSecret(server, "prod", platform.kubeconfig());
     await createCluster(server, "prod", { config: { secretName: "prod" } });
     await postObject(server, "virtualclustertemplates", TINY);
@@ -202,6 +203,83 @@ describe("virtual clusters deployed from templates, on a real cluster", () => {
       (status) => status === 404,
     );
     assert.equal((await kube.kubectl("get", "namespace", "team-a", "-o", "name")).trim(), "namespace/team-a");
+  });
+
+  it("moved to another project: stays Ready in its namespace (same UID, same objects), which it deletes as its own even before it is re-labelled", async () => {
+    await postObject(server, "namespaces/p-web/virtualclusterinstances", {
+      metadata: { name: "mover" },
+      spec: { clusterRef: { cluster: "prod" }, templateRef: { name: "tiny", version: "2.0.0" } },
+    });
+    const before = await waitForStatus("mover", (s) => s.phase === "Ready");
+    const ns = "p-web-v-mover";
+    const namespaceField = (path: string) => kube.kubectl("get", "namespace", ns, "-o", `jsonpath={${path}}`);
+    const uid = await namespaceField(".metadata.uid");
+    assert.equal(before.namespaceUID, uid);
+
+    const move = (from: string, to: string) =>
+      server.request("POST", `${GROUP_PATH}/projects/${to}/migratevirtualclusterinstance`, {
+        body: {
+          apiVersion: "management.platform/v1",
+          kind: "ProjectMigrateVirtualClusterInstance",
+          sourceVirtualClusterInstance: { name: "mover", namespace: `p-${from}` },
+        },
+      });
+    const moved = await move("web", "shop");
+    assert.equal(moved.status, 201, moved.text);
+    const MOVED = `${GROUP_PATH}/namespaces/p-shop/virtualclusterinstances/mover`;
+    const movedStatus = async (): Promise<VirtualClusterInstanceStatus> =>
+      (await server.request("GET", MOVED)).json?.status ?? {};
+    // Deployed again for its new project: the namespace's labels name it (or the deploy failed).
+    const after = await waitFor(
+      "the moved instance deployed again",
+      async () => ({
+        project: await namespaceField(".metadata.labels.management\\.platform/project"),
+        status: await movedStatus(),
+      }),
+      (v) => v.project === "shop" || v.status.phase === "Failed",
+    );
+    assert.equal(after.project, "shop", JSON.stringify(after.status));
+    const ready = await waitFor(
+      "the moved instance Ready",
+      movedStatus,
+      (s) => s.phase === "Ready" || s.phase === "Failed",
+    );
+    assert.equal(ready.phase, "Ready", JSON.stringify(ready));
+    assert.deepEqual(ready.deployed, before.deployed);
+    assert.equal(await namespaceField(".metadata.uid"), uid);
+    assert.deepEqual(await namesOn("deployment", ns), ["mover"]);
+    assert.deepEqual(await namesOn("secret", ns), ["mover-settings"]);
+    assert.equal(
+      await kube.kubectl(
+        "get",
+        "deployment",
+        "mover",
+        "-n",
+        ns,
+        "-o",
+        "jsonpath={.metadata.labels.management\\.platform/project}",
+      ),
+      "shop",
+    );
+
+    // Moved back and deleted while the cluster cannot be reached: its namespace still names
+    // project shop when the platform comes to remove it, and goes by its UID.
+    const BACK = `${INSTANCES}/mover`;
+    await kube.stopApiServer();
+    try {
+      const back = await move("shop", "web");
+      assert.equal(back.status, 201, back.text);
+      const res = await server.request("DELETE", BACK);
+      assert.equal(res.status, 200, res.text);
+    } finally {
+      await kube.startApiServer();
+    }
+    await waitFor(
+      "the instance to go",
+      async () => (await server.request("GET", BACK)).status,
+      (status) => status === 404,
+    );
+    assert.equal((await kube.kubectl("get", "namespace", ns, "--ignore-not-found", "-o", "name")).trim(), "");
   });
 
   it("upgraded to a new version with a changed parameter, its objects change; a version the cluster refuses leaves Failed and the old objects", async () => {

@@ -1,19 +1,17 @@
 import { ApiError } from "../../api/errors.js";
-import { type KubeObject, nowTimestamp, specOf, statusOf } from "../../api/object.js";
+import { type KubeObject, nowTimestamp, statusOf } from "../../api/object.js";
 import type { EventRecorder } from "../../events/event-recorder.js";
-import type { ClusterStatus } from "../../kinds/cluster/cluster.js";
 import { isDeployed, VIRTUAL_CLUSTER_FINALIZER } from "../../kinds/virtual-cluster-instance/template-fields.js";
-import type { VirtualClusterInstanceSpec } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
-import type { InformerEvent } from "../../registry/informer.js";
 import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
-import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
-import { WorkQueue } from "../work-queue.js";
+import { type ControllerLog, silentLog } from "../controller-log.js";
+import { ResyncQueue } from "../resync-queue.js";
 import { FIELD_MANAGER } from "./deploy-instance.js";
 import { deleteStep, deployStep, type InstanceCas, type LifecycleDeps } from "./instance-lifecycle.js";
 import { type DeployOutcome, deletingStatus, nextStatus } from "./instance-status.js";
+import { subscribeInstanceTriggers } from "./instance-triggers.js";
 import type { Observation } from "./observation.js";
 import { observeInstance } from "./observe-instance.js";
 import { actOnIdleTime } from "./sleep-mode.js";
@@ -45,92 +43,60 @@ export interface VirtualClusterStatusOptions {
  * instance-status.ts. Imported instances and created ones alike.
  *
  * An instance is looked at when it is created or its spec changes, when its Cluster is created,
- * deleted, changes its spec or comes back online, and every `resyncMs`. A cluster that cannot be
- * used is written to the status and not retried at once: thousands of instances on a cluster
- * that is down would otherwise each be retried; the resync and the cluster coming back (the
- * health check writes `online`) look again. A status write that fails is retried with backoff.
+ * deleted, changes its spec or comes back online, when a change of its template changes the
+ * version it deploys (instance-triggers.ts), and every `resyncMs` (resync-queue.ts). A cluster
+ * that cannot be used is written to the status and not retried at once: thousands of instances
+ * on a cluster that is down would otherwise each be retried; the resync and the cluster coming
+ * back (the health check writes `online`) look again. A status write that fails is retried with backoff.
  * Writes go through the status subresource and only when something changed, so a write never
  * queues the instance again. Runs on the elected replica only (start()/stop()).
  */
 export class VirtualClusterStatusController {
-  private readonly resyncMs: number;
   private readonly timeoutMs: number;
-  private readonly concurrency: number;
   private readonly events?: EventRecorder;
   private readonly wakePollMs: number;
   private readonly namespacePollMs: number;
   private readonly cas?: InstanceCas;
   /** Instances this replica scaled back up from sleep that are not Ready yet. */
   private readonly waking = new Set<string>();
-  private timer?: NodeJS.Timeout;
-  private unsubscribe: Array<() => void> = [];
-  private queue?: WorkQueue<string>;
-  private stopped = true;
+  private readonly loop: ResyncQueue;
 
   constructor(
     private readonly registry: Registry,
     private readonly informers: SharedInformers,
     options: VirtualClusterStatusOptions = {},
-    private readonly log: ControllerLog = silentLog,
+    log: ControllerLog = silentLog,
   ) {
-    this.resyncMs = options.resyncMs ?? 60_000;
     this.timeoutMs = options.timeoutMs ?? 10_000;
-    this.concurrency = Math.max(1, options.concurrency ?? 8);
     this.events = options.events;
     this.wakePollMs = options.wakePollMs ?? 2_000;
     this.namespacePollMs = options.namespacePollMs ?? 1_000;
     this.cas = options.cas;
-  }
-
-  async start(): Promise<void> {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const queue = new WorkQueue<string>({
-      process: (key) => this.reconcile(key),
-      concurrency: this.concurrency,
-      onError: logRetry(this.log, "virtualcluster-status"),
-    });
-    this.queue = queue;
-    const instances = this.informers.for("virtualclusterinstances");
-    const clusters = this.informers.for("clusters");
-    const lookAtAll = () => {
-      for (const instance of instances.list()) queue.add(keyOf(instance));
+    const watched = {
+      instances: informers.for("virtualclusterinstances"),
+      clusters: informers.for("clusters"),
+      templates: informers.for("virtualclustertemplates"),
     };
-    this.unsubscribe.push(
-      instances.onChange((e) => {
-        // Spec changes bump generation; status writes (this controller's) do not, except the
-        // sleep and wakeup actions' and the gateway's wake-up (status.sleep set or cleared).
-        const deleted =
-          e.type === "upsert" && e.old?.metadata.deletionTimestamp !== e.object.metadata.deletionTimestamp;
-        if (
-          deleted ||
-          (e.type === "upsert" && (!e.old || e.old.metadata.generation !== e.object.metadata.generation))
-        ) {
-          queue.add(keyOf(e.object));
-        } else if (e.type === "upsert" && isAsleep(e.old) !== isAsleep(e.object)) {
-          queue.add(keyOf(e.object));
-        }
-      }),
-      clusters.onChange((e) => {
-        if (!clusterChangeMatters(e)) return;
-        const name = e.object.metadata.name;
-        for (const instance of instances.list()) {
-          if (specOf<VirtualClusterInstanceSpec>(instance).clusterRef?.cluster === name) queue.add(keyOf(instance));
-        }
-      }),
-    );
-    await Promise.all([instances.synced(), clusters.synced()]);
-    lookAtAll();
-    this.timer = setInterval(lookAtAll, this.resyncMs);
-    this.timer.unref();
+    this.loop = new ResyncQueue({
+      controller: "virtualcluster-status",
+      concurrency: Math.max(1, options.concurrency ?? 8),
+      resyncMs: options.resyncMs ?? 60_000,
+      log,
+      process: (key) => this.reconcile(key),
+      // The templates too: a deploy must not find an instance's template missing only because
+      // their informer has not synced yet.
+      informers: Object.values(watched),
+      keys: () => watched.instances.names(),
+      subscribe: (queue) => subscribeInstanceTriggers(watched, queue),
+    });
   }
 
-  async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    clearInterval(this.timer);
-    for (const u of this.unsubscribe.splice(0)) u();
-    await this.queue?.shutdown();
+  start(): Promise<void> {
+    return this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async reconcile(key: string): Promise<void> {
@@ -145,15 +111,15 @@ export class VirtualClusterStatusController {
     // Deployed before observed: the observation then sees what this deploy made.
     const lifecycle = this.lifecycle();
     const step = lifecycle && isDeployed(instance) ? await deployStep(lifecycle, instance) : {};
-    if (this.stopped) return;
+    if (!this.loop.running) return;
     let observation = await observeInstance(this.registry, instance, this.timeoutMs);
-    if (this.stopped) return;
+    if (!this.loop.running) return;
     const idle = await actOnIdleTime(
       { registry: this.registry, events: this.events, timeoutMs: this.timeoutMs },
       instance,
       observation,
     );
-    if (idle.deleted || this.stopped) return;
+    if (idle.deleted || !this.loop.running) return;
     if (idle.instance) instance = idle.instance;
     if (idle.observation) observation = idle.observation;
     const written = await this.writeStatus(namespace, name, observation, step.outcome);
@@ -164,11 +130,11 @@ export class VirtualClusterStatusController {
     if (status.phase !== "Pending") this.waking.delete(key);
     if (this.waking.has(key) || status.phase === "Deploying") {
       // A deploy's workload readiness is not watched either: looked at until it is Ready.
-      this.queue?.addAfter(key, this.wakePollMs);
+      this.loop.addAfter(key, this.wakePollMs);
     } else if (step.waiting) {
-      this.queue?.addAfter(key, this.namespacePollMs);
+      this.loop.addAfter(key, this.namespacePollMs);
     } else if (idle.recheckInMs !== undefined) {
-      this.queue?.addAfter(key, idle.recheckInMs);
+      this.loop.addAfter(key, idle.recheckInMs);
     }
   }
 
@@ -192,7 +158,7 @@ export class VirtualClusterStatusController {
     const lifecycle = this.lifecycle();
     if (!lifecycle || !(instance.metadata.finalizers ?? []).includes(VIRTUAL_CLUSTER_FINALIZER)) return;
     const step = await deleteStep(lifecycle, instance);
-    if (this.stopped) return;
+    if (!this.loop.running) return;
     if (step.done) {
       await this.dropFinalizer(instance);
       return;
@@ -205,7 +171,7 @@ export class VirtualClusterStatusController {
       return obj;
     });
     if (step.error) throw step.error; // retried with backoff
-    if (step.reason === "NamespaceTerminating") this.queue?.addAfter(key, this.namespacePollMs);
+    if (step.reason === "NamespaceTerminating") this.loop.addAfter(key, this.namespacePollMs);
   }
 
   private dropFinalizer(instance: KubeObject): Promise<KubeObject | undefined> {
@@ -278,21 +244,6 @@ export class VirtualClusterStatusController {
     }
     return written;
   }
-}
-
-/** A Cluster created or deleted, its spec changed, or back online: its instances may look different. */
-function clusterChangeMatters(e: InformerEvent): boolean {
-  if (e.type === "delete" || !e.old) return true;
-  if (e.old.metadata.generation !== e.object.metadata.generation) return true;
-  return statusOf<ClusterStatus>(e.object).online === true && statusOf<ClusterStatus>(e.old).online !== true;
-}
-
-function isAsleep(instance: KubeObject | undefined): boolean {
-  return instance !== undefined && statusOf<VirtualClusterInstanceStatus>(instance).sleep !== undefined;
-}
-
-function keyOf(instance: KubeObject): string {
-  return `${instance.metadata.namespace}/${instance.metadata.name}`;
 }
 
 function splitKey(key: string): [string, string] {

@@ -8,12 +8,21 @@ export const QUOTA_NAMES = ["spaceInstances", "virtualClusterInstances", "runnin
 export type QuotaName = (typeof QUOTA_NAMES)[number];
 
 /**
+ * The kept key space of the project quotas' guards, one key per project named after it
+ * (src/admission/project-quotas.ts writes them; the project-quotas controller removes a deleted
+ * project's).
+ */
+export const PROJECT_QUOTA_GUARDS = "project-quota-guards";
+
+/**
  * Whether a virtual cluster instance is asleep or going to sleep: put to sleep (status.sleep, set
- * by the sleep action or the idle timer before the workload is scaled down) or seen Sleeping.
+ * by the sleep action or the idle timer before the workload is scaled down). Clearing it is the
+ * wake-up, so the instance counts as running from that write on, while its phase still says
+ * Sleeping: the wake is the write that admission checks against the running quota, and the
+ * status controller's later writes never change the count.
  */
 function sleeping(instance: KubeObject): boolean {
-  const status = statusOf<{ phase?: string; sleep?: unknown }>(instance);
-  return status.sleep !== undefined || status.phase === "Sleeping";
+  return statusOf<{ sleep?: unknown }>(instance).sleep !== undefined;
 }
 
 /** Which quotas an instance of each resource counts against (a sleeping one is not running). */

@@ -5,6 +5,7 @@ import { AccessRuleSchema, ConditionsSchema, OwnerSchema } from "../../api/schem
 import { objectSchema } from "../../api/schema/meta.js";
 import { isDns1123Label } from "../../api/validation/names.js";
 import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, statusField } from "../define.js";
+import { keepPlatformStatusFields } from "../platform-status.js";
 import { PROJECT_NAMESPACE_PREFIX } from "../project/project.js";
 import { SpaceBodySchema, validateSpaceBody } from "../space-template/space-body.js";
 import { ParameterValuesSchema } from "../template-parameters/parameters.js";
@@ -101,6 +102,13 @@ const SpaceInstanceStatus = Type.Object(
   { description: "Observed state of the space." },
 );
 
+/**
+ * The status fields the space controller decides with, which only the platform's own writes set
+ * (a client's status write keeps them as stored): the namespace it holds (by UID), whether a
+ * delete leaves that namespace (imported), and the objects it prunes.
+ */
+export const PLATFORM_STATUS_FIELDS = ["namespaceUID", "imported", "objects"] as const;
+
 export type SpaceInstanceSpec = Static<typeof SpaceInstanceSpec>;
 export type SpaceInstanceStatus = Static<typeof SpaceInstanceStatus>;
 export type SpaceAccessRule = Static<typeof SpaceAccessRule>;
@@ -141,6 +149,7 @@ export const spaceInstanceResource = defineKind({
       if (!finalizers.includes(SPACE_FINALIZER)) obj.metadata.finalizers = [...finalizers, SPACE_FINALIZER];
       return undefined;
     },
+    prepareForStatusUpdate: keepPlatformStatusFields(PLATFORM_STATUS_FIELDS),
     validate: (obj) => validateSpaceInstance(obj),
     validateUpdate(obj, old) {
       const errs = validateSpaceInstance(obj);

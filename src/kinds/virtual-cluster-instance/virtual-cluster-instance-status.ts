@@ -4,8 +4,10 @@ import { ConditionsSchema } from "../../api/schema/common.js";
 /**
  * The status of a VirtualClusterInstance: what the platform observed of it on its cluster
  * (docs/clusters.md, "Instance status"). Written by the status controller
- * (src/controllers/virtual-cluster-status/) and, once, by import and by create (`caID`); never by
- * users (virtual-cluster-instance.ts refuses a client's change of `serviceUID` or `caID`).
+ * (src/controllers/virtual-cluster-status/) and, once, by import and by create (`caID`). A
+ * client's status write may change only the observation (phase, reason, message, conditions,
+ * workload), which the controller writes again: virtual-cluster-instance.ts refuses a change of
+ * `serviceUID` or `caID` and keeps PLATFORM_STATUS_FIELDS as stored.
  */
 
 /** The phases an instance is in. Deploying, Sleeping and Deleting are written by the lifecycle to come. */
@@ -86,9 +88,21 @@ export const VirtualClusterInstanceStatusSchema = Type.Object(
     ),
     sleep: Type.Optional(InstanceSleepSchema),
     deployed: Type.Optional(DeployedSchema),
+    namespaceUID: Type.Optional(
+      Type.String({
+        description:
+          "UID of the namespace the platform deployed the instance into on its cluster: how the instance knows that namespace is its own after a move to another project.",
+      }),
+    ),
   },
   { description: "Observed state of the instance." },
 );
+
+/**
+ * The fields the platform decides with, which only its own writes set: what it deployed (and so
+ * prunes), the namespace it holds, when the instance sleeps, and the rights it wrote inside.
+ */
+export const PLATFORM_STATUS_FIELDS = ["deployed", "namespaceUID", "sleep", "lastActivity", "access"] as const;
 
 export type VirtualClusterInstanceStatus = Static<typeof VirtualClusterInstanceStatusSchema>;
 export type InsideBinding = Static<typeof InsideBindingSchema>;

@@ -5,6 +5,7 @@ import { OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, statusField } from "../define.js";
+import { isServerCaller, keepPlatformStatusFields } from "../platform-status.js";
 import { PROJECT_NAMESPACE_PREFIX } from "../project/project.js";
 import { ParameterValuesSchema } from "../template-parameters/parameters.js";
 import { validateAccessRules } from "../validation.js";
@@ -18,6 +19,7 @@ import {
   validateTemplateFields,
 } from "./template-fields.js";
 import {
+  PLATFORM_STATUS_FIELDS,
   type VirtualClusterInstanceStatus,
   VirtualClusterInstanceStatusSchema,
 } from "./virtual-cluster-instance-status.js";
@@ -120,11 +122,12 @@ export function virtualClusterInstanceKind(cas?: InstanceCaIssuer): ResourceType
         defaultPlacement(obj);
         return undefined;
       },
+      prepareForStatusUpdate: keepPlatformStatusFields(PLATFORM_STATUS_FIELDS),
       validate: validateInstance,
       validateUpdate(obj, old, ctx) {
         const errs = validateInstance(obj);
         errs.push(...deployedChangeErrors(obj, old));
-        errs.push(...caReferenceErrors(obj, old, ctx.user.credential?.type === "Internal"));
+        errs.push(...caReferenceErrors(obj, old, isServerCaller(ctx)));
         return errs;
       },
     },

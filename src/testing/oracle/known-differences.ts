@@ -13,7 +13,7 @@ const DELETE_RETURNS_OBJECT =
 const KEY_OWNER_AND_TYPE =
   "an access key is owned by its user or team (an ownerReference the server adds, so the garbage collector removes it with them) and gets a spec.type";
 const INSTANCE_OWNED_BY_PROJECT =
-  "a virtual cluster instance is owned by its project (an ownerReference the server adds, so it is removed with the project)";
+  "a virtual cluster instance is owned by its project (an ownerReference the server adds, so it is removed with the project), and created without spec.owner is its creator's";
 
 export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   ...["teams", "users", "clusters", "projects", "sharedsecrets", "ownedaccesskeys", "virtualclusterinstances"].map(

@@ -163,12 +163,13 @@ describe("rights inside a virtual cluster, applied through its own API server", 
   it("a user with `use` through an access rule is cluster-admin inside, through the gateway", async () => {
     await setAccess([{ verbs: ["use"], users: ["alice"] }]);
     const access = await waitForAccess((a) => a.some((b) => b.subjects.includes("User/alice") && b.applied));
+    // With the instance's owner: the admin, who imported it without naming one.
     assert.deepEqual(
       access.find((b) => b.subjects.includes("User/alice")),
       {
         name: "platform:vcluster-access:cluster-admin",
         clusterRole: "cluster-admin",
-        subjects: ["User/alice"],
+        subjects: ["User/admin", "User/alice"],
         applied: true,
       },
     );

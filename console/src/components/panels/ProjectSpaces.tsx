@@ -4,10 +4,12 @@ import { API, describeError, errorToShow, request } from "../../api/client";
 import type { KubeList, KubeObject } from "../../api/types";
 import { useCan } from "../../permissions";
 import { Link } from "../../router";
-import { FormField } from "../templates/FormField";
+import { FormSummary } from "../templates/FormSummary";
 import { ParameterFields } from "../templates/ParameterFields";
-import { type ParameterDecl, parameterErrors, parametersToSend } from "../templates/parameters";
-import { type FormErrors, formErrors, NO_ERRORS } from "../templates/server-errors";
+import { PLACEMENT_FIELDS, PlacementFields } from "../templates/PlacementFields";
+import type { ParameterDecl } from "../templates/parameters";
+import { TemplateField, useTemplates } from "../templates/TemplateField";
+import { useTemplateForm } from "../templates/useTemplateForm";
 
 const SPACES = (ns: string) => `${API}/namespaces/${encodeURIComponent(ns)}/spaceinstances`;
 
@@ -113,92 +115,61 @@ function SpaceRow({ space }: { space: KubeObject }) {
   );
 }
 
-const SHOWN = ["metadata.name", "spec.clusterRef.cluster", "spec.clusterRef.namespace", "spec.templateRef.name"];
+const SHOWN = [...PLACEMENT_FIELDS, "spec.templateRef.name"];
 
 function CreateSpace({ project }: { project: string }) {
   const ns = `p-${project}`;
   const queryClient = useQueryClient();
-  const templates = useQuery({
-    queryKey: ["list", "spacetemplates"],
-    queryFn: () => request<KubeList>("GET", `${API}/spacetemplates?limit=200`),
-  });
+  const templates = useTemplates("spacetemplates");
   const [form, setForm] = useState({ name: "", cluster: "", namespace: "", template: "" });
-  const [values, setValues] = useState<Record<string, string>>({});
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [message, setMessage] = useState("");
-  const template = templates.data?.items.find((t) => t.metadata.name === form.template);
-  const decls = (template?.spec?.parameters as ParameterDecl[] | undefined) ?? [];
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setMessage("");
-    const checked = parameterErrors(decls, values);
-    if (checked.size > 0) {
-      setErrors({ ...NO_ERRORS, parameters: checked, summary: "Not sent: see the values marked below." });
-      return;
-    }
-    setErrors(NO_ERRORS);
-    const parameters = template ? parametersToSend(values) : undefined;
-    try {
-      await request("POST", SPACES(ns), {
-        body: {
-          apiVersion: "management.platform/v1",
-          kind: "SpaceInstance",
-          metadata: { name: form.name, namespace: ns },
-          spec: {
-            clusterRef: { cluster: form.cluster, ...(form.namespace ? { namespace: form.namespace } : {}) },
-            ...(template ? { templateRef: { name: form.template } } : {}),
-            ...(parameters ? { parameters } : {}),
-          },
+  const template = templates.items.find((t) => t.metadata.name === form.template);
+  const { parameters, errors, submit } = useTemplateForm({
+    decls: (template?.spec?.parameters as ParameterDecl[] | undefined) ?? [],
+    template: form.template,
+    shown: SHOWN,
+  });
+  const send = async (values: Record<string, string> | undefined) => {
+    await request("POST", SPACES(ns), {
+      body: {
+        apiVersion: "management.platform/v1",
+        kind: "SpaceInstance",
+        metadata: { name: form.name, namespace: ns },
+        spec: {
+          clusterRef: { cluster: form.cluster, ...(form.namespace ? { namespace: form.namespace } : {}) },
+          ...(template ? { templateRef: { name: form.template } } : {}),
+          ...(template && values ? { parameters: values } : {}),
         },
-      });
-      setMessage(`Created space ${form.name}.`);
-      await queryClient.invalidateQueries({ queryKey: ["list", "spaceinstances"] });
-    } catch (err) {
-      setErrors(formErrors(err, SHOWN));
-    }
+      },
+    });
+    setMessage(`Created space ${form.name}.`);
+    await queryClient.invalidateQueries({ queryKey: ["list", "spaceinstances"] });
   };
-  const set = (key: keyof typeof form) => (v: string) => {
-    setForm({ ...form, [key]: v });
-    if (key === "template") setValues({});
+  const set = (key: keyof typeof form) => (v: string) => setForm({ ...form, [key]: v });
+  const onSubmit = (e: FormEvent) => {
+    setMessage("");
+    return submit(send)(e);
   };
   return (
-    <form onSubmit={submit} className="inline-form" noValidate>
+    <form onSubmit={onSubmit} className="inline-form" noValidate>
       <h2>Create a space</h2>
-      {errors.summary && (
-        <p role="alert" className="error">
-          {errors.summary}
-        </p>
-      )}
-      <FormField
-        label="Space name"
-        value={form.name}
-        onChange={set("name")}
-        error={errors.fields.get("metadata.name")}
+      <FormSummary errors={errors} />
+      <PlacementFields
+        labels={{ name: "Space name", cluster: "Cluster of the space", namespace: "Namespace on the cluster" }}
+        namespaceHint="default: the space's name"
+        values={form}
+        onChange={set}
+        errors={errors}
       />
-      <FormField
-        label="Cluster of the space"
-        value={form.cluster}
-        onChange={set("cluster")}
-        error={errors.fields.get("spec.clusterRef.cluster")}
-      />
-      <FormField
-        label="Namespace on the cluster"
-        hint="default: the space's name"
-        value={form.namespace}
-        onChange={set("namespace")}
-        error={errors.fields.get("spec.clusterRef.namespace")}
-      />
-      <FormField
+      <TemplateField
         label="Space template"
+        templates={templates}
         value={form.template}
         onChange={set("template")}
         error={errors.fields.get("spec.templateRef.name")}
-        choices={[
-          { value: "", label: "none: an empty namespace" },
-          ...(templates.data?.items ?? []).map((t) => ({ value: t.metadata.name ?? "", label: t.metadata.name ?? "" })),
-        ]}
+        none="none: an empty namespace"
       />
-      {template && <ParameterFields decls={decls} values={values} errors={errors.parameters} onChange={setValues} />}
+      {template && <ParameterFields form={parameters} />}
       <button type="submit">Create space</button>
       {message && <p role="status">{message}</p>}
     </form>

@@ -8,6 +8,8 @@ export function FormField(props: {
   label: string;
   value: string;
   onChange: (v: string) => void;
+  /** Called when the field is left: where a form checks what was typed. */
+  onBlur?: () => void;
   error?: string;
   hint?: string;
   required?: boolean;
@@ -19,6 +21,7 @@ export function FormField(props: {
     id,
     value: props.value,
     required: props.required,
+    onBlur: props.onBlur,
     "aria-invalid": !!props.error,
     "aria-describedby": props.error ? errId : undefined,
   };

@@ -10,17 +10,21 @@ export interface FormErrors {
 
 export const NO_ERRORS: FormErrors = { fields: new Map(), parameters: new Map(), summary: "" };
 
+const PARAMETER = "spec.parameters.";
+
 /**
  * The server's answer to a create, said where it belongs: `shown` are the field paths the form
- * has; anything else stays in the summary, so no refusal goes unsaid.
+ * has and `parameterNames` the parameters it shows; anything else stays in the summary,
+ * so no refusal goes unsaid.
  */
-export function formErrors(err: unknown, shown: readonly string[]): FormErrors {
+export function formErrors(err: unknown, shown: readonly string[], parameterNames: readonly string[]): FormErrors {
   if (!(err instanceof ApiError)) return { ...NO_ERRORS, summary: describeError(err) };
   const fields = new Map<string, string>();
   const parameters = new Map<string, string>();
   const elsewhere: string[] = [];
   for (const [field, message] of err.fieldErrors()) {
-    if (field.startsWith("spec.parameters.")) parameters.set(field.slice("spec.parameters.".length), message);
+    const parameter = field.startsWith(PARAMETER) ? field.slice(PARAMETER.length) : undefined;
+    if (parameter !== undefined && parameterNames.includes(parameter)) parameters.set(parameter, message);
     else if (shown.includes(field)) fields.set(field, message);
     else elsewhere.push(`${field}: ${message}`);
   }

@@ -1,0 +1,300 @@
+import assert from "node:assert/strict";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { parse } from "yaml";
+import { INGRESS_SUFFIX_ANNOTATION } from "../api/endpoint-annotations.js";
+import { PLATFORM_BIN, runCli } from "../testing/cli-run.js";
+import { putSecret } from "../testing/cluster-status.js";
+import { documentedYamlBlocks } from "../testing/documented-rights.js";
+import { blockWith, documentedShellBlocks, runShell, type ShellRun } from "../testing/documented-shell.js";
+import { postObject } from "../testing/gateway-fixture.js";
+import { KubeControlPlane } from "../testing/kube-control-plane.js";
+import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+
+/**
+ * The shell examples of docs/virtual-clusters.md, run as written, in page order, by bash in a
+ * directory whose `data` is the server's data directory (as `platform start --data-dir ./data`
+ * makes it). Only the server's address is put in for the page's `https://127.0.0.1:8443`, as the
+ * page says to. The connected cluster `prod` the page assumes is the real test control plane,
+ * holding the rights docs/gateway.md lists; its pods are made ready by the kubelet stand-in (no
+ * container runs here).
+ */
+
+const DOC = "docs/virtual-clusters.md";
+const DOCUMENTED_ADDRESS = "https://127.0.0.1:8443";
+const INSTANCES = `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances`;
+
+/** Polls until `check` holds: bounded, as a guard against hanging, not a timing assertion. */
+async function waitFor<T>(what: string, read: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
+  let last: T | undefined;
+  for (let i = 0; i < 600; i++) {
+    last = await read();
+    if (check(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.fail(`${what} never came; last: ${JSON.stringify(last)}`);
+}
+
+describe("docs/virtual-clusters.md: its shell examples run as written", () => {
+  const blocks = documentedShellBlocks(DOC);
+  /** The blocks run so far: the last test checks that none of the page was left out. */
+  const ran = new Set<string>();
+  let kube: KubeControlPlane;
+  let server: TestServer;
+  let workDir: string;
+  let env: Record<string, string>;
+
+  /**
+   * Runs the page's block containing `marker` after the setup block's variables, as a reader who
+   * pasted the setup block first; fails the test when any command in it fails. A block the page
+   * tells the connected cluster's admin to run goes to that cluster (`onCluster`), with its
+   * admin's kube config instead of the platform's.
+   */
+  async function runBlock(marker: string, { onCluster = false } = {}): Promise<ShellRun> {
+    const block = blockWith(blocks, marker);
+    ran.add(block);
+    const setup = blocks[0]!.split("\n").filter((line) => /^(export )?[A-Z_]+=/.test(line));
+    const script = onCluster ? block : [...setup, block].join("\n").replaceAll(DOCUMENTED_ADDRESS, server.url);
+    const run = await runShell(script, workDir, onCluster ? { ...env, KUBECONFIG: kube.adminKubeconfig } : env);
+    assert.equal(run.code, 0, `the block with "${marker}" failed:\n${run.stderr}\n${run.stdout}`);
+    return run;
+  }
+
+  /** One value of a Secret on the cluster, decoded. */
+  const secretValue = async (namespace: string, name: string, key: string) =>
+    Buffer.from(
+      await kube.kubectl("get", "secret", name, "-n", namespace, "-o", `jsonpath={.data.${key}}`),
+      "base64",
+    ).toString();
+  const instance = async (name: string) => (await server.request("GET", `${INSTANCES}/${name}`)).json;
+
+  before(async () => {
+    [kube, server] = await Promise.all([
+      KubeControlPlane.start(),
+      startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true }),
+    ]);
+    for (const ns of ["platform", "team-a"]) await kube.kubectl("create", "namespace", ns);
+    const platform = await kube.serviceAccount("platform", "platform");
+    const [platformRights] = documentedYamlBlocks();
+    const [deployRights] = documentedYamlBlocks(
+      "docs/gateway.md",
+      "### What the platform needs to deploy virtual clusters",
+    );
+    assert.ok(platformRights && deployRights, "docs/gateway.md shows the platform's rights");
+    await kube.apply(platformRights);
+    await kube.apply(deployRights);
+    await kube.startKubelet();
+    // The connected cluster `prod`, as docs/clusters.md connects one (with the ingress suffix the
+    // kube config example needs).
+    await putSecret(server, "prod", platform.kubeconfig());
+    await postObject(server, "clusters", {
+      metadata: { name: "prod", annotations: { [INGRESS_SUFFIX_ANNOTATION]: "vcluster.example.com" } },
+      spec: { config: { secretName: "prod" } },
+    });
+
+    workDir = mkdtempSync(join(tmpdir(), "platform-vc-docs-"));
+    symlinkSync(server.dataDir, join(workDir, "data"));
+    // `platform` on the PATH, logged in as the admin (docs/cli.md's `platform login`).
+    const bin = join(workDir, "bin");
+    mkdirSync(bin);
+    writeFileSync(join(bin, "platform"), `#!/bin/sh\nexec "${process.execPath}" "${PLATFORM_BIN}" "$@"\n`);
+    chmodSync(join(bin, "platform"), 0o755);
+    const home = join(workDir, "home");
+    mkdirSync(home);
+    writeFileSync(join(home, "ca.crt"), server.caPem ?? "");
+    const login = await runCli(home, [
+      "login",
+      server.url,
+      "--access-key",
+      server.adminKey,
+      "--certificate-authority",
+      join(home, "ca.crt"),
+    ]);
+    assert.equal(login.code, 0, login.stderr);
+    env = { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: home, PLATFORM_CONFIG: join(home, "config.json") };
+  });
+  after(async () => {
+    await server?.stop();
+    await kube?.stop();
+  });
+
+  it("the setup and a template of one's own: the project and both versions of tiny are there", async () => {
+    await runBlock("export KUBECONFIG=data/admin.kubeconfig");
+    const listed = await runBlock("kubectl get virtualclustertemplates");
+    assert.match(listed.stdout, /^default\s+1\.0\.0\s/m);
+    await runBlock("kind: VirtualClusterTemplate");
+    const tiny = (await server.request("GET", `${GROUP_PATH}/virtualclustertemplates/tiny`)).json;
+    assert.deepEqual(
+      tiny.spec.versions.map((v: { version: string }) => v.version),
+      ["1.0.0", "1.1.0"],
+    );
+  });
+
+  it("the cluster admin's patch for templates writing other kinds gives the platform's account those kinds", async () => {
+    const canI = () =>
+      kube.kubectl(
+        "auth",
+        "can-i",
+        "patch",
+        "configmaps",
+        "-n",
+        "p-web-v-dev",
+        "--as=system:serviceaccount:platform:platform",
+      );
+    await assert.rejects(
+      canI(),
+      (e: { stdout?: string }) => e.stdout?.trim() === "no",
+      "the documented deploy rights leave ConfigMaps out",
+    );
+    await runBlock('"resources": ["configmaps"]', { onCluster: true });
+    assert.equal((await canI()).trim(), "yes");
+  });
+
+  it("an instance of tiny lands where the page says; as the page warns, it deploys no virtual cluster", async () => {
+    const run = await runBlock('templateRef: {name: tiny, version: "1.0.0"}');
+    const printed = blockWith(blocks, 'templateRef: {name: tiny, version: "1.0.0"}').match(/^# (\{.*\})$/m)?.[1];
+    assert.ok(printed, "the page shows what kubectl prints");
+    // kubectl create says what it made; the get prints the line the page shows.
+    assert.deepEqual(JSON.parse(run.stdout.trim().split("\n").at(-1) ?? ""), JSON.parse(printed));
+    const failed = await waitFor(
+      "dev's deployed phase",
+      async () => (await instance("dev")).status ?? {},
+      (s) => s.phase === "Failed",
+    );
+    assert.equal(failed.reason, "ServiceNotFound", JSON.stringify(failed));
+    assert.equal(failed.deployed?.template, "tiny");
+    assert.equal(await secretValue("p-web-v-dev", "dev-hello", "say"), "hi");
+  });
+
+  it("an instance created without an owner is its creator's", async () => {
+    const run = await runBlock("metadata: {name: mine");
+    // The page shows alice's; here the admin created it.
+    assert.deepEqual(JSON.parse(run.stdout.trim().split("\n").at(-1) ?? ""), { user: "admin" });
+  });
+
+  it("the CLI's example creates an instance of the default template, waits for Ready, lists and deletes it", async () => {
+    const run = await runBlock("platform list templates");
+    assert.match(run.stdout, /^vcluster qa created in project web$/m);
+    assert.match(run.stderr, /^vcluster qa: Ready /m);
+    assert.match(run.stdout, /^qa\s+prod\s+Ready\s+default\s/m);
+    assert.match(run.stdout, /^vcluster qa in project web deleted$/m);
+    await waitFor(
+      "qa to go",
+      async () => (await server.request("GET", `${INSTANCES}/qa`)).status,
+      (s) => s === 404,
+    );
+  });
+
+  it("an inline template is deployed as the page shows it", async () => {
+    await runBlock("metadata: {name: experiment");
+    const ready = await waitFor(
+      "experiment to be deployed",
+      async () => (await instance("experiment")).status ?? {},
+      (s) => s.deployed !== undefined,
+    );
+    assert.equal(ready.deployed.template ?? "", "");
+    assert.equal(await secretValue("p-web-v-experiment", "experiment-note", "project"), "web");
+  });
+
+  it("the project's template rules apply, and refuse another template with the page's message", async () => {
+    await runBlock("kubectl patch project web");
+    const refused = await server.request("POST", INSTANCES, {
+      body: {
+        metadata: { name: "other" },
+        spec: { clusterRef: { cluster: "prod" }, templateRef: { name: "default" } },
+      },
+    });
+    assert.equal(refused.status, 422, refused.text);
+    const quoted = readFileSync(DOC, "utf8")
+      .match(/`(spec\.templateRef\.name: Forbidden: template "default"[^`]*)`/)?.[1]
+      ?.replace(/\s*\n\s*/g, " ");
+    assert.ok(quoted, "the page quotes the refusal");
+    assert.ok(refused.json.message.includes(quoted), `${refused.json.message}\ndoes not say\n${quoted}`);
+  });
+
+  it("the kube config example writes one for dev, at its ingress address, without asking the cluster", async () => {
+    await runBlock("/kubeconfig");
+    const config = parse(readFileSync(join(workDir, "dev.kubeconfig"), "utf8"));
+    assert.equal(config.clusters[0].cluster.server, "https://dev-web.vcluster.example.com");
+  });
+
+  it("a client's status write keeps what the platform deployed, and the controller writes its phase again", async () => {
+    const run = await runBlock("--subresource status");
+    assert.match(run.stdout, /^1\.0\.0 /m, "status.deployed kept");
+    await waitFor(
+      "the controller's phase again",
+      async () => (await instance("dev")).status ?? {},
+      (s) => s.reason === "ServiceNotFound",
+    );
+  });
+
+  it("a template change redeploys the instance following the newest version, not the pinned one", async () => {
+    await runBlock('"version": "2.0.0"');
+    const ci = await waitFor(
+      "ci on 2.0.0",
+      async () => (await instance("ci")).status ?? {},
+      (s) => s.deployed?.version === "2.0.0",
+    );
+    assert.equal(ci.deployed.template, "tiny");
+    assert.equal(await secretValue("p-web-v-ci", "ci-hello", "say"), "hello, again");
+    assert.equal((await instance("dev")).status?.deployed?.version, "1.0.0");
+  });
+
+  it("the rights inside and sleep mode examples run: access rules, sleepAfter, sleep and wake by hand", async () => {
+    await runBlock("clusterRole: view}");
+    const withAccess = await instance("dev");
+    assert.deepEqual(
+      withAccess.spec.access.map((r: { users?: string[]; teams?: string[] }) => [
+        ...(r.users ?? []),
+        ...(r.teams ?? []),
+      ]),
+      [["alice"], ["qa"]],
+    );
+    await runBlock('"sleepAfter":3600');
+    assert.equal((await instance("dev")).spec.sleepAfter, 3600);
+    const slept = await runBlock("platform sleep vcluster dev");
+    assert.match(slept.stdout, /^vcluster dev in project web is going to sleep$/m);
+    assert.match(slept.stdout, /^vcluster dev in project web is waking up$/m);
+    // The curl lines print the Status each action answers.
+    assert.match(slept.stdout, /"message":"virtual cluster instance p-web\/dev is going to sleep"/);
+  });
+
+  it("force removal as the page shows it: with its cluster gone the delete waits, and the patch drops the record alone", async () => {
+    const gone = await server.request("DELETE", `${GROUP_PATH}/clusters/prod`);
+    assert.equal(gone.status, 200, gone.text);
+    const deleted = await server.request("DELETE", `${INSTANCES}/dev`);
+    assert.equal(deleted.status, 200, deleted.text);
+    const waiting = await waitFor(
+      "dev to wait for its cluster",
+      async () => (await instance("dev")).status ?? {},
+      (s) => s.phase === "Deleting" && s.reason === "ClusterNotFound",
+    );
+    // The status says what the page does: remove the finalizer to drop the record alone.
+    assert.match(
+      waiting.message,
+      /remove the finalizer management\.platform\/virtual-cluster-cleanup to drop this record alone/,
+    );
+    await runBlock('"path":"/metadata/finalizers"');
+    await waitFor(
+      "dev to go",
+      async () => (await server.request("GET", `${INSTANCES}/dev`)).status,
+      (s) => s === 404,
+    );
+    // The record alone: what was deployed stays on the cluster.
+    assert.equal(
+      (await kube.kubectl("get", "secret", "dev-hello", "-n", "p-web-v-dev", "-o", "name")).trim(),
+      "secret/dev-hello",
+    );
+  });
+
+  it("every shell example of the page was run, but the one shown as someone else's refusal", () => {
+    // Run as bob, a plain member; src/admission/instance-inside-roles.test.ts proves that refusal.
+    const refusal = blockWith(blocks, "Error from server (Forbidden)");
+    assert.deepEqual(
+      blocks.filter((b) => !ran.has(b) && b !== refusal),
+      [],
+    );
+  });
+});
