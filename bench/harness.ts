@@ -16,6 +16,13 @@ export const PATH = "/kubernetes/management/apis/management.platform/v1/clusters
 export interface Counts {
   /** Seconds of each autocannon run. */
   dur: number;
+  /**
+   * --smoke: each maximum-rate run of the gateway and etcd phases makes this many requests
+   * (rateRun), however long they take, instead of running `dur` seconds.
+   */
+  requests?: number;
+  /** GETs over which the gateway phase measures CPU per GET. */
+  cpuGets: number;
   list: number;
   page: number;
   watchers: number;
@@ -140,6 +147,26 @@ export async function childCpuMs(child: Child): Promise<number> {
 /** autocannon for `duration` seconds, 64 connections. */
 export async function cannon(duration: number, opts: autocannon.Options): Promise<autocannon.Result> {
   return autocannon({ duration, connections: 64, ...opts });
+}
+
+/**
+ * A maximum-rate run: `N.dur` seconds at 64 connections, or `N.requests` requests when set
+ * (--smoke). A run of one second on a busy machine can end before the first answer (its first
+ * second goes to 64 TLS handshakes, two per connection through a proxy), and autocannon then
+ * reports 0 req/s for a server that works; a fixed number of requests all get their answers,
+ * so a rate of 0 means that nothing answered.
+ */
+export function rateRun(N: Counts, opts: autocannon.Options): Promise<autocannon.Result> {
+  return N.requests === undefined ? cannon(N.dur, opts) : autocannon({ connections: 64, amount: N.requests, ...opts });
+}
+
+/**
+ * Answers per second of a run: all of them over the run's own length. autocannon's
+ * `requests.average` is the mean of its per-second counts, the last of which covers part of a
+ * second only when the run is of a fixed number of requests.
+ */
+export function perSecond(r: autocannon.Result): number {
+  return r.requests.total / Math.max(r.duration, 1e-9);
 }
 
 /** `duration` seconds of Team CREATEs, 64 at a time, each with a fresh name `${namePrefix}${n}`. */

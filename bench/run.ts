@@ -34,10 +34,23 @@ const skipArg = process.argv.find((a) => a.startsWith("--skip="));
 const skip = new Set(skipArg ? skipArg.slice("--skip=".length).split(",") : []);
 const wants = (phase: string) => (only === undefined || only.has(phase)) && !skip.has(phase);
 const N: Counts = smoke
-  ? { dur: 1, list: 50, page: 10, watchers: 5, wps: 20, watchSec: 1, replicaSec: 1, warmSec: 1, mem: 200 }
+  ? {
+      dur: 1,
+      requests: 128,
+      cpuGets: 50,
+      list: 50,
+      page: 10,
+      watchers: 5,
+      wps: 20,
+      watchSec: 1,
+      replicaSec: 1,
+      warmSec: 1,
+      mem: 200,
+    }
   : quick
     ? {
         dur: 3,
+        cpuGets: 2000,
         list: 10_000,
         page: 500,
         watchers: 200,
@@ -49,6 +62,7 @@ const N: Counts = smoke
       }
     : {
         dur: 8,
+        cpuGets: 2000,
         list: 10_000,
         page: 500,
         watchers: 1000,

@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Bench, cannon, f, PATH, req, spawnChild, teamCreates } from "../harness.js";
+import { type Bench, cannon, f, PATH, perSecond, rateRun, req, spawnChild, teamCreates } from "../harness.js";
 import { clusterBytes } from "../objects.js";
 
 /** `platform start --workers 2` on `storageUrl`, until its banner says it serves; `key` is the shared admin key. */
@@ -101,14 +101,14 @@ export async function workersBesideBaselines(
     b.children.push(base);
     const auth = { authorization: `Bearer ${key}` };
     await cannon(1, { url: `https://127.0.0.1:${port}${PATH}/get-me-workers`, headers: auth });
-    const g = await cannon(b.N.dur, { url: `https://127.0.0.1:${port}${PATH}/get-me-workers`, headers: auth });
-    const gb = await cannon(b.N.dur, { url: `https://127.0.0.1:${base.first.port as number}/` });
+    const g = await rateRun(b.N, { url: `https://127.0.0.1:${port}${PATH}/get-me-workers`, headers: auth });
+    const gb = await rateRun(b.N, { url: `https://127.0.0.1:${base.first.port as number}/` });
     if (g.non2xx) throw new Error(`GET with 2 workers answered ${g.non2xx} non-2xx`);
     b.row(
       "etcd: GET req/s (64 conns), server with 2 workers",
-      f(g.requests.average, 0),
-      f(gb.requests.average, 0),
-      `${f((100 * g.requests.average) / gb.requests.average, 0)}%`,
+      f(perSecond(g), 0),
+      f(perSecond(gb), 0),
+      `${f((100 * perSecond(g)) / perSecond(gb), 0)}%`,
     );
     base.proc.kill();
   } finally {

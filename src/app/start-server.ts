@@ -148,7 +148,7 @@ async function assembleBeyondTheApi(
   registerConsoleSessionWork(controllers, access, warn);
   const subresources = new Map<string, SubresourceHandler>(accessKeySubresources(registry, identity));
   registerVirtualClusterActions(subresources, { registry, cas, events: events.recorder });
-  registerSpaceActions(subresources, registry);
+  registerSpaceActions(subresources, registry, events.recorder);
   const gateway = await startGateway(
     registry,
     informers,

@@ -188,7 +188,7 @@ export function forwardUpgrade(
       upRes.resume();
       const s = credentialsRejected(target);
       x.code = s.code;
-      x.bytes += writeStatusToSocket(socket, s.code, s.reason, s.message);
+      x.bytes += writeStatusToSocket(socket, req.method, s.code, s.reason, s.message);
       return;
     }
     const kept: string[] = [];
@@ -210,7 +210,7 @@ export function forwardUpgrade(
     if (x.code === 0) {
       const s = unreachable(err, target);
       x.code = s.code;
-      x.bytes += writeStatusToSocket(socket, s.code, s.reason, s.message);
+      x.bytes += writeStatusToSocket(socket, req.method, s.code, s.reason, s.message);
     } else socket.destroy();
     x.finish();
   });

@@ -131,7 +131,7 @@ export class GatewayHandler {
         (err) => {
           const { refusal, user } = refusalOf(err);
           const e = this.statusOf(req, refusal);
-          const bytes = writeStatusToSocket(socket, e.code, e.reason, e.message, e.details);
+          const bytes = writeStatusToSocket(socket, req.method, e.code, e.reason, e.message, e.details);
           this.audit(this.entry(req, started, source, { code: e.code, bytes }, user, this.label(req)));
         },
       )

@@ -34,9 +34,13 @@ const MOVE_ATTEMPTS = 5;
  * runs and what the instance runs on its cluster stays. The new instance keeps the status (what
  * the controller knows of the cluster side). Its create goes through admission like any other, so
  * the target's allowed clusters and quotas apply. The caller needs delete on the instance and
- * create in the target project.
+ * create in the target project. `onMoved` hears of each move done (the kind's Events).
  */
-export function moveToProjectAction(registry: Registry, movable: MovableKind): SubresourceHandler {
+export function moveToProjectAction(
+  registry: Registry,
+  movable: MovableKind,
+  onMoved?: (left: KubeObject, arrived: KubeObject) => void,
+): SubresourceHandler {
   return async ({ request, reply, ctx, path, format, raw, authorize }) => {
     if (request.method !== "POST") throw await refusedMethod(path, request.method, authorize);
     const target = path.name!;
@@ -48,7 +52,7 @@ export function moveToProjectAction(registry: Registry, movable: MovableKind): S
     for (let attempt = 0; ; attempt++) {
       const current = await checkedSource(move, target);
       try {
-        await registry.transact(ctx, [
+        const [, arrived] = await registry.transact(ctx, [
           { type: "delete", resource: movable.resource, object: current },
           {
             type: "create",
@@ -64,6 +68,7 @@ export function moveToProjectAction(registry: Registry, movable: MovableKind): S
             status: (current.status ?? {}) as Record<string, unknown>,
           },
         ]);
+        if (arrived) onMoved?.(current, arrived);
         return send(reply, 201, body, format, ctx.warnings);
       } catch (err) {
         // Changed or deleted since it was read: read it again.

@@ -26,8 +26,8 @@ async function serve() {
       res.end("ok");
     }
   });
-  server.on("upgrade", (_req, socket) => {
-    if (inFlight.admitUpgrade(socket)) socket.destroy();
+  server.on("upgrade", (req, socket) => {
+    if (inFlight.admitUpgrade(req, socket)) socket.destroy();
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const address = server.address();
@@ -115,6 +115,27 @@ describe("InFlightRequests", () => {
     assert.match(refused, /\r\nconnection: close\r\n/i);
     assert.match(refused, /"reason":"TooManyRequests"/);
     assert.match(refused, /"retryAfterSeconds":1/);
+    held[0]!();
+    assert.equal(await drained, 0);
+  });
+
+  it("refuses a HEAD upgrade once stopping with the header block alone, no body", async () => {
+    const { inFlight, server, port, streams, held } = await serve();
+    const a = await rawConnection(port);
+    a.socket.write("GET /held HTTP/1.1\r\nHost: x\r\n\r\n");
+    const c = await rawConnection(port);
+    c.socket.write("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n");
+    await until(() => held.length === 1 && c.text.includes("started"));
+    const drained = inFlight.drain(server, 60_000, () => {
+      for (const s of streams) s.end();
+    });
+    await until(() => c.text.includes("0\r\n\r\n"));
+    c.socket.write("HEAD /exec HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\r\n");
+    await until(() => c.closed);
+    const refused = c.text.slice(c.text.indexOf("0\r\n\r\n") + 5);
+    assert.match(refused, /^HTTP\/1\.1 429 /);
+    assert.match(refused, /\r\ncontent-length: [1-9]\d*\r\n/i);
+    assert.ok(refused.endsWith("\r\n\r\n"), `nothing after the header block: ${JSON.stringify(refused)}`);
     held[0]!();
     assert.equal(await drained, 0);
   });

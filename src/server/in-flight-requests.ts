@@ -16,7 +16,7 @@
  * Every request passes admit() first, at the front door (front-door.ts): before the gateway, the
  * fast branches and fastify, so all of them are counted.
  */
-import type { Server, ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { errors } from "../api/errors.js";
 import { isHealthProbe } from "./health.js";
@@ -62,9 +62,11 @@ export class InFlightRequests {
   }
 
   /** The same for an upgrade request (its socket outlives the request: the gateway ends it on stop). */
-  admitUpgrade(socket: Duplex): boolean {
+  admitUpgrade(req: IncomingMessage, socket: Duplex): boolean {
     if (!this.draining) return true;
-    writeStatusToSocket(socket, 429, "TooManyRequests", SHUTTING_DOWN, { retryAfterSeconds: RETRY_AFTER_SECONDS });
+    writeStatusToSocket(socket, req.method, 429, "TooManyRequests", SHUTTING_DOWN, {
+      retryAfterSeconds: RETRY_AFTER_SECONDS,
+    });
     return false;
   }
 

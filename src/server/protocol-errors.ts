@@ -1,7 +1,7 @@
-import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { errors } from "../api/errors.js";
+import { writeStatusToSocket } from "./raw-status.js";
 import { sendError } from "./respond.js";
 
 /**
@@ -12,7 +12,8 @@ import { sendError } from "./respond.js";
  * - clientError: what Node's HTTP parser refuses itself (headers over 16 KiB: 431; a
  *   request line or header it cannot parse: 400; headers not complete in time: 408). The
  *   socket is in an unknown state then, so the answer says `Connection: close` and closes it:
- *   a keep-alive client must not send its next request down a connection that is gone.
+ *   a keep-alive client must not send its next request down a connection that is gone. A HEAD
+ *   request's answer has no body (raw-status.ts).
  */
 export function frameworkErrors(error: Error, _request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const code = (error as { code?: string }).code;
@@ -35,19 +36,27 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
       : code === 408
         ? "the request headers were not received in time"
         : "the request could not be parsed as HTTP";
-  const body = JSON.stringify({
-    kind: "Status",
-    apiVersion: "v1",
-    metadata: {},
-    status: "Failure",
-    message,
-    reason: code === 408 ? "Timeout" : code === 400 ? "BadRequest" : "",
+  writeStatusToSocket(
+    socket,
+    refusedMethod(err),
     code,
-  });
-  socket.end(
-    `HTTP/1.1 ${code} ${STATUS_CODES[code]}\r\nConnection: close\r\nContent-Type: application/json\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    code === 408 ? "Timeout" : code === 400 ? "BadRequest" : "",
+    message,
   );
+}
+
+/**
+ * The method of the refused request, read from the bytes node's parser refused (`rawPacket`)
+ * when they begin with its request line: the parser tells the method only once the headers are
+ * complete. When they do not, the method is unknown and the answer has its body; the connection
+ * closes after it either way. So it is for headers that never came (408) and for headers over
+ * the limit (431): over 16 KiB, they come in more than one TLS record (16 KiB at most each), and
+ * the parser refuses a later one.
+ */
+function refusedMethod(err: Error): string | undefined {
+  const raw = (err as { rawPacket?: unknown }).rawPacket;
+  if (!Buffer.isBuffer(raw)) return undefined;
+  return /^([A-Z]+) /.exec(raw.subarray(0, 32).toString("latin1"))?.[1];
 }
 
 function clientErrorCode(code: string | undefined): number {

@@ -9,8 +9,8 @@ async function serve(details?: { retryAfterSeconds?: number }) {
   const server = createServer((_req, res) => {
     writeStatus(res, 429, "TooManyRequests", "slow down", details);
   });
-  server.on("upgrade", (_req, socket) => {
-    writeStatusToSocket(socket, 429, "TooManyRequests", "slow down", details);
+  server.on("upgrade", (req, socket) => {
+    writeStatusToSocket(socket, req.method, 429, "TooManyRequests", "slow down", details);
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const address = server.address();

@@ -6,7 +6,11 @@ import type { Status } from "../api/errors.js";
 /**
  * Kubernetes `Status` errors written straight to node's response or socket: for what answers
  * before (and without) fastify (the in-flight count, the cluster gateway), and for an upgrade
- * request, where there is only the socket.
+ * request or a request node's parser refused, where there is only the socket.
+ *
+ * The answer to a HEAD request has no body (RFC 9110, 9.3.2): the client reads none, so bytes
+ * after the header block would be taken for the start of the next answer on the connection.
+ * Content-Length still says how long the body of a GET would be, as HEAD answers do.
  */
 function statusBody(code: number, reason: Status["reason"], message: string, details?: Status["details"]): string {
   const status: Status = {
@@ -28,7 +32,10 @@ function retryAfter(details: Status["details"]): Record<string, string> {
   return seconds === undefined ? {} : { "retry-after": String(seconds) };
 }
 
-/** Writes the Status and returns the bytes of its body. */
+/**
+ * Writes the Status and returns the bytes of its body sent: none for a HEAD request, whose body
+ * node's response leaves out itself.
+ */
 export function writeStatus(
   res: ServerResponse,
   code: number,
@@ -43,12 +50,18 @@ export function writeStatus(
     ...retryAfter(details),
   });
   res.end(body);
-  return Buffer.byteLength(body);
+  return res.req?.method === "HEAD" ? 0 : Buffer.byteLength(body);
 }
 
-/** The same for an upgrade request: an HTTP/1.1 response on the raw socket, which then closes. */
+/**
+ * The same on a raw socket (an upgrade request, a request node's parser refused): an HTTP/1.1
+ * response, after which the socket closes. `method` is the request's (undefined when unknown),
+ * since nothing here knows it otherwise: a HEAD gets the header block alone. Returns the bytes
+ * of the body sent.
+ */
 export function writeStatusToSocket(
   socket: Duplex,
+  method: string | undefined,
   code: number,
   reason: Status["reason"],
   message: string,
@@ -59,8 +72,11 @@ export function writeStatusToSocket(
   const extra = Object.entries(retryAfter(details))
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join("");
-  socket.end(
-    `HTTP/1.1 ${code} ${STATUS_CODES[code] ?? ""}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${extra}Connection: close\r\n\r\n${body}`,
-  );
+  const head = `HTTP/1.1 ${code} ${STATUS_CODES[code] ?? ""}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${extra}Connection: close\r\n\r\n`;
+  if (method === "HEAD") {
+    socket.end(head);
+    return 0;
+  }
+  socket.end(head + body);
   return length;
 }

@@ -68,7 +68,7 @@ export function answerInternalUpgradeError(
   logged(req, err, log);
   try {
     if (socket.destroyed) return;
-    writeStatusToSocket(socket, 500, "InternalError", MESSAGE);
+    writeStatusToSocket(socket, req.method, 500, "InternalError", MESSAGE);
   } catch {
     socket.destroy();
   }

@@ -112,9 +112,10 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
       const server = createHttpsServer({ key: tls.keyPem, cert: tls.certPem, ...TLS_PREFERENCES }, onRequest);
       // Guarded (request-guard.ts): an exception of one upgrade is its 500, never the process's end.
       const onUpgrade = guardUpgrade((req, socket, head) => {
-        if (!deps.inFlight.admitUpgrade(socket) || deps.beforeRouting?.handleUpgrade(req, socket, head)) return;
+        if (!deps.inFlight.admitUpgrade(req, socket) || deps.beforeRouting?.handleUpgrade(req, socket, head)) return;
         writeStatusToSocket(
           socket,
+          req.method,
           400,
           "BadRequest",
           "protocol upgrades are served only under /kubernetes/cluster/ and /kubernetes/project/",

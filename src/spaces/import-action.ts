@@ -2,6 +2,7 @@ import type { KubernetesObject } from "@kubernetes/client-node";
 import { errors } from "../api/errors.js";
 import { API_VERSION, GROUP, type KubeObject, statusOf } from "../api/object.js";
 import { SPACE_LABEL } from "../controllers/spaces/desired-space.js";
+import type { EventRecorder } from "../events/event-recorder.js";
 import { decodeBody, refusedMethod } from "../instance-actions/action-request.js";
 import { call, notFoundOnCluster } from "../instance-actions/cluster-calls.js";
 import { type ImportRequest, importTarget, readImportSource } from "../instance-actions/import-target.js";
@@ -11,6 +12,7 @@ import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
 import { send } from "../server/respond.js";
+import { recordSpaceImported } from "./space-events.js";
 
 const SPACES = { group: GROUP, resource: "spaceinstances" };
 const IMPORT_REQUEST: ImportRequest = {
@@ -30,7 +32,7 @@ const IMPORT_REQUEST: ImportRequest = {
  * `locks` holds one entry per imported namespace UID, written in the instance's transaction: of
  * two imports of one namespace only the first can write it, however they interleave.
  */
-export function importSpaceAction(registry: Registry, locks: KeptKeys): SubresourceHandler {
+export function importSpaceAction(registry: Registry, locks: KeptKeys, events?: EventRecorder): SubresourceHandler {
   return async ({ request, reply, ctx, path, format, raw, authorize }) => {
     if (request.method !== "POST") throw await refusedMethod(path, request.method, authorize);
     const projectName = path.name!;
@@ -67,7 +69,7 @@ export function importSpaceAction(registry: Registry, locks: KeptKeys): Subresou
 
     const status: SpaceInstanceStatus = { phase: "Pending", namespaceUID: uid, imported: true };
     // Through the create pipeline: admission (the project's allowed clusters, quotas) applies as to any space.
-    await registry.transact(ctx, [
+    const [space] = await registry.transact(ctx, [
       {
         type: "create",
         resource: "spaceinstances",
@@ -94,6 +96,7 @@ export function importSpaceAction(registry: Registry, locks: KeptKeys): Subresou
           ),
       },
     ]);
+    if (space) recordSpaceImported(events, space, source);
     return send(reply, 201, body, format, ctx.warnings);
   };
 }

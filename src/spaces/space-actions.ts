@@ -1,8 +1,10 @@
+import type { EventRecorder } from "../events/event-recorder.js";
 import { type MovableKind, moveToProjectAction } from "../instance-actions/move-to-project.js";
 import { SPACE_FINALIZER } from "../kinds/space-instance/space-instance.js";
 import type { Registry } from "../registry/registry.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
 import { importSpaceAction } from "./import-action.js";
+import { recordSpaceMoved } from "./space-events.js";
 
 /** The kept key space of the import locks, one per imported namespace UID (import-action.ts). */
 const IMPORT_LOCKS = "space-import";
@@ -21,8 +23,18 @@ const MOVABLE_SPACES: MovableKind = {
   cleanupFinalizer: SPACE_FINALIZER,
 };
 
-/** Registers the import and move actions of spaces (docs/spaces.md) in the server's subresource map. */
-export function registerSpaceActions(subresources: Map<string, SubresourceHandler>, registry: Registry): void {
-  subresources.set("projects/importspace", importSpaceAction(registry, registry.keptKeys(IMPORT_LOCKS)));
-  subresources.set("projects/migratespaceinstance", moveToProjectAction(registry, MOVABLE_SPACES));
+/**
+ * Registers the import and move actions of spaces (docs/spaces.md) in the server's subresource
+ * map; `events` reports each import and move (space-events.ts).
+ */
+export function registerSpaceActions(
+  subresources: Map<string, SubresourceHandler>,
+  registry: Registry,
+  events?: EventRecorder,
+): void {
+  subresources.set("projects/importspace", importSpaceAction(registry, registry.keptKeys(IMPORT_LOCKS), events));
+  subresources.set(
+    "projects/migratespaceinstance",
+    moveToProjectAction(registry, MOVABLE_SPACES, (left, arrived) => recordSpaceMoved(events, left, arrived)),
+  );
 }

@@ -49,6 +49,22 @@ describe("importing and moving spaces on a real cluster", () => {
   };
   const configMaps = async (namespace: string) =>
     (await kube.kubectl("get", "configmaps", "-n", namespace, "-o", "name")).split("\n").filter(Boolean).sort();
+  /** The Event `reason` about the space `name` in `project` (Events are written just after the answer). */
+  const eventAbout = (project: string, name: string, reason: string) =>
+    eventually(`Event ${reason} about ${project}/${name}`, async () => {
+      const res = await server.request(
+        "GET",
+        `/kubernetes/management/api/v1/namespaces/p-${project}/events?fieldSelector=involvedObject.name=${name},reason=${reason}`,
+      );
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.json.items.length, 1, res.text);
+      return res.json.items[0];
+    });
+  const moveTo = (project: string, sourceSpaceInstance: { name: string; namespace: string }, token?: string) =>
+    server.request("POST", `${PROJECTS}/${project}/migratespaceinstance`, {
+      body: { apiVersion: "management.platform/v1", kind: "ProjectMigrateSpaceInstance", sourceSpaceInstance },
+      token,
+    });
 
   before(async () => {
     kube = await KubeControlPlane.start();
@@ -111,6 +127,13 @@ describe("importing and moving spaces on a real cluster", () => {
     assert.equal(ns.metadata.labels["management.platform/project"], "web");
     assert.equal(ns.metadata.labels["management.platform/space"], "legacy");
     assert.deepEqual(await configMaps("legacy"), ["configmap/app-config", "configmap/kube-root-ca.crt"]);
+    const event = await eventAbout("web", "legacy", "Imported");
+    assert.equal(event.type, "Normal");
+    assert.deepEqual(
+      [event.involvedObject.kind, event.involvedObject.namespace, event.involvedObject.uid],
+      ["SpaceInstance", "p-web", (await space("web", "legacy")).json.metadata.uid],
+    );
+    assert.equal(event.message, 'imported from the existing namespace "legacy" on cluster "c1"');
 
     const again = await importSpace("shop", { name: "legacy", cluster: "c1", importName: "other" }, aliceKey);
     assert.equal(again.status, 409, again.text);
@@ -134,6 +157,7 @@ describe("importing and moving spaces on a real cluster", () => {
 
   it("moves a space to another project without touching its namespace, which the moved space then owns", async () => {
     const before = await namespaceOnCluster("legacy");
+    const uidBefore = (await space("web", "legacy")).json.metadata.uid;
     const moveBody = {
       apiVersion: "management.platform/v1",
       kind: "ProjectMigrateSpaceInstance",
@@ -160,6 +184,18 @@ describe("importing and moving spaces on a real cluster", () => {
     assert.equal(after.metadata.uid, before.metadata.uid);
     assert.equal(after.metadata.deletionTimestamp, undefined);
     assert.deepEqual(await configMaps("legacy"), ["configmap/app-config", "configmap/kube-root-ca.crt"]);
+
+    // One Event on each side, naming its own project only.
+    const arrived = await eventAbout("shop", "legacy", "Moved");
+    assert.equal(arrived.involvedObject.uid, (await space("shop", "legacy")).json.metadata.uid);
+    assert.equal(
+      arrived.message,
+      'moved into project "shop" from another project; its namespace "legacy" on cluster "c1" goes with it, as it is',
+    );
+    const left = await eventAbout("web", "legacy", "Moved");
+    assert.equal(left.involvedObject.uid, uidBefore);
+    assert.match(left.message, /^moved out of project "web" into another project;/);
+    assert.doesNotMatch(left.message, /shop/);
   });
 
   it("deleting an imported space leaves its namespace and contents, and drops the platform's labels", async () => {
@@ -222,5 +258,62 @@ describe("importing and moving spaces on a real cluster", () => {
     assert.match(moved.stdout, /space cli moved from project web to shop/);
     assert.equal((await space("web", "cli")).status, 404);
     assert.equal((await space("shop", "cli")).status, 200);
+  });
+  it("a moved space is its own before it is applied again: a change prunes what it dropped, a delete removes its namespace", async () => {
+    // Quotas: a kind the documented role lets the platform write and list.
+    const objects = (...names: string[]) =>
+      names.map((name) => ({
+        apiVersion: "v1",
+        kind: "ResourceQuota",
+        metadata: { name },
+        spec: { hard: { pods: "10" } },
+      }));
+    const quotas = async (namespace: string) =>
+      (await kube.kubectl("get", "resourcequotas", "-n", namespace, "-o", "name")).split("\n").filter(Boolean).sort();
+    for (const name of ["moved-changed", "moved-deleted"]) {
+      const created = await server.request("POST", `${GROUP_PATH}/namespaces/p-web/spaceinstances`, {
+        body: {
+          apiVersion: "management.platform/v1",
+          kind: "SpaceInstance",
+          metadata: { name },
+          spec: { clusterRef: { cluster: "c1" }, template: { objects: objects("kept", "dropped") } },
+        },
+      });
+      assert.equal(created.status, 201, created.text);
+      await waitReady("web", name);
+    }
+    // With the cluster stopped, the platform cannot re-label anything: the moved spaces' namespaces
+    // and objects still name project web when the controller next sees them.
+    await kube.stopApiServer();
+    try {
+      for (const name of ["moved-changed", "moved-deleted"]) {
+        const moved = await moveTo("shop", { name, namespace: "p-web" });
+        assert.equal(moved.status, 201, moved.text);
+      }
+      const changed = await server.request("PATCH", `${GROUP_PATH}/namespaces/p-shop/spaceinstances/moved-changed`, {
+        contentType: "application/merge-patch+json",
+        body: { spec: { template: { objects: objects("kept") } } },
+      });
+      assert.equal(changed.status, 200, changed.text);
+      const deleted = await server.request("DELETE", `${GROUP_PATH}/namespaces/p-shop/spaceinstances/moved-deleted`);
+      assert.equal(deleted.status, 200, deleted.text);
+      // The status the move kept (Ready) is replaced: what follows is the controller's after the restart.
+      await eventually("the moved space pending", async () => {
+        const s = (await space("shop", "moved-changed")).json?.status ?? {};
+        assert.equal(s.reason, "ClusterUnreachable", JSON.stringify(s));
+      });
+    } finally {
+      await kube.startApiServer();
+    }
+    await eventually("the deleted space going", async () =>
+      assert.equal((await space("shop", "moved-deleted")).status, 404),
+    );
+    assert.equal(await namespaceOnCluster("moved-deleted"), undefined, "its namespace went with it");
+    await waitReady("shop", "moved-changed");
+    assert.deepEqual(await quotas("moved-changed"), ["resourcequota/kept"]);
+    const ns = await namespaceOnCluster("moved-changed");
+    assert.equal(ns.metadata.labels["management.platform/project"], "shop");
+    const kept = JSON.parse(await kube.kubectl("get", "resourcequota", "kept", "-n", "moved-changed", "-o", "json"));
+    assert.equal(kept.metadata.labels["management.platform/project"], "shop");
   });
 });

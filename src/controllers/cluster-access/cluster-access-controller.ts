@@ -101,12 +101,15 @@ export class ClusterAccessController {
       const grants = desired.map((d) => ({ ...grantEntry(d), applied: false, reason: e.reason, message: e.message }));
       // A config secret missing or invalid waits for its fix (a spec change) or the next resync;
       // an unreachable cluster is retried with backoff.
-      result = { grants, unreachable: isUnreachable(e) ? e : undefined };
+      result = { grants, unreachable: isUnreachable(e) ? e : undefined, failedCalls: 0 };
     }
     if (!this.loop.running) return;
     await this.writeStatus(name, result.grants);
-    // Thrown after the status shows it: the queue retries the cluster with backoff.
+    // Thrown after the status shows it: the queue retries the cluster with backoff. So too when
+    // the cluster refused a call (a right the platform lacks, a namespace not there yet): it may
+    // be granted or created at any moment, and the status says what failed until then.
     if (result.unreachable) throw result.unreachable;
+    if (result.failedCalls > 0) throw new CallsFailed(name, result.failedCalls);
   }
 
   private async writeStatus(name: string, grants: ClusterGrantStatus[]): Promise<void> {
@@ -129,6 +132,13 @@ export class ClusterAccessController {
       if (err instanceof ApiError && err.code === 404) return; // the cluster went meanwhile
       throw err;
     }
+  }
+}
+
+/** A pass whose status shows failed calls: retried (the log line says only how many; the status says which). */
+class CallsFailed extends Error {
+  constructor(cluster: string, count: number) {
+    super(`${count} call(s) to cluster "${cluster}" failed; its status.grants says which`);
   }
 }
 

@@ -227,4 +227,75 @@ describe("ClusterAccess on a real cluster, used through the gateway", () => {
     await waitForGrants((g) => g.length === 2 && g.every((x) => x.applied));
     await eventually("alice reading ConfigMaps in other", () => alice("get", "configmaps", "-n", "other"));
   });
+  it("a list the cluster refuses shows as failed with the cluster's message, and is retried until it works", async () => {
+    // This server's grants leave the cluster first: it then touches nothing there, and a second
+    // server keeps c2 on the same control plane.
+    assert.equal((await remove("clusteraccesses", "readers")).status, 200);
+    assert.equal((await remove("clusterroletemplates", "configmap-reader")).status, 200);
+    await waitForStatus(server, "c1", (s) => s.grants === undefined);
+    // Its resync never comes during the test: only a retry applies the grants again.
+    const other = await startTestServer({ clusterCheckIntervalMs: 3_600_000, allowLocalEndpoints: true });
+    try {
+      // The documented rights but `list`: applying works, finding what to remove does not.
+      const allButList = documentedPlatformRole("docs/cluster-access.md")
+        .map((rule) => ({ ...rule, verbs: rule.verbs.filter((v) => v !== "list") }))
+        .filter((rule) => rule.verbs.length > 0);
+      const account = await connectAsServiceAccount(other, kube, {
+        cluster: "c2",
+        account: "no-list",
+        roles: [allButList],
+      });
+      await postObject(other, "clusterroletemplates", {
+        metadata: { name: "c2-reader" },
+        spec: { clusters: ["c2"], rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }] },
+      });
+      const grantsOfC2 = (want: (grants: Grant[]) => boolean) =>
+        waitForStatus(other, "c2", (s) => want((s.grants ?? []) as Grant[])).then((s) => (s.grants ?? []) as Grant[]);
+      const failed = await grantsOfC2((g) => g.some((x) => !x.applied));
+      assert.deepEqual(
+        failed.map((g) => `${g.kind} ${g.name} ${g.applied}`),
+        [
+          "ClusterRole platform:c2-reader true",
+          "ClusterRoleBinding (list of ClusterRoleBindings) false",
+          "RoleBinding (list of RoleBindings) false",
+          "ClusterRole (list of ClusterRoles) false",
+        ],
+      );
+      for (const [g, plural] of [
+        [failed[1]!, "clusterrolebindings"],
+        [failed[2]!, "rolebindings"],
+        [failed[3]!, "clusterroles"],
+      ] as const) {
+        assert.equal(g.reason, "Forbidden");
+        assert.match(String(g.message), /could not be listed, so those no grant wants any more are not removed/);
+        // The cluster's own words.
+        assert.match(
+          String(g.message),
+          new RegExp(`User "system:serviceaccount:platform:no-list" cannot list resource "${plural}"`),
+        );
+      }
+      const table = await other.request("GET", `${GROUP_PATH}/clusters/c2`, {
+        headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" },
+      });
+      const column = table.json.columnDefinitions.findIndex((c: { name: string }) => c.name === "Grants");
+      assert.equal(table.json.rows[0].cells[column], "1/4 (3 failed)");
+
+      await kube.grant(account, {
+        rules: [
+          {
+            apiGroups: ["rbac.authorization.k8s.io"],
+            resources: ["clusterroles", "clusterrolebindings", "rolebindings"],
+            verbs: ["list"],
+          },
+        ],
+      });
+      const healed = await grantsOfC2((g) => g.length > 0 && g.every((x) => x.applied));
+      assert.deepEqual(
+        healed.map((g) => `${g.kind} ${g.name}`),
+        ["ClusterRole platform:c2-reader"],
+      );
+    } finally {
+      await other.stop();
+    }
+  });
 });

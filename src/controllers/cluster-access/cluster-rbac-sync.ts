@@ -18,6 +18,8 @@ export interface SyncResult {
   grants: ClusterGrantStatus[];
   /** Set when the cluster could not be reached at all: the caller retries with backoff. */
   unreachable?: ClusterConnectionError;
+  /** Calls the cluster answered with a failure (an apply, a list, a removal): the caller retries with backoff. */
+  failedCalls: number;
 }
 
 /**
@@ -56,13 +58,15 @@ export async function syncClusterRbac(
   });
   for (const o of result.outcomes) {
     if (o.action === "list") {
+      // Not a grant: what could not be listed could not be cleaned up. Bindings and roles no
+      // grant wants any more may still be on the cluster, granting what they granted.
       grants.push({
         kind: o.kind,
         name: o.name,
         clusterRoleTemplate: "",
         applied: false,
         reason: o.reason,
-        message: o.message,
+        message: `the platform's ${o.kind}s could not be listed, so those no grant wants any more are not removed: ${o.message}`,
       });
     } else if (o.action === "remove") {
       const labels = o.labels ?? {};
@@ -78,7 +82,7 @@ export async function syncClusterRbac(
       });
     }
   }
-  return { grants, unreachable: result.unreachable };
+  return { grants, unreachable: result.unreachable, failedCalls: result.outcomes.filter((o) => !o.ok).length };
 }
 
 /** The status entry of one desired object, before its outcome. */

@@ -41,6 +41,17 @@ export function spaceLabels(space: KubeObject): Record<string, string> {
   };
 }
 
+/**
+ * The label selector of this space's objects inside its namespace, once the namespace is known to
+ * be the space's (its labels, or its UID): the platform's label and the space's name, not its
+ * project. A space moved to another project keeps its objects, labelled with the old project
+ * until it is applied again; they are its own all the same, to prune or to release. No other
+ * space's objects are in its namespace.
+ */
+export function spaceObjectsSelector(space: KubeObject): string {
+  return `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE},${SPACE_LABEL}=${space.metadata.name ?? ""}`;
+}
+
 /** The body the space's template (its templateRef's, or inline) gives, or why there is none. */
 export function spaceBody(space: KubeObject, template: KubeObject | undefined): SpaceBody | SpaceProblem {
   const spec = specOf<SpaceInstanceSpec>(space);

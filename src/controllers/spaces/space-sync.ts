@@ -8,7 +8,7 @@ import {
   type OwnedKind,
 } from "../../clusters/cluster-objects.js";
 import type { SpaceInstanceStatus, SpaceObjectOutcome } from "../../kinds/space-instance/space-instance.js";
-import { type DesiredSpace, spaceLabels } from "./desired-space.js";
+import { type DesiredSpace, spaceLabels, spaceObjectsSelector } from "./desired-space.js";
 
 /** The one field manager of everything the platform applies into clusters for spaces. */
 export const FIELD_MANAGER = "platform-spaces";
@@ -64,9 +64,7 @@ export async function syncSpace(
       waiting: true,
     };
   }
-  const selector = Object.entries(desired.ownerLabels)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(",");
+  const selector = spaceObjectsSelector(space);
   const result = await applyClusterObjects(api, server, {
     fieldManager: FIELD_MANAGER,
     desired: desired.objects,
@@ -133,9 +131,7 @@ export async function releaseImportedNamespace(
   const existing = found.namespace;
   const ownerLabels = spaceLabels(space);
   if (!existing || !holdsNamespace(existing, ownerLabels, namespaceUidOf(space))) return { gone: true };
-  const selector = Object.entries(ownerLabels)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(",");
+  const selector = spaceObjectsSelector(space);
   const previous = statusOf<SpaceInstanceStatus>(space).objects ?? [];
   const desired = { namespace, ownerLabels, objects: [] };
   const result = await applyClusterObjects(api, server, {
