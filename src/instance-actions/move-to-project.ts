@@ -52,7 +52,7 @@ export function moveToProjectAction(
     for (let attempt = 0; ; attempt++) {
       const current = await checkedSource(move, target);
       try {
-        const [, arrived] = await registry.transact(ctx, [
+        const [arrived] = await registry.transact(ctx, [
           { type: "delete", resource: movable.resource, object: current },
           {
             type: "create",
