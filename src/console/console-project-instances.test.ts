@@ -8,6 +8,7 @@ import { launchChromium, newConsoleContext, seriousAxeViolations } from "../test
 import type { KubeControlPlane } from "../testing/kube-control-plane.js";
 import { startPlatformOnControlPlane } from "../testing/platform-on-control-plane.js";
 import { GROUP_PATH, type TestServer, userWithKey } from "../testing/test-server.js";
+import { STAND_IN_WORKLOAD } from "../testing/virtual-cluster-workload.js";
 
 /** Set CONSOLE_SCREENSHOTS=docs/console to refresh the screenshots of docs/console.md. */
 const SHOTS = process.env.CONSOLE_SCREENSHOTS;
@@ -50,25 +51,7 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
             parameters: [{ name: "replicas", type: "number", required: true }],
             objects: [
               { apiVersion: "v1", kind: "Secret", metadata: { name: "${instance.name}-hello" } },
-              {
-                apiVersion: "v1",
-                kind: "Service",
-                metadata: { name: "${instance.name}", labels: { app: "vcluster" } },
-                spec: { ports: [{ port: 443 }], selector: { app: "vc-${instance.name}" } },
-              },
-              {
-                apiVersion: "apps/v1",
-                kind: "Deployment",
-                metadata: { name: "${instance.name}" },
-                spec: {
-                  replicas: 1,
-                  selector: { matchLabels: { app: "vc-${instance.name}" } },
-                  template: {
-                    metadata: { labels: { app: "vc-${instance.name}" } },
-                    spec: { containers: [{ name: "syncer", image: "registry.k8s.io/pause:3.10" }] },
-                  },
-                },
-              },
+              ...STAND_IN_WORKLOAD,
             ],
           },
         ],

@@ -12,6 +12,7 @@ import { postObject } from "../testing/gateway-fixture.js";
 import { KubeControlPlane } from "../testing/kube-control-plane.js";
 import { applyDocumentedPlatformRights } from "../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 
 /**
  * The shell examples of docs/virtual-clusters.md, run as written, in page order, by bash in a
@@ -25,17 +26,6 @@ import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-se
 const DOC = "docs/virtual-clusters.md";
 const DOCUMENTED_ADDRESS = "https://127.0.0.1:8443";
 const INSTANCES = `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances`;
-
-/** Polls until `check` holds: bounded, as a guard against hanging, not a timing assertion. */
-async function waitFor<T>(what: string, read: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
-  let last: T | undefined;
-  for (let i = 0; i < 600; i++) {
-    last = await read();
-    if (check(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.fail(`${what} never came; last: ${JSON.stringify(last)}`);
-}
 
 describe("docs/virtual-clusters.md: its shell examples run as written", () => {
   const blocks = documentedShellBlocks(DOC);

@@ -8,6 +8,8 @@ import { postObject } from "../../testing/gateway-fixture.js";
 import { KubeControlPlane } from "../../testing/kube-control-plane.js";
 import { documentedPlatformRole } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
+import { STAND_IN_WORKLOAD } from "../../testing/virtual-cluster-workload.js";
+import { waitFor } from "../../testing/wait-for.js";
 
 /**
  * A template change reaches the instances it concerns at once, on a real control plane
@@ -21,40 +23,6 @@ const INSTANCES = `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances`;
 const TEMPLATE = `${GROUP_PATH}/virtualclustertemplates/follow`;
 /** No resync while the test runs. */
 const RESYNC_AFTER_THE_TEST_MS = 60 * 60 * 1000;
-
-/** Polls until `check` holds: bounded, as a guard against hanging, not a timing assertion. */
-async function waitFor<T>(what: string, read: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
-  let last: T | undefined;
-  for (let i = 0; i < 600; i++) {
-    last = await read();
-    if (check(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.fail(`${what} never came; last: ${JSON.stringify(last)}`);
-}
-
-/** A Service the status controller finds, and the Deployment it counts ready. */
-const WORKLOAD = [
-  {
-    apiVersion: "v1",
-    kind: "Service",
-    metadata: { name: "${instance.name}", labels: { app: "vcluster" } },
-    spec: { ports: [{ port: 443 }], selector: { app: "vc-${instance.name}" } },
-  },
-  {
-    apiVersion: "apps/v1",
-    kind: "Deployment",
-    metadata: { name: "${instance.name}" },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: { app: "vc-${instance.name}" } },
-      template: {
-        metadata: { labels: { app: "vc-${instance.name}" } },
-        spec: { containers: [{ name: "syncer", image: "registry.k8s.io/pause:3.10" }] },
-      },
-    },
-  },
-];
 
 /** The object whose content tells which version (and which edit of it) is deployed. */
 function settings(content: string) {
@@ -103,7 +71,7 @@ describe("instances follow their template at once, on a real cluster", () => {
     await createCluster(server, "prod", { config: { secretName: "prod" } });
     await postObject(server, "virtualclustertemplates", {
       metadata: { name: "follow" },
-      spec: { versions: [{ version: "1.0.0", objects: [...WORKLOAD, settings("one")] }] },
+      spec: { versions: [{ version: "1.0.0", objects: [...STAND_IN_WORKLOAD, settings("one")] }] },
     });
     for (const [name, version] of [
       ["newest", undefined],
@@ -126,7 +94,11 @@ describe("instances follow their template at once, on a real cluster", () => {
 
   it("a version added: the instance following the newest deploys it at once; the pinned one keeps its version", async () => {
     await patchTemplate([
-      { op: "add", path: "/spec/versions/-", value: { version: "2.0.0", objects: [...WORKLOAD, settings("two")] } },
+      {
+        op: "add",
+        path: "/spec/versions/-",
+        value: { version: "2.0.0", objects: [...STAND_IN_WORKLOAD, settings("two")] },
+      },
     ]);
     const upgraded = await waitForStatus("newest", (s) => s.deployed?.version === "2.0.0");
     assert.equal(upgraded.deployed?.template, "follow");

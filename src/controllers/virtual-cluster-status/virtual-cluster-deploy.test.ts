@@ -6,6 +6,8 @@ import { postObject } from "../../testing/gateway-fixture.js";
 import type { KubeControlPlane } from "../../testing/kube-control-plane.js";
 import { startPlatformOnControlPlane } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, type TestServer } from "../../testing/test-server.js";
+import { STAND_IN_WORKLOAD } from "../../testing/virtual-cluster-workload.js";
+import { waitFor } from "../../testing/wait-for.js";
 
 /**
  * Virtual clusters deployed from templates on a real control plane (docs/virtual-clusters.md,
@@ -15,40 +17,6 @@ import { GROUP_PATH, type TestServer } from "../../testing/test-server.js";
  */
 
 const INSTANCES = `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances`;
-
-/** Polls until `check` holds: bounded, as a guard against hanging, not a timing assertion. */
-async function waitFor<T>(what: string, read: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
-  let last: T | undefined;
-  for (let i = 0; i < 600; i++) {
-    last = await read();
-    if (check(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.fail(`${what} never came; last: ${JSON.stringify(last)}`);
-}
-
-/** A Service the status controller finds, and a Deployment of the virtual cluster's name. */
-const BASE = [
-  {
-    apiVersion: "v1",
-    kind: "Service",
-    metadata: { name: "${instance.name}", labels: { app: "vcluster" } },
-    spec: { ports: [{ port: 443 }], selector: { app: "vc-${instance.name}" } },
-  },
-  {
-    apiVersion: "apps/v1",
-    kind: "Deployment",
-    metadata: { name: "${instance.name}" },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: { app: "vc-${instance.name}" } },
-      template: {
-        metadata: { labels: { app: "vc-${instance.name}" } },
-        spec: { containers: [{ name: "syncer", image: "registry.k8s.io/pause:3.10" }] },
-      },
-    },
-  },
-];
 
 function settings(version: string) {
   return {
@@ -68,9 +36,17 @@ const TINY = {
       {
         version: "1.0.0",
         parameters: [{ name: "greeting", default: "hi" }],
-        objects: [...BASE, settings("1"), { ...settings("1"), metadata: { name: "${instance.name}-old" } }],
+        objects: [
+          ...STAND_IN_WORKLOAD,
+          settings("1"),
+          { ...settings("1"), metadata: { name: "${instance.name}-old" } },
+        ],
       },
-      { version: "2.0.0", parameters: [{ name: "greeting", default: "hi" }], objects: [...BASE, settings("2")] },
+      {
+        version: "2.0.0",
+        parameters: [{ name: "greeting", default: "hi" }],
+        objects: [...STAND_IN_WORKLOAD, settings("2")],
+      },
       {
         version: "3.0.0",
         parameters: [{ name: "greeting", default: "hi" }],
@@ -81,7 +57,7 @@ const TINY = {
             metadata: { name: "${instance.name}-broken" },
             spec: { ports: [{ port: 99999 }] },
           },
-          ...BASE,
+          ...STAND_IN_WORKLOAD,
         ],
       },
     ],

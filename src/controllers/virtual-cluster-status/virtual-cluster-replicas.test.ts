@@ -15,6 +15,7 @@ import { postObject } from "../../testing/gateway-fixture.js";
 import { type KubeAuditEvent, KubeControlPlane } from "../../testing/kube-control-plane.js";
 import { type ReplicaChild, spawnReplica } from "../../testing/replica-child.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
+import { waitFor } from "../../testing/wait-for.js";
 import { WatchClient } from "../../testing/watch-client.js";
 import { FIELD_MANAGER } from "./deploy-instance.js";
 import { INSTANCE_LABEL } from "./desired-instance.js";
@@ -52,17 +53,8 @@ const TEMPLATE_KINDS: Record<string, string> = {
   StatefulSet: "statefulsets",
 };
 const HOLD_FINALIZER = "test.platform/hold";
-
-/** Polls until `check` holds: bounded, as a guard against hanging, not a timing assertion. */
-async function waitFor<T>(what: string, read: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
-  let last: T | undefined;
-  for (let i = 0; i < 900; i++) {
-    last = await read();
-    if (check(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.fail(`${what} never came; last: ${JSON.stringify(last)}`);
-}
+/** Polls allowed per wait: this test's waits span a leader's lease running out and the new leader's first pass. */
+const TAKEOVER_ATTEMPTS = 900;
 
 interface ClusterObject {
   kind: string;
@@ -110,7 +102,7 @@ describe("virtual clusters on two replicas on one etcd, deploying onto one real 
   const statusOf = async (name: string): Promise<VirtualClusterInstanceStatus> =>
     (await follower.request("GET", `${INSTANCES}/${name}`)).json?.status ?? {};
   const waitForStatus = (name: string, check: (s: VirtualClusterInstanceStatus) => boolean) =>
-    waitFor(`status of instance ${name}`, () => statusOf(name), check);
+    waitFor(`status of instance ${name}`, () => statusOf(name), check, TAKEOVER_ATTEMPTS);
   const create = (name: string) =>
     postObject(follower, "namespaces/p-web/virtualclusterinstances", {
       metadata: { name },
@@ -151,7 +143,7 @@ describe("virtual clusters on two replicas on one etcd, deploying onto one real 
     dirs.push(leaderDir, followerDir);
     leader = spawnReplica(etcd.url, { bootstrapKey: BOOTSTRAP_KEY, dataDir: leaderDir, config: REPLICA_CONFIG });
     await leader.ready;
-    await waitFor("the child replica to lead", async () => leader.running, Boolean);
+    await waitFor("the child replica to lead", async () => leader.running, Boolean, TAKEOVER_ATTEMPTS);
     cpSync(leaderDir, followerDir, { recursive: true });
     follower = await startTestServer({
       ...REPLICA_CONFIG,
@@ -218,6 +210,7 @@ describe("virtual clusters on two replicas on one etcd, deploying onto one real 
         "the follower to take over",
         async () => follower.controllers.runningControllers(),
         (running) => running.includes("virtualcluster-status"),
+        TAKEOVER_ATTEMPTS,
       );
       await kube.startKubelet();
       for (const name of [...DEPLOYED, LATE]) await waitForStatus(name, (s) => s.phase === "Ready");
@@ -355,6 +348,7 @@ describe("virtual clusters on two replicas on one etcd, deploying onto one real 
         [...DEPLOYED, LATE].every((name) =>
           items.some((e) => e.involvedObject?.name === name && e.reason === "WorkloadReady"),
         ),
+      TAKEOVER_ATTEMPTS,
     );
     for (const name of [...DEPLOYED, LATE]) {
       const ready = readyEvents.filter((e) => e.involvedObject?.name === name && e.reason === "WorkloadReady");
