@@ -1,15 +1,20 @@
 import { errors } from "../api/errors.js";
 import { GROUP, type KubeObject, specOf } from "../api/object.js";
 import type { Owner } from "../api/schema/common.js";
-import { ADMINISTER_VERB, ownsSpace } from "../authz/authorizer.js";
+import { ADMINISTER_VERB } from "../authz/authorizer.js";
 import type { Authorizer } from "../authz/contract.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
-import type { UserInfo } from "../registry/request-context.js";
 import { creatorAsOwner } from "./creator-owner.js";
+import { administersInstance } from "./instance-administration.js";
 import { platformPlural } from "./resource-match.js";
 
+type InstanceResource = "spaceinstances" | "virtualclusterinstances";
+
+const isInstanceResource = (resource: string | undefined): resource is InstanceResource =>
+  resource === "spaceinstances" || resource === "virtualclusterinstances";
+
 /** What an instance's owner gets inside, named in the refusal so the caller sees why it is asked. */
-const OWNER_GETS: Record<string, string> = {
+const OWNER_GETS: Record<InstanceResource, string> = {
   spaceinstances: `"admin" in the space's namespace and every verb but ${ADMINISTER_VERB} on the space`,
   virtualclusterinstances: `"cluster-admin" inside the virtual cluster`,
 };
@@ -36,36 +41,22 @@ export class OwnerRightsAdmission implements AdmissionPlugin {
   async validate(attrs: AdmissionAttributes): Promise<void> {
     if (isServerWrite(attrs) || attrs.subresource !== "" || attrs.operation === "DELETE") return;
     const resource = platformPlural(attrs);
-    if (resource === undefined || !(resource in OWNER_GETS)) return;
+    if (!isInstanceResource(resource)) return;
     const { user, object: obj, oldObject: old } = attrs;
     const owner = ownerOf(obj);
     if (old === undefined) {
       if (owner === undefined || sameOwner(owner, creatorAsOwner(user))) return;
-      const asWritten = { ...obj, spec: { ...obj.spec, owner: undefined, access: [] } };
-      if (await this.administers(user, resource, asWritten)) return;
+      const withoutOwner = { ...obj, spec: { ...obj.spec, owner: undefined } };
+      if (await administersInstance(this.authz, user, resource, withoutOwner, true)) return;
     } else {
       if (sameOwner(owner, ownerOf(old))) return;
-      if (ownsSpace(user, old) || (await this.administers(user, resource, old))) return;
+      if (await administersInstance(this.authz, user, resource, old, false)) return;
     }
     throw errors.forbidden(
       { group: GROUP, resource },
       obj.metadata.name ?? "",
       `User "${user.name}" cannot ${old ? "change" : "set"} spec.owner${owner ? ` to ${describe(owner)}` : ""}: the owner gets ${OWNER_GETS[resource]}, so only the instance's owner or who holds ${ADMINISTER_VERB} on it gives it an owner other than themselves`,
     );
-  }
-
-  private async administers(user: UserInfo, resource: string, instance: KubeObject): Promise<boolean> {
-    const decision = await this.authz.authorize(user, {
-      verb: ADMINISTER_VERB,
-      apiGroup: GROUP,
-      resource,
-      subresource: "",
-      namespace: instance.metadata.namespace ?? "",
-      name: instance.metadata.name ?? "",
-      resourceRequest: true,
-      object: instance,
-    });
-    return decision.allowed;
   }
 }
 
