@@ -123,10 +123,13 @@ export async function kubectlThroughGateway(
   return (...args) => runKubectl(config, args);
 }
 
-/** Retries `attempt` until it stops throwing: bounded, as a guard against hanging, not a timing assertion. */
-export async function eventually<T>(what: string, attempt: () => Promise<T>): Promise<T> {
+/**
+ * Retries `attempt` every 200 ms until it stops throwing, at most `attempts` times: bounded, as a
+ * guard against hanging, not a timing assertion.
+ */
+export async function eventually<T>(what: string, attempt: () => Promise<T>, attempts = 400): Promise<T> {
   let last: unknown;
-  for (let i = 0; i < 400; i++) {
+  for (let i = 0; i < attempts; i++) {
     try {
       return await attempt();
     } catch (err) {

@@ -4,6 +4,7 @@ import { createCluster, putSecret } from "../../testing/cluster-status.js";
 import { documentedYamlBlocks, manifests } from "../../testing/documented-rights.js";
 import { accessKey, postObject } from "../../testing/gateway-fixture.js";
 import { KubeControlPlane, type PolicyRule } from "../../testing/kube-control-plane.js";
+import { eventually as retryUntil } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
 
 /**
@@ -24,22 +25,12 @@ function documentedRights(doc: string, heading: string): PolicyRule[] {
   assert.equal(role?.kind, "ClusterRole", `${doc} shows the platform's ClusterRole`);
   return role.rules as PolicyRule[];
 }
+
+/** This file's waits: at most 300 tries of `retryUntil`. */
+const eventually = <T>(what: string, attempt: () => Promise<T>) => retryUntil(what, attempt, 300);
+
 /** The health check's right (docs/gateway.md), so the cluster shows online. */
 const CHECK_RIGHTS: PolicyRule[] = [{ apiGroups: [""], resources: ["services"], verbs: ["list"] }];
-
-/** Retries `attempt` until it stops throwing: bounded, as a guard against hanging, not a timing assertion. */
-async function eventually<T>(what: string, attempt: () => Promise<T>): Promise<T> {
-  let last: unknown;
-  for (let i = 0; i < 300; i++) {
-    try {
-      return await attempt();
-    } catch (err) {
-      last = err;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  assert.fail(`${what} never happened; last: ${String(last)}`);
-}
 
 interface SpaceEntry {
   space: string;

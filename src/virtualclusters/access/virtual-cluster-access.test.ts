@@ -6,9 +6,13 @@ import type {
 } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
 import { createCluster, putSecret } from "../../testing/cluster-status.js";
 import { accessKey, postObject, writeKubeconfig } from "../../testing/gateway-fixture.js";
-import { KubectlError, runKubectl } from "../../testing/kube/kubectl.js";
+import { runKubectl } from "../../testing/kube/kubectl.js";
 import { KubeControlPlane } from "../../testing/kube-control-plane.js";
-import { applyDocumentedPlatformRights } from "../../testing/platform-on-control-plane.js";
+import {
+  applyDocumentedPlatformRights,
+  refused,
+  eventually as retryUntil,
+} from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
 
 /**
@@ -21,33 +25,11 @@ import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test
  * keeps that CA, and its endpoint annotation points at the stand-in.
  */
 
+/** This file's waits: at most 600 tries of `retryUntil`. */
+const eventually = <T>(what: string, attempt: () => Promise<T>) => retryUntil(what, attempt, 600);
+
 const INSTANCE = `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances/dev`;
 const GATEWAY_PATH = "/kubernetes/project/web/virtualcluster/dev";
-
-/** Retries `attempt` until it stops throwing: bounded, as a guard against hanging, not a timing assertion. */
-async function eventually<T>(what: string, attempt: () => Promise<T>): Promise<T> {
-  let last: unknown;
-  for (let i = 0; i < 600; i++) {
-    try {
-      return await attempt();
-    } catch (err) {
-      last = err;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  assert.fail(`${what} never happened; last: ${String(last)}`);
-}
-
-/** The stderr of a kubectl run that must fail. */
-async function refused(run: Promise<string>): Promise<string> {
-  try {
-    const out = await run;
-    assert.fail(`kubectl succeeded: ${out}`);
-  } catch (err) {
-    if (!(err instanceof KubectlError)) throw err;
-    return err.stderr;
-  }
-}
 
 describe("rights inside a virtual cluster, applied through its own API server", () => {
   let host: KubeControlPlane;
