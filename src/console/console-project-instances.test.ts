@@ -37,7 +37,6 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
   before(async () => {
     ({ kube, server } = await startPlatformOnControlPlane({
       cluster: "c1",
-      server: { clusterCheckIntervalMs: 1000 },
       kubelet: true,
     }));
     await post("projects", { metadata: { name: "web" }, spec: {} });
