@@ -24,7 +24,8 @@ interface Result {
 // another, they made this the suite's longest file. Within a minor the steps build on each other
 // (the concurrency is inherited unless set), so they run in order.
 describe("every kubectl minor", { concurrency: 4 }, () => {
-  for (const binary of kubectlBinaries()) describe(`kubectl 1.${binary.minor}`, { concurrency: 1 }, () => kubectlSuite(binary));
+  for (const binary of kubectlBinaries())
+    describe(`kubectl 1.${binary.minor}`, { concurrency: 1 }, () => kubectlSuite(binary));
 });
 
 function kubectlSuite({ minor, path: KUBECTL }: KubectlBinary): void {
