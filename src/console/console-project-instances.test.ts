@@ -38,7 +38,6 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     let platform: KubeUser;
     ({ kube, server, platform } = await startPlatformOnControlPlane({
       cluster: "c1",
-      server: { clusterCheckIntervalMs: 1000 },
       kubelet: true,
     }));
     // What docs/spaces.md tells a cluster admin to grant, so a space becomes Ready.
