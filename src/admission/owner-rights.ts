@@ -61,8 +61,8 @@ export class OwnerRightsAdmission implements AdmissionPlugin {
 }
 
 /**
- * The owner an instance names. A new owner names one (owner-validation.ts), but an instance
- * stored with a user and a team both before that rule keeps them, and both count.
+ * The owner an instance names. A new owner names one (owner-validation.ts); an instance stored
+ * with a user and a team both before that rule keeps them, and a change of either is a change.
  */
 function ownerOf(obj: KubeObject): Owner | undefined {
   const owner = specOf<{ owner?: Owner }>(obj).owner;

@@ -5,7 +5,13 @@ import { promisify } from "node:util";
 import { stringify } from "yaml";
 import { encodeObject } from "../registry/codec.js";
 import { KUBECTL, postObject } from "../testing/gateway-fixture.js";
-import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
+import {
+  GROUP_PATH,
+  startTestServer,
+  type TestResponse,
+  type TestServer,
+  userWithKey,
+} from "../testing/test-server.js";
 
 /**
  * `spec.owner` names a user or a team, not both (docs/permissions.md, "Owner"): 422 on the
@@ -16,7 +22,7 @@ import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../te
 const run = promisify(execFile);
 const BOTH = { user: "alice", team: "devs" };
 
-/** A valid object of each kind with an owner, where it lives, and a field to change that is not the owner. */
+/** Each kind with an owner: where its objects live and a valid spec without the owner. */
 const KINDS = [
   { resource: "clusters", kind: "Cluster", path: "", spec: { local: true } },
   { resource: "projects", kind: "Project", path: "", spec: {} },
@@ -43,16 +49,12 @@ describe("spec.owner names at most one of user, team", () => {
   const at = (k: (typeof KINDS)[number], name = "") => `${GROUP_PATH}/${k.path}${k.resource}${name && `/${name}`}`;
   const mergePatch = (path: string, body: unknown) =>
     server.request("PATCH", path, { body, contentType: "application/merge-patch+json" });
-  const assertOwnerRefused = (res: {
-    status: number;
-    text: string;
-    json: { reason?: string; message?: string; details?: { causes?: Array<{ field?: string }> } };
-  }) => {
+  const assertOwnerRefused = (res: TestResponse) => {
     assert.equal(res.status, 422, res.text);
     assert.equal(res.json.reason, "Invalid");
     assert.match(res.json.message ?? "", /spec\.owner: Invalid value: .*may name at most one of user, team/);
     assert.deepEqual(
-      res.json.details?.causes?.map((c) => c.field),
+      res.json.details?.causes?.map((c: { field: string }) => c.field),
       ["spec.owner"],
     );
   };
@@ -148,7 +150,10 @@ describe("spec.owner names at most one of user, team", () => {
     ]) {
       const refused = await kubectl(args, manifest);
       assert.equal(refused.code, 1, refused.stderr);
-      assert.match(refused.stderr, /"by-kubectl" is invalid: .*spec\.owner: Invalid value: .*may name at most one of user, team/);
+      assert.match(
+        refused.stderr,
+        /"by-kubectl" is invalid: .*spec\.owner: Invalid value: .*may name at most one of user, team/,
+      );
     }
     const { stdout } = await run(KUBECTL, [
       `--kubeconfig=${kubeconfig}`,
