@@ -116,11 +116,11 @@ export class SpaceController {
     const desired = desiredSpace(space, body);
     const previous = statusOf<SpaceInstanceStatus>(space).objects ?? [];
     let result: Awaited<ReturnType<typeof syncSpace>>;
+    const where = clusterNamed(clusterName);
     try {
-      const { api, where } = await this.clusterApi(cluster);
-      result = await syncSpace(api, where, space, desired, previous, this.timeoutMs);
+      result = await syncSpace(await this.clusterApi(cluster), where, space, desired, previous, this.timeoutMs);
     } catch (err) {
-      const e = classifyError(err, "");
+      const e = classifyError(err, where);
       // A config secret missing or invalid waits for its fix (a spec change) or the next resync.
       result = { phase: isUnreachable(e) ? "Pending" : "Failed", reason: e.reason, message: "", objects: [] };
       result.message = cannotUse(clusterName, e);
@@ -151,13 +151,13 @@ export class SpaceController {
       });
     }
     let outcome: { gone: boolean; error?: ClusterConnectionError };
+    const where = clusterNamed(clusterName);
     try {
-      const { api, where } = await this.clusterApi(cluster);
       // An imported namespace was there before the space and stays after it.
       const release = statusOf<SpaceInstanceStatus>(space).imported ? releaseImportedNamespace : removeSpaceNamespace;
-      outcome = await release(api, where, space, namespace, this.timeoutMs);
+      outcome = await release(await this.clusterApi(cluster), where, space, namespace, this.timeoutMs);
     } catch (err) {
-      outcome = { gone: false, error: classifyError(err, "") };
+      outcome = { gone: false, error: classifyError(err, where) };
     }
     if (outcome.gone) return this.dropFinalizer(space);
     const e = outcome.error;
@@ -170,14 +170,11 @@ export class SpaceController {
     this.loop.addAfter(key, this.namespacePollMs);
   }
 
-  /**
-   * A client for the space's cluster, and how messages name it: by its name on the platform,
-   * never its address (a space's reader may not read its Cluster).
-   */
+  /** A client for the space's cluster. */
   private async clusterApi(cluster: KubeObject) {
     const client = await clusterClient(this.registry, cluster);
     const { KubernetesObjectApi } = await import("@kubernetes/client-node");
-    return { api: KubernetesObjectApi.makeApiClient(client.kubeConfig), where: JSON.stringify(cluster.metadata.name) };
+    return KubernetesObjectApi.makeApiClient(client.kubeConfig);
   }
 
   private async dropFinalizer(space: KubeObject): Promise<void> {
@@ -204,6 +201,14 @@ export class SpaceController {
       },
     );
   }
+}
+
+/**
+ * How messages name the space's cluster: by its name on the platform, never its address (a
+ * space's reader may not read its Cluster).
+ */
+function clusterNamed(cluster: string): string {
+  return JSON.stringify(cluster);
 }
 
 /**
