@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
 import { PLATFORM_BIN } from "../testing/cli-run.js";
 
@@ -18,12 +18,13 @@ describe("bin/platform.js", () => {
   mkdirSync(cli, { recursive: true });
   mkdirSync(join(dir, "bin"));
   copyFileSync(PLATFORM_BIN, join(dir, "bin", "platform.js"));
+  // bin/platform.js is CommonJS by its own package.json, whatever the package's type.
+  copyFileSync(join(dirname(PLATFORM_BIN), "package.json"), join(dir, "bin", "package.json"));
   writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
+  /** The compiled modules are ES modules, the bundle CommonJS. */
   const standIn = (file: string, name: string, writtenAt: number) => {
-    writeFileSync(
-      join(cli, file),
-      `export function main(argv) { process.stdout.write("${name} " + argv.slice(2).join(" ")); }\n`,
-    );
+    const main = `function main(argv) { process.stdout.write("${name} " + argv.slice(2).join(" ")); }`;
+    writeFileSync(join(cli, file), file.endsWith(".cjs") ? `exports.main = ${main};\n` : `export ${main}\n`);
     utimesSync(join(cli, file), writtenAt, writtenAt);
   };
   const run = () =>
@@ -32,7 +33,7 @@ describe("bin/platform.js", () => {
 
   it("runs the bundle when it was built after the compiled modules", () => {
     standIn("main.js", "modules", built);
-    standIn("platform-cli.js", "bundle", built + 1);
+    standIn("platform-cli.cjs", "bundle", built + 1);
     assert.equal(run().stdout, "bundle list users");
   });
 
@@ -42,7 +43,7 @@ describe("bin/platform.js", () => {
   });
 
   it("runs the compiled modules when there is no bundle", () => {
-    rmSync(join(cli, "platform-cli.js"));
+    rmSync(join(cli, "platform-cli.cjs"));
     assert.equal(run().stdout, "modules list users");
   });
 });
