@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Bundles the compiled CLI (dist/cli/main.js and every CLI module it imports, with commander) into
-// one CommonJS file, dist/cli/platform-cli.cjs, which bin/platform.js requires: a command then
-// starts from one file instead of resolving, reading and linking every module of src/cli and of
-// commander one by one, and without Node's ES module loader, which a client command would
-// otherwise set up for nothing but its own files (docs/performance.md, "The CLI").
+// one CommonJS file, dist/cli/platform-cli.cjs, which bin/platform.js runs with V8's code cache
+// (bin/code-cache.js): a command then starts from one file, compiled once, instead of resolving,
+// reading, linking and compiling every module of src/cli and of commander one by one, and without
+// Node's ES module loader, which a client command would otherwise set up for its own files only
+// (docs/performance.md, "The CLI").
 //
 // What is bundled and what is not:
 // - every module of src/cli, the lazily imported ones too (`await import("./backup-actions.js")`
@@ -14,8 +15,10 @@
 //   src/support) only when it imports nothing at run time itself: the build fails otherwise, so no
 //   server module can slip into every command's start (import it with `await import()` instead);
 // - a module outside src/cli imported with `await import()` (the server's, for start, agent,
-//   backup, restore, admin) stays the compiled ES module it is, imported from the bundle by the
-//   same relative path (the bundle sits in dist/cli/ beside the modules it replaces).
+//   backup, restore, admin) stays the compiled ES module it is, loaded by the same relative path
+//   (the bundle sits in dist/cli/ beside the modules it replaces) when the command runs. It is
+//   loaded with require(), which loads an ES module on the Node.js versions package.json allows:
+//   code compiled from a cache (vm.Script) cannot import() without an experimental flag.
 import { readdirSync, rmSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { build } from "esbuild";
@@ -67,6 +70,7 @@ await build({
   format: "cjs",
   platform: "node",
   target: "node20",
+  supported: { "dynamic-import": false },
   // createRequire(import.meta.url) (lazy-yaml.ts, http-transport.ts) from the bundle's own place.
   define: { "import.meta.url": "bundleUrl" },
   banner: { js: 'const bundleUrl = require("node:url").pathToFileURL(__filename).href;' },

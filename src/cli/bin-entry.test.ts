@@ -17,9 +17,10 @@ describe("bin/platform.js", () => {
   const cli = join(dir, "dist", "cli");
   mkdirSync(cli, { recursive: true });
   mkdirSync(join(dir, "bin"));
-  copyFileSync(PLATFORM_BIN, join(dir, "bin", "platform.js"));
   // bin/platform.js is CommonJS by its own package.json, whatever the package's type.
-  copyFileSync(join(dirname(PLATFORM_BIN), "package.json"), join(dir, "bin", "package.json"));
+  for (const file of ["platform.js", "code-cache.js", "package.json"]) {
+    copyFileSync(join(dirname(PLATFORM_BIN), file), join(dir, "bin", file));
+  }
   writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
   /** The compiled modules are ES modules, the bundle CommonJS. */
   const standIn = (file: string, name: string, writtenAt: number) => {
@@ -28,7 +29,10 @@ describe("bin/platform.js", () => {
     utimesSync(join(cli, file), writtenAt, writtenAt);
   };
   const run = () =>
-    spawnSync(process.execPath, [join(dir, "bin", "platform.js"), "list", "users"], { encoding: "utf8" });
+    spawnSync(process.execPath, [join(dir, "bin", "platform.js"), "list", "users"], {
+      env: { PATH: process.env.PATH ?? "", HOME: dir },
+      encoding: "utf8",
+    });
   const built = Date.now() / 1000 - 60;
 
   it("runs the bundle when it was built after the compiled modules", () => {
