@@ -1,6 +1,7 @@
 import type { ApiError } from "../api/errors.js";
 import { errors, type FieldError, fieldError } from "../api/errors.js";
 import { API_VERSION, GROUP, isPlainObject, type KubeObject } from "../api/object.js";
+import { type ClaimStatus, movedFromProject } from "../controllers/spaces/namespace-claim.js";
 import { projectNamespace } from "../kinds/project/project.js";
 import type { Registry } from "../registry/registry.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
@@ -32,7 +33,7 @@ const MOVE_ATTEMPTS = 5;
  * in one transaction, so the source goes and the target appears at one revision, or neither. The
  * delete is the storage's, not the API's: no deletionTimestamp, so the finalizer's cleanup never
  * runs and what the instance runs on its cluster stays. The new instance keeps the status (what
- * the controller knows of the cluster side). Its create goes through admission like any other, so
+ * the controller knows of the cluster side, movedStatus). Its create goes through admission like any other, so
  * the target's allowed clusters and quotas apply. The caller needs delete on the instance and
  * create in the target project. `onMoved` hears of each move done (the kind's Events).
  */
@@ -65,7 +66,7 @@ export function moveToProjectAction(
               spec: current.spec,
             },
             options: { dryRun: false, fieldManager: "platform-migrate", fieldValidation: "Ignore" },
-            status: (current.status ?? {}) as Record<string, unknown>,
+            status: movedStatus(current, movable),
           },
         ]);
         if (arrived) onMoved?.(current, arrived);
@@ -140,4 +141,18 @@ function movedMetadata(current: KubeObject, movable: MovableKind): KubeObject["m
     ...(m.ownerReferences ? { ownerReferences: m.ownerReferences } : {}),
     ...(finalizers.length ? { finalizers } : {}),
   };
+}
+
+/**
+ * The status the moved instance is created with: the one it had, and when the platform keeps
+ * something on the cluster for it (its cleanup finalizer) but it records no namespace UID yet, the
+ * project it leaves, whose labels its namespace still carries (namespace-claim.ts): without
+ * either, the controller would take that namespace for another's.
+ */
+function movedStatus(current: KubeObject, movable: MovableKind): Record<string, unknown> {
+  const status = { ...((current.status ?? {}) as Record<string, unknown>) };
+  if (!(current.metadata.finalizers ?? []).includes(movable.cleanupFinalizer)) return status;
+  const leftProject = movedFromProject(status as ClaimStatus, current.metadata.namespace);
+  if (leftProject !== undefined) status.movedFromProject = leftProject;
+  return status;
 }

@@ -24,7 +24,7 @@ const INSTANCE_FIELDS = {
   access: [{ name: "platform:vcluster-access:view", clusterRole: "view", subjects: ["User/bob"], applied: true }],
 };
 
-/** What a client would write instead: prune another namespace's objects, take over another namespace, stay awake… */
+/** What a client would write instead: prune another namespace's objects, take over another namespace (by UID, or another project's labels), stay awake… */
 const CLIENT_FIELDS = {
   deployed: {
     template: "tiny",
@@ -33,6 +33,7 @@ const CLIENT_FIELDS = {
     objects: [{ apiVersion: "v1", kind: "Secret", name: "someone-elses" }],
   },
   namespaceUID: "uid-of-another-namespace",
+  movedFromProject: "another-project",
   lastActivity: "2099-01-01T00:00:00Z",
   sleep: { since: "2026-12-07T01:00:00Z", reason: "Requested" },
   access: [
@@ -47,6 +48,7 @@ const SPACE_FIELDS = {
 
 const SPACE_CLIENT_FIELDS = {
   namespaceUID: "uid-of-another-namespace",
+  movedFromProject: "another-project",
   imported: true,
   objects: [{ apiVersion: "v1", kind: "Secret", name: "someone-elses", applied: true }],
 };
@@ -106,6 +108,7 @@ describe("status fields only the platform writes", () => {
       assert.deepEqual(written.json.status[field], value, `status.${field}`);
     }
     assert.equal(written.json.status.sleep, undefined, "status.sleep: absent as stored");
+    assert.equal(written.json.status.movedFromProject, undefined, "status.movedFromProject: absent as stored");
     const dropped = await mergeStatus(
       "virtualclusterinstances",
       "dev",
@@ -139,5 +142,6 @@ describe("status fields only the platform writes", () => {
     assert.equal(written.json.status.namespaceUID, SPACE_FIELDS.namespaceUID);
     assert.deepEqual(written.json.status.objects, SPACE_FIELDS.objects);
     assert.equal(written.json.status.imported, undefined);
+    assert.equal(written.json.status.movedFromProject, undefined);
   });
 });

@@ -387,6 +387,8 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       assert.equal(res.status, 201, res.text);
       const moved = await getInstance("p-gamma", "vc1");
       assert.equal(moved.json.status.serviceUID, vc1.serviceUID);
+      // Nothing deployed for it (no cleanup finalizer): no namespace to know by the project it left.
+      assert.equal(moved.json.status.movedFromProject, undefined);
       const kc = await kubeconfig("p-gamma", "vc1");
       assert.equal(kc.status, 201, kc.text);
       assert.match(kc.json.status.kubeConfig, /server: https:\/\/vc1-gamma\.vcluster\.example\.test/);

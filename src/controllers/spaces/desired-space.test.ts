@@ -2,8 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { KubeObject } from "../../api/object.js";
-import { desiredSpace, spaceBody, spaceLabels } from "./desired-space.js";
-import { holdsNamespace } from "./space-sync.js";
+import { desiredSpace, spaceBody } from "./desired-space.js";
 
 const space = (spec: Record<string, unknown>): KubeObject => ({
   apiVersion: "management.platform/v1",
@@ -72,19 +71,6 @@ describe("what one space is on its cluster", () => {
     ]);
     assert.deepEqual(desired.objects[3]!.spec, { hard: { pods: 4 } });
     assert.deepEqual(desired.objects[3]!.metadata.labels, { "app.kubernetes.io/part-of": "x", ...own });
-    const labelled = (labels: Record<string, string>, uid = "ns-uid") => ({ metadata: { uid, labels } });
-    assert.ok(holdsNamespace(labelled({ ...own, other: "y" }), spaceLabels(s), undefined));
-    assert.ok(!holdsNamespace(labelled({ ...own, "management.platform/space": "other" }), spaceLabels(s), undefined));
-  });
-
-  it("a namespace is held by its labels, or by the UID the status recorded (a move leaves the old project's labels)", () => {
-    const s = space({});
-    const movedFrom = { ...spaceLabels(s), "management.platform/project": "old" };
-    const ns = (uid: string) => ({ metadata: { uid, labels: movedFrom } });
-    assert.ok(holdsNamespace(ns("uid-1"), spaceLabels(s), "uid-1"));
-    assert.ok(!holdsNamespace(ns("uid-2"), spaceLabels(s), "uid-1"), "made again by someone else: another UID");
-    assert.ok(!holdsNamespace(ns("uid-1"), spaceLabels(s), undefined));
-    assert.ok(!holdsNamespace({ metadata: { uid: "uid-3" } }, spaceLabels(s), "uid-1"));
   });
 
   it("a missing template or parameters that no longer fit are problems, not objects", () => {

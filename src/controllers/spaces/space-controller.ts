@@ -13,9 +13,10 @@ import { clusterChangeMatters } from "../cluster-changes.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
 import { removeFinalizer, updateUnlessGone } from "../kept-object-writes.js";
 import { ResyncQueue } from "../resync-queue.js";
-import { desiredSpace, spaceBody } from "./desired-space.js";
+import { desiredSpace, spaceBody, spaceLabels } from "./desired-space.js";
+import { namespaceClaim } from "./namespace-claim.js";
 import { nextStatus, type SpaceReport } from "./space-status.js";
-import { FIELD_MANAGER, releaseImportedNamespace, removeSpaceNamespace, syncSpace } from "./space-sync.js";
+import { FIELD_MANAGER, releaseImportedNamespace, removeOwnedNamespace, syncSpace } from "./space-sync.js";
 
 export interface SpaceControllerOptions {
   /** How often every space is applied again, repairing drift (default one minute). */
@@ -118,7 +119,7 @@ export class SpaceController {
     let result: Awaited<ReturnType<typeof syncSpace>>;
     try {
       const { api, where } = await this.clusterApi(cluster);
-      result = await syncSpace(api, where, space, desired, previous, this.timeoutMs);
+      result = await syncSpace(api, where, space, this.claimOf(space), desired, previous, this.timeoutMs);
     } catch (err) {
       const e = classifyError(err, "");
       // A config secret missing or invalid waits for its fix (a spec change) or the next resync.
@@ -153,9 +154,11 @@ export class SpaceController {
     let outcome: { gone: boolean; error?: ClusterConnectionError };
     try {
       const { api, where } = await this.clusterApi(cluster);
+      const claim = this.claimOf(space);
       // An imported namespace was there before the space and stays after it.
-      const release = statusOf<SpaceInstanceStatus>(space).imported ? releaseImportedNamespace : removeSpaceNamespace;
-      outcome = await release(api, where, space, namespace, this.timeoutMs);
+      outcome = statusOf<SpaceInstanceStatus>(space).imported
+        ? await releaseImportedNamespace(api, where, space, claim, namespace, this.timeoutMs)
+        : await removeOwnedNamespace(api, where, namespace, this.timeoutMs, claim);
     } catch (err) {
       outcome = { gone: false, error: classifyError(err, "") };
     }
@@ -168,6 +171,12 @@ export class SpaceController {
     });
     if (e) throw e; // retried with backoff
     this.loop.addAfter(key, this.namespacePollMs);
+  }
+
+  /** Which namespace the space holds (namespace-claim.ts), judged against the other spaces. */
+  private claimOf(space: KubeObject) {
+    const spaces = this.informers.for("spaceinstances");
+    return namespaceClaim(space, spaceLabels(space), () => spaces.list());
   }
 
   /**

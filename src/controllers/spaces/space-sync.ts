@@ -8,7 +8,8 @@ import {
   type OwnedKind,
 } from "../../clusters/cluster-objects.js";
 import type { SpaceInstanceStatus, SpaceObjectOutcome } from "../../kinds/space-instance/space-instance.js";
-import { type DesiredSpace, spaceLabels, spaceObjectsSelector } from "./desired-space.js";
+import { type DesiredSpace, spaceObjectsSelector } from "./desired-space.js";
+import { holdsNamespace, type NamespaceClaim } from "./namespace-claim.js";
 
 /** The one field manager of everything the platform applies into clusters for spaces. */
 export const FIELD_MANAGER = "platform-spaces";
@@ -30,15 +31,16 @@ export type Call = <T>(p: Promise<T>) => Promise<T>;
 
 /**
  * Brings a space's namespace on its cluster to `desired`: refuses a namespace that exists and
- * is not this space's (never adopted), then applies the Namespace, the RoleBindings and the
- * template's objects and prunes the objects of this space no longer desired, of the kinds it
- * applies now or applied before (`previous`, from its status).
+ * is not this space's (never adopted; `claim`, namespace-claim.ts), then applies the Namespace,
+ * the RoleBindings and the template's objects and prunes the objects of this space no longer
+ * desired, of the kinds it applies now or applied before (`previous`, from its status).
  */
 export async function syncSpace(
   api: KubernetesObjectApi,
   /** How messages name the cluster. */
   server: string,
   space: KubeObject,
+  claim: NamespaceClaim,
   desired: DesiredSpace,
   previous: readonly SpaceObjectOutcome[],
   timeoutMs: number,
@@ -47,7 +49,7 @@ export async function syncSpace(
   const found = await readNamespace(api, call, server, desired.namespace);
   if ("error" in found) return failedRead(found.error);
   const existing = found.namespace;
-  if (existing && !holdsNamespace(existing, spaceLabels(space), namespaceUidOf(space))) {
+  if (existing && !holdsNamespace(existing, claim)) {
     return {
       phase: "Failed",
       reason: "NamespaceNotOwned",
@@ -92,28 +94,6 @@ export async function syncSpace(
 }
 
 /**
- * Whether a namespace on the cluster is held by a space or a virtual cluster instance (the one
- * rule both follow): it carries their labels (`ownerLabels`: they made it, or took it over), or
- * its UID is the one their status recorded (`namespaceUID`) though its labels do not say so: a
- * namespace imported, or one whose space or instance was moved to another project (the move keeps
- * the status; the labels still name the old project). Applying their labels makes it their own
- * again. A namespace someone else made has neither, and is never taken over.
- */
-export function holdsNamespace(
-  namespace: KubernetesObject,
-  ownerLabels: Record<string, string>,
-  namespaceUID: string | undefined,
-): boolean {
-  const labels = namespace.metadata?.labels;
-  if (Object.entries(ownerLabels).every(([k, v]) => labels?.[k] === v)) return true;
-  return namespaceUID !== undefined && namespaceUID === namespace.metadata?.uid;
-}
-
-function namespaceUidOf(space: KubeObject): string | undefined {
-  return statusOf<SpaceInstanceStatus>(space).namespaceUID;
-}
-
-/**
  * An imported namespace at its space's delete: it stays on the cluster; what the space applied
  * goes (its RoleBindings and template objects, and the labels and annotations it put on the
  * namespace: an apply of the bare Namespace by the same field manager drops the fields it owned).
@@ -122,6 +102,7 @@ export async function releaseImportedNamespace(
   api: KubernetesObjectApi,
   server: string,
   space: KubeObject,
+  claim: NamespaceClaim,
   namespace: string,
   timeoutMs: number,
 ): Promise<{ gone: boolean; error?: ClusterConnectionError }> {
@@ -129,8 +110,8 @@ export async function releaseImportedNamespace(
   const found = await readNamespace(api, call, server, namespace);
   if ("error" in found) return { gone: false, error: found.error };
   const existing = found.namespace;
-  const ownerLabels = spaceLabels(space);
-  if (!existing || !holdsNamespace(existing, ownerLabels, namespaceUidOf(space))) return { gone: true };
+  const ownerLabels = claim.ownerLabels;
+  if (!existing || !holdsNamespace(existing, claim)) return { gone: true };
   const selector = spaceObjectsSelector(space);
   const previous = statusOf<SpaceInstanceStatus>(space).objects ?? [];
   const desired = { namespace, ownerLabels, objects: [] };
@@ -147,17 +128,6 @@ export async function releaseImportedNamespace(
   return { gone: true };
 }
 
-/** Whether the space's namespace is gone: deletes it if the space holds it; one it does not is left alone. */
-export function removeSpaceNamespace(
-  api: KubernetesObjectApi,
-  server: string,
-  space: KubeObject,
-  namespace: string,
-  timeoutMs: number,
-): Promise<{ gone: boolean; error?: ClusterConnectionError }> {
-  return removeOwnedNamespace(api, server, namespace, timeoutMs, spaceLabels(space), namespaceUidOf(space));
-}
-
 /**
  * Whether a namespace is gone: deletes it when the caller (a space, a virtual cluster instance)
  * holds it (holdsNamespace); one it does not is left alone and counts as gone.
@@ -167,14 +137,13 @@ export async function removeOwnedNamespace(
   server: string,
   namespace: string,
   timeoutMs: number,
-  ownerLabels: Record<string, string>,
-  namespaceUID: string | undefined,
+  claim: NamespaceClaim,
 ): Promise<{ gone: boolean; error?: ClusterConnectionError }> {
   const call: Call = (p) => withDeadline(p, timeoutMs, server);
   const found = await readNamespace(api, call, server, namespace);
   if ("error" in found) return { gone: false, error: found.error };
   const existing = found.namespace;
-  if (!existing || !holdsNamespace(existing, ownerLabels, namespaceUID)) return { gone: true };
+  if (!existing || !holdsNamespace(existing, claim)) return { gone: true };
   if (existing.metadata?.deletionTimestamp) return { gone: false };
   try {
     await call(api.delete({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }));

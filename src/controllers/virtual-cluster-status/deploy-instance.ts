@@ -8,8 +8,9 @@ import {
   pruneClusterObjects,
   refOf,
 } from "../../clusters/cluster-objects.js";
-import { type Call, holdsNamespace, readNamespace, removeOwnedNamespace } from "../spaces/space-sync.js";
-import { type DesiredInstance, instanceLabels, namespaceUidOf } from "./desired-instance.js";
+import { holdsNamespace, type NamespaceClaim } from "../spaces/namespace-claim.js";
+import { type Call, readNamespace, removeOwnedNamespace } from "../spaces/space-sync.js";
+import { type DesiredInstance, instanceObjectsSelector } from "./desired-instance.js";
 
 /** The one field manager of everything the platform applies into clusters for virtual clusters. */
 export const FIELD_MANAGER = "platform-virtual-clusters";
@@ -23,16 +24,18 @@ export type DeployResult =
 
 /**
  * Brings an instance's namespace on its cluster to `desired`: refuses a namespace that exists
- * and is not this instance's (never adopted; holdsNamespace: its labels, or the UID its status
- * recorded, which keeps it the instance's after a move to another project), applies the Namespace and the template's
- * objects with server-side apply, and only when every object applied, prunes the instance's
- * objects no longer desired (of the kinds deployed now or before, `previous`): a failed upgrade
+ * and is not this instance's (never adopted; `claim`, namespace-claim.ts: the UID its status
+ * recorded, which keeps it the instance's after a move to another project, or its labels),
+ * applies the Namespace and the template's objects with server-side apply, and only when every
+ * object applied, prunes the instance's objects no longer desired (of the kinds deployed now or
+ * before, `previous`; by its name, whichever project their labels name): a failed upgrade
  * leaves what ran before.
  */
 export async function deployInstance(
   api: KubernetesObjectApi,
   server: string,
   instance: KubeObject,
+  claim: NamespaceClaim,
   desired: DesiredInstance,
   previous: readonly ObjectRef[],
   timeoutMs: number,
@@ -41,7 +44,7 @@ export async function deployInstance(
   const found = await readNamespace(api, call, server, desired.namespace);
   if ("error" in found) return failure(found.error);
   const existing = found.namespace;
-  if (existing && !holdsNamespace(existing, desired.ownerLabels, namespaceUidOf(instance))) {
+  if (existing && !holdsNamespace(existing, claim)) {
     return {
       ok: false,
       reason: "NamespaceNotOwned",
@@ -76,8 +79,7 @@ export async function deployInstance(
   const pruned = await removeInstanceObjects(
     api,
     server,
-    desired.namespace,
-    desired.ownerLabels,
+    { namespace: desired.namespace, labelSelector: instanceObjectsSelector(instance) },
     [...previous, ...objects],
     objects,
     timeoutMs,
@@ -99,21 +101,18 @@ async function uidOfNamespace(
 }
 
 /**
- * Deletes the instance's labelled objects of the kinds in `kinds`, but those in `keep`; undefined
- * when done, else why not.
+ * Deletes the instance's labelled objects (`labelSelector`, in its `namespace`, which must be
+ * known to be the instance's) of the kinds in `kinds`, but those in `keep`; undefined when done,
+ * else why not.
  */
-export async function removeInstanceObjects(
+async function removeInstanceObjects(
   api: KubernetesObjectApi,
   server: string,
-  namespace: string,
-  ownerLabels: Record<string, string>,
+  { namespace, labelSelector }: { namespace: string; labelSelector: string },
   kinds: readonly ObjectRef[],
   keep: readonly ObjectRef[],
   timeoutMs: number,
 ): Promise<Extract<DeployResult, { ok: false }> | undefined> {
-  const labelSelector = Object.entries(ownerLabels)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(",");
   const owned = new Map<string, { apiVersion: string; kind: string; namespace: string; labelSelector: string }>();
   for (const k of kinds) {
     if (k.kind === "Namespace") continue;
@@ -136,15 +135,27 @@ export async function removeInstanceObjects(
   return undefined;
 }
 
-/** Whether the instance's namespace is gone: deletes it if the instance holds it; one it does not is left alone. */
-export function removeInstanceNamespace(
+/**
+ * Whether what was deployed for the instance is gone: when it holds its namespace (`claim`), its
+ * objects of the kinds in `kinds` are deleted, then the namespace; a namespace it does not hold
+ * is left alone with everything in it (another's, or made by hand), and counts as gone.
+ */
+export async function removeInstance(
   api: KubernetesObjectApi,
   server: string,
   instance: KubeObject,
+  claim: NamespaceClaim,
   namespace: string,
+  kinds: readonly ObjectRef[],
   timeoutMs: number,
-): Promise<{ gone: boolean; error?: ClusterConnectionError }> {
-  return removeOwnedNamespace(api, server, namespace, timeoutMs, instanceLabels(instance), namespaceUidOf(instance));
+): Promise<{ gone: boolean; error?: ClusterConnectionError; left?: Extract<DeployResult, { ok: false }> }> {
+  const found = await readNamespace(api, (p) => withDeadline(p, timeoutMs, server), server, namespace);
+  if ("error" in found) return { gone: false, error: found.error };
+  if (!found.namespace || !holdsNamespace(found.namespace, claim)) return { gone: true };
+  const selected = { namespace, labelSelector: instanceObjectsSelector(instance) };
+  const left = await removeInstanceObjects(api, server, selected, kinds, [], timeoutMs);
+  if (left) return { gone: false, error: left.unreachable, left };
+  return removeOwnedNamespace(api, server, namespace, timeoutMs, claim);
 }
 
 function failure(e: ClusterConnectionError): Extract<DeployResult, { ok: false }> {

@@ -14,7 +14,7 @@ import { MANAGED_BY_LABEL, MANAGED_BY_VALUE, PROJECT_LABEL } from "../spaces/des
  * Namespace, then its template version's objects rendered with its parameters and CA, each
  * labelled with the instance's name and project, which is how the controller finds what it
  * made and knows a namespace is its own (or by the namespace's UID its status recorded, after a
- * move: space-sync.ts holdsNamespace). Pure: deploy-instance.ts applies what this returns.
+ * move: namespace-claim.ts). Pure: deploy-instance.ts applies what this returns.
  */
 
 /** Names the instance on everything deployed for it. */
@@ -45,9 +45,15 @@ export function instanceLabels(instance: KubeObject): Record<string, string> {
   };
 }
 
-/** The UID of the namespace the platform last deployed the instance into (kept through a move). */
-export function namespaceUidOf(instance: KubeObject): string | undefined {
-  return statusOf<VirtualClusterInstanceStatus>(instance).namespaceUID;
+/**
+ * The label selector of the instance's objects inside its namespace, once the namespace is known
+ * to be the instance's (namespace-claim.ts): the platform's label and the instance's name, not
+ * its project. A moved instance's objects carry the old project's label until it is deployed
+ * again; they are its own all the same, to prune or to remove. No other instance's objects are in
+ * its namespace.
+ */
+export function instanceObjectsSelector(instance: KubeObject): string {
+  return `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE},${INSTANCE_LABEL}=${instance.metadata.name ?? ""}`;
 }
 
 /** The instance's namespace on its cluster (defaulted at create to `p-<project>-v-<name>`). */

@@ -6,8 +6,9 @@ import { VIRTUAL_CLUSTER_FINALIZER } from "../../kinds/virtual-cluster-instance/
 import type { VirtualClusterInstanceSpec } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
 import type { Registry } from "../../registry/registry.js";
-import { deployInstance, removeInstanceNamespace, removeInstanceObjects } from "./deploy-instance.js";
-import { desiredInstance, instanceLabels, instanceNamespaceOf, templateContentOf } from "./desired-instance.js";
+import type { NamespaceClaim } from "../spaces/namespace-claim.js";
+import { deployInstance, removeInstance } from "./deploy-instance.js";
+import { desiredInstance, instanceNamespaceOf, templateContentOf } from "./desired-instance.js";
 import type { DeployOutcome } from "./instance-status.js";
 
 /**
@@ -28,6 +29,8 @@ export interface LifecycleDeps {
   timeoutMs: number;
   /** The instance's template, when it names one (from the informer). */
   templateOf(name: string): KubeObject | undefined;
+  /** Which namespace the instance holds, judged against the other instances (namespace-claim.ts). */
+  claimOf(instance: KubeObject): NamespaceClaim;
 }
 
 /** What a deploy means for the status; `retry` when the cluster could not be used (the observation says so). */
@@ -49,7 +52,15 @@ export async function deployStep(deps: LifecycleDeps, instance: KubeObject): Pro
   const previous = deployedObjects(instance);
   try {
     const { api, where } = await clusterApi(deps.registry, cluster);
-    const result = await deployInstance(api, where, instance, desired, previous, deps.timeoutMs);
+    const result = await deployInstance(
+      api,
+      where,
+      instance,
+      deps.claimOf(instance),
+      desired,
+      previous,
+      deps.timeoutMs,
+    );
     if (result.ok) {
       const objects = result.objects.map(({ apiVersion, kind, name }) => ({ apiVersion, kind, name }));
       return { outcome: { ok: true, deployed: { ...desired.deployed, objects }, namespaceUID: result.namespaceUID } };
@@ -69,8 +80,9 @@ export type DeleteStep =
   | { done: false; reason: string; message: string; error?: ClusterConnectionError };
 
 /**
- * Removes what the platform deployed for the instance: its labelled objects, then its namespace
- * if the platform made it (never one it did not), and says whether all is gone.
+ * Removes what the platform deployed for the instance, when the namespace is the instance's
+ * (never one it did not make, nor another instance's): its labelled objects, then its namespace;
+ * and says whether all is gone.
  */
 export async function deleteStep(deps: LifecycleDeps, instance: KubeObject): Promise<DeleteStep> {
   const clusterName = specOf<VirtualClusterInstanceSpec>(instance).clusterRef?.cluster ?? "";
@@ -86,24 +98,12 @@ export async function deleteStep(deps: LifecycleDeps, instance: KubeObject): Pro
   try {
     const { api, where } = await clusterApi(deps.registry, cluster);
     const kinds = [...deployedObjects(instance), ...templateKinds(deps, instance)];
-    const left = await removeInstanceObjects(
-      api,
-      where,
-      namespace,
-      instanceLabels(instance),
-      kinds,
-      [],
-      deps.timeoutMs,
-    );
-    if (left?.unreachable) {
-      const e = left.unreachable;
-      return { done: false, reason: e.reason, message: cannotUse(clusterName, e), error: e };
-    }
-    if (left) return { done: false, reason: left.reason, message: left.message };
-    const ns = await removeInstanceNamespace(api, where, instance, namespace, deps.timeoutMs);
+    const claim = deps.claimOf(instance);
+    const ns = await removeInstance(api, where, instance, claim, namespace, kinds, deps.timeoutMs);
     if (ns.gone) return { done: true };
     if (ns.error)
       return { done: false, reason: ns.error.reason, message: cannotUse(clusterName, ns.error), error: ns.error };
+    if (ns.left) return { done: false, reason: ns.left.reason, message: ns.left.message };
     return {
       done: false,
       reason: "NamespaceTerminating",

@@ -192,7 +192,11 @@ export function nextStatus(
     conditions: instanceConditions(o, verdict).map((c) => withTransitionTime(c, previous.conditions, now)),
   };
   if (deploy?.ok) next.deployed = deploy.deployed;
-  if (deploy?.ok && deploy.namespaceUID) next.namespaceUID = deploy.namespaceUID;
+  if (deploy?.ok && deploy.namespaceUID) {
+    next.namespaceUID = deploy.namespaceUID;
+    // The UID says which namespace is the instance's from now on (namespace-claim.ts).
+    delete next.movedFromProject;
+  }
   if (o.found === "Workload") next.workload = o.workload;
   else if (o.found !== "ClusterUnavailable") delete next.workload;
   return isDeepStrictEqual(next, previous) ? previous : next;

@@ -7,7 +7,9 @@ import type { SharedInformers } from "../../registry/shared-informers.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
 import { type ObjectChange, removeFinalizer, updateUnlessGone } from "../kept-object-writes.js";
 import { ResyncQueue } from "../resync-queue.js";
+import { namespaceClaim } from "../spaces/namespace-claim.js";
 import { FIELD_MANAGER } from "./deploy-instance.js";
+import { instanceLabels } from "./desired-instance.js";
 import { deleteStep, deployStep, type InstanceCas, type LifecycleDeps } from "./instance-lifecycle.js";
 import { type DeployOutcome, deletingStatus, nextStatus } from "./instance-status.js";
 import { subscribeInstanceTriggers } from "./instance-triggers.js";
@@ -140,11 +142,13 @@ export class VirtualClusterStatusController {
   private lifecycle(): LifecycleDeps | undefined {
     if (!this.cas) return undefined;
     const templates = this.informers.for("virtualclustertemplates");
+    const instances = this.informers.for("virtualclusterinstances");
     return {
       registry: this.registry,
       cas: this.cas,
       timeoutMs: this.timeoutMs,
       templateOf: (name) => templates.get(undefined, name),
+      claimOf: (instance) => namespaceClaim(instance, instanceLabels(instance), () => instances.list()),
     };
   }
 

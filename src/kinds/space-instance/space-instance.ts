@@ -91,6 +91,12 @@ const SpaceInstanceStatus = Type.Object(
     message: Type.Optional(Type.String()),
     conditions: Type.Optional(ConditionsSchema),
     namespaceUID: Type.Optional(Type.String({ description: "UID of the namespace on its cluster." })),
+    movedFromProject: Type.Optional(
+      Type.String({
+        description:
+          "Set by a move before the namespace's UID was recorded: the project the namespace's labels still name, by which the space knows it as its own until the UID is recorded.",
+      }),
+    ),
     imported: Type.Optional(
       Type.Boolean({
         description:
@@ -104,10 +110,11 @@ const SpaceInstanceStatus = Type.Object(
 
 /**
  * The status fields the space controller decides with, which only the platform's own writes set
- * (a client's status write keeps them as stored): the namespace it holds (by UID), whether a
- * delete leaves that namespace (imported), and the objects it prunes.
+ * (a client's status write keeps them as stored): the namespace it holds (by UID, or by the
+ * labels of the project a move left), whether a delete leaves that namespace (imported), and the
+ * objects it prunes.
  */
-export const PLATFORM_STATUS_FIELDS = ["namespaceUID", "imported", "objects"] as const;
+export const PLATFORM_STATUS_FIELDS = ["namespaceUID", "movedFromProject", "imported", "objects"] as const;
 
 export type SpaceInstanceSpec = Static<typeof SpaceInstanceSpec>;
 export type SpaceInstanceStatus = Static<typeof SpaceInstanceStatus>;

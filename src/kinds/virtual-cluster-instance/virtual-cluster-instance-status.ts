@@ -94,15 +94,29 @@ export const VirtualClusterInstanceStatusSchema = Type.Object(
           "UID of the namespace the platform deployed the instance into on its cluster: how the instance knows that namespace is its own after a move to another project.",
       }),
     ),
+    movedFromProject: Type.Optional(
+      Type.String({
+        description:
+          "Set by a move before namespaceUID was recorded: the project the namespace's labels still name, by which the instance knows it as its own until a deploy records its UID.",
+      }),
+    ),
   },
   { description: "Observed state of the instance." },
 );
 
 /**
  * The fields the platform decides with, which only its own writes set: what it deployed (and so
- * prunes), the namespace it holds, when the instance sleeps, and the rights it wrote inside.
+ * prunes), the namespace it holds (by UID, or by the labels of the project a move left), when the
+ * instance sleeps, and the rights it wrote inside.
  */
-export const PLATFORM_STATUS_FIELDS = ["deployed", "namespaceUID", "sleep", "lastActivity", "access"] as const;
+export const PLATFORM_STATUS_FIELDS = [
+  "deployed",
+  "namespaceUID",
+  "movedFromProject",
+  "sleep",
+  "lastActivity",
+  "access",
+] as const;
 
 export type VirtualClusterInstanceStatus = Static<typeof VirtualClusterInstanceStatusSchema>;
 export type InsideBinding = Static<typeof InsideBindingSchema>;
