@@ -60,7 +60,10 @@ export class OwnerRightsAdmission implements AdmissionPlugin {
   }
 }
 
-/** The owner an instance names (the schema lets it name a user and a team both: both count). */
+/**
+ * The owner an instance names. A new owner names one (owner-validation.ts); an instance stored
+ * with a user and a team both before that rule keeps them, and a change of either is a change.
+ */
 function ownerOf(obj: KubeObject): Owner | undefined {
   const owner = specOf<{ owner?: Owner }>(obj).owner;
   const named: Owner = {

@@ -51,6 +51,8 @@ export interface ServerConfig extends OperationsConfig, AuditOptions {
   /** Failed authentications per source address per minute before 429 (default 30). */
   maxFailedAuthPerMinute?: number;
   logLevel?: string;
+  /** Where the JSON log lines go (default: stderr); tests read a server's lines from a stream of their own. */
+  logDestination?: NodeJS.WritableStream;
   /** `--shutdown-grace-period`: seconds a stopping server lets requests in flight finish (default 20). */
   shutdownGracePeriodSeconds?: number;
   /**

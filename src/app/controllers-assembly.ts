@@ -69,7 +69,7 @@ export function assembleControllers(deps: {
     informers,
     deps.identity,
     deps.authorizer,
-    { resyncMs: config.clusterCheckIntervalMs },
+    { resyncMs: config.clusterCheckIntervalMs, events: events.recorder },
     log,
   );
   // Spaces too: a quota deleted by hand is back within one check interval.

@@ -45,7 +45,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   // First: a range that does not parse stops the start before anything is opened.
   const trustedProxies = new TrustedProxies(config.trustedProxies);
   const { tls, caPem, cipher, signer } = await loadKeys(config, dataDir);
-  const log = createLogger(config.logLevel ?? "warn");
+  const log = createLogger(config.logLevel ?? "warn", config.logDestination);
   const opened = await openServerStorage(config, dataDir, log);
   const access = await assembleAccess(config, dataDir, opened.storage, { cipher, signer }, log);
   const { registry, informers } = access;

@@ -25,7 +25,6 @@ describe("platform create|delete|list vcluster and space", () => {
     const started = await startPlatformOnControlPlane({
       cluster: "c1",
       clusterSpec: { access: [{ verbs: ["get", "use"], users: ["alice"] }] },
-      server: { clusterCheckIntervalMs: 500 },
       kubelet: true,
     });
     ({ kube, server } = started);

@@ -129,7 +129,9 @@ function loadKubeConfig(kc: KubeConfig, text: string, where: string): void {
 
 /**
  * Turns a client error into a ClusterConnectionError with the reason a person can act on.
- * `server` is the address that was called ("" when the caller does not know it).
+ * `server` is what was called, as the message names it: the server URL, or the cluster's quoted
+ * name where the message reaches readers who may not see the Cluster's address (spaces, virtual
+ * cluster instances, project secrets).
  */
 export function classifyError(err: unknown, server: string): ClusterConnectionError {
   if (err instanceof ClusterConnectionError) return err;

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page, Route } from "playwright-core";
-import { launchChromium, newConsoleContext, seriousAxeViolations } from "../testing/browser.js";
+import { launchChromium, newConsoleContext, seriousAxeViolations, signedInConsole } from "../testing/browser.js";
 import { FakeKubeApiServer } from "../testing/fake-kube-apiserver.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { SESSION_COOKIE } from "./sessions.js";
@@ -366,8 +366,10 @@ describe("web console in Chromium", { timeout: 480_000 }, () => {
     await submitForm("Save");
     await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
     // The project page says who belongs with which role, and what to do while it has no virtual cluster.
-    await page.getByText("Team devs · viewer: reads only").waitFor();
-    await page.getByText("User alice · admin: also manages the project").waitFor();
+    const members = page.getByRole("table", { name: "The members of this project" });
+    const member = (name: string) => members.locator("tr", { has: page.getByRole("link", { name, exact: true }) });
+    assert.match(await member("devs").innerText(), /^devs\s+Team\s+viewer: reads only$/);
+    assert.match(await member("alice").innerText(), /^alice\s+User\s+admin: also manages the project$/);
     await page
       .getByText(
         "No virtual clusters in this project yet. Create one from a template or import one from a connected cluster below.",
@@ -504,15 +506,20 @@ describe("web console in Chromium", { timeout: 480_000 }, () => {
     await page.getByText("deleted: this virtual cluster cannot be reached", { exact: false }).waitFor();
   });
 
-  it("deleting a cluster offers to delete a kube config secret it does not own", async () => {
+  /** Cluster `name` reading shared secret platform/`name`-kubeconfig, which it does not own (made by hand, not by the connect flow). */
+  async function clusterWithSecretMadeByHand(name: string): Promise<void> {
     const secret = await server.request("POST", `${GROUP_PATH}/namespaces/platform/sharedsecrets`, {
-      body: { metadata: { name: "old-kubeconfig" }, spec: { data: { config: b64(kube.kubeconfig()) } } },
+      body: { metadata: { name: `${name}-kubeconfig` }, spec: { data: { config: b64(kube.kubeconfig()) } } },
     });
     assert.equal(secret.status, 201, secret.text);
     const cluster = await server.request("POST", `${GROUP_PATH}/clusters`, {
-      body: { metadata: { name: "old" }, spec: { config: { secretName: "old-kubeconfig" } } },
+      body: { metadata: { name }, spec: { config: { secretName: `${name}-kubeconfig` } } },
     });
     assert.equal(cluster.status, 201, cluster.text);
+  }
+
+  it("deleting a cluster offers to delete a kube config secret it does not own", async () => {
+    await clusterWithSecretMadeByHand("old");
     await go("/k/clusters/old");
     await page.getByRole("button", { name: "Delete" }).click();
     const dialog = page.getByRole("dialog");
@@ -524,6 +531,50 @@ describe("web console in Chromium", { timeout: 480_000 }, () => {
     await page.getByRole("status").filter({ hasText: "Cluster old deleted." }).waitFor();
     const left = await server.request("GET", `${GROUP_PATH}/namespaces/platform/sharedsecrets/old-kubeconfig`);
     assert.equal(left.status, 404);
+  });
+
+  it("deleting a cluster says so when the user may not see what depends on it, never 'nothing'", async () => {
+    await clusterWithSecretMadeByHand("kept");
+    // An administrator's key narrowed to clusters: it may delete one, not read instances or secrets.
+    const key = await server.request("POST", `${GROUP_PATH}/ownedaccesskeys`, {
+      body: {
+        metadata: { name: "clusters-only" },
+        spec: {
+          scope: {
+            allowPlatformCli: true,
+            rules: [
+              {
+                verbs: ["get", "list", "watch", "delete"],
+                resources: [{ group: "management.platform", resources: ["clusters"] }],
+              },
+            ],
+          },
+        },
+      },
+    });
+    assert.equal(key.status, 201, key.text);
+    const token = key.json.spec.key as string;
+    for (const path of ["virtualclusterinstances", "namespaces/platform/sharedsecrets/kept-kubeconfig"]) {
+      const refused = await server.request("GET", `${GROUP_PATH}/${path}`, { token });
+      assert.equal(refused.status, 403, refused.text);
+    }
+    const narrow = await signedInConsole(browser, server.url, token);
+    await narrow.goto(`${server.url}/console/k/clusters/kept`);
+    await narrow.getByRole("button", { name: "Delete" }).click();
+    const dialog = narrow.getByRole("dialog");
+    await dialog
+      .getByText(/^You may not see the virtual clusters: .* Whether any runs on it is not known\.$/)
+      .waitFor();
+    await dialog
+      .getByText(/^You may not see the shared secret platform\/kept-kubeconfig: .* Whether it goes with the cluster/)
+      .waitFor();
+    assert.equal(await dialog.getByText("No virtual cluster runs on it.").count(), 0);
+    await narrow.context().close();
+    assert.equal((await server.request("DELETE", `${GROUP_PATH}/clusters/kept`)).status, 200);
+    assert.equal(
+      (await server.request("DELETE", `${GROUP_PATH}/namespaces/platform/sharedsecrets/kept-kubeconfig`)).status,
+      200,
+    );
   });
 
   it("a failed connect leaves no kube config secret behind", async () => {

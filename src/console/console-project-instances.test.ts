@@ -4,10 +4,10 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
-import { launchChromium, newConsoleContext, seriousAxeViolations } from "../testing/browser.js";
-import type { KubeControlPlane } from "../testing/kube-control-plane.js";
-import { startPlatformOnControlPlane } from "../testing/platform-on-control-plane.js";
-import { GROUP_PATH, type TestServer, userWithKey } from "../testing/test-server.js";
+import { launchChromium, newConsoleContext, seriousAxeViolations, signedInConsole } from "../testing/browser.js";
+import type { KubeControlPlane, KubeUser } from "../testing/kube-control-plane.js";
+import { documentedPlatformRole, startPlatformOnControlPlane } from "../testing/platform-on-control-plane.js";
+import { GROUP_PATH, scopedKey, type TestServer, userWithKey } from "../testing/test-server.js";
 import { STAND_IN_WORKLOAD } from "../testing/virtual-cluster-workload.js";
 
 /** Set CONSOLE_SCREENSHOTS=docs/console to refresh the screenshots of docs/console.md. */
@@ -35,11 +35,13 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
   };
 
   before(async () => {
-    ({ kube, server } = await startPlatformOnControlPlane({
+    let platform: KubeUser;
+    ({ kube, server, platform } = await startPlatformOnControlPlane({
       cluster: "c1",
-      server: { clusterCheckIntervalMs: 1000 },
       kubelet: true,
     }));
+    // What docs/spaces.md tells a cluster admin to grant, so a space becomes Ready.
+    await kube.grant(platform, { rules: documentedPlatformRole("docs/spaces.md") });
     await post("projects", { metadata: { name: "web" }, spec: {} });
     await post("virtualclustertemplates", {
       metadata: { name: "tiny" },
@@ -264,17 +266,12 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
       token: key,
     });
     assert.equal(refused.status, 403, refused.text);
-    const viewerContext = await newConsoleContext(browser);
-    const viewer = await viewerContext.newPage();
-    await viewer.goto(`${server.url}/console/`);
-    await viewer.getByLabel("Access key").fill(key);
-    await viewer.getByRole("button", { name: "Sign in" }).click();
-    await viewer.getByText("Signed in as").waitFor();
+    const viewer = await signedInConsole(browser, server.url, key);
     await viewer.goto(`${server.url}/console/k/virtualclusterinstances/p-web/dev`);
     await viewer.getByText("needs the right use on this virtual cluster").waitFor();
     assert.equal(await viewer.getByRole("button", { name: "Sleep", exact: true }).count(), 0);
     assert.equal(await viewer.getByRole("button", { name: "Wake up" }).count(), 0);
-    await viewerContext.close();
+    await viewer.context().close();
   });
 
   it("creates a space from a template (its parameters checked first) and deletes it", async () => {
@@ -288,7 +285,12 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     assert.match(await form.locator(".field-error").innerText(), /Write a number/);
     await form.getByLabel("pods").fill("20");
     await form.getByRole("button", { name: "Create space" }).click();
-    await form.getByText("Created space web-dev.").waitFor();
+    // Followed live under the form until it settles, as `platform create space --wait` does.
+    const progress = form.getByRole("status");
+    await progress
+      .getByText(/^Created space web-dev; waiting until it is ready, now|^Space web-dev is ready\.$/)
+      .waitFor();
+    await progress.getByText("Space web-dev is ready.", { exact: true }).waitFor({ timeout: 60_000 });
     const stored = (await server.request("GET", `${GROUP_PATH}/namespaces/p-web/spaceinstances/web-dev`)).json;
     assert.deepEqual(stored.spec.templateRef, { name: "small" });
     assert.deepEqual(stored.spec.parameters, { pods: "20" });
@@ -301,6 +303,99 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     await row.getByRole("button", { name: "Yes, delete web-dev" }).waitFor({ state: "detached" });
     const after = await server.request("GET", `${GROUP_PATH}/namespaces/p-web/spaceinstances/web-dev`);
     assert.ok(after.status === 404 || after.json.metadata.deletionTimestamp, after.text);
+  });
+
+  it("a space that cannot be made says why in words under the form, once it has failed", async () => {
+    // A namespace of that name is already on the cluster, made by someone else: the space fails.
+    await kube.kubectl("create", "namespace", "taken-elsewhere");
+    await page.goto(`${server.url}/console/k/projects/web`);
+    const form = spaceForm();
+    await form.getByLabel("Space name").fill("grab");
+    await form.getByLabel("Cluster of the space").fill("c1");
+    await form.getByLabel("Namespace on the cluster").fill("taken-elsewhere");
+    await form.getByRole("button", { name: "Create space" }).click();
+    const failed = form.getByRole("status").getByText(/^Space grab failed: /);
+    await failed.waitFor({ timeout: 60_000 });
+    const stored = (await server.request("GET", `${GROUP_PATH}/namespaces/p-web/spaceinstances/grab`)).json;
+    assert.equal(stored.status.phase, "Failed", JSON.stringify(stored.status));
+    assert.equal(stored.status.reason, "NamespaceNotOwned");
+    assert.equal(
+      await failed.innerText(),
+      `Space grab failed: a namespace of that name already exists on the cluster and belongs to something else (NamespaceNotOwned): ${stored.status.message}. It was created and stays: fix the cause, or delete it.`,
+    );
+    // The project's list says the same in its Phase column.
+    const row = page.locator("tr", { has: page.getByRole("link", { name: "grab", exact: true }) });
+    await row.getByText("belongs to something else").waitFor();
+    await audit("space-failed");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await failed.waitFor();
+    const overflow = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth");
+    assert.ok(Number(overflow) <= 0, `scrolls sideways by ${overflow}px`);
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await row.getByRole("button", { name: "Delete" }).click();
+    await row.getByRole("button", { name: "Yes, delete grab" }).click();
+    await row.waitFor({ state: "detached", timeout: 60_000 });
+  });
+
+  it("the user may leave the page while a new space is made: its own page follows it to Ready", async () => {
+    await page.goto(`${server.url}/console/k/projects/web`);
+    const form = spaceForm();
+    await form.getByLabel("Space name").fill("later");
+    await form.getByLabel("Cluster of the space").fill("c1");
+    await form.getByRole("button", { name: "Create space" }).click();
+    // Left at once, by the link the progress line gives: nothing holds the user on the form.
+    await form.getByRole("status").getByRole("link", { name: "later" }).click();
+    await page.waitForURL(/\/console\/k\/spaceinstances\/p-web\/later$/);
+    const phase = page.locator("dl.facts div", { has: page.locator("dt", { hasText: /^Phase$/ }) }).locator("dd");
+    await phase.getByText("Ready", { exact: true }).waitFor({ timeout: 60_000 });
+    const stored = (await server.request("GET", `${GROUP_PATH}/namespaces/p-web/spaceinstances/later`)).json;
+    assert.equal(stored.status.phase, "Ready", JSON.stringify(stored.status));
+  });
+
+  it("every list on the project page is one table: sorted by a pressed header, each row linked, the empty one saying what to do", async () => {
+    const project = (await server.request("GET", `${GROUP_PATH}/projects/web`)).json;
+    project.spec.members = [
+      { kind: "User", name: "zed" },
+      { kind: "User", name: "amy", clusterRole: "platform-management-view" },
+      { kind: "Team", name: "crew" },
+    ];
+    const put = await server.request("PUT", `${GROUP_PATH}/projects/web`, { body: project });
+    assert.equal(put.status, 200, put.text);
+    await page.goto(`${server.url}/console/k/projects/web`);
+    const members = page.getByRole("table", { name: "The members of this project" });
+    const names = () => members.locator("tbody td[data-label=Name]").allInnerTexts();
+    await members.waitFor();
+    assert.deepEqual(await names(), ["amy", "crew", "zed"]);
+    const nameHeader = members.getByRole("columnheader", { name: "Name", exact: true });
+    assert.equal(await nameHeader.getAttribute("aria-sort"), "ascending");
+    await nameHeader.getByRole("button").click();
+    assert.deepEqual(await names(), ["zed", "crew", "amy"]);
+    assert.equal(await nameHeader.getAttribute("aria-sort"), "descending");
+    // By role, twice pressed: descending, the viewer first; the members keep the project's order.
+    const roleHeader = members.getByRole("columnheader", { name: "Role", exact: true });
+    await roleHeader.getByRole("button").click();
+    await roleHeader.getByRole("button").click();
+    assert.equal(await roleHeader.getAttribute("aria-sort"), "descending");
+    assert.equal(await nameHeader.getAttribute("aria-sort"), null);
+    assert.deepEqual(await names(), ["amy", "zed", "crew"]);
+    // The other lists are the same table: a sorting header each, and their rows linked.
+    for (const what of ["virtual clusters", "spaces", "project secrets"]) {
+      const table = page.getByRole("table", { name: `The ${what} of this project` });
+      const empty = page.getByText(`No ${what} in this project yet.`);
+      await table.or(empty).first().waitFor();
+      if (await table.count()) {
+        const header = table.getByRole("columnheader", { name: "Name", exact: true });
+        assert.equal(await header.getAttribute("aria-sort"), "ascending");
+        assert.ok((await table.locator("tbody tr").first().getByRole("link").count()) > 0, `${what}: rows linked`);
+      }
+    }
+    // No project secret yet: the empty list says what to do about it.
+    await page.getByText("No project secrets in this project yet. Add one with the link below").waitFor();
+    await members.getByRole("link", { name: "amy" }).click();
+    await page.waitForURL(/\/console\/k\/users\/amy$/);
+    const reset = (await server.request("GET", `${GROUP_PATH}/projects/web`)).json;
+    reset.spec.members = [];
+    assert.equal((await server.request("PUT", `${GROUP_PATH}/projects/web`, { body: reset })).status, 200);
   });
 
   it("the project page fits a phone (390 px) without sideways scrolling", async () => {
@@ -359,9 +454,30 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     assert.equal(grant.applied, false);
     assert.ok(grant.reason, JSON.stringify(grant));
     assert.match(await row.innerText(), new RegExp(grant.reason));
+    // The cluster refuses the platform the lists of its own objects too: said as an error in
+    // words above the grants, never as a grant of no template.
+    const lists = stored.status.grants.filter((g: { name: string }) => g.name.startsWith("(list of "));
+    assert.ok(lists.length > 0, JSON.stringify(stored.status.grants));
+    const grants = stored.status.grants.length - lists.length;
+    for (const list of lists) {
+      assert.equal(list.reason, "Forbidden", JSON.stringify(list));
+      await page
+        .getByRole("alert")
+        .getByText(`The cluster does not let the platform see the ${list.kind}s it made there`)
+        .waitFor();
+    }
+    assert.equal(await page.locator("td", { hasText: "(list of " }).count(), 0, "no failed list shown as a grant");
+    assert.equal(await page.getByText("the platform's own check").count(), 0);
+    const table = page.getByRole("table", { name: "The access objects the platform keeps on this cluster" });
+    assert.equal(await table.locator("tbody tr").count(), grants);
     const summary = await page.locator("p", { hasText: / applied/ }).innerText();
-    assert.match(summary, /^0 of \d+ applied\s*\d+ failed$/, summary);
+    assert.equal(summary.replace(/\s+/g, " "), `0 of ${grants} applied ${grants} failed`);
     await audit("cluster-grants");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole("alert").first().waitFor();
+    const overflow = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth");
+    assert.ok(Number(overflow) <= 0, `cluster page scrolls sideways by ${overflow}px`);
+    await page.setViewportSize({ width: 1280, height: 860 });
     // The template has a page of its own (its kind declares a console presentation).
     await row.getByRole("link", { name: "pod-reader" }).click();
     await page.getByRole("heading", { name: /pod-reader/ }).waitFor();
@@ -377,18 +493,30 @@ describe("console: a project's virtual clusters and spaces in Chromium", { timeo
     assert.equal(put.status, 200, put.text);
     const listed = await server.request("GET", `${GROUP_PATH}/spacetemplates`, { token: key });
     assert.equal(listed.status, 403, listed.text);
-    const patContext = await newConsoleContext(browser);
-    const pat = await patContext.newPage();
-    await pat.goto(`${server.url}/console/`);
-    await pat.getByLabel("Access key").fill(key);
-    await pat.getByRole("button", { name: "Sign in" }).click();
-    await pat.getByText("Signed in as").waitFor();
+    const pat = await signedInConsole(browser, server.url, key);
     await pat.goto(`${server.url}/console/k/projects/web`);
     for (const heading of ["Create virtual cluster", "Create a space"]) {
       const form = pat.locator("form", { has: pat.getByRole("heading", { name: heading }) });
       await form.locator("p.error", { hasText: /You are not allowed to do this: .*templates/ }).waitFor();
     }
-    await patContext.close();
+    await pat.context().close();
+  });
+
+  it("a list the key may not read says so in words, never as an empty list", async () => {
+    // Scoped to one virtual cluster: it reads the project, not the project's spaces or secrets.
+    const key = await scopedKey(server, "pat", "pat-one-vc", {
+      virtualClusters: [{ project: "web", virtualCluster: "dev" }],
+    });
+    const listed = await server.request("GET", `${GROUP_PATH}/namespaces/p-web/spaceinstances`, { token: key });
+    assert.equal(listed.status, 403, listed.text);
+    const pat = await signedInConsole(browser, server.url, key);
+    await pat.goto(`${server.url}/console/k/projects/web`);
+    await pat
+      .getByRole("alert")
+      .getByText(/^You may not see the spaces of this project: /)
+      .waitFor();
+    assert.equal(await pat.getByText("No spaces in this project yet.").count(), 0);
+    await pat.context().close();
   });
 
   it("no serious accessibility finding and no dialog on any page", () => {

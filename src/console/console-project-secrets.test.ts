@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { launchChromium, newConsoleContext, seriousAxeViolations } from "../testing/browser.js";
+import { launchChromium, seriousAxeViolations, signedInConsole } from "../testing/browser.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
@@ -37,14 +37,7 @@ describe("project secrets in the console (Chromium)", { timeout: 240_000 }, () =
     await server?.stop();
   });
 
-  async function signedIn(key: string): Promise<Page> {
-    const page = await (await newConsoleContext(browser)).newPage();
-    await page.goto(`${server.url}/console/`);
-    await page.getByLabel("Access key").fill(key);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByText("Signed in as").waitFor();
-    return page;
-  }
+  const signedIn = (key: string) => signedInConsole(browser, server.url, key);
 
   async function audit(page: Page, name: string): Promise<void> {
     for (const v of await seriousAxeViolations(page)) axeFindings.push(`${name}: ${v.id} ${v.help}`);

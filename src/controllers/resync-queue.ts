@@ -1,5 +1,5 @@
 import type { Informer } from "../registry/informer.js";
-import { type ControllerLog, logRetry } from "./controller-log.js";
+import { type ControllerLog, failureLogging } from "./controller-log.js";
 import { WorkQueue } from "./work-queue.js";
 
 /**
@@ -50,7 +50,7 @@ export class ResyncQueue {
     const queue = new WorkQueue<string>({
       process: (key) => wiring.process(key),
       concurrency: wiring.concurrency,
-      onError: logRetry(wiring.log, wiring.controller),
+      ...failureLogging(wiring.log, wiring.controller),
     });
     this.queue = queue;
     this.unsubscribe.push(...wiring.subscribe(queue));

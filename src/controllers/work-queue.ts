@@ -7,7 +7,8 @@
  *   more after, from the back of the line (so a slow key cannot keep a worker while others wait).
  * - At most `concurrency` keys are processed at once, oldest first.
  * - A failure is reported with the attempt and the delay, and the key is added again after an
- *   exponential backoff per key (base × 2^(failures−1), capped); a success forgets its failures.
+ *   exponential backoff per key (base × 2^(failures−1), capped); a success forgets its failures,
+ *   and is reported when there were any.
  * - shutdown() stops taking keys, drops the waiting and delayed ones (whoever starts the
  *   controller again rebuilds them from its informers) and resolves when the keys being processed
  *   are done.
@@ -36,6 +37,8 @@ export interface WorkQueueOptions<K> {
   /** Longest retry delay (default one minute). */
   maxDelayMs?: number;
   onError?(err: unknown, key: K, retry: RetryInfo): void;
+  /** A key that had failed succeeded: `failures`, how many times in a row before. */
+  onRecovered?(key: K, failures: number): void;
   timers?: QueueTimers;
 }
 
@@ -163,7 +166,11 @@ export class WorkQueue<K> {
     await Promise.resolve();
     try {
       await this.options.process(key);
-      this.failures.delete(key);
+      const failures = this.failures.get(key);
+      if (failures !== undefined) {
+        this.failures.delete(key);
+        this.options.onRecovered?.(key, failures);
+      }
     } catch (err) {
       this.retry(key, err);
     } finally {

@@ -20,7 +20,13 @@ interface Result {
   stderr: string;
 }
 
-for (const binary of kubectlBinaries()) describe(`kubectl 1.${binary.minor}`, () => kubectlSuite(binary));
+// The minors are independent (each has a server of its own), so they run side by side: one after
+// another, they made this the suite's longest file. Within a minor the steps build on each other
+// (the concurrency is inherited unless set), so they run in order.
+describe("every kubectl minor", { concurrency: 4 }, () => {
+  for (const binary of kubectlBinaries())
+    describe(`kubectl 1.${binary.minor}`, { concurrency: 1 }, () => kubectlSuite(binary));
+});
 
 function kubectlSuite({ minor, path: KUBECTL }: KubectlBinary): void {
   let server: TestServer;

@@ -10,7 +10,7 @@ import { putSecret } from "../testing/cluster-status.js";
 import { blockWith, documentedShellBlocks, runShell, type ShellRun } from "../testing/documented-shell.js";
 import { postObject } from "../testing/gateway-fixture.js";
 import { KubeControlPlane } from "../testing/kube-control-plane.js";
-import { applyDocumentedPlatformRights } from "../testing/platform-on-control-plane.js";
+import { applyDocumentedPlatformRights, REAL_CLUSTER_RESYNC_MS } from "../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { waitFor } from "../testing/wait-for.js";
 
@@ -63,7 +63,7 @@ describe("docs/virtual-clusters.md: its shell examples run as written", () => {
   before(async () => {
     [kube, server] = await Promise.all([
       KubeControlPlane.start(),
-      startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true }),
+      startTestServer({ clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS, allowLocalEndpoints: true }),
     ]);
     const platform = await applyDocumentedPlatformRights(kube, true);
     await kube.startKubelet();

@@ -22,6 +22,7 @@ import {
   writeKubeconfig,
 } from "../testing/gateway-fixture.js";
 import { KubeControlPlane, type KubeUser } from "../testing/kube-control-plane.js";
+import { REAL_CLUSTER_RESYNC_MS } from "../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
 /**
@@ -83,7 +84,7 @@ describe("cluster gateway and virtual clusters on a real Kubernetes cluster", ()
   before(async () => {
     [kube, server] = await Promise.all([
       KubeControlPlane.start(),
-      startTestServer({ allowLocalEndpoints: true, clusterCheckIntervalMs: 200 }),
+      startTestServer({ allowLocalEndpoints: true, clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS }),
     ]);
     for (const ns of ["platform", "team-a", "web"]) await kube.kubectl("create", "namespace", ns);
     platformSa = await kube.serviceAccount("platform", "platform");

@@ -1,6 +1,7 @@
 import { GROUP, type KubeObject, VERSION } from "../api/object.js";
 import type { ConsoleField } from "../registry/presentation.js";
 import { ALL_VERBS, type ResourceType, type TableColumn } from "../registry/resource-type.js";
+import { withOwnerValidation } from "./owner-validation.js";
 
 type KindSpec = Omit<
   ResourceType,
@@ -10,9 +11,9 @@ type KindSpec = Omit<
 
 /**
  * Fills the defaults every kind of this group shares, and what its schema tells: whether its
- * objects carry access rules (`spec.access`) and name an owner (`spec.owner`). A console
- * presentation may name only the kind's own Table columns; a project's instances are namespaced
- * and have `spec.clusterRef`.
+ * objects carry access rules (`spec.access`) and name an owner (`spec.owner`: at most one of user
+ * and team, owner-validation.ts). A console presentation may name only the kind's own Table
+ * columns; a project's instances are namespaced and have `spec.clusterRef`.
  */
 export function defineKind(spec: KindSpec): ResourceType {
   const columnNames = new Set(spec.columns.map((c) => c.name));
@@ -25,16 +26,18 @@ export function defineKind(spec: KindSpec): ResourceType {
   if (spec.projectNamespaced && !spec.namespaced) {
     throw new Error(`${spec.kind}: the objects of a project live in its namespace: the kind is namespaced`);
   }
+  const owner = specHasField(spec.schema, "owner");
+  const strategy = spec.strategy ?? {};
   return {
     group: GROUP,
     version: VERSION,
     listKind: `${spec.kind}List`,
     verbs: ALL_VERBS,
     categories: ["platform"],
-    strategy: {},
     ...spec,
+    strategy: owner ? withOwnerValidation(strategy) : strategy,
     accessRules: specHasField(spec.schema, "access"),
-    owner: specHasField(spec.schema, "owner"),
+    owner,
   };
 }
 

@@ -26,8 +26,8 @@ export function requestIdOf(headers: IncomingHttpHeaders): string {
   return `${ID_PREFIX}-${lastId.toString(36)}`;
 }
 
-/** The server's logger: JSON on stderr, ISO timestamps; a worker's lines name it (`worker`: 1…N). */
-export function createLogger(level: string): Logger {
+/** The server's logger: JSON on stderr (or `destination`), ISO timestamps; a worker's lines name it (`worker`: 1…N). */
+export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   const worker = workerNumber();
   return pino(
     {
@@ -35,7 +35,7 @@ export function createLogger(level: string): Logger {
       timestamp: pino.stdTimeFunctions.isoTime,
       base: worker === undefined ? { pid: process.pid } : { pid: process.pid, worker },
     },
-    pino.destination({ fd: 2, sync: true }),
+    destination ?? pino.destination({ fd: 2, sync: true }),
   );
 }
 

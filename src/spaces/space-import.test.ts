@@ -9,7 +9,12 @@ import { waitForStatus } from "../testing/cluster-status.js";
 import { accessKey, postObject } from "../testing/gateway-fixture.js";
 import { KubectlError, runKubectl } from "../testing/kube/kubectl.js";
 import { KubeControlPlane } from "../testing/kube-control-plane.js";
-import { connectAsServiceAccount, documentedPlatformRole, eventually } from "../testing/platform-on-control-plane.js";
+import {
+  connectAsServiceAccount,
+  documentedPlatformRole,
+  eventually,
+  REAL_CLUSTER_RESYNC_MS,
+} from "../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
 /**
@@ -68,7 +73,7 @@ describe("importing and moving spaces on a real cluster", () => {
 
   before(async () => {
     kube = await KubeControlPlane.start();
-    server = await startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true });
+    server = await startTestServer({ clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS, allowLocalEndpoints: true });
     await kube.kubectl("create", "namespace", "platform");
     await connectAsServiceAccount(server, kube, {
       cluster: "c1",

@@ -5,7 +5,11 @@ import { waitForStatus as waitForCluster } from "../testing/cluster-status.js";
 import { rewriteStoredObject } from "../testing/damage-stored-values.js";
 import { postObject } from "../testing/gateway-fixture.js";
 import { KubeControlPlane } from "../testing/kube-control-plane.js";
-import { connectAsServiceAccount, documentedPlatformRole } from "../testing/platform-on-control-plane.js";
+import {
+  connectAsServiceAccount,
+  documentedPlatformRole,
+  REAL_CLUSTER_RESYNC_MS,
+} from "../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { waitFor } from "../testing/wait-for.js";
 
@@ -85,7 +89,7 @@ describe("spaces moved to another project, on a real cluster", () => {
 
   before(async () => {
     kube = await KubeControlPlane.start();
-    server = await startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true });
+    server = await startTestServer({ clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS, allowLocalEndpoints: true });
     await kube.kubectl("create", "namespace", "platform");
     await connectAsServiceAccount(server, kube, {
       cluster: "c1",
@@ -160,7 +164,11 @@ describe("spaces moved to another project, on a real cluster", () => {
     });
     await kube.stopApiServer();
     try {
-      server = await startTestServer({ dataDir, clusterCheckIntervalMs: 500, allowLocalEndpoints: true });
+      server = await startTestServer({
+        dataDir,
+        clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS,
+        allowLocalEndpoints: true,
+      });
       // Both looked at since the restart: the reason of the next look shows it was after the move.
       for (const name of ["legacy", "handmade"])
         await waitForSpace("web", name, (s) => s.reason === "ClusterUnreachable");

@@ -35,6 +35,19 @@ export async function newConsoleContext(
   return context;
 }
 
+/**
+ * A new page in a context of its own (newConsoleContext), signed in to the console at `serverUrl`
+ * with access key `key`; close it with `page.context().close()`.
+ */
+export async function signedInConsole(browser: Browser, serverUrl: string, key: string): Promise<Page> {
+  const page = await (await newConsoleContext(browser)).newPage();
+  await page.goto(`${serverUrl}/console/`);
+  await page.getByLabel("Access key").fill(key);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByText("Signed in as").waitFor();
+  return page;
+}
+
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 export interface AxeViolation {

@@ -204,9 +204,21 @@ export class KubeControlPlane {
     await this.apiServer?.kill();
   }
 
-  /** Starts kube-apiserver again on the same port, with the same certificates and data, and waits until it is ready. */
+  /**
+   * Starts kube-apiserver again on the same port, with the same certificates and data, and waits
+   * until it is ready; then restarts kube-controller-manager, as a control plane's restart does.
+   * Left running, the controller manager's watches (client-go reflectors) retry with a backoff of
+   * up to half a minute after losing the API server, so a workload changed right after the restart
+   * would wait that long for its pods: kube's own delay, not the platform's under test.
+   */
   async startApiServer(): Promise<void> {
     if (this.apiServer?.isRunning) return;
+    await this.startApiServerProcess();
+    await this.controllerManager?.kill();
+    await this.startControllerManager();
+  }
+
+  private async startApiServerProcess(): Promise<void> {
     this.apiServer = new LoggedProcess(
       "kube-apiserver",
       this.binaries.apiServer,
@@ -241,7 +253,7 @@ export class KubeControlPlane {
     this.users = new KubeUsers(this.admin, { url: this.url, caPem: this.caPem, ca: this.files.ca }, this.dir);
     this.etcd = await EtcdCluster.start(1);
     if (this.audit) this.auditFlags = await auditLogFlags(this.dir, this.auditLogPath);
-    await this.startApiServer();
+    await this.startApiServerProcess();
     await this.startControllerManager();
   }
 

@@ -67,6 +67,15 @@ export async function applyDocumentedPlatformRights(kube: KubeControlPlane, depl
   return platform;
 }
 
+/**
+ * How often the platform's controllers resync (`clusterCheckIntervalMs`) in tests against a real
+ * control plane. Each pass applies every object of every space and instance again and checks each
+ * cluster, which costs the real API server CPU; at a few hundred milliseconds the suite's real-cluster
+ * tests spent most of their CPU on passes that changed nothing. A test of drift repair waits one
+ * interval for it.
+ */
+export const REAL_CLUSTER_RESYNC_MS = 2_000;
+
 /** The platform deploying virtual clusters on a real control plane (startPlatformOnControlPlane). */
 export interface PlatformOnControlPlane {
   kube: KubeControlPlane;
@@ -90,7 +99,7 @@ export async function startPlatformOnControlPlane(options: {
 }): Promise<PlatformOnControlPlane> {
   const [kube, server] = await Promise.all([
     KubeControlPlane.start(),
-    startTestServer({ allowLocalEndpoints: true, ...options.server }),
+    startTestServer({ allowLocalEndpoints: true, clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS, ...options.server }),
   ]);
   try {
     const platform = await applyDocumentedPlatformRights(kube, true);

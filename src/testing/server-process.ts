@@ -38,7 +38,9 @@ export async function startServerProcess(
   /** A command that runs the server's command line given as its arguments, and execs it (same pid). */
   launcher: string[] = [],
 ): Promise<ServerProcess> {
-  const p = port ?? (await freePort());
+  // Without a port, the server picks a free one itself (port 0) and says which: a port found free
+  // here first could be taken by another process (any outgoing connection) before the server binds it.
+  const listen = `127.0.0.1:${port ?? 0}`;
   const [command, ...args] = [
     ...launcher,
     process.execPath,
@@ -47,7 +49,7 @@ export async function startServerProcess(
     "--data-dir",
     dataDir,
     "--listen",
-    `127.0.0.1:${p}`,
+    listen,
     ...extraArgs,
   ];
   const child = spawn(command!, args, {
@@ -66,7 +68,8 @@ export async function startServerProcess(
   );
   // Generous: a first start creates the CA and keys, and a loaded CI machine is slow at it.
   const deadline = Date.now() + 120_000;
-  while (!out.includes("platform is listening on")) {
+  const listening = /platform is listening on \S+:(\d+)/;
+  while (!listening.test(out)) {
     if (child.exitCode !== null || Date.now() > deadline) {
       // Never leave it behind: a live child keeps the test process (and the data dir's lock) alive.
       if (child.exitCode === null) child.kill("SIGKILL");
@@ -74,6 +77,7 @@ export async function startServerProcess(
     }
     await new Promise((r) => setTimeout(r, 50));
   }
+  const p = Number(listening.exec(out)![1]);
   let files: { caPem: string; adminKey: string };
   try {
     files = {

@@ -1,5 +1,5 @@
 import { type KubeObject, statusOf } from "../api/object.js";
-import { type ControllerLog, logRetry, silentLog } from "../controllers/controller-log.js";
+import { type ControllerLog, failureLogging, silentLog } from "../controllers/controller-log.js";
 import { WorkQueue } from "../controllers/work-queue.js";
 import type { VirtualClusterInstanceStatus } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { Registry } from "../registry/registry.js";
@@ -37,7 +37,7 @@ export class VirtualClusterCaCleanup {
   async start(): Promise<void> {
     const queue = new WorkQueue<string>({
       process: (uid) => this.removeUnused(uid === EVERY_CA ? undefined : [uid]),
-      onError: logRetry(this.log, "virtualcluster-ca-cleanup"),
+      ...failureLogging(this.log, "virtualcluster-ca-cleanup"),
     });
     this.queue = queue;
     const instances = this.informers.for("virtualclusterinstances");

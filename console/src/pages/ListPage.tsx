@@ -2,6 +2,7 @@ import { useMemo, useState } from "react";
 import { describeError, errorToShow } from "../api/client";
 import { type Cells, cellKey } from "../api/table";
 import type { KubeObject } from "../api/types";
+import { compareText, SortHeader } from "../components/lists/SortHeader";
 import { PAGE_SIZE, useLiveList } from "../components/useLiveList";
 import { displayName, type KindInfo } from "../kinds";
 import { useCan } from "../permissions";
@@ -13,8 +14,6 @@ interface SortColumn {
   label: string;
   value: (o: KubeObject) => string;
 }
-
-const compareText = (a: string, b: string) => a.localeCompare(b, undefined, { numeric: true });
 
 /** The list's columns; the kind's own show the server's cells (`cells`, by cellKey). */
 function sortColumns(kind: KindInfo, cells: Record<string, Cells>): SortColumn[] {
@@ -167,14 +166,14 @@ function ObjectTable(props: {
   const kindColumns = props.columns.filter((c) => kind.columns.includes(c.key));
   const header = (key: string) => {
     const c = props.columns.find((x) => x.key === key)!;
-    const active = props.sort.key === key;
     return (
-      <th scope="col" key={key} aria-sort={active ? (props.descending ? "descending" : "ascending") : undefined}>
-        <button type="button" className="sort" onClick={() => props.onSort(key)}>
-          {c.label}
-          <span aria-hidden="true">{active ? (props.descending ? " ▼" : " ▲") : ""}</span>
-        </button>
-      </th>
+      <SortHeader
+        key={key}
+        label={c.label}
+        active={props.sort.key === key}
+        descending={props.descending}
+        onSort={() => props.onSort(key)}
+      />
     );
   };
   return (

@@ -7,7 +7,7 @@ export const OwnerSchema = Type.Object(
     user: Type.Optional(Type.String({ description: "Name of the owning user." })),
     team: Type.Optional(Type.String({ description: "Name of the owning team." })),
   },
-  { description: "The owner of the object: a user or a team." },
+  { description: "The owner of the object: a user or a team, not both." },
 );
 
 const ClusterRoleRefSchema = Type.Object(

@@ -91,13 +91,18 @@ export class ClusterAccessController {
     // A cluster that never held a grant has nothing to remove: it is not connected to.
     if (desired.length === 0 && (statusOf<ClusterStatus>(cluster).grants ?? []).length === 0) return;
     let result: Awaited<ReturnType<typeof syncClusterRbac>>;
+    // The cluster's server once its client is made, for the messages of what it answers (the
+    // Cluster's status, which its readers see with the address, as the health check's).
+    let called = "";
     try {
       const client = await clusterClient(this.registry, cluster);
+      called = client.server;
       const { KubernetesObjectApi } = await import("@kubernetes/client-node");
       const api = KubernetesObjectApi.makeApiClient(client.kubeConfig);
       result = await syncClusterRbac(api, client.server, desired, this.timeoutMs);
     } catch (err) {
-      const e = classifyError(err, "");
+      // Before a client, the error is clusterClient's, which says what it could not read.
+      const e = classifyError(err, called);
       const grants = desired.map((d) => ({ ...grantEntry(d), applied: false, reason: e.reason, message: e.message }));
       // A config secret missing or invalid waits for its fix (a spec change) or the next resync;
       // an unreachable cluster is retried with backoff.

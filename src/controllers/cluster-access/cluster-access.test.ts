@@ -9,6 +9,7 @@ import {
   documentedPlatformRole,
   eventually,
   kubectlThroughGateway,
+  REAL_CLUSTER_RESYNC_MS,
   refused,
 } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
@@ -50,7 +51,7 @@ describe("ClusterAccess on a real cluster, used through the gateway", () => {
 
   before(async () => {
     kube = await KubeControlPlane.start();
-    server = await startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true });
+    server = await startTestServer({ clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS, allowLocalEndpoints: true });
     for (const ns of ["platform", "team-a", "other"]) await kube.kubectl("create", "namespace", ns);
     await connectAsServiceAccount(server, kube, {
       cluster: "c1",

@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { createCertificateAuthority } from "../../crypto/certificates.js";
 import { createCluster, putSecret, waitForStatus } from "../../testing/cluster-status.js";
 import { KubeControlPlane, type KubeUser, type PolicyRule } from "../../testing/kube-control-plane.js";
+import { REAL_CLUSTER_RESYNC_MS } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
 
 /** The rights docs/clusters.md lists for a cluster check: listing the services of the management namespace. */
@@ -15,7 +16,7 @@ describe("cluster health controller against a real Kubernetes API server", () =>
   let reader: KubeUser;
   before(async () => {
     kube = await KubeControlPlane.start();
-    server = await startTestServer({ clusterCheckIntervalMs: 200 });
+    server = await startTestServer({ clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS });
     await kube.kubectl("create", "namespace", "platform");
     reader = await kube.serviceAccount("platform", "reader");
     await kube.grant(reader, { rules: CHECK_RIGHTS }, "platform");

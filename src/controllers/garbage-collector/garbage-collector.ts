@@ -11,7 +11,7 @@ import { systemContext } from "../../registry/request-context.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import type { Store } from "../../registry/store.js";
-import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
+import { type ControllerLog, failureLogging, silentLog } from "../controller-log.js";
 import { WorkQueue } from "../work-queue.js";
 
 export interface GarbageCollectorOptions {
@@ -71,7 +71,7 @@ export class GarbageCollector {
   async start(): Promise<void> {
     this.queue = new WorkQueue<ItemKey>({
       process: (key) => this.process(key),
-      onError: logRetry(this.log, "garbage-collector"),
+      ...failureLogging(this.log, "garbage-collector"),
     });
     this.dependents.clear();
     this.ownersOf.clear();

@@ -12,7 +12,7 @@ import {
 import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
-import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
+import { type ControllerLog, failureLogging, silentLog } from "../controller-log.js";
 import { WorkQueue } from "../work-queue.js";
 
 /**
@@ -42,7 +42,7 @@ export class ProjectQuotasController {
   async start(): Promise<void> {
     const queue = new WorkQueue<string>({
       process: (name) => this.reconcile(name),
-      onError: logRetry(this.log, "project-quotas"),
+      ...failureLogging(this.log, "project-quotas"),
     });
     this.queue = queue;
     const projects = this.informers.for("projects");

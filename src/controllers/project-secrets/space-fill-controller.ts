@@ -2,6 +2,7 @@ import { type KubeObject, specOf, statusOf } from "../../api/object.js";
 import type { IdentityIndex } from "../../auth/identity-index.js";
 import type { PlatformAuthorizer } from "../../authz/authorizer.js";
 import { classifyError, clusterClient } from "../../clusters/cluster-connection.js";
+import type { EventRecorder } from "../../events/event-recorder.js";
 import type { ProjectSecretSpec } from "../../kinds/project-secret/project-secret.js";
 import {
   type SpaceInstanceSpec,
@@ -16,13 +17,25 @@ import { ResyncQueue } from "../resync-queue.js";
 import { keyOf, splitKey } from "./queue-keys.js";
 import { setterIdentity } from "./setter-identity.js";
 import { type SpaceEntry, writeSpaceEntries } from "./space-entries.js";
-import { type FillOutcome, fillSpaceSecrets } from "./space-secret-fill.js";
+import { fillFailureMessage, SpaceFillReports } from "./space-fill-reports.js";
+import { type FillOutcome, fillSpaceSecrets, type WantedData } from "./space-secret-fill.js";
 
 export interface SpaceFillOptions {
   /** How often every space is filled again, repairing drift and filling Secrets labelled since (default one minute). */
   resyncMs?: number;
   /** How long one call to a cluster may take (default 10 s). */
   timeoutMs?: number;
+  /** Where a space that cannot be filled, and is again, is reported (space-fill-reports.ts). */
+  events?: EventRecorder;
+}
+
+/**
+ * How the fill's messages name the cluster: by its name, never its address, as the spaces' do
+ * (docs/spaces.md): they reach the project secrets' and the space's readers, who may not read the
+ * Cluster.
+ */
+function nameOfCluster(cluster: string): string {
+  return JSON.stringify(cluster);
 }
 
 /**
@@ -36,6 +49,7 @@ export interface SpaceFillOptions {
 export class ProjectSecretSpaceFillController {
   private readonly timeoutMs: number;
   private readonly loop: ResyncQueue;
+  private readonly reports: SpaceFillReports;
 
   constructor(
     private readonly registry: Registry,
@@ -46,6 +60,7 @@ export class ProjectSecretSpaceFillController {
     log: ControllerLog = silentLog,
   ) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.reports = new SpaceFillReports(options.events);
     const spaces = informers.for("spaceinstances");
     const secrets = informers.for("projectsecrets");
     this.loop = new ResyncQueue({
@@ -98,6 +113,7 @@ export class ProjectSecretSpaceFillController {
     const secrets = await this.projectSecrets(namespace);
     // Not (or no longer) a space to fill: its entries go.
     if (!space || space.metadata.deletionTimestamp || statusOf<SpaceInstanceStatus>(space).phase !== "Ready") {
+      this.reports.forget(key);
       return writeSpaceEntries(this.registry, namespace, name, secrets.keys(), new Map());
     }
     const readable = this.ownerReads(space);
@@ -111,26 +127,22 @@ export class ProjectSecretSpaceFillController {
     }
     let outcome: FillOutcome;
     try {
-      const client = await clusterClient(this.registry, clusterObj);
-      const { KubernetesObjectApi } = await import("@kubernetes/client-node");
-      const api = KubernetesObjectApi.makeApiClient(client.kubeConfig);
-      outcome = await fillSpaceSecrets(
-        api,
-        client.server,
-        target,
-        (psName) => {
-          const ps = secrets.get(psName);
-          return ps && readable(ps) ? (specOf<ProjectSecretSpec>(ps).data ?? {}) : undefined;
-        },
-        this.timeoutMs,
-      );
+      outcome = await this.fill(clusterObj, target, (psName) => {
+        const ps = secrets.get(psName);
+        return ps && readable(ps) ? (specOf<ProjectSecretSpec>(ps).data ?? {}) : undefined;
+      });
     } catch (err) {
-      const e = classifyError(err, "");
-      // Those that had Secrets filled there learn the space failed.
-      const failed = failAll(e.reason, e.message);
-      if (this.loop.running) await writeSpaceEntries(this.registry, namespace, name, secrets.keys(), failed, true);
-      throw err;
+      const e = classifyError(err, nameOfCluster(cluster));
+      const message = fillFailureMessage(cluster, e);
+      // Those that had Secrets filled there learn the space failed; the space's readers, once.
+      if (this.loop.running) {
+        await writeSpaceEntries(this.registry, namespace, name, secrets.keys(), failAll(e.reason, message), true);
+        this.reports.failed(space, target, message);
+      }
+      // Retried with backoff; logged once while it fails the same way (controller-log.ts).
+      throw e;
     }
+    this.reports.filled(space, target);
     const entries = new Map<string, SpaceEntry>();
     for (const [ps, problem] of outcome.failed) entries.set(ps, entry(outcome.filled.get(ps) ?? [], problem));
     for (const [ps, filled] of outcome.filled) if (!entries.has(ps)) entries.set(ps, entry(filled));
@@ -141,6 +153,14 @@ export class ProjectSecretSpaceFillController {
       entries.set(ps, entry([], { reason: "OwnerForbidden", message }));
     }
     if (this.loop.running) await writeSpaceEntries(this.registry, namespace, name, secrets.keys(), entries);
+  }
+
+  /** Fills the labelled Secrets of `target` on the cluster (space-secret-fill.ts). */
+  private async fill(cluster: KubeObject, target: string, wanted: WantedData): Promise<FillOutcome> {
+    const client = await clusterClient(this.registry, cluster);
+    const { KubernetesObjectApi } = await import("@kubernetes/client-node");
+    const api = KubernetesObjectApi.makeApiClient(client.kubeConfig);
+    return fillSpaceSecrets(api, nameOfCluster(cluster.metadata.name ?? ""), target, wanted, this.timeoutMs);
   }
 
   /** The project's secrets by name, with their data (the store decrypts it). */

@@ -4,7 +4,7 @@ import { createCluster, putSecret } from "../../testing/cluster-status.js";
 import { documentedYamlBlocks, manifests } from "../../testing/documented-rights.js";
 import { accessKey, postObject } from "../../testing/gateway-fixture.js";
 import { KubeControlPlane, type PolicyRule } from "../../testing/kube-control-plane.js";
-import { eventually as retryUntil } from "../../testing/platform-on-control-plane.js";
+import { REAL_CLUSTER_RESYNC_MS, eventually as retryUntil } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
 
 /**
@@ -80,7 +80,7 @@ describe("project secrets filled into spaces on a real cluster", () => {
 
   before(async () => {
     kube = await KubeControlPlane.start();
-    server = await startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true });
+    server = await startTestServer({ clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS, allowLocalEndpoints: true });
     await kube.kubectl("create", "namespace", "platform");
     const platform = await kube.serviceAccount("platform", "platform");
     await kube.grant(platform, {

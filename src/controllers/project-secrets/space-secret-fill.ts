@@ -24,16 +24,17 @@ export interface FillOutcome {
  * (forced: the platform owns those keys). A Secret whose project secret gives no data (gone, or
  * not for this space) gets an apply without data, which removes the keys the platform put there
  * and leaves everyone else's. Secrets without the label are never listed, so never touched.
- * Throws when the list fails (the cluster is unreachable or refuses): nothing was done.
+ * Throws when the list fails (the cluster is unreachable or refuses): nothing was done. `where`
+ * is how messages name the cluster (its name: they reach the project secrets' readers).
  */
 export async function fillSpaceSecrets(
   api: KubernetesObjectApi,
-  server: string,
+  where: string,
   namespace: string,
   wanted: WantedData,
   timeoutMs: number,
 ): Promise<FillOutcome> {
-  const call = <T>(p: Promise<T>) => withDeadline(p, timeoutMs, server);
+  const call = <T>(p: Promise<T>) => withDeadline(p, timeoutMs, where);
   const labelled = await call(
     api.list("v1", "Secret", namespace, undefined, undefined, undefined, undefined, PROJECT_SECRET_LABEL),
   );
@@ -53,7 +54,7 @@ export async function fillSpaceSecrets(
       const done = data ? outcome.filled : outcome.emptied;
       done.set(projectSecret, [...(done.get(projectSecret) ?? []), name]);
     } catch (err) {
-      const e = classifyError(err, server);
+      const e = classifyError(err, where);
       if (!outcome.failed.has(projectSecret)) {
         outcome.failed.set(projectSecret, { reason: e.reason, message: `Secret ${name}: ${e.message}` });
       }

@@ -117,11 +117,12 @@ export class SpaceController {
     const desired = desiredSpace(space, body);
     const previous = statusOf<SpaceInstanceStatus>(space).objects ?? [];
     let result: Awaited<ReturnType<typeof syncSpace>>;
+    const where = clusterNamed(clusterName);
     try {
-      const { api, where } = await this.clusterApi(cluster);
+      const api = await this.clusterApi(cluster);
       result = await syncSpace(api, where, space, this.claimOf(space), desired, previous, this.timeoutMs);
     } catch (err) {
-      const e = classifyError(err, "");
+      const e = classifyError(err, where);
       // A config secret missing or invalid waits for its fix (a spec change) or the next resync.
       result = { phase: isUnreachable(e) ? "Pending" : "Failed", reason: e.reason, message: "", objects: [] };
       result.message = cannotUse(clusterName, e);
@@ -152,15 +153,16 @@ export class SpaceController {
       });
     }
     let outcome: { gone: boolean; error?: ClusterConnectionError };
+    const where = clusterNamed(clusterName);
     try {
-      const { api, where } = await this.clusterApi(cluster);
+      const api = await this.clusterApi(cluster);
       const claim = this.claimOf(space);
       // An imported namespace was there before the space and stays after it.
       outcome = statusOf<SpaceInstanceStatus>(space).imported
         ? await releaseImportedNamespace(api, where, space, claim, namespace, this.timeoutMs)
         : await removeOwnedNamespace(api, where, namespace, this.timeoutMs, claim);
     } catch (err) {
-      outcome = { gone: false, error: classifyError(err, "") };
+      outcome = { gone: false, error: classifyError(err, where) };
     }
     if (outcome.gone) return this.dropFinalizer(space);
     const e = outcome.error;
@@ -179,14 +181,11 @@ export class SpaceController {
     return namespaceClaim(space, spaceLabels(space), () => spaces.list());
   }
 
-  /**
-   * A client for the space's cluster, and how messages name it: by its name on the platform,
-   * never its address (a space's reader may not read its Cluster).
-   */
+  /** A client for the space's cluster. */
   private async clusterApi(cluster: KubeObject) {
     const client = await clusterClient(this.registry, cluster);
     const { KubernetesObjectApi } = await import("@kubernetes/client-node");
-    return { api: KubernetesObjectApi.makeApiClient(client.kubeConfig), where: JSON.stringify(cluster.metadata.name) };
+    return KubernetesObjectApi.makeApiClient(client.kubeConfig);
   }
 
   private async dropFinalizer(space: KubeObject): Promise<void> {
@@ -213,6 +212,14 @@ export class SpaceController {
       },
     );
   }
+}
+
+/**
+ * How messages name the space's cluster: by its name on the platform, never its address (a
+ * space's reader may not read its Cluster).
+ */
+function clusterNamed(cluster: string): string {
+  return JSON.stringify(cluster);
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   documentedPlatformRole,
   eventually,
   kubectlThroughGateway,
+  REAL_CLUSTER_RESYNC_MS,
   refused,
 } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
@@ -61,7 +62,7 @@ describe("spaces on a real cluster", () => {
 
   before(async () => {
     kube = await KubeControlPlane.start();
-    server = await startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true });
+    server = await startTestServer({ clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS, allowLocalEndpoints: true });
     await kube.kubectl("create", "namespace", "platform");
     const spacesRole = documentedPlatformRole("docs/spaces.md");
     const spec = { access: [{ verbs: ["use"], teams: ["devs", "ops"] }] };

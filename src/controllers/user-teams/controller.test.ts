@@ -18,13 +18,14 @@ const object = (kind: string, name: string, spec: Record<string, unknown>): Kube
   spec,
 });
 
-test("user-teams: a status write that fails is logged with its retry, and the retry writes it", async () => {
+test("user-teams: a status write that fails is logged once with its retry, and the retry writes it and says so", async () => {
   const { registry, failNextUpdates, close } = flakyRegistry([teamResource, userResource, ownedAccessKeyResource()]);
   const informers = new SharedInformers(registry);
   const identity = new IdentityIndex(informers.for("ownedaccesskeys"), informers.for("users"), informers.for("teams"));
   const logged: Array<Record<string, unknown>> = [];
   const controller = new UserTeamsController(registry, identity, {
-    error: (obj) => logged.push(obj as Record<string, unknown>),
+    error: (obj) => logged.push({ level: "error", ...(obj as object) }),
+    warn: (obj) => logged.push({ level: "warn", ...(obj as object) }),
   });
   try {
     const opts = defaultWriteOptions("test");
@@ -42,13 +43,22 @@ test("user-teams: a status write that fails is logged with its retry, and the re
       teams = (await registry.store("users").read(undefined, "alice"))?.status?.teams;
     }
     assert.deepEqual(teams, ["devs"]);
+    await controller.settled();
+    // The second failure is the first again: not logged; the success after both is.
     assert.deepEqual(
-      logged.map((l) => [l.controller, l.key, l.attempt, l.retryInMs, /unavailable/.test(String(l.err))]),
+      logged.map((l) => [
+        l.level,
+        l.controller,
+        l.key,
+        l.attempt ?? l.failedAttempts,
+        /unavailable/.test(String(l.err)),
+      ]),
       [
-        ["user-teams", "alice", 1, 250, true],
-        ["user-teams", "alice", 2, 500, true],
+        ["error", "user-teams", "alice", 1, true],
+        ["warn", "user-teams", "alice", 2, false],
       ],
     );
+    assert.equal(logged[0]!.retryInMs, 250);
   } finally {
     await controller.stop();
     informers.stop();

@@ -6,7 +6,7 @@ import type { TeamSpec } from "../../kinds/team/team.js";
 import type { UserSpec, UserStatus } from "../../kinds/user/user.js";
 import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
-import { type ControllerLog, logRetry, silentLog } from "../controller-log.js";
+import { type ControllerLog, failureLogging, silentLog } from "../controller-log.js";
 import { WorkQueue } from "../work-queue.js";
 
 /**
@@ -31,7 +31,7 @@ export class UserTeamsController {
   start(): void {
     const queue = new WorkQueue<string>({
       process: (name) => this.reconcile(name),
-      onError: logRetry(this.log, "user-teams"),
+      ...failureLogging(this.log, "user-teams"),
     });
     this.queue = queue;
     this.unsubscribe = [

@@ -50,8 +50,9 @@ export async function deployStep(deps: LifecycleDeps, instance: KubeObject): Pro
   const desired = desiredInstance(instance, refName ? deps.templateOf(refName) : undefined, ca);
   if ("reason" in desired) return { outcome: { ok: false, ...desired } };
   const previous = deployedObjects(instance);
+  const where = clusterNamed(clusterName);
   try {
-    const { api, where } = await clusterApi(deps.registry, cluster);
+    const api = await clusterApi(deps.registry, cluster);
     const result = await deployInstance(
       api,
       where,
@@ -68,7 +69,7 @@ export async function deployStep(deps: LifecycleDeps, instance: KubeObject): Pro
     if (result.unreachable) return { unreachable: result.unreachable };
     return { outcome: { ok: false, reason: result.reason, message: result.message }, waiting: result.waiting };
   } catch (err) {
-    const e = classifyError(err, "");
+    const e = classifyError(err, where);
     if (isUnreachable(e)) return { unreachable: e };
     return { outcome: { ok: false, reason: e.reason, message: cannotUse(clusterName, e) } };
   }
@@ -95,8 +96,9 @@ export async function deleteStep(deps: LifecycleDeps, instance: KubeObject): Pro
       message: `cluster "${clusterName}" does not exist on the platform, so what was deployed in namespace "${namespace}" cannot be removed; remove the finalizer ${VIRTUAL_CLUSTER_FINALIZER} to drop this record alone (docs/virtual-clusters.md)`,
     };
   }
+  const where = clusterNamed(clusterName);
   try {
-    const { api, where } = await clusterApi(deps.registry, cluster);
+    const api = await clusterApi(deps.registry, cluster);
     const kinds = [...deployedObjects(instance), ...templateKinds(deps, instance)];
     const claim = deps.claimOf(instance);
     const ns = await removeInstance(api, where, instance, claim, namespace, kinds, deps.timeoutMs);
@@ -110,7 +112,7 @@ export async function deleteStep(deps: LifecycleDeps, instance: KubeObject): Pro
       message: `waiting for namespace "${namespace}" to be deleted on cluster "${clusterName}"`,
     };
   } catch (err) {
-    const e = classifyError(err, "");
+    const e = classifyError(err, where);
     return { done: false, reason: e.reason, message: cannotUse(clusterName, e), error: e };
   }
 }
@@ -137,7 +139,15 @@ function templateKinds(deps: LifecycleDeps, instance: KubeObject): ObjectRef[] {
 async function clusterApi(registry: Registry, cluster: KubeObject) {
   const client = await clusterClient(registry, cluster);
   const { KubernetesObjectApi } = await import("@kubernetes/client-node");
-  return { api: KubernetesObjectApi.makeApiClient(client.kubeConfig), where: JSON.stringify(cluster.metadata.name) };
+  return KubernetesObjectApi.makeApiClient(client.kubeConfig);
+}
+
+/**
+ * How messages name the instance's cluster: by its name on the platform, never its address (an
+ * instance's reader may not read its Cluster).
+ */
+function clusterNamed(cluster: string): string {
+  return JSON.stringify(cluster);
 }
 
 /** Why the cluster as a whole could not be used: the reason only (the details are the Cluster's). */

@@ -11,7 +11,7 @@ import { createCluster, putSecret } from "../../testing/cluster-status.js";
 import { FakeClusterApiServer } from "../../testing/fake-cluster-apiserver.js";
 import { accessKey, postObject } from "../../testing/gateway-fixture.js";
 import { KubeControlPlane } from "../../testing/kube-control-plane.js";
-import { applyDocumentedPlatformRights } from "../../testing/platform-on-control-plane.js";
+import { applyDocumentedPlatformRights, REAL_CLUSTER_RESYNC_MS } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
 import { SLEEPING_REPLICAS_ANNOTATION } from "./sleep-scaling.js";
 
@@ -69,7 +69,7 @@ describe("sleep mode: idle virtual clusters scaled to zero, woken by a request o
     [kube, server] = await Promise.all([
       KubeControlPlane.start(),
       startTestServer({
-        clusterCheckIntervalMs: 500,
+        clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS,
         allowLocalEndpoints: true,
         sleepMode: { activityFlushMs: 200, wakeLimitMs: WAKE_LIMIT_MS },
       }),

@@ -82,7 +82,6 @@ describe("virtual clusters deployed from templates, on a real cluster", () => {
     // No kubelet stand-in yet: the first test sees a deploy whose workload cannot be ready.
     ({ kube, server } = await startPlatformOnControlPlane({
       cluster: "prod",
-      server: { clusterCheckIntervalMs: 500 },
       kubelet: false,
     }));
     for (const project of ["web", "shop"])

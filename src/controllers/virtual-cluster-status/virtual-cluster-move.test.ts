@@ -5,7 +5,7 @@ import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-i
 import { rewriteStoredObject } from "../../testing/damage-stored-values.js";
 import { postObject } from "../../testing/gateway-fixture.js";
 import type { KubeControlPlane } from "../../testing/kube-control-plane.js";
-import { startPlatformOnControlPlane } from "../../testing/platform-on-control-plane.js";
+import { REAL_CLUSTER_RESYNC_MS, startPlatformOnControlPlane } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
 import { STAND_IN_WORKLOAD } from "../../testing/virtual-cluster-workload.js";
 import { waitFor } from "../../testing/wait-for.js";
@@ -106,7 +106,6 @@ describe("virtual cluster instances moved to another project, on a real cluster"
   before(async () => {
     ({ kube, server } = await startPlatformOnControlPlane({
       cluster: "prod",
-      server: { clusterCheckIntervalMs: 500 },
       kubelet: true,
     }));
     for (const project of ["web", "shop"])
@@ -220,7 +219,11 @@ describe("virtual cluster instances moved to another project, on a real cluster"
     });
     await kube.stopApiServer();
     try {
-      server = await startTestServer({ dataDir, clusterCheckIntervalMs: 500, allowLocalEndpoints: true });
+      server = await startTestServer({
+        dataDir,
+        clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS,
+        allowLocalEndpoints: true,
+      });
       // Both looked at since the restart: the reason of the next look shows it was after the move.
       for (const name of ["legacy", "handmade"])
         await waitForStatus("web", name, (s) => s.reason === "ClusterUnreachable");

@@ -8,7 +8,7 @@ import type {
 import { createCluster, putSecret } from "../../testing/cluster-status.js";
 import { postObject } from "../../testing/gateway-fixture.js";
 import { KubeControlPlane } from "../../testing/kube-control-plane.js";
-import { applyDocumentedPlatformRights } from "../../testing/platform-on-control-plane.js";
+import { applyDocumentedPlatformRights, REAL_CLUSTER_RESYNC_MS } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
 
 /**
@@ -72,7 +72,7 @@ describe("virtual cluster instance status, read from a real cluster", () => {
   before(async () => {
     [kube, server] = await Promise.all([
       KubeControlPlane.start(),
-      startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true }),
+      startTestServer({ clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS, allowLocalEndpoints: true }),
     ]);
     await kube.startKubelet();
     const platform = await applyDocumentedPlatformRights(kube, false);

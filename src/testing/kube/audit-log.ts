@@ -1,8 +1,10 @@
 /**
  * kube-apiserver's own audit log, for tests that must know who wrote what on the cluster (which
  * user created, patched or deleted an object, and what it answered), as the API server saw it
- * rather than as the platform says it did. Only writes are logged, at the Metadata level (no
- * bodies: a Secret's data never reaches the log), each once, when its answer is complete.
+ * rather than as the platform says it did. Only writes are logged, and lists of Secrets (each
+ * pass of the project secrets' fill makes one per space: a test counts passes by them), at the
+ * Metadata level (no bodies: a Secret's data never reaches the log), each once, when its answer
+ * is complete.
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -13,6 +15,9 @@ omitStages: ["RequestReceived", "ResponseStarted"]
 rules:
   - level: Metadata
     verbs: ["create", "update", "patch", "delete", "deletecollection"]
+  - level: Metadata
+    verbs: ["list"]
+    resources: [{ group: "", resources: ["secrets"] }]
   - level: None
 `;
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION } from "../../api/endpoint-annotations.js";
 import { errors } from "../../api/errors.js";
 import { classifyError } from "../../clusters/cluster-connection.js";
 import type { InsideBinding } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
@@ -75,6 +76,39 @@ describe("the access controller's message when a virtual cluster cannot be reach
       binding?.message ?? "",
       /^virtual cluster p-web\/dev has no endpoint: set annotation management\.platform\/virtual-cluster-endpoint on it/,
     );
+  });
+
+  it("a failure of the platform's own step before the call names the endpoint it was for", async () => {
+    const endpoint = "https://dev2.vc.example.test";
+    const created = await server.request("POST", `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances`, {
+      body: {
+        apiVersion: "management.platform/v1",
+        kind: "VirtualClusterInstance",
+        metadata: { name: "dev2", annotations: { [VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION]: endpoint } },
+        // Deployed from a template: the platform keeps its CA, which this controller's store
+        // (without the server's key) cannot read.
+        spec: { clusterRef: { cluster: "c1" }, templateRef: { name: "default" }, owner: { user: "alice" } },
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    await server.registry.store("virtualclusterinstances").guaranteedUpdate(
+      systemContext(),
+      "p-web",
+      "dev2",
+      (obj) => {
+        obj.status = { ...obj.status, phase: "Ready" };
+        return obj;
+      },
+      "status",
+    );
+    let access: InsideBinding[] | undefined;
+    for (let i = 0; i < POLLS && !access?.length; i++) {
+      await sleep(POLL_MS);
+      const got = await server.request("GET", `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances/dev2`);
+      access = got.json.status?.access;
+    }
+    assert.ok(access?.length, "status.access was written");
+    assert.match(access[0]?.message ?? "", /^cannot reach the cluster at https:\/\/dev2\.vc\.example\.test: /);
   });
 
   it("a failure without an address says 'the cluster', never an empty address", () => {

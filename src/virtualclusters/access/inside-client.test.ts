@@ -44,10 +44,10 @@ describe("inside client: the endpoint's host name is checked when it resolves", 
   });
   const cas = { forInstance: async () => ca } as unknown as VirtualClusterCaStore;
   const clientFor = (allowLocal: boolean) =>
-    insideClient({} as Registry, cas, instance(), () => undefined, { allowLocal });
+    insideClient({} as Registry, cas, instance(), `https://localhost:${port}`, () => undefined, { allowLocal });
 
   it("a name resolving to 127.0.0.1 is refused before any connection", async () => {
-    const { api } = await clientFor(false);
+    const api = await clientFor(false);
     const before = connections;
     await assert.rejects(api.list("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"), (err: Error) =>
       /localhost resolves to .*--allow-local-endpoints/.test(String(err?.message ?? err)),
@@ -56,7 +56,7 @@ describe("inside client: the endpoint's host name is checked when it resolves", 
   });
 
   it("with --allow-local-endpoints the same name is connected to", async () => {
-    const { api } = await clientFor(true);
+    const api = await clientFor(true);
     const before = connections;
     await assert.rejects(api.list("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"));
     assert.equal(connections, before + 1);

@@ -7,7 +7,7 @@ import { allowedEndpoint } from "../../clusters/endpoint-policy.js";
 import { createClientCertificate } from "../../crypto/certificates.js";
 import type { Registry } from "../../registry/registry.js";
 import type { VirtualClusterCaStore } from "../ca-store.js";
-import { virtualClusterCa, virtualClusterEndpoint } from "../reach.js";
+import { virtualClusterCa } from "../reach.js";
 
 /**
  * Who the platform is inside a virtual cluster: a client certificate signed by the virtual
@@ -19,15 +19,18 @@ const PLATFORM_INSIDE_GROUPS = ["system:masters"];
 /** A certificate is made for each pass and used for that pass only. */
 const CERT_VALIDITY_SECONDS = 3_600;
 
-/** A client for the instance's API server, at the same endpoint and with the same CA as the gateway uses. */
+/**
+ * A client for the instance's API server at `server`, the endpoint the gateway uses
+ * (reach.ts, virtualClusterEndpoint), with the same CA.
+ */
 export async function insideClient(
   registry: Registry,
   cas: VirtualClusterCaStore,
   instance: KubeObject,
+  server: string,
   cluster: (name: string) => KubeObject | undefined,
   policy: EndpointPolicy,
-): Promise<{ api: KubernetesObjectApi; server: string }> {
-  const server = virtualClusterEndpoint(instance, cluster);
+): Promise<KubernetesObjectApi> {
   // Who administers the instance chooses the endpoint: the same limits as the gateway's, with its
   // check of what a host name resolves to at each connection.
   const { lookup } = allowedEndpoint(server, policy);
@@ -46,7 +49,7 @@ export async function insideClient(
     contexts: [{ name: "vcluster", cluster: "vcluster", user: "platform" }],
     currentContext: "vcluster",
   });
-  return { api: KubernetesObjectApi.makeApiClient(kc), server };
+  return KubernetesObjectApi.makeApiClient(kc);
 }
 
 type KubeConfigClass = typeof import("@kubernetes/client-node").KubeConfig;

@@ -15,6 +15,7 @@ import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import type { VirtualClusterCaStore } from "../ca-store.js";
+import { virtualClusterEndpoint } from "../reach.js";
 import {
   desiredBindings,
   INSIDE_ACCESS_LABEL,
@@ -99,13 +100,15 @@ export class VirtualClusterAccessController {
       applied: false,
     }));
     let unreachable: ClusterConnectionError | undefined;
-    // The virtual cluster's endpoint once known, for the messages of what it answers.
+    // The virtual cluster's endpoint once known, for the messages of what fails after: its
+    // answers, and the platform's own steps before a call (its CA, its client certificate).
     let called = "";
     try {
       const cluster = (n: string) => this.informers.for("clusters").get(undefined, n);
-      const { api, server } = await insideClient(this.registry, this.cas, instance, cluster, this.endpoints);
-      called = server;
-      const result = await applyClusterObjects(api, server, {
+      // Without one, the 503 says what to set (kept as it is by classifyError).
+      called = virtualClusterEndpoint(instance, cluster);
+      const api = await insideClient(this.registry, this.cas, instance, called, cluster, this.endpoints);
+      const result = await applyClusterObjects(api, called, {
         fieldManager: FIELD_MANAGER,
         desired,
         owned: [

@@ -10,6 +10,7 @@ import { runKubectl } from "../../testing/kube/kubectl.js";
 import { KubeControlPlane } from "../../testing/kube-control-plane.js";
 import {
   applyDocumentedPlatformRights,
+  REAL_CLUSTER_RESYNC_MS,
   refused,
   eventually as retryUntil,
 } from "../../testing/platform-on-control-plane.js";
@@ -75,7 +76,7 @@ describe("rights inside a virtual cluster, applied through its own API server", 
     [host, inside, server] = await Promise.all([
       KubeControlPlane.start(),
       KubeControlPlane.start(),
-      startTestServer({ clusterCheckIntervalMs: 500, allowLocalEndpoints: true }),
+      startTestServer({ clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS, allowLocalEndpoints: true }),
     ]);
     await host.startKubelet();
     const platform = await applyDocumentedPlatformRights(host, false);

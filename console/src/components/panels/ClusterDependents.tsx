@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useId } from "react";
-import { API, request } from "../../api/client";
+import { API, ApiError, errorToShow, request } from "../../api/client";
+import { describeReadError } from "../../api/read-error";
 import type { KubeList, KubeObject } from "../../api/types";
 
 /** The shared secret a cluster reads its kube config from (spec.config; namespace platform by default). */
@@ -40,7 +41,11 @@ export function ClusterDependents(props: {
       request<KubeObject>(
         "GET",
         `${API}/namespaces/${encodeURIComponent(secretRef!.namespace)}/sharedsecrets/${encodeURIComponent(secretRef!.name)}`,
-      ).catch(() => null),
+      ).catch((err) => {
+        // Gone already: nothing to delete with it. Any other failure is said, not taken for that.
+        if (err instanceof ApiError && err.code === 404) return null;
+        throw err;
+      }),
     enabled: !!secretRef,
   });
   const secretName = secretRef ? `${secretRef.namespace}/${secretRef.name}` : "";
@@ -48,6 +53,11 @@ export function ClusterDependents(props: {
     <div className="dependents">
       <h3>What depends on it</h3>
       {instances.isPending && <p>Looking for virtual clusters on it…</p>}
+      {!!errorToShow(instances.error) && (
+        <p role="alert" className="error">
+          {describeReadError(instances.error, "the virtual clusters")} Whether any runs on it is not known.
+        </p>
+      )}
       {instances.data && instances.data.length === 0 && <p>No virtual cluster runs on it.</p>}
       {instances.data && instances.data.length > 0 && (
         <>
@@ -63,6 +73,12 @@ export function ClusterDependents(props: {
             ))}
           </ul>
         </>
+      )}
+      {secretRef && !!errorToShow(secret.error) && (
+        <p role="alert" className="error">
+          {describeReadError(secret.error, `the shared secret ${secretName}`)} Whether it goes with the cluster is not
+          known.
+        </p>
       )}
       {secretRef && secret.data && ownedBy(secret.data, props.cluster) && (
         <p>

@@ -6,6 +6,7 @@ import { useCan } from "../../permissions";
 import { Link } from "../../router";
 import { navigateWithFlash } from "../flash";
 import { parseHours } from "../hours";
+import { InstancePhase } from "../instances/InstancePhase";
 import { ObjectEvents } from "../ObjectEvents";
 import { VirtualClusterConnect } from "./ConnectInstructions";
 import { InstanceSleep } from "./InstanceSleep";
@@ -33,8 +34,7 @@ export function InstancePanel({ instance }: { instance: KubeObject }) {
         <div>
           <dt>Phase</dt>
           <dd>
-            <span className="badge">{String(instance.status?.phase || "unknown")}</span>{" "}
-            {String(instance.status?.message ?? "")}
+            <InstancePhase instance={instance} />
           </dd>
         </div>
         <div>

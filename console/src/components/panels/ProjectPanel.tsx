@@ -1,9 +1,11 @@
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useId, useState } from "react";
-import { API, describeError, errorToShow, request } from "../../api/client";
-import type { KubeList, KubeObject } from "../../api/types";
+import { API, describeError, request } from "../../api/client";
+import type { KubeObject } from "../../api/types";
 import { useCan } from "../../permissions";
-import { Link } from "../../router";
+import { InstancePhase } from "../instances/InstancePhase";
+import { type Column, ListTable } from "../lists/ListTable";
+import { useNamespaceList } from "../lists/useNamespaceList";
 import { CreateVirtualCluster } from "./CreateVirtualCluster";
 import { ProjectSecrets } from "./ProjectSecrets";
 import { ProjectSpaces } from "./ProjectSpaces";
@@ -12,62 +14,50 @@ import { ProjectSpaces } from "./ProjectSpaces";
 export function ProjectPanel({ project }: { project: KubeObject }) {
   const name = project.metadata.name ?? "";
   const ns = `p-${name}`;
-  const q = useQuery({
-    queryKey: ["list", "virtualclusterinstances", "project", ns],
-    queryFn: () =>
-      request<KubeList>("GET", `${API}/namespaces/${encodeURIComponent(ns)}/virtualclusterinstances?limit=200`),
-    refetchInterval: 5000,
-  });
+  const q = useNamespaceList("virtualclusterinstances", ns);
   const canCreate = useCan("create", "virtualclusterinstances", { namespace: ns });
   return (
     <>
       <Members project={project} />
       <ProjectSecrets project={name} />
       <h2>Virtual clusters</h2>
-      {!!errorToShow(q.error) && <p className="error">{describeError(q.error)}</p>}
-      {q.data && q.data.items.length === 0 && (
-        <p className="empty">
-          No virtual clusters in this project yet.{" "}
-          {canCreate
-            ? "Create one from a template or import one from a connected cluster below."
-            : "Someone who manages the project can create or import one."}
-        </p>
-      )}
-      {q.data && q.data.items.length > 0 && (
-        <div className="table-wrap">
-          <table className="stack">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Cluster</th>
-                <th scope="col">Namespace there</th>
-                <th scope="col">Phase</th>
-              </tr>
-            </thead>
-            <tbody>
-              {q.data.items.map((i) => (
-                <tr key={i.metadata.uid}>
-                  <td data-label="Name">
-                    <Link to={`/k/virtualclusterinstances/${ns}/${encodeURIComponent(i.metadata.name ?? "")}`}>
-                      {i.metadata.name}
-                    </Link>
-                  </td>
-                  <td data-label="Cluster">{String(i.spec?.clusterRef?.cluster ?? "")}</td>
-                  <td data-label="Namespace there">{String(i.spec?.clusterRef?.namespace ?? "")}</td>
-                  <td data-label="Phase">
-                    <span className="badge">{String(i.status?.phase || "unknown")}</span>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListTable
+        what="the virtual clusters of this project"
+        rows={q.data?.items}
+        error={q.error}
+        columns={INSTANCE_COLUMNS}
+        rowKey={(i) => i.metadata.uid ?? ""}
+        rowLink={(i) => `/k/virtualclusterinstances/${ns}/${encodeURIComponent(i.metadata.name ?? "")}`}
+        empty={
+          <p>
+            No virtual clusters in this project yet.{" "}
+            {canCreate
+              ? "Create one from a template or import one from a connected cluster below."
+              : "Someone who manages the project can create or import one."}
+          </p>
+        }
+      />
       {canCreate && <CreateVirtualCluster project={name} />}
       {canCreate && <ImportForm project={name} />}
       <ProjectSpaces project={name} />
     </>
   );
+}
+
+const clusterOf = (i: KubeObject) => String(i.spec?.clusterRef?.cluster ?? "");
+const namespaceOf = (i: KubeObject) => String(i.spec?.clusterRef?.namespace ?? "");
+
+const INSTANCE_COLUMNS: Column<KubeObject>[] = [
+  { label: "Name", cell: (i) => i.metadata.name, sortBy: (i) => i.metadata.name ?? "" },
+  { label: "Cluster", cell: clusterOf, sortBy: clusterOf },
+  { label: "Namespace there", cell: namespaceOf, sortBy: namespaceOf, mono: true },
+  { label: "Phase", cell: (i) => <InstancePhase instance={i} />, sortBy: (i) => String(i.status?.phase ?? "") },
+];
+
+interface Member {
+  kind: string;
+  name: string;
+  clusterRole?: string;
 }
 
 const ROLE_WORDS: Record<string, string> = {
@@ -76,25 +66,33 @@ const ROLE_WORDS: Record<string, string> = {
   "platform-management-view": "viewer: reads only",
 };
 
+const roleOf = (m: Member) => ROLE_WORDS[m.clusterRole ?? ""] ?? m.clusterRole ?? "";
+
+const MEMBER_COLUMNS: Column<Member>[] = [
+  { label: "Name", cell: (m) => m.name, sortBy: (m) => m.name },
+  { label: "Kind", cell: (m) => m.kind, sortBy: (m) => m.kind },
+  { label: "Role", cell: roleOf, sortBy: roleOf },
+];
+
 /** Who belongs to the project, and with which role. */
 function Members({ project }: { project: KubeObject }) {
-  const members = (project.spec?.members as Array<{ kind: string; name: string; clusterRole?: string }>) ?? [];
+  const members = (project.spec?.members as Member[] | undefined) ?? [];
   return (
     <>
       <h2>Members</h2>
-      {members.length === 0 ? (
-        <p className="empty">No members: only users with a cluster role reach it. Add members with Edit.</p>
-      ) : (
-        <ul>
-          {members.map((m) => (
-            <li key={`${m.kind}/${m.name}`}>
-              {m.kind}{" "}
-              <Link to={`/k/${m.kind === "Team" ? "teams" : "users"}/${encodeURIComponent(m.name)}`}>{m.name}</Link> ·{" "}
-              {ROLE_WORDS[m.clusterRole ?? ""] ?? m.clusterRole}
-            </li>
-          ))}
-        </ul>
-      )}
+      <ListTable
+        what="the members of this project"
+        rows={members}
+        columns={MEMBER_COLUMNS}
+        rowKey={(m) => `${m.kind}/${m.name}`}
+        rowLink={(m) => `/k/${m.kind === "Team" ? "teams" : "users"}/${encodeURIComponent(m.name)}`}
+        empty={
+          <p>
+            No members: only users with a cluster role reach it. Whoever may edit the project adds them with its Edit
+            button.
+          </p>
+        }
+      />
     </>
   );
 }

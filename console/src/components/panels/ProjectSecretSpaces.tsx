@@ -1,4 +1,5 @@
 import type { KubeObject } from "../../api/types";
+import { type Column, ListTable } from "../lists/ListTable";
 
 interface SpaceEntry {
   space: string;
@@ -10,43 +11,35 @@ interface SpaceEntry {
   message?: string;
 }
 
+const filled = (s: SpaceEntry) => (s.synced ? "yes" : `no: ${s.reason ?? ""} ${s.message ?? ""}`);
+
+const COLUMNS: Column<SpaceEntry>[] = [
+  { label: "Space", cell: (s) => s.space, sortBy: (s) => s.space },
+  { label: "Cluster", cell: (s) => s.cluster, sortBy: (s) => s.cluster },
+  { label: "Namespace there", cell: (s) => s.namespace, sortBy: (s) => s.namespace },
+  { label: "Secrets", cell: (s) => s.secrets.join(", "), sortBy: (s) => s.secrets.join(", ") },
+  { label: "Filled", cell: filled, sortBy: filled },
+];
+
 /** Where a project secret is filled: the spaces with Secrets labelled for it, and how that went. */
 export function ProjectSecretSpaces({ secret }: { secret: KubeObject }) {
-  const spaces = (secret.status?.spaces as SpaceEntry[] | undefined) ?? [];
+  const ns = secret.metadata.namespace ?? "";
   return (
     <>
       <h2>Filled in spaces</h2>
-      {spaces.length === 0 ? (
-        <p className="empty">
-          No Secret in a space asks for it yet: label one management.platform/project-secret-name=
-          {secret.metadata.name}.
-        </p>
-      ) : (
-        <div className="table-wrap">
-          <table className="stack">
-            <thead>
-              <tr>
-                <th scope="col">Space</th>
-                <th scope="col">Cluster</th>
-                <th scope="col">Namespace there</th>
-                <th scope="col">Secrets</th>
-                <th scope="col">Filled</th>
-              </tr>
-            </thead>
-            <tbody>
-              {spaces.map((s) => (
-                <tr key={s.space}>
-                  <td data-label="Space">{s.space}</td>
-                  <td data-label="Cluster">{s.cluster}</td>
-                  <td data-label="Namespace there">{s.namespace}</td>
-                  <td data-label="Secrets">{s.secrets.join(", ")}</td>
-                  <td data-label="Filled">{s.synced ? "yes" : `no: ${s.reason ?? ""} ${s.message ?? ""}`}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListTable
+        what="the spaces this secret fills"
+        rows={(secret.status?.spaces as SpaceEntry[] | undefined) ?? []}
+        columns={COLUMNS}
+        rowKey={(s) => s.space}
+        rowLink={(s) => `/k/spaceinstances/${ns}/${encodeURIComponent(s.space)}`}
+        empty={
+          <p>
+            No Secret in a space asks for it yet: label one management.platform/project-secret-name=
+            {secret.metadata.name}.
+          </p>
+        }
+      />
     </>
   );
 }

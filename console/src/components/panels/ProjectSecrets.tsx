@@ -1,8 +1,8 @@
-import { useQuery } from "@tanstack/react-query";
-import { API, describeError, errorToShow, request } from "../../api/client";
-import type { KubeList, KubeObject } from "../../api/types";
+import type { KubeObject } from "../../api/types";
 import { useCan } from "../../permissions";
 import { Link } from "../../router";
+import { type Column, ListTable } from "../lists/ListTable";
+import { useNamespaceList } from "../lists/useNamespaceList";
 
 /** A project secret's source shared secret as `namespace/name` ("" without one). */
 function sourceOf(o: KubeObject): string {
@@ -10,54 +10,47 @@ function sourceOf(o: KubeObject): string {
   return ref?.name ? `${ref.namespace || "platform"}/${ref.name}` : "";
 }
 
+/** Whether the secret's values reached the spaces that ask for them (its Synced condition). */
+function synced(o: KubeObject): string {
+  const c = (o.status?.conditions as Array<{ type: string; status: string; reason?: string }> | undefined)?.find(
+    (x) => x.type === "Synced",
+  );
+  return c ? (c.status === "True" ? "yes" : `no: ${c.reason ?? ""}`) : "";
+}
+
+const keysOf = (o: KubeObject) => Object.keys(o.spec?.data ?? {}).join(", ");
+
+const SECRET_COLUMNS: Column<KubeObject>[] = [
+  { label: "Name", cell: (s) => s.metadata.name, sortBy: (s) => s.metadata.name ?? "" },
+  { label: "Keys", cell: keysOf, sortBy: keysOf },
+  { label: "Source", cell: sourceOf, sortBy: sourceOf },
+  { label: "Synced", cell: synced, sortBy: synced },
+];
+
 /** A project's secrets on its page: names, keys and sources, never values (those are on each secret's page). */
 export function ProjectSecrets({ project }: { project: string }) {
   const ns = `p-${project}`;
-  const q = useQuery({
-    queryKey: ["list", "projectsecrets", "project", ns],
-    queryFn: () => request<KubeList>("GET", `${API}/namespaces/${encodeURIComponent(ns)}/projectsecrets?limit=200`),
-    refetchInterval: 5000,
-  });
+  const q = useNamespaceList("projectsecrets", ns);
   const canCreate = useCan("create", "projectsecrets", { namespace: ns });
-  const synced = (o: KubeList["items"][number]) => {
-    const c = (o.status?.conditions as Array<{ type: string; status: string; reason?: string }> | undefined)?.find(
-      (x) => x.type === "Synced",
-    );
-    return c ? (c.status === "True" ? "yes" : `no: ${c.reason ?? ""}`) : "";
-  };
   return (
     <>
       <h2>Project secrets</h2>
-      {!!errorToShow(q.error) && <p className="error">{describeError(q.error)}</p>}
-      {q.data && q.data.items.length === 0 && <p className="empty">No project secrets in this project yet.</p>}
-      {q.data && q.data.items.length > 0 && (
-        <div className="table-wrap">
-          <table className="stack">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Keys</th>
-                <th scope="col">Source</th>
-                <th scope="col">Synced</th>
-              </tr>
-            </thead>
-            <tbody>
-              {q.data.items.map((s) => (
-                <tr key={s.metadata.uid}>
-                  <td data-label="Name">
-                    <Link to={`/k/projectsecrets/${ns}/${encodeURIComponent(s.metadata.name ?? "")}`}>
-                      {s.metadata.name}
-                    </Link>
-                  </td>
-                  <td data-label="Keys">{Object.keys(s.spec?.data ?? {}).join(", ")}</td>
-                  <td data-label="Source">{sourceOf(s)}</td>
-                  <td data-label="Synced">{synced(s)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListTable
+        what="the project secrets of this project"
+        rows={q.data?.items}
+        error={q.error}
+        columns={SECRET_COLUMNS}
+        rowKey={(s) => s.metadata.uid ?? ""}
+        rowLink={(s) => `/k/projectsecrets/${ns}/${encodeURIComponent(s.metadata.name ?? "")}`}
+        empty={
+          <p>
+            No project secrets in this project yet.{" "}
+            {canCreate
+              ? "Add one with the link below; spaces of the project then ask for it by a label."
+              : "Someone who manages the project can add one."}
+          </p>
+        }
+      />
       {canCreate && <Link to="/k/projectsecrets/new">Add a project secret</Link>}
     </>
   );

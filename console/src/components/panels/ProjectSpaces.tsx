@@ -1,9 +1,12 @@
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { API, describeError, errorToShow, request } from "../../api/client";
-import type { KubeList, KubeObject } from "../../api/types";
+import { API, describeError, request } from "../../api/client";
+import type { KubeObject } from "../../api/types";
 import { useCan } from "../../permissions";
-import { Link } from "../../router";
+import { CreationProgress } from "../instances/CreationProgress";
+import { InstancePhase } from "../instances/InstancePhase";
+import { type Column, ListTable } from "../lists/ListTable";
+import { useNamespaceList } from "../lists/useNamespaceList";
 import { FormSummary } from "../templates/FormSummary";
 import { ParameterFields } from "../templates/ParameterFields";
 import { PLACEMENT_FIELDS, PlacementFields } from "../templates/PlacementFields";
@@ -13,51 +16,48 @@ import { useTemplateForm } from "../templates/useTemplateForm";
 
 const SPACES = (ns: string) => `${API}/namespaces/${encodeURIComponent(ns)}/spaceinstances`;
 
-/** A project's spaces with their phase, deleting one, and creating one from a SpaceTemplate. */
+/** A project's spaces with their phase, deleting one, and creating one from a SpaceTemplate (followed until it settles). */
 export function ProjectSpaces({ project }: { project: string }) {
   const ns = `p-${project}`;
-  const q = useQuery({
-    queryKey: ["list", "spaceinstances", "project", ns],
-    queryFn: () => request<KubeList>("GET", `${SPACES(ns)}?limit=200`),
-    refetchInterval: 5000,
-  });
+  const q = useNamespaceList("spaceinstances", ns);
   const canCreate = useCan("create", "spaceinstances", { namespace: ns });
   return (
     <>
       <h2>Spaces</h2>
-      {!!errorToShow(q.error) && <p className="error">{describeError(q.error)}</p>}
-      {q.data && q.data.items.length === 0 && (
-        <p className="empty">
-          No spaces in this project yet.{" "}
-          {canCreate ? "Create one below." : "Someone who manages the project can create one."}
-        </p>
-      )}
-      {q.data && q.data.items.length > 0 && (
-        <div className="table-wrap">
-          <table className="stack">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Cluster</th>
-                <th scope="col">Namespace there</th>
-                <th scope="col">Phase</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {q.data.items.map((s) => (
-                <SpaceRow key={s.metadata.uid} space={s} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListTable
+        what="the spaces of this project"
+        rows={q.data?.items}
+        error={q.error}
+        columns={SPACE_COLUMNS}
+        rowKey={(s) => s.metadata.uid ?? ""}
+        rowLink={spacePage}
+        empty={
+          <p>
+            No spaces in this project yet.{" "}
+            {canCreate ? "Create one with the form below." : "Someone who manages the project can create one."}
+          </p>
+        }
+      />
       {canCreate && <CreateSpace project={project} />}
     </>
   );
 }
 
-function SpaceRow({ space }: { space: KubeObject }) {
+const spacePage = (s: KubeObject) =>
+  `/k/spaceinstances/${s.metadata.namespace ?? ""}/${encodeURIComponent(s.metadata.name ?? "")}`;
+
+const clusterOf = (s: KubeObject) => String(s.spec?.clusterRef?.cluster ?? "");
+const namespaceOf = (s: KubeObject) => String(s.spec?.clusterRef?.namespace ?? "");
+
+const SPACE_COLUMNS: Column<KubeObject>[] = [
+  { label: "Name", cell: (s) => s.metadata.name, sortBy: (s) => s.metadata.name ?? "" },
+  { label: "Cluster", cell: (s) => clusterOf(s), sortBy: clusterOf },
+  { label: "Namespace there", cell: (s) => namespaceOf(s), sortBy: namespaceOf, mono: true },
+  { label: "Phase", cell: (s) => <InstancePhase instance={s} />, sortBy: (s) => String(s.status?.phase ?? "") },
+  { label: "Actions", cell: (s) => <SpaceActions space={s} /> },
+];
+
+function SpaceActions({ space }: { space: KubeObject }) {
   const ns = space.metadata.namespace ?? "";
   const name = space.metadata.name ?? "";
   const queryClient = useQueryClient();
@@ -76,42 +76,29 @@ function SpaceRow({ space }: { space: KubeObject }) {
   };
   const terminating = !!space.metadata.deletionTimestamp;
   return (
-    <tr>
-      <td data-label="Name">
-        <Link to={`/k/spaceinstances/${ns}/${encodeURIComponent(name)}`}>{name}</Link>
-      </td>
-      <td data-label="Cluster">{String(space.spec?.clusterRef?.cluster ?? "")}</td>
-      <td data-label="Namespace there" className="mono">
-        {String(space.spec?.clusterRef?.namespace ?? "")}
-      </td>
-      <td data-label="Phase">
-        <span className="badge">{terminating ? "Deleting" : String(space.status?.phase || "unknown")}</span>{" "}
-        {String(space.status?.message ?? "")}
-      </td>
-      <td data-label="Actions">
-        {canDelete && !terminating && !confirming && (
-          <button type="button" className="danger" onClick={() => setConfirming(true)}>
-            Delete
+    <>
+      {canDelete && !terminating && !confirming && (
+        <button type="button" className="danger" onClick={() => setConfirming(true)}>
+          Delete
+        </button>
+      )}
+      {confirming && (
+        <fieldset className="confirm">
+          <legend>Delete {name} and its namespace on the cluster?</legend>
+          <button type="button" className="danger" onClick={remove}>
+            Yes, delete {name}
+          </button>{" "}
+          <button type="button" onClick={() => setConfirming(false)}>
+            Cancel
           </button>
-        )}
-        {confirming && (
-          <fieldset className="confirm">
-            <legend>Delete {name} and its namespace on the cluster?</legend>
-            <button type="button" className="danger" onClick={remove}>
-              Yes, delete {name}
-            </button>{" "}
-            <button type="button" onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </fieldset>
-        )}
-        {error && (
-          <p role="alert" className="error">
-            {error}
-          </p>
-        )}
-      </td>
-    </tr>
+        </fieldset>
+      )}
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+    </>
   );
 }
 
@@ -122,7 +109,7 @@ function CreateSpace({ project }: { project: string }) {
   const queryClient = useQueryClient();
   const templates = useTemplates("spacetemplates");
   const [form, setForm] = useState({ name: "", cluster: "", namespace: "", template: "" });
-  const [message, setMessage] = useState("");
+  const [created, setCreated] = useState("");
   const template = templates.items.find((t) => t.metadata.name === form.template);
   const { parameters, errors, submit } = useTemplateForm({
     decls: (template?.spec?.parameters as ParameterDecl[] | undefined) ?? [],
@@ -142,12 +129,12 @@ function CreateSpace({ project }: { project: string }) {
         },
       },
     });
-    setMessage(`Created space ${form.name}.`);
+    setCreated(form.name);
     await queryClient.invalidateQueries({ queryKey: ["list", "spaceinstances"] });
   };
   const set = (key: keyof typeof form) => (v: string) => setForm({ ...form, [key]: v });
   const onSubmit = (e: FormEvent) => {
-    setMessage("");
+    setCreated("");
     return submit(send)(e);
   };
   return (
@@ -171,7 +158,15 @@ function CreateSpace({ project }: { project: string }) {
       />
       {template && <ParameterFields form={parameters} />}
       <button type="submit">Create space</button>
-      {message && <p role="status">{message}</p>}
+      {created && (
+        <CreationProgress
+          key={created}
+          noun="Space"
+          name={created}
+          path={`${SPACES(ns)}/${encodeURIComponent(created)}`}
+          page={`/k/spaceinstances/${ns}/${encodeURIComponent(created)}`}
+        />
+      )}
     </form>
   );
 }
