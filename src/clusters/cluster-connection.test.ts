@@ -54,7 +54,10 @@ describe("cluster kubeconfigs from shared secrets", () => {
     const failing = {
       store: () => ({
         read: async () => {
-          throw new DecryptionError("value was encrypted with key k-old, which is not in the encryption key file", "k-old");
+          throw new DecryptionError(
+            "value was encrypted with key k-old, which is not in the encryption key file",
+            "k-old",
+          );
         },
       }),
     } as unknown as Registry;

@@ -2,10 +2,10 @@ import { existsSync } from "node:fs";
 import type { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
 import { ApiError } from "../api/errors.js";
 import { type KubeObject, specOf } from "../api/object.js";
+import { DecryptionError } from "../crypto/secret-box.js";
 import type { ClusterSpec } from "../kinds/cluster/cluster.js";
 import type { SharedSecretSpec } from "../kinds/shared-secret/shared-secret.js";
 import type { Registry } from "../registry/registry.js";
-import { DecryptionError } from "../crypto/secret-box.js";
 import { EndpointNotAllowedError } from "../support/guarded-lookup.js";
 import { tokenFilesOf } from "./kubeconfig-token-file.js";
 
@@ -119,7 +119,10 @@ async function configSecret(registry: Registry, cluster: KubeObject): Promise<{ 
   try {
     secret = await registry.store("sharedsecrets").read(namespace, name);
   } catch (err) {
-    throw new ClusterConnectionError("ConfigSecretUnreadable", `the config ${named} cannot be read: ${unreadable(err)}`);
+    throw new ClusterConnectionError(
+      "ConfigSecretUnreadable",
+      `the config ${named} cannot be read: ${unreadable(err)}`,
+    );
   }
   if (!secret) {
     throw new ClusterConnectionError(

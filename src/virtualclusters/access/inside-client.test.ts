@@ -64,7 +64,10 @@ describe("inside client: the endpoint's host name is checked when it resolves", 
   });
 
   it("a CA the platform cannot sign with is CertificateAuthorityUnavailable, naming the instance, never its key", async () => {
-    const broken = { certPem: ca.certPem, keyPem: "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n" };
+    const broken = {
+      certPem: ca.certPem,
+      keyPem: "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n",
+    };
     const brokenCas = { forInstance: async () => broken } as unknown as VirtualClusterCaStore;
     await assert.rejects(
       insideClient({} as Registry, brokenCas, instance(), `https://localhost:${port}`, () => undefined, {

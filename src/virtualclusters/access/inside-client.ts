@@ -82,7 +82,8 @@ async function ownStep<T>(instance: KubeObject, what: string, step: () => Promis
  */
 function stepFailure(err: unknown): string {
   if (err instanceof ApiError) return err.message;
-  if (err instanceof DecryptionError) return "the copy the platform keeps does not decrypt with the server's encryption keys";
+  if (err instanceof DecryptionError)
+    return "the copy the platform keeps does not decrypt with the server's encryption keys";
   return `what is stored is not a certificate authority it can use (${(err as Error)?.name ?? "Error"})`;
 }
 
