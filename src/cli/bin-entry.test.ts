@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
 import { PLATFORM_BIN } from "../testing/cli-run.js";
 
@@ -17,22 +17,27 @@ describe("bin/platform.js", () => {
   const cli = join(dir, "dist", "cli");
   mkdirSync(cli, { recursive: true });
   mkdirSync(join(dir, "bin"));
-  copyFileSync(PLATFORM_BIN, join(dir, "bin", "platform.js"));
+  // bin/platform.js is CommonJS by its own package.json, whatever the package's type.
+  for (const file of ["platform.js", "code-cache.js", "package.json"]) {
+    copyFileSync(join(dirname(PLATFORM_BIN), file), join(dir, "bin", file));
+  }
   writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
+  /** The compiled modules are ES modules, the bundle CommonJS. */
   const standIn = (file: string, name: string, writtenAt: number) => {
-    writeFileSync(
-      join(cli, file),
-      `export function main(argv) { process.stdout.write("${name} " + argv.slice(2).join(" ")); }\n`,
-    );
+    const main = `function main(argv) { process.stdout.write("${name} " + argv.slice(2).join(" ")); }`;
+    writeFileSync(join(cli, file), file.endsWith(".cjs") ? `exports.main = ${main};\n` : `export ${main}\n`);
     utimesSync(join(cli, file), writtenAt, writtenAt);
   };
   const run = () =>
-    spawnSync(process.execPath, [join(dir, "bin", "platform.js"), "list", "users"], { encoding: "utf8" });
+    spawnSync(process.execPath, [join(dir, "bin", "platform.js"), "list", "users"], {
+      env: { PATH: process.env.PATH ?? "", HOME: dir },
+      encoding: "utf8",
+    });
   const built = Date.now() / 1000 - 60;
 
   it("runs the bundle when it was built after the compiled modules", () => {
     standIn("main.js", "modules", built);
-    standIn("platform-cli.js", "bundle", built + 1);
+    standIn("platform-cli.cjs", "bundle", built + 1);
     assert.equal(run().stdout, "bundle list users");
   });
 
@@ -42,7 +47,7 @@ describe("bin/platform.js", () => {
   });
 
   it("runs the compiled modules when there is no bundle", () => {
-    rmSync(join(cli, "platform-cli.js"));
+    rmSync(join(cli, "platform-cli.cjs"));
     assert.equal(run().stdout, "modules list users");
   });
 });

@@ -3,7 +3,6 @@ import type { IncomingMessage } from "node:http";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { createInterface } from "node:readline";
-import { BACKUP_PATH } from "../backup/backup-route.js";
 import type { Connection } from "./api-client.js";
 import { CliError } from "./errors.js";
 
@@ -21,7 +20,9 @@ export async function* fetchBackupLines(conn: Connection): AsyncGenerator<string
   for await (const line of createInterface({ input: res, crlfDelay: Number.POSITIVE_INFINITY })) yield line;
 }
 
-function get(conn: Connection): Promise<IncomingMessage> {
+async function get(conn: Connection): Promise<IncomingMessage> {
+  // Imported here, not statically: the CLI bundle holds no server module (scripts/bundle-cli.js).
+  const { BACKUP_PATH } = await import("../backup/backup-route.js");
   const url = new URL(`${conn.server}${BACKUP_PATH}`);
   const isHttps = url.protocol === "https:";
   return new Promise((resolve, reject) => {
