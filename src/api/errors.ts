@@ -83,8 +83,12 @@ const fieldErrorWording: Record<FieldErrorType, string> = {
   FieldValueTooMany: "Too many",
 };
 
-/** Renders one field error as Kubernetes does: `spec.x: Invalid value: "v": detail`. */
-export function fieldErrorMessage(e: FieldError): string {
+/**
+ * What one field error says of its field, as kube's field.Error.ErrorBody words it: `Invalid value:
+ * "v": detail`, `Required value`, `Forbidden: detail`. A Status cause carries this beside its
+ * `field`, so clients (kubectl prints `<field>: <message>`) name the field once.
+ */
+export function fieldErrorBody(e: FieldError): string {
   const wording = fieldErrorWording[e.type];
   const showValue =
     e.value !== undefined &&
@@ -93,7 +97,12 @@ export function fieldErrorMessage(e: FieldError): string {
       e.type === "FieldValueDuplicate" ||
       e.type === "FieldValueTypeInvalid");
   const value = showValue ? `: ${typeof e.value === "string" ? JSON.stringify(e.value) : safeJson(e.value)}` : "";
-  return `${e.field}: ${wording}${value}${e.detail ? `: ${e.detail}` : ""}`;
+  return `${wording}${value}${e.detail ? `: ${e.detail}` : ""}`;
+}
+
+/** One field error on its own line, as kube's field.Error.Error() words it: `spec.x: Invalid value: "v": detail`. */
+export function fieldErrorMessage(e: FieldError): string {
+  return `${e.field}: ${fieldErrorBody(e)}`;
 }
 
 function safeJson(v: unknown): string {
@@ -186,14 +195,20 @@ export const errors = {
   conflictWithCauses(gr: GroupResource, name: string, message: string, causes: StatusCause[]): ApiError {
     return status(409, "Conflict", message, { name, group: gr.group, kind: gr.resource, causes });
   },
+  /**
+   * 422 Invalid, as kube's NewInvalid builds it: the message `<Kind>.<group> "<name>" is invalid:
+   * <field>: <what>` (several in brackets, each distinct line once), and one cause per field error
+   * whose message leaves the field to `field`.
+   */
   invalid(kind: string, group: string, name: string, fieldErrors: FieldError[]): ApiError {
-    const messages = fieldErrors.map(fieldErrorMessage);
-    const summary = messages.length === 1 ? messages[0] : `[${messages.join(", ")}]`;
-    return status(422, "Invalid", `${kind}${group ? `.${group}` : ""} "${name}" is invalid: ${summary}`, {
+    const messages = [...new Set(fieldErrors.map(fieldErrorMessage))];
+    const summary =
+      messages.length === 0 ? "" : messages.length === 1 ? `: ${messages[0]}` : `: [${messages.join(", ")}]`;
+    return status(422, "Invalid", `${kind}${group ? `.${group}` : ""} "${name}" is invalid${summary}`, {
       name,
       group,
       kind,
-      causes: fieldErrors.map((e) => ({ reason: e.type, message: fieldErrorMessage(e), field: e.field })),
+      causes: fieldErrors.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field })),
     });
   },
   badRequest(message: string): ApiError {

@@ -1,9 +1,10 @@
 /**
  * The compatibility oracle: the platform's kinds installed into a real kube-apiserver as CRDs
  * made from the platform's own OpenAPI document and discovery, then the same corpus of requests
- * sent to both (every verb of every stored kind, bad input, request options). Answers are compared
- * normalised (src/testing/oracle/normalise.ts). A difference is either fixed or listed, with its
- * reason, in src/testing/oracle/known-differences.ts and docs/kubernetes-clients.md.
+ * sent to both (every verb of every stored kind, bad input, request options, the wording of
+ * 422s). Answers are compared normalised (src/testing/oracle/normalise.ts). A difference is either
+ * fixed or listed, with its reason, in src/testing/oracle/known-differences.ts and
+ * docs/kubernetes-clients.md.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -12,13 +13,15 @@ import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
 import { KubeControlPlane } from "../testing/kube-control-plane.js";
 import { NAMESPACE, VERB_CASES } from "../testing/oracle/corpus.js";
 import { BAD_INPUT_CASES } from "../testing/oracle/corpus-bad-input.js";
+import { KUBE_WORDS_CASES } from "../testing/oracle/corpus-kube-words.js";
 import { crdsFromPlatform } from "../testing/oracle/crds.js";
 import { KNOWN_DIFFERENCES } from "../testing/oracle/known-differences.js";
+import { withRulesCheckedInCode } from "../testing/oracle/rules-in-code.js";
 import { runCase } from "../testing/oracle/run-case.js";
 import { type Target, target } from "../testing/oracle/targets.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
-const CASES = [...VERB_CASES, ...BAD_INPUT_CASES];
+const CASES = [...VERB_CASES, ...BAD_INPUT_CASES, ...KUBE_WORDS_CASES];
 const known = new Map(KNOWN_DIFFERENCES.map((d) => [d.case, d.reason]));
 
 describe("compatibility oracle: the platform against kube-apiserver serving its kinds as CRDs", () => {
@@ -82,12 +85,15 @@ describe("compatibility oracle: the platform against kube-apiserver serving its 
   });
 });
 
-/** Generates the CRDs from the platform's discovery and OpenAPI document and waits until kube serves them. */
+/**
+ * Generates the CRDs from the platform's discovery and OpenAPI document, with the rules the
+ * platform checks in code, and waits until kube serves them.
+ */
 async function installCrds(kube: KubeControlPlane, server: TestServer): Promise<void> {
   const discovery = await server.request("GET", GROUP_PATH);
   const index = await server.request("GET", `${API_PREFIX}/openapi/v3`);
   const document = await server.request("GET", index.json.paths[`apis/${GROUP}/${VERSION}`].serverRelativeURL);
-  const crds = crdsFromPlatform(GROUP, VERSION, discovery.json.resources, document.json);
+  const crds = withRulesCheckedInCode(crdsFromPlatform(GROUP, VERSION, discovery.json.resources, document.json));
   await kube.apply(JSON.stringify({ apiVersion: "v1", kind: "List", items: crds }));
   await kube.kubectl("wait", "--for=condition=Established", "--timeout=60s", "crd", "--all");
 }

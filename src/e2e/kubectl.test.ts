@@ -167,7 +167,12 @@ function kubectlSuite({ minor, path: KUBECTL }: KubectlBinary): void {
       readFileSync(user, "utf8").replace("alice", "bob").replace("platform-management-view", "nope"),
     );
     assert.equal(badRole.code, 1);
-    assert.match(badRole.stderr, /is invalid/);
+    // kubectl prints each cause as `<field>: <message>`: the message must not name the field again.
+    assert.match(
+      badRole.stderr,
+      /The User "bob" is invalid: spec\.clusterRoles\[0\]\.name: Unsupported value: "nope": supported values: /,
+    );
+    assert.equal(badRole.stderr.split("spec.clusterRoles[0].name").length - 1, 1, badRole.stderr);
 
     const other = file(
       "other.yaml",

@@ -53,10 +53,13 @@ describe("spec.owner names at most one of user, team", () => {
     assert.equal(res.status, 422, res.text);
     assert.equal(res.json.reason, "Invalid");
     assert.match(res.json.message ?? "", /spec\.owner: Invalid value: .*may name at most one of user, team/);
+    const causes: { field: string; reason: string; message: string }[] = res.json.details?.causes ?? [];
     assert.deepEqual(
-      res.json.details?.causes?.map((c: { field: string }) => c.field),
-      ["spec.owner"],
+      causes.map((c) => [c.field, c.reason]),
+      [["spec.owner", "FieldValueInvalid"]],
     );
+    // The field is the cause's `field`, not repeated in its message (kubectl prints both).
+    assert.match(causes[0]?.message ?? "", /^Invalid value: \{.*\}: may name at most one of user, team$/);
   };
 
   before(async () => {
@@ -150,10 +153,12 @@ describe("spec.owner names at most one of user, team", () => {
     ]) {
       const refused = await kubectl(args, manifest);
       assert.equal(refused.code, 1, refused.stderr);
+      // kubectl prints `<field>: <cause message>`: the field once.
       assert.match(
         refused.stderr,
-        /"by-kubectl" is invalid: .*spec\.owner: Invalid value: .*may name at most one of user, team/,
+        /The VirtualClusterInstance "by-kubectl" is invalid: spec\.owner: Invalid value: .*may name at most one of user, team/,
       );
+      assert.equal(refused.stderr.split("spec.owner").length - 1, 1, refused.stderr);
     }
     const { stdout } = await run(KUBECTL, [
       `--kubeconfig=${kubeconfig}`,

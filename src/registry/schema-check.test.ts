@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Type } from "@sinclair/typebox";
 import { Ajv } from "ajv";
+import { fieldErrorBody } from "../api/errors.js";
 import type { Authorizer } from "../authz/contract.js";
 import { reviewKinds } from "../authz/reviews/index.js";
 import { eventResource } from "../events/event-type.js";
@@ -59,5 +60,29 @@ describe("SchemaChecker", () => {
       missing.map((e) => [e.type, e.field]),
       [["FieldValueRequired", "n"]],
     );
+  });
+
+  // kube-apiserver's words for the same rules on a custom resource (kube-oracle.test.ts compares them).
+  it("words a wrong type as kube-apiserver does: the type sent as the value, the field in the detail", () => {
+    const checker = new SchemaChecker(
+      Type.Object({ spec: Type.Object({ name: Type.String(), users: Type.Array(Type.String()) }) }),
+    );
+    const errs = checker.check({ spec: { name: 5, users: [1.5, true, {}, []] } });
+    assert.deepEqual(
+      errs.map((e) => [e.field, fieldErrorBody(e)]),
+      [
+        ["spec.name", 'Invalid value: "integer": spec.name in body must be of type string: "integer"'],
+        ["spec.users[0]", 'Invalid value: "number": spec.users[0] in body must be of type string: "number"'],
+        ["spec.users[1]", 'Invalid value: "boolean": spec.users[1] in body must be of type string: "boolean"'],
+        ["spec.users[2]", 'Invalid value: "object": spec.users[2] in body must be of type string: "object"'],
+        ["spec.users[3]", 'Invalid value: "array": spec.users[3] in body must be of type string: "array"'],
+      ],
+    );
+  });
+
+  it("words a value under its minimum as kube-apiserver does, with the value", () => {
+    const [err] = new SchemaChecker(Type.Object({ count: Type.Integer({ minimum: 0 }) })).check({ count: -2 });
+    assert.equal(err?.field, "count");
+    assert.equal(err && fieldErrorBody(err), "Invalid value: -2: count in body should be greater than or equal to 0");
   });
 });

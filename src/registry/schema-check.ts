@@ -31,7 +31,7 @@ export class SchemaChecker {
     // Compiled on the first write of the kind, not when the server starts (docs/performance.md).
     this.validateFn ??= validatorFor(this.schema);
     if (this.validateFn(obj)) return [];
-    return dedupe((this.validateFn.errors ?? []).map(toFieldError));
+    return dedupe((this.validateFn.errors ?? []).map((e) => toFieldError(e, obj)));
   }
 }
 
@@ -114,16 +114,23 @@ function instancePathToField(instancePath: string): string {
   return out;
 }
 
-function toFieldError(e: ErrorObject): FieldError {
+/**
+ * One Ajv error as the field error kube-apiserver reports for the same schema rule on a custom
+ * resource (kube-openapi's wording, `<field> in body ...`, with the value or, for a type, the
+ * type sent), so the platform and kube-apiserver answer alike.
+ */
+function toFieldError(e: ErrorObject, obj: unknown): FieldError {
   const field = instancePathToField(e.instancePath);
+  const at = field || "<root>";
   switch (e.keyword) {
     case "required": {
       const missing = (e.params as { missingProperty: string }).missingProperty;
       return fieldError("FieldValueRequired", field ? `${field}.${missing}` : missing, "");
     }
     case "type": {
-      const expected = (e.params as { type: string }).type;
-      return fieldError("FieldValueTypeInvalid", field || "<root>", `must be of type ${expected}`);
+      const expected = [(e.params as { type: string | string[] }).type].flat().join(",");
+      const sent = jsonTypeOf(valueAt(obj, e.instancePath));
+      return fieldError("FieldValueTypeInvalid", at, `${at} in body must be of type ${expected}: "${sent}"`, sent);
     }
     case "enum": {
       const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
@@ -131,11 +138,40 @@ function toFieldError(e: ErrorObject): FieldError {
         "FieldValueNotSupported",
         field,
         `supported values: ${allowed.map((v) => JSON.stringify(v)).join(", ")}`,
+        valueAt(obj, e.instancePath),
+      );
+    }
+    case "minimum": {
+      const limit = (e.params as { limit: number }).limit;
+      return fieldError(
+        "FieldValueInvalid",
+        at,
+        `${at} in body should be greater than or equal to ${limit}`,
+        valueAt(obj, e.instancePath),
       );
     }
     default:
-      return fieldError("FieldValueInvalid", field || "<root>", e.message ?? "is invalid");
+      return fieldError("FieldValueInvalid", at, e.message ?? "is invalid");
   }
+}
+
+/** The value at a JSON pointer (`/spec/users/0`) of a decoded body. */
+function valueAt(obj: unknown, pointer: string): unknown {
+  let value = obj;
+  for (const raw of pointer.split("/").slice(1)) {
+    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (value === null || typeof value !== "object" || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+/** A JSON value's type as kube-openapi names it: an integral number is an `integer`. */
+function jsonTypeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value;
 }
 
 function dedupe(errs: FieldError[]): FieldError[] {

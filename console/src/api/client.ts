@@ -35,7 +35,7 @@ export class ApiError extends Error {
   fieldErrors(): Map<string, string> {
     const out = new Map<string, string>();
     for (const c of this.status?.details?.causes ?? []) {
-      if (c.field) out.set(c.field, [out.get(c.field), inWords(c.message ?? "", c.field)].filter(Boolean).join("; "));
+      if (c.field) out.set(c.field, [out.get(c.field), inWords(c.message ?? "")].filter(Boolean).join("; "));
     }
     return out;
   }

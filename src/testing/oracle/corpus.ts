@@ -13,6 +13,8 @@ export interface OracleCase {
   request: (n: string, setup: Answer[]) => Step;
   /** The platform's controllers write this kind's status (normalise.ts leaves it out). */
   statusByController?: boolean;
+  /** The answer's messages are compared too (normalise.ts), not only what programs act on. */
+  compareMessages?: boolean;
 }
 
 /** The namespace the namespaced kinds' cases use (kube needs it created; the platform has no namespaces). */

@@ -2,15 +2,18 @@
  * What the oracle compares of an answer: the status code; of a Status, its reason and its
  * causes' field and type; of an object, list or watch event, the shape of its keys. Values that
  * differ between any two servers by nature (uid, resourceVersion, timestamps, the managed fields'
- * entries) are never compared, nor are messages, which are written for people.
+ * entries) are never compared, nor are messages, which are written for people, unless the case
+ * asks for them (a Status whose wording is the point: how a 422 names its fields).
  */
 import type { Answer } from "./targets.js";
 
 export interface Normalised {
   code: number;
   reason?: string;
-  /** `field type` of each cause, sorted. */
+  /** `field type` of each cause, sorted; with `messages`, `field type: message`. */
   causes?: string[];
+  /** A Status's message, with `messages`. */
+  message?: string;
   kind?: string;
   /** Key paths of the returned object (`spec.users[]`), sorted; lists by their items' union. */
   shape?: string[];
@@ -27,6 +30,8 @@ export interface NormaliseOptions {
    * are left out, as when they land is a race.
    */
   withoutStatus?: boolean;
+  /** Compare a Status's message and its causes' messages too. */
+  messages?: boolean;
 }
 
 export function normalise(answer: Answer, options: NormaliseOptions = {}): Normalised {
@@ -53,9 +58,12 @@ export function normalise(answer: Answer, options: NormaliseOptions = {}): Norma
   }
   // A Status is compared by what clients act on; its details' other keys and its message are for people.
   if (body.reason !== undefined) out.reason = body.reason;
+  if (options.messages) out.message = body.message;
   // biome-ignore lint/suspicious/noExplicitAny: a Status cause as sent
   const causes: any[] = body.details?.causes ?? [];
-  if (causes.length) out.causes = causes.map((c) => `${c.field ?? ""} ${c.reason ?? ""}`).sort();
+  const cause = (c: { field?: string; reason?: string; message?: string }) =>
+    `${c.field ?? ""} ${c.reason ?? ""}${options.messages ? `: ${c.message ?? ""}` : ""}`;
+  if (causes.length) out.causes = causes.map(cause).sort();
   return out;
 }
 

@@ -17,5 +17,8 @@ export async function runCase(target: Target, c: OracleCase, n: string): Promise
     }
     setup.push(answer);
   }
-  return normalise(await target.send(c.request(n, setup)), { withoutStatus: c.statusByController });
+  return normalise(await target.send(c.request(n, setup)), {
+    withoutStatus: c.statusByController,
+    messages: c.compareMessages,
+  });
 }
