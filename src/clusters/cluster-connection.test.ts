@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { stringify } from "yaml";
 import type { KubeObject } from "../api/object.js";
+import { DecryptionError } from "../crypto/secret-box.js";
 import type { Registry } from "../registry/registry.js";
 import { ClusterConnectionError, clusterClient } from "./cluster-connection.js";
 
@@ -47,5 +48,37 @@ describe("cluster kubeconfigs from shared secrets", () => {
   it("accepts an inline token", async () => {
     const client = await clusterClient(registryWith({ token: "inline" }), cluster);
     assert.equal(client.server, "https://cluster.example.com");
+  });
+
+  it("a config secret that does not decrypt is ConfigSecretUnreadable, naming the Cluster and the SharedSecret, not the keys", async () => {
+    const failing = {
+      store: () => ({
+        read: async () => {
+          throw new DecryptionError(
+            "value was encrypted with key k-old, which is not in the encryption key file",
+            "k-old",
+          );
+        },
+      }),
+    } as unknown as Registry;
+    await assert.rejects(clusterClient(failing, cluster), (err) => {
+      assert.ok(err instanceof ClusterConnectionError);
+      assert.equal(err.reason, "ConfigSecretUnreadable");
+      assert.equal(
+        err.message,
+        `the config SharedSecret platform/kc of cluster "c" cannot be read: its data does not decrypt with the server's encryption keys`,
+      );
+      return true;
+    });
+  });
+
+  it("a Cluster naming no config secret says which Cluster", async () => {
+    const none = { metadata: { name: "bare" }, spec: {} } as unknown as KubeObject;
+    await assert.rejects(clusterClient(registryWith({ token: "inline" }), none), (err) => {
+      assert.ok(err instanceof ClusterConnectionError);
+      assert.equal(err.reason, "ConfigSecretNotFound");
+      assert.equal(err.message, 'cluster "bare" names no config secret (spec.config.secretName) and is not local');
+      return true;
+    });
   });
 });

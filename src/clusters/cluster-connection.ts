@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import type { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
 import { ApiError } from "../api/errors.js";
 import { type KubeObject, specOf } from "../api/object.js";
+import { DecryptionError } from "../crypto/secret-box.js";
 import type { ClusterSpec } from "../kinds/cluster/cluster.js";
 import type { SharedSecretSpec } from "../kinds/shared-secret/shared-secret.js";
 import type { Registry } from "../registry/registry.js";
@@ -24,6 +25,8 @@ const SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/tok
 /** Why a cluster could not be used; `reason` is what Cluster.status.reason shows. */
 export type ConnectionReason =
   | "ConfigSecretNotFound"
+  /** The config secret is stored but could not be read (its data does not decrypt, the storage failed). */
+  | "ConfigSecretUnreadable"
   | "KubeConfigInvalid"
   | "InClusterConfigNotFound"
   | "ClusterUnreachable"
@@ -31,6 +34,11 @@ export type ConnectionReason =
   | "Unauthorized"
   | "Forbidden"
   | "ClusterError"
+  /**
+   * The platform could not get a virtual cluster's CA (kept, or read from its host cluster) or sign
+   * itself a client certificate with it: its own step before any call (virtual cluster access).
+   */
+  | "CertificateAuthorityUnavailable"
   /** The gateway does not send users' traffic to that server (`--allow-local-endpoints`, docs/security.md). */
   | "EndpointNotAllowed";
 
@@ -67,28 +75,20 @@ export async function clusterClient(registry: Registry, cluster: KubeObject): Pr
     if (!process.env.KUBERNETES_SERVICE_HOST || !existsSync(SERVICE_ACCOUNT_TOKEN)) {
       throw new ClusterConnectionError(
         "InClusterConfigNotFound",
-        "spec.local is true but the platform is not running inside a Kubernetes cluster (no KUBERNETES_SERVICE_HOST or service account token)",
+        `cluster "${cluster.metadata.name ?? ""}" has spec.local true but the platform is not running inside a Kubernetes cluster (no KUBERNETES_SERVICE_HOST or service account token)`,
       );
     }
     kc.loadFromCluster();
   } else {
-    const name = spec.config?.secretName ?? "";
-    const namespace = spec.config?.secretNamespace || DEFAULT_SECRET_NAMESPACE;
-    const secret = name ? await registry.store("sharedsecrets").read(namespace, name) : undefined;
-    if (!secret) {
-      throw new ClusterConnectionError(
-        "ConfigSecretNotFound",
-        `the config secret ${namespace}/${name} does not exist (sharedsecrets.management.platform)`,
-      );
-    }
-    const encoded = specOf<SharedSecretSpec>(secret).data?.[KUBECONFIG_DATA_KEY];
+    const secret = await configSecret(registry, cluster);
+    const encoded = specOf<SharedSecretSpec>(secret.object).data?.[KUBECONFIG_DATA_KEY];
     if (!encoded) {
       throw new ClusterConnectionError(
         "KubeConfigInvalid",
-        `the config secret ${namespace}/${name} has no data key "${KUBECONFIG_DATA_KEY}"`,
+        `the config ${secret.named} has no data key "${KUBECONFIG_DATA_KEY}"`,
       );
     }
-    loadKubeConfig(kc, Buffer.from(encoded, "base64").toString("utf8"), `${namespace}/${name}`);
+    loadKubeConfig(kc, Buffer.from(encoded, "base64").toString("utf8"), secret.named);
   }
   const current = kc.getCurrentCluster();
   return {
@@ -99,16 +99,71 @@ export async function clusterClient(registry: Registry, cluster: KubeObject): Pr
   };
 }
 
+/**
+ * The Cluster's config SharedSecret, and how messages name it: the Cluster and the secret, which
+ * whoever may see the Cluster reads in its spec, never the secret's data.
+ */
+async function configSecret(registry: Registry, cluster: KubeObject): Promise<{ object: KubeObject; named: string }> {
+  const spec = specOf<ClusterSpec>(cluster);
+  const name = spec.config?.secretName ?? "";
+  const namespace = spec.config?.secretNamespace || DEFAULT_SECRET_NAMESPACE;
+  const of = `of cluster "${cluster.metadata.name ?? ""}"`;
+  if (!name) {
+    throw new ClusterConnectionError(
+      "ConfigSecretNotFound",
+      `cluster "${cluster.metadata.name ?? ""}" names no config secret (spec.config.secretName) and is not local`,
+    );
+  }
+  const named = `SharedSecret ${namespace}/${name} ${of}`;
+  let secret: KubeObject | undefined;
+  try {
+    secret = await registry.store("sharedsecrets").read(namespace, name);
+  } catch (err) {
+    throw new ClusterConnectionError(
+      "ConfigSecretUnreadable",
+      `the config ${named} cannot be read: ${unreadable(err)}`,
+    );
+  }
+  if (!secret) {
+    throw new ClusterConnectionError(
+      "ConfigSecretNotFound",
+      `the config ${named} does not exist (sharedsecrets.management.platform)`,
+    );
+  }
+  return { object: secret, named };
+}
+
+/**
+ * Why a stored secret could not be read, in words for the Cluster's readers: the platform's own
+ * answer, or that its data does not decrypt; never the text of an unknown error, which may carry
+ * what was read.
+ */
+function unreadable(err: unknown): string {
+  if (err instanceof DecryptionError) return "its data does not decrypt with the server's encryption keys";
+  if (err instanceof ApiError) return err.message;
+  return "the storage could not return it";
+}
+
+/** A YAML parser's error quotes the lines around the fault, the kubeconfig's tokens and keys included: only where and what. */
+function parseFailure(err: unknown): string {
+  const e = err as { name?: unknown; reason?: unknown; mark?: { line?: unknown; column?: unknown } };
+  if (e?.name !== "YAMLException") return (err as Error)?.message ?? String(err);
+  const at =
+    typeof e.mark?.line === "number" && typeof e.mark.column === "number"
+      ? ` at line ${e.mark.line + 1}, column ${e.mark.column + 1}`
+      : "";
+  return `${typeof e.reason === "string" ? e.reason : "it is not YAML"}${at}`;
+}
+
 function loadKubeConfig(kc: KubeConfig, text: string, where: string): void {
-  const invalid = (why: string) =>
-    new ClusterConnectionError("KubeConfigInvalid", `the kubeconfig in secret ${where} ${why}`);
+  const invalid = (why: string) => new ClusterConnectionError("KubeConfigInvalid", `the kubeconfig in ${where} ${why}`);
   // Checked before loading: the client library reads a user's token-file while it loads, and would
   // send a file of the platform server (its keys) as the bearer token to whatever server is named.
   if (tokenFilesOf(text).size > 0) throw invalid("refers to files on disk (a token file); use an inline token");
   try {
     kc.loadFromString(text);
   } catch (err) {
-    throw invalid(`cannot be read: ${(err as Error).message}`);
+    throw invalid(`cannot be read: ${parseFailure(err)}`);
   }
   const cluster = kc.getCurrentCluster();
   const user = kc.getCurrentUser();

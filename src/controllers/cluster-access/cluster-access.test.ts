@@ -29,6 +29,7 @@ interface Grant {
   applied: boolean;
   reason?: string;
   message?: string;
+  check?: string;
 }
 
 describe("ClusterAccess on a real cluster, used through the gateway", () => {
@@ -254,12 +255,12 @@ describe("ClusterAccess on a real cluster, used through the gateway", () => {
         waitForStatus(other, "c2", (s) => want((s.grants ?? []) as Grant[])).then((s) => (s.grants ?? []) as Grant[]);
       const failed = await grantsOfC2((g) => g.some((x) => !x.applied));
       assert.deepEqual(
-        failed.map((g) => `${g.kind} ${g.name} ${g.applied}`),
+        failed.map((g) => `${g.kind} ${g.name} ${g.applied} check=${g.check ?? "-"}`),
         [
-          "ClusterRole platform:c2-reader true",
-          "ClusterRoleBinding (list of ClusterRoleBindings) false",
-          "RoleBinding (list of RoleBindings) false",
-          "ClusterRole (list of ClusterRoles) false",
+          "ClusterRole platform:c2-reader true check=-",
+          "ClusterRoleBinding (list of ClusterRoleBindings) false check=List",
+          "RoleBinding (list of RoleBindings) false check=List",
+          "ClusterRole (list of ClusterRoles) false check=List",
         ],
       );
       for (const [g, plural] of [

@@ -1,7 +1,7 @@
 import type { KubernetesObjectApi } from "@kubernetes/client-node";
 import type { ClusterConnectionError } from "../../clusters/cluster-connection.js";
 import { applyClusterObjects, type ClusterObject, keyOf, refOf } from "../../clusters/cluster-objects.js";
-import type { ClusterGrantStatus } from "../../kinds/cluster/cluster.js";
+import { type ClusterGrantStatus, LIST_CHECK } from "../../kinds/cluster/cluster.js";
 import {
   ACCESS_LABEL,
   type DesiredObject,
@@ -62,8 +62,11 @@ export async function syncClusterRbac(
       // grant wants any more may still be on the cluster, granting what they granted.
       grants.push({
         kind: o.kind,
+        // The name read before `check` was set, kept for whoever still reads it (a console of
+        // an older version, a jsonpath over the names).
         name: o.name,
         clusterRoleTemplate: "",
+        check: LIST_CHECK,
         applied: false,
         reason: o.reason,
         message: `the platform's ${o.kind}s could not be listed, so those no grant wants any more are not removed: ${o.message}`,

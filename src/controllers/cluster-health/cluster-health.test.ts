@@ -40,7 +40,11 @@ describe("cluster health controller against a real Kubernetes API server", () =>
     const failed = await waitForStatus(server, "nosecret", (s) => s.phase === "Failed");
     assert.equal(failed.reason, "ConfigSecretNotFound");
     assert.equal(failed.online, false);
-    assert.match(String(failed.message), /platform\/nosecret-config does not exist/);
+    // Which Cluster and which SharedSecret, as its readers see them in its spec.
+    assert.equal(
+      failed.message,
+      'the config SharedSecret platform/nosecret-config of cluster "nosecret" does not exist (sharedsecrets.management.platform)',
+    );
     await putSecret(server, "nosecret-config", reader.kubeconfig());
     await waitForStatus(server, "nosecret", (s) => s.phase === "Initialized" && s.online === true);
     // Each readiness change is an Event on the cluster, with the reason.
@@ -73,10 +77,17 @@ describe("cluster health controller against a real Kubernetes API server", () =>
     assert.equal(noKey.reason, "KubeConfigInvalid");
     assert.match(String(noKey.message), /no data key "config"/);
 
-    await putSecret(server, "garbage", "this: [is not: a kubeconfig");
+    // The parser's own message quotes the lines around the fault: a token among them never
+    // reaches the Cluster's status.
+    await putSecret(server, "garbage", "users:\n- name: u\n  user:\n    token: garbage-secret-token\n   bad: [");
     await createCluster(server, "garbage", { config: { secretName: "garbage" } });
     const garbage = await waitForStatus(server, "garbage", (s) => s.phase === "Failed");
     assert.equal(garbage.reason, "KubeConfigInvalid");
+    assert.equal(
+      garbage.message,
+      'the kubeconfig in SharedSecret platform/garbage of cluster "garbage" cannot be read: bad indentation of a mapping entry at line 5, column 4',
+    );
+    assert.doesNotMatch(JSON.stringify(garbage), /garbage-secret-token/);
   });
 
   it("a kubeconfig that would run a command on the server is refused as invalid", async () => {

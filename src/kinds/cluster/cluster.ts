@@ -41,8 +41,17 @@ const ClusterGrantStatus = Type.Object(
     applied: Type.Boolean({ description: "Whether the cluster holds it as written." }),
     reason: Type.Optional(Type.String({ description: "Why it is not applied." })),
     message: Type.Optional(Type.String({ description: "Detail of the failure." })),
+    check: Type.Optional(
+      Type.String({
+        description:
+          "Set when the entry is no object but a check of the platform's that failed: List, the list of its objects of this kind, which finds those no grant wants any more (the entry has no template).",
+      }),
+    ),
   },
-  { description: "One object the platform keeps on the cluster for access inside it." },
+  {
+    description:
+      "One object the platform keeps on the cluster for access inside it, or a check of its own that failed (check).",
+  },
 );
 
 const ClusterStatus = Type.Object(
@@ -64,6 +73,8 @@ const ClusterStatus = Type.Object(
 export type ClusterSpec = Static<typeof ClusterSpec>;
 export type ClusterStatus = Static<typeof ClusterStatus>;
 export type ClusterGrantStatus = Static<typeof ClusterGrantStatus>;
+/** `check` of a status.grants entry saying the list of the platform's objects of its kind failed. */
+export const LIST_CHECK = "List";
 
 export const clusterResource = defineKind({
   kind: "Cluster",

@@ -78,7 +78,7 @@ describe("the access controller's message when a virtual cluster cannot be reach
     );
   });
 
-  it("a failure of the platform's own step before the call names the endpoint it was for", async () => {
+  it("a failure of the platform's own step before the call is CertificateAuthorityUnavailable, naming the instance", async () => {
     const endpoint = "https://dev2.vc.example.test";
     const created = await server.request("POST", `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances`, {
       body: {
@@ -108,7 +108,12 @@ describe("the access controller's message when a virtual cluster cannot be reach
       access = got.json.status?.access;
     }
     assert.ok(access?.length, "status.access was written");
-    assert.match(access[0]?.message ?? "", /^cannot reach the cluster at https:\/\/dev2\.vc\.example\.test: /);
+    // Nothing was sent to the virtual cluster: not "unreachable", and what failed is said.
+    assert.equal(access[0]?.reason, "CertificateAuthorityUnavailable");
+    assert.equal(
+      access[0]?.message,
+      "virtual cluster p-web/dev2: the platform could not read its certificate authority: what is stored is not a certificate authority it can use (SyntaxError)",
+    );
   });
 
   it("a failure without an address says 'the cluster', never an empty address", () => {

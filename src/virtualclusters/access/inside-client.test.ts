@@ -4,6 +4,7 @@ import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import { VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION } from "../../api/endpoint-annotations.js";
 import type { KubeObject } from "../../api/object.js";
+import { ClusterConnectionError } from "../../clusters/cluster-connection.js";
 import { type CertificateAndKey, createCertificateAuthority } from "../../crypto/certificates.js";
 import type { Registry } from "../../registry/registry.js";
 import type { VirtualClusterCaStore } from "../ca-store.js";
@@ -60,5 +61,28 @@ describe("inside client: the endpoint's host name is checked when it resolves", 
     const before = connections;
     await assert.rejects(api.list("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"));
     assert.equal(connections, before + 1);
+  });
+
+  it("a CA the platform cannot sign with is CertificateAuthorityUnavailable, naming the instance, never its key", async () => {
+    const broken = {
+      certPem: ca.certPem,
+      keyPem: "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n",
+    };
+    const brokenCas = { forInstance: async () => broken } as unknown as VirtualClusterCaStore;
+    await assert.rejects(
+      insideClient({} as Registry, brokenCas, instance(), `https://localhost:${port}`, () => undefined, {
+        allowLocal: true,
+      }),
+      (err) => {
+        assert.ok(err instanceof ClusterConnectionError);
+        assert.equal(err.reason, "CertificateAuthorityUnavailable");
+        assert.match(
+          err.message,
+          /^virtual cluster p-web\/dev: the platform could not sign itself a client certificate with its certificate authority: what is stored is not a certificate authority it can use \(\w+\)$/,
+        );
+        assert.doesNotMatch(err.message, /bm90IGEga2V5/);
+        return true;
+      },
+    );
   });
 });

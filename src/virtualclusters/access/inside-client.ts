@@ -1,10 +1,13 @@
 import https from "node:https";
 import type { LookupFunction } from "node:net";
 import type { KubernetesObjectApi, RequestContext } from "@kubernetes/client-node";
+import { ApiError } from "../../api/errors.js";
 import type { KubeObject } from "../../api/object.js";
+import { ClusterConnectionError } from "../../clusters/cluster-connection.js";
 import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
 import { allowedEndpoint } from "../../clusters/endpoint-policy.js";
 import { createClientCertificate } from "../../crypto/certificates.js";
+import { DecryptionError } from "../../crypto/secret-box.js";
 import type { Registry } from "../../registry/registry.js";
 import type { VirtualClusterCaStore } from "../ca-store.js";
 import { virtualClusterCa } from "../reach.js";
@@ -34,12 +37,16 @@ export async function insideClient(
   // Who administers the instance chooses the endpoint: the same limits as the gateway's, with its
   // check of what a host name resolves to at each connection.
   const { lookup } = allowedEndpoint(server, policy);
-  const ca = await virtualClusterCa(registry, cas, instance, cluster);
-  const cert = await createClientCertificate(ca, {
-    commonName: PLATFORM_INSIDE_USER,
-    organizations: PLATFORM_INSIDE_GROUPS,
-    validitySeconds: CERT_VALIDITY_SECONDS,
-  });
+  const ca = await ownStep(instance, "read its certificate authority", () =>
+    virtualClusterCa(registry, cas, instance, cluster),
+  );
+  const cert = await ownStep(instance, "sign itself a client certificate with its certificate authority", () =>
+    createClientCertificate(ca, {
+      commonName: PLATFORM_INSIDE_USER,
+      organizations: PLATFORM_INSIDE_GROUPS,
+      validitySeconds: CERT_VALIDITY_SECONDS,
+    }),
+  );
   const { KubeConfig, KubernetesObjectApi } = await import("@kubernetes/client-node");
   const kc = lookup ? new (guardedKubeConfig(KubeConfig))(lookup) : new KubeConfig();
   const data = (pem: string) => Buffer.from(pem).toString("base64");
@@ -50,6 +57,34 @@ export async function insideClient(
     currentContext: "vcluster",
   });
   return KubernetesObjectApi.makeApiClient(kc);
+}
+
+/**
+ * One of the platform's own steps before it calls the virtual cluster: its failure is
+ * `CertificateAuthorityUnavailable`, never a cluster that did not answer (nothing was sent to it).
+ */
+async function ownStep<T>(instance: KubeObject, what: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    const { namespace, name } = instance.metadata;
+    throw new ClusterConnectionError(
+      "CertificateAuthorityUnavailable",
+      `virtual cluster ${namespace}/${name}: the platform could not ${what}: ${stepFailure(err)}`,
+    );
+  }
+}
+
+/**
+ * The platform's own answer (a host cluster it could not use, the CA's Secret not found there) says
+ * what failed; any other error (a kept CA that does not decrypt or parse, a key the crypto library
+ * refuses) may quote what it read, a CA key among it, so it is named, never quoted.
+ */
+function stepFailure(err: unknown): string {
+  if (err instanceof ApiError) return err.message;
+  if (err instanceof DecryptionError)
+    return "the copy the platform keeps does not decrypt with the server's encryption keys";
+  return `what is stored is not a certificate authority it can use (${(err as Error)?.name ?? "Error"})`;
 }
 
 type KubeConfigClass = typeof import("@kubernetes/client-node").KubeConfig;

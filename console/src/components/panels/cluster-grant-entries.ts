@@ -8,15 +8,26 @@ export interface GrantEntry {
   applied: boolean;
   reason?: string;
   message?: string;
+  /** Set on an entry that is a check of the platform's, not an object: `List`, a failed list of its objects. */
+  check?: string;
 }
 
+/** `check` of an entry saying the list of the platform's objects of its kind on the cluster failed. */
+const LIST_CHECK = "List";
+
 /**
- * The entries that are grants, and those that say a list of the platform's objects on the
- * cluster failed: those are named `(list of ClusterRoleBindings)` and come from no template
- * (docs/cluster-access.md#cluster-status). They are no grant, so they are not counted as one.
+ * Whether an entry says a list of the platform's objects on the cluster failed: `check: List`
+ * (docs/cluster-access.md#cluster-status). A status written before `check` existed says it by the
+ * entry's form alone, a name `(list of ClusterRoleBindings)` and no template; it is read as one
+ * until the controller writes the cluster's status again.
  */
+function isFailedList(e: GrantEntry): boolean {
+  if (e.check !== undefined) return e.check === LIST_CHECK;
+  return !e.applied && !e.clusterRoleTemplate && e.name.startsWith("(list of ");
+}
+
+/** The entries that are grants, and the failed lists, which are no grant, so they are not counted as one. */
 export function splitGrantEntries(entries: readonly GrantEntry[]): { grants: GrantEntry[]; failedLists: GrantEntry[] } {
-  const isFailedList = (e: GrantEntry) => !e.applied && !e.clusterRoleTemplate && e.name.startsWith("(list of ");
   return { grants: entries.filter((e) => !isFailedList(e)), failedLists: entries.filter(isFailedList) };
 }
 
