@@ -42,6 +42,15 @@ export type ConnectionReason =
   /** The gateway does not send users' traffic to that server (`--allow-local-endpoints`, docs/security.md). */
   | "EndpointNotAllowed";
 
+/**
+ * Why a cluster as a whole could not be used, as the objects on it (spaces, instances, their
+ * actions) say it: its name and the reason only. The details (its address, its config secret, the
+ * client's words) are the Cluster's, whose readers may differ from theirs; its status has them.
+ */
+export function clusterCannotBeUsed(cluster: string, reason: string): string {
+  return `cluster ${JSON.stringify(cluster)} cannot be used (${reason}); the Cluster's status says why`;
+}
+
 export class ClusterConnectionError extends Error {
   constructor(
     readonly reason: ConnectionReason,

@@ -4,6 +4,7 @@ import {
   type ClusterClient,
   ClusterConnectionError,
   classifyError,
+  clusterCannotBeUsed,
   clusterClient,
   withDeadline,
 } from "../clusters/cluster-connection.js";
@@ -32,8 +33,9 @@ export function notFoundOnCluster(message: string, name: string, kind: string): 
 }
 
 /** A cluster the request needs but cannot use: 503, with the same reason the health check reports. */
+/** A 503 that names the cluster and the reason only, as the instances' statuses say it. */
 function unavailable(cluster: string, err: ClusterConnectionError): ApiError {
-  return errors.unavailable(`cluster "${cluster}" cannot be used (${err.reason}): ${err.message}`);
+  return errors.unavailable(clusterCannotBeUsed(cluster, err.reason));
 }
 
 export async function connect(registry: Registry, cluster: KubeObject): Promise<ClusterClient> {

@@ -210,7 +210,9 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       try {
         const res = await importVc("alpha", { name: "vc3", namespace: "team-a", cluster: "c1" });
         assert.equal(res.status, 503, res.text);
-        assert.match(res.json.message, /Unauthorized/);
+        // The reason only: the cluster's address and its own words are the Cluster's to show.
+        assert.equal(res.json.message, `cluster "c1" cannot be used (Unauthorized); the Cluster's status says why`);
+        assert.doesNotMatch(res.text, new RegExp(new URL(kube.url).host.replace(/\./g, "\\.")));
       } finally {
         kube.token = saved;
       }

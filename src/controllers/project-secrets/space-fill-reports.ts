@@ -1,5 +1,5 @@
 import type { KubeObject } from "../../api/object.js";
-import type { ClusterConnectionError } from "../../clusters/cluster-connection.js";
+import { type ClusterConnectionError, clusterCannotBeUsed } from "../../clusters/cluster-connection.js";
 import type { EventRecorder } from "../../events/event-recorder.js";
 import { keyOf } from "./queue-keys.js";
 
@@ -16,9 +16,7 @@ export const FILLED_AGAIN_REASON = "ProjectSecretsFilled";
  */
 export function fillFailureMessage(cluster: string, e: ClusterConnectionError): string {
   const answeredAboutNamespace = e.httpStatus !== undefined && e.httpStatus !== 401;
-  return answeredAboutNamespace
-    ? e.message
-    : `cluster ${JSON.stringify(cluster)} cannot be used (${e.reason}); the Cluster's status says why`;
+  return answeredAboutNamespace ? e.message : clusterCannotBeUsed(cluster, e.reason);
 }
 
 /**

@@ -1,5 +1,10 @@
 import { type KubeObject, specOf, statusOf } from "../../api/object.js";
-import { type ClusterConnectionError, classifyError, clusterClient } from "../../clusters/cluster-connection.js";
+import {
+  type ClusterConnectionError,
+  classifyError,
+  clusterCannotBeUsed,
+  clusterClient,
+} from "../../clusters/cluster-connection.js";
 import { isUnreachable } from "../../clusters/cluster-objects.js";
 import {
   SPACE_FINALIZER,
@@ -125,14 +130,16 @@ export class SpaceController {
       const e = classifyError(err, where);
       // A config secret missing or invalid waits for its fix (a spec change) or the next resync.
       result = { phase: isUnreachable(e) ? "Pending" : "Failed", reason: e.reason, message: "", objects: [] };
-      result.message = cannotUse(clusterName, e);
+      result.message = clusterCannotBeUsed(clusterName, e.reason);
       if (isUnreachable(e)) result.unreachable = e;
     }
     const { unreachable, waiting, ...report } = result;
     // While the cluster cannot be asked, the objects last seen stay in status.
     await this.report(
       space,
-      unreachable ? { ...report, message: cannotUse(clusterName, unreachable), objects: undefined } : report,
+      unreachable
+        ? { ...report, message: clusterCannotBeUsed(clusterName, unreachable.reason), objects: undefined }
+        : report,
     );
     // Thrown after the status shows it: the queue retries the space with backoff.
     if (unreachable) throw unreachable;
@@ -169,7 +176,9 @@ export class SpaceController {
     await this.report(space, {
       phase: "Deleting",
       reason: e ? e.reason : "NamespaceTerminating",
-      message: e ? cannotUse(clusterName, e) : `waiting for namespace "${namespace}" to be deleted on the cluster`,
+      message: e
+        ? clusterCannotBeUsed(clusterName, e.reason)
+        : `waiting for namespace "${namespace}" to be deleted on the cluster`,
     });
     if (e) throw e; // retried with backoff
     this.loop.addAfter(key, this.namespacePollMs);
@@ -220,15 +229,6 @@ export class SpaceController {
  */
 function clusterNamed(cluster: string): string {
   return JSON.stringify(cluster);
-}
-
-/**
- * Why the cluster as a whole could not be used, as a space's status says it: the reason only.
- * The details (its address, its config secret, the client's words) are the Cluster's, whose
- * readers may differ from the space's; its status has them.
- */
-function cannotUse(cluster: string, e: ClusterConnectionError): string {
-  return `cluster "${cluster}" cannot be used (${e.reason}); the Cluster's status says why`;
 }
 
 function keyOf(space: KubeObject): string {

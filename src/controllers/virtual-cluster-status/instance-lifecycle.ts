@@ -1,5 +1,10 @@
 import { type KubeObject, specOf, statusOf } from "../../api/object.js";
-import { type ClusterConnectionError, classifyError, clusterClient } from "../../clusters/cluster-connection.js";
+import {
+  type ClusterConnectionError,
+  classifyError,
+  clusterCannotBeUsed,
+  clusterClient,
+} from "../../clusters/cluster-connection.js";
 import { isUnreachable, type ObjectRef } from "../../clusters/cluster-objects.js";
 import type { CertificateAndKey } from "../../crypto/certificates.js";
 import { VIRTUAL_CLUSTER_FINALIZER } from "../../kinds/virtual-cluster-instance/template-fields.js";
@@ -71,7 +76,7 @@ export async function deployStep(deps: LifecycleDeps, instance: KubeObject): Pro
   } catch (err) {
     const e = classifyError(err, where);
     if (isUnreachable(e)) return { unreachable: e };
-    return { outcome: { ok: false, reason: e.reason, message: cannotUse(clusterName, e) } };
+    return { outcome: { ok: false, reason: e.reason, message: clusterCannotBeUsed(clusterName, e.reason) } };
   }
 }
 
@@ -104,7 +109,12 @@ export async function deleteStep(deps: LifecycleDeps, instance: KubeObject): Pro
     const ns = await removeInstance(api, where, instance, claim, namespace, kinds, deps.timeoutMs);
     if (ns.gone) return { done: true };
     if (ns.error)
-      return { done: false, reason: ns.error.reason, message: cannotUse(clusterName, ns.error), error: ns.error };
+      return {
+        done: false,
+        reason: ns.error.reason,
+        message: clusterCannotBeUsed(clusterName, ns.error.reason),
+        error: ns.error,
+      };
     if (ns.left) return { done: false, reason: ns.left.reason, message: ns.left.message };
     return {
       done: false,
@@ -113,7 +123,7 @@ export async function deleteStep(deps: LifecycleDeps, instance: KubeObject): Pro
     };
   } catch (err) {
     const e = classifyError(err, where);
-    return { done: false, reason: e.reason, message: cannotUse(clusterName, e), error: e };
+    return { done: false, reason: e.reason, message: clusterCannotBeUsed(clusterName, e.reason), error: e };
   }
 }
 
@@ -148,9 +158,4 @@ async function clusterApi(registry: Registry, cluster: KubeObject) {
  */
 function clusterNamed(cluster: string): string {
   return JSON.stringify(cluster);
-}
-
-/** Why the cluster as a whole could not be used: the reason only (the details are the Cluster's). */
-function cannotUse(cluster: string, e: ClusterConnectionError): string {
-  return `cluster "${cluster}" cannot be used (${e.reason}); the Cluster's status says why`;
 }

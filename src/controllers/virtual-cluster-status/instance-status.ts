@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
+import { clusterCannotBeUsed } from "../../clusters/cluster-connection.js";
 import {
   CONDITION_CLUSTER_REACHABLE,
   CONDITION_READY,
@@ -47,7 +48,7 @@ export function instancePhase(o: Observation, previousPhase: string | undefined,
       return {
         phase: isPhase(previousPhase) ? previousPhase : "Pending",
         reason: o.reason,
-        message: `cluster "${o.cluster}" cannot be used (${o.reason}); the Cluster's status says why`,
+        message: clusterCannotBeUsed(o.cluster, o.reason),
       };
     case "ServiceNotFound":
       return {
