@@ -205,7 +205,7 @@ describe("unsafe deletion of corrupt objects (SQLite, damaged in the file)", () 
       assert.deepEqual(collection.json.details.causes, [
         {
           reason: "FieldValueInvalid",
-          message: `${OPTION}: Invalid value: true: is not allowed with DELETECOLLECTION, try again after removing the option`,
+          message: "Invalid value: true: is not allowed with DELETECOLLECTION, try again after removing the option",
           field: OPTION,
         },
       ]);
