@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
-import { INGRESS_SUFFIX_ANNOTATION } from "../../api/endpoint-annotations.js";
+import { INGRESS_SUFFIX_ANNOTATION, VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION } from "../../api/endpoint-annotations.js";
 import { ApiError } from "../../api/errors.js";
 import { type KubeObject, specOf, statusOf } from "../../api/object.js";
 import { ClusterConnectionError, classifyError } from "../../clusters/cluster-connection.js";
@@ -81,11 +81,12 @@ export class VirtualClusterAccessController {
         instances.onChange((e) => {
           if (e.type === "upsert" && matters(e)) queue.add(instanceKey(e.object));
         }),
-        // The cluster's ingress suffix gives an endpoint to its instances that have none of their own.
+        // The cluster's ingress suffix is the endpoint of its instances that have none of their own.
         clusters.onChange((e) => {
           if (e.type !== "upsert" || ingressSuffixOf(e.old) === ingressSuffixOf(e.object)) return;
           for (const instance of instances.list()) {
-            if (specOf<VirtualClusterInstanceSpec>(instance).clusterRef?.cluster === e.object.metadata.name)
+            const onIt = specOf<VirtualClusterInstanceSpec>(instance).clusterRef?.cluster === e.object.metadata.name;
+            if (onIt && !instance.metadata.annotations?.[VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION])
               queue.add(instanceKey(instance));
           }
         }),
