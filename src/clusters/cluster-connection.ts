@@ -40,7 +40,12 @@ export type ConnectionReason =
    */
   | "CertificateAuthorityUnavailable"
   /** The gateway does not send users' traffic to that server (`--allow-local-endpoints`, docs/security.md). */
-  | "EndpointNotAllowed";
+  | "EndpointNotAllowed"
+  /**
+   * A virtual cluster has no endpoint: neither its own annotation nor its cluster's ingress suffix
+   * says where its API server is (virtual cluster access).
+   */
+  | "EndpointNotSet";
 
 /**
  * Why a cluster as a whole could not be used, as the objects on it (spaces, instances, their

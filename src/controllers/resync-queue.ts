@@ -15,6 +15,8 @@ export interface ResyncWiring {
   controller: string;
   concurrency: number;
   resyncMs: number;
+  /** Longest wait before a failed key is tried again (the queue's default, a minute, when absent). */
+  retryMaxMs?: number;
   log: ControllerLog;
   process(key: string): Promise<void>;
   /** The informers the controller reads: waited for before the first pass. */
@@ -50,6 +52,7 @@ export class ResyncQueue {
     const queue = new WorkQueue<string>({
       process: (key) => wiring.process(key),
       concurrency: wiring.concurrency,
+      ...(wiring.retryMaxMs !== undefined ? { maxDelayMs: wiring.retryMaxMs } : {}),
       ...failureLogging(wiring.log, wiring.controller),
     });
     this.queue = queue;

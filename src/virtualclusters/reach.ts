@@ -19,18 +19,30 @@ export function virtualClusterEndpoint(
   instance: KubeObject,
   cluster: (name: string) => KubeObject | undefined,
 ): string {
+  const found = findVirtualClusterEndpoint(instance, cluster);
+  if ("missing" in found) throw errors.unavailable(found.missing);
+  return found.endpoint;
+}
+
+/**
+ * The instance's API endpoint, or, when neither the instance's annotation nor its cluster's
+ * ingress suffix is set, what is missing and how to set it (the access controller says it as a
+ * reason of its own, the gateway as a 503).
+ */
+export function findVirtualClusterEndpoint(
+  instance: KubeObject,
+  cluster: (name: string) => KubeObject | undefined,
+): { endpoint: string } | { missing: string } {
   const recorded = instance.metadata.annotations?.[VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION];
-  if (recorded) return recorded;
+  if (recorded) return { endpoint: recorded };
   const name = instance.metadata.name!;
   const project = projectOfNamespace(instance.metadata.namespace) ?? instance.metadata.namespace;
   const clusterName = specOf<VirtualClusterInstanceSpec>(instance).clusterRef?.cluster ?? "";
   const suffix = cluster(clusterName)?.metadata.annotations?.[INGRESS_SUFFIX_ANNOTATION];
-  if (!suffix) {
-    throw errors.unavailable(
-      `virtual cluster ${instance.metadata.namespace}/${name} has no endpoint: set annotation ${VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION} on it, or ${INGRESS_SUFFIX_ANNOTATION} on cluster "${clusterName}"`,
-    );
-  }
-  return `https://${name}-${project}.${suffix}`;
+  if (suffix) return { endpoint: `https://${name}-${project}.${suffix}` };
+  return {
+    missing: `virtual cluster ${instance.metadata.namespace}/${name} has no endpoint: set annotation ${VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION} on it to the URL of its API server, or ${INGRESS_SUFFIX_ANNOTATION} on cluster "${clusterName}" (its endpoint is then https://${name}-${project}.<suffix>); neither is set`,
+  };
 }
 
 /** The instance's CA: kept by the platform, else read from its `<name>-certs` Secret on its cluster. */

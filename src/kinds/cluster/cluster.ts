@@ -5,6 +5,7 @@ import { AccessRulesSchema, OwnerSchema } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, statusField } from "../define.js";
 import { validateAccessRules } from "../validation.js";
+import { grantsCell } from "./grants-cell.js";
 
 const ClusterSpec = Type.Object(
   {
@@ -73,8 +74,7 @@ const ClusterStatus = Type.Object(
 export type ClusterSpec = Static<typeof ClusterSpec>;
 export type ClusterStatus = Static<typeof ClusterStatus>;
 export type ClusterGrantStatus = Static<typeof ClusterGrantStatus>;
-/** `check` of a status.grants entry saying the list of the platform's objects of its kind failed. */
-export const LIST_CHECK = "List";
+export { LIST_CHECK } from "./grants-cell.js";
 
 export const clusterResource = defineKind({
   kind: "Cluster",
@@ -149,7 +149,8 @@ export const clusterResource = defineKind({
     {
       name: "Grants",
       type: "string",
-      description: "Access objects applied on the cluster, of those it should hold.",
+      description:
+        "Access objects applied on the cluster, of those it should hold; then the platform's own checks that failed (a list it could not make).",
       priority: 1,
       cell: (o) => grantsCell(statusField(o, "grants") as ClusterGrantStatus[] | undefined),
     },
@@ -163,11 +164,3 @@ export const clusterResource = defineKind({
     ageColumn(),
   ],
 });
-
-/** "applied/total", and how many failed, for `kubectl get clusters -o wide`. */
-function grantsCell(grants: ClusterGrantStatus[] | undefined): string {
-  if (!grants || grants.length === 0) return "";
-  const applied = grants.filter((g) => g.applied).length;
-  const failed = grants.length - applied;
-  return `${applied}/${grants.length}${failed > 0 ? ` (${failed} failed)` : ""}`;
-}

@@ -1,11 +1,13 @@
 import { isDeepStrictEqual } from "node:util";
+import { INGRESS_SUFFIX_ANNOTATION, VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION } from "../../api/endpoint-annotations.js";
 import { ApiError } from "../../api/errors.js";
-import { type KubeObject, statusOf } from "../../api/object.js";
-import { type ClusterConnectionError, classifyError } from "../../clusters/cluster-connection.js";
+import { type KubeObject, specOf, statusOf } from "../../api/object.js";
+import { ClusterConnectionError, classifyError } from "../../clusters/cluster-connection.js";
 import { applyClusterObjects, isUnreachable, keyOf, refOf } from "../../clusters/cluster-objects.js";
 import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
 import { type ControllerLog, silentLog } from "../../controllers/controller-log.js";
 import { ResyncQueue } from "../../controllers/resync-queue.js";
+import type { VirtualClusterInstanceSpec } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type {
   InsideBinding,
   VirtualClusterInstanceStatus,
@@ -15,7 +17,7 @@ import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import type { VirtualClusterCaStore } from "../ca-store.js";
-import { virtualClusterEndpoint } from "../reach.js";
+import { findVirtualClusterEndpoint } from "../reach.js";
 import {
   desiredBindings,
   INSIDE_ACCESS_LABEL,
@@ -31,6 +33,8 @@ export const FIELD_MANAGER = "platform-virtual-cluster-access";
 export interface VirtualClusterAccessOptions {
   /** How often every instance's bindings are applied again, repairing drift (default one minute). */
   resyncMs?: number;
+  /** Longest wait before an instance whose pass failed is tried again (default one minute; the first is a quarter second, doubling). */
+  retryMaxMs?: number;
   /** How long one call to a virtual cluster may take (default 10 s). */
   timeoutMs?: number;
   /** Instances synced at once at most (default 4). */
@@ -42,6 +46,9 @@ export interface VirtualClusterAccessOptions {
  * server, reached as the gateway reaches it, with server-side apply; prunes the bindings it made
  * that are no longer wanted, and never touches others. An instance is synced when its spec,
  * annotations or phase change, and every `resyncMs` (which puts back a binding deleted by hand).
+ * A pass that failed for what may heal with no change to the instance (its API server does not
+ * answer, its CA cannot be read yet) is tried again with the queue's backoff; an instance without
+ * an endpoint waits for one to be set.
  * An instance that is not Ready (deploying, asleep, failed) is left alone until it is. The
  * outcome goes to `status.access`, the one status field this controller writes. Runs on the
  * elected replica only (start()/stop()).
@@ -65,6 +72,7 @@ export class VirtualClusterAccessController {
       controller: "virtualcluster-access",
       concurrency: Math.max(1, options.concurrency ?? 4),
       resyncMs: options.resyncMs ?? 60_000,
+      retryMaxMs: options.retryMaxMs,
       log,
       process: (key) => this.reconcile(key),
       informers: [instances, clusters],
@@ -72,6 +80,15 @@ export class VirtualClusterAccessController {
       subscribe: (queue) => [
         instances.onChange((e) => {
           if (e.type === "upsert" && matters(e)) queue.add(instanceKey(e.object));
+        }),
+        // The cluster's ingress suffix is the endpoint of its instances that have none of their own.
+        clusters.onChange((e) => {
+          if (e.type !== "upsert" || ingressSuffixOf(e.old) === ingressSuffixOf(e.object)) return;
+          for (const instance of instances.list()) {
+            const onIt = specOf<VirtualClusterInstanceSpec>(instance).clusterRef?.cluster === e.object.metadata.name;
+            if (onIt && !instance.metadata.annotations?.[VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION])
+              queue.add(instanceKey(instance));
+          }
         }),
       ],
     });
@@ -99,14 +116,17 @@ export class VirtualClusterAccessController {
       subjects: (b.subjects as Array<{ kind: string; name: string }>).map((s) => `${s.kind}/${s.name}`),
       applied: false,
     }));
-    let unreachable: ClusterConnectionError | undefined;
+    // A failure that may heal with no change to the instance: retried with the queue's backoff.
+    let retried: ClusterConnectionError | undefined;
     // The virtual cluster's endpoint once known, for the messages of what fails after: its
     // answers, and the platform's own steps before a call (its CA, its client certificate).
     let called = "";
     try {
       const cluster = (n: string) => this.informers.for("clusters").get(undefined, n);
-      // Without one, the 503 says what to set (kept as it is by classifyError).
-      called = virtualClusterEndpoint(instance, cluster);
+      const endpoint = findVirtualClusterEndpoint(instance, cluster);
+      // Not retried: setting the annotation queues the instance again, the suffix its cluster's instances.
+      if ("missing" in endpoint) throw new ClusterConnectionError("EndpointNotSet", endpoint.missing);
+      called = endpoint.endpoint;
       const api = await insideClient(this.registry, this.cas, instance, called, cluster, this.endpoints);
       const result = await applyClusterObjects(api, called, {
         fieldManager: FIELD_MANAGER,
@@ -137,16 +157,16 @@ export class VirtualClusterAccessController {
           message: o.message,
         });
       }
-      unreachable = result.unreachable;
+      retried = result.unreachable;
     } catch (err) {
       const e = classifyError(err, called);
       for (const entry of entries) Object.assign(entry, { reason: e.reason, message: e.message });
-      unreachable = isUnreachable(e) ? e : undefined;
+      retried = isUnreachable(e) || e.reason === "CertificateAuthorityUnavailable" ? e : undefined;
     }
     if (!this.loop.running) return;
     await this.writeStatus(namespace, name, entries);
     // Thrown after the status shows it: the queue retries with backoff.
-    if (unreachable) throw unreachable;
+    if (retried) throw retried;
   }
 
   /** Writes `status.access` alone: the status controller's fields are read fresh and kept. */
@@ -182,6 +202,10 @@ function matters(e: InformerEvent): boolean {
     !isDeepStrictEqual(e.old.metadata.annotations, e.object.metadata.annotations) ||
     phase(e.old) !== phase(e.object)
   );
+}
+
+function ingressSuffixOf(cluster: KubeObject | undefined): string | undefined {
+  return cluster?.metadata.annotations?.[INGRESS_SUFFIX_ANNOTATION];
 }
 
 function instanceKey(instance: KubeObject): string {
