@@ -37,6 +37,7 @@ describe("errors.invalid", () => {
       fieldError("FieldValueDuplicate", "spec.users[1]", "", "a"),
       fieldError("FieldValueTooLong", "metadata.annotations", "may not be more than 262144 bytes", "x"),
       fieldError("FieldValueInvalid", "spec.ttl", "must be at least 1", -1),
+      fieldError("FieldValueTooMany", "spec.users", "must have at most 10 items", 12),
     ]);
     assert.deepEqual(
       err.status.details?.causes?.map((c) => [c.field, c.reason, c.message]),
@@ -51,6 +52,7 @@ describe("errors.invalid", () => {
         ["spec.users[1]", "FieldValueDuplicate", 'Duplicate value: "a"'],
         ["metadata.annotations", "FieldValueTooLong", "Too long: may not be more than 262144 bytes"],
         ["spec.ttl", "FieldValueInvalid", "Invalid value: -1: must be at least 1"],
+        ["spec.users", "FieldValueTooMany", "Too many: 12: must have at most 10 items"],
       ],
     );
   });

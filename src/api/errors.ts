@@ -95,7 +95,9 @@ export function fieldErrorBody(e: FieldError): string {
     (e.type === "FieldValueInvalid" ||
       e.type === "FieldValueNotSupported" ||
       e.type === "FieldValueDuplicate" ||
-      e.type === "FieldValueTypeInvalid");
+      e.type === "FieldValueTypeInvalid" ||
+      // kube's field.TooMany keeps the count found: `Too many: 12: must have at most 10 items`.
+      e.type === "FieldValueTooMany");
   const value = showValue ? `: ${typeof e.value === "string" ? JSON.stringify(e.value) : safeJson(e.value)}` : "";
   return `${wording}${value}${e.detail ? `: ${e.detail}` : ""}`;
 }

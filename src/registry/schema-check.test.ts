@@ -80,6 +80,33 @@ describe("SchemaChecker", () => {
     );
   });
 
+  it("gives a copy without the values it refuses, list items leaving holes, for code to read", () => {
+    const checker = new SchemaChecker(
+      Type.Object({
+        spec: Type.Object({
+          name: Type.String(),
+          size: Type.Optional(Type.Integer({ minimum: 0 })),
+          users: Type.Array(Type.String()),
+          owner: Type.Optional(Type.Object({ user: Type.String() })),
+        }),
+      }),
+    );
+    const body = { spec: { name: 5, size: -1, users: ["a", 1, "c"], owner: {} } };
+    const readable = checker.withoutRefusedValues(body);
+    // The missing owner.user stays missing; its object stays.
+    const { users, ...rest } = readable.spec;
+    assert.deepEqual(rest, { owner: {} });
+    assert.deepEqual(Object.entries(users), [
+      ["0", "a"],
+      ["2", "c"],
+    ]);
+    assert.equal(users.length, 3);
+    assert.deepEqual(body, { spec: { name: 5, size: -1, users: ["a", 1, "c"], owner: {} } }, "the body is kept");
+    assert.deepEqual(checker.withoutRefusedValues({ spec: { name: "n", users: [] } }), {
+      spec: { name: "n", users: [] },
+    });
+  });
+
   it("words a value under its minimum as kube-apiserver does, with the value", () => {
     const [err] = new SchemaChecker(Type.Object({ count: Type.Integer({ minimum: 0 }) })).check({ count: -2 });
     assert.equal(err?.field, "count");

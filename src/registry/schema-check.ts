@@ -33,6 +33,41 @@ export class SchemaChecker {
     if (this.validateFn(obj)) return [];
     return dedupe((this.validateFn.errors ?? []).map((e) => toFieldError(e, obj)));
   }
+
+  /**
+   * A copy of `obj` without the values check() refuses, for code written for the schema's shape
+   * (metadata and the kind's own validation) to read while the schema's errors are reported: a
+   * refused list item leaves a hole, so the items after it keep their index (and forEach skips
+   * it). A missing required field stays missing.
+   */
+  withoutRefusedValues<T>(obj: T): T {
+    const copy = structuredClone(obj);
+    this.validateFn ??= validatorFor(this.schema);
+    if (this.validateFn(copy)) return copy;
+    for (const e of this.validateFn.errors ?? []) {
+      // A `required` error's path is the object missing the field, which stays.
+      if (e.keyword !== "required") removeAt(copy, e.instancePath);
+    }
+    return copy;
+  }
+}
+
+/** Deletes the value at a JSON pointer (`/spec/users/1`), leaving a hole in a list. */
+function removeAt(obj: unknown, pointer: string): void {
+  const keys = pointer
+    .split("/")
+    .slice(1)
+    .map((raw) => raw.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const last = keys.pop();
+  if (last === undefined) return; // the root: the body itself is kept
+  let parent = obj;
+  for (const key of keys) {
+    if (parent === null || typeof parent !== "object" || !Object.hasOwn(parent, key)) return;
+    parent = (parent as Record<string, unknown>)[key];
+  }
+  if (parent !== null && typeof parent === "object" && Object.hasOwn(parent, last)) {
+    delete (parent as Record<string, unknown>)[last];
+  }
 }
 
 /**

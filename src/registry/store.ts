@@ -31,6 +31,7 @@ import { rawGet, rawGetSoon } from "./raw-read.js";
 import type { RequestContext } from "./request-context.js";
 import { apiVersionOf, groupResource, type KeptWrite, type Prepared, type ResourceType } from "./resource-type.js";
 import { SchemaChecker } from "./schema-check.js";
+import { schemaRefusal } from "./schema-refusal.js";
 import { withResourceVersion } from "./shared-codec.js";
 import { storageToApi } from "./storage-errors.js";
 import { listObjects } from "./store-list.js";
@@ -58,7 +59,8 @@ export interface StoreDeps {
  * implemented once and steered by the kind's Strategy (k8s.io/apiserver's generic Store).
  *
  * Every write to an object goes through one pipeline, in this order (docs/architecture.md):
- * 1. decode and check the body against the endpoint and the schema (admitBody);
+ * 1. decode and check the body against the endpoint and the schema (admitBody; a body the schema
+ *    refuses stops here, with metadata's and the kind's own errors too: schema-refusal.ts);
  * 2. mutating admission (`admission.admit`: plugins may change the object or report field errors);
  * 3. the kind's `strategy.prepareForCreate`/`prepareForUpdate`;
  * 4. metadata and strategy validation (with the field errors of steps 2 and 3: one 422);
@@ -300,7 +302,7 @@ export class Store {
   ): Promise<KubeObject> {
     const create = this.rt.virtualCreate;
     if (!create) throw errors.methodNotAllowed();
-    const obj = this.admitBody(body, namespace, undefined, options, ctx, { nameOptional: true });
+    const obj = await this.admitBody(body, namespace, undefined, options, ctx, { nameOptional: true });
     const attrs = admissionAttributes("CREATE", this.rt, obj, undefined, ctx, options.dryRun);
     const fieldErrors = await this.deps.admission.admit(attrs);
     const prepared = await this.rt.strategy.prepareForCreate?.(obj, ctx);
@@ -318,7 +320,7 @@ export class Store {
     options: WriteOptions,
     status?: Record<string, unknown>,
   ): Promise<{ object: KubeObject; fieldErrors: FieldError[]; prepared: Prepared | undefined }> {
-    const obj = this.admitBody(body, namespace, undefined, options, ctx, {
+    const obj = await this.admitBody(body, namespace, undefined, options, ctx, {
       owned: options.bodyOwned,
       depthChecked: options.bodyOwned,
     });
@@ -360,7 +362,7 @@ export class Store {
     options: WriteOptions,
     subresource: "" | "status" = "",
   ): Promise<KubeObject> {
-    const obj = this.admitBody(body, namespace, name, options, ctx);
+    const obj = await this.admitBody(body, namespace, name, options, ctx);
     const rv = obj.metadata.resourceVersion;
     if (!rv) {
       // As kube-apiserver, which reads the object first: an update of nothing is NotFound.
@@ -556,7 +558,7 @@ export class Store {
   }
 
   /** One patch of `old` (a consistent read, or the cache's copy: see cached-copy.ts). */
-  private patchAttempt(
+  private async patchAttempt(
     ctx: RequestContext,
     old: KubeObject,
     namespace: string | undefined,
@@ -581,7 +583,7 @@ export class Store {
       throw errors.staleObject(this.gr, name);
     }
     // applyMergePatch/applyJsonPatch return a copy that shares nothing: no second clone.
-    const admitted = this.admitBody(proposed, namespace, name, options, ctx, { owned: true, patched: true });
+    const admitted = await this.admitBody(proposed, namespace, name, options, ctx, { owned: true, patched: true });
     admitted.metadata.resourceVersion = old.metadata.resourceVersion;
     return this.writeUpdate(ctx, old, admitted, options, subresource, cachedCopy);
   }
@@ -725,9 +727,10 @@ export class Store {
   /**
    * Checks a body against the endpoint (kind, apiVersion, name, namespace) and the
    * schema, applying fieldValidation to unknown and duplicate fields. Returns a fresh copy
-   * (or, for an owned body, the body itself).
+   * (or, for an owned body, the body itself). A body the schema refuses gets one 422 with every
+   * field error of metadata, the schema and the kind's own validation (schema-refusal.ts).
    */
-  admitBody(
+  async admitBody(
     body: KubeObject,
     namespace: string | undefined,
     name: string | undefined,
@@ -743,7 +746,7 @@ export class Store {
       /** The body is what a JSON or merge patch made: a strict refusal names the patch. */
       patched?: boolean;
     } = {},
-  ): KubeObject {
+  ): Promise<KubeObject> {
     const { nameOptional = false, owned = false, depthChecked = false, patched = false } = how;
     if (!body || typeof body !== "object" || Array.isArray(body)) {
       throw errors.badRequest("the request body must be an object");
@@ -777,9 +780,7 @@ export class Store {
       if (options.fieldValidation === "Strict") throw strictDecodingError(problems, patched);
       if (options.fieldValidation === "Warn") ctx.warnings.push(...problems);
     }
-    const typeErrors = this.checker.check(obj);
-    if (typeErrors.length)
-      throw errors.invalid(this.rt.kind, this.rt.group, obj.metadata.name ?? name ?? "", typeErrors);
+    const schemaErrors = this.checker.check(obj);
 
     if (this.rt.namespaced) {
       if (obj.metadata.namespace && namespace && obj.metadata.namespace !== namespace) {
@@ -799,10 +800,21 @@ export class Store {
           `the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`,
         );
       }
-    } else if (!obj.metadata.name && !obj.metadata.generateName && !nameOptional) {
+    } else if (!obj.metadata.name && !obj.metadata.generateName && !nameOptional && schemaErrors.length === 0) {
       throw errors.invalid(this.rt.kind, this.rt.group, "", [
         fieldError("FieldValueRequired", "metadata.name", "name or generateName is required"),
       ]);
+    }
+    if (schemaErrors.length > 0) {
+      throw await schemaRefusal({
+        rt: this.rt,
+        checker: this.checker,
+        body: obj,
+        schemaErrors,
+        ctx,
+        create: name === undefined,
+        virtual: nameOptional,
+      });
     }
     return obj;
   }

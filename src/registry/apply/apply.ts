@@ -40,7 +40,7 @@ export interface ApplyTarget {
     name: string | undefined,
     options: WriteOptions,
     ctx: RequestContext,
-  ): KubeObject;
+  ): Promise<KubeObject>;
   create(
     ctx: RequestContext,
     namespace: string | undefined,
@@ -85,7 +85,7 @@ export async function serverSideApply(
   const writeOpts: WriteOptions = { ...options, managedFieldsPrepared: true };
 
   for (let attempt = 0; ; attempt++) {
-    const config = store.admitBody(patch as KubeObject, namespace, name, options, ctx);
+    const config = await store.admitBody(patch as KubeObject, namespace, name, options, ctx);
     const configOwned = ownedPart(config, rt, subresource);
     const applied = fieldsV1Of(configOwned, lt);
     const live = await store.read(namespace, name);

@@ -35,6 +35,31 @@ const cases: OracleCase[] = [
   },
   // The name's pattern (a DNS subdomain); the case's own name keeps objects of the cases apart, not this one's.
   { name: "422 in kube's words: name not matching its pattern", request: (n) => postTeam(n, {}, `${n}_Bad`) },
+  // Every field error of a body at once, as kube-apiserver lists them: metadata's first, then the
+  // schema's, then the rules the kind checks in code (an enum to kube-apiserver: rules-in-code.ts).
+  {
+    name: "422 in kube's words: a bad name and a wrong type",
+    request: (n) => postTeam(n, { displayName: 5 }, `${n}_Bad`),
+  },
+  {
+    name: "422 in kube's words: a bad label key and a value under a minimum",
+    request: (n) => ({
+      method: "POST",
+      path: "projects",
+      body: object("Project", n, { quotas: { project: { spaceInstances: -1 } } }, { labels: { "bad key!": "v" } }),
+    }),
+  },
+  // Two items of one list, which kube-apiserver checks in order.
+  {
+    name: "422 in kube's words: a wrong type and a rule the kind checks in code",
+    request: (n) =>
+      postProject(n, {
+        members: [
+          { kind: "User", name: 5 },
+          { kind: "Robot", name: "r2" },
+        ],
+      }),
+  },
   {
     name: "422 in kube's words: admission refusal",
     setup: (n) => [postProject(`${n}-p`, {}), namespaceStep(`p-${n}-p`)],
