@@ -242,6 +242,14 @@ describe("docs/virtual-clusters.md: its shell examples run as written", () => {
     assert.match(slept.stdout, /"message":"virtual cluster instance p-web\/dev is going to sleep"/);
   });
 
+  it("the endpoint settings the page shows are written as shown", async () => {
+    await runBlock("management.platform/virtual-cluster-endpoint=https://dev.vc.example.com");
+    const annotations = (await instance("dev")).metadata.annotations ?? {};
+    assert.equal(annotations["management.platform/virtual-cluster-endpoint"], "https://dev.vc.example.com");
+    const prod = (await server.request("GET", "/kubernetes/management/apis/management.platform/v1/clusters/prod")).json;
+    assert.equal(prod.metadata.annotations[INGRESS_SUFFIX_ANNOTATION], "vcluster.example.com");
+  });
+
   it("force removal as the page shows it: with its cluster gone the delete waits, and the patch drops the record alone", async () => {
     const gone = await server.request("DELETE", `${GROUP_PATH}/clusters/prod`);
     assert.equal(gone.status, 200, gone.text);
