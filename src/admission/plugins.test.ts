@@ -44,6 +44,7 @@ describe("the plugin list", () => {
       read: none,
       projects: none,
       quotas: { listInstances: none, guards: none },
+      claims: { listHolders: none, guards: none },
       uidOf: none,
       maxKeyTtlSeconds: undefined,
       allowLocalEndpoints: false,
@@ -64,6 +65,7 @@ describe("the plugin list", () => {
       "VirtualClusterTemplates",
       "TemplateAuthoring",
       "ProjectSecretSource",
+      "NamespaceClaims",
       "ProjectQuotas",
     ]);
   });

@@ -7,6 +7,7 @@ import { EndpointSettingsAdmission } from "./endpoint-settings.js";
 import { EscalationAdmission } from "./escalation.js";
 import { InstanceInsideRolesAdmission } from "./instance-inside-roles.js";
 import { KeyTtlCapAdmission } from "./key-ttl-cap.js";
+import { type ClaimSource, NamespaceClaimsAdmission } from "./namespace-claims.js";
 import { OwnerLinksAdmission, type UidLookup } from "./owner-links.js";
 import { OwnerReferencesAdmission, type OwnerSource } from "./owner-references.js";
 import { OwnerRightsAdmission } from "./owner-rights.js";
@@ -33,6 +34,8 @@ export interface AdmissionDeps {
   projects: ProjectLookup;
   /** The stored instances and the guard keys project quotas are counted from. */
   quotas: QuotaSource;
+  /** The stored spaces and instances on a cluster, and the guard keys of the namespaces they hold. */
+  claims: ClaimSource;
   uidOf: UidLookup;
   /** `--max-key-ttl` in seconds; undefined: no limit. */
   maxKeyTtlSeconds: number | undefined;
@@ -50,7 +53,9 @@ export interface AdmissionDeps {
  * filled in: naming a user one may not read stays References' 403. Spaces come after references, so only who may use a template learns whether it exists. The
  * project's default virtual cluster template is filled in (VirtualClusterTemplates' admit)
  * before the kind places the instance (strategy), so an instance given only its project is
- * placed as one deployed from a template. Quotas come
+ * placed as one deployed from a template. The namespace an
+ * instance holds on its cluster is checked once the caller is known to may `use` that cluster
+ * (References), and before quotas. Quotas come
  * last: an instance refused for any other reason is never counted, and an instance's owner (its
  * creator when none is given: CreatorOwner) is set.
  */
@@ -71,6 +76,7 @@ export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
     new VirtualClusterTemplatesAdmission(deps.authorizer, deps.read, deps.projects),
     new TemplateAuthoringAdmission(deps.authorizer),
     new ProjectSecretSourceAdmission(deps.authorizer, deps.read),
+    new NamespaceClaimsAdmission(deps.authorizer, deps.claims),
     new ProjectQuotasAdmission(deps.projects, deps.quotas),
   ];
 }

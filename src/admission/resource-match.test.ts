@@ -48,6 +48,10 @@ function chain() {
       listInstances: async (...a) => called("listInstances", { items: [], revision: 0 })(...a) as never,
       guards: called("guards") as never,
     },
+    claims: {
+      listHolders: async (...a) => called("listHolders", { items: [], revision: 0 })(...a) as never,
+      guards: called("claimGuards") as never,
+    },
     uidOf: async (...a) => called("uidOf", "uid-1")(...a) as string,
     maxKeyTtlSeconds: 60,
     allowLocalEndpoints: false,

@@ -5,6 +5,7 @@ import { ClusterAccessController } from "../controllers/cluster-access/cluster-a
 import { ClusterHealthController } from "../controllers/cluster-health/cluster-health.js";
 import { ControllerManager } from "../controllers/controller-manager.js";
 import { GarbageCollector } from "../controllers/garbage-collector/garbage-collector.js";
+import { NamespaceClaimGuardsController } from "../controllers/namespace-claims/namespace-claim-guards-controller.js";
 import { ProjectQuotasController } from "../controllers/project-quotas/project-quotas-controller.js";
 import { ProjectSecretSourceController } from "../controllers/project-secrets/source-sync.js";
 import { ProjectSecretSpaceFillController } from "../controllers/project-secrets/space-fill-controller.js";
@@ -101,6 +102,7 @@ export function assembleControllers(deps: {
     ["project-secret-spaces", projectSecretSpaces],
     ["spaces", spaces],
     ["project-quotas", new ProjectQuotasController(registry, informers, log)],
+    ["namespace-claims", new NamespaceClaimGuardsController(registry, informers, log)],
     ["virtualcluster-status", virtualClusterStatus],
     ["virtualcluster-access", virtualClusterAccess],
     ["event-cleanup", events.cleanup],

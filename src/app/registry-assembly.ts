@@ -2,6 +2,7 @@ import { admissionPlugins } from "../admission/plugins.js";
 import type { IdentityIndex } from "../auth/identity-index.js";
 import type { PlatformAuthorizer } from "../authz/authorizer.js";
 import { servedEventResource } from "../events/event-visibility.js";
+import { listHolders, NAMESPACE_CLAIM_GUARDS } from "../kinds/held-namespaces.js";
 import { allResourceTypes } from "../kinds/index.js";
 import { PROJECT_QUOTA_GUARDS } from "../kinds/project/project-quotas.js";
 import { AdmissionChain } from "../registry/admission.js";
@@ -59,6 +60,10 @@ export function assembleRegistry(
           return { items: list.items, revision: Number(list.metadata.resourceVersion) };
         },
         guards: () => registry.keptKeys(PROJECT_QUOTA_GUARDS),
+      },
+      claims: {
+        listHolders: (cluster) => listHolders(registry, cluster),
+        guards: () => registry.keptKeys(NAMESPACE_CLAIM_GUARDS),
       },
       uidOf: async (kind, ns, name) => (await registry.storeOfKind(kind)?.read(ns, name))?.metadata.uid,
       maxKeyTtlSeconds: config.maxKeyTtlSeconds,

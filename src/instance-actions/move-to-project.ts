@@ -67,6 +67,8 @@ export function moveToProjectAction(
             },
             options: { dryRun: false, fieldManager: "platform-migrate", fieldValidation: "Ignore" },
             status: movedStatus(current, movable),
+            // The namespace it holds on its cluster moves with it (src/admission/namespace-claims.ts).
+            replacing: current,
           },
         ]);
         if (arrived) onMoved?.(current, arrived);

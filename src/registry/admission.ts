@@ -24,6 +24,11 @@ export interface AdmissionAttributes {
    * plugin adds them, and a write that fails on one runs admission again. Ignored on DELETE.
    */
   guards: WriteGuard[];
+  /**
+   * A CREATE that takes the place of a stored object, deleted in the same transaction (a move's
+   * source, registry.transact): what that object holds passes to the new one.
+   */
+  replacing?: KubeObject;
 }
 
 /**

@@ -268,7 +268,8 @@ export class Store {
   /**
    * Everything create does short of writing (the whole pipeline, steps 1–5): for the
    * registry's transactions (registry.transact), which write several keys at once. `status`,
-   * when given, replaces the cleared status (a moved object keeps its own).
+   * when given, replaces the cleared status (a moved object keeps its own); `replacing` is the
+   * stored object the transaction deletes for this one (a move's source: AdmissionAttributes).
    */
   async prepareCreate(
     ctx: RequestContext,
@@ -276,6 +277,7 @@ export class Store {
     body: KubeObject,
     options: WriteOptions,
     status?: Record<string, unknown>,
+    replacing?: KubeObject,
   ): Promise<{
     object: KubeObject;
     key: string;
@@ -284,7 +286,7 @@ export class Store {
     guards: WriteGuard[];
   }> {
     const { object: obj, fieldErrors, prepared } = await this.admitNew(ctx, namespace, body, options, status);
-    const guards = await this.validateNew(ctx, obj, fieldErrors, options);
+    const guards = await this.validateNew(ctx, obj, fieldErrors, options, replacing);
     const key = this.key(obj.metadata.namespace, obj.metadata.name!);
     return { object: obj, key, value: this.encode(obj), alongside: prepared?.alongside ?? [], guards };
   }
@@ -345,9 +347,11 @@ export class Store {
     obj: KubeObject,
     fieldErrors: FieldError[],
     options: WriteOptions,
+    replacing?: KubeObject,
   ): Promise<WriteGuard[]> {
     await this.validateOrThrow(obj, [...fieldErrors, ...((await this.rt.strategy.validate?.(obj, ctx)) ?? [])]);
     const attrs = admissionAttributes("CREATE", this.rt, obj, undefined, ctx, options.dryRun);
+    if (replacing) attrs.replacing = replacing;
     await this.deps.admission.validate(attrs);
     return attrs.guards;
   }

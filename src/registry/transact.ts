@@ -10,7 +10,11 @@ import type { Store } from "./store.js";
 
 /** One write of a registry transaction. */
 export type TransactOp =
-  /** Creates an object through the whole write pipeline (store.ts); `status` replaces the cleared one. */
+  /**
+   * Creates an object through the whole write pipeline (store.ts); `status` replaces the cleared
+   * one; `replacing` is an object a delete of the same transaction removes, whose place it takes
+   * (a move's source: what it holds passes to the new object, AdmissionAttributes.replacing).
+   */
   | {
       type: "create";
       resource: string;
@@ -18,6 +22,7 @@ export type TransactOp =
       body: KubeObject;
       options: WriteOptions;
       status?: Record<string, unknown>;
+      replacing?: KubeObject;
     }
   /** Deletes an object at the resourceVersion it was read at (a move's source). */
   | { type: "delete"; resource: string; object: KubeObject }
@@ -48,6 +53,7 @@ export async function transact(
   ctx: RequestContext,
   ops: readonly TransactOp[],
 ): Promise<KubeObject[]> {
+  checkReplacedAreDeleted(ops);
   const created: KubeObject[] = [];
   const planned: Array<{ op: TransactOp; txn: TxnOp; store?: KindStore; name: string; guard?: boolean }> = [];
   for (const op of ops) {
@@ -57,7 +63,7 @@ export async function transact(
     }
     const store = registry.store(op.resource);
     if (op.type === "create") {
-      const prepared = await store.prepareCreate(ctx, op.namespace, op.body, op.options, op.status);
+      const prepared = await store.prepareCreate(ctx, op.namespace, op.body, op.options, op.status, op.replacing);
       created.push(prepared.object);
       planned.push({
         op,
@@ -95,5 +101,25 @@ export async function transact(
       throw errors.conflict(failed.store.gr, failed.name, "another create changed what admission counted; try again");
     }
     throw storageToApi(err, failed?.store?.gr ?? { group: "", resource: "" }, failed?.name ?? "");
+  }
+}
+
+/**
+ * A create's `replacing` lets it take what the replaced object holds, so the transaction must
+ * delete that very object, at the version read (a programming error otherwise, never a caller's).
+ */
+function checkReplacedAreDeleted(ops: readonly TransactOp[]): void {
+  for (const op of ops) {
+    if (op.type !== "create" || !op.replacing) continue;
+    const replaced = op.replacing.metadata;
+    const deleted = ops.some(
+      (d) =>
+        d.type === "delete" &&
+        d.resource === op.resource &&
+        d.object.metadata.namespace === replaced.namespace &&
+        d.object.metadata.name === replaced.name &&
+        d.object.metadata.resourceVersion === replaced.resourceVersion,
+    );
+    if (!deleted) throw errors.internal("a create replaces an object its transaction does not delete");
   }
 }
