@@ -2,6 +2,7 @@ import { type KubeObject, specOf } from "../api/object.js";
 import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
 import { spaceNamespaceOf } from "./space-instance/space-instance.js";
+import { isDeployed } from "./virtual-cluster-instance/template-fields.js";
 
 /**
  * Which namespace on which connected cluster a space or a virtual cluster instance holds: one
@@ -27,11 +28,12 @@ interface ClusterRef {
 }
 
 /**
- * The namespace `obj` holds, or undefined when it holds none. A space holds the namespace its
- * spec names, by default its own name (defaulted on create). A virtual cluster instance holds the
- * namespace `spec.clusterRef` names, whether deployed (by default `p-<project>-v-<name>`, set on
- * create) or imported (the namespace its virtual cluster runs in); one that names no namespace
- * (a record of a virtual cluster the platform neither deployed nor imported) holds none.
+ * The namespace `obj` holds, or undefined when it holds none: the namespace the platform keeps
+ * for it, which the controllers judge by the one rule of src/controllers/spaces/namespace-claim.ts.
+ * A space holds the namespace its spec names, by default its own name (set on create). A virtual
+ * cluster instance deployed from a template holds `spec.clusterRef.namespace`, by default
+ * `p-<project>-v-<name>` (set on create). An imported one holds none: it names a virtual cluster
+ * someone else runs, and one namespace may run several.
  */
 export function heldNamespace(resource: string, obj: KubeObject): HeldNamespace | undefined {
   const ref = specOf<ClusterRef>(obj).clusterRef;
@@ -40,7 +42,7 @@ export function heldNamespace(resource: string, obj: KubeObject): HeldNamespace 
     const namespace = spaceNamespaceOf(obj);
     return namespace ? { cluster: ref.cluster, namespace } : undefined;
   }
-  if (resource === "virtualclusterinstances" && ref.namespace) {
+  if (resource === "virtualclusterinstances" && isDeployed(obj) && ref.namespace) {
     return { cluster: ref.cluster, namespace: ref.namespace };
   }
   return undefined;
