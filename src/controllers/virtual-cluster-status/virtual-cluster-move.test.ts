@@ -6,6 +6,7 @@ import { rewriteStoredObject } from "../../testing/damage-stored-values.js";
 import { postObject } from "../../testing/gateway-fixture.js";
 import type { KubeControlPlane } from "../../testing/kube-control-plane.js";
 import { REAL_CLUSTER_RESYNC_MS, startPlatformOnControlPlane } from "../../testing/platform-on-control-plane.js";
+import { storeSecondHolder } from "../../testing/second-holder.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
 import { STAND_IN_WORKLOAD } from "../../testing/virtual-cluster-workload.js";
 import { waitFor } from "../../testing/wait-for.js";
@@ -145,8 +146,15 @@ describe("virtual cluster instances moved to another project, on a real cluster"
     assert.equal(namespace.metadata.labels?.[PROJECT_LABEL], "shop");
     const running = await contents(ns);
 
-    // Made in the old project after the move: its default namespace is the moved instance's.
-    await create("web", "mover", { clusterRef: { cluster: "prod" }, templateRef: { name: "tiny", version: "1.0.0" } });
+    // Made in the old project after the move, its default namespace is the moved instance's: the
+    // API refuses it today (409); one stored by an older version is still judged by the controller.
+    await storeSecondHolder(
+      server,
+      "virtualclusterinstances",
+      "web",
+      { metadata: { name: "mover" }, spec: { templateRef: { name: "tiny", version: "1.0.0" } } },
+      { cluster: "prod", namespace: ns },
+    );
     const twin = await waitForStatus("web", "mover", judged);
     assert.equal(twin.reason, "NamespaceNotOwned", JSON.stringify(twin));
     await remove("web", "mover");
@@ -173,7 +181,15 @@ describe("virtual cluster instances moved to another project, on a real cluster"
       await move("twin", "web", "shop");
       const gone = await server.request("DELETE", `${GROUP_PATH}/virtualclustertemplates/fragile`);
       assert.equal(gone.status, 200, gone.text);
-      await create("web", "twin", { clusterRef: { cluster: "prod" }, templateRef: { name: "tiny", version: "1.0.0" } });
+      // The API refuses it today (409: the moved instance holds the namespace); one stored by an
+      // older version is still judged by the controller.
+      await storeSecondHolder(
+        server,
+        "virtualclusterinstances",
+        "web",
+        { metadata: { name: "twin" }, spec: { templateRef: { name: "tiny", version: "1.0.0" } } },
+        { cluster: "prod", namespace: ns },
+      );
     } finally {
       await kube.startApiServer();
     }
