@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { encodeObject } from "../registry/codec.js";
+import { isStorageError } from "../storage/errors.js";
 import { GROUP_PATH, type TestServer } from "./test-server.js";
+
+/** How often the rewrite is tried (each conflict is a controller's status write, which soon stops). */
+const REWRITE_ATTEMPTS = 20;
 
 /** A cluster name no test connects: an instance there deploys nothing. */
 const NOT_CONNECTED = "not-connected";
@@ -31,11 +35,20 @@ export async function storeSecondHolder(
   assert.equal(created.status, 201, created.text);
   const store = server.registry.store(resource);
   const key = store.key(`p-${project}`, body.metadata.name);
-  const kv = await store.storage.get(key);
-  assert.ok(kv, "stored");
-  const stored = JSON.parse(kv.value.toString("utf8"));
-  stored.spec.clusterRef = { ...stored.spec.clusterRef, cluster: held.cluster, namespace: held.namespace };
-  // A change of the spec, as the controllers see one.
-  stored.metadata.generation = (stored.metadata.generation ?? 1) + 1;
-  await store.storage.update(key, encodeObject(stored), kv.modRevision);
+  // The controllers write its status meanwhile: read again on a conflict.
+  for (let attempt = 0; attempt < REWRITE_ATTEMPTS; attempt++) {
+    const kv = await store.storage.get(key);
+    assert.ok(kv, "stored");
+    const stored = JSON.parse(kv.value.toString("utf8"));
+    stored.spec.clusterRef = { ...stored.spec.clusterRef, cluster: held.cluster, namespace: held.namespace };
+    // A change of the spec, as the controllers see one.
+    stored.metadata.generation = (stored.metadata.generation ?? 1) + 1;
+    try {
+      await store.storage.update(key, encodeObject(stored), kv.modRevision);
+      return;
+    } catch (err) {
+      if (!isStorageError(err, "Conflict")) throw err;
+    }
+  }
+  assert.fail(`${resource} ${project}/${body.metadata.name} kept changing under the rewrite`);
 }
