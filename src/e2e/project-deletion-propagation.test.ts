@@ -39,7 +39,8 @@ for (const backend of ["sqlite", "etcd"] as const) {
       await postObject(server, `${ns}/virtualclusterinstances`, { metadata: { name: "vc" }, spec: {} });
       await postObject(server, `${ns}/spaceinstances`, {
         metadata: { name: "space" },
-        spec: { clusterRef: { cluster: "c1" } },
+        // A namespace of its own: the spaces of earlier projects (orphans among them) hold theirs.
+        spec: { clusterRef: { cluster: "c1", namespace: `space-${name}` } },
       });
       await postObject(server, `${ns}/projectsecrets`, {
         metadata: { name: "secret" },

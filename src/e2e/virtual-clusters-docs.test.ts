@@ -149,6 +149,18 @@ describe("docs/virtual-clusters.md: its shell examples run as written", () => {
     assert.equal(await secretValue("p-web-v-dev", "dev-hello", "say"), "hi");
   });
 
+  it("a second instance in dev's namespace is refused as the page shows it", async () => {
+    const marker = "metadata: {name: dev-again";
+    const block = blockWith(blocks, marker);
+    ran.add(block);
+    const run = await runShell(block, workDir, env);
+    assert.equal(run.code, 1, run.stdout);
+    const shown = block.match(/^# (Error from server \(Conflict\): .*)$/m)?.[1];
+    assert.ok(shown, "the page shows kubectl's refusal");
+    assert.equal(run.stderr.trim(), shown);
+    assert.equal((await server.request("GET", `${INSTANCES}/dev-again`)).status, 404);
+  });
+
   it("an instance created without an owner is its creator's", async () => {
     const run = await runBlock("metadata: {name: mine");
     // The page shows alice's; here the admin created it.
