@@ -34,7 +34,9 @@ const MOVE_ATTEMPTS = 5;
  * delete is the storage's, not the API's: no deletionTimestamp, so the finalizer's cleanup never
  * runs and what the instance runs on its cluster stays. The new instance keeps the status (what
  * the controller knows of the cluster side, movedStatus). Its create goes through admission like any other, so
- * the target's allowed clusters and quotas apply. The caller needs delete on the instance and
+ * the target's allowed clusters and quotas apply; the namespace the instance holds on its cluster
+ * passes to the new object (`replacing`: src/admission/namespace-claims.ts), so that a create of
+ * the same name in the old project, whose default namespace is the same, is refused. The caller needs delete on the instance and
  * create in the target project. `onMoved` hears of each move done (the kind's Events).
  */
 export function moveToProjectAction(
