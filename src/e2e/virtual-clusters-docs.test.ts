@@ -153,7 +153,10 @@ describe("docs/virtual-clusters.md: its shell examples run as written", () => {
     const marker = "metadata: {name: dev-again";
     const block = blockWith(blocks, marker);
     ran.add(block);
-    const run = await runShell(block, workDir, env);
+    // After the setup block's variables, as runBlock does; kubectl fails on the refusal.
+    const setup = blocks[0]!.split("\n").filter((line) => /^(export )?[A-Z_]+=/.test(line));
+    const script = [...setup, block].join("\n").replaceAll(DOCUMENTED_ADDRESS, server.url);
+    const run = await runShell(script, workDir, env);
     assert.equal(run.code, 1, run.stdout);
     const shown = block.match(/^# (Error from server \(Conflict\): .*)$/m)?.[1];
     assert.ok(shown, "the page shows kubectl's refusal");
