@@ -84,6 +84,28 @@ describe("etcd storage", () => {
     }
   });
 
+  test("a refused write of an object over the client's largest message is a Conflict, not Unavailable", async () => {
+    const c = await etcd();
+    const limit = 64 * 1024;
+    const storage = new EtcdStorage({ ...parseEtcdUrl(c.url), maxReceiveMessageBytes: limit });
+    try {
+      const key = `/over-limit/${Date.now()}`;
+      const revision = await storage.create(key, Buffer.alloc(2 * limit, "x"));
+      await assert.rejects(storage.update(key, Buffer.from("y"), revision + 1), { code: "Conflict", key });
+      const other = `${key}-other`;
+      await assert.rejects(
+        storage.txn([
+          { type: "create", key: other, value: Buffer.from("z") },
+          { type: "delete", key, expectedModRevision: revision + 1 },
+        ]),
+        { code: "Conflict", key },
+      );
+      assert.equal(await storage.get(other), undefined, "nothing of the refused transaction was written");
+    } finally {
+      await storage.close();
+    }
+  });
+
   test("the factory opens etcd:// URLs as EtcdStorage", async () => {
     const c = await etcd();
     const storage = await openStorage(c.url);
