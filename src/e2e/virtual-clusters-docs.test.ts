@@ -127,14 +127,11 @@ describe("docs/virtual-clusters.md: its shell examples run as written", () => {
 
   it("a second instance in dev's namespace is refused as the page shows it", async () => {
     const marker = "metadata: {name: dev-again";
-    const block = blockWith(blocks, marker);
-    ran.add(block);
-    // After the setup block's variables, as runBlock does; kubectl fails on the refusal.
-    const setup = blocks[0]!.split("\n").filter((line) => /^(export )?[A-Z_]+=/.test(line));
-    const script = [...setup, block].join("\n").replaceAll(DOCUMENTED_ADDRESS, server.url);
-    const run = await runShell(script, workDir, env);
-    assert.equal(run.code, 1, run.stdout);
-    const shown = block.match(/^# (Error from server \(Conflict\): .*)$/m)?.[1];
+    const run = await page.run(marker, {
+      prelude: page.variables("export KUBECONFIG=data/admin.kubeconfig"),
+      exitCode: 1,
+    });
+    const shown = page.block(marker).match(/^# (Error from server \(Conflict\): .*)$/m)?.[1];
     assert.ok(shown, "the page shows kubectl's refusal");
     assert.equal(run.stderr.trim(), shown);
     assert.equal((await server.request("GET", `${INSTANCES}/dev-again`)).status, 404);

@@ -56,6 +56,8 @@ export interface PageRunOptions {
   prelude?: readonly string[];
   /** Environment added to the workspace's. */
   env?: Record<string, string>;
+  /** The exit code the block ends with: not 0 for a block showing a refusal (kubectl exits 1). */
+  exitCode?: number;
 }
 
 /** A page's shell blocks, run in a workspace, with what the test puts in for the page's placeholders. */
@@ -90,7 +92,7 @@ export class DocumentedPage {
       .filter((line) => /^(export )?[A-Z_]+=/.test(line) && !line.includes("<<"));
   }
 
-  /** Runs the block containing `marker`; fails the test when it ends with a non-zero exit code. */
+  /** Runs the block containing `marker`; fails the test when it ends with another exit code than `options.exitCode` (0). */
   async run(marker: string, options: PageRunOptions = {}): Promise<ShellRun> {
     const block = this.block(marker);
     const mark = this.blocks.find((b) => b.text === block)?.notRunBecause;
@@ -100,7 +102,12 @@ export class DocumentedPage {
     for (const [shown, used] of this.replacements()) script = script.replaceAll(shown, used);
     const { dir, env } = this.workspace();
     const run = await runShell(script, dir, { ...env, ...options.env });
-    assert.equal(run.code, 0, `${this.doc}: the block with "${marker}" failed:\n${run.stderr}\n${run.stdout}`);
+    const exitCode = options.exitCode ?? 0;
+    assert.equal(
+      run.code,
+      exitCode,
+      `${this.doc}: the block with "${marker}" ended with ${run.code}:\n${run.stderr}\n${run.stdout}`,
+    );
     return run;
   }
 
