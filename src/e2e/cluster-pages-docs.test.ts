@@ -333,6 +333,15 @@ describe("the pages of what the platform does on clusters: their shell examples 
     assert.match(key.stdout, /^ownedaccesskey\.management\.platform\/web-dev-ci created$/m);
   });
 
+  it("spaces.md: a second space in web-dev's namespace is refused as the page shows it", async () => {
+    const marker = "metadata: {name: web-dev-2";
+    const refused = await spaces.run(marker, { exitCode: 1 });
+    const shown = spaces.block(marker).match(/^# (Error from server \(Conflict\): .*)$/m)?.[1];
+    assert.ok(shown, "the page shows kubectl's refusal");
+    assert.equal(refused.stderr.trim(), shown);
+    assert.equal((await server.request("GET", `${GROUP_PATH}/namespaces/p-web/spaceinstances/web-dev-2`)).status, 404);
+  });
+
   it("project-secrets.md: a labelled Secret is reported unfillable, then filled once the platform may", async () => {
     const [api] = manifests(documentedYamlBlocks(secrets.doc, "## The kind")[0]!);
     await postObject(server, "namespaces/p-web/projectsecrets", api);
