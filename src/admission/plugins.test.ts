@@ -62,6 +62,7 @@ describe("the plugin list", () => {
       "SpaceInstances",
       "InstanceInsideRoles",
       "VirtualClusterTemplates",
+      "VirtualClusterCaSource",
       "TemplateAuthoring",
       "ProjectSecretSource",
       "ProjectQuotas",

@@ -42,6 +42,7 @@ export function importSpaceAction(registry: Registry, locks: KeptKeys, events?: 
       project: projectName,
       cluster: source.cluster,
       resource: "spaceinstances",
+      takesOver: "a namespace (its owner gets admin in it)",
     });
     const found: KubernetesObject | undefined = await call(client, source.cluster, () =>
       client.core.readNamespace({ name: source.name }),

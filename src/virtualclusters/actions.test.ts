@@ -579,11 +579,18 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       return { asked, code, sent };
     }
 
-    it("import asks use on the cluster and create in the project; a refusal is 403 and imports nothing", async () => {
+    it("import asks use and administer on the cluster and create in the project; a refusal is 403 and imports nothing", async () => {
       const body = { sourceVirtualCluster: { name: "vc3", namespace: "team-a", cluster: "c1" } };
       await assert.rejects(
         invoke("projects/importvirtualcluster", { method: "POST", name: "alpha", body }, (a) => a.verb === "use"),
         (err: { code?: number }) => err.code === 403,
+      );
+      // `use` alone reaches the cluster as oneself: taking over a virtual cluster someone else runs
+      // there (its CA) is administering the cluster.
+      await assert.rejects(
+        invoke("projects/importvirtualcluster", { method: "POST", name: "alpha", body }, (a) => a.verb === "administer"),
+        (err: { code?: number; message?: string }) =>
+          err.code === 403 && /administer clusters, which importing a virtual cluster/.test(err.message ?? ""),
       );
       await assert.rejects(
         invoke("projects/importvirtualcluster", { method: "POST", name: "alpha", body }, (a) => a.verb === "create"),
@@ -596,10 +603,12 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
         ok.asked.map((a) => [a.verb, a.resource, a.namespace, a.name]),
         [
           ["use", "clusters", "", "c1"],
+          ["administer", "clusters", "", "c1"],
           ["create", "virtualclusterinstances", "p-alpha", ""],
         ],
       );
       assert.equal(ok.asked[0]!.object?.metadata.name, "c1");
+      assert.equal(ok.asked[1]!.object?.metadata.name, "c1");
     });
 
     it("kubeconfig asks use on the instance and on its cluster (with the objects, so access rules apply)", async () => {

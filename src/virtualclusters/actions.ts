@@ -245,6 +245,7 @@ function importAction(registry: Registry, cas: VirtualClusterCaStore, events?: E
       project: projectName,
       cluster: clusterName,
       resource: "virtualclusterinstances",
+      takesOver: "a virtual cluster (its CA signs certificates for anyone inside it)",
     });
     const service = await findVirtualClusterService(client, clusterName, vcNamespace, vcName);
     if (!service) {
