@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { GROUP_PATH, startTestServer, type TestResponse, type TestServer, userWithKey } from "../testing/test-server.js";
+import {
+  GROUP_PATH,
+  startTestServer,
+  type TestResponse,
+  type TestServer,
+  userWithKey,
+} from "../testing/test-server.js";
 
 const API = "management.platform/v1";
 
@@ -39,7 +45,10 @@ describe("instances not deployed from a template need administer on their cluste
     server = await startTestServer();
     dev = await userWithKey(server, "dev");
     await created(
-      post("clusters", { metadata: { name: "c1" }, spec: { local: true, access: [{ users: ["dev"], verbs: ["use"] }] } }),
+      post("clusters", {
+        metadata: { name: "c1" },
+        spec: { local: true, access: [{ users: ["dev"], verbs: ["use"] }] },
+      }),
     );
     await created(
       post("clusters", {

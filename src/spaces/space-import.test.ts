@@ -20,8 +20,9 @@ import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-se
 /**
  * Importing a namespace as a space and moving a space between projects, on a real control plane
  * (docs/spaces.md, "Import" and "Move"). The platform's ServiceAccount holds the ClusterRole
- * docs/spaces.md shows; team devs (alice) may use cluster c1 and is a member of projects web and
- * shop; bob is a member of both but may not use c1.
+ * docs/spaces.md shows; team devs (alice) may use and administer cluster c1 and is a member of
+ * projects web and shop; bob is a member of both but may not use c1; carol (team users) is a member
+ * of both who may use c1 but not administer it.
  */
 
 const PROJECTS = `${GROUP_PATH}/projects`;
@@ -31,6 +32,7 @@ describe("importing and moving spaces on a real cluster", () => {
   let kube: KubeControlPlane;
   let aliceKey: string;
   let bobKey: string;
+  let carolKey: string;
   const space = (project: string, name: string) =>
     server.request("GET", `${GROUP_PATH}/namespaces/p-${project}/spaceinstances/${name}`);
   const waitReady = (project: string, name: string) =>
@@ -80,11 +82,19 @@ describe("importing and moving spaces on a real cluster", () => {
       account: "platform",
       // cluster-access.md's: the gateway's impersonation, for the CLI's context through the space path.
       roles: [documentedPlatformRole("docs/spaces.md"), documentedPlatformRole("docs/cluster-access.md")],
-      spec: { access: [{ verbs: ["use"], teams: ["devs"] }] },
+      spec: {
+        access: [
+          { verbs: ["use", "administer"], teams: ["devs"] },
+          { verbs: ["use"], teams: ["users"] },
+        ],
+      },
     });
-    for (const user of ["alice", "bob"]) await postObject(server, "users", { metadata: { name: user }, spec: {} });
+    for (const user of ["alice", "bob", "carol"]) {
+      await postObject(server, "users", { metadata: { name: user }, spec: {} });
+    }
     await postObject(server, "teams", { metadata: { name: "devs" }, spec: { users: ["alice"] } });
     await postObject(server, "teams", { metadata: { name: "others" }, spec: { users: ["bob"] } });
+    await postObject(server, "teams", { metadata: { name: "users" }, spec: { users: ["carol"] } });
     for (const project of ["web", "shop"]) {
       await postObject(server, "projects", {
         metadata: { name: project },
@@ -93,6 +103,7 @@ describe("importing and moving spaces on a real cluster", () => {
           members: [
             { kind: "Team", name: "devs" },
             { kind: "Team", name: "others" },
+            { kind: "Team", name: "users" },
           ],
         },
       });
@@ -100,6 +111,7 @@ describe("importing and moving spaces on a real cluster", () => {
     await waitForStatus(server, "c1", (s) => s.online === true);
     aliceKey = await accessKey(server, "alice");
     bobKey = await accessKey(server, "bob");
+    carolKey = await accessKey(server, "carol");
   });
   after(async () => {
     await server?.stop();
@@ -143,6 +155,20 @@ describe("importing and moving spaces on a real cluster", () => {
     const again = await importSpace("shop", { name: "legacy", cluster: "c1", importName: "other" }, aliceKey);
     assert.equal(again.status, 409, again.text);
     assert.equal((await space("shop", "other")).status, 404);
+  });
+
+  it("taking over a namespace needs administer on the cluster: use alone is refused, and nothing is granted there", async () => {
+    // The owner of an imported space gets admin in its namespace: kube-system's would be the
+    // cluster's service account tokens, another project's virtual cluster namespace its CA.
+    for (const name of ["kube-system", "default"]) {
+      const refused = await importSpace("web", { name, cluster: "c1" }, carolKey);
+      assert.equal(refused.status, 403, refused.text);
+      assert.match(refused.json.message, /User "carol" cannot administer resource "clusters"/);
+      assert.match(refused.json.message, /which importing a namespace \(its owner gets admin in it\) needs/);
+      assert.equal((await space("web", name)).status, 404);
+      const bindings = await kube.kubectl("get", "rolebindings", "-n", name, "-o", "name");
+      assert.doesNotMatch(bindings, /platform/);
+    }
   });
 
   it("of concurrent imports of one namespace exactly one wins", async () => {

@@ -588,7 +588,11 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       // `use` alone reaches the cluster as oneself: taking over a virtual cluster someone else runs
       // there (its CA) is administering the cluster.
       await assert.rejects(
-        invoke("projects/importvirtualcluster", { method: "POST", name: "alpha", body }, (a) => a.verb === "administer"),
+        invoke(
+          "projects/importvirtualcluster",
+          { method: "POST", name: "alpha", body },
+          (a) => a.verb === "administer",
+        ),
         (err: { code?: number; message?: string }) =>
           err.code === 403 && /administer clusters, which importing a virtual cluster/.test(err.message ?? ""),
       );
