@@ -62,7 +62,6 @@ describe("the plugin list", () => {
       "SpaceInstances",
       "InstanceInsideRoles",
       "VirtualClusterTemplates",
-      "VirtualClusterCaSource",
       "TemplateAuthoring",
       "ProjectSecretSource",
       "ProjectQuotas",

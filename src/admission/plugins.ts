@@ -16,7 +16,6 @@ import { ProjectSecretSourceAdmission } from "./project-secret-source.js";
 import { type ObjectReader, ReferenceAdmission } from "./references.js";
 import { SpaceInstancesAdmission } from "./space-instances.js";
 import { TemplateAuthoringAdmission } from "./template-authoring.js";
-import { VirtualClusterCaSourceAdmission } from "./virtual-cluster-ca-source.js";
 import { VirtualClusterTemplatesAdmission } from "./virtual-cluster-templates.js";
 
 export interface AdmissionDeps {
@@ -70,7 +69,6 @@ export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
     new SpaceInstancesAdmission(deps.authorizer, deps.read),
     new InstanceInsideRolesAdmission(deps.authorizer),
     new VirtualClusterTemplatesAdmission(deps.authorizer, deps.read, deps.projects),
-    new VirtualClusterCaSourceAdmission(deps.authorizer, deps.read),
     new TemplateAuthoringAdmission(deps.authorizer),
     new ProjectSecretSourceAdmission(deps.authorizer, deps.read),
     new ProjectQuotasAdmission(deps.projects, deps.quotas),

@@ -61,9 +61,7 @@ describe("fields that name other objects need the caller's right on them", () =>
     });
     await create("clusters", {
       metadata: { name: "prod" },
-      // administer too: the instances here are not deployed from a template, which asks it
-      // (admission/virtual-cluster-ca-source.ts); what is under test is bob's missing use.
-      spec: { local: true, access: [{ verbs: ["use", "delete", "administer"], users: ["alice"] }] },
+      spec: { local: true, access: [{ verbs: ["use", "delete"], users: ["alice"] }] },
     });
     await create("clusters", {
       metadata: { name: "dev" },
