@@ -53,6 +53,12 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
     vc1 = await kube.addVirtualCluster("team-a", "vc1");
     vc2 = await kube.addVirtualCluster("team-a", "vc2");
     await kube.addVirtualCluster("team-a", "vc3");
+    // What the platform deployed for instance p-shop/db from a template: its objects carry its labels.
+    await kube.addVirtualCluster("p-shop-v-db", "db", {
+      "app.kubernetes.io/managed-by": "platform",
+      "management.platform/project": "shop",
+      "management.platform/virtual-cluster": "db",
+    });
     kube.addService("team-a", "not-a-vcluster", { app: "nginx" });
     server = await startTestServer();
     const secret = await post("namespaces/platform/sharedsecrets", {
@@ -303,6 +309,32 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       const res = await kubeconfig("p-gamma", "direct");
       assert.equal(res.status, 201, res.text);
       assert.ok(kube.requests.includes("GET /api/v1/namespaces/team-a/secrets/vc3-certs"));
+    });
+
+    it("never hands out the CA of a virtual cluster the platform deployed for another instance: no kube config, no import", async () => {
+      const db = { cluster: "c1", namespace: "p-shop-v-db", virtualCluster: "db" };
+      const created = await post("namespaces/p-gamma/virtualclusterinstances", {
+        metadata: { name: "pointer" },
+        spec: { clusterRef: db },
+      });
+      assert.equal(created.status, 201, created.text);
+      const refused = await kubeconfig("p-gamma", "pointer");
+      assert.equal(refused.status, 403, refused.text);
+      assert.equal(refused.json.reason, "Forbidden");
+      assert.match(refused.json.message, /was deployed by the platform for another virtual cluster instance/);
+      assert.doesNotMatch(
+        refused.text,
+        /BEGIN|p-shop\/db|project "shop"/,
+        "neither the other instance nor the CA is shown",
+      );
+      const imported = await importVc("gamma", {
+        name: "db",
+        namespace: "p-shop-v-db",
+        cluster: "c1",
+        importName: "db2",
+      });
+      assert.equal(imported.status, 403, imported.text);
+      assert.equal((await getInstance("p-gamma", "db2")).status, 404);
     });
 
     it("the imported CA is kept: kube configs still work after the certs secret is gone from the cluster", async () => {
