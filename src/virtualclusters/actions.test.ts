@@ -6,7 +6,7 @@ import { errors } from "../api/errors.js";
 import type { UserInfo } from "../registry/request-context.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
 import { FakeKubeApiServer, type FakeVirtualCluster } from "../testing/fake-kube-apiserver.js";
-import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
 import { registerVirtualClusterActions } from "./actions.js";
 import { VirtualClusterCaCleanup } from "./ca-cleanup.js";
 import { CA_KEY_PREFIX, VirtualClusterCaStore } from "./ca-store.js";
@@ -195,6 +195,28 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       assert.equal((await getInstance("p-gamma", "again")).status, 404);
     });
 
+    it("a virtual cluster already imported into a project the caller may not see: 409 without naming that instance", async () => {
+      const ivan = await userWithKey(server, "ivan");
+      const rights = { spec: { access: [{ users: ["ivan"], verbs: ["use", "administer"] }] } };
+      const merge = "application/merge-patch+json";
+      const c1 = await server.request("PATCH", `${GROUP_PATH}/clusters/c1`, { body: rights, contentType: merge });
+      assert.equal(c1.status, 200, c1.text);
+      assert.equal(
+        (await post("projects", { metadata: { name: "delta" }, spec: { members: [{ kind: "User", name: "ivan" }] } }))
+          .status,
+        201,
+      );
+      // vc1 is imported into p-alpha (above), where ivan is no member.
+      const res = await server.request("POST", `${GROUP_PATH}/projects/delta/importvirtualcluster`, {
+        token: ivan,
+        body: { sourceVirtualCluster: { name: "vc1", namespace: "team-a", cluster: "c1", importName: "mine" } },
+      });
+      assert.equal(res.status, 409, res.text);
+      assert.match(res.json.message, /is already imported by an instance of another project/);
+      assert.doesNotMatch(res.text, /p-alpha/);
+      assert.equal((await getInstance("p-delta", "mine")).status, 404);
+    });
+
     it("an import past a quota of the project is 403 naming it, and keeps neither instance nor CA", async () => {
       const project = await post("projects", {
         metadata: { name: "full" },
@@ -355,6 +377,28 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       const res = await server.request("GET", `${GROUP_PATH}/virtualclusterinstances/x/kubeconfig`);
       assert.equal(res.status, 409, res.text);
       assert.match(res.json.message, /namespaces\/\{namespace\}\/virtualclusterinstances\/x\/kubeconfig/);
+    });
+
+    it("the GET form chooses among the instances the caller may use, and names no other project's", async () => {
+      // "x" is in p-alpha and p-gamma (the test before); eve may use p-alpha's alone, mallory neither.
+      const eve = await userWithKey(server, "eve");
+      const mallory = await userWithKey(server, "mallory");
+      const access = { spec: { access: [{ users: ["eve"], verbs: ["use"], subresources: ["kubeconfig"] }] } };
+      const shared = await server.request("PATCH", `${GROUP_PATH}/namespaces/p-alpha/virtualclusterinstances/x`, {
+        body: access,
+        contentType: "application/merge-patch+json",
+      });
+      assert.equal(shared.status, 200, shared.text);
+      const asEve = await server.request("GET", `${GROUP_PATH}/virtualclusterinstances/x/kubeconfig`, { token: eve });
+      // Her instance, which names no cluster: 422 about it alone.
+      assert.equal(asEve.status, 422, asEve.text);
+      assert.match(asEve.json.message, /p-alpha\/x has no spec\.clusterRef\.cluster/);
+      const asMallory = await server.request("GET", `${GROUP_PATH}/virtualclusterinstances/x/kubeconfig`, {
+        token: mallory,
+      });
+      assert.equal(asMallory.status, 403, asMallory.text);
+      for (const answer of [asEve, asMallory]) assert.doesNotMatch(answer.text, /p-gamma/);
+      assert.doesNotMatch(asMallory.text, /p-alpha/);
     });
 
     it("a name on a cluster-wide path is still 404 for everything but the kubeconfig action", async () => {
