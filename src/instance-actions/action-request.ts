@@ -68,6 +68,17 @@ export async function refusedMethod(path: ResourcePath, method: string, authoriz
   return errors.methodNotAllowed();
 }
 
+/** Whether the caller holds what `attrs` asks (answered, never thrown as a 403): what an answer may name. */
+export async function isAllowed(authorize: Authorize, attrs: Parameters<Authorize>[0]): Promise<boolean> {
+  try {
+    await authorize(attrs);
+    return true;
+  } catch (err) {
+    if (isApiError(err, "Forbidden")) return false;
+    throw err;
+  }
+}
+
 /** `use` on a cluster: what reaching into it with its stored credentials needs (import, kube config). */
 export async function authorizeClusterUse(authorize: Authorize, name: string, cluster: KubeObject): Promise<void> {
   await authorize({

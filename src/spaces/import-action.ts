@@ -3,7 +3,7 @@ import { errors } from "../api/errors.js";
 import { API_VERSION, GROUP, type KubeObject, statusOf } from "../api/object.js";
 import { SPACE_LABEL } from "../controllers/spaces/desired-space.js";
 import type { EventRecorder } from "../events/event-recorder.js";
-import { decodeBody, refusedMethod } from "../instance-actions/action-request.js";
+import { type Authorize, decodeBody, isAllowed, refusedMethod } from "../instance-actions/action-request.js";
 import { call, notFoundOnCluster } from "../instance-actions/cluster-calls.js";
 import { type ImportRequest, importTarget, readImportSource } from "../instance-actions/import-target.js";
 import { type SpaceInstanceStatus, spaceNamespaceOf } from "../kinds/space-instance/space-instance.js";
@@ -57,7 +57,9 @@ export function importSpaceAction(registry: Registry, locks: KeptKeys, events?: 
     }
     const owner = await spaceHolding(registry, source.cluster, source.name, uid);
     if (owner || found.metadata?.labels?.[SPACE_LABEL]) {
-      const holder = owner ? `space ${owner.metadata.namespace}/${owner.metadata.name}` : "a space";
+      // Named only to who may get it: the space may be another project's.
+      const named = owner && (await mayGet(authorize, owner));
+      const holder = named ? `space ${owner.metadata.namespace}/${owner.metadata.name}` : "a space";
       throw errors.conflict(
         SPACES,
         source.importName,
@@ -100,6 +102,11 @@ export function importSpaceAction(registry: Registry, locks: KeptKeys, events?: 
     if (space) recordSpaceImported(events, space, source);
     return send(reply, 201, body, format, ctx.warnings);
   };
+}
+
+function mayGet(authorize: Authorize, space: KubeObject): Promise<boolean> {
+  const at = { namespace: space.metadata.namespace ?? "", name: space.metadata.name ?? "" };
+  return isAllowed(authorize, { verb: "get", resource: "spaceinstances", subresource: "", ...at, object: space });
 }
 
 /** The space that holds a namespace: by its cluster and name, or (imported or moved) by its UID. */

@@ -22,7 +22,8 @@ import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-se
  * (docs/spaces.md, "Import" and "Move"). The platform's ServiceAccount holds the ClusterRole
  * docs/spaces.md shows; team devs (alice) may use and administer cluster c1 and is a member of
  * projects web and shop; bob is a member of both but may not use c1; carol (team users) is a member
- * of both who may use c1 but not administer it.
+ * of both who may use c1 but not administer it; dave (team ops) administers c1 and is a member of
+ * project tools alone.
  */
 
 const PROJECTS = `${GROUP_PATH}/projects`;
@@ -33,6 +34,7 @@ describe("importing and moving spaces on a real cluster", () => {
   let aliceKey: string;
   let bobKey: string;
   let carolKey: string;
+  let daveKey: string;
   const space = (project: string, name: string) =>
     server.request("GET", `${GROUP_PATH}/namespaces/p-${project}/spaceinstances/${name}`);
   const waitReady = (project: string, name: string) =>
@@ -86,15 +88,21 @@ describe("importing and moving spaces on a real cluster", () => {
         access: [
           { verbs: ["use", "administer"], teams: ["devs"] },
           { verbs: ["use"], teams: ["users"] },
+          { verbs: ["use", "administer"], teams: ["ops"] },
         ],
       },
     });
-    for (const user of ["alice", "bob", "carol"]) {
+    for (const user of ["alice", "bob", "carol", "dave"]) {
       await postObject(server, "users", { metadata: { name: user }, spec: {} });
     }
     await postObject(server, "teams", { metadata: { name: "devs" }, spec: { users: ["alice"] } });
     await postObject(server, "teams", { metadata: { name: "others" }, spec: { users: ["bob"] } });
     await postObject(server, "teams", { metadata: { name: "users" }, spec: { users: ["carol"] } });
+    await postObject(server, "teams", { metadata: { name: "ops" }, spec: { users: ["dave"] } });
+    await postObject(server, "projects", {
+      metadata: { name: "tools" },
+      spec: { allowedClusters: [{ name: "*" }], members: [{ kind: "Team", name: "ops" }] },
+    });
     for (const project of ["web", "shop"]) {
       await postObject(server, "projects", {
         metadata: { name: project },
@@ -112,6 +120,7 @@ describe("importing and moving spaces on a real cluster", () => {
     aliceKey = await accessKey(server, "alice");
     bobKey = await accessKey(server, "bob");
     carolKey = await accessKey(server, "carol");
+    daveKey = await accessKey(server, "dave");
   });
   after(async () => {
     await server?.stop();
@@ -154,7 +163,13 @@ describe("importing and moving spaces on a real cluster", () => {
 
     const again = await importSpace("shop", { name: "legacy", cluster: "c1", importName: "other" }, aliceKey);
     assert.equal(again.status, 409, again.text);
+    assert.match(again.json.message, /already belongs to space p-web\/legacy/);
     assert.equal((await space("shop", "other")).status, 404);
+    // dave may not see project web's spaces: told the namespace is taken, not by which.
+    const hidden = await importSpace("tools", { name: "legacy", cluster: "c1" }, daveKey);
+    assert.equal(hidden.status, 409, hidden.text);
+    assert.match(hidden.json.message, /already belongs to a space/);
+    assert.doesNotMatch(hidden.text, /p-web/);
   });
 
   it("taking over a namespace needs administer on the cluster: use alone is refused, and nothing is granted there", async () => {

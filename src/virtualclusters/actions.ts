@@ -1,6 +1,6 @@
 import { stringify } from "yaml";
 import { INGRESS_SUFFIX_ANNOTATION } from "../api/endpoint-annotations.js";
-import { errors, fieldError, isApiError } from "../api/errors.js";
+import { errors, fieldError } from "../api/errors.js";
 import { API_VERSION, GROUP, isPlainObject, type KubeObject, nowTimestamp } from "../api/object.js";
 import { createClientCertificate } from "../crypto/certificates.js";
 import type { EventRecorder } from "../events/event-recorder.js";
@@ -9,6 +9,7 @@ import {
   authorizeClusterUse,
   decodeBody,
   decodeObjectOf,
+  isAllowed,
   refusedMethod,
 } from "../instance-actions/action-request.js";
 import { connect, notFoundOnCluster } from "../instance-actions/cluster-calls.js";
@@ -204,27 +205,16 @@ async function findInstance(registry: Registry, namespace: string | undefined, n
   return matches[0];
 }
 
-/** Whether the caller holds `verb` on the instance or its `subresource` (answered, never thrown as a 403). */
-async function allowed(
-  authorize: Authorize,
-  verb: string,
-  instance: KubeObject,
-  subresource: string,
-): Promise<boolean> {
-  try {
-    await authorize({
-      verb,
-      resource: "virtualclusterinstances",
-      subresource,
-      namespace: instance.metadata.namespace ?? "",
-      name: instance.metadata.name ?? "",
-      object: instance,
-    });
-    return true;
-  } catch (err) {
-    if (isApiError(err, "Forbidden")) return false;
-    throw err;
-  }
+/** Whether the caller holds `verb` on the instance or its `subresource`. */
+function allowed(authorize: Authorize, verb: string, instance: KubeObject, subresource: string): Promise<boolean> {
+  return isAllowed(authorize, {
+    verb,
+    resource: "virtualclusterinstances",
+    subresource,
+    namespace: instance.metadata.namespace ?? "",
+    name: instance.metadata.name ?? "",
+    object: instance,
+  });
 }
 
 // ---- sleep and wakeup -----------------------------------------------------------------------
