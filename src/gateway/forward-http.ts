@@ -11,6 +11,7 @@ import {
   type ForwardResult,
   type ForwardTarget,
   type Impersonation,
+  isIdentityClaim,
   unreachable,
 } from "./forward.js";
 import { forwardedHops, GATEWAY_HOPS_HEADER } from "./gateway-hops.js";
@@ -71,7 +72,7 @@ function headerLines(req: IncomingMessage, target: ForwardTarget): string[] {
   const out: string[] = [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
-    if (DROPPED_REQUEST_HEADERS.has(name) || name.startsWith("impersonate-") || name === "expect") continue;
+    if (DROPPED_REQUEST_HEADERS.has(name) || isIdentityClaim(name) || name === "expect") continue;
     if (named?.has(name) || target.upstream.headers[name] !== undefined || name === GATEWAY_HOPS_HEADER) continue;
     out.push(raw[i]!, raw[i + 1]!);
   }

@@ -52,6 +52,17 @@ export const DROPPED_REQUEST_HEADERS = new Set([
   "authorization",
   "cookie",
 ]);
+/**
+ * Identity claims a caller must never make upstream: Impersonate-* (the gateway sends its own),
+ * and the front proxy's X-Remote-User, X-Remote-Group and X-Remote-Extra-* (kubeadm's and
+ * vCluster's names for them), which an API server takes as the caller's identity when the client
+ * certificate of the connection is one its --requestheader-client-ca-file trusts: the gateway's
+ * certificate for a virtual cluster is signed by that virtual cluster's CA, which may be the one.
+ */
+export function isIdentityClaim(name: string): boolean {
+  return name.startsWith("impersonate-") || name.startsWith("x-remote-");
+}
+
 export const DROPPED_RESPONSE_HEADERS = new Set([
   "connection",
   "keep-alive",
@@ -80,7 +91,7 @@ export function upstreamHeaders(req: IncomingMessage, target: ForwardTarget, upg
   // server matches each line exactly.
   for (const [name, values] of Object.entries(req.headersDistinct)) {
     if (values === undefined || DROPPED_REQUEST_HEADERS.has(name) || named.has(name)) continue;
-    if (name.startsWith("impersonate-")) continue;
+    if (isIdentityClaim(name)) continue;
     out[name] = values.length === 1 ? values[0] : values;
   }
   Object.assign(out, target.upstream.headers);

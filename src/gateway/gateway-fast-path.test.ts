@@ -125,6 +125,11 @@ describe("cluster gateway: requests answered from memory", () => {
       r.setHeader("Cookie", "session=1");
       r.setHeader("Proxy-Authorization", "Basic eDp5");
       r.setHeader("Impersonate-Extra-Scopes", "admin");
+      // A front proxy's identity headers, which an API server trusting the gateway's client
+      // certificate as a front proxy would take as who is calling.
+      r.setHeader("X-Remote-User", "system:admin");
+      r.setHeader("X-Remote-Group", "system:masters");
+      r.setHeader("X-Remote-Extra-Scopes", "all");
       r.end();
     });
     assert.equal(status, 200);
@@ -134,7 +139,15 @@ describe("cluster gateway: requests answered from memory", () => {
     const lines = (n: string) =>
       seen.rawHeaders.filter((_, i) => i % 2 === 1 && seen.rawHeaders[i - 1]!.toLowerCase() === n);
     assert.deepEqual(lines("x-offer"), ["one", "two"], "a header sent on two lines arrives on two lines");
-    for (const dropped of ["x-hop", "cookie", "proxy-authorization", "impersonate-extra-scopes"]) {
+    for (const dropped of [
+      "x-hop",
+      "cookie",
+      "proxy-authorization",
+      "impersonate-extra-scopes",
+      "x-remote-user",
+      "x-remote-group",
+      "x-remote-extra-scopes",
+    ]) {
       assert.deepEqual(lines(dropped), [], `${dropped} is not forwarded`);
     }
     assert.equal(lines("authorization").length, 1);

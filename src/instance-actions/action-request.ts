@@ -1,4 +1,4 @@
-import { errors } from "../api/errors.js";
+import { errors, isApiError } from "../api/errors.js";
 import { API_VERSION, GROUP, isPlainObject, type KubeObject } from "../api/object.js";
 import { decodeObjectBody } from "../server/body.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
@@ -68,6 +68,17 @@ export async function refusedMethod(path: ResourcePath, method: string, authoriz
   return errors.methodNotAllowed();
 }
 
+/** Whether the caller holds what `attrs` asks (answered, never thrown as a 403): what an answer may name. */
+export async function isAllowed(authorize: Authorize, attrs: Parameters<Authorize>[0]): Promise<boolean> {
+  try {
+    await authorize(attrs);
+    return true;
+  } catch (err) {
+    if (isApiError(err, "Forbidden")) return false;
+    throw err;
+  }
+}
+
 /** `use` on a cluster: what reaching into it with its stored credentials needs (import, kube config). */
 export async function authorizeClusterUse(authorize: Authorize, name: string, cluster: KubeObject): Promise<void> {
   await authorize({
@@ -79,4 +90,39 @@ export async function authorizeClusterUse(authorize: Authorize, name: string, cl
     name,
     object: cluster,
   });
+}
+
+/**
+ * `administer` on a cluster: what an action needs when it makes the platform, with the cluster's
+ * stored credentials, hand the caller something on the cluster that no object of the platform
+ * guards (an existing namespace made a space, whose owner gets `admin` in it; a virtual cluster's
+ * CA, which signs certificates for anyone inside it). `use` is the right to reach the cluster as
+ * oneself, never to take over what others run there. 403 naming what it is needed for.
+ */
+export async function authorizeClusterAdminister(
+  authorize: Authorize,
+  name: string,
+  cluster: KubeObject,
+  needs: string,
+): Promise<void> {
+  try {
+    await authorize({
+      verb: "administer",
+      apiGroup: GROUP,
+      resource: "clusters",
+      subresource: "",
+      namespace: "",
+      name,
+      object: cluster,
+    });
+  } catch (err) {
+    if (!isApiError(err, "Forbidden")) throw err;
+    throw errors.forbidden({ group: GROUP, resource: "clusters" }, name, `${detailOf(err.message)}, which ${needs}`);
+  }
+}
+
+/** The detail of a Forbidden message (`X is forbidden: DETAIL`). */
+function detailOf(message: string): string {
+  const at = message.indexOf(" is forbidden: ");
+  return at < 0 ? message : message.slice(at + " is forbidden: ".length);
 }

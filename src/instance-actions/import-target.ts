@@ -3,7 +3,7 @@ import { GROUP, isPlainObject } from "../api/object.js";
 import type { ClusterClient } from "../clusters/cluster-connection.js";
 import { projectNamespace } from "../kinds/project/project.js";
 import type { Registry } from "../registry/registry.js";
-import { type Authorize, authorizeClusterUse } from "./action-request.js";
+import { type Authorize, authorizeClusterAdminister, authorizeClusterUse } from "./action-request.js";
 import { connect } from "./cluster-calls.js";
 
 /**
@@ -53,12 +53,21 @@ export function readImportSource(body: Record<string, unknown>, request: ImportR
 
 /**
  * The project's namespace and a client of the cluster, once the project and the cluster exist
- * (404 each) and the caller may use the cluster and create `resource` in the project (403).
+ * (404 each) and the caller may use and administer the cluster and create `resource` in the
+ * project (403). An import hands its caller what the platform finds on the cluster with its own
+ * credentials (a namespace to own, a virtual cluster's CA), which nothing on the platform says
+ * is theirs: only who administers the cluster may take it (`takesOver` says what, in the 403).
  */
 export async function importTarget(
   registry: Registry,
   authorize: Authorize,
-  target: { project: string; cluster: string; resource: string },
+  target: {
+    project: string;
+    cluster: string;
+    resource: string;
+    /** What the import takes over on the cluster, as the 403 says it. */
+    takesOver: string;
+  },
 ): Promise<{ namespace: string; client: ClusterClient }> {
   const namespace = projectNamespace(target.project);
   const project = await registry.store("projects").read(undefined, target.project);
@@ -66,6 +75,7 @@ export async function importTarget(
   const cluster = await registry.store("clusters").read(undefined, target.cluster);
   if (!cluster) throw errors.notFound({ group: GROUP, resource: "clusters" }, target.cluster);
   await authorizeClusterUse(authorize, target.cluster, cluster);
+  await authorizeClusterAdminister(authorize, target.cluster, cluster, `importing ${target.takesOver} needs`);
   await authorize({ verb: "create", resource: target.resource, subresource: "", namespace, name: "" });
   return { namespace, client: await connect(registry, cluster) };
 }

@@ -1,10 +1,9 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
-import { describeHolder } from "../admission/namespace-claims.js";
-import { ApiError, errors } from "../api/errors.js";
+import { errors } from "../api/errors.js";
 import { API_VERSION, GROUP, type KubeObject, statusOf } from "../api/object.js";
 import { SPACE_LABEL } from "../controllers/spaces/desired-space.js";
 import type { EventRecorder } from "../events/event-recorder.js";
-import { type Authorize, decodeBody, refusedMethod } from "../instance-actions/action-request.js";
+import { type Authorize, decodeBody, isAllowed, refusedMethod } from "../instance-actions/action-request.js";
 import { call, notFoundOnCluster } from "../instance-actions/cluster-calls.js";
 import { type ImportRequest, importTarget, readImportSource } from "../instance-actions/import-target.js";
 import { type SpaceInstanceStatus, spaceNamespaceOf } from "../kinds/space-instance/space-instance.js";
@@ -43,6 +42,7 @@ export function importSpaceAction(registry: Registry, locks: KeptKeys, events?: 
       project: projectName,
       cluster: source.cluster,
       resource: "spaceinstances",
+      takesOver: "a namespace (its owner gets admin in it)",
     });
     const found: KubernetesObject | undefined = await call(client, source.cluster, () =>
       client.core.readNamespace({ name: source.name }),
@@ -57,9 +57,9 @@ export function importSpaceAction(registry: Registry, locks: KeptKeys, events?: 
     }
     const owner = await spaceHolding(registry, source.cluster, source.name, uid);
     if (owner || found.metadata?.labels?.[SPACE_LABEL]) {
-      // Named only to a caller who may read it (as admission does: namespace-claims.ts).
+      // Named only to who may get it: the space may be another project's.
       const named = owner && (await mayGet(authorize, owner));
-      const holder = named ? describeHolder({ resource: "spaceinstances", object: owner }) : "a space";
+      const holder = named ? `space ${owner.metadata.namespace}/${owner.metadata.name}` : "a space";
       throw errors.conflict(
         SPACES,
         source.importName,
@@ -104,6 +104,11 @@ export function importSpaceAction(registry: Registry, locks: KeptKeys, events?: 
   };
 }
 
+function mayGet(authorize: Authorize, space: KubeObject): Promise<boolean> {
+  const at = { namespace: space.metadata.namespace ?? "", name: space.metadata.name ?? "" };
+  return isAllowed(authorize, { verb: "get", resource: "spaceinstances", subresource: "", ...at, object: space });
+}
+
 /** The space that holds a namespace: by its cluster and name, or (imported or moved) by its UID. */
 async function spaceHolding(
   registry: Registry,
@@ -117,23 +122,4 @@ async function spaceHolding(
   return all.items.find(
     (s) => spaceNamespaceOf(s) === namespace || statusOf<SpaceInstanceStatus>(s).namespaceUID === uid,
   );
-}
-
-/** Whether the caller may `get` the space (the request's authorize refuses with a 403, caught here). */
-async function mayGet(authorize: Authorize, space: KubeObject): Promise<boolean> {
-  const m = space.metadata;
-  try {
-    await authorize({
-      verb: "get",
-      resource: "spaceinstances",
-      subresource: "",
-      namespace: m.namespace,
-      name: m.name,
-      object: space,
-    });
-    return true;
-  } catch (err) {
-    if (err instanceof ApiError && err.code === 403) return false;
-    throw err;
-  }
 }

@@ -20,8 +20,10 @@ import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-se
 /**
  * Importing a namespace as a space and moving a space between projects, on a real control plane
  * (docs/spaces.md, "Import" and "Move"). The platform's ServiceAccount holds the ClusterRole
- * docs/spaces.md shows; team devs (alice) may use cluster c1 and is a member of projects web and
- * shop; bob is a member of both but may not use c1.
+ * docs/spaces.md shows; team devs (alice) may use and administer cluster c1 and is a member of
+ * projects web and shop; bob is a member of both but may not use c1; carol (team users) is a member
+ * of both who may use c1 but not administer it; dave (team ops) administers c1 and is a member of
+ * project tools alone.
  */
 
 const PROJECTS = `${GROUP_PATH}/projects`;
@@ -31,6 +33,8 @@ describe("importing and moving spaces on a real cluster", () => {
   let kube: KubeControlPlane;
   let aliceKey: string;
   let bobKey: string;
+  let carolKey: string;
+  let daveKey: string;
   const space = (project: string, name: string) =>
     server.request("GET", `${GROUP_PATH}/namespaces/p-${project}/spaceinstances/${name}`);
   const waitReady = (project: string, name: string) =>
@@ -80,11 +84,25 @@ describe("importing and moving spaces on a real cluster", () => {
       account: "platform",
       // cluster-access.md's: the gateway's impersonation, for the CLI's context through the space path.
       roles: [documentedPlatformRole("docs/spaces.md"), documentedPlatformRole("docs/cluster-access.md")],
-      spec: { access: [{ verbs: ["use"], teams: ["devs"] }] },
+      spec: {
+        access: [
+          { verbs: ["use", "administer"], teams: ["devs"] },
+          { verbs: ["use"], teams: ["users"] },
+          { verbs: ["use", "administer"], teams: ["ops"] },
+        ],
+      },
     });
-    for (const user of ["alice", "bob"]) await postObject(server, "users", { metadata: { name: user }, spec: {} });
+    for (const user of ["alice", "bob", "carol", "dave"]) {
+      await postObject(server, "users", { metadata: { name: user }, spec: {} });
+    }
     await postObject(server, "teams", { metadata: { name: "devs" }, spec: { users: ["alice"] } });
     await postObject(server, "teams", { metadata: { name: "others" }, spec: { users: ["bob"] } });
+    await postObject(server, "teams", { metadata: { name: "users" }, spec: { users: ["carol"] } });
+    await postObject(server, "teams", { metadata: { name: "ops" }, spec: { users: ["dave"] } });
+    await postObject(server, "projects", {
+      metadata: { name: "tools" },
+      spec: { allowedClusters: [{ name: "*" }], members: [{ kind: "Team", name: "ops" }] },
+    });
     for (const project of ["web", "shop"]) {
       await postObject(server, "projects", {
         metadata: { name: project },
@@ -93,6 +111,7 @@ describe("importing and moving spaces on a real cluster", () => {
           members: [
             { kind: "Team", name: "devs" },
             { kind: "Team", name: "others" },
+            { kind: "Team", name: "users" },
           ],
         },
       });
@@ -100,6 +119,8 @@ describe("importing and moving spaces on a real cluster", () => {
     await waitForStatus(server, "c1", (s) => s.online === true);
     aliceKey = await accessKey(server, "alice");
     bobKey = await accessKey(server, "bob");
+    carolKey = await accessKey(server, "carol");
+    daveKey = await accessKey(server, "dave");
   });
   after(async () => {
     await server?.stop();
@@ -142,7 +163,27 @@ describe("importing and moving spaces on a real cluster", () => {
 
     const again = await importSpace("shop", { name: "legacy", cluster: "c1", importName: "other" }, aliceKey);
     assert.equal(again.status, 409, again.text);
+    assert.match(again.json.message, /already belongs to space p-web\/legacy/);
     assert.equal((await space("shop", "other")).status, 404);
+    // dave may not see project web's spaces: told the namespace is taken, not by which.
+    const hidden = await importSpace("tools", { name: "legacy", cluster: "c1" }, daveKey);
+    assert.equal(hidden.status, 409, hidden.text);
+    assert.match(hidden.json.message, /already belongs to a space/);
+    assert.doesNotMatch(hidden.text, /p-web/);
+  });
+
+  it("taking over a namespace needs administer on the cluster: use alone is refused, and nothing is granted there", async () => {
+    // The owner of an imported space gets admin in its namespace: kube-system's would be the
+    // cluster's service account tokens, another project's virtual cluster namespace its CA.
+    for (const name of ["kube-system", "default"]) {
+      const refused = await importSpace("web", { name, cluster: "c1" }, carolKey);
+      assert.equal(refused.status, 403, refused.text);
+      assert.match(refused.json.message, /User "carol" cannot administer resource "clusters"/);
+      assert.match(refused.json.message, /which importing a namespace \(its owner gets admin in it\) needs/);
+      assert.equal((await space("web", name)).status, 404);
+      const bindings = await kube.kubectl("get", "rolebindings", "-n", name, "-o", "name");
+      assert.doesNotMatch(bindings, /platform/);
+    }
   });
 
   it("of concurrent imports of one namespace exactly one wins", async () => {

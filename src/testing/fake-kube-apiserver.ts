@@ -124,13 +124,13 @@ export class FakeKubeApiServer {
   }
 
   /** Data values are plain text here; the wire carries them base64 as Kubernetes does. */
-  addSecret(namespace: string, name: string, data: Record<string, string>): void {
+  addSecret(namespace: string, name: string, data: Record<string, string>, labels?: Record<string, string>): void {
     const encoded: Record<string, string> = {};
     for (const [k, v] of Object.entries(data)) encoded[k] = Buffer.from(v).toString("base64");
     this.secrets.set(`${namespace}/${name}`, {
       apiVersion: "v1",
       kind: "Secret",
-      metadata: this.meta(namespace, name, randomUUID()),
+      metadata: this.meta(namespace, name, randomUUID(), labels),
       type: "Opaque",
       data: encoded,
     });
@@ -142,12 +142,17 @@ export class FakeKubeApiServer {
 
   /**
    * A virtual cluster as the vcluster chart installs it, running: Service `name` labelled
-   * app=vcluster, Secret `name-certs` with its CA, and StatefulSet `name` with its one replica ready.
+   * app=vcluster, Secret `name-certs` with its CA (labelled `certsLabels`: the platform labels what
+   * it deploys), and StatefulSet `name` with its one replica ready.
    */
-  async addVirtualCluster(namespace: string, name: string): Promise<FakeVirtualCluster> {
+  async addVirtualCluster(
+    namespace: string,
+    name: string,
+    certsLabels?: Record<string, string>,
+  ): Promise<FakeVirtualCluster> {
     const ca = await createCertificateAuthority(`vcluster-ca-${name}`, 1);
     const serviceUID = this.addService(namespace, name);
-    this.addSecret(namespace, `${name}-certs`, { "ca.crt": ca.certPem, "ca.key": ca.keyPem });
+    this.addSecret(namespace, `${name}-certs`, { "ca.crt": ca.certPem, "ca.key": ca.keyPem }, certsLabels);
     this.statefulSets.set(`${namespace}/${name}`, {
       apiVersion: "apps/v1",
       kind: "StatefulSet",

@@ -6,7 +6,7 @@ import { errors } from "../api/errors.js";
 import type { UserInfo } from "../registry/request-context.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
 import { FakeKubeApiServer, type FakeVirtualCluster } from "../testing/fake-kube-apiserver.js";
-import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
 import { registerVirtualClusterActions } from "./actions.js";
 import { VirtualClusterCaCleanup } from "./ca-cleanup.js";
 import { CA_KEY_PREFIX, VirtualClusterCaStore } from "./ca-store.js";
@@ -53,6 +53,12 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
     vc1 = await kube.addVirtualCluster("team-a", "vc1");
     vc2 = await kube.addVirtualCluster("team-a", "vc2");
     await kube.addVirtualCluster("team-a", "vc3");
+    // What the platform deployed for instance p-shop/db from a template: its objects carry its labels.
+    await kube.addVirtualCluster("p-shop-v-db", "db", {
+      "app.kubernetes.io/managed-by": "platform",
+      "management.platform/project": "shop",
+      "management.platform/virtual-cluster": "db",
+    });
     kube.addService("team-a", "not-a-vcluster", { app: "nginx" });
     server = await startTestServer();
     const secret = await post("namespaces/platform/sharedsecrets", {
@@ -189,6 +195,28 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       assert.equal((await getInstance("p-gamma", "again")).status, 404);
     });
 
+    it("a virtual cluster already imported into a project the caller may not see: 409 without naming that instance", async () => {
+      const ivan = await userWithKey(server, "ivan");
+      const rights = { spec: { access: [{ users: ["ivan"], verbs: ["use", "administer"] }] } };
+      const merge = "application/merge-patch+json";
+      const c1 = await server.request("PATCH", `${GROUP_PATH}/clusters/c1`, { body: rights, contentType: merge });
+      assert.equal(c1.status, 200, c1.text);
+      assert.equal(
+        (await post("projects", { metadata: { name: "delta" }, spec: { members: [{ kind: "User", name: "ivan" }] } }))
+          .status,
+        201,
+      );
+      // vc1 is imported into p-alpha (above), where ivan is no member.
+      const res = await server.request("POST", `${GROUP_PATH}/projects/delta/importvirtualcluster`, {
+        token: ivan,
+        body: { sourceVirtualCluster: { name: "vc1", namespace: "team-a", cluster: "c1", importName: "mine" } },
+      });
+      assert.equal(res.status, 409, res.text);
+      assert.match(res.json.message, /is already imported by an instance of another project/);
+      assert.doesNotMatch(res.text, /p-alpha/);
+      assert.equal((await getInstance("p-delta", "mine")).status, 404);
+    });
+
     it("an import past a quota of the project is 403 naming it, and keeps neither instance nor CA", async () => {
       const project = await post("projects", {
         metadata: { name: "full" },
@@ -305,6 +333,32 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       assert.ok(kube.requests.includes("GET /api/v1/namespaces/team-a/secrets/vc3-certs"));
     });
 
+    it("never hands out the CA of a virtual cluster the platform deployed for another instance: no kube config, no import", async () => {
+      const db = { cluster: "c1", namespace: "p-shop-v-db", virtualCluster: "db" };
+      const created = await post("namespaces/p-gamma/virtualclusterinstances", {
+        metadata: { name: "pointer" },
+        spec: { clusterRef: db },
+      });
+      assert.equal(created.status, 201, created.text);
+      const refused = await kubeconfig("p-gamma", "pointer");
+      assert.equal(refused.status, 403, refused.text);
+      assert.equal(refused.json.reason, "Forbidden");
+      assert.match(refused.json.message, /was deployed by the platform for another virtual cluster instance/);
+      assert.doesNotMatch(
+        refused.text,
+        /BEGIN|p-shop\/db|project "shop"/,
+        "neither the other instance nor the CA is shown",
+      );
+      const imported = await importVc("gamma", {
+        name: "db",
+        namespace: "p-shop-v-db",
+        cluster: "c1",
+        importName: "db2",
+      });
+      assert.equal(imported.status, 403, imported.text);
+      assert.equal((await getInstance("p-gamma", "db2")).status, 404);
+    });
+
     it("the imported CA is kept: kube configs still work after the certs secret is gone from the cluster", async () => {
       kube.removeSecret("team-a", "vc1-certs");
       const res = await kubeconfig("p-alpha", "vc1");
@@ -323,6 +377,28 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       const res = await server.request("GET", `${GROUP_PATH}/virtualclusterinstances/x/kubeconfig`);
       assert.equal(res.status, 409, res.text);
       assert.match(res.json.message, /namespaces\/\{namespace\}\/virtualclusterinstances\/x\/kubeconfig/);
+    });
+
+    it("the GET form chooses among the instances the caller may use, and names no other project's", async () => {
+      // "x" is in p-alpha and p-gamma (the test before); eve may use p-alpha's alone, mallory neither.
+      const eve = await userWithKey(server, "eve");
+      const mallory = await userWithKey(server, "mallory");
+      const access = { spec: { access: [{ users: ["eve"], verbs: ["use"], subresources: ["kubeconfig"] }] } };
+      const shared = await server.request("PATCH", `${GROUP_PATH}/namespaces/p-alpha/virtualclusterinstances/x`, {
+        body: access,
+        contentType: "application/merge-patch+json",
+      });
+      assert.equal(shared.status, 200, shared.text);
+      const asEve = await server.request("GET", `${GROUP_PATH}/virtualclusterinstances/x/kubeconfig`, { token: eve });
+      // Her instance, which names no cluster: 422 about it alone.
+      assert.equal(asEve.status, 422, asEve.text);
+      assert.match(asEve.json.message, /p-alpha\/x has no spec\.clusterRef\.cluster/);
+      const asMallory = await server.request("GET", `${GROUP_PATH}/virtualclusterinstances/x/kubeconfig`, {
+        token: mallory,
+      });
+      assert.equal(asMallory.status, 403, asMallory.text);
+      for (const answer of [asEve, asMallory]) assert.doesNotMatch(answer.text, /p-gamma/);
+      assert.doesNotMatch(asMallory.text, /p-alpha/);
     });
 
     it("a name on a cluster-wide path is still 404 for everything but the kubeconfig action", async () => {
@@ -579,11 +655,22 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       return { asked, code, sent };
     }
 
-    it("import asks use on the cluster and create in the project; a refusal is 403 and imports nothing", async () => {
+    it("import asks use and administer on the cluster and create in the project; a refusal is 403 and imports nothing", async () => {
       const body = { sourceVirtualCluster: { name: "vc3", namespace: "team-a", cluster: "c1" } };
       await assert.rejects(
         invoke("projects/importvirtualcluster", { method: "POST", name: "alpha", body }, (a) => a.verb === "use"),
         (err: { code?: number }) => err.code === 403,
+      );
+      // `use` alone reaches the cluster as oneself: taking over a virtual cluster someone else runs
+      // there (its CA) is administering the cluster.
+      await assert.rejects(
+        invoke(
+          "projects/importvirtualcluster",
+          { method: "POST", name: "alpha", body },
+          (a) => a.verb === "administer",
+        ),
+        (err: { code?: number; message?: string }) =>
+          err.code === 403 && /administer clusters, which importing a virtual cluster/.test(err.message ?? ""),
       );
       await assert.rejects(
         invoke("projects/importvirtualcluster", { method: "POST", name: "alpha", body }, (a) => a.verb === "create"),
@@ -596,10 +683,12 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
         ok.asked.map((a) => [a.verb, a.resource, a.namespace, a.name]),
         [
           ["use", "clusters", "", "c1"],
+          ["administer", "clusters", "", "c1"],
           ["create", "virtualclusterinstances", "p-alpha", ""],
         ],
       );
       assert.equal(ok.asked[0]!.object?.metadata.name, "c1");
+      assert.equal(ok.asked[1]!.object?.metadata.name, "c1");
     });
 
     it("kubeconfig asks use on the instance and on its cluster (with the objects, so access rules apply)", async () => {

@@ -4,7 +4,14 @@ import { errors, fieldError } from "../api/errors.js";
 import { API_VERSION, GROUP, isPlainObject, type KubeObject, nowTimestamp } from "../api/object.js";
 import { createClientCertificate } from "../crypto/certificates.js";
 import type { EventRecorder } from "../events/event-recorder.js";
-import { authorizeClusterUse, decodeBody, decodeObjectOf, refusedMethod } from "../instance-actions/action-request.js";
+import {
+  type Authorize,
+  authorizeClusterUse,
+  decodeBody,
+  decodeObjectOf,
+  isAllowed,
+  refusedMethod,
+} from "../instance-actions/action-request.js";
 import { connect, notFoundOnCluster } from "../instance-actions/cluster-calls.js";
 import { type ImportRequest, importTarget, readImportSource } from "../instance-actions/import-target.js";
 import { type MovableKind, moveToProjectAction } from "../instance-actions/move-to-project.js";
@@ -82,7 +89,7 @@ function kubeconfigAction(registry: Registry, cas: VirtualClusterCaStore): Subre
     }
     const ttl = parseCertificateTtl(ttlGiven, name, request.method === "GET");
 
-    const instance = await findInstance(registry, path.namespace, name);
+    const instance = await findInstance(registry, path.namespace, name, authorize);
     if (!instance) {
       // Callers who may not use instances learn nothing about which exist.
       await authorize({ verb: "use", namespace: path.namespace ?? "" });
@@ -174,12 +181,20 @@ function parseCertificateTtl(value: unknown, name: string, fromQuery: boolean): 
   return n;
 }
 
-/** The instance in `namespace`, or (cluster-wide GET form) the one instance of that name in any project namespace. */
-async function findInstance(registry: Registry, namespace: string | undefined, name: string) {
+/**
+ * The instance in `namespace`, or (cluster-wide GET form) the one instance of that name in any
+ * project namespace that the caller may use: instances of other projects are neither chosen nor
+ * named (a 409 lists only the usable ones, which the caller may see).
+ */
+async function findInstance(registry: Registry, namespace: string | undefined, name: string, authorize: Authorize) {
   const store = registry.store("virtualclusterinstances");
   if (namespace !== undefined) return store.read(namespace, name);
   const all = await store.list(systemContext(), undefined, { fieldSelector: `metadata.name=${name}` });
-  const matches = all.items.filter((o) => projectOfNamespace(o.metadata.namespace) !== undefined);
+  const matches: KubeObject[] = [];
+  for (const o of all.items) {
+    if (projectOfNamespace(o.metadata.namespace) !== undefined && (await allowed(authorize, "use", o, "kubeconfig")))
+      matches.push(o);
+  }
   if (matches.length > 1) {
     throw errors.conflict(
       VCI,
@@ -188,6 +203,18 @@ async function findInstance(registry: Registry, namespace: string | undefined, n
     );
   }
   return matches[0];
+}
+
+/** Whether the caller holds `verb` on the instance or its `subresource`. */
+function allowed(authorize: Authorize, verb: string, instance: KubeObject, subresource: string): Promise<boolean> {
+  return isAllowed(authorize, {
+    verb,
+    resource: "virtualclusterinstances",
+    subresource,
+    namespace: instance.metadata.namespace ?? "",
+    name: instance.metadata.name ?? "",
+    object: instance,
+  });
 }
 
 // ---- sleep and wakeup -----------------------------------------------------------------------
@@ -245,6 +272,7 @@ function importAction(registry: Registry, cas: VirtualClusterCaStore, events?: E
       project: projectName,
       cluster: clusterName,
       resource: "virtualclusterinstances",
+      takesOver: "a virtual cluster (its CA signs certificates for anyone inside it)",
     });
     const service = await findVirtualClusterService(client, clusterName, vcNamespace, vcName);
     if (!service) {
@@ -258,10 +286,14 @@ function importAction(registry: Registry, cas: VirtualClusterCaStore, events?: E
     const all = await instances.list(systemContext(), undefined, {});
     const already = all.items.find((o) => o.status?.serviceUID === service.uid);
     if (already) {
+      // Named only to who may get it: the instance may be another project's.
+      const as = (await allowed(authorize, "get", already, ""))
+        ? `as ${already.metadata.namespace}/${already.metadata.name}`
+        : "by an instance of another project";
       throw errors.conflict(
         VCI,
         instanceName,
-        `virtual cluster ${vcNamespace}/${vcName} on cluster "${clusterName}" (service UID ${service.uid}) is already imported as ${already.metadata.namespace}/${already.metadata.name}`,
+        `virtual cluster ${vcNamespace}/${vcName} on cluster "${clusterName}" (service UID ${service.uid}) is already imported ${as}`,
       );
     }
     const ca = await readVirtualClusterCa(client, clusterName, vcNamespace, vcName);

@@ -12,6 +12,7 @@ import type { VirtualClusterInstanceSpec } from "../../kinds/virtual-cluster-ins
 import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
 import type { Registry } from "../../registry/registry.js";
 import type { NamespaceClaim } from "../spaces/namespace-claim.js";
+import { withoutCaKey } from "./ca-key-echo.js";
 import { deployInstance, removeInstance } from "./deploy-instance.js";
 import { desiredInstance, instanceNamespaceOf, templateContentOf } from "./desired-instance.js";
 import type { DeployOutcome } from "./instance-status.js";
@@ -72,7 +73,10 @@ export async function deployStep(deps: LifecycleDeps, instance: KubeObject): Pro
       return { outcome: { ok: true, deployed: { ...desired.deployed, objects }, namespaceUID: result.namespaceUID } };
     }
     if (result.unreachable) return { unreachable: result.unreachable };
-    return { outcome: { ok: false, reason: result.reason, message: result.message }, waiting: result.waiting };
+    // "Kind name: the cluster's words": the words may quote the rendered object, CA key and all.
+    const failed = result.message.slice(0, Math.max(0, result.message.indexOf(":")));
+    const message = withoutCaKey(result.message, ca, failed);
+    return { outcome: { ok: false, reason: result.reason, message }, waiting: result.waiting };
   } catch (err) {
     const e = classifyError(err, where);
     if (isUnreachable(e)) return { unreachable: e };

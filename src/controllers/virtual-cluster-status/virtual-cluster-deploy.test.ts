@@ -8,6 +8,7 @@ import { startPlatformOnControlPlane } from "../../testing/platform-on-control-p
 import { GROUP_PATH, type TestServer } from "../../testing/test-server.js";
 import { STAND_IN_WORKLOAD } from "../../testing/virtual-cluster-workload.js";
 import { waitFor } from "../../testing/wait-for.js";
+import { WITHHELD } from "./ca-key-echo.js";
 
 /**
  * Virtual clusters deployed from templates on a real control plane (docs/virtual-clusters.md,
@@ -280,6 +281,43 @@ describe("virtual clusters deployed from templates, on a real cluster", () => {
     // Nothing after the refused object applied, nothing pruned: 2.0.0's objects stay as they were.
     assert.deepEqual(decoded(await settingsOf()), { greeting: "hello", version: "2" });
     assert.deepEqual(await namesOn("deployment", "p-web-v-up"), ["up"]);
+  });
+
+  it("a refusal quoting the CA key is reported without it: in the status and the Event, which the project's viewers read", async () => {
+    // The cluster quotes a label value it refuses; this one is the instance's CA key.
+    const leaky = {
+      apiVersion: "management.platform/v1",
+      kind: "VirtualClusterTemplate",
+      metadata: { name: "leaky" },
+      spec: {
+        versions: [
+          {
+            version: "1.0.0",
+            objects: [
+              {
+                apiVersion: "v1",
+                kind: "Secret",
+                metadata: { name: "${instance.name}-ca", labels: { ca: "${ca.key}" } },
+              },
+            ],
+          },
+        ],
+      },
+    };
+    await postObject(server, "virtualclustertemplates", leaky);
+    await postObject(server, "namespaces/p-web/virtualclusterinstances", {
+      metadata: { name: "leak" },
+      spec: { clusterRef: { cluster: "prod" }, templateRef: { name: "leaky" } },
+    });
+    const failed = await waitForStatus("leak", (s) => s.phase === "Failed");
+    assert.equal(failed.message, `Secret leak-ca: ${WITHHELD}`, JSON.stringify(failed));
+    const events = await server.request(
+      "GET",
+      "/kubernetes/management/api/v1/namespaces/p-web/events?fieldSelector=involvedObject.name=leak",
+    );
+    assert.equal(events.status, 200, events.text);
+    assert.ok(events.json.items.length > 0, events.text);
+    for (const text of [JSON.stringify(failed), events.text]) assert.doesNotMatch(text, /PRIVATE KEY|MIG/);
   });
 
   it("the cluster stopped during create and during delete: the instance reports it, retries, and ends right", async () => {
