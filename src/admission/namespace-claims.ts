@@ -110,7 +110,7 @@ export class NamespaceClaimsAdmission implements AdmissionPlugin {
 }
 
 /** `SpaceInstance p-web/dev`, and that it is being deleted (then the namespace is free once it is gone). */
-export function describeHolder(holder: Holder): string {
+function describeHolder(holder: Holder): string {
   const m = holder.object.metadata;
   const kind = holder.resource === "spaceinstances" ? "SpaceInstance" : "VirtualClusterInstance";
   const deleting = m.deletionTimestamp ? " (being deleted: the namespace is free once it is gone)" : "";

@@ -362,27 +362,4 @@ describe("importing and moving spaces on a real cluster", () => {
     const kept = JSON.parse(await kube.kubectl("get", "resourcequota", "kept", "-n", "moved-changed", "-o", "json"));
     assert.equal(kept.metadata.labels["management.platform/project"], "shop");
   });
-
-  it("a namespace another space holds is not imported (409), naming the holder only to who may read it", async () => {
-    await postObject(server, "projects", { metadata: { name: "hidden" }, spec: { allowedClusters: [{ name: "*" }] } });
-    await postObject(server, "namespaces/p-hidden/spaceinstances", {
-      metadata: { name: "kept-away" },
-      spec: { clusterRef: { cluster: "c1" } },
-    });
-    await waitReady("hidden", "kept-away");
-    // alice may use c1 and create spaces in web, but not read the spaces of project hidden.
-    const member = await importSpace("web", { name: "kept-away", cluster: "c1" }, aliceKey);
-    assert.equal(member.status, 409, member.text);
-    assert.equal(
-      member.json.message,
-      'Operation cannot be fulfilled on spaceinstances.management.platform "kept-away": namespace "kept-away" on cluster "c1" already belongs to a space',
-    );
-    const admin = await importSpace("web", { name: "kept-away", cluster: "c1", importName: "taken" });
-    assert.equal(admin.status, 409, admin.text);
-    assert.match(
-      admin.json.message,
-      /namespace "kept-away" on cluster "c1" already belongs to SpaceInstance p-hidden\/kept-away$/,
-    );
-    for (const name of ["kept-away", "taken"]) assert.equal((await space("web", name)).status, 404);
-  });
 });
