@@ -35,7 +35,9 @@ const liveService = (): KubernetesObject & Record<string, unknown> => ({
         fieldsV1: {
           "f:metadata": { "f:labels": { "f:app": {} } },
           "f:spec": {
-            "f:ports": { 'k:{"port":443,"protocol":"TCP"}': { ".": {}, "f:name": {}, "f:port": {}, "f:targetPort": {} } },
+            "f:ports": {
+              'k:{"port":443,"protocol":"TCP"}': { ".": {}, "f:name": {}, "f:port": {}, "f:targetPort": {} },
+            },
             "f:selector": {},
           },
         },
@@ -113,7 +115,10 @@ describe("applyNeeded: whether a server-side apply would change the object on th
     });
     const relabelled = service();
     relabelled.metadata!.labels = { app: "other" };
-    assert.deepEqual(applyNeeded(relabelled, liveService(), MANAGER), { reason: "Differs", path: "metadata.labels.app" });
+    assert.deepEqual(applyNeeded(relabelled, liveService(), MANAGER), {
+      reason: "Differs",
+      path: "metadata.labels.app",
+    });
   });
 
   it("a field the desired object no longer has, and the manager owns, is applied (the apply removes it)", () => {
@@ -125,7 +130,7 @@ describe("applyNeeded: whether a server-side apply would change the object on th
     assert.equal(applyNeeded(fewer, liveService(), MANAGER)?.reason, "NotOwned");
   });
 
-  it("a field changed by someone else is applied: its value, or only its owner (a key added to an atomic list's element)", () => {
+  it("a field changed by someone else is applied: its value differs, or it is no longer the manager's", () => {
     const edited = liveRolebinding({ "f:roleRef": {} });
     assert.deepEqual(applyNeeded(rolebinding(), edited, MANAGER), { reason: "NotOwned", path: "subjects" });
     const appended = liveRolebinding();
@@ -187,6 +192,50 @@ describe("applyNeeded: whether a server-side apply would change the object on th
     assert.deepEqual(applyNeeded(more, live, MANAGER), { reason: "NotOwned", path: "metadata.finalizers[1]" });
     const image = { ...desired, spec: { containers: [{ name: "main", image: "alpine" }] } };
     assert.deepEqual(applyNeeded(image, live, MANAGER), { reason: "Differs", path: "spec.containers[0].image" });
+  });
+
+  it("a number given for a quantity matches the string the cluster keeps; a string in another form differs", () => {
+    const quota = (hard: Record<string, unknown>) => ({
+      apiVersion: "v1",
+      kind: "ResourceQuota",
+      metadata: { name: "quota", namespace: "team" },
+      spec: { hard },
+    });
+    const live = {
+      metadata: {
+        name: "quota",
+        namespace: "team",
+        managedFields: [
+          {
+            manager: MANAGER,
+            operation: "Apply",
+            apiVersion: "v1",
+            fieldsType: "FieldsV1",
+            fieldsV1: { "f:spec": { "f:hard": { "f:pods": {}, "f:requests.cpu": {}, "f:requests.memory": {} } } },
+          },
+        ],
+      },
+      spec: { hard: { pods: "10", "requests.cpu": "500m", "requests.memory": "1Gi" } },
+    };
+    assert.equal(
+      applyNeeded(quota({ pods: 10, "requests.cpu": 0.5, "requests.memory": 2 ** 30 }), live, MANAGER),
+      undefined,
+    );
+    assert.deepEqual(
+      applyNeeded(quota({ pods: 11, "requests.cpu": "500m", "requests.memory": "1Gi" }), live, MANAGER),
+      {
+        reason: "Differs",
+        path: "spec.hard.pods",
+      },
+    );
+    // Strings are compared as written: "0.5" is not read as the "500m" the cluster keeps.
+    assert.deepEqual(
+      applyNeeded(quota({ pods: "10", "requests.cpu": "0.5", "requests.memory": "1Gi" }), live, MANAGER),
+      {
+        reason: "Differs",
+        path: "spec.hard.requests.cpu",
+      },
+    );
   });
 
   it("a Secret's stringData is compared with its data, which is where the cluster keeps it", () => {

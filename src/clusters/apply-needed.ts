@@ -14,9 +14,10 @@ import type { KubernetesObject } from "@kubernetes/client-node";
  *   drift); lists the manager owns element by element (keyed lists, such as containers by name)
  *   are matched by key, other lists element by element with the same length;
  * - the manager owns a field `desired` no longer has: the apply would remove it.
- * A value the API server stores in another form than it was given (a quantity "1000m" kept as
- * "1") reads as different, so such an object is applied at every pass, as if there were no
- * compare: correct, only not cheaper.
+ * A number given for a quantity matches the string the API server keeps ("10", "500m"); a string
+ * it keeps in another form than it was given (a quantity "1000m" kept as "1") reads as different,
+ * so such an object is applied at every pass, as if there were no compare: correct, only not
+ * cheaper.
  */
 
 /** Why an apply is needed, and where: `path` is the field, written `spec.ports[0].port`. */
@@ -58,7 +59,7 @@ function ownedFields(live: KubernetesObject, manager: string, apiVersion: string
   const entry = entries.find(
     (e) => e.manager === manager && e.operation === "Apply" && !e.subresource && e.apiVersion === apiVersion,
   );
-  if (!entry || entry.fieldsType !== "FieldsV1" || !isFieldSet(entry.fieldsV1)) return undefined;
+  if (entry?.fieldsType !== "FieldsV1" || !isFieldSet(entry.fieldsV1)) return undefined;
   return entry.fieldsV1;
 }
 
@@ -100,7 +101,46 @@ function compare(desired: unknown, live: unknown, owned: Owned, path: string): A
     }
     return undefined;
   }
-  return isDeepStrictEqual(desired, live) ? undefined : { reason: "Differs", path };
+  return sameValue(desired, live) ? undefined : { reason: "Differs", path };
+}
+
+/**
+ * Equal, or a number the API server keeps as a quantity string (a quota's `pods: 10` is stored
+ * as "10", `cpu: 0.5` as "500m"): only a quantity field takes a number and gives back a string.
+ */
+function sameValue(desired: unknown, live: unknown): boolean {
+  if (typeof desired === "number" && typeof live === "string") return quantityValue(live) === desired;
+  return isDeepStrictEqual(desired, live);
+}
+
+const SUFFIXES: Record<string, number> = {
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  "": 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+
+/** The number a Kubernetes quantity string stands for (`500m`, `1Gi`, `1e3`); undefined when it is none. */
+function quantityValue(text: string): number | undefined {
+  const m = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:[eE]([+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$/.exec(text);
+  if (!m) return undefined;
+  const number = Number(m[1]);
+  if (m[2] !== undefined) return number * 10 ** Number(m[2]);
+  const factor = SUFFIXES[m[3] ?? ""] ?? 1;
+  // Divided, not multiplied, for the small suffixes: 100m is exactly 0.1.
+  return factor < 1 ? number / Math.round(1 / factor) : number * factor;
 }
 
 function compareList(desired: unknown[], live: unknown, owned: Owned, path: string): ApplyReason | undefined {

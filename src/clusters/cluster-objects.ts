@@ -124,7 +124,8 @@ export async function applyClusterObjects(
         outcomes.push({ ...ref, action: "apply", ok: false, ...refused });
         continue;
       }
-      const current = live.get(keyOf(ref)) ?? (isListed(listed.kinds, ref) ? undefined : await readLive(api, call, obj));
+      const current =
+        live.get(keyOf(ref)) ?? (isListed(listed.kinds, ref) ? undefined : await readLive(api, call, obj));
       if (applyNeeded(obj, current, plan.fieldManager)) {
         await call(api.patch(obj, undefined, undefined, plan.fieldManager, true, "application/apply-patch+yaml"));
       }
@@ -168,7 +169,16 @@ async function listOwned(
         continue;
       }
       const list = await call(
-        api.list(kind.apiVersion, kind.kind, kind.namespace, undefined, undefined, undefined, undefined, kind.labelSelector),
+        api.list(
+          kind.apiVersion,
+          kind.kind,
+          kind.namespace,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          kind.labelSelector,
+        ),
       );
       // A list's items carry no apiVersion and kind.
       const items = list.items.map((obj) => ({ ...obj, apiVersion: kind.apiVersion, kind: kind.kind }));

@@ -96,9 +96,11 @@ export async function startPlatformOnControlPlane(options: {
   clusterSpec?: Record<string, unknown>;
   server?: Partial<ServerConfig>;
   kubelet: boolean;
+  /** Keep kube-apiserver's audit log (KubeControlPlane's `audit`). */
+  audit?: boolean;
 }): Promise<PlatformOnControlPlane> {
   const [kube, server] = await Promise.all([
-    KubeControlPlane.start(),
+    KubeControlPlane.start({ audit: options.audit === true }),
     startTestServer({ allowLocalEndpoints: true, clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS, ...options.server }),
   ]);
   try {
