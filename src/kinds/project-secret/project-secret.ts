@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { type FieldError, fieldError } from "../../api/errors.js";
 import { specOf } from "../../api/object.js";
-import { AccessRulesSchema, ConditionsSchema, OwnerSchema } from "../../api/schema/common.js";
+import { AccessRulesSchema, ConditionsSchema, ownedObjectFields } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, specString } from "../define.js";
@@ -42,9 +42,7 @@ const ProjectSecretSource = Type.Object(
 
 const ProjectSecretSpec = Type.Object(
   {
-    displayName: Type.Optional(Type.String({ description: "Name shown in the UI." })),
-    description: Type.Optional(Type.String({ description: "Describes the project secret." })),
-    owner: Type.Optional(OwnerSchema),
+    ...ownedObjectFields("Describes the project secret."),
     data: Type.Optional(
       Type.Record(Type.String(), Type.String(), {
         description:

@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { type FieldError, fieldError } from "../../api/errors.js";
 import { type KubeObject, setOwnProperty, specOf } from "../../api/object.js";
-import { AccessRulesSchema, ConditionsSchema, OwnerSchema } from "../../api/schema/common.js";
+import { AccessRulesSchema, ConditionsSchema, ownedObjectFields } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import type { UserInfo } from "../../registry/request-context.js";
 import type { ResourceType } from "../../registry/resource-type.js";
@@ -10,9 +10,7 @@ import { validateAccessRules } from "../validation.js";
 
 const SharedSecretSpec = Type.Object(
   {
-    displayName: Type.Optional(Type.String({ description: "Name shown in the UI." })),
-    description: Type.Optional(Type.String({ description: "Describes the shared secret." })),
-    owner: Type.Optional(OwnerSchema),
+    ...ownedObjectFields("Describes the shared secret."),
     data: Type.Optional(
       Type.Record(Type.String(), Type.String(), {
         description:
