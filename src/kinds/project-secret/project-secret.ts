@@ -4,13 +4,20 @@ import { specOf } from "../../api/object.js";
 import { AccessRulesSchema, ConditionsSchema, ownedObjectFields } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, specString } from "../define.js";
+import {
+  ageColumn,
+  defineKind,
+  descriptionColumn,
+  displayNameColumn,
+  displayNameFields,
+  nameColumn,
+} from "../define.js";
 import { PROJECT_NAMESPACE_PREFIX } from "../project/project.js";
 import {
-  mapData,
-  presentSecret,
+  dataKeysColumn,
   type SecretDataCipher,
   type SecretDataReaders,
+  secretDataStrategy,
   validateSecretData,
 } from "../shared-secret/shared-secret.js";
 import { validateAccessRules } from "../validation.js";
@@ -135,9 +142,7 @@ export function projectSecretResource(cipher: SecretDataCipher | undefined, read
         ...validateSource(specOf<ProjectSecretSpec>(obj)),
         ...validateAccessRules(obj.spec?.access, "spec.access"),
       ],
-      toStorage: cipher ? (obj) => mapData(obj, (v) => cipher.encrypt(v)) : undefined,
-      fromStorage: cipher ? (obj) => mapData(obj, (v) => cipher.decrypt(v)) : undefined,
-      present: (obj, ctx) => presentSecret(readers, "projectsecrets", obj, ctx.user),
+      ...secretDataStrategy(cipher, readers, "projectsecrets"),
     },
     projectNamespaced: true,
     secretFields: ["spec.data"],
@@ -164,13 +169,7 @@ export function projectSecretResource(cipher: SecretDataCipher | undefined, read
     columns: [
       nameColumn(),
       displayNameColumn(),
-      {
-        name: "Keys",
-        type: "integer",
-        description: "Number of data keys.",
-        priority: 0,
-        cell: (o) => Object.keys(specOf<ProjectSecretSpec>(o).data ?? {}).length,
-      },
+      dataKeysColumn(),
       {
         name: "Source",
         type: "string",
@@ -181,13 +180,7 @@ export function projectSecretResource(cipher: SecretDataCipher | undefined, read
           return src ? `${src.namespace}/${src.name}` : "";
         },
       },
-      {
-        name: "Description",
-        type: "string",
-        description: "Description.",
-        priority: 1,
-        cell: (o) => specString(o, "description"),
-      },
+      descriptionColumn(),
       ageColumn(),
     ],
   });
