@@ -88,6 +88,24 @@ function afterStream(conn: { text: string }): string {
   return conn.text.slice(conn.text.indexOf(STREAM_END) + STREAM_END.length);
 }
 
+/**
+ * What a stopping server answers to an upgrade request sent with `method` on a connection left
+ * open (a request held in flight keeps it draining meanwhile); checks that the drain then ends
+ * with nothing cut off.
+ */
+async function upgradeWhileStopping(method: "GET" | "HEAD"): Promise<string> {
+  const {
+    connections: [c],
+    drained,
+    finishHeld,
+  } = await stoppingWithOpenConnections(1);
+  c!.socket.write(`${method} /exec HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\r\n`);
+  await until(() => c!.closed);
+  finishHeld();
+  assert.equal(await drained, 0);
+  return afterStream(c!);
+}
+
 describe("InFlightRequests", () => {
   it("lets a request in flight finish with Connection: close, and refuses what comes after on an open connection", async () => {
     const {
@@ -121,38 +139,19 @@ describe("InFlightRequests", () => {
   });
 
   it("refuses an upgrade (exec, port-forward, a WebSocket) on an open connection once stopping, with Retry-After", async () => {
-    // A request held in flight keeps the server draining (and connection C open) meanwhile.
-    const {
-      connections: [c],
-      drained,
-      finishHeld,
-    } = await stoppingWithOpenConnections(1);
-    c!.socket.write("GET /exec HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\r\n");
-    await until(() => c!.closed);
-    const refused = afterStream(c!);
+    const refused = await upgradeWhileStopping("GET");
     assert.match(refused, /^HTTP\/1\.1 429 /);
     assert.match(refused, /\r\nretry-after: 1\r\n/i, "an upgrade refused is asked to retry too");
     assert.match(refused, /\r\nconnection: close\r\n/i);
     assert.match(refused, /"reason":"TooManyRequests"/);
     assert.match(refused, /"retryAfterSeconds":1/);
-    finishHeld();
-    assert.equal(await drained, 0);
   });
 
   it("refuses a HEAD upgrade once stopping with the header block alone, no body", async () => {
-    const {
-      connections: [c],
-      drained,
-      finishHeld,
-    } = await stoppingWithOpenConnections(1);
-    c!.socket.write("HEAD /exec HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\r\n");
-    await until(() => c!.closed);
-    const refused = afterStream(c!);
+    const refused = await upgradeWhileStopping("HEAD");
     assert.match(refused, /^HTTP\/1\.1 429 /);
     assert.match(refused, /\r\ncontent-length: [1-9]\d*\r\n/i);
     assert.ok(refused.endsWith("\r\n\r\n"), `nothing after the header block: ${JSON.stringify(refused)}`);
-    finishHeld();
-    assert.equal(await drained, 0);
   });
 
   it("still answers a health probe on an open connection once stopping, closing the connection", async () => {
