@@ -4,19 +4,12 @@ import { specOf } from "../../api/object.js";
 import { AccessRulesSchema, ConditionsSchema, ownedObjectFields } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import {
-  ageColumn,
-  defineKind,
-  descriptionColumn,
-  displayNameColumn,
-  displayNameFields,
-  nameColumn,
-} from "../define.js";
+import { defineKind, displayNameFields } from "../define.js";
 import { PROJECT_NAMESPACE_PREFIX } from "../project/project.js";
 import {
-  dataKeysColumn,
   type SecretDataCipher,
   type SecretDataReaders,
+  secretColumns,
   secretDataStrategy,
   validateSecretData,
 } from "../shared-secret/shared-secret.js";
@@ -166,10 +159,7 @@ export function projectSecretResource(cipher: SecretDataCipher | undefined, read
       ],
       columns: ["Keys", "Source"],
     },
-    columns: [
-      nameColumn(),
-      displayNameColumn(),
-      dataKeysColumn(),
+    columns: secretColumns([
       {
         name: "Source",
         type: "string",
@@ -180,8 +170,6 @@ export function projectSecretResource(cipher: SecretDataCipher | undefined, read
           return src ? `${src.namespace}/${src.name}` : "";
         },
       },
-      descriptionColumn(),
-      ageColumn(),
-    ],
+    ]),
   });
 }

@@ -121,15 +121,19 @@ export function secretDataStrategy(
   };
 }
 
-/** The Keys column of a kind whose `spec.data` is secret: how many keys it holds, never what. */
-export function dataKeysColumn(): TableColumn {
-  return {
+/**
+ * The table of a kind whose `spec.data` is secret: its names, how many keys the data has (never
+ * what they hold), the kind's `own` columns, its description and age.
+ */
+export function secretColumns(own: TableColumn[]): TableColumn[] {
+  const keys: TableColumn = {
     name: "Keys",
     type: "integer",
     description: "Number of data keys.",
     priority: 0,
     cell: (o) => Object.keys(specOf<SharedSecretSpec>(o).data ?? {}).length,
   };
+  return [nameColumn(), displayNameColumn(), keys, ...own, descriptionColumn(), ageColumn()];
 }
 
 /**
@@ -161,6 +165,6 @@ export function sharedSecretResource(cipher: SecretDataCipher | undefined, reade
     },
     secretFields: ["spec.data"],
     console: { title: "Shared secrets", defaultNamespace: "platform", fields: displayNameFields(), columns: ["Keys"] },
-    columns: [nameColumn(), displayNameColumn(), dataKeysColumn(), descriptionColumn(), ageColumn()],
+    columns: secretColumns([]),
   });
 }
