@@ -6,9 +6,8 @@ import { classifyError } from "../../clusters/cluster-connection.js";
 import type { InsideBinding } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
 import type { TestServer } from "../../testing/test-server.js";
 import {
-  accessOf,
-  readyInstance,
-  startServerForAccessController,
+  type AccessControllerFixture,
+  startAccessControllerFixture,
 } from "../../testing/virtual-cluster-access-fixture.js";
 import { VirtualClusterCaStore } from "../ca-store.js";
 import { VirtualClusterAccessController } from "./virtual-cluster-access-controller.js";
@@ -23,19 +22,21 @@ const POLL_MS = 25;
  * kept as it is, never turned into "the cluster at <nothing> answered 503".
  */
 describe("the access controller's message when a virtual cluster cannot be reached", () => {
+  let fixture: AccessControllerFixture;
   let server: TestServer;
   let controller: VirtualClusterAccessController | undefined;
 
   before(async () => {
-    server = await startServerForAccessController();
+    fixture = await startAccessControllerFixture();
+    server = fixture.server;
   });
   after(async () => {
     await controller?.stop();
-    await server?.stop();
+    await fixture?.stop();
   });
 
   it("an instance without endpoint: status.access names the instance and what to set", async () => {
-    await readyInstance(server, "dev", { fromTemplate: false });
+    await fixture.readyInstance("dev", { fromTemplate: false });
     controller = new VirtualClusterAccessController(
       server.registry,
       server.informers,
@@ -46,7 +47,7 @@ describe("the access controller's message when a virtual cluster cannot be reach
     let access: InsideBinding[] | undefined;
     for (let i = 0; i < POLLS && !access?.length; i++) {
       await sleep(POLL_MS);
-      access = await accessOf(server, "dev");
+      access = await fixture.accessOf("dev");
     }
     assert.ok(access?.length, "status.access was written");
     const [binding] = access;
@@ -60,11 +61,11 @@ describe("the access controller's message when a virtual cluster cannot be reach
   it("a failure of the platform's own step before the call is CertificateAuthorityUnavailable, naming the instance", async () => {
     // From a template: the platform keeps its CA, which this controller's store (without the
     // server's key) cannot read.
-    await readyInstance(server, "dev2", { endpoint: "https://dev2.vc.example.test", fromTemplate: true });
+    await fixture.readyInstance("dev2", { endpoint: "https://dev2.vc.example.test", fromTemplate: true });
     let access: InsideBinding[] | undefined;
     for (let i = 0; i < POLLS && !access?.length; i++) {
       await sleep(POLL_MS);
-      access = await accessOf(server, "dev2");
+      access = await fixture.accessOf("dev2");
     }
     assert.ok(access?.length, "status.access was written");
     // Nothing was sent to the virtual cluster: not "unreachable", and what failed is said.

@@ -6,12 +6,8 @@ import type { CertificateAndKey } from "../../crypto/certificates.js";
 import type { Registry } from "../../registry/registry.js";
 import { GROUP_PATH, type TestServer } from "../../testing/test-server.js";
 import {
-  accessOf,
-  type DroppingEndpoint,
-  droppingEndpoint,
-  keptCasOf,
-  readyInstance,
-  startServerForAccessController,
+  type AccessControllerFixture,
+  startAccessControllerFixture,
 } from "../../testing/virtual-cluster-access-fixture.js";
 import { waitFor } from "../../testing/wait-for.js";
 import { VirtualClusterCaStore } from "../ca-store.js";
@@ -42,24 +38,24 @@ class CaReadableLater extends VirtualClusterCaStore {
  * event brings the next pass; the backoff is short, so a retry comes at once.
  */
 describe("the access controller's next pass after a failure", () => {
+  let fixture: AccessControllerFixture;
   let server: TestServer;
-  let endpoint: DroppingEndpoint;
   let cas: CaReadableLater;
   let controller: VirtualClusterAccessController | undefined;
 
   const reasonOf = (name: string, reason: string) =>
     waitFor(
       `status.access of ${name} saying ${reason}`,
-      () => accessOf(server, name),
+      () => fixture.accessOf(name),
       (access) => access[0]?.reason === reason,
     );
 
   before(async () => {
-    // The virtual cluster's API server stand-in: counts the connections (each pass that gets as
-    // far as calling it), and drops them.
-    endpoint = await droppingEndpoint();
-    server = await startServerForAccessController({ allowLocalEndpoints: true });
-    cas = new CaReadableLater(server.registry, await keptCasOf(server));
+    // With the virtual cluster's API server stand-in, which counts the connections (each pass
+    // that gets as far as calling it) and drops them.
+    fixture = await startAccessControllerFixture({ allowLocalEndpoints: true });
+    server = fixture.server;
+    cas = new CaReadableLater(server.registry, await fixture.keptCas());
     controller = new VirtualClusterAccessController(
       server.registry,
       server.informers,
@@ -71,28 +67,27 @@ describe("the access controller's next pass after a failure", () => {
   });
   after(async () => {
     await controller?.stop();
-    await server?.stop();
-    endpoint?.close();
+    await fixture?.stop();
   });
 
   it("a CA that cannot be read is retried with backoff, and used once it can be", async () => {
     // From a template: the platform keeps its CA.
-    await readyInstance(server, "dev", { endpoint: endpoint.url, fromTemplate: true });
+    await fixture.readyInstance("dev", { endpoint: fixture.endpoint.url, fromTemplate: true });
     await reasonOf("dev", "CertificateAuthorityUnavailable");
-    assert.equal(endpoint.connections(), 0, "nothing is sent to the virtual cluster without its CA");
+    assert.equal(fixture.connections(), 0, "nothing is sent to the virtual cluster without its CA");
 
     cas.readable = true;
     // Read with the key now: the pass gets as far as calling the virtual cluster.
     const [binding] = await reasonOf("dev", "ClusterUnreachable");
     assert.match(
       binding?.message ?? "",
-      new RegExp(`^cannot reach the cluster at https://127\\.0\\.0\\.1:${endpoint.port}`),
+      new RegExp(`^cannot reach the cluster at https://127\\.0\\.0\\.1:${fixture.endpoint.port}`),
     );
-    assert.ok(endpoint.connections() > 0);
+    assert.ok(fixture.connections() > 0);
   });
 
   it("an instance without endpoint says EndpointNotSet, and its cluster's ingress suffix is used once set", async () => {
-    await readyInstance(server, "bare", { fromTemplate: true });
+    await fixture.readyInstance("bare", { fromTemplate: true });
     const [binding] = await reasonOf("bare", "EndpointNotSet");
     assert.equal(binding?.applied, false);
     // Which is missing, and how to set it.
@@ -110,7 +105,7 @@ describe("the access controller's next pass after a failure", () => {
     assert.equal(cluster.status, 200, cluster.text);
     const [after] = await waitFor(
       "status.access of bare calling its endpoint",
-      () => accessOf(server, "bare"),
+      () => fixture.accessOf("bare"),
       (access) => access[0]?.reason !== undefined && access[0].reason !== "EndpointNotSet",
     );
     assert.match(after?.message ?? "", /https:\/\/bare-web\.vc\.invalid/);
