@@ -9,7 +9,7 @@ import {
   documentedPlatformRole,
   REAL_CLUSTER_RESYNC_MS,
 } from "../testing/platform-on-control-plane.js";
-import { restartStoredBeforeNamespaceUID } from "../testing/stored-before-namespace-uid.js";
+import { moveStoredBeforeNamespaceUID } from "../testing/stored-before-namespace-uid.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { waitFor } from "../testing/wait-for.js";
 
@@ -154,22 +154,11 @@ describe("spaces moved to another project, on a real cluster", () => {
     assert.equal((await waitForSpace("web", "handmade", judged)).reason, "NamespaceNotOwned");
     const running = await quotas("legacy");
 
-    // As an older version stored it: no namespaceUID, the cluster down while the platform restarts.
-    await restartStoredBeforeNamespaceUID(server, kube, {
-      path: "spaceinstances/p-web/legacy",
-      config: { clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS, allowLocalEndpoints: true },
-      restarted: (restarted) => {
-        server = restarted;
-      },
-      whileClusterDown: async () => {
-        // Both looked at since the restart: the reason of the next look shows it was after the move.
-        for (const name of ["legacy", "handmade"])
-          await waitForSpace("web", name, (s) => s.reason === "ClusterUnreachable");
-        assert.equal((await statusOf("web", "legacy")).namespaceUID, undefined);
-        await move("legacy", "web", "shop");
-        await move("handmade", "web", "shop");
-        assert.equal((await statusOf("shop", "legacy")).movedFromProject, "web");
-      },
+    // As an older version stored it (no namespaceUID), the cluster down while the platform restarts.
+    const instances = { statusOf, waitForStatus: waitForSpace, move };
+    const moves = { plural: "spaceinstances", names: ["legacy", "handmade"], from: "web", to: "shop" } as const;
+    await moveStoredBeforeNamespaceUID(server, kube, moves, instances, (restarted) => {
+      server = restarted;
     });
     const lookedAt = (s: SpaceInstanceStatus) => s.reason !== "ClusterUnreachable" && judged(s);
     const moved = await waitForSpace("shop", "legacy", lookedAt);

@@ -4,8 +4,8 @@ import { after, before, describe, it } from "node:test";
 import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
 import { postObject } from "../../testing/gateway-fixture.js";
 import type { KubeControlPlane } from "../../testing/kube-control-plane.js";
-import { REAL_CLUSTER_RESYNC_MS, startPlatformOnControlPlane } from "../../testing/platform-on-control-plane.js";
-import { restartStoredBeforeNamespaceUID } from "../../testing/stored-before-namespace-uid.js";
+import { startPlatformOnControlPlane } from "../../testing/platform-on-control-plane.js";
+import { moveStoredBeforeNamespaceUID } from "../../testing/stored-before-namespace-uid.js";
 import { GROUP_PATH, type TestServer } from "../../testing/test-server.js";
 import { STAND_IN_WORKLOAD } from "../../testing/virtual-cluster-workload.js";
 import { waitFor } from "../../testing/wait-for.js";
@@ -209,22 +209,16 @@ describe("virtual cluster instances moved to another project, on a real cluster"
     const ns = "p-web-v-legacy";
     const running = await contents(ns);
 
-    // As an older version stored it: no namespaceUID, the cluster down while the platform restarts.
-    await restartStoredBeforeNamespaceUID(server, kube, {
-      path: "virtualclusterinstances/p-web/legacy",
-      config: { clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS, allowLocalEndpoints: true },
-      restarted: (restarted) => {
-        server = restarted;
-      },
-      whileClusterDown: async () => {
-        // Both looked at since the restart: the reason of the next look shows it was after the move.
-        for (const name of ["legacy", "handmade"])
-          await waitForStatus("web", name, (s) => s.reason === "ClusterUnreachable");
-        assert.equal((await statusOf("web", "legacy")).namespaceUID, undefined);
-        await move("legacy", "web", "shop");
-        await move("handmade", "web", "shop");
-        assert.equal((await statusOf("shop", "legacy")).movedFromProject, "web");
-      },
+    // As an older version stored it (no namespaceUID), the cluster down while the platform restarts.
+    const instances = { statusOf, waitForStatus: waitForStatus, move };
+    const moves = {
+      plural: "virtualclusterinstances",
+      names: ["legacy", "handmade"],
+      from: "web",
+      to: "shop",
+    } as const;
+    await moveStoredBeforeNamespaceUID(server, kube, moves, instances, (restarted) => {
+      server = restarted;
     });
     const lookedAt = (s: VirtualClusterInstanceStatus) => s.reason !== "ClusterUnreachable" && judged(s);
     const moved = await waitForStatus("shop", "legacy", lookedAt);
