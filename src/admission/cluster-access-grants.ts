@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import { errors } from "../api/errors.js";
 import { GROUP, type KubeObject, specOf } from "../api/object.js";
 import { ADMINISTER_VERB } from "../authz/authorizer.js";
-import type { Authorizer } from "../authz/contract.js";
+import { type Authorizer, platformAttributes } from "../authz/contract.js";
 import { ALL_CLUSTERS } from "../kinds/cluster-selection.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
 import type { ObjectReader } from "./references.js";
@@ -48,16 +48,10 @@ export class ClusterAccessGrantsAdmission implements AdmissionPlugin {
     const all = cluster === ALL_CLUSTERS;
     // A cluster that does not exist yet: only who administers clusters as a whole may name it.
     const object = all ? undefined : await this.read("clusters", undefined, cluster);
-    const decision = await this.authz.authorize(attrs.user, {
-      verb: ADMINISTER_VERB,
-      apiGroup: GROUP,
-      resource: "clusters",
-      subresource: "",
-      namespace: "",
-      name: all ? "" : cluster,
-      resourceRequest: true,
-      object,
-    });
+    const decision = await this.authz.authorize(
+      attrs.user,
+      platformAttributes(ADMINISTER_VERB, "clusters", { name: all ? "" : cluster, object }),
+    );
     return decision.allowed;
   }
 }

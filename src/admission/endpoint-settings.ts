@@ -8,7 +8,7 @@ import {
 import { errors, type FieldError, fieldError } from "../api/errors.js";
 import { GROUP, type KubeObject, specOf } from "../api/object.js";
 import { ADMINISTER_VERB } from "../authz/authorizer.js";
-import type { Authorizer } from "../authz/contract.js";
+import { type Authorizer, platformAttributes } from "../authz/contract.js";
 import { DEFAULT_SECRET_NAMESPACE } from "../clusters/cluster-connection.js";
 import type { ClusterSpec } from "../kinds/cluster/cluster.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
@@ -110,16 +110,10 @@ export class EndpointSettingsAdmission implements AdmissionPlugin {
   /** 403 unless the caller holds `administer` on `base` (the stored object; a new one without the grants it brings). */
   private async requireAdminister(user: UserInfo, resource: string, base: KubeObject, field: string): Promise<void> {
     const namespace = base.metadata.namespace ?? "";
-    const decision = await this.authz.authorize(user, {
-      verb: ADMINISTER_VERB,
-      apiGroup: GROUP,
-      resource,
-      subresource: "",
-      namespace,
-      name: base.metadata.name ?? "",
-      resourceRequest: true,
-      object: base,
-    });
+    const decision = await this.authz.authorize(
+      user,
+      platformAttributes(ADMINISTER_VERB, resource, { namespace, name: base.metadata.name, object: base }),
+    );
     if (decision.allowed) return;
     const where = namespace ? ` in the namespace "${namespace}"` : "";
     throw errors.forbidden(

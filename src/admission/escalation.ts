@@ -4,7 +4,7 @@ import { GROUP, type KubeObject, specOf } from "../api/object.js";
 import type { AccessRule, ClusterRoleRef } from "../api/schema/common.js";
 import type { IdentityIndex } from "../auth/identity-index.js";
 import { ACCESS_VERBS, ADMIN_ROLE, type PlatformAuthorizer, VIEW_ROLE } from "../authz/authorizer.js";
-import type { RequestAttributes } from "../authz/contract.js";
+import { platformAttributes, type RequestAttributes } from "../authz/contract.js";
 import { isRestricting, type Scope, scopeWithin } from "../authz/scope.js";
 import type { ProjectSpec } from "../kinds/project/project.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
@@ -120,16 +120,7 @@ export class EscalationAdmission implements AdmissionPlugin {
         continue;
       }
       const cluster = await this.read("clusters", undefined, name);
-      const attrs: RequestAttributes = {
-        verb: "use",
-        apiGroup: GROUP,
-        resource: "clusters",
-        subresource: "",
-        namespace: "",
-        name,
-        resourceRequest: true,
-        object: cluster,
-      };
+      const attrs = platformAttributes("use", "clusters", { name, object: cluster });
       if (!cluster || !this.authz.decide(unscoped, attrs).allowed) throw deny(`a token for cluster "${name}"`);
     }
   }
@@ -174,16 +165,11 @@ function withoutGrants(obj: KubeObject, fresh: boolean): KubeObject {
 }
 
 function attrsOn(resource: string, obj: KubeObject, verb: string): RequestAttributes {
-  return {
-    verb,
-    apiGroup: GROUP,
-    resource,
-    subresource: "",
-    namespace: obj.metadata.namespace ?? "",
-    name: obj.metadata.name ?? "",
-    resourceRequest: true,
+  return platformAttributes(verb, resource, {
+    namespace: obj.metadata.namespace,
+    name: obj.metadata.name,
     object: obj,
-  };
+  });
 }
 
 function forbiddenGrant(resource: string, obj: KubeObject, user: UserInfo, what: string): ApiError {

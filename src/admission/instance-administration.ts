@@ -1,7 +1,7 @@
 import { errors, type GroupResource } from "../api/errors.js";
 import { GROUP, type KubeObject } from "../api/object.js";
 import { ADMINISTER_VERB, ownsSpace } from "../authz/authorizer.js";
-import type { Authorizer } from "../authz/contract.js";
+import { type Authorizer, platformAttributes } from "../authz/contract.js";
 import type { UserInfo } from "../registry/request-context.js";
 import type { ObjectReader } from "./references.js";
 
@@ -20,16 +20,14 @@ export async function administersInstance(
   creating: boolean,
 ): Promise<boolean> {
   if (ownsSpace(user, instance)) return true;
-  const decision = await authz.authorize(user, {
-    verb: ADMINISTER_VERB,
-    apiGroup: GROUP,
-    resource,
-    subresource: "",
-    namespace: instance.metadata.namespace ?? "",
-    name: instance.metadata.name ?? "",
-    resourceRequest: true,
-    object: creating ? { ...instance, spec: { ...instance.spec, access: [] } } : instance,
-  });
+  const decision = await authz.authorize(
+    user,
+    platformAttributes(ADMINISTER_VERB, resource, {
+      namespace: instance.metadata.namespace,
+      name: instance.metadata.name,
+      object: creating ? { ...instance, spec: { ...instance.spec, access: [] } } : instance,
+    }),
+  );
   return decision.allowed;
 }
 
@@ -45,16 +43,10 @@ export async function requireInlineTemplateRight(
   cluster: string | undefined,
 ): Promise<void> {
   const object = cluster ? await deps.read("clusters", undefined, cluster) : undefined;
-  const decision = await deps.authz.authorize(user, {
-    verb: ADMINISTER_VERB,
-    apiGroup: GROUP,
-    resource: "clusters",
-    subresource: "",
-    namespace: "",
-    name: cluster ?? "",
-    resourceRequest: true,
-    object,
-  });
+  const decision = await deps.authz.authorize(
+    user,
+    platformAttributes(ADMINISTER_VERB, "clusters", { name: cluster, object }),
+  );
   if (decision.allowed) return;
   const which = cluster ? `cluster ${JSON.stringify(cluster)}` : "every cluster";
   throw errors.forbidden(

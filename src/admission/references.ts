@@ -1,7 +1,7 @@
 import { errors, fieldError } from "../api/errors.js";
 import { GROUP, type KubeObject, specOf } from "../api/object.js";
 import type { Owner } from "../api/schema/common.js";
-import type { Authorizer } from "../authz/contract.js";
+import { type Authorizer, platformAttributes } from "../authz/contract.js";
 import { DEFAULT_SECRET_NAMESPACE } from "../clusters/cluster-connection.js";
 import type { ClusterSpec } from "../kinds/cluster/cluster.js";
 import type { SpaceInstanceSpec } from "../kinds/space-instance/space-instance.js";
@@ -55,16 +55,10 @@ export class ReferenceAdmission implements AdmissionPlugin {
   /** 403 unless the caller holds `ref.verb` on the named object (a missing object grants nothing but to roles). */
   private async requireRight(user: UserInfo, resource: string, obj: KubeObject, ref: Reference): Promise<void> {
     const target = await this.read(ref.resource, ref.namespace, ref.name);
-    const decision = await this.authz.authorize(user, {
-      verb: ref.verb,
-      apiGroup: GROUP,
-      resource: ref.resource,
-      subresource: "",
-      namespace: ref.namespace ?? "",
-      name: ref.name,
-      resourceRequest: true,
-      object: target,
-    });
+    const decision = await this.authz.authorize(
+      user,
+      platformAttributes(ref.verb, ref.resource, { namespace: ref.namespace, name: ref.name, object: target }),
+    );
     if (decision.allowed) return;
     const where = ref.namespace ? ` in the namespace "${ref.namespace}"` : "";
     throw errors.forbidden(

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import { errors } from "../api/errors.js";
 import { GROUP, type KubeObject, specOf } from "../api/object.js";
 import { ADMINISTER_VERB } from "../authz/authorizer.js";
-import type { Authorizer } from "../authz/contract.js";
+import { type Authorizer, platformAttributes } from "../authz/contract.js";
 import type { SpaceTemplateSpec } from "../kinds/space-template/space-template.js";
 import type { VirtualClusterTemplateSpec } from "../kinds/virtual-cluster-template/virtual-cluster-template.js";
 import { type AdmissionAttributes, type AdmissionPlugin, isServerWrite } from "../registry/admission.js";
@@ -47,15 +47,7 @@ export class TemplateAuthoringAdmission implements AdmissionPlugin {
     if (!template) return;
     const now = template.deployed(attrs.object);
     if (attrs.oldObject ? isDeepStrictEqual(now, template.deployed(attrs.oldObject)) : now === undefined) return;
-    const decision = await this.authz.authorize(attrs.user, {
-      verb: ADMINISTER_VERB,
-      apiGroup: GROUP,
-      resource: "clusters",
-      subresource: "",
-      namespace: "",
-      name: "",
-      resourceRequest: true,
-    });
+    const decision = await this.authz.authorize(attrs.user, platformAttributes(ADMINISTER_VERB, "clusters", {}));
     if (decision.allowed) return;
     throw errors.forbidden(
       template.resource,

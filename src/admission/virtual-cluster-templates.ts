@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { errors, type FieldError, fieldError } from "../api/errors.js";
 import { GROUP, type KubeObject, specOf } from "../api/object.js";
-import type { Authorizer } from "../authz/contract.js";
+import { type Authorizer, platformAttributes } from "../authz/contract.js";
 import { type ProjectSpec, projectOfNamespace } from "../kinds/project/project.js";
 import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import { renderTemplate, type TemplateContent } from "../kinds/virtual-cluster-template/render.js";
@@ -93,16 +93,10 @@ export class VirtualClusterTemplatesAdmission implements AdmissionPlugin {
     instance: string,
   ): Promise<TemplateContent> {
     const template = await this.read("virtualclustertemplates", undefined, ref.name);
-    const decision = await this.authz.authorize(user, {
-      verb: "use",
-      apiGroup: GROUP,
-      resource: "virtualclustertemplates",
-      subresource: "",
-      namespace: "",
-      name: ref.name,
-      resourceRequest: true,
-      object: template,
-    });
+    const decision = await this.authz.authorize(
+      user,
+      platformAttributes("use", "virtualclustertemplates", { name: ref.name, object: template }),
+    );
     if (!decision.allowed) {
       throw errors.forbidden(
         INSTANCES,

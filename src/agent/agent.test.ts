@@ -1,14 +1,15 @@
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { clusterCannotBeUsed } from "../clusters/cluster-connection.js";
-import { loadOrCreateServerTls } from "../crypto/certificates.js";
+import { prepareAgentDir, startTestAgent } from "../testing/agent-fixture.js";
+import { loggedInHome, runCli } from "../testing/cli-run.js";
 import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
 import {
   echoThrough,
@@ -18,10 +19,9 @@ import {
   startPortForward,
 } from "../testing/gateway-fixture.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
-import { type RunningAgent, startAgent } from "./agent.js";
+import type { RunningAgent } from "./agent.js";
 
 const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, "..", "..", "bin", "platform.js");
 
 /**
  * kubectl through `platform agent` with tokens the platform issued, including while the platform
@@ -63,19 +63,8 @@ describe("direct cluster endpoint agent", () => {
       });
     }
     aliceKey = (await post("ownedaccesskeys", { metadata: { name: "alice-k" }, spec: { user: "alice" } })).spec.key;
-    const upstreamKubeconfig = join(dir, "upstream.kubeconfig");
-    writeFileSync(upstreamKubeconfig, cluster.kubeconfig(), { mode: 0o600 });
-    const tls = await loadOrCreateServerTls(join(dir, "tls"));
-    agentCa = tls.caPem ?? "";
-    agent = await startAgent({
-      platformUrl: server.url,
-      platformCaPem: server.caPem,
-      cluster: "c1",
-      upstreamKubeconfig,
-      host: "127.0.0.1",
-      port: 0,
-      tls,
-    });
+    agentCa = await prepareAgentDir(dir, cluster);
+    agent = await startTestAgent(server, dir);
     direct = { url: agent.url, caPem: agentCa, dir };
   });
   after(async () => {
@@ -170,41 +159,15 @@ describe("direct cluster endpoint agent", () => {
       contentType: "application/merge-patch+json",
     });
     assert.equal(patched.status, 200, patched.text);
-    const home = mkdtempSync(join(tmpdir(), "platform-direct-"));
-    writeFileSync(join(home, "ca.crt"), server.caPem ?? "");
-    const env = {
-      PATH: process.env.PATH ?? "",
-      HOME: home,
-      PLATFORM_CONFIG: join(home, "config.json"),
-      KUBECONFIG: join(home, "kubeconfig"),
-    };
-    const cli = (...args: string[]) =>
-      new Promise<{ code: number | null; stderr: string }>((done) => {
-        const child = spawn(process.execPath, [BIN, ...args], { env });
-        let stderr = "";
-        child.stderr.on("data", (d: Buffer) => {
-          stderr += d.toString();
-        });
-        child.on("close", (code) => done({ code, stderr }));
-      });
-    const login = await cli(
-      "login",
-      server.url,
-      "--access-key",
-      aliceKey,
-      "--certificate-authority",
-      join(home, "ca.crt"),
-      "--reuse-key",
-    );
-    assert.equal(login.code, 0, login.stderr);
-    const used = await cli("use", "cluster", "c1", "--direct");
+    const home = await loggedInHome(server, aliceKey, { prefix: "platform-direct-", reuseKey: true });
+    const used = await runCli(home, ["use", "cluster", "c1", "--direct"]);
     assert.equal(used.code, 0, used.stderr);
     assert.ok(
       !readFileSync(join(home, "kubeconfig"), "utf8").includes(aliceKey),
       "the direct context holds a token, not the key",
     );
     const { stdout } = await run("/usr/bin/kubectl", ["get", "pods", "-o", "name", "-n", "default"], {
-      env: { ...process.env, KUBECONFIG: env.KUBECONFIG },
+      env: { ...process.env, KUBECONFIG: join(home, "kubeconfig") },
     });
     assert.equal(stdout.trim(), "pod/web-1");
   });
@@ -212,17 +175,7 @@ describe("direct cluster endpoint agent", () => {
   it("--trusted-proxies: audits the client behind a trusted proxy, the peer itself otherwise", async () => {
     // 127.0.0.10 plays the Ingress in front of the agent; any 127.x address reaches 127.0.0.1.
     const auditLog = join(dir, "agent-audit.log");
-    const proxied = await startAgent({
-      platformUrl: server.url,
-      platformCaPem: server.caPem,
-      cluster: "c1",
-      upstreamKubeconfig: join(dir, "upstream.kubeconfig"),
-      host: "127.0.0.1",
-      port: 0,
-      tls: await loadOrCreateServerTls(join(dir, "tls")),
-      auditLog,
-      trustedProxies: ["127.0.0.10/32"],
-    });
+    const proxied = await startTestAgent(server, dir, { auditLog, trustedProxies: ["127.0.0.10/32"] });
     const t = await token({ rules: [{ cluster: "c1" }] });
     const getFrom = (from: string, forwardedFor: string) =>
       new Promise<number>((done, fail) => {
@@ -262,18 +215,9 @@ describe("direct cluster endpoint agent", () => {
   });
 
   it("--trusted-proxies: a range that does not parse stops the start", async () => {
-    await assert.rejects(
-      startAgent({
-        platformUrl: server.url,
-        cluster: "c1",
-        upstreamKubeconfig: join(dir, "upstream.kubeconfig"),
-        host: "127.0.0.1",
-        port: 0,
-        tls: await loadOrCreateServerTls(join(dir, "tls")),
-        trustedProxies: ["10.0.1.0/33"],
-      }),
-      { message: '--trusted-proxies: "10.0.1.0/33" is not an IP address or CIDR range (as 10.0.0.0/8 or fd00::/8)' },
-    );
+    await assert.rejects(startTestAgent(server, dir, { trustedProxies: ["10.0.1.0/33"] }), {
+      message: '--trusted-proxies: "10.0.1.0/33" is not an IP address or CIDR range (as 10.0.0.0/8 or fd00::/8)',
+    });
   });
 
   it("a token scoped to pods in one namespace reaches neither other paths nor, by an encoded slash, secrets", async () => {
@@ -326,15 +270,7 @@ describe("direct cluster endpoint agent", () => {
     kubeconfig.users[0]!.user = { tokenFile: "sa-token" };
     const upstreamKubeconfig = join(dir, "token-file.kubeconfig");
     writeFileSync(upstreamKubeconfig, stringifyYaml(kubeconfig), { mode: 0o600 });
-    const rotating = await startAgent({
-      platformUrl: server.url,
-      platformCaPem: server.caPem,
-      cluster: "c1",
-      upstreamKubeconfig,
-      host: "127.0.0.1",
-      port: 0,
-      tls: await loadOrCreateServerTls(join(dir, "tls")),
-    });
+    const rotating = await startTestAgent(server, dir, { upstreamKubeconfig });
     const original = cluster.token;
     try {
       const via = { url: rotating.url, caPem: agentCa, dir };

@@ -50,6 +50,28 @@ export interface Status {
   code: number;
 }
 
+/**
+ * A failure Status with its fields in the order kube-apiserver writes them, for what writes one
+ * itself rather than throwing an ApiError (a raw socket, a cluster's stand-in in tests).
+ */
+export function failureStatus(
+  code: number,
+  reason: Status["reason"],
+  message: string,
+  details?: StatusDetails,
+): Status {
+  return {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message,
+    reason,
+    ...(details ? { details } : {}),
+    code,
+  };
+}
+
 /** A field-level validation error, as Kubernetes' field.Error. */
 export interface FieldError {
   /** FieldValueRequired, FieldValueInvalid, FieldValueNotSupported, FieldValueForbidden, FieldValueDuplicate, FieldValueTooLong, FieldValueTypeInvalid */

@@ -8,7 +8,7 @@ import type { SecretResource } from "../kinds/shared-secret/shared-secret.js";
 import type { Informer } from "../registry/informer.js";
 import type { UserInfo } from "../registry/request-context.js";
 import type { ResourceType } from "../registry/resource-type.js";
-import type { Authorizer, Decision, RequestAttributes } from "./contract.js";
+import { type Authorizer, type Decision, platformAttributes, type RequestAttributes } from "./contract.js";
 import { ADMIN_PATHS, VIEW_PATHS } from "./role-paths.js";
 import { isRestricting, type Scope, scopeAllows } from "./scope.js";
 
@@ -180,16 +180,11 @@ export class PlatformAuthorizer implements Authorizer {
    * role alone, global or in the project, reads the object without its data.
    */
   canReadSecretData(user: UserInfo, obj: KubeObject, resource: SecretResource = "sharedsecrets"): boolean {
-    const a: RequestAttributes = {
-      verb: "get",
-      apiGroup: "management.platform",
-      resource,
-      subresource: "",
-      namespace: obj.metadata.namespace ?? "",
-      name: obj.metadata.name ?? "",
-      resourceRequest: true,
+    const a = platformAttributes("get", resource, {
+      namespace: obj.metadata.namespace,
+      name: obj.metadata.name,
       object: obj,
-    };
+    });
     const scope = scopeOf(user);
     if (isRestricting(scope) && !scopeAllows(scope, user, a)) return false;
     return this.grants(user, a, false);

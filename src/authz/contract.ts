@@ -1,4 +1,4 @@
-import type { KubeObject } from "../api/object.js";
+import { GROUP, type KubeObject } from "../api/object.js";
 import type { UserInfo } from "../registry/request-context.js";
 
 /** What a request asks to do, as the authorizer sees it (Kubernetes' authorizer.Attributes). */
@@ -19,6 +19,29 @@ export interface RequestAttributes {
 /** The attributes of a request to a path that is not a resource (`/version`, `/metrics`, …). */
 export function nonResourceAttributes(verb: string, path: string): RequestAttributes {
   return { verb, apiGroup: "", resource: "", subresource: "", namespace: "", name: "", path, resourceRequest: false };
+}
+
+/**
+ * The attributes of `verb` on an object of this group's `resource` (its `namespace`, "" or absent
+ * when cluster-scoped, and `name`, absent for the resource as a whole), with the stored `object`
+ * where the caller read it: what a check of a right outside the request's own asks (admission on
+ * the objects a write names, who reads a secret's data).
+ */
+export function platformAttributes(
+  verb: string,
+  resource: string,
+  target: { namespace?: string; name?: string; object?: KubeObject },
+): RequestAttributes {
+  return {
+    verb,
+    apiGroup: GROUP,
+    resource,
+    subresource: "",
+    namespace: target.namespace ?? "",
+    name: target.name ?? "",
+    resourceRequest: true,
+    ...("object" in target ? { object: target.object } : {}),
+  };
 }
 
 export interface Decision {

@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { type CliRun, runCli } from "../testing/cli-run.js";
+import { type CliRun, loggedInHome, runCli } from "../testing/cli-run.js";
 import type { KubeControlPlane } from "../testing/kube-control-plane.js";
 import { documentedPlatformRole, startPlatformOnControlPlane } from "../testing/platform-on-control-plane.js";
 import { GROUP_PATH, type TestServer, userWithKey } from "../testing/test-server.js";
@@ -19,6 +16,9 @@ describe("platform create|delete|list vcluster and space", () => {
   let kube: KubeControlPlane;
   let home: string;
   const cli = (args: string[]): Promise<CliRun> => runCli(home, args);
+  /** `platform create <kind> <name>` in project web on cluster c1, with the flags `more`. */
+  const createInWeb = (kind: string, name: string, ...more: string[]) =>
+    cli(["create", kind, name, "--project", "web", "--cluster", "c1", ...more]);
   const get = (path: string) => server.request("GET", `${GROUP_PATH}/${path}`);
 
   before(async () => {
@@ -60,18 +60,7 @@ describe("platform create|delete|list vcluster and space", () => {
         access: [{ verbs: ["get", "use"], users: ["alice"] }],
       },
     });
-    home = mkdtempSync(join(tmpdir(), "platform-instances-"));
-    writeFileSync(join(home, "ca.crt"), server.caPem ?? "");
-    const login = await cli([
-      "login",
-      server.url,
-      "--access-key",
-      aliceKey,
-      "--certificate-authority",
-      join(home, "ca.crt"),
-      "--reuse-key",
-    ]);
-    assert.equal(login.code, 0, login.stderr);
+    home = await loggedInHome(server, aliceKey, { prefix: "platform-instances-", reuseKey: true });
   });
   after(async () => {
     await server.stop();
@@ -79,14 +68,9 @@ describe("platform create|delete|list vcluster and space", () => {
   });
 
   it("create vcluster sends template, version and parameters, and waits for Ready with a progress line", async () => {
-    const r = await cli([
-      "create",
+    const r = await createInWeb(
       "vcluster",
       "dev",
-      "--project",
-      "web",
-      "--cluster",
-      "c1",
       "--template",
       "default",
       "--template-version",
@@ -95,7 +79,7 @@ describe("platform create|delete|list vcluster and space", () => {
       "serviceType=NodePort",
       "--timeout",
       "2m",
-    ]);
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^vcluster dev created in project web$/m);
     assert.match(r.stderr, /^vcluster dev: Ready \(.*1 of 1 replicas ready\)$/m);
@@ -106,54 +90,18 @@ describe("platform create|delete|list vcluster and space", () => {
   });
 
   it("create vcluster gives up after --timeout with the last phase and its reason, and keeps the instance", async () => {
-    const r = await cli([
-      "create",
-      "vcluster",
-      "ghost",
-      "--project",
-      "web",
-      "--cluster",
-      "c1",
-      "--namespace",
-      "team-a",
-      "--timeout",
-      "3s",
-    ]);
+    const r = await createInWeb("vcluster", "ghost", "--namespace", "team-a", "--timeout", "3s");
     assert.equal(r.code, 1, r.stdout);
     assert.match(r.stderr, /gave up waiting after 3s, the last phase seen: vcluster ghost: (Pending|Failed)/);
     assert.equal((await get("namespaces/p-web/virtualclusterinstances/ghost")).status, 200);
   });
 
   it("create vcluster --no-wait returns at once; a bad parameter is the server's field error", async () => {
-    const r = await cli([
-      "create",
-      "vcluster",
-      "quick",
-      "--project",
-      "web",
-      "--cluster",
-      "c1",
-      "--no-wait",
-      "-o",
-      "json",
-    ]);
+    const r = await createInWeb("vcluster", "quick", "--no-wait", "-o", "json");
     assert.equal(r.code, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).metadata.name, "quick");
     assert.equal(r.stderr, "");
-    const bad = await cli([
-      "create",
-      "vcluster",
-      "bad",
-      "--project",
-      "web",
-      "--cluster",
-      "c1",
-      "--template",
-      "default",
-      "--set",
-      "serviceType=Nope",
-      "--no-wait",
-    ]);
+    const bad = await createInWeb("vcluster", "bad", "--template", "default", "--set", "serviceType=Nope", "--no-wait");
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /spec\.parameters\.serviceType/);
     const usage = await cli(["create", "vcluster", "bad", "--project", "web", "--set", "serviceType"]);
@@ -163,8 +111,7 @@ describe("platform create|delete|list vcluster and space", () => {
 
   it("a parameter the template lacks, or a value of the wrong type, is refused naming it, for vcluster and space alike", async () => {
     for (const kind of ["vcluster", "space"]) {
-      const create = (set: string) =>
-        cli(["create", kind, "refused", "--project", "web", "--cluster", "c1", "--template", "sized", "--set", set]);
+      const create = (set: string) => createInWeb(kind, "refused", "--template", "sized", "--set", set);
       const unknown = await create("nosuch=1");
       assert.equal(unknown.code, 1, unknown.stdout);
       assert.match(
@@ -200,19 +147,7 @@ describe("platform create|delete|list vcluster and space", () => {
   });
 
   it("create space waits for Ready with a progress line; list and delete it", async () => {
-    const c = await cli([
-      "create",
-      "space",
-      "web-dev",
-      "--project",
-      "web",
-      "--cluster",
-      "c1",
-      "--namespace",
-      "web-dev-ns",
-      "--timeout",
-      "2m",
-    ]);
+    const c = await createInWeb("space", "web-dev", "--namespace", "web-dev-ns", "--timeout", "2m");
     assert.equal(c.code, 0, c.stderr);
     assert.match(c.stdout, /^space web-dev created in project web$/m);
     assert.match(c.stderr, /^space web-dev: Ready$/m);
@@ -235,21 +170,7 @@ describe("platform create|delete|list vcluster and space", () => {
 
   it("create space ends its wait on Failed with the reason and message, long before --timeout, and keeps the space", async () => {
     // team-a exists on the cluster and is not the platform's: the space may not take it over.
-    const r = await cli([
-      "create",
-      "space",
-      "grab",
-      "--project",
-      "web",
-      "--cluster",
-      "c1",
-      "--namespace",
-      "team-a",
-      "--timeout",
-      "10m",
-      "-o",
-      "json",
-    ]);
+    const r = await createInWeb("space", "grab", "--namespace", "team-a", "--timeout", "10m", "-o", "json");
     assert.equal(r.code, 1, r.stdout);
     assert.equal(r.stdout, "", "nothing printed as the result of a create that failed");
     const why = 'NamespaceNotOwned: namespace "team-a" already exists on the cluster and was not made by this space';
@@ -262,24 +183,13 @@ describe("platform create|delete|list vcluster and space", () => {
   });
 
   it("create space --no-wait returns at once; a --timeout that is no duration creates nothing", async () => {
-    const r = await cli([
-      "create",
-      "space",
-      "quick-space",
-      "--project",
-      "web",
-      "--cluster",
-      "c1",
-      "--no-wait",
-      "-o",
-      "json",
-    ]);
+    const r = await createInWeb("space", "quick-space", "--no-wait", "-o", "json");
     assert.equal(r.code, 0, r.stderr);
     const created = JSON.parse(r.stdout);
     assert.equal(created.metadata.name, "quick-space");
     assert.equal(created.status?.phase, undefined, "printed as created, before any controller saw it");
     assert.equal(r.stderr, "");
-    const usage = await cli(["create", "space", "never", "--project", "web", "--cluster", "c1", "--timeout", "soon"]);
+    const usage = await createInWeb("space", "never", "--timeout", "soon");
     assert.equal(usage.code, 2, usage.stdout);
     assert.match(usage.stderr, /not a duration: "soon"/);
     assert.equal((await get("namespaces/p-web/spaceinstances/never")).status, 404);

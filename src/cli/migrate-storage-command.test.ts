@@ -35,15 +35,10 @@ test("migrate-storage copies every object from SQLite to etcd, keeping names, ui
   }
   await embedded.stop({ keepData: true });
 
-  await main([
-    "node",
-    "platform",
-    "migrate-storage",
-    "--from",
-    `sqlite:${join(dataDir, "platform.db")}`,
-    "--to",
-    etcd.url,
-  ]);
+  /** `platform migrate-storage` (in this process) from the stopped server's SQLite file to etcd. */
+  const migrate = () =>
+    main(["node", "platform", "migrate-storage", "--from", `sqlite:${join(dataDir, "platform.db")}`, "--to", etcd.url]);
+  await migrate();
   // A second run refuses: the target is no longer empty.
   // main() reports errors as exit code 1 on stderr rather than throwing.
   const stderrWrite = process.stderr.write.bind(process.stderr);
@@ -53,15 +48,7 @@ test("migrate-storage copies every object from SQLite to etcd, keeping names, ui
     return true;
   }) as typeof process.stderr.write;
   try {
-    await main([
-      "node",
-      "platform",
-      "migrate-storage",
-      "--from",
-      `sqlite:${join(dataDir, "platform.db")}`,
-      "--to",
-      etcd.url,
-    ]);
+    await migrate();
   } finally {
     process.stderr.write = stderrWrite;
   }

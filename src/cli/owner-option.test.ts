@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
-import { runCli } from "../testing/cli-run.js";
+import { loggedInHome, runCli } from "../testing/cli-run.js";
 import { postObject } from "../testing/gateway-fixture.js";
 import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
 
@@ -21,19 +19,8 @@ describe("platform create vcluster|space --owner-team", { timeout: 120_000 }, ()
 
   /** A home logged in as the key's user. */
   const loggedIn = async (key: string) => {
-    const home = mkdtempSync(join(tmpdir(), "platform-owner-team-"));
+    const home = await loggedInHome(server, key, { prefix: "platform-owner-team-", reuseKey: true });
     homes.push(home);
-    writeFileSync(join(home, "ca.crt"), server.caPem ?? "");
-    const login = await runCli(home, [
-      "login",
-      server.url,
-      "--access-key",
-      key,
-      "--certificate-authority",
-      join(home, "ca.crt"),
-      "--reuse-key",
-    ]);
-    assert.equal(login.code, 0, login.stderr);
     return home;
   };
 

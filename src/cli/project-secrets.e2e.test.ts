@@ -4,12 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type CliRun, runCli } from "../testing/cli-run.js";
+import { projectWithViewer } from "../testing/project-secrets-fixture.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
 // `platform get|set secret … --project P` and `platform list secrets --project P`: the real
 // executable against a real server, as an admin and as a project viewer (docs/cli.md).
-
-const b64 = (s: string) => Buffer.from(s).toString("base64");
 
 function assertOk(r: CliRun): void {
   assert.equal(r.code, 0, `exit code; stderr: ${r.stderr}`);
@@ -32,22 +31,7 @@ describe("platform CLI: project secrets", () => {
 
   before(async () => {
     server = await startTestServer();
-    const post = async (path: string, body: Record<string, unknown>) => {
-      const r = await server.request("POST", `${GROUP_PATH}/${path}`, { body });
-      assert.equal(r.status, 201, r.text);
-      return r.json;
-    };
-    await post("users", { metadata: { name: "vera" }, spec: {} });
-    const veraKey = (await post("ownedaccesskeys", { metadata: { name: "vera-key" }, spec: { user: "vera" } })).spec
-      .key;
-    await post("projects", {
-      metadata: { name: "web" },
-      spec: { members: [{ kind: "User", name: "vera", clusterRole: "platform-management-view" }] },
-    });
-    await post("namespaces/platform/sharedsecrets", {
-      metadata: { name: "db" },
-      spec: { data: { password: b64("shared") } },
-    });
+    const veraKey = await projectWithViewer(server, "shared");
     admin = await loggedIn(server.adminKey);
     viewer = await loggedIn(veraKey);
   });

@@ -1,14 +1,13 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { parse } from "yaml";
 import { DIRECT_ENDPOINT_ANNOTATION } from "../api/endpoint-annotations.js";
 import { systemContext } from "../registry/request-context.js";
-import { type CliRun, runCli } from "../testing/cli-run.js";
+import { type CliRun, loggedInHome, runCli } from "../testing/cli-run.js";
 import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
@@ -53,19 +52,7 @@ describe("platform use cluster", () => {
       spec: { local: true, access: [{ verbs: ["get"], users: ["alice"] }] },
     });
     aliceKey = (await post("ownedaccesskeys", { metadata: { name: "alice-cli" }, spec: { user: "alice" } })).spec.key;
-    home = mkdtempSync(join(tmpdir(), "platform-use-"));
-    const ca = join(home, "ca.crt");
-    writeFileSync(ca, server.caPem ?? "");
-    const login = await cli(home, [
-      "login",
-      server.url,
-      "--access-key",
-      aliceKey,
-      "--certificate-authority",
-      ca,
-      "--reuse-key",
-    ]);
-    assert.equal(login.code, 0, login.stderr);
+    home = await loggedInHome(server, aliceKey, { prefix: "platform-use-", reuseKey: true });
   });
   after(async () => {
     await server.stop();
@@ -108,17 +95,7 @@ describe("platform use cluster", () => {
 
   it("use cluster/vcluster with a name that does not exist fails, names it, and leaves the kubeconfig alone", async () => {
     // The admin may `use` anything, so the access review alone would let a missing name through.
-    const admin = mkdtempSync(join(tmpdir(), "platform-use-admin-"));
-    writeFileSync(join(admin, "ca.crt"), server.caPem ?? "");
-    const login = await cli(admin, [
-      "login",
-      server.url,
-      "--access-key",
-      server.adminKey,
-      "--certificate-authority",
-      join(admin, "ca.crt"),
-    ]);
-    assert.equal(login.code, 0, login.stderr);
+    const admin = await loggedInHome(server, server.adminKey, { prefix: "platform-use-admin-", reuseKey: false });
     const kubeconfig = join(admin, "kubeconfig");
     const before = "apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\ncurrent-context: mine\n";
     writeFileSync(kubeconfig, before);

@@ -1,14 +1,17 @@
 import type { KubernetesObject, KubernetesObjectApi } from "@kubernetes/client-node";
+import { applyNeeded } from "./apply-needed.js";
 import { type ClusterConnectionError, classifyError, withDeadline } from "./cluster-connection.js";
 
 /**
  * The one way the platform keeps a set of objects on a connected cluster (cluster access,
- * spaces, virtual clusters): each desired object is applied with server-side apply under the
- * caller's field manager, in the order given; then the objects carrying the caller's owner
- * labels that are no longer desired are deleted, kind by kind in the order given. Objects
+ * spaces, virtual clusters): the objects carrying the caller's owner labels are listed, kind by
+ * kind; each desired object is compared with the one on the cluster (apply-needed.ts) and
+ * applied with server-side apply under the caller's field manager, in the order given, only
+ * when it is missing or differs, so a pass that changes nothing writes nothing; then the listed
+ * objects that are no longer desired are deleted, kind by kind in the order given. Objects
  * without those labels are never listed, so never touched. Never throws: every object's outcome
- * is reported, and a cluster that cannot be used at all is returned as `unreachable` for the
- * caller to retry with backoff.
+ * is reported (an object already as desired is applied ok), and a cluster that cannot be used at
+ * all is returned as `unreachable` for the caller to retry with backoff.
  */
 
 /** A manifest as server-side apply takes it: any kind, namespaced (metadata.namespace) or not. */
@@ -48,8 +51,16 @@ export interface ObjectOutcome extends ObjectRef {
 export interface ApplyPlan {
   fieldManager: string;
   desired: readonly ClusterObject[];
-  /** The kinds to prune, in order (dependents before what they depend on). */
+  /**
+   * The kinds to prune, in order (dependents before what they depend on). Their lists are also
+   * what desired objects of those kinds are compared with; a desired object of another kind is
+   * read (GET) before it is applied.
+   */
   owned: readonly OwnedKind[];
+  /** Objects the caller has just read from the cluster (a namespace it checked): compared as they are, not read again. */
+  live?: readonly KubernetesObject[];
+  /** When an apply fails, nothing is pruned: a failed upgrade keeps the objects that ran before. */
+  keepAllIfApplyFails?: boolean;
   /** How long one call to the cluster may take. */
   timeoutMs: number;
 }
@@ -95,8 +106,12 @@ export async function applyClusterObjects(
   plan: ApplyPlan,
 ): Promise<ApplyResult> {
   const call = <T>(p: Promise<T>) => withDeadline(p, plan.timeoutMs, server);
+  const listed = await listOwned(api, call, server, plan.owned);
   const outcomes: ObjectOutcome[] = [];
-  let unreachable: ClusterConnectionError | undefined;
+  let unreachable = listed.unreachable;
+  const live = new Map<string, KubernetesObject>();
+  for (const kind of listed.kinds) for (const obj of kind.items) live.set(keyOf(refOf(obj)), obj);
+  for (const obj of plan.live ?? []) live.set(keyOf(refOf(obj)), obj);
   for (const obj of plan.desired) {
     const ref = refOf(obj);
     if (unreachable) {
@@ -109,7 +124,11 @@ export async function applyClusterObjects(
         outcomes.push({ ...ref, action: "apply", ok: false, ...refused });
         continue;
       }
-      await call(api.patch(obj, undefined, undefined, plan.fieldManager, true, "application/apply-patch+yaml"));
+      const current =
+        live.get(keyOf(ref)) ?? (isListed(listed.kinds, ref) ? undefined : await readLive(api, call, obj));
+      if (applyNeeded(obj, current, plan.fieldManager)) {
+        await call(api.patch(obj, undefined, undefined, plan.fieldManager, true, "application/apply-patch+yaml"));
+      }
       outcomes.push({ ...ref, action: "apply", ok: true });
     } catch (err) {
       const e = classifyError(err, server);
@@ -120,8 +139,101 @@ export async function applyClusterObjects(
     }
   }
   if (unreachable) return { outcomes, removed: [], unreachable };
-  const pruned = await pruneUndesired(api, call, server, plan);
+  const keepAll = plan.keepAllIfApplyFails && outcomes.some((o) => !o.ok);
+  const pruned = keepAll
+    ? { outcomes: listed.kinds.flatMap((k) => k.failure ?? []), removed: [] }
+    : await removeUndesired(api, call, server, plan.desired, listed.kinds);
   return { outcomes: [...outcomes, ...pruned.outcomes], removed: pruned.removed, unreachable: pruned.unreachable };
+}
+
+/** One owned kind as listed: its labelled objects, or why they could not be listed. */
+interface ListedKind {
+  owned: OwnedKind;
+  items: KubernetesObject[];
+  failure?: ObjectOutcome;
+}
+
+/** The labelled objects of each owned kind, in order; stops at a cluster that cannot be used at all. */
+async function listOwned(
+  api: KubernetesObjectApi,
+  call: <T>(p: Promise<T>) => Promise<T>,
+  server: string,
+  owned: readonly OwnedKind[],
+): Promise<{ kinds: ListedKind[]; unreachable?: ClusterConnectionError }> {
+  const kinds: ListedKind[] = [];
+  for (const kind of owned) {
+    try {
+      // A kind the cluster no longer serves has no objects left to remove.
+      if (!(await call(discover(api, kind.apiVersion, kind.kind)))) {
+        kinds.push({ owned: kind, items: [] });
+        continue;
+      }
+      const list = await call(
+        api.list(
+          kind.apiVersion,
+          kind.kind,
+          kind.namespace,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          kind.labelSelector,
+        ),
+      );
+      // A list's items carry no apiVersion and kind.
+      const items = list.items.map((obj) => ({ ...obj, apiVersion: kind.apiVersion, kind: kind.kind }));
+      kinds.push({ owned: kind, items });
+    } catch (err) {
+      const e = classifyError(err, server);
+      if (isUnreachable(e)) return { kinds, unreachable: e };
+      const failure: ObjectOutcome = {
+        apiVersion: kind.apiVersion,
+        kind: kind.kind,
+        name: `(list of ${kind.kind}s)`,
+        action: "list",
+        ok: false,
+        reason: e.reason,
+        message: e.message,
+      };
+      kinds.push({ owned: kind, items: [], failure });
+    }
+  }
+  return { kinds };
+}
+
+/**
+ * Whether a list read just now covers where `ref` would be: not in it, the object is missing (or
+ * lost the owner labels, which its apply puts back).
+ */
+function isListed(kinds: readonly ListedKind[], ref: ObjectRef): boolean {
+  return kinds.some(
+    ({ owned, failure }) =>
+      !failure &&
+      owned.apiVersion === ref.apiVersion &&
+      owned.kind === ref.kind &&
+      (owned.namespace === undefined || owned.namespace === ref.namespace),
+  );
+}
+
+/** The object as the cluster has it; undefined when it is missing or cannot be read (the apply then decides). */
+async function readLive(
+  api: KubernetesObjectApi,
+  call: <T>(p: Promise<T>) => Promise<T>,
+  obj: ClusterObject,
+): Promise<KubernetesObject | undefined> {
+  try {
+    return await call(
+      api.read({
+        apiVersion: obj.apiVersion,
+        kind: obj.kind,
+        metadata: { name: obj.metadata.name, namespace: obj.metadata.namespace },
+      }),
+    );
+  } catch (err) {
+    // Unreachable: the apply meets it too, and reports it.
+    if (isUnreachable(classifyError(err, ""))) throw err;
+    return undefined;
+  }
 }
 
 /**
@@ -171,56 +283,36 @@ async function discover(
 
 /**
  * The prune half alone: deletes the objects carrying the owner labels of `plan.owned` that are
- * not in `plan.desired`, which is not applied. For a caller that must not prune after an apply
- * that failed (a failed upgrade keeps what ran before), and for removing everything (no desired).
+ * not in `plan.desired`, which is not applied: for removing everything (no desired).
  */
-export function pruneClusterObjects(api: KubernetesObjectApi, server: string, plan: ApplyPlan): Promise<ApplyResult> {
-  return pruneUndesired(api, (p) => withDeadline(p, plan.timeoutMs, server), server, plan);
+export async function pruneClusterObjects(
+  api: KubernetesObjectApi,
+  server: string,
+  plan: ApplyPlan,
+): Promise<ApplyResult> {
+  const call = <T>(p: Promise<T>) => withDeadline(p, plan.timeoutMs, server);
+  const listed = await listOwned(api, call, server, plan.owned);
+  if (listed.unreachable) {
+    return { outcomes: listed.kinds.flatMap((k) => k.failure ?? []), removed: [], unreachable: listed.unreachable };
+  }
+  return removeUndesired(api, call, server, plan.desired, listed.kinds);
 }
 
-async function pruneUndesired(
+/** Deletes the listed objects not in `desired`, kind by kind; a kind that could not be listed reports it. */
+async function removeUndesired(
   api: KubernetesObjectApi,
   call: <T>(p: Promise<T>) => Promise<T>,
   server: string,
-  plan: ApplyPlan,
-): Promise<Omit<ApplyResult, "unreachable"> & { unreachable?: ClusterConnectionError }> {
-  const keep = new Set(plan.desired.map((d) => keyOf(refOf(d))));
+  desired: readonly ClusterObject[],
+  kinds: readonly ListedKind[],
+): Promise<ApplyResult> {
+  const keep = new Set(desired.map((d) => keyOf(refOf(d))));
   const outcomes: ObjectOutcome[] = [];
   const removed: ObjectRef[] = [];
-  for (const owned of plan.owned) {
-    let items: KubernetesObject[];
-    try {
-      // A kind the cluster no longer serves has no objects left to remove.
-      if (!(await call(discover(api, owned.apiVersion, owned.kind)))) continue;
-      const list = await call(
-        api.list(
-          owned.apiVersion,
-          owned.kind,
-          owned.namespace,
-          undefined,
-          undefined,
-          undefined,
-          undefined,
-          owned.labelSelector,
-        ),
-      );
-      items = list.items;
-    } catch (err) {
-      const e = classifyError(err, server);
-      if (isUnreachable(e)) return { outcomes, removed, unreachable: e };
-      outcomes.push({
-        apiVersion: owned.apiVersion,
-        kind: owned.kind,
-        name: `(list of ${owned.kind}s)`,
-        action: "list",
-        ok: false,
-        reason: e.reason,
-        message: e.message,
-      });
-      continue;
-    }
+  for (const { items, failure } of kinds) {
+    if (failure) outcomes.push(failure);
     for (const obj of items) {
-      const ref = refOf({ ...obj, apiVersion: owned.apiVersion, kind: owned.kind });
+      const ref = refOf(obj);
       if (keep.has(keyOf(ref))) continue;
       try {
         await call(

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { launchChromium, seriousAxeViolations, signedInConsole } from "../testing/browser.js";
+import { projectWithViewer } from "../testing/project-secrets-fixture.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
@@ -15,21 +16,7 @@ describe("project secrets in the console (Chromium)", { timeout: 240_000 }, () =
 
   before(async () => {
     server = await startTestServer();
-    const post = async (path: string, body: Record<string, unknown>) => {
-      const r = await server.request("POST", `${GROUP_PATH}/${path}`, { body });
-      assert.equal(r.status, 201, r.text);
-      return r.json;
-    };
-    await post("users", { metadata: { name: "vera" }, spec: {} });
-    viewerKey = (await post("ownedaccesskeys", { metadata: { name: "vera-key" }, spec: { user: "vera" } })).spec.key;
-    await post("projects", {
-      metadata: { name: "web" },
-      spec: { members: [{ kind: "User", name: "vera", clusterRole: "platform-management-view" }] },
-    });
-    await post("namespaces/platform/sharedsecrets", {
-      metadata: { name: "db" },
-      spec: { data: { password: b64("pw") } },
-    });
+    viewerKey = await projectWithViewer(server, "pw");
     browser = await launchChromium();
   });
   after(async () => {

@@ -5,7 +5,7 @@ import type { Store } from "../registry/store.js";
 
 /**
  * How a controller writes the object it keeps something for (a space, a virtual cluster
- * instance): a guaranteedUpdate as the system under the controller's field manager, where an
+ * instance, the status of a project or a user): a guaranteedUpdate as the system under the controller's field manager, where an
  * object deleted meanwhile is no failure, since nothing is left to write to.
  */
 

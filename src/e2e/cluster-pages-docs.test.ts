@@ -331,6 +331,9 @@ describe("the pages of what the platform does on clusters: their shell examples 
 
     const key = await spaces.run("metadata: {name: web-dev-ci}");
     assert.match(key.stdout, /^ownedaccesskey\.management\.platform\/web-dev-ci created$/m);
+
+    const owners = await spaces.run("--show-managed-fields");
+    assert.equal(oneLine(owners.stdout), commentsAfter(spaces.block("--show-managed-fields"), "--show-managed-fields"));
   });
 
   it("spaces.md: a second space in web-dev's namespace is refused as the page shows it", async () => {

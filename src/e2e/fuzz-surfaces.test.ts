@@ -9,12 +9,12 @@
  * time (FUZZ_TIME_MS, default 30 s); seeded: FUZZ_SEED=N replays.
  */
 import assert from "node:assert/strict";
-import { appendFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { type RunningAgent, startAgent } from "../agent/agent.js";
-import { loadOrCreateServerTls } from "../crypto/certificates.js";
+import type { RunningAgent } from "../agent/agent.js";
+import { prepareAgentDir, startTestAgent } from "../testing/agent-fixture.js";
 import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
 import { hostileSurfaceRequest, type SurfaceRequest } from "../testing/fuzz/hostile-surfaces.js";
 import { fuzzSeed, Rng } from "../testing/fuzz/prng.js";
@@ -72,19 +72,8 @@ before(async () => {
   );
   credentials.direct = issued.status.token as string;
   const dir = mkdtempSync(join(tmpdir(), "fuzz-surfaces-"));
-  const upstreamKubeconfig = join(dir, "upstream.kubeconfig");
-  writeFileSync(upstreamKubeconfig, cluster.kubeconfig(), { mode: 0o600 });
-  const tls = await loadOrCreateServerTls(join(dir, "tls"));
-  agentCa = tls.caPem ?? "";
-  agent = await startAgent({
-    platformUrl: server.url,
-    platformCaPem: server.caPem,
-    cluster: "c1",
-    upstreamKubeconfig,
-    host: "127.0.0.1",
-    port: 0,
-    tls,
-  });
+  agentCa = await prepareAgentDir(dir, cluster);
+  agent = await startTestAgent(server, dir);
   const page = await server.request("GET", "/console/", { token: null });
   consoleBuilt = !(page.status === 503 && page.text.includes("was not built"));
   process.on("uncaughtException", onEscape);

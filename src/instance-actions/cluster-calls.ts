@@ -1,4 +1,4 @@
-import { ApiError, errors } from "../api/errors.js";
+import { ApiError, errors, failureStatus } from "../api/errors.js";
 import type { KubeObject } from "../api/object.js";
 import {
   type ClusterClient,
@@ -20,16 +20,7 @@ const REMOTE_TIMEOUT_MS = 10_000;
 
 /** A 404 with a message of our own (the thing missing lives on a connected cluster, not in this API). */
 export function notFoundOnCluster(message: string, name: string, kind: string): ApiError {
-  return new ApiError({
-    kind: "Status",
-    apiVersion: "v1",
-    metadata: {},
-    status: "Failure",
-    message,
-    reason: "NotFound",
-    details: { name, kind },
-    code: 404,
-  });
+  return new ApiError(failureStatus(404, "NotFound", message, { name, kind }));
 }
 
 /**

@@ -77,6 +77,17 @@ export function displayNameColumn(priority: 0 | 1 = 0): TableColumn {
   };
 }
 
+/** `spec.description`, which most kinds have; shown only with `-o wide`. */
+export function descriptionColumn(): TableColumn {
+  return {
+    name: "Description",
+    type: "string",
+    description: "Description.",
+    priority: 1,
+    cell: (o) => specString(o, "description"),
+  };
+}
+
 export function ageColumn(): TableColumn {
   return {
     name: "Age",

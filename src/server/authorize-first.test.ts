@@ -2,22 +2,25 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
 
+// One server for every case below: each is a request refused or answered, none changes what the
+// next one sees (the admin's writes are malformed or not served).
+let s: TestServer;
+/** A user holding no right. */
+let nobody: string;
+
+before(async () => {
+  s = await startTestServer();
+  nobody = await userWithKey(s, "nobody");
+  const cluster = await s.request("POST", `${GROUP_PATH}/clusters`, {
+    body: { metadata: { name: "c1" }, spec: { local: true } },
+  });
+  assert.equal(cluster.status, 201, cluster.text);
+});
+after(() => s.stop());
+
 // Every verb authorizes before it decodes a body: a caller without the right gets 403 whatever
 // it sends, and learns nothing from how its body would have been read.
 describe("authorization comes before the body", () => {
-  let s: TestServer;
-  let nobody: string;
-
-  before(async () => {
-    s = await startTestServer();
-    nobody = await userWithKey(s, "nobody");
-    const cluster = await s.request("POST", `${GROUP_PATH}/clusters`, {
-      body: { metadata: { name: "c1" }, spec: { local: true } },
-    });
-    assert.equal(cluster.status, 201, cluster.text);
-  });
-  after(() => s.stop());
-
   const malformed = { raw: "{ not json", contentType: "application/json" };
   const cases: Array<[string, string, string]> = [
     ["POST", "clusters", "application/json"],
@@ -40,15 +43,6 @@ describe("authorization comes before the body", () => {
 // kube-apiserver's authorization filter runs before any handler: a verb the kind does not serve is
 // 403 for a caller not allowed it (who learns nothing of the kind's verbs), 405 for one allowed.
 describe("authorization comes before a verb the kind does not serve", () => {
-  let s: TestServer;
-  let nobody: string;
-
-  before(async () => {
-    s = await startTestServer();
-    nobody = await userWithKey(s, "nobody");
-  });
-  after(() => s.stop());
-
   // Selves are create-only: no role but the admin's grants another verb on them.
   const cases: Array<[string, string, string]> = [
     ["GET", "selves/someone", "get"],
@@ -83,19 +77,6 @@ describe("authorization comes before a verb the kind does not serve", () => {
 // status, a write of a custom subresource): the verb kube-apiserver's request info reads from the
 // method is authorized first, then 405.
 describe("authorization comes before a method the path does not serve", () => {
-  let s: TestServer;
-  let nobody: string;
-
-  before(async () => {
-    s = await startTestServer();
-    nobody = await userWithKey(s, "nobody");
-    const cluster = await s.request("POST", `${GROUP_PATH}/clusters`, {
-      body: { metadata: { name: "c1" }, spec: { local: true } },
-    });
-    assert.equal(cluster.status, 201, cluster.text);
-  });
-  after(() => s.stop());
-
   const cases: Array<[string, string, string]> = [
     [
       "POST",

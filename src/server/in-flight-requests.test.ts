@@ -57,26 +57,69 @@ async function until(check: () => boolean): Promise<void> {
   }
 }
 
+/** The last chunk of a chunked response: the end of the stream. */
+const STREAM_END = "0\r\n\r\n";
+
+/**
+ * A server stopping while a request is held in flight (on `heldConnection`, which keeps it
+ * draining), with `open` connections whose streamed responses the drain ended and which stay
+ * open, so a request sent on one now comes after the stop. `endedAtOnce` counts the calls of
+ * the drain's endStreams made before it returned; `finishHeld` answers the held request.
+ */
+async function stoppingWithOpenConnections(open: number) {
+  const { inFlight, server, port, streams, held } = await serve();
+  const heldConnection = await rawConnection(port);
+  heldConnection.socket.write("GET /held HTTP/1.1\r\nHost: x\r\n\r\n");
+  const connections = await Promise.all(Array.from({ length: open }, () => rawConnection(port)));
+  for (const c of connections) c.socket.write("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n");
+  await until(() => held.length === 1 && connections.every((c) => c.text.includes("started")));
+  let ended = 0;
+  const drained = inFlight.drain(server, 60_000, () => {
+    for (const s of streams) s.end();
+    ended++;
+  });
+  const endedAtOnce = ended;
+  await until(() => connections.every((c) => c.text.includes(STREAM_END)));
+  return { heldConnection, connections, drained, endedAtOnce, finishHeld: () => held[0]!() };
+}
+
+/** What a connection received after its streamed response ended. */
+function afterStream(conn: { text: string }): string {
+  return conn.text.slice(conn.text.indexOf(STREAM_END) + STREAM_END.length);
+}
+
+/**
+ * What a stopping server answers to an upgrade request sent with `method` on a connection left
+ * open (a request held in flight keeps it draining meanwhile); checks that the drain then ends
+ * with nothing cut off.
+ */
+async function upgradeWhileStopping(method: "GET" | "HEAD"): Promise<string> {
+  const {
+    connections: [c],
+    drained,
+    finishHeld,
+  } = await stoppingWithOpenConnections(1);
+  c!.socket.write(`${method} /exec HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\r\n`);
+  await until(() => c!.closed);
+  finishHeld();
+  assert.equal(await drained, 0);
+  return afterStream(c!);
+}
+
 describe("InFlightRequests", () => {
   it("lets a request in flight finish with Connection: close, and refuses what comes after on an open connection", async () => {
-    const { inFlight, server, port, streams, held } = await serve();
-    const a = await rawConnection(port);
-    a.socket.write("GET /held HTTP/1.1\r\nHost: x\r\n\r\n");
-    const b = await rawConnection(port);
-    b.socket.write("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n");
-    await until(() => held.length === 1 && b.text.includes("started"));
-
-    let ended = 0;
-    const drained = inFlight.drain(server, 60_000, () => {
-      for (const s of streams) s.end();
-      ended++;
-    });
-    assert.equal(ended, 1, "the long-running responses were ended at once");
+    const {
+      heldConnection: a,
+      connections: [b],
+      drained,
+      endedAtOnce,
+      finishHeld,
+    } = await stoppingWithOpenConnections(1);
+    assert.equal(endedAtOnce, 1, "the long-running responses were ended at once");
     // B's response is over; its connection is still open: a new request on it is refused.
-    await until(() => b.text.includes("0\r\n\r\n"));
-    b.socket.write("GET /other HTTP/1.1\r\nHost: x\r\n\r\n");
-    await until(() => b.closed);
-    const refused = b.text.slice(b.text.indexOf("0\r\n\r\n") + 5);
+    b!.socket.write("GET /other HTTP/1.1\r\nHost: x\r\n\r\n");
+    await until(() => b!.closed);
+    const refused = afterStream(b!);
     assert.match(refused, /^HTTP\/1\.1 429 /);
     assert.match(refused, /\r\nretry-after: 1\r\n/i);
     assert.match(refused, /\r\nconnection: close\r\n/i);
@@ -87,7 +130,7 @@ describe("InFlightRequests", () => {
     assert.equal(status.details.retryAfterSeconds, 1);
 
     // A's request finishes, its answer closing the connection; then the drain is over.
-    held[0]!();
+    finishHeld();
     assert.equal(await drained, 0, "nothing was cut off");
     await until(() => a.closed);
     assert.match(a.text, /^HTTP\/1\.1 200 /);
@@ -96,71 +139,34 @@ describe("InFlightRequests", () => {
   });
 
   it("refuses an upgrade (exec, port-forward, a WebSocket) on an open connection once stopping, with Retry-After", async () => {
-    const { inFlight, server, port, streams, held } = await serve();
-    // A request held in flight keeps the server draining (and connection C open) meanwhile.
-    const a = await rawConnection(port);
-    a.socket.write("GET /held HTTP/1.1\r\nHost: x\r\n\r\n");
-    const c = await rawConnection(port);
-    c.socket.write("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n");
-    await until(() => held.length === 1 && c.text.includes("started"));
-    const drained = inFlight.drain(server, 60_000, () => {
-      for (const s of streams) s.end();
-    });
-    await until(() => c.text.includes("0\r\n\r\n"));
-    c.socket.write("GET /exec HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\r\n");
-    await until(() => c.closed);
-    const refused = c.text.slice(c.text.indexOf("0\r\n\r\n") + 5);
+    const refused = await upgradeWhileStopping("GET");
     assert.match(refused, /^HTTP\/1\.1 429 /);
     assert.match(refused, /\r\nretry-after: 1\r\n/i, "an upgrade refused is asked to retry too");
     assert.match(refused, /\r\nconnection: close\r\n/i);
     assert.match(refused, /"reason":"TooManyRequests"/);
     assert.match(refused, /"retryAfterSeconds":1/);
-    held[0]!();
-    assert.equal(await drained, 0);
   });
 
   it("refuses a HEAD upgrade once stopping with the header block alone, no body", async () => {
-    const { inFlight, server, port, streams, held } = await serve();
-    const a = await rawConnection(port);
-    a.socket.write("GET /held HTTP/1.1\r\nHost: x\r\n\r\n");
-    const c = await rawConnection(port);
-    c.socket.write("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n");
-    await until(() => held.length === 1 && c.text.includes("started"));
-    const drained = inFlight.drain(server, 60_000, () => {
-      for (const s of streams) s.end();
-    });
-    await until(() => c.text.includes("0\r\n\r\n"));
-    c.socket.write("HEAD /exec HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\r\n");
-    await until(() => c.closed);
-    const refused = c.text.slice(c.text.indexOf("0\r\n\r\n") + 5);
+    const refused = await upgradeWhileStopping("HEAD");
     assert.match(refused, /^HTTP\/1\.1 429 /);
     assert.match(refused, /\r\ncontent-length: [1-9]\d*\r\n/i);
     assert.ok(refused.endsWith("\r\n\r\n"), `nothing after the header block: ${JSON.stringify(refused)}`);
-    held[0]!();
-    assert.equal(await drained, 0);
   });
 
   it("still answers a health probe on an open connection once stopping, closing the connection", async () => {
-    const { inFlight, server, port, streams, held } = await serve();
-    const a = await rawConnection(port);
-    a.socket.write("GET /held HTTP/1.1\r\nHost: x\r\n\r\n");
-    const probes = await Promise.all(["/readyz?verbose", "/livez", "/healthz"].map(() => rawConnection(port)));
-    for (const p of probes) p.socket.write("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n");
-    await until(() => held.length === 1 && probes.every((p) => p.text.includes("started")));
-    const drained = inFlight.drain(server, 60_000, () => {
-      for (const s of streams) s.end();
-    });
-    await until(() => probes.every((p) => p.text.includes("0\r\n\r\n")));
-    for (const [i, path] of ["/readyz?verbose", "/livez", "/healthz"].entries()) {
+    const paths = ["/readyz?verbose", "/livez", "/healthz"];
+    const { connections: probes, drained, finishHeld } = await stoppingWithOpenConnections(paths.length);
+    for (const [i, path] of paths.entries()) {
       const p = probes[i]!;
       p.socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
       await until(() => p.closed);
-      const answer = p.text.slice(p.text.indexOf("0\r\n\r\n") + 5);
+      const answer = afterStream(p);
       assert.match(answer, /^HTTP\/1\.1 200 /, `${path} is answered, not refused`);
       assert.match(answer, /\r\nconnection: close\r\n/i);
       assert.ok(answer.endsWith("ok"));
     }
-    held[0]!();
+    finishHeld();
     assert.equal(await drained, 0);
   });
 

@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import type { Status } from "../api/errors.js";
+import { failureStatus, type Status } from "../api/errors.js";
 
 /**
  * Kubernetes `Status` errors written straight to node's response or socket: for what answers
@@ -13,17 +13,7 @@ import type { Status } from "../api/errors.js";
  * Content-Length still says how long the body of a GET would be, as HEAD answers do.
  */
 function statusBody(code: number, reason: Status["reason"], message: string, details?: Status["details"]): string {
-  const status: Status = {
-    kind: "Status",
-    apiVersion: "v1",
-    metadata: {},
-    status: "Failure",
-    message,
-    reason,
-    ...(details ? { details } : {}),
-    code,
-  };
-  return JSON.stringify(status);
+  return JSON.stringify(failureStatus(code, reason, message, details));
 }
 
 /** The Retry-After header of a Status that asks the client to come back (client-go waits that long, then retries). */

@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parse } from "yaml";
-import { runCli } from "../testing/cli-run.js";
+import { loggedInHome, runCli } from "../testing/cli-run.js";
 import { waitForStatus } from "../testing/cluster-status.js";
 import { accessKey, postObject } from "../testing/gateway-fixture.js";
 import { KubectlError, runKubectl } from "../testing/kube/kubectl.js";
@@ -262,18 +261,8 @@ describe("importing and moving spaces on a real cluster", () => {
   it("the CLI imports a namespace, points kubectl at the space (its namespace the default), and moves it", async () => {
     await kube.kubectl("create", "namespace", "cli-ns");
     await kube.kubectl("create", "configmap", "cli-config", "-n", "cli-ns", "--from-literal=a=b");
-    const home = mkdtempSync(join(tmpdir(), "platform-spaces-"));
-    writeFileSync(join(home, "ca.crt"), server.caPem ?? "");
+    const home = await loggedInHome(server, aliceKey, { prefix: "platform-spaces-", reuseKey: false });
     const cli = (...args: string[]) => runCli(home, args);
-    const login = await cli(
-      "login",
-      server.url,
-      "--access-key",
-      aliceKey,
-      "--certificate-authority",
-      join(home, "ca.crt"),
-    );
-    assert.equal(login.code, 0, login.stderr);
     const kubeconfig = join(home, "kubeconfig");
     const written = () => (existsSync(kubeconfig) ? readFileSync(kubeconfig, "utf8") : "");
 

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { SpaceInstanceStatus } from "../kinds/space-instance/space-instance.js";
 import { waitForStatus as waitForCluster } from "../testing/cluster-status.js";
-import { rewriteStoredObject } from "../testing/damage-stored-values.js";
 import { postObject } from "../testing/gateway-fixture.js";
 import { KubeControlPlane } from "../testing/kube-control-plane.js";
 import {
@@ -11,6 +10,7 @@ import {
   REAL_CLUSTER_RESYNC_MS,
 } from "../testing/platform-on-control-plane.js";
 import { storeSecondHolder } from "../testing/second-holder.js";
+import { moveStoredBeforeNamespaceUID } from "../testing/stored-before-namespace-uid.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { waitFor } from "../testing/wait-for.js";
 
@@ -163,31 +163,12 @@ describe("spaces moved to another project, on a real cluster", () => {
     assert.equal((await waitForSpace("web", "handmade", judged)).reason, "NamespaceNotOwned");
     const running = await quotas("legacy");
 
-    // As an older version stored it: no namespaceUID. The cluster is stopped before the platform
-    // starts again, so no pass records the UID before the move.
-    const dataDir = server.dataDir;
-    await server.stop({ keepData: true });
-    rewriteStoredObject(dataDir, "spaceinstances/p-web/legacy", (stored) => {
-      const { namespaceUID: _never, ...status } = stored.status as Record<string, unknown>;
-      return { ...stored, status };
+    // As an older version stored it (no namespaceUID), the cluster down while the platform restarts.
+    const instances = { statusOf, waitForStatus: waitForSpace, move };
+    const moves = { plural: "spaceinstances", names: ["legacy", "handmade"], from: "web", to: "shop" } as const;
+    await moveStoredBeforeNamespaceUID(server, kube, moves, instances, (restarted) => {
+      server = restarted;
     });
-    await kube.stopApiServer();
-    try {
-      server = await startTestServer({
-        dataDir,
-        clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS,
-        allowLocalEndpoints: true,
-      });
-      // Both looked at since the restart: the reason of the next look shows it was after the move.
-      for (const name of ["legacy", "handmade"])
-        await waitForSpace("web", name, (s) => s.reason === "ClusterUnreachable");
-      assert.equal((await statusOf("web", "legacy")).namespaceUID, undefined);
-      await move("legacy", "web", "shop");
-      await move("handmade", "web", "shop");
-      assert.equal((await statusOf("shop", "legacy")).movedFromProject, "web");
-    } finally {
-      await kube.startApiServer();
-    }
     const lookedAt = (s: SpaceInstanceStatus) => s.reason !== "ClusterUnreachable" && judged(s);
     const moved = await waitForSpace("shop", "legacy", lookedAt);
     assert.equal(moved.phase, "Ready", JSON.stringify(moved));

@@ -1,4 +1,7 @@
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 /** bin/platform.js of this checkout (dist/testing/ → repo root). */
@@ -44,4 +47,24 @@ export function runCli(
     child.on("close", (code) => done({ code, stdout, stderr }));
     child.stdin.end(input);
   });
+}
+
+/**
+ * A new home (its directory's name starting with `prefix`) whose CLI is logged in to `server` with
+ * `key`, trusting the server's CA (written to ca.crt in the home). With `reuseKey` the CLI keeps
+ * `key` itself rather than making a key of its own (`--reuse-key`). Fails the test when the login
+ * does.
+ */
+export async function loggedInHome(
+  server: { url: string; caPem?: string },
+  key: string,
+  options: { prefix: string; reuseKey: boolean },
+): Promise<string> {
+  const home = mkdtempSync(join(tmpdir(), options.prefix));
+  const caFile = join(home, "ca.crt");
+  writeFileSync(caFile, server.caPem ?? "");
+  const args = ["login", server.url, "--access-key", key, "--certificate-authority", caFile];
+  const login = await runCli(home, options.reuseKey ? [...args, "--reuse-key"] : args);
+  assert.equal(login.code, 0, login.stderr);
+  return home;
 }

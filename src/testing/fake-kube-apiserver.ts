@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { stringify } from "yaml";
+import { failureStatus, type StatusDetails, type StatusReason } from "../api/errors.js";
 import { parseLabelSelector } from "../api/selectors/label-selector.js";
 import {
   type CertificateAndKey,
@@ -186,17 +187,8 @@ export class FakeKubeApiServer {
       res.writeHead(code, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     };
-    const fail = (code: number, reason: string, message: string, details?: Record<string, unknown>) =>
-      send(code, {
-        kind: "Status",
-        apiVersion: "v1",
-        metadata: {},
-        status: "Failure",
-        message,
-        reason,
-        ...(details ? { details } : {}),
-        code,
-      });
+    const fail = (code: number, reason: StatusReason, message: string, details?: StatusDetails) =>
+      send(code, failureStatus(code, reason, message, details));
 
     if (req.headers.authorization !== `Bearer ${this.token}`) return fail(401, "Unauthorized", "Unauthorized");
     if (req.method !== "GET") return fail(405, "MethodNotAllowed", "the server does not allow this method");

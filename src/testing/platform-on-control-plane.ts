@@ -69,10 +69,9 @@ export async function applyDocumentedPlatformRights(kube: KubeControlPlane, depl
 
 /**
  * How often the platform's controllers resync (`clusterCheckIntervalMs`) in tests against a real
- * control plane. Each pass applies every object of every space and instance again and checks each
- * cluster, which costs the real API server CPU; at a few hundred milliseconds the suite's real-cluster
- * tests spent most of their CPU on passes that changed nothing. A test of drift repair waits one
- * interval for it.
+ * control plane. Each pass lists the objects of every space and instance (writing only what
+ * differs) and checks each cluster, which costs the real API server CPU. A test of drift repair
+ * waits one interval for it.
  */
 export const REAL_CLUSTER_RESYNC_MS = 2_000;
 
@@ -96,9 +95,11 @@ export async function startPlatformOnControlPlane(options: {
   clusterSpec?: Record<string, unknown>;
   server?: Partial<ServerConfig>;
   kubelet: boolean;
+  /** Keep kube-apiserver's audit log (KubeControlPlane's `audit`). */
+  audit?: boolean;
 }): Promise<PlatformOnControlPlane> {
   const [kube, server] = await Promise.all([
-    KubeControlPlane.start(),
+    KubeControlPlane.start({ audit: options.audit === true }),
     startTestServer({ allowLocalEndpoints: true, clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS, ...options.server }),
   ]);
   try {

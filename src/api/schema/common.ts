@@ -10,6 +10,18 @@ export const OwnerSchema = Type.Object(
   { description: "The owner of the object: a user or a team, not both." },
 );
 
+/**
+ * The fields that open the spec of a kind whose objects have an owner: the name the UI shows,
+ * free text about the object (`describes`, the field's own description) and the owner.
+ */
+export function ownedObjectFields(describes: string, displayName = "Name shown in the UI.") {
+  return {
+    displayName: Type.Optional(Type.String({ description: displayName })),
+    description: Type.Optional(Type.String({ description: describes })),
+    owner: Type.Optional(OwnerSchema),
+  };
+}
+
 const ClusterRoleRefSchema = Type.Object(
   {
     name: Type.String({

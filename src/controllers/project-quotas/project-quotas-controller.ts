@@ -1,5 +1,4 @@
 import { isDeepStrictEqual } from "node:util";
-import { ApiError } from "../../api/errors.js";
 import { type KubeObject, statusOf } from "../../api/object.js";
 import { projectNamespace, projectOfNamespace } from "../../kinds/project/project.js";
 import {
@@ -10,9 +9,9 @@ import {
   quotasOf,
 } from "../../kinds/project/project-quotas.js";
 import type { Registry } from "../../registry/registry.js";
-import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { type ControllerLog, failureLogging, silentLog } from "../controller-log.js";
+import { updateUnlessGone } from "../kept-object-writes.js";
 import { WorkQueue } from "../work-queue.js";
 
 /**
@@ -107,27 +106,20 @@ export class ProjectQuotasController {
     if (!project) return this.removeGuardOfDeleted(name);
     const want = this.wanted(project);
     if (isDeepStrictEqual(statusOf<{ quotas?: ProjectQuotasStatus }>(project).quotas, want)) return;
-    try {
-      await this.registry.store("projects").guaranteedUpdate(
-        systemContext(),
-        undefined,
-        name,
-        (obj) => {
-          const current = this.wanted(obj);
-          const status = { ...statusOf<{ quotas?: ProjectQuotasStatus }>(obj) };
-          if (isDeepStrictEqual(status.quotas, current)) return undefined;
-          if (current) status.quotas = current;
-          else delete status.quotas;
-          obj.status = status;
-          return obj;
-        },
-        "status",
-        "platform-project-quotas",
-      );
-    } catch (err) {
-      // Deleted meanwhile: nothing left to keep current.
-      if (err instanceof ApiError && err.code === 404) return;
-      throw err;
-    }
+    // Deleted meanwhile: nothing left to keep current.
+    await updateUnlessGone(
+      this.registry.store("projects"),
+      project,
+      { subresource: "status", fieldManager: "platform-project-quotas" },
+      (obj) => {
+        const current = this.wanted(obj);
+        const status = { ...statusOf<{ quotas?: ProjectQuotasStatus }>(obj) };
+        if (isDeepStrictEqual(status.quotas, current)) return undefined;
+        if (current) status.quotas = current;
+        else delete status.quotas;
+        obj.status = status;
+        return obj;
+      },
+    );
   }
 }

@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { createCluster, putSecret } from "../../testing/cluster-status.js";
 import { documentedYamlBlocks, manifests } from "../../testing/documented-rights.js";
 import { accessKey, postObject } from "../../testing/gateway-fixture.js";
-import { KubeControlPlane, type PolicyRule } from "../../testing/kube-control-plane.js";
+import { type KubeAuditEvent, KubeControlPlane, type PolicyRule } from "../../testing/kube-control-plane.js";
 import { REAL_CLUSTER_RESYNC_MS, eventually as retryUntil } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
 
@@ -28,6 +28,9 @@ function documentedRights(doc: string, heading: string): PolicyRule[] {
 
 /** This file's waits: at most 300 tries of `retryUntil`. */
 const eventually = <T>(what: string, attempt: () => Promise<T>) => retryUntil(what, attempt, 300);
+
+/** Who the platform is on the cluster: ServiceAccount platform/platform. */
+const PLATFORM_USER = "system:serviceaccount:platform:platform";
 
 /** The health check's right (docs/gateway.md), so the cluster shows online. */
 const CHECK_RIGHTS: PolicyRule[] = [{ apiGroups: [""], resources: ["services"], verbs: ["list"] }];
@@ -79,7 +82,7 @@ describe("project secrets filled into spaces on a real cluster", () => {
   }
 
   before(async () => {
-    kube = await KubeControlPlane.start();
+    kube = await KubeControlPlane.start({ audit: true });
     server = await startTestServer({ clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS, allowLocalEndpoints: true });
     await kube.kubectl("create", "namespace", "platform");
     const platform = await kube.serviceAccount("platform", "platform");
@@ -160,6 +163,34 @@ describe("project secrets filled into spaces on a real cluster", () => {
       assert.equal((await secretData("web-dev", "app-db")).password, "pw-2");
       assert.equal((await secretData("web-dev", "later")).password, "pw-2");
     });
+  });
+
+  it("passes that find the Secrets filled write nothing to the space's namespace", async () => {
+    await eventually("both filled", async () => {
+      assert.equal((await secretData("web-dev", "app-db")).password, "pw-2");
+      assert.equal((await secretData("web-dev", "later")).password, "pw-2");
+    });
+    // Each pass of the fill lists the namespace's labelled Secrets: passes are counted, not timed.
+    const byPlatform = (events: KubeAuditEvent[]) =>
+      events.filter((e) => e.user.username === PLATFORM_USER && e.objectRef?.namespace === "web-dev");
+    const fills = (events: KubeAuditEvent[]) =>
+      byPlatform(events).filter((e) => e.verb === "list" && e.objectRef?.resource === "secrets").length;
+    const since = async (from: number) => (await kube.auditEvents()).slice(from);
+    // One pass begun after both were filled, then three more.
+    let from = (await kube.auditEvents()).length;
+    await eventually("a pass", async () => assert.ok(fills(await since(from)) >= 1));
+    from = (await kube.auditEvents()).length;
+    const quiet = await eventually("three passes", async () => {
+      const events = await since(from);
+      assert.ok(fills(events) >= 3);
+      return events;
+    });
+    assert.deepEqual(
+      byPlatform(quiet)
+        .filter((e) => e.verb !== "list" && e.verb !== "get")
+        .map((e) => `${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name}`),
+      [],
+    );
   });
 
   it("gives nothing to a space whose owner may not read the project secret", async () => {

@@ -1,4 +1,5 @@
 import type { KubernetesObject, KubernetesObjectApi } from "@kubernetes/client-node";
+import { applyNeeded } from "../../clusters/apply-needed.js";
 import { classifyError, withDeadline } from "../../clusters/cluster-connection.js";
 import { PROJECT_SECRET_LABEL } from "../../kinds/project-secret/project-secret.js";
 
@@ -23,7 +24,9 @@ export interface FillOutcome {
  * gives for the project secret the label names, by server-side apply under FILL_FIELD_MANAGER
  * (forced: the platform owns those keys). A Secret whose project secret gives no data (gone, or
  * not for this space) gets an apply without data, which removes the keys the platform put there
- * and leaves everyone else's. Secrets without the label are never listed, so never touched.
+ * and leaves everyone else's. A Secret that already holds what it should, with those keys the
+ * platform's (apply-needed.ts), is not written. Secrets without the label are never listed, so
+ * never touched.
  * Throws when the list fails (the cluster is unreachable or refuses): nothing was done. `where`
  * is how messages name the cluster (its name: they reach the project secrets' readers).
  */
@@ -50,7 +53,9 @@ export async function fillSpaceSecrets(
       ...(data ? { data } : {}),
     };
     try {
-      await call(api.patch(manifest, undefined, undefined, FILL_FIELD_MANAGER, true, "application/apply-patch+yaml"));
+      if (applyNeeded(manifest, secret, FILL_FIELD_MANAGER)) {
+        await call(api.patch(manifest, undefined, undefined, FILL_FIELD_MANAGER, true, "application/apply-patch+yaml"));
+      }
       const done = data ? outcome.filled : outcome.emptied;
       done.set(projectSecret, [...(done.get(projectSecret) ?? []), name]);
     } catch (err) {

@@ -71,6 +71,7 @@ export async function syncSpace(
     fieldManager: FIELD_MANAGER,
     desired: desired.objects,
     owned: ownedKinds(desired, previous).map((k) => ({ ...k, namespace: desired.namespace, labelSelector: selector })),
+    live: existing ? [existing] : [],
     timeoutMs,
   });
   const objects = result.outcomes.map(statusEntry);
@@ -119,6 +120,7 @@ export async function releaseImportedNamespace(
     fieldManager: FIELD_MANAGER,
     desired: [{ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }],
     owned: ownedKinds(desired, previous).map((k) => ({ ...k, namespace, labelSelector: selector })),
+    live: [existing],
     timeoutMs,
   });
   if (result.unreachable) return { gone: false, error: result.unreachable };

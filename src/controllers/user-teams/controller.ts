@@ -1,12 +1,11 @@
 import { isDeepStrictEqual } from "node:util";
-import { ApiError } from "../../api/errors.js";
 import { specOf, statusOf } from "../../api/object.js";
 import { type IdentityIndex, stringList, type TeamMembersChange } from "../../auth/identity-index.js";
 import type { TeamSpec } from "../../kinds/team/team.js";
 import type { UserSpec, UserStatus } from "../../kinds/user/user.js";
 import type { Registry } from "../../registry/registry.js";
-import { systemContext } from "../../registry/request-context.js";
 import { type ControllerLog, failureLogging, silentLog } from "../controller-log.js";
+import { updateUnlessGone } from "../kept-object-writes.js";
 import { WorkQueue } from "../work-queue.js";
 
 /**
@@ -76,25 +75,18 @@ export class UserTeamsController {
     if (!user) return;
     const want = this.teamsOf(name, specOf<UserSpec>(user).groups);
     if (isDeepStrictEqual(statusOf<UserStatus>(user).teams ?? [], want)) return;
-    try {
-      await this.registry.store("users").guaranteedUpdate(
-        systemContext(),
-        undefined,
-        name,
-        (obj) => {
-          const current = this.teamsOf(name, specOf<UserSpec>(obj).groups);
-          if (isDeepStrictEqual(statusOf<UserStatus>(obj).teams ?? [], current)) return undefined;
-          obj.status = { ...statusOf<UserStatus>(obj), teams: current } satisfies UserStatus;
-          return obj;
-        },
-        "status",
-        "platform-user-teams",
-      );
-    } catch (err) {
-      // Deleted meanwhile: nothing left to keep current.
-      if (err instanceof ApiError && err.code === 404) return;
-      throw err;
-    }
+    // Deleted meanwhile: nothing left to keep current.
+    await updateUnlessGone(
+      this.registry.store("users"),
+      user,
+      { subresource: "status", fieldManager: "platform-user-teams" },
+      (obj) => {
+        const current = this.teamsOf(name, specOf<UserSpec>(obj).groups);
+        if (isDeepStrictEqual(statusOf<UserStatus>(obj).teams ?? [], current)) return undefined;
+        obj.status = { ...statusOf<UserStatus>(obj), teams: current } satisfies UserStatus;
+        return obj;
+      },
+    );
   }
 
   private teamsOf(name: string, groups: UserSpec["groups"]): string[] {

@@ -5,6 +5,7 @@ import {
   applyClusterObjects,
   isUnreachable,
   type ObjectRef,
+  type OwnedKind,
   pruneClusterObjects,
   refOf,
 } from "../../clusters/cluster-objects.js";
@@ -59,11 +60,15 @@ export async function deployInstance(
       waiting: true,
     };
   }
-  // Applied without pruning first: a refused object must not cost the objects that ran before.
+  const objects = desired.objects.filter((o) => o.kind !== "Namespace").map(refOf);
+  const selected = { namespace: desired.namespace, labelSelector: instanceObjectsSelector(instance) };
+  // Pruned only once every object applied: a refused object must not cost the objects that ran before.
   const applied = await applyClusterObjects(api, server, {
     fieldManager: FIELD_MANAGER,
     desired: desired.objects,
-    owned: [],
+    owned: instanceKinds(selected, [...previous, ...objects]),
+    live: existing ? [existing] : [],
+    keepAllIfApplyFails: true,
     timeoutMs,
   });
   if (applied.unreachable) return failure(applied.unreachable);
@@ -71,20 +76,10 @@ export async function deployInstance(
   if (failed) {
     return {
       ok: false,
-      reason: failed.reason ?? "ApplyFailed",
+      reason: failed.reason ?? (failed.action === "apply" ? "ApplyFailed" : "RemoveFailed"),
       message: `${failed.kind} ${failed.name}: ${failed.message}`,
     };
   }
-  const objects = desired.objects.filter((o) => o.kind !== "Namespace").map(refOf);
-  const pruned = await removeInstanceObjects(
-    api,
-    server,
-    { namespace: desired.namespace, labelSelector: instanceObjectsSelector(instance) },
-    [...previous, ...objects],
-    objects,
-    timeoutMs,
-  );
-  if (pruned) return pruned;
   const namespaceUID = existing?.metadata?.uid ?? (await uidOfNamespace(api, call, server, desired.namespace));
   return { ok: true, objects, namespaceUID };
 }
@@ -113,15 +108,10 @@ async function removeInstanceObjects(
   keep: readonly ObjectRef[],
   timeoutMs: number,
 ): Promise<Extract<DeployResult, { ok: false }> | undefined> {
-  const owned = new Map<string, { apiVersion: string; kind: string; namespace: string; labelSelector: string }>();
-  for (const k of kinds) {
-    if (k.kind === "Namespace") continue;
-    owned.set(`${k.apiVersion}/${k.kind}`, { apiVersion: k.apiVersion, kind: k.kind, namespace, labelSelector });
-  }
   const result = await pruneClusterObjects(api, server, {
     fieldManager: FIELD_MANAGER,
     desired: keep.map((k) => ({ apiVersion: k.apiVersion, kind: k.kind, metadata: { name: k.name, namespace } })),
-    owned: [...owned.values()],
+    owned: instanceKinds({ namespace, labelSelector }, kinds),
     timeoutMs,
   });
   if (result.unreachable) return failure(result.unreachable);
@@ -133,6 +123,19 @@ async function removeInstanceObjects(
       message: `${failed.kind} ${failed.name}: ${failed.message}`,
     };
   return undefined;
+}
+
+/** The instance's labelled objects of each kind in `kinds` (but its Namespace, removed only with the instance). */
+function instanceKinds(
+  { namespace, labelSelector }: { namespace: string; labelSelector: string },
+  kinds: readonly ObjectRef[],
+): OwnedKind[] {
+  const owned = new Map<string, OwnedKind>();
+  for (const k of kinds) {
+    if (k.kind === "Namespace") continue;
+    owned.set(`${k.apiVersion}/${k.kind}`, { apiVersion: k.apiVersion, kind: k.kind, namespace, labelSelector });
+  }
+  return [...owned.values()];
 }
 
 /**

@@ -7,9 +7,9 @@ import { VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION } from "../../api/endpoint-annotati
 import { createCertificateAuthority } from "../../crypto/certificates.js";
 import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
 import { runCli } from "../../testing/cli-run.js";
-import { createCluster, putSecret } from "../../testing/cluster-status.js";
 import { FakeClusterApiServer } from "../../testing/fake-cluster-apiserver.js";
 import { accessKey, postObject } from "../../testing/gateway-fixture.js";
+import { importDevVirtualCluster } from "../../testing/imported-virtual-cluster.js";
 import { KubeControlPlane } from "../../testing/kube-control-plane.js";
 import { applyDocumentedPlatformRights, REAL_CLUSTER_RESYNC_MS } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
@@ -80,46 +80,7 @@ describe("sleep mode: idle virtual clusters scaled to zero, woken by a request o
     const ca = await createCertificateAuthority("dev-vcluster-ca", 1);
     vcluster = await FakeClusterApiServer.start({ ca, clientCa: ca });
     vcluster.add("pods", "default", "inside-vc");
-    const labels = { app: "vcluster", release: "dev" };
-    const items = [
-      {
-        apiVersion: "v1",
-        kind: "Service",
-        metadata: { name: "dev", namespace: "team-a", labels: { app: "vcluster" } },
-        spec: { ports: [{ port: 443 }], selector: labels },
-      },
-      {
-        apiVersion: "v1",
-        kind: "Secret",
-        metadata: { name: "dev-certs", namespace: "team-a" },
-        stringData: { "ca.crt": ca.certPem, "ca.key": ca.keyPem },
-      },
-      {
-        apiVersion: "apps/v1",
-        kind: "StatefulSet",
-        metadata: { name: "dev", namespace: "team-a" },
-        spec: {
-          replicas: 1,
-          serviceName: "dev",
-          selector: { matchLabels: labels },
-          template: {
-            metadata: { labels },
-            spec: { containers: [{ name: "syncer", image: "registry.k8s.io/pause:3.10" }] },
-          },
-        },
-      },
-    ];
-    await kube.apply(JSON.stringify({ apiVersion: "v1", kind: "List", items }));
-
-    await postObject(server, "projects", { metadata: { name: "web" }, spec: {} });
-    await putSecret(server, "prod", platform.kubeconfig());
-    await createCluster(server, "prod", { config: { secretName: "prod" } });
-    await postObject(server, "projects/web/importvirtualcluster", {
-      apiVersion: "management.platform/v1",
-      kind: "ProjectImportVirtualCluster",
-      metadata: { name: "web" },
-      sourceVirtualCluster: { name: "dev", namespace: "team-a", cluster: "prod" },
-    });
+    await importDevVirtualCluster(server, kube, platform, ca);
     const patched = await server.request("PATCH", `${INSTANCE}/dev`, {
       body: {
         metadata: { annotations: { [VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION]: vcluster.url } },

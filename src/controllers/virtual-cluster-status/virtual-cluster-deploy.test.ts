@@ -2,9 +2,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
+import { waitForStatus as waitForCluster } from "../../testing/cluster-status.js";
 import { postObject } from "../../testing/gateway-fixture.js";
-import type { KubeControlPlane } from "../../testing/kube-control-plane.js";
-import { startPlatformOnControlPlane } from "../../testing/platform-on-control-plane.js";
+import type { KubeAuditEvent, KubeControlPlane, KubeUser } from "../../testing/kube-control-plane.js";
+import { documentedPlatformRole, startPlatformOnControlPlane } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, type TestServer } from "../../testing/test-server.js";
 import { STAND_IN_WORKLOAD } from "../../testing/virtual-cluster-workload.js";
 import { waitFor } from "../../testing/wait-for.js";
@@ -65,9 +66,14 @@ const TINY = {
   },
 };
 
+/** Who the platform is on the cluster: ServiceAccount platform/platform. */
+const PLATFORM_USER = "system:serviceaccount:platform:platform";
+const WRITES = new Set(["create", "update", "patch", "delete", "deletecollection"]);
+
 describe("virtual clusters deployed from templates, on a real cluster", () => {
   let kube: KubeControlPlane;
   let server: TestServer;
+  let platform: KubeUser;
   const statusOf = async (name: string): Promise<VirtualClusterInstanceStatus> =>
     (await server.request("GET", `${INSTANCES}/${name}`)).json?.status ?? {};
   const waitForStatus = (name: string, check: (s: VirtualClusterInstanceStatus) => boolean) =>
@@ -81,9 +87,10 @@ describe("virtual clusters deployed from templates, on a real cluster", () => {
 
   before(async () => {
     // No kubelet stand-in yet: the first test sees a deploy whose workload cannot be ready.
-    ({ kube, server } = await startPlatformOnControlPlane({
+    ({ kube, server, platform } = await startPlatformOnControlPlane({
       cluster: "prod",
       kubelet: false,
+      audit: true,
     }));
     for (const project of ["web", "shop"])
       await postObject(server, "projects", { metadata: { name: project }, spec: {} });
@@ -363,6 +370,160 @@ describe("virtual clusters deployed from templates, on a real cluster", () => {
     assert.equal(
       (await kube.kubectl("get", "namespace", "p-web-v-late", "--ignore-not-found", "-o", "name")).trim(),
       "",
+    );
+  });
+
+  it("with spaces, instances and cluster access in place, resyncs write nothing; drift and a removed field are still applied", async () => {
+    // Spaces and cluster access too: the platform holds the roles their docs show.
+    await kube.grant(platform, { rules: documentedPlatformRole("docs/spaces.md") });
+    await kube.grant(platform, { rules: documentedPlatformRole("docs/cluster-access.md") });
+    await postObject(server, "projects", { metadata: { name: "calm" }, spec: { allowedClusters: [{ name: "prod" }] } });
+    const space = {
+      labels: { tier: "bronze" },
+      annotations: { note: "kept", extra: "dropped later" },
+      objects: [
+        {
+          apiVersion: "v1",
+          kind: "ResourceQuota",
+          metadata: { name: "quota" },
+          spec: { hard: { pods: "10", "requests.cpu": "2" } },
+        },
+      ],
+    };
+    await postObject(server, "namespaces/p-calm/spaceinstances", {
+      metadata: { name: "quiet" },
+      spec: { clusterRef: { cluster: "prod" }, template: space },
+    });
+    await postObject(server, "users", { metadata: { name: "reader" }, spec: {} });
+    await postObject(server, "clusterroletemplates", {
+      metadata: { name: "lister" },
+      spec: { clusters: ["prod"], rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["list"] }] },
+    });
+    await postObject(server, "clusteraccesses", {
+      metadata: { name: "readers" },
+      spec: { clusters: ["prod"], users: ["reader"], clusterRoleTemplates: ["lister"] },
+    });
+    for (const [name, template] of [
+      ["calm", { name: "default" }],
+      ["tidy", { name: "tiny", version: "2.0.0" }],
+    ] as const) {
+      await postObject(server, "namespaces/p-calm/virtualclusterinstances", {
+        metadata: { name },
+        spec: { clusterRef: { cluster: "prod" }, templateRef: template },
+      });
+    }
+    const spaceStatus = () => server.request("GET", `${GROUP_PATH}/namespaces/p-calm/spaceinstances/quiet`);
+    await waitFor("space quiet Ready", spaceStatus, (r) => r.json?.status?.phase === "Ready");
+    await waitForCluster(server, "prod", (s) => {
+      const grants = (s.grants ?? []) as Array<{ applied: boolean }>;
+      return grants.length === 2 && grants.every((g) => g.applied);
+    });
+    for (const name of ["calm", "tidy"]) {
+      await waitFor(
+        `instance ${name} Ready`,
+        async () =>
+          (await server.request("GET", `${GROUP_PATH}/namespaces/p-calm/virtualclusterinstances/${name}`)).json,
+        (i) => i?.status?.phase === "Ready",
+      );
+    }
+
+    // A pass of each controller lists what it keeps: the space's quotas, the access's
+    // ClusterRoles, each instance's workloads.
+    const passes = (events: KubeAuditEvent[], resource: string, namespace?: string) =>
+      events.filter(
+        (e) =>
+          e.verb === "list" &&
+          e.user.username === PLATFORM_USER &&
+          e.objectRef?.resource === resource &&
+          e.objectRef.namespace === namespace,
+      ).length;
+    const eachPassed = (events: KubeAuditEvent[], times: number) =>
+      passes(events, "resourcequotas", "quiet") >= times &&
+      passes(events, "clusterroles") >= times &&
+      passes(events, "statefulsets", "p-calm-v-calm") >= times &&
+      passes(events, "deployments", "p-calm-v-tidy") >= times;
+    const since = async (from: number) => (await kube.auditEvents()).slice(from);
+    // Passes that began once all was in place, then several more: none of them writes.
+    let from = (await kube.auditEvents()).length;
+    await waitFor(
+      "a pass of each controller",
+      () => since(from),
+      (events) => eachPassed(events, 1),
+    );
+    from = (await kube.auditEvents()).length;
+    const quiet = await waitFor(
+      "three passes of each controller",
+      () => since(from),
+      (e) => eachPassed(e, 3),
+    );
+    // Instance up stays Failed on a Service the cluster refuses: tried again at each pass.
+    const writes = quiet.filter(
+      (e) => e.user.username === PLATFORM_USER && WRITES.has(e.verb) && e.objectRef?.namespace !== "p-web-v-up",
+    );
+    assert.deepEqual(
+      writes.map(
+        (e) => `${e.verb} ${e.objectRef?.resource} ${e.objectRef?.namespace ?? ""}/${e.objectRef?.name ?? ""}`,
+      ),
+      [],
+    );
+
+    // Drift: fields edited by hand and an object deleted, in a space, an instance and the access.
+    await kube.kubectl(
+      "patch",
+      "resourcequota",
+      "quota",
+      "-n",
+      "quiet",
+      "--type=merge",
+      "-p",
+      '{"spec":{"hard":{"pods":"99"}}}',
+    );
+    await kube.kubectl("label", "namespace", "quiet", "tier-");
+    await kube.kubectl(
+      "patch",
+      "role",
+      "vc-calm",
+      "-n",
+      "p-calm-v-calm",
+      "--type=json",
+      "-p",
+      '[{"op":"add","path":"/rules/-","value":{"apiGroups":[""],"resources":["nodes"],"verbs":["get"]}}]',
+    );
+    await kube.kubectl("delete", "service", "tidy", "-n", "p-calm-v-tidy");
+    await kube.kubectl("delete", "clusterrolebinding", "platform:readers:lister");
+    const json = async (...args: string[]) => JSON.parse(await kube.kubectl("get", ...args, "-o", "json"));
+    await waitFor(
+      "the edited fields and the deleted objects back",
+      async () => ({
+        pods: (await json("resourcequota", "quota", "-n", "quiet")).spec.hard.pods,
+        tier: (await json("namespace", "quiet")).metadata.labels.tier,
+        rules: (await json("role", "vc-calm", "-n", "p-calm-v-calm")).rules.length,
+        service: (await namesOn("service", "p-calm-v-tidy")).includes("tidy"),
+        binding: (await json("clusterrolebindings", "-l", "management.platform/cluster-access=readers")).items.length,
+      }),
+      (v) => v.pods === "10" && v.tier === "bronze" && v.rules === 4 && v.service && v.binding === 1,
+    );
+
+    // A desired change that drops fields: the cluster loses them.
+    const patched = await server.request("PATCH", `${GROUP_PATH}/namespaces/p-calm/spaceinstances/quiet`, {
+      contentType: "application/json-patch+json",
+      body: [
+        { op: "remove", path: "/spec/template/annotations/extra" },
+        { op: "remove", path: "/spec/template/objects/0/spec/hard/requests.cpu" },
+      ],
+    });
+    assert.equal(patched.status, 200, patched.text);
+    await waitFor(
+      "the dropped annotation and quota key gone",
+      async () => ({
+        annotations: (await json("namespace", "quiet")).metadata.annotations ?? {},
+        hard: (await json("resourcequota", "quota", "-n", "quiet")).spec.hard,
+      }),
+      (v) =>
+        v.annotations.extra === undefined &&
+        v.annotations.note === "kept" &&
+        v.hard["requests.cpu"] === undefined &&
+        v.hard.pods === "10",
     );
   });
 });

@@ -2,12 +2,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
-import { rewriteStoredObject } from "../../testing/damage-stored-values.js";
 import { postObject } from "../../testing/gateway-fixture.js";
 import type { KubeControlPlane } from "../../testing/kube-control-plane.js";
-import { REAL_CLUSTER_RESYNC_MS, startPlatformOnControlPlane } from "../../testing/platform-on-control-plane.js";
+import { startPlatformOnControlPlane } from "../../testing/platform-on-control-plane.js";
 import { storeSecondHolder } from "../../testing/second-holder.js";
-import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
+import { moveStoredBeforeNamespaceUID } from "../../testing/stored-before-namespace-uid.js";
+import { GROUP_PATH, type TestServer } from "../../testing/test-server.js";
 import { STAND_IN_WORKLOAD } from "../../testing/virtual-cluster-workload.js";
 import { waitFor } from "../../testing/wait-for.js";
 
@@ -225,31 +225,17 @@ describe("virtual cluster instances moved to another project, on a real cluster"
     const ns = "p-web-v-legacy";
     const running = await contents(ns);
 
-    // As an older version stored it: no namespaceUID. The cluster is stopped before the platform
-    // starts again, so no deploy records the UID before the move.
-    const dataDir = server.dataDir;
-    await server.stop({ keepData: true });
-    rewriteStoredObject(dataDir, "virtualclusterinstances/p-web/legacy", (stored) => {
-      const { namespaceUID: _never, ...status } = stored.status as Record<string, unknown>;
-      return { ...stored, status };
+    // As an older version stored it (no namespaceUID), the cluster down while the platform restarts.
+    const instances = { statusOf, waitForStatus: waitForStatus, move };
+    const moves = {
+      plural: "virtualclusterinstances",
+      names: ["legacy", "handmade"],
+      from: "web",
+      to: "shop",
+    } as const;
+    await moveStoredBeforeNamespaceUID(server, kube, moves, instances, (restarted) => {
+      server = restarted;
     });
-    await kube.stopApiServer();
-    try {
-      server = await startTestServer({
-        dataDir,
-        clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS,
-        allowLocalEndpoints: true,
-      });
-      // Both looked at since the restart: the reason of the next look shows it was after the move.
-      for (const name of ["legacy", "handmade"])
-        await waitForStatus("web", name, (s) => s.reason === "ClusterUnreachable");
-      assert.equal((await statusOf("web", "legacy")).namespaceUID, undefined);
-      await move("legacy", "web", "shop");
-      await move("handmade", "web", "shop");
-      assert.equal((await statusOf("shop", "legacy")).movedFromProject, "web");
-    } finally {
-      await kube.startApiServer();
-    }
     const lookedAt = (s: VirtualClusterInstanceStatus) => s.reason !== "ClusterUnreachable" && judged(s);
     const moved = await waitForStatus("shop", "legacy", lookedAt);
     assert.notEqual(moved.reason, "NamespaceNotOwned", JSON.stringify(moved));

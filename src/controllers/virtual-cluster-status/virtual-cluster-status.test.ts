@@ -5,8 +5,12 @@ import type {
   InstanceCondition,
   VirtualClusterInstanceStatus,
 } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
-import { createCluster, putSecret } from "../../testing/cluster-status.js";
 import { postObject } from "../../testing/gateway-fixture.js";
+import {
+  importDevVirtualCluster,
+  virtualClusterService,
+  virtualClusterWorkload,
+} from "../../testing/imported-virtual-cluster.js";
 import { KubeControlPlane } from "../../testing/kube-control-plane.js";
 import { applyDocumentedPlatformRights, REAL_CLUSTER_RESYNC_MS } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
@@ -37,34 +41,6 @@ async function waitForInstance(
 const condition = (s: VirtualClusterInstanceStatus, type: string): InstanceCondition | undefined =>
   s.conditions?.find((c) => c.type === type);
 
-/** A virtual cluster's Service as docs/clusters.md describes it. */
-function service(name: string) {
-  return {
-    apiVersion: "v1",
-    kind: "Service",
-    metadata: { name, namespace: "team-a", labels: { app: "vcluster" } },
-    spec: { ports: [{ port: 443 }], selector: { app: "vcluster", release: name } },
-  };
-}
-
-function workload(kind: "StatefulSet" | "Deployment", name: string, replicas: number) {
-  const labels = { app: "vcluster", release: name };
-  return {
-    apiVersion: "apps/v1",
-    kind,
-    metadata: { name, namespace: "team-a" },
-    spec: {
-      replicas,
-      ...(kind === "StatefulSet" ? { serviceName: name } : {}),
-      selector: { matchLabels: labels },
-      template: {
-        metadata: { labels },
-        spec: { containers: [{ name: "syncer", image: "registry.k8s.io/pause:3.10" }] },
-      },
-    },
-  };
-}
-
 describe("virtual cluster instance status, read from a real cluster", () => {
   let kube: KubeControlPlane;
   let server: TestServer;
@@ -79,29 +55,10 @@ describe("virtual cluster instance status, read from a real cluster", () => {
 
     // `dev`: a StatefulSet, imported. `api`: a Deployment, its instance created directly.
     const ca = await createCertificateAuthority("dev-vcluster-ca", 1);
-    const items = [
-      service("dev"),
-      {
-        apiVersion: "v1",
-        kind: "Secret",
-        metadata: { name: "dev-certs", namespace: "team-a" },
-        stringData: { "ca.crt": ca.certPem, "ca.key": ca.keyPem },
-      },
-      workload("StatefulSet", "dev", 1),
-      service("api"),
-      workload("Deployment", "api", 2),
-    ];
-    await kube.apply(JSON.stringify({ apiVersion: "v1", kind: "List", items }));
-
-    await postObject(server, "projects", { metadata: { name: "web" }, spec: {} });
-    await putSecret(server, "prod", platform.kubeconfig());
-    await createCluster(server, "prod", { config: { secretName: "prod" } });
-    await postObject(server, "projects/web/importvirtualcluster", {
-      apiVersion: "management.platform/v1",
-      kind: "ProjectImportVirtualCluster",
-      metadata: { name: "web" },
-      sourceVirtualCluster: { name: "dev", namespace: "team-a", cluster: "prod" },
-    });
+    await importDevVirtualCluster(server, kube, platform, ca, [
+      virtualClusterService("api"),
+      virtualClusterWorkload("Deployment", "api", 2),
+    ]);
     await postObject(server, "namespaces/p-web/virtualclusterinstances", {
       metadata: { name: "api" },
       spec: { clusterRef: { cluster: "prod", namespace: "team-a", virtualCluster: "api" } },
@@ -179,7 +136,7 @@ describe("virtual cluster instance status, read from a real cluster", () => {
     assert.equal(gone.workload, undefined);
     assert.equal(condition(gone, "ClusterReachable")?.status, "True");
 
-    await kube.apply(JSON.stringify(service("dev")));
+    await kube.apply(JSON.stringify(virtualClusterService("dev")));
     const replaced = await waitForInstance(server, "dev", (s) => s.reason === "ServiceReplaced");
     assert.equal(replaced.phase, "Failed");
     assert.match(replaced.message ?? "", /the virtual cluster was made again; import it again/);

@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { fieldError } from "../../api/errors.js";
 import { specOf } from "../../api/object.js";
-import { AccessRulesSchema, OwnerSchema } from "../../api/schema/common.js";
+import { AccessRulesSchema, ownedObjectFields } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, statusField } from "../define.js";
 import { validateAccessRules } from "../validation.js";
@@ -9,9 +9,7 @@ import { grantsCell } from "./grants-cell.js";
 
 const ClusterSpec = Type.Object(
   {
-    displayName: Type.Optional(Type.String({ description: "Shown in the UI instead of the metadata name." })),
-    description: Type.Optional(Type.String({ description: "Describes the cluster access object." })),
-    owner: Type.Optional(OwnerSchema),
+    ...ownedObjectFields("Describes the cluster access object.", "Shown in the UI instead of the metadata name."),
     config: Type.Optional(
       Type.Object(
         {

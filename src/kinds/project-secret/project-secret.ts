@@ -1,16 +1,16 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { type FieldError, fieldError } from "../../api/errors.js";
 import { specOf } from "../../api/object.js";
-import { AccessRulesSchema, ConditionsSchema, OwnerSchema } from "../../api/schema/common.js";
+import { AccessRulesSchema, ConditionsSchema, ownedObjectFields } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, specString } from "../define.js";
+import { defineKind, displayNameFields } from "../define.js";
 import { PROJECT_NAMESPACE_PREFIX } from "../project/project.js";
 import {
-  mapData,
-  presentSecret,
   type SecretDataCipher,
   type SecretDataReaders,
+  secretColumns,
+  secretDataStrategy,
   validateSecretData,
 } from "../shared-secret/shared-secret.js";
 import { validateAccessRules } from "../validation.js";
@@ -42,9 +42,7 @@ const ProjectSecretSource = Type.Object(
 
 const ProjectSecretSpec = Type.Object(
   {
-    displayName: Type.Optional(Type.String({ description: "Name shown in the UI." })),
-    description: Type.Optional(Type.String({ description: "Describes the project secret." })),
-    owner: Type.Optional(OwnerSchema),
+    ...ownedObjectFields("Describes the project secret."),
     data: Type.Optional(
       Type.Record(Type.String(), Type.String(), {
         description:
@@ -137,9 +135,7 @@ export function projectSecretResource(cipher: SecretDataCipher | undefined, read
         ...validateSource(specOf<ProjectSecretSpec>(obj)),
         ...validateAccessRules(obj.spec?.access, "spec.access"),
       ],
-      toStorage: cipher ? (obj) => mapData(obj, (v) => cipher.encrypt(v)) : undefined,
-      fromStorage: cipher ? (obj) => mapData(obj, (v) => cipher.decrypt(v)) : undefined,
-      present: (obj, ctx) => presentSecret(readers, "projectsecrets", obj, ctx.user),
+      ...secretDataStrategy(cipher, readers, "projectsecrets"),
     },
     projectNamespaced: true,
     secretFields: ["spec.data"],
@@ -163,16 +159,7 @@ export function projectSecretResource(cipher: SecretDataCipher | undefined, read
       ],
       columns: ["Keys", "Source"],
     },
-    columns: [
-      nameColumn(),
-      displayNameColumn(),
-      {
-        name: "Keys",
-        type: "integer",
-        description: "Number of data keys.",
-        priority: 0,
-        cell: (o) => Object.keys(specOf<ProjectSecretSpec>(o).data ?? {}).length,
-      },
+    columns: secretColumns([
       {
         name: "Source",
         type: "string",
@@ -183,14 +170,6 @@ export function projectSecretResource(cipher: SecretDataCipher | undefined, read
           return src ? `${src.namespace}/${src.name}` : "";
         },
       },
-      {
-        name: "Description",
-        type: "string",
-        description: "Description.",
-        priority: 1,
-        cell: (o) => specString(o, "description"),
-      },
-      ageColumn(),
-    ],
+    ]),
   });
 }

@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { type FieldError, fieldError } from "../../api/errors.js";
 import { specOf } from "../../api/object.js";
-import { AccessRulesSchema, ConditionsSchema, OwnerSchema } from "../../api/schema/common.js";
+import { AccessRulesSchema, ConditionsSchema, ownedObjectFields } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn } from "../define.js";
 import { BUILT_IN_CLUSTER_ROLES, validateAccessRules } from "../validation.js";
@@ -18,9 +18,7 @@ export function projectOfNamespace(namespace: string | undefined): string | unde
 
 const ProjectSpec = Type.Object(
   {
-    displayName: Type.Optional(Type.String({ description: "Name shown in the UI." })),
-    description: Type.Optional(Type.String({ description: "Describes the project." })),
-    owner: Type.Optional(OwnerSchema),
+    ...ownedObjectFields("Describes the project."),
     allowedClusters: Type.Optional(
       Type.Array(Type.Object({ name: Type.String({ description: "Cluster name, or * for all." }) }), {
         description: "Clusters the virtual cluster instances and spaces of this project may run on.",

@@ -1,18 +1,23 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { type FieldError, fieldError } from "../../api/errors.js";
 import { type KubeObject, setOwnProperty, specOf } from "../../api/object.js";
-import { AccessRulesSchema, ConditionsSchema, OwnerSchema } from "../../api/schema/common.js";
+import { AccessRulesSchema, ConditionsSchema, ownedObjectFields } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import type { UserInfo } from "../../registry/request-context.js";
-import type { ResourceType } from "../../registry/resource-type.js";
-import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, specString } from "../define.js";
+import type { ResourceType, Strategy, TableColumn } from "../../registry/resource-type.js";
+import {
+  ageColumn,
+  defineKind,
+  descriptionColumn,
+  displayNameColumn,
+  displayNameFields,
+  nameColumn,
+} from "../define.js";
 import { validateAccessRules } from "../validation.js";
 
 const SharedSecretSpec = Type.Object(
   {
-    displayName: Type.Optional(Type.String({ description: "Name shown in the UI." })),
-    description: Type.Optional(Type.String({ description: "Describes the shared secret." })),
-    owner: Type.Optional(OwnerSchema),
+    ...ownedObjectFields("Describes the shared secret."),
     data: Type.Optional(
       Type.Record(Type.String(), Type.String(), {
         description:
@@ -101,6 +106,37 @@ export function presentSecret(
 }
 
 /**
+ * How a kind whose `spec.data` is secret stores and shows it: encrypted at rest with `cipher`
+ * (stored as given without one), and shown only to who may read it.
+ */
+export function secretDataStrategy(
+  cipher: SecretDataCipher | undefined,
+  readers: SecretDataReaders,
+  resource: SecretResource,
+): Pick<Strategy, "toStorage" | "fromStorage" | "present"> {
+  return {
+    toStorage: cipher ? (obj) => mapData(obj, (v) => cipher.encrypt(v)) : undefined,
+    fromStorage: cipher ? (obj) => mapData(obj, (v) => cipher.decrypt(v)) : undefined,
+    present: (obj, ctx) => presentSecret(readers, resource, obj, ctx.user),
+  };
+}
+
+/**
+ * The table of a kind whose `spec.data` is secret: its names, how many keys the data has (never
+ * what they hold), the kind's `own` columns, its description and age.
+ */
+export function secretColumns(own: TableColumn[]): TableColumn[] {
+  const keys: TableColumn = {
+    name: "Keys",
+    type: "integer",
+    description: "Number of data keys.",
+    priority: 0,
+    cell: (o) => Object.keys(specOf<SharedSecretSpec>(o).data ?? {}).length,
+  };
+  return [nameColumn(), displayNameColumn(), keys, ...own, descriptionColumn(), ageColumn()];
+}
+
+/**
  * `platform-management-view` reads SharedSecrets without their data (docs/permissions.md):
  * every get, list and watch event drops `spec.data` for a caller who sees the object only
  * through that role.
@@ -125,30 +161,10 @@ export function sharedSecretResource(cipher: SecretDataCipher | undefined, reade
         ...validateSecretData(obj.spec?.data, "spec.data"),
         ...validateAccessRules(obj.spec?.access, "spec.access"),
       ],
-      toStorage: cipher ? (obj) => mapData(obj, (v) => cipher.encrypt(v)) : undefined,
-      fromStorage: cipher ? (obj) => mapData(obj, (v) => cipher.decrypt(v)) : undefined,
-      present: (obj, ctx) => presentSecret(readers, "sharedsecrets", obj, ctx.user),
+      ...secretDataStrategy(cipher, readers, "sharedsecrets"),
     },
     secretFields: ["spec.data"],
     console: { title: "Shared secrets", defaultNamespace: "platform", fields: displayNameFields(), columns: ["Keys"] },
-    columns: [
-      nameColumn(),
-      displayNameColumn(),
-      {
-        name: "Keys",
-        type: "integer",
-        description: "Number of data keys.",
-        priority: 0,
-        cell: (o) => Object.keys(specOf<SharedSecretSpec>(o).data ?? {}).length,
-      },
-      {
-        name: "Description",
-        type: "string",
-        description: "Description.",
-        priority: 1,
-        cell: (o) => specString(o, "description"),
-      },
-      ageColumn(),
-    ],
+    columns: secretColumns([]),
   });
 }

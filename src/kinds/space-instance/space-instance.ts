@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { type FieldError, fieldError } from "../../api/errors.js";
 import { type KubeObject, specOf } from "../../api/object.js";
-import { AccessRuleSchema, ConditionsSchema, OwnerSchema } from "../../api/schema/common.js";
+import { AccessRuleSchema, ConditionsSchema, ownedObjectFields } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import { isDns1123Label } from "../../api/validation/names.js";
 import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, statusField } from "../define.js";
@@ -40,9 +40,7 @@ const SpaceAccessRule = Type.Object(
 
 const SpaceInstanceSpec = Type.Object(
   {
-    displayName: Type.Optional(Type.String({ description: "Name shown in the UI." })),
-    description: Type.Optional(Type.String({ description: "Describes the space." })),
-    owner: Type.Optional(OwnerSchema),
+    ...ownedObjectFields("Describes the space."),
     clusterRef: Type.Optional(
       Type.Object(
         {

@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { type FieldError, fieldError } from "../../api/errors.js";
 import { type KubeObject, specOf, statusOf } from "../../api/object.js";
-import { OwnerSchema } from "../../api/schema/common.js";
+import { ownedObjectFields } from "../../api/schema/common.js";
 import { objectSchema } from "../../api/schema/meta.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import { ageColumn, defineKind, displayNameColumn, displayNameFields, nameColumn, statusField } from "../define.js";
@@ -26,9 +26,7 @@ import {
 
 const VirtualClusterInstanceSpec = Type.Object(
   {
-    displayName: Type.Optional(Type.String({ description: "Name shown in the UI." })),
-    description: Type.Optional(Type.String({ description: "Describes the instance." })),
-    owner: Type.Optional(OwnerSchema),
+    ...ownedObjectFields("Describes the instance."),
     clusterRef: Type.Optional(
       Type.Object(
         {

@@ -1,10 +1,10 @@
 /**
  * kube-apiserver's own audit log, for tests that must know who wrote what on the cluster (which
  * user created, patched or deleted an object, and what it answered), as the API server saw it
- * rather than as the platform says it did. Only writes are logged, and lists of Secrets (each
- * pass of the project secrets' fill makes one per space: a test counts passes by them), at the
- * Metadata level (no bodies: a Secret's data never reaches the log), each once, when its answer
- * is complete.
+ * rather than as the platform says it did. Only writes are logged, and lists (each pass of a
+ * controller that keeps objects on the cluster lists them, the project secrets' fill lists a
+ * space's Secrets: a test counts passes by them), at the Metadata level (no bodies: a Secret's
+ * data never reaches the log), each once, when its answer is complete.
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -17,7 +17,6 @@ rules:
     verbs: ["create", "update", "patch", "delete", "deletecollection"]
   - level: Metadata
     verbs: ["list"]
-    resources: [{ group: "", resources: ["secrets"] }]
   - level: None
 `;
 

@@ -21,6 +21,15 @@ const put = (n: string, body: unknown, query?: Record<string, string>): Step => 
   query,
 });
 
+/** A server-side apply of team `n` setting its displayName, with `query` (the field manager). */
+const applyTeam = (n: string, displayName: string, query?: Record<string, string>): Step => ({
+  method: "PATCH",
+  path: `teams/${n}`,
+  query,
+  contentType: "application/apply-patch+yaml",
+  body: team(n, { displayName }),
+});
+
 /** A change between a create and a request carrying the create's resourceVersion, which is then stale. */
 const mergeLabel = { contentType: "application/merge-patch+json", body: { metadata: { labels: { v: "2" } } } };
 
@@ -299,52 +308,16 @@ const patches: OracleCase[] = [
       body: { spec: {} },
     }),
   },
-  {
-    name: "apply without a fieldManager",
-    request: (n) => ({
-      method: "PATCH",
-      path: `teams/${n}`,
-      contentType: "application/apply-patch+yaml",
-      body: team(n),
-    }),
-  },
+  { name: "apply without a fieldManager", request: (n) => applyTeam(n, "T") },
   {
     name: "apply taking a field another manager owns",
-    setup: (n) => [
-      {
-        method: "PATCH",
-        path: `teams/${n}`,
-        query: { fieldManager: "first" },
-        contentType: "application/apply-patch+yaml",
-        body: team(n, { displayName: "first" }),
-      },
-    ],
-    request: (n) => ({
-      method: "PATCH",
-      path: `teams/${n}`,
-      query: { fieldManager: "second" },
-      contentType: "application/apply-patch+yaml",
-      body: team(n, { displayName: "second" }),
-    }),
+    setup: (n) => [applyTeam(n, "first", { fieldManager: "first" })],
+    request: (n) => applyTeam(n, "second", { fieldManager: "second" }),
   },
   {
     name: "apply with force taking a field another manager owns",
-    setup: (n) => [
-      {
-        method: "PATCH",
-        path: `teams/${n}`,
-        query: { fieldManager: "first" },
-        contentType: "application/apply-patch+yaml",
-        body: team(n, { displayName: "first" }),
-      },
-    ],
-    request: (n) => ({
-      method: "PATCH",
-      path: `teams/${n}`,
-      query: { fieldManager: "second", force: "true" },
-      contentType: "application/apply-patch+yaml",
-      body: team(n, { displayName: "second" }),
-    }),
+    setup: (n) => [applyTeam(n, "first", { fieldManager: "first" })],
+    request: (n) => applyTeam(n, "second", { fieldManager: "second", force: "true" }),
   },
 ];
 

@@ -1,13 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION } from "../../api/endpoint-annotations.js";
 import { errors } from "../../api/errors.js";
 import { classifyError } from "../../clusters/cluster-connection.js";
 import type { InsideBinding } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
-import { systemContext } from "../../registry/request-context.js";
-import { postObject } from "../../testing/gateway-fixture.js";
-import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
+import type { TestServer } from "../../testing/test-server.js";
+import {
+  type AccessControllerFixture,
+  startAccessControllerFixture,
+} from "../../testing/virtual-cluster-access-fixture.js";
 import { VirtualClusterCaStore } from "../ca-store.js";
 import { VirtualClusterAccessController } from "./virtual-cluster-access-controller.js";
 
@@ -21,41 +22,21 @@ const POLL_MS = 25;
  * kept as it is, never turned into "the cluster at <nothing> answered 503".
  */
 describe("the access controller's message when a virtual cluster cannot be reached", () => {
+  let fixture: AccessControllerFixture;
   let server: TestServer;
   let controller: VirtualClusterAccessController | undefined;
 
   before(async () => {
-    server = await startTestServer();
-    // The server's own controllers would set the phase from the (absent) deployment; this test sets it.
-    await server.controllers.stop();
-    await postObject(server, "clusters", { metadata: { name: "c1" }, spec: { local: true } });
-    await postObject(server, "projects", { metadata: { name: "web" }, spec: {} });
+    fixture = await startAccessControllerFixture();
+    server = fixture.server;
   });
   after(async () => {
     await controller?.stop();
-    await server?.stop();
+    await fixture?.stop();
   });
 
   it("an instance without endpoint: status.access names the instance and what to set", async () => {
-    const created = await server.request("POST", `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances`, {
-      body: {
-        apiVersion: "management.platform/v1",
-        kind: "VirtualClusterInstance",
-        metadata: { name: "dev" },
-        spec: { clusterRef: { cluster: "c1" }, owner: { user: "alice" } },
-      },
-    });
-    assert.equal(created.status, 201, created.text);
-    await server.registry.store("virtualclusterinstances").guaranteedUpdate(
-      systemContext(),
-      "p-web",
-      "dev",
-      (obj) => {
-        obj.status = { ...obj.status, phase: "Ready" };
-        return obj;
-      },
-      "status",
-    );
+    await fixture.readyInstance("dev", { fromTemplate: false });
     controller = new VirtualClusterAccessController(
       server.registry,
       server.informers,
@@ -66,8 +47,7 @@ describe("the access controller's message when a virtual cluster cannot be reach
     let access: InsideBinding[] | undefined;
     for (let i = 0; i < POLLS && !access?.length; i++) {
       await sleep(POLL_MS);
-      const got = await server.request("GET", `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances/dev`);
-      access = got.json.status?.access;
+      access = await fixture.accessOf("dev");
     }
     assert.ok(access?.length, "status.access was written");
     const [binding] = access;
@@ -79,33 +59,13 @@ describe("the access controller's message when a virtual cluster cannot be reach
   });
 
   it("a failure of the platform's own step before the call is CertificateAuthorityUnavailable, naming the instance", async () => {
-    const endpoint = "https://dev2.vc.example.test";
-    const created = await server.request("POST", `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances`, {
-      body: {
-        apiVersion: "management.platform/v1",
-        kind: "VirtualClusterInstance",
-        metadata: { name: "dev2", annotations: { [VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION]: endpoint } },
-        // Deployed from a template: the platform keeps its CA, which this controller's store
-        // (without the server's key) cannot read.
-        spec: { clusterRef: { cluster: "c1" }, templateRef: { name: "default" }, owner: { user: "alice" } },
-      },
-    });
-    assert.equal(created.status, 201, created.text);
-    await server.registry.store("virtualclusterinstances").guaranteedUpdate(
-      systemContext(),
-      "p-web",
-      "dev2",
-      (obj) => {
-        obj.status = { ...obj.status, phase: "Ready" };
-        return obj;
-      },
-      "status",
-    );
+    // From a template: the platform keeps its CA, which this controller's store (without the
+    // server's key) cannot read.
+    await fixture.readyInstance("dev2", { endpoint: "https://dev2.vc.example.test", fromTemplate: true });
     let access: InsideBinding[] | undefined;
     for (let i = 0; i < POLLS && !access?.length; i++) {
       await sleep(POLL_MS);
-      const got = await server.request("GET", `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances/dev2`);
-      access = got.json.status?.access;
+      access = await fixture.accessOf("dev2");
     }
     assert.ok(access?.length, "status.access was written");
     // Nothing was sent to the virtual cluster: not "unreachable", and what failed is said.

@@ -4,8 +4,8 @@ import type {
   InsideBinding,
   VirtualClusterInstanceStatus,
 } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
-import { createCluster, putSecret } from "../../testing/cluster-status.js";
 import { accessKey, postObject, writeKubeconfig } from "../../testing/gateway-fixture.js";
+import { importDevVirtualCluster } from "../../testing/imported-virtual-cluster.js";
 import { runKubectl } from "../../testing/kube/kubectl.js";
 import { KubeControlPlane } from "../../testing/kube-control-plane.js";
 import {
@@ -80,47 +80,8 @@ describe("rights inside a virtual cluster, applied through its own API server", 
     ]);
     await host.startKubelet();
     const platform = await applyDocumentedPlatformRights(host, false);
-    const labels = { app: "vcluster", release: "dev" };
-    const items = [
-      {
-        apiVersion: "v1",
-        kind: "Service",
-        metadata: { name: "dev", namespace: "team-a", labels: { app: "vcluster" } },
-        spec: { ports: [{ port: 443 }], selector: labels },
-      },
-      {
-        apiVersion: "v1",
-        kind: "Secret",
-        metadata: { name: "dev-certs", namespace: "team-a" },
-        stringData: { "ca.crt": inside.ca.certPem, "ca.key": inside.ca.keyPem },
-      },
-      {
-        apiVersion: "apps/v1",
-        kind: "StatefulSet",
-        metadata: { name: "dev", namespace: "team-a" },
-        spec: {
-          replicas: 1,
-          serviceName: "dev",
-          selector: { matchLabels: labels },
-          template: {
-            metadata: { labels },
-            spec: { containers: [{ name: "syncer", image: "registry.k8s.io/pause:3.10" }] },
-          },
-        },
-      },
-    ];
-    await host.apply(JSON.stringify({ apiVersion: "v1", kind: "List", items }));
-
-    await postObject(server, "projects", { metadata: { name: "web" }, spec: {} });
-    await putSecret(server, "prod", platform.kubeconfig());
-    await createCluster(server, "prod", { config: { secretName: "prod" } });
+    await importDevVirtualCluster(server, host, platform, inside.ca);
     for (const name of ["alice", "bob"]) await postObject(server, "users", { metadata: { name }, spec: {} });
-    await postObject(server, "projects/web/importvirtualcluster", {
-      apiVersion: "management.platform/v1",
-      kind: "ProjectImportVirtualCluster",
-      metadata: { name: "web" },
-      sourceVirtualCluster: { name: "dev", namespace: "team-a", cluster: "prod" },
-    });
     const res = await server.request("PATCH", INSTANCE, {
       body: { metadata: { annotations: { "management.platform/virtual-cluster-endpoint": inside.url } } },
       contentType: "application/merge-patch+json",

@@ -1,0 +1,231 @@
+import { isDeepStrictEqual } from "node:util";
+import type { KubernetesObject } from "@kubernetes/client-node";
+import { quantityValue } from "./quantity.js";
+
+/**
+ * Whether a server-side apply of `desired` under `fieldManager` would change the `live` object
+ * (as a GET or LIST of the cluster returned it, managedFields included): the resync's compare,
+ * so a pass that changes nothing writes nothing. An apply is needed when
+ * - the object is missing;
+ * - a field of `desired` is not owned by the manager's apply: someone else changed or took it
+ *   (kube moves a field to whoever last wrote it: an edit of one key of an atomic map or list
+ *   shows here even where the values still look alike), or it was never applied;
+ * - a field of `desired` has another value on the cluster: the desired object changed, or the
+ *   field drifted. Maps are compared as a subset (keys the server defaults or others own are no
+ *   drift); lists the manager owns element by element (keyed lists, such as containers by name)
+ *   are matched by key, other lists element by element with the same length;
+ * - the manager owns a field `desired` no longer has: the apply would remove it.
+ * A number given for a quantity matches the string the API server keeps ("10", "500m"); a string
+ * it keeps in another form than it was given (a quantity "1000m" kept as "1") reads as different,
+ * so such an object is applied at every pass, as if there were no compare: correct, only not
+ * cheaper.
+ */
+
+/** Why an apply is needed, and where: `path` is the field, written `spec.ports[0].port`. */
+export interface ApplyReason {
+  reason: "Missing" | "NotOwned" | "Differs" | "WouldRemove";
+  path: string;
+}
+
+/** managedFields' FieldsV1: `f:<field>`, `k:<key JSON>` (list element by key), `v:<value JSON>` (set element), `i:<index>`, `.` (the node itself). */
+type FieldSet = { [entry: string]: FieldSet };
+
+/** The fields below are owned as one value (an atomic map or list, or a scalar). */
+const WHOLE = Symbol("whole");
+type Owned = FieldSet | typeof WHOLE;
+
+interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: string;
+  subresource?: string;
+  apiVersion?: string;
+  fieldsType?: string;
+  fieldsV1?: unknown;
+}
+
+export function applyNeeded(
+  desired: KubernetesObject,
+  live: KubernetesObject | undefined,
+  fieldManager: string,
+): ApplyReason | undefined {
+  if (!live) return { reason: "Missing", path: "" };
+  const owned = ownedFields(live, fieldManager, desired.apiVersion);
+  const view = liveView(desired, live);
+  return compare(withoutIdentity(desired), view, owned ?? {}, "") ?? (owned ? beyond(owned, desired, "") : undefined);
+}
+
+/** The fields the manager's apply owns on `live` (for `apiVersion`: another version's are not comparable), if any. */
+function ownedFields(live: KubernetesObject, manager: string, apiVersion: string | undefined): FieldSet | undefined {
+  const entries = (live.metadata?.managedFields ?? []) as ManagedFieldsEntry[];
+  const entry = entries.find(
+    (e) => e.manager === manager && e.operation === "Apply" && !e.subresource && e.apiVersion === apiVersion,
+  );
+  if (entry?.fieldsType !== "FieldsV1" || !isFieldSet(entry.fieldsV1)) return undefined;
+  return entry.fieldsV1;
+}
+
+/** What names the object rather than sets its fields: matched by the caller, never in managedFields. */
+function withoutIdentity(desired: KubernetesObject): Record<string, unknown> {
+  const { apiVersion: _v, kind: _k, metadata, ...rest } = desired as Record<string, unknown>;
+  const { name: _n, namespace: _ns, ...meta } = (metadata ?? {}) as Record<string, unknown>;
+  return Object.keys(meta).length > 0 ? { ...rest, metadata: meta } : rest;
+}
+
+/**
+ * The live object as `desired` is written. A Secret's `stringData` is write-only: the API server
+ * merges it into `data` (base64), so its keys are read back from there.
+ */
+function liveView(desired: KubernetesObject, live: KubernetesObject): unknown {
+  const stringData = (desired as { stringData?: unknown }).stringData;
+  if (desired.apiVersion !== "v1" || desired.kind !== "Secret" || !isObject(stringData)) return live;
+  const data = ((live as { data?: unknown }).data ?? {}) as Record<string, unknown>;
+  const decoded: Record<string, string> = {};
+  for (const key of Object.keys(stringData)) {
+    const value = data[key];
+    if (typeof value === "string") decoded[key] = Buffer.from(value, "base64").toString("utf8");
+  }
+  return { ...live, stringData: decoded };
+}
+
+/** The first field of `desired` not owned as `owned` says or not as on the cluster (`live`). */
+function compare(desired: unknown, live: unknown, owned: Owned, path: string): ApplyReason | undefined {
+  if (Array.isArray(desired)) return compareList(desired, live, owned, path);
+  if (isObject(desired)) {
+    if (!isObject(live)) return Object.keys(desired).length > 0 ? { reason: "Differs", path } : undefined;
+    for (const [key, value] of Object.entries(desired)) {
+      if (value === null || value === undefined) continue;
+      const at = path ? `${path}.${key}` : key;
+      const child = owned === WHOLE ? WHOLE : owned[`f:${key}`];
+      if (child === undefined) return { reason: "NotOwned", path: at };
+      const found = compare(value, live[key], ownedAs(child, value), at);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  return sameValue(desired, live) ? undefined : { reason: "Differs", path };
+}
+
+/**
+ * Equal, or a number the API server keeps as a quantity string (a quota's `pods: 10` is stored
+ * as "10", `cpu: 0.5` as "500m"): only a quantity field takes a number and gives back a string.
+ */
+function sameValue(desired: unknown, live: unknown): boolean {
+  if (typeof desired === "number" && typeof live === "string") return quantityValue(live) === desired;
+  return isDeepStrictEqual(desired, live);
+}
+
+function compareList(desired: unknown[], live: unknown, owned: Owned, path: string): ApplyReason | undefined {
+  const items = Array.isArray(live) ? live : [];
+  if (owned !== WHOLE && hasEntries(owned, "k:")) {
+    for (const [i, item] of desired.entries()) {
+      const at = `${path}[${i}]`;
+      const entry = Object.entries(owned).find(([e]) => e.startsWith("k:") && keyFits(keyOfEntry(e), item, false));
+      if (!entry) return { reason: "NotOwned", path: at };
+      const key = keyOfEntry(entry[0]);
+      const match = items.find((l) => keyFits(key, l, true));
+      if (match === undefined) return { reason: "Differs", path: at };
+      const found = compare(item, match, ownedAs(entry[1], item), at);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (owned !== WHOLE && hasEntries(owned, "v:")) {
+    for (const [i, item] of desired.entries()) {
+      const at = `${path}[${i}]`;
+      if (!Object.keys(owned).some((e) => e.startsWith("v:") && isDeepStrictEqual(parseEntry(e), item))) {
+        return { reason: "NotOwned", path: at };
+      }
+      if (!items.some((l) => isDeepStrictEqual(l, item))) return { reason: "Differs", path: at };
+    }
+    return undefined;
+  }
+  // Owned whole (atomic): the apply would set it as written.
+  if (!Array.isArray(live) && desired.length === 0) return undefined;
+  if (items.length !== desired.length) return { reason: "Differs", path };
+  for (const [i, item] of desired.entries()) {
+    const found = compare(item, items[i], WHOLE, `${path}[${i}]`);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** A field owned with nothing listed below it, holding a map or list: owned as one value. */
+function ownedAs(owned: Owned, value: unknown): Owned {
+  if (owned === WHOLE) return WHOLE;
+  const below = Object.keys(owned).some((e) => e !== ".");
+  return below || !(isObject(value) || Array.isArray(value)) ? owned : WHOLE;
+}
+
+/** The first field the manager owns that `desired` no longer has: the apply would remove it. */
+function beyond(owned: FieldSet, desired: unknown, path: string): ApplyReason | undefined {
+  for (const [entry, below] of Object.entries(owned)) {
+    if (entry === ".") continue;
+    let value: unknown;
+    let at: string;
+    if (entry.startsWith("f:")) {
+      const name = entry.slice(2);
+      value = isObject(desired) ? desired[name] : undefined;
+      at = path ? `${path}.${name}` : name;
+    } else if (entry.startsWith("k:")) {
+      const key = keyOfEntry(entry);
+      value = Array.isArray(desired) ? desired.find((d) => keyFits(key, d, false)) : undefined;
+      at = `${path}[${entry.slice(2)}]`;
+    } else if (entry.startsWith("v:")) {
+      const item = parseEntry(entry);
+      value = Array.isArray(desired) && desired.some((d) => isDeepStrictEqual(d, item)) ? item : undefined;
+      at = `${path}[${entry.slice(2)}]`;
+    } else if (entry.startsWith("i:") && Array.isArray(desired)) {
+      value = desired[Number(entry.slice(2))];
+      at = `${path}[${entry.slice(2)}]`;
+    } else {
+      // An entry this compare does not know: the apply decides.
+      return { reason: "WouldRemove", path: `${path}{${entry}}` };
+    }
+    if (value === undefined || value === null) return { reason: "WouldRemove", path: at };
+    const found = beyond(below, value, at);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** A `k:` entry's key fields; undefined when it does not parse (matches nothing). */
+function keyOfEntry(entry: string): Record<string, unknown> | undefined {
+  const key = parseEntry(entry);
+  return isObject(key) ? key : undefined;
+}
+
+function parseEntry(entry: string): unknown {
+  try {
+    return JSON.parse(entry.slice(2));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a list element is the one a key names. The key kube records holds the key fields the
+ * API server defaulted too (a port's `protocol: TCP`): an element as the platform wrote it
+ * (`strict` false) may leave those out, one on the cluster (`strict` true) has them all.
+ */
+function keyFits(key: Record<string, unknown> | undefined, item: unknown, strict: boolean): boolean {
+  if (!key || !isObject(item)) return false;
+  let named = 0;
+  for (const [field, value] of Object.entries(key)) {
+    if (item[field] === undefined && !strict) continue;
+    if (!isDeepStrictEqual(item[field], value)) return false;
+    named++;
+  }
+  return named > 0;
+}
+
+function hasEntries(owned: FieldSet, prefix: string): boolean {
+  return Object.keys(owned).some((e) => e.startsWith(prefix));
+}
+
+function isFieldSet(value: unknown): value is FieldSet {
+  return isObject(value) && Object.values(value).every(isFieldSet);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
