@@ -6,7 +6,8 @@
 // first (test-order.js). `node --test` sorts the files it is given by name, so the runner's
 // own API runs them, in this order.
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { run } from "node:test";
 import { spec } from "node:test/reporters";
@@ -36,6 +37,11 @@ if (files.length === 0) {
   console.error(`no test files found under ${OUTPUT_DIRS.join(" or ")} (did the build run?)`);
   process.exit(1);
 }
+// The test servers of the whole run share one set of TLS files, made by the first of them
+// (src/testing/tls-seed.ts reads this variable): making them per server was CPU for nothing.
+const tlsDir = mkdtempSync(join(tmpdir(), "platform-test-tls-"));
+process.env.PLATFORM_TEST_TLS_DIR = tlsDir;
+process.on("exit", () => rmSync(tlsDir, { recursive: true, force: true }));
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? "4");
 const durations = {};
 const stream = run({ files: longestFirst(files), concurrency });
