@@ -6,6 +6,7 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Etcd3 } from "etcd3";
 import { EtcdClient, EtcdCluster, encodeWatchCreate, WatchResponseDecoder } from "../../dist/testing/bench-entry.js";
 import type { GcPauses } from "../children.js";
 import { type Bench, type Child, childCpuMs, f, PATH, pct, req, spawnChild, teamCreates } from "../harness.js";
@@ -46,7 +47,7 @@ export async function benchEtcd(b: Bench): Promise<void> {
     if (wants("workers")) {
       await workersBesideBaselines(b, etcd.url, key, async () => {
         const value = teamBytes("raw-0123456789");
-        const client = await rawPutClient(etcd, value);
+        const client = await warmedUp(ownClientPuts(etcd), value);
         try {
           return await rawEtcdPuts(client, "workers", value, 64, b.N.dur * 1000);
         } finally {
@@ -97,71 +98,135 @@ async function listBesideSqlite(b: Bench, a: Child): Promise<void> {
  * time. The two alternate in rounds (as the LIST part does), so that the machine's noise, which
  * comes and goes within seconds, falls on both.
  */
+/**
+ * CREATE Teams beside two baselines of raw etcd puts of the same bytes with the same 64-way
+ * concurrency, the three alternating round by round: puts through the `etcd3` package (a
+ * general-purpose etcd client: the baseline the CREATE target was set against) and puts through
+ * the platform's own etcd client (much less client CPU per put, so nearly etcd's own rate on
+ * this machine: the floor under any create).
+ */
 async function createBesideRawPuts(b: Bench, a: Child, etcd: EtcdCluster): Promise<void> {
   const port = a.first.port as number;
   const key = a.first.key as string;
   const creates = teamCreates(port, key, "e");
   await creates(1);
   const rounds = 2;
-  const total = { creates: 0, serverCpuMs: 0, etcdCpuMs: 0, raw: 0, rawCpuUs: 0, etcdRawCpuMs: 0, serverRawCpuMs: 0 };
+  const roundMs = (b.N.dur * 1000) / rounds;
+  const total = { creates: 0, serverCpuMs: 0, etcdCpuMs: 0 };
   const rawValue = teamBytes("raw-0123456789");
-  const client = await rawPutClient(etcd, rawValue);
+  const library = { name: "etcd3", ...newRawTotals(), client: await warmedUp(etcd3Puts(etcd), rawValue) };
+  const own = { name: "own", ...newRawTotals(), client: await warmedUp(ownClientPuts(etcd), rawValue) };
   const callsBefore = await etcdCalls(etcd);
+  let callsAfterCreates = callsBefore;
   for (let round = 0; round < rounds; round++) {
+    const callsAtStart = await etcdCalls(etcd);
     const before = await childCpuMs(a);
     const etcdBefore = await etcdCpuMs(etcd);
     const c = await creates(b.N.dur / rounds);
     if (c.non2xx) throw new Error(`CREATE on etcd answered ${c.non2xx} non-2xx`);
-    const serverBetween = await childCpuMs(a);
-    total.serverCpuMs += serverBetween - before;
-    const etcdBetween = await etcdCpuMs(etcd);
-    total.etcdCpuMs += etcdBetween - etcdBefore;
+    total.serverCpuMs += (await childCpuMs(a)) - before;
+    total.etcdCpuMs += (await etcdCpuMs(etcd)) - etcdBefore;
     total.creates += c["2xx"];
-    const raw = await rawEtcdPuts(client, `round-${round}`, rawValue, 64, (b.N.dur * 1000) / rounds);
-    total.etcdRawCpuMs += (await etcdCpuMs(etcd)) - etcdBetween;
-    total.serverRawCpuMs += (await childCpuMs(a)) - serverBetween;
-    total.raw += raw.puts;
-    total.rawCpuUs += raw.cpuPerPutUs * raw.puts;
+    callsAfterCreates = addCalls(callsAfterCreates, callsAtStart, await etcdCalls(etcd));
+    for (const raw of [library, own]) await measureRawRound(raw, a, etcd, `${raw.name}-${round}`, rawValue, roundMs);
   }
-  await client.close();
-  const callsAfter = await etcdCalls(etcd);
+  await library.client.close();
+  await own.client.close();
+  createRows(b, total, library, own, (method) => (callsAfterCreates.get(method) ?? 0) - (callsBefore.get(method) ?? 0));
+}
+
+/** What the raw puts of one client did over all rounds. */
+interface RawTotals {
+  puts: number;
+  clientCpuUs: number;
+  etcdCpuMs: number;
+  serverCpuMs: number;
+}
+
+const newRawTotals = (): RawTotals => ({ puts: 0, clientCpuUs: 0, etcdCpuMs: 0, serverCpuMs: 0 });
+
+/** One round of raw puts, with etcd's CPU and the (idle, watching) server's CPU meanwhile. */
+async function measureRawRound(
+  raw: RawTotals & { client: RawPutClient },
+  a: Child,
+  etcd: EtcdCluster,
+  keyPrefix: string,
+  value: Buffer,
+  ms: number,
+): Promise<void> {
+  const etcdBefore = await etcdCpuMs(etcd);
+  const serverBefore = await childCpuMs(a);
+  const r = await rawEtcdPuts(raw.client, keyPrefix, value, 64, ms);
+  raw.etcdCpuMs += (await etcdCpuMs(etcd)) - etcdBefore;
+  raw.serverCpuMs += (await childCpuMs(a)) - serverBefore;
+  raw.puts += r.puts;
+  raw.clientCpuUs += r.cpuPerPutUs * r.puts;
+}
+
+/** The counts of `now` minus `start`, added to `sum` (the etcd calls made while the creates ran). */
+function addCalls(sum: Map<string, number>, start: Map<string, number>, now: Map<string, number>): Map<string, number> {
+  const out = new Map(sum);
+  for (const [method, n] of now) out.set(method, (out.get(method) ?? 0) + n - (start.get(method) ?? 0));
+  return out;
+}
+
+function createRows(
+  b: Bench,
+  total: { creates: number; serverCpuMs: number; etcdCpuMs: number },
+  library: RawTotals,
+  own: RawTotals,
+  callsDuringCreates: (method: string) => number,
+): void {
   const rate = total.creates / b.N.dur;
-  const rawRate = total.raw / b.N.dur;
+  const libraryRate = library.puts / b.N.dur;
+  const ownRate = own.puts / b.N.dur;
+  const perPut = (raw: RawTotals, x: number) => f(x / Math.max(1, raw.puts), 0);
   b.row(
-    `etcd: CREATE teams/s (64 clients; ${rounds} rounds alternating with the raw puts)`,
+    "etcd: CREATE teams/s (64 clients; rounds alternating with the raw puts) beside raw puts through `etcd3` (the target's baseline)",
     f(rate, 0),
-    `${f(rawRate, 0)} (raw etcd puts)`,
-    `${f((100 * rate) / rawRate, 0)}%`,
+    `${f(libraryRate, 0)} (etcd3 client, ${perPut(library, library.clientCpuUs)} µs client CPU per put)`,
+    `${f((100 * rate) / libraryRate, 0)}%`,
+  );
+  b.row(
+    "etcd: CREATE teams/s beside raw puts through the platform's own etcd client",
+    f(rate, 0),
+    `${f(ownRate, 0)} (own client, ${perPut(own, own.clientCpuUs)} µs client CPU per put)`,
+    `${f((100 * rate) / ownRate, 0)}%`,
   );
   const perCreateUs = (ms: number) => `${f((1000 * ms) / Math.max(1, total.creates), 0)} µs`;
   // The server watches every key, so it decodes the raw puts' events too; what it spends while
   // they run beyond that is work of the creates left over (it would flatter the ratio).
   b.row(
-    "etcd: CREATE server CPU per object; the server's CPU per raw put while they run",
-    `${perCreateUs(total.serverCpuMs)}; ${f((1000 * total.serverRawCpuMs) / Math.max(1, total.raw), 0)} µs`,
-    `${f(total.rawCpuUs / Math.max(1, total.raw), 0)} µs (etcd client CPU per raw put)`,
+    "etcd: CREATE server CPU per object; the server's CPU per raw put (own client) while they run",
+    `${perCreateUs(total.serverCpuMs)}; ${perPut(own, 1000 * own.serverCpuMs)} µs`,
+    "",
     "",
   );
   // etcd's CPU is part of what a create costs the machine (the bench shares its cores with etcd).
   b.row(
     "etcd: CREATE etcd CPU per object",
     perCreateUs(total.etcdCpuMs),
-    `${f((1000 * total.etcdRawCpuMs) / Math.max(1, total.raw), 0)} µs (per raw put)`,
+    `${perPut(library, 1000 * library.etcdCpuMs)} µs per etcd3 put; ${perPut(own, 1000 * own.etcdCpuMs)} µs per own-client put`,
     "",
   );
-  // The raw puts are Put calls: Range and Txn are the creates' alone.
-  const perCreate = (method: string) =>
-    f(((callsAfter.get(method) ?? 0) - (callsBefore.get(method) ?? 0)) / Math.max(1, total.creates), 2);
+  // Counted while the creates ran only: the raw puts are Put calls, Range and Txn are the creates'.
+  const perCreate = (method: string) => f(callsDuringCreates(method) / Math.max(1, total.creates), 2);
   b.row("etcd: requests etcd served per CREATE: Range; Txn", `${perCreate("Range")}; ${perCreate("Txn")}`, "", "");
+}
+
+/** A client that puts raw values into etcd, whichever library it is. */
+interface RawPutClient {
+  put(key: string, value: Buffer): Promise<unknown>;
+  close(): Promise<void> | void;
 }
 
 /**
  * Puts of `value` under fresh keys (below `/bench-raw/<keyPrefix>/`) from `concurrency` loops
  * for `ms`: puts per second, and the CPU this (otherwise idle) process spent per put: the etcd
- * client's own cost of one call (the platform's client: etcd's Put call, one connection).
+ * client's own cost of one call.
  */
 async function rawEtcdPuts(
-  client: EtcdClient,
+  client: RawPutClient,
   keyPrefix: string,
   value: Buffer,
   concurrency: number,
@@ -182,13 +247,23 @@ async function rawEtcdPuts(
   return { rate: n / (ms / 1000), cpuPerPutUs: (used.user + used.system) / Math.max(1, n), puts: n };
 }
 
+/** Raw puts through the platform's own etcd client (etcd's Put call, one connection). */
+function ownClientPuts(etcd: EtcdCluster): RawPutClient {
+  return new EtcdClient({ endpoints: etcd.endpoints });
+}
+
+/** Raw puts through the `etcd3` package (grpc-js), the general-purpose client. */
+function etcd3Puts(etcd: EtcdCluster): RawPutClient {
+  const client = new Etcd3({ hosts: etcd.endpoints.map((e) => `http://${e}`) });
+  return { put: (key, value) => client.put(key).value(value).exec(), close: () => client.close() };
+}
+
 /**
- * An etcd client for raw puts, warmed up as the platform's creates are (a second of puts
- * first: its connection, and the JIT in this process), so that the baseline does not pay a
- * start-up the platform's figure does not.
+ * A raw-put client warmed up as the platform's creates are (a second of puts first: its
+ * connection, and the JIT in this process), so that the baseline does not pay a start-up the
+ * platform's figure does not.
  */
-async function rawPutClient(etcd: EtcdCluster, value: Buffer): Promise<EtcdClient> {
-  const client = new EtcdClient({ endpoints: etcd.endpoints });
+async function warmedUp(client: RawPutClient, value: Buffer): Promise<RawPutClient> {
   await rawEtcdPuts(client, "warm-up", value, 64, 1000);
   return client;
 }

@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { clusterCannotBeUsed } from "../clusters/cluster-connection.js";
 import { loadOrCreateServerTls } from "../crypto/certificates.js";
 import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
 import {
@@ -346,6 +347,36 @@ describe("direct cluster endpoint agent", () => {
     } finally {
       cluster.token = original;
       await rotating.close();
+    }
+  });
+
+  it("a cluster that refuses the agent's credentials: 503 naming the cluster and the reason only", async () => {
+    const t = await token({ rules: [{ cluster: "c1" }] });
+    const original = cluster.token;
+    cluster.token = "no-longer-accepted";
+    try {
+      const res = await new Promise<{ status: number; text: string }>((done, fail) => {
+        const req = httpsRequest(
+          new URL("/api/v1/namespaces/default/pods", agent.url),
+          { ca: agentCa, agent: false, headers: { authorization: `Bearer ${t}` } },
+          (answer) => {
+            let text = "";
+            answer.setEncoding("utf8");
+            answer.on("data", (chunk: string) => {
+              text += chunk;
+            });
+            answer.on("end", () => done({ status: answer.statusCode ?? 0, text }));
+          },
+        );
+        req.on("error", fail);
+        req.end();
+      });
+      assert.equal(res.status, 503, res.text);
+      // The token's holder may use the cluster; its API server's address is not theirs to read.
+      assert.equal(JSON.parse(res.text).message, clusterCannotBeUsed("c1", "Unauthorized"));
+      assert.ok(!res.text.includes(new URL(cluster.url).host), res.text);
+    } finally {
+      cluster.token = original;
     }
   });
 

@@ -6,6 +6,7 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { errors } from "../api/errors.js";
 import { AuditLog } from "../audit/audit-log.js";
 import { bearerToken } from "../auth/authenticator.js";
+import { clusterCannotBeUsed } from "../clusters/cluster-connection.js";
 import { useKubeConfigTokenFiles } from "../clusters/kubeconfig-token-file.js";
 import { TLS_PREFERENCES } from "../crypto/tls-preferences.js";
 import { parseForwardedPath } from "../gateway/forwarded-path.js";
@@ -84,6 +85,8 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
   }
   const audit = config.auditLog ? new AuditLog(config.auditLog) : undefined;
   const label = `cluster/${config.cluster}`;
+  // The agent's callers hold a token for the cluster, not the right to read its API server's address.
+  const cannotBeUsed = (reason: string) => clusterCannotBeUsed(config.cluster, reason);
   const resolve = async (req: IncomingMessage): Promise<Resolved> => {
     const token = await verifier.verify(bearerToken(req.headers.authorization));
     // Read once, before any decision; a path that is not canonical is 400 (forwarded-path.ts).
@@ -99,7 +102,7 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
       groups: token.groups,
     };
     return {
-      forward: { upstream: currentUpstream(), path: forwarded.pathAndQuery, impersonate },
+      forward: { upstream: currentUpstream(), path: forwarded.pathAndQuery, impersonate, cannotBeUsed },
       user: token.user,
       label,
     };

@@ -59,6 +59,7 @@ describe("applyJsonPatch", () => {
       err.status.details!.causes![0]!.message!,
       /^operation 1 \(test "\/metadata\/name"\): Test operation failed/,
     );
+    assertOnThePatch(err);
     assert.deepEqual(input, doc(), "no partial application leaks into the input");
   });
 
@@ -75,6 +76,7 @@ describe("applyJsonPatch", () => {
     ]) {
       const err = refusal(() => applyJsonPatch(doc(), ops));
       assert.equal(err.code, 422, JSON.stringify(ops));
+      assertOnThePatch(err);
     }
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
@@ -169,6 +171,7 @@ describe("patches that grow an object", () => {
       err.status.details?.causes?.[0]?.message ?? "",
       /^operation 11 \(copy "\/metadata\/annotations\/a11"\): the copies of this patch would add more than 3145728 bytes/,
     );
+    assertOnThePatch(err);
   });
 
   it("applies copies that stay within the limit", () => {
@@ -182,6 +185,7 @@ describe("patches that grow an object", () => {
       const err = refusal(() => applyJsonPatch(doc(), [{ op, from: "/spec/nope", path: "/spec/x" }]));
       assert.equal(err.status.code, 422);
       assert.match(err.status.details?.causes?.[0]?.message ?? "", /from a path that does not exist/);
+      assertOnThePatch(err);
     }
   });
 
@@ -192,3 +196,11 @@ describe("patches that grow an object", () => {
     assert.match(err.status.message ?? "", /^Request entity too large: the patched object is \d+ bytes of JSON/);
   });
 });
+
+/** A 422 of a patch that does not apply: one cause, a FieldValueInvalid on the field `patch`, as every 422 cause names a field. */
+function assertOnThePatch(err: ApiError): void {
+  const causes = err.status.details?.causes ?? [];
+  assert.equal(causes.length, 1, JSON.stringify(causes));
+  assert.equal(causes[0]?.field, "patch");
+  assert.equal(causes[0]?.reason, "FieldValueInvalid");
+}

@@ -10,7 +10,7 @@
  * - an operation that does not apply (failed `test`, missing path, unknown
  *   `op`, index out of range): 422 Invalid `the server rejected our request due
  *   to an error in our request`. Kubernetes drops the detail; here it is kept
- *   as the Status' single cause;
+ *   as the Status' single cause, on the field `patch`;
  * - `copy` operations adding more than the request body limit in all (3 MiB of
  *   JSON, kube-apiserver's JSONPatchMaxCopyBytes): 422 Invalid, counted before
  *   each copy is made. A copy of a value into itself doubles it: without the
@@ -20,7 +20,7 @@
  */
 import jsonpatch from "fast-json-patch";
 import { MAX_BODY_BYTES } from "./body-limit.js";
-import { errors } from "./errors.js";
+import { type ApiError, errors } from "./errors.js";
 import { isPlainObject } from "./object.js";
 
 /** The most operations one JSON patch may carry (kube-apiserver's maxJSONPatchOperations). */
@@ -53,6 +53,16 @@ function describeOperation(op: unknown): string {
   return ` (${name} ${JSON.stringify(path)})`;
 }
 
+/**
+ * The 422 of a JSON patch that does not apply, in kube-apiserver's top-level words. Its one cause
+ * says which operation failed and why, on the field `patch`: the field kube-apiserver names for an
+ * error of the patch itself (a strict decoding error of what it made), so that every cause of a
+ * 422 has its field (kube-apiserver's answer to a failed operation has no cause at all).
+ */
+function patchRefused(detail: string): ApiError {
+  return errors.unprocessable(undefined, [{ reason: "FieldValueInvalid", field: "patch", message: detail }]);
+}
+
 /** Applies an RFC 6902 patch to a copy of `doc`. Throws an ApiError (400/413/422) as described above. */
 export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
   const operations = structuredClone(parseJsonPatch(ops));
@@ -71,10 +81,10 @@ export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
       const where = index === undefined ? "" : `operation ${index}${describeOperation(operations[index])}: `;
       // fast-json-patch appends the operation and the whole document to its message: keep only its first line.
       const message = err.message.split("\n", 1)[0];
-      throw errors.unprocessable(undefined, [{ reason: err.name, message: `${where}${message}` }]);
+      throw patchRefused(`${where}${message}`);
     }
     if (err instanceof TypeError && err.message.startsWith("JSON-Patch:")) {
-      throw errors.unprocessable(undefined, [{ message: err.message.split("\n", 1)[0] }]);
+      throw patchRefused(err.message.split("\n", 1)[0] ?? "");
     }
     throw err;
   }
@@ -90,12 +100,9 @@ function copySize(document: unknown, op: JsonPatchOperation & { from?: unknown }
   if (value === undefined) return 0; // the operation's own check refuses it
   const size = Buffer.byteLength(JSON.stringify(value));
   if (size > budget) {
-    throw errors.unprocessable(undefined, [
-      {
-        reason: "FieldValueInvalid",
-        message: `operation ${index}${describeOperation(op)}: the copies of this patch would add more than ${MAX_BODY_BYTES} bytes, the most a request may carry`,
-      },
-    ]);
+    throw patchRefused(
+      `operation ${index}${describeOperation(op)}: the copies of this patch would add more than ${MAX_BODY_BYTES} bytes, the most a request may carry`,
+    );
   }
   return size;
 }

@@ -9,13 +9,16 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
+import type { ApiError } from "../api/errors.js";
 import { API_PREFIX, GROUP, VERSION } from "../api/object.js";
+import { defaultWriteOptions } from "../registry/options.js";
 import { KubeControlPlane } from "../testing/kube-control-plane.js";
 import { NAMESPACE, VERB_CASES } from "../testing/oracle/corpus.js";
 import { BAD_INPUT_CASES } from "../testing/oracle/corpus-bad-input.js";
 import { KUBE_WORDS_CASES } from "../testing/oracle/corpus-kube-words.js";
 import { crdsFromPlatform } from "../testing/oracle/crds.js";
 import { KNOWN_DIFFERENCES } from "../testing/oracle/known-differences.js";
+import { PROBE_COLLECTION, probe, probeCrd, probeStore } from "../testing/oracle/probe-kind.js";
 import { withRulesCheckedInCode } from "../testing/oracle/rules-in-code.js";
 import { runCase } from "../testing/oracle/run-case.js";
 import { type Target, target } from "../testing/oracle/targets.js";
@@ -63,6 +66,24 @@ describe("compatibility oracle: the platform against kube-apiserver serving its 
         assert.notDeepEqual(actual, expected, `listed as a difference (${reason}), but the answers agree: unlist it`);
       }
     });
+  });
+
+  // No kind of the platform has a list with a maxItems yet: the oracle's own kind has one, checked
+  // by kube-apiserver as a CRD and by the platform's write pipeline (probe-kind.ts).
+  it("a list past its maxItems: the platform's 422 is kube-apiserver's, whole", async () => {
+    await kube.apply(JSON.stringify(probeCrd()));
+    await kube.kubectl("wait", "--for=condition=Established", "--timeout=60s", `crd/${PROBE_COLLECTION}.${GROUP}`);
+    const store = probeStore();
+    const ctx = { user: { name: "oracle", subjectKind: "User" as const, groups: [], teams: [] }, warnings: [] };
+    // Alone, and after an error of metadata (kube lists metadata's errors first).
+    for (const body of [probe("too-many", { users: ["a", "b", "c"] }), probe("Bad_Name", { users: ["a", "b", "c"] })]) {
+      const expected = await kubeSide.send({ method: "POST", path: PROBE_COLLECTION, body });
+      const refused = await store.create(ctx, undefined, body, defaultWriteOptions("oracle")).then(
+        () => assert.fail("the platform accepted a list past its maxItems"),
+        (err: ApiError) => err.status,
+      );
+      assert.deepEqual(refused, expected.json);
+    }
   });
 
   it("names every case once, and lists differences only of cases it has", () => {

@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parse } from "yaml";
 import { INGRESS_SUFFIX_ANNOTATION } from "../api/endpoint-annotations.js";
-import { PLATFORM_BIN, runCli } from "../testing/cli-run.js";
 import { putSecret } from "../testing/cluster-status.js";
-import { blockWith, documentedShellBlocks, runShell, type ShellRun } from "../testing/documented-shell.js";
+import { DOCUMENTED_ADDRESS, type DocsWorkspace, DocumentedPage, docsWorkspace } from "../testing/documented-page.js";
+import type { ShellRun } from "../testing/documented-shell.js";
 import { postObject } from "../testing/gateway-fixture.js";
 import { KubeControlPlane } from "../testing/kube-control-plane.js";
 import { applyDocumentedPlatformRights, REAL_CLUSTER_RESYNC_MS } from "../testing/platform-on-control-plane.js";
@@ -24,17 +23,17 @@ import { waitFor } from "../testing/wait-for.js";
  */
 
 const DOC = "docs/virtual-clusters.md";
-const DOCUMENTED_ADDRESS = "https://127.0.0.1:8443";
 const INSTANCES = `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances`;
 
 describe("docs/virtual-clusters.md: its shell examples run as written", () => {
-  const blocks = documentedShellBlocks(DOC);
-  /** The blocks run so far: the last test checks that none of the page was left out. */
-  const ran = new Set<string>();
   let kube: KubeControlPlane;
   let server: TestServer;
-  let workDir: string;
-  let env: Record<string, string>;
+  let workspace: DocsWorkspace;
+  const page = new DocumentedPage(
+    DOC,
+    () => workspace,
+    () => [[DOCUMENTED_ADDRESS, server.url]],
+  );
 
   /**
    * Runs the page's block containing `marker` after the setup block's variables, as a reader who
@@ -42,14 +41,10 @@ describe("docs/virtual-clusters.md: its shell examples run as written", () => {
    * tells the connected cluster's admin to run goes to that cluster (`onCluster`), with its
    * admin's kube config instead of the platform's.
    */
-  async function runBlock(marker: string, { onCluster = false } = {}): Promise<ShellRun> {
-    const block = blockWith(blocks, marker);
-    ran.add(block);
-    const setup = blocks[0]!.split("\n").filter((line) => /^(export )?[A-Z_]+=/.test(line));
-    const script = onCluster ? block : [...setup, block].join("\n").replaceAll(DOCUMENTED_ADDRESS, server.url);
-    const run = await runShell(script, workDir, onCluster ? { ...env, KUBECONFIG: kube.adminKubeconfig } : env);
-    assert.equal(run.code, 0, `the block with "${marker}" failed:\n${run.stderr}\n${run.stdout}`);
-    return run;
+  function runBlock(marker: string, { onCluster = false } = {}): Promise<ShellRun> {
+    return onCluster
+      ? page.run(marker, { env: { KUBECONFIG: kube.adminKubeconfig } })
+      : page.run(marker, { prelude: page.variables("export KUBECONFIG=data/admin.kubeconfig") });
   }
 
   /** One value of a Secret on the cluster, decoded. */
@@ -75,26 +70,7 @@ describe("docs/virtual-clusters.md: its shell examples run as written", () => {
       spec: { config: { secretName: "prod" } },
     });
 
-    workDir = mkdtempSync(join(tmpdir(), "platform-vc-docs-"));
-    symlinkSync(server.dataDir, join(workDir, "data"));
-    // `platform` on the PATH, logged in as the admin (docs/cli.md's `platform login`).
-    const bin = join(workDir, "bin");
-    mkdirSync(bin);
-    writeFileSync(join(bin, "platform"), `#!/bin/sh\nexec "${process.execPath}" "${PLATFORM_BIN}" "$@"\n`);
-    chmodSync(join(bin, "platform"), 0o755);
-    const home = join(workDir, "home");
-    mkdirSync(home);
-    writeFileSync(join(home, "ca.crt"), server.caPem ?? "");
-    const login = await runCli(home, [
-      "login",
-      server.url,
-      "--access-key",
-      server.adminKey,
-      "--certificate-authority",
-      join(home, "ca.crt"),
-    ]);
-    assert.equal(login.code, 0, login.stderr);
-    env = { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: home, PLATFORM_CONFIG: join(home, "config.json") };
+    workspace = await docsWorkspace(server, "platform-vc-docs-");
   });
   after(async () => {
     await server?.stop();
@@ -135,7 +111,7 @@ describe("docs/virtual-clusters.md: its shell examples run as written", () => {
 
   it("an instance of tiny lands where the page says; as the page warns, it deploys no virtual cluster", async () => {
     const run = await runBlock('templateRef: {name: tiny, version: "1.0.0"}');
-    const printed = blockWith(blocks, 'templateRef: {name: tiny, version: "1.0.0"}').match(/^# (\{.*\})$/m)?.[1];
+    const printed = page.block('templateRef: {name: tiny, version: "1.0.0"}').match(/^# (\{.*\})$/m)?.[1];
     assert.ok(printed, "the page shows what kubectl prints");
     // kubectl create says what it made; the get prints the line the page shows.
     assert.deepEqual(JSON.parse(run.stdout.trim().split("\n").at(-1) ?? ""), JSON.parse(printed));
@@ -197,7 +173,7 @@ describe("docs/virtual-clusters.md: its shell examples run as written", () => {
 
   it("the kube config example writes one for dev, at its ingress address, without asking the cluster", async () => {
     await runBlock("/kubeconfig");
-    const config = parse(readFileSync(join(workDir, "dev.kubeconfig"), "utf8"));
+    const config = parse(readFileSync(join(workspace.dir, "dev.kubeconfig"), "utf8"));
     assert.equal(config.clusters[0].cluster.server, "https://dev-web.vcluster.example.com");
   });
 
@@ -278,12 +254,8 @@ describe("docs/virtual-clusters.md: its shell examples run as written", () => {
     );
   });
 
-  it("every shell example of the page was run, but the one shown as someone else's refusal", () => {
-    // Run as bob, a plain member; src/admission/instance-inside-roles.test.ts proves that refusal.
-    const refusal = blockWith(blocks, "Error from server (Forbidden)");
-    assert.deepEqual(
-      blocks.filter((b) => !ran.has(b) && b !== refusal),
-      [],
-    );
+  it("every shell example of the page was run, but the one it marks as another user's refusal", () => {
+    assert.deepEqual(page.leftOut(), []);
+    assert.equal(page.notRunReasons().length, 1);
   });
 });

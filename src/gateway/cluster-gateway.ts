@@ -6,7 +6,7 @@ import type { AuditLog } from "../audit/audit-log.js";
 import type { PlatformAuthorizer } from "../authz/authorizer.js";
 import type { RequestAttributes } from "../authz/contract.js";
 import { isRestricting, type Scope } from "../authz/scope.js";
-import { ClusterConnectionError } from "../clusters/cluster-connection.js";
+import { ClusterConnectionError, type ConnectionReason, clusterCannotBeUsed } from "../clusters/cluster-connection.js";
 import type { EndpointPolicy } from "../clusters/endpoint-policy.js";
 import { type SpaceInstanceSpec, spaceNamespaceOf } from "../kinds/space-instance/space-instance.js";
 import { impersonationOf } from "../registry/impersonation-identity.js";
@@ -17,7 +17,9 @@ import { type InternalErrorLog, stderrLog } from "../server/request-guard.js";
 import { peerAddress } from "../server/trusted-proxies.js";
 import { EndpointNotAllowedError } from "../support/guarded-lookup.js";
 import type { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
+import { virtualClusterCannotBeUsed } from "../virtualclusters/reach.js";
 import { ClusterUpstreams } from "./cluster-upstreams.js";
+import type { ForwardTarget } from "./forward.js";
 import type { ForwardedPath } from "./forwarded-path.js";
 import { auditForwarded } from "./gateway-audit.js";
 import { CallerRefused, GatewayHandler, type Resolved } from "./gateway-handler.js";
@@ -25,6 +27,7 @@ import { type GatewayPath, parseGatewayPath } from "./gateway-path.js";
 import { type GatewayTarget, gatewayScopeAllows } from "./gateway-scope.js";
 import { kubeRequestAttributes } from "./kube-request.js";
 import { outsideSpace } from "./space-fence.js";
+import type { Upstream } from "./upstream.js";
 import { VirtualClusterActivity } from "./vcluster-activity.js";
 import { VirtualClusterUpstreams } from "./vcluster-upstreams.js";
 import { VirtualClusterWaker } from "./vcluster-wake.js";
@@ -194,7 +197,7 @@ export class ClusterGateway {
     const attrs = useAttributes(CLUSTERS, "", name, cluster);
     if (!this.deps.authorizer.decide(this.withoutScope(user), attrs).allowed) return undefined;
     this.fromMemory++;
-    return { forward: { upstream, path: forwarded.pathAndQuery, impersonate: impersonationOf(user) }, user, label };
+    return { forward: this.clusterTarget(name, upstream, forwarded, user), user, label };
   }
 
   private async resolveSlowly(req: IncomingMessage, parsed: GatewayPath): Promise<Resolved> {
@@ -223,18 +226,30 @@ export class ClusterGateway {
     await this.authorizeUse(user, target, method, forwarded, CLUSTERS, "", name, cluster);
     if (!cluster) throw errors.notFound(CLUSTERS, name);
     const upstream = await this.clusterUpstream(name, cluster);
-    return { forward: { upstream, path: forwarded.pathAndQuery, impersonate: impersonationOf(user) }, user, label };
+    return { forward: this.clusterTarget(name, upstream, forwarded, user), user, label };
   }
 
+  /**
+   * A cluster's config that cannot be used (its secret, its kubeconfig, the address policy) is a
+   * 503 naming the cluster and the reason only: the details are the Cluster's (clusterCannotBeUsed).
+   */
   private async clusterUpstream(name: string, cluster: KubeObject) {
     try {
       return await this.clusters.upstream(cluster);
     } catch (err) {
-      if (err instanceof ClusterConnectionError) {
-        throw errors.unavailable(`cluster "${name}" cannot be used (${err.reason}): ${err.message}`);
-      }
+      if (err instanceof ClusterConnectionError) throw errors.unavailable(clusterCannotBeUsed(name, err.reason));
       throw err;
     }
+  }
+
+  /** Where a request to connected cluster `name` (directly, or a space's) is forwarded, as the caller. */
+  private clusterTarget(name: string, upstream: Upstream, forwarded: ForwardedPath, user: UserInfo): ForwardTarget {
+    return {
+      upstream,
+      path: forwarded.pathAndQuery,
+      impersonate: impersonationOf(user),
+      cannotBeUsed: (reason: ConnectionReason) => clusterCannotBeUsed(name, reason),
+    };
   }
 
   /**
@@ -265,7 +280,7 @@ export class ClusterGateway {
     const cluster = this.clusters.cluster(clusterName);
     if (!cluster) throw errors.unavailable(`cluster "${clusterName}" of the space does not exist`);
     const upstream = await this.clusterUpstream(clusterName, cluster);
-    return { forward: { upstream, path: forwarded.pathAndQuery, impersonate: impersonationOf(user) }, user, label };
+    return { forward: this.clusterTarget(clusterName, upstream, forwarded, user), user, label };
   }
 
   private async resolveVirtualCluster(
@@ -285,13 +300,12 @@ export class ClusterGateway {
     });
     this.activity.touch(namespace, name);
     const who = impersonationOf(user);
+    const cannotBeUsed = (reason: ConnectionReason) => virtualClusterCannotBeUsed(namespace, name, reason);
     const upstream = await this.vclusters.upstream(instance, who.user, who.groups).catch((err) => {
       if (!(err instanceof EndpointNotAllowedError)) throw err;
-      throw errors.unavailable(
-        `virtual cluster ${namespace}/${name} cannot be used (EndpointNotAllowed): ${err.message}`,
-      );
+      throw errors.unavailable(cannotBeUsed("EndpointNotAllowed"));
     });
-    return { forward: { upstream, path: forwarded.pathAndQuery }, user, label };
+    return { forward: { upstream, path: forwarded.pathAndQuery, cannotBeUsed }, user, label };
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { Duplex } from "node:stream";
-import { classifyError } from "../clusters/cluster-connection.js";
+import { type ConnectionReason, classifyError } from "../clusters/cluster-connection.js";
 import type { Impersonation } from "../registry/impersonation-identity.js";
 import { writeStatusToSocket } from "../server/raw-status.js";
 import { forwardedHops, GATEWAY_HOPS_HEADER } from "./gateway-hops.js";
@@ -23,6 +23,12 @@ export interface ForwardTarget {
   /** The path below the upstream's base, with its query (`/api/v1/pods?watch=1`). */
   path: string;
   impersonate?: Impersonation;
+  /**
+   * The 503's message when the upstream cannot be used: the target's name and the reason only.
+   * Callers hold `use`, which does not let them read the Cluster (or instance) whose address,
+   * and whose server's words, the error carries (clusterCannotBeUsed, cluster-connection.ts).
+   */
+  cannotBeUsed(reason: ConnectionReason): string;
 }
 
 /** What the audit line needs: the status the client got, and the bytes sent to it. */
@@ -105,18 +111,18 @@ function upstreamRequest(req: IncomingMessage, target: ForwardTarget, upgrade: b
   });
 }
 
-/** The 503 for a connection that failed before the upstream answered, with the health check's reason names. */
+/** The 503 for a connection that failed before the upstream answered, with the health check's reason name. */
 export function unreachable(err: unknown, target: ForwardTarget) {
-  const e = classifyError(err, target.upstream.base.origin);
-  return { code: 503, reason: "ServiceUnavailable" as const, message: `${e.reason}: ${e.message}` };
+  return unusable(target, classifyError(err, "").reason);
 }
 
+/** The 503 for an upstream that refused the platform's own credentials (its 401): the caller's are fine. */
 export function credentialsRejected(target: ForwardTarget) {
-  return {
-    code: 503,
-    reason: "ServiceUnavailable" as const,
-    message: `Unauthorized: the cluster at ${target.upstream.base.origin} rejected the platform's credentials (401 Unauthorized)`,
-  };
+  return unusable(target, "Unauthorized");
+}
+
+function unusable(target: ForwardTarget, reason: ConnectionReason) {
+  return { code: 503, reason: "ServiceUnavailable" as const, message: target.cannotBeUsed(reason) };
 }
 
 /** One exchange's accounting: the status the client got, the bytes sent to it, and `done` called once. */

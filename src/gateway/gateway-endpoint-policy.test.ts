@@ -3,12 +3,14 @@ import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION } from "../api/endpoint-annotations.js";
+import { clusterCannotBeUsed } from "../clusters/cluster-connection.js";
 import { createCertificateAuthority, createServingCertificate } from "../crypto/certificates.js";
 import { systemContext } from "../registry/request-context.js";
 import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
 import { FakeKubeApiServer } from "../testing/fake-kube-apiserver.js";
 import { connectCluster, postObject } from "../testing/gateway-fixture.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { virtualClusterCannotBeUsed } from "../virtualclusters/reach.js";
 
 const PODS = "/api/v1/namespaces/default/pods";
 
@@ -97,8 +99,8 @@ describe("the gateway's endpoint policy", () => {
     const res = await strict.request("GET", `/kubernetes/cluster/by-address${PODS}`);
     assert.equal(res.status, 503, res.text);
     assert.equal(res.json.kind, "Status");
-    assert.match(res.json.message, /\(EndpointNotAllowed\): 127\.0\.0\.1:\d+ is a loopback address/);
-    assert.match(res.json.message, /--allow-local-endpoints/);
+    // The reason only: the address is the Cluster's, which a caller with `use` may not read.
+    assert.equal(res.json.message, clusterCannotBeUsed("by-address", "EndpointNotAllowed"));
     assert.equal(podsSeen(), before);
   });
 
@@ -106,7 +108,7 @@ describe("the gateway's endpoint policy", () => {
     const before = podsSeen();
     const res = await strict.request("GET", `/kubernetes/cluster/by-name${PODS}`);
     assert.equal(res.status, 503, res.text);
-    assert.match(res.json.message, /^EndpointNotAllowed: localhost resolves to a loopback address/);
+    assert.equal(res.json.message, clusterCannotBeUsed("by-name", "EndpointNotAllowed"));
     assert.equal(podsSeen(), before);
   });
 
@@ -122,7 +124,7 @@ describe("the gateway's endpoint policy", () => {
     const before = vclusterPodsSeen();
     const refused = await strict.request("GET", VC_PODS);
     assert.equal(refused.status, 503, refused.text);
-    assert.match(refused.json.message, /^EndpointNotAllowed: localhost resolves to a loopback address/);
+    assert.equal(refused.json.message, virtualClusterCannotBeUsed("p-alpha", "vc1", "EndpointNotAllowed"));
     assert.equal(vclusterPodsSeen(), before);
     const reached = await open.request("GET", `${VC_PODS}/inside-vc`);
     assert.equal(reached.status, 200, reached.text);
@@ -131,10 +133,7 @@ describe("the gateway's endpoint policy", () => {
 
   it("refuses a virtual cluster endpoint stored before writes were checked (a loopback address, plain http)", async () => {
     const instances = strict.registry.store("virtualclusterinstances");
-    for (const [endpoint, detail] of [
-      [vcluster.url, /127\.0\.0\.1:\d+ is a loopback address/],
-      [vcluster.url.replace("https:", "http:"), /is not https/],
-    ] as const) {
+    for (const endpoint of [vcluster.url, vcluster.url.replace("https:", "http:")]) {
       // The registry's own writes skip admission, as data written by an older version did.
       await instances.guaranteedUpdate(systemContext(), "p-alpha", "vc1", (obj) => {
         obj.metadata.annotations = { [VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION]: endpoint };
@@ -143,8 +142,7 @@ describe("the gateway's endpoint policy", () => {
       const res = await strict.request("GET", VC_PODS);
       assert.equal(res.status, 503, res.text);
       assert.equal(res.json.kind, "Status");
-      assert.match(res.json.message, /virtual cluster p-alpha\/vc1 cannot be used \(EndpointNotAllowed\): /);
-      assert.match(res.json.message, detail);
+      assert.equal(res.json.message, virtualClusterCannotBeUsed("p-alpha", "vc1", "EndpointNotAllowed"));
     }
   });
 
@@ -152,7 +150,7 @@ describe("the gateway's endpoint policy", () => {
     for (const server of [strict, open]) {
       const res = await server.request("GET", `/kubernetes/cluster/plaintext${PODS}`);
       assert.equal(res.status, 503, res.text);
-      assert.match(res.json.message, /\(EndpointNotAllowed\): http:\/\/localhost:\d+ is not https/);
+      assert.equal(res.json.message, clusterCannotBeUsed("plaintext", "EndpointNotAllowed"));
     }
   });
 

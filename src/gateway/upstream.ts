@@ -31,8 +31,6 @@ export interface Upstream {
    * rotated): then it is to be built again. Absent when they cannot change.
    */
   credentialsChanged?: () => boolean;
-  /** Why this upstream cannot be used, when it cannot (the 503 reason and message). */
-  unusable?: { reason: string; message: string };
 }
 
 export interface UpstreamTls {

@@ -32,8 +32,10 @@ export function notFoundOnCluster(message: string, name: string, kind: string): 
   });
 }
 
-/** A cluster the request needs but cannot use: 503, with the same reason the health check reports. */
-/** A 503 that names the cluster and the reason only, as the instances' statuses say it. */
+/**
+ * A cluster the request needs but cannot use: 503, with the same reason the health check reports,
+ * naming the cluster and the reason only, as the instances' statuses and the gateway say it.
+ */
 function unavailable(cluster: string, err: ClusterConnectionError): ApiError {
   return errors.unavailable(clusterCannotBeUsed(cluster, err.reason));
 }

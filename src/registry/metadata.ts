@@ -109,6 +109,19 @@ export function mergeUpdateMetadata(obj: KubeObject, old: KubeObject): FieldErro
   return errs;
 }
 
+/**
+ * What an update of the main resource takes from the stored object (metadata only the server
+ * sets, and the status, which only the status subresource changes), with the errors of what it
+ * may not change: the write pipeline's first step of an update (store.ts), and what a refusal by
+ * the schema lists of metadata (schema-refusal.ts).
+ */
+export function carryStoredFields(obj: KubeObject, old: KubeObject, hasStatus: boolean): FieldError[] {
+  const errs = mergeUpdateMetadata(obj, old);
+  if (hasStatus) obj.status = old.status;
+  errs.push(...validateTerminatingFinalizers(obj, old));
+  return errs;
+}
+
 /** While an object is terminating its finalizers may only be removed, never added. */
 export function validateTerminatingFinalizers(obj: KubeObject, old: KubeObject): FieldError[] {
   if (!old.metadata.deletionTimestamp) return [];

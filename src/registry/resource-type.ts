@@ -60,8 +60,17 @@ export interface KeptWrite {
  * stored form (encryption at rest, key hashing); present() hides fields from a reader.
  */
 export interface Strategy {
-  /** Called on create after metadata is set by the store and mutating admission ran. May mutate. */
+  /**
+   * Called on create after metadata is set by the store and mutating admission ran. May mutate.
+   * Cheap: a body the schema refuses runs it too, so that its 422 lists the kind's own errors.
+   */
   prepareForCreate?(obj: KubeObject, ctx: RequestContext): Prepared | undefined | Promise<Prepared | undefined>;
+  /**
+   * What a create makes that costs (a certificate authority): called right after
+   * prepareForCreate, but never for a body the schema refuses, whose refusal would throw it away.
+   * May mutate `obj`; returns the kept entries written beside it (Prepared.alongside).
+   */
+  issueForCreate?(obj: KubeObject, ctx: RequestContext): Promise<KeptWrite[]>;
   /** Called on update (PUT/PATCH of the main resource). May mutate `obj`. */
   prepareForUpdate?(
     obj: KubeObject,

@@ -112,4 +112,13 @@ describe("SchemaChecker", () => {
     assert.equal(err?.field, "count");
     assert.equal(err && fieldErrorBody(err), "Invalid value: -2: count in body should be greater than or equal to 0");
   });
+
+  it("words a list past its maxItems as kube-apiserver does: FieldValueTooMany with the count found", () => {
+    const schema = Type.Object({ spec: Type.Object({ users: Type.Array(Type.String(), { maxItems: 2 }) }) });
+    const [err, ...more] = new SchemaChecker(schema).check({ spec: { users: ["a", "b", "c"] } });
+    assert.deepEqual(more, []);
+    assert.equal(err?.type, "FieldValueTooMany");
+    assert.equal(err?.field, "spec.users");
+    assert.equal(err && fieldErrorBody(err), "Too many: 3: must have at most 2 items");
+  });
 });

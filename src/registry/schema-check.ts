@@ -185,6 +185,17 @@ function toFieldError(e: ErrorObject, obj: unknown): FieldError {
         valueAt(obj, e.instancePath),
       );
     }
+    case "maxItems": {
+      // kube's field.TooMany: the count found as the value, `Too many: 3: must have at most 2 items`.
+      const limit = (e.params as { limit: number }).limit;
+      const found = valueAt(obj, e.instancePath);
+      return fieldError(
+        "FieldValueTooMany",
+        at,
+        `must have at most ${limit} items`,
+        Array.isArray(found) ? found.length : undefined,
+      );
+    }
     default:
       return fieldError("FieldValueInvalid", at, e.message ?? "is invalid");
   }

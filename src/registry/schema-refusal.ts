@@ -1,7 +1,7 @@
 import { type ApiError, errors, type FieldError } from "../api/errors.js";
 import { generateName } from "../api/generate-name.js";
 import type { KubeObject } from "../api/object.js";
-import { prepareCreateMetadata, validateObjectMetadata } from "./metadata.js";
+import { carryStoredFields, prepareCreateMetadata, validateObjectMetadata } from "./metadata.js";
 import type { RequestContext } from "./request-context.js";
 import type { ResourceType } from "./resource-type.js";
 import type { SchemaChecker } from "./schema-check.js";
@@ -18,6 +18,8 @@ export interface SchemaRefusal {
   create: boolean;
   /** A kind that stores nothing (selves, tokens): its metadata is not checked. */
   virtual: boolean;
+  /** On an update of the main resource: reads the stored object the update would replace. */
+  stored?: () => Promise<KubeObject | undefined>;
 }
 
 /**
@@ -26,14 +28,20 @@ export interface SchemaRefusal {
  * learns all of them from one answer rather than one kind of error per try. Admission plugins
  * are not asked: they read other objects, and nothing will be written.
  *
+ * On an update, the rules that compare the body with the stored object are listed too, as the
+ * write pipeline would (store.ts, writeUpdate): metadata only the server changes, new finalizers
+ * of a terminating object, and the kind's validateUpdate (a field that may not change).
+ *
  * Metadata and the kind's rules are code written for objects of the schema's shape: they read
  * the body without the values the schema refused, and what they report of a field the schema
  * already refused (a value they now find missing) is left out, so each field has one error.
  */
 export async function schemaRefusal(r: SchemaRefusal): Promise<ApiError> {
   const readable = r.checker.withoutRefusedValues(r.body);
-  const metadata = r.virtual ? [] : metadataErrors(r.rt, readable, r.create);
-  const ownRules = await kindErrors(r.rt, readable, r.ctx, r.create);
+  const old = r.create ? undefined : await r.stored?.();
+  const carried = old ? carryStoredFields(readable, old, r.rt.hasStatus) : [];
+  const metadata = r.virtual ? [] : [...metadataErrors(r.rt, readable, r.create), ...carried];
+  const ownRules = await kindErrors(r.rt, readable, r.ctx, r.create, old);
   const all = [
     ...outsideRefused(metadata, r.schemaErrors),
     ...r.schemaErrors,
@@ -53,20 +61,27 @@ function metadataErrors(rt: ResourceType, obj: KubeObject, create: boolean): Fie
 }
 
 /**
- * The kind's own validation of what the schema left readable (after its prepareForCreate, whose
- * defaults it expects, on a create). A rule that fails on a field the refused values left
- * missing is not asked again: the schema's errors are the answer, and that rule's turn comes
- * when the body is fixed.
+ * The kind's own validation of what the schema left readable, after the prepare step whose
+ * defaults it expects (prepareForCreate, or prepareForUpdate and validateUpdate with the stored
+ * object). A rule that fails on a field the refused values left missing is not asked again: the
+ * schema's errors are the answer, and that rule's turn comes when the body is fixed.
  */
 async function kindErrors(
   rt: ResourceType,
   obj: KubeObject,
   ctx: RequestContext,
   create: boolean,
+  old: KubeObject | undefined,
 ): Promise<FieldError[]> {
+  const s = rt.strategy;
   try {
-    const prepared = create ? await rt.strategy.prepareForCreate?.(obj, ctx) : undefined;
-    return [...(prepared?.fieldErrors ?? []), ...((await rt.strategy.validate?.(obj, ctx)) ?? [])];
+    if (old) {
+      const prepared = await s.prepareForUpdate?.(obj, old, ctx);
+      const errs = s.validateUpdate ? await s.validateUpdate(obj, old, ctx) : await s.validate?.(obj, ctx);
+      return [...(prepared?.fieldErrors ?? []), ...(errs ?? [])];
+    }
+    const prepared = create ? await s.prepareForCreate?.(obj, ctx) : undefined;
+    return [...(prepared?.fieldErrors ?? []), ...((await s.validate?.(obj, ctx)) ?? [])];
   } catch {
     return [];
   }

@@ -219,6 +219,23 @@ describe("Store: a body its schema refuses", () => {
     assert.deepEqual(fieldsOf(err), ["metadata.labels FieldValueInvalid", "spec.size FieldValueTypeInvalid"]);
   });
 
+  it("an update lists the rules that compare with the stored object too, after the schema's errors", async () => {
+    const h = harness({}, undefined, colorFixedKind);
+    const a = await h.store.create(h.ctx(), undefined, widget("a", { size: 1 }), opts());
+    const bad = { metadata: { labels: { "bad key!": "v" } }, spec: { size: "big", color: "red" } };
+    const put = { ...a, metadata: { ...a.metadata, ...bad.metadata }, spec: bad.spec };
+    const byPut = await rejects(h.store.update(h.ctx(), undefined, "a", put, opts()), "Invalid", 422);
+    const byPatch = await rejects(h.store.patch(h.ctx(), undefined, "a", "merge", bad, opts()), "Invalid", 422);
+    for (const err of [byPut, byPatch]) {
+      assert.deepEqual(fieldsOf(err), [
+        "metadata.labels FieldValueInvalid",
+        "spec.size FieldValueTypeInvalid",
+        "spec.color FieldValueInvalid",
+      ]);
+    }
+    assert.equal((await h.store.read(undefined, "a"))?.spec?.color, "blue");
+  });
+
   it("a generated name is checked as create checks it; a create-only kind's metadata not at all", async () => {
     const h = harness();
     const generated = { ...widget(""), metadata: { generateName: "ok-" }, spec: { size: "big" } };
@@ -248,6 +265,16 @@ describe("Store: a body its schema refuses", () => {
     assert.deepEqual(fieldsOf(err), ["spec.size FieldValueTypeInvalid"]);
   });
 });
+
+/** The test kind with a field that may not change once set (a rule that needs the stored object). */
+function colorFixedKind(trace: string[]): ResourceType {
+  const rt = widgetKind(trace);
+  const validateUpdate = (obj: KubeObject, old: KubeObject) =>
+    obj.spec?.color === old.spec?.color
+      ? []
+      : [fieldError("FieldValueInvalid", "spec.color", "field is immutable", obj.spec?.color)];
+  return { ...rt, strategy: { ...rt.strategy, validateUpdate } };
+}
 
 /** The test kind as a create-only kind (like selves, tokens and reviews): its answer is computed. */
 function virtualWidgetKind(trace: string[]): ResourceType {

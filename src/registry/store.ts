@@ -17,13 +17,7 @@ import { namesRevision, requestedRevision } from "./fresh-revision.js";
 import { KeySerializer } from "./key-serializer.js";
 import { collectionPrefix, objectKey } from "./keys.js";
 import { recordUpdateManager } from "./managed-fields.js";
-import {
-  desiredStateOf,
-  mergeUpdateMetadata,
-  prepareCreateMetadata,
-  validateObjectMetadata,
-  validateTerminatingFinalizers,
-} from "./metadata.js";
+import { carryStoredFields, desiredStateOf, prepareCreateMetadata, validateObjectMetadata } from "./metadata.js";
 import type { DeleteOptions, ListOptions, PatchType, WriteOptions } from "./options.js";
 import { hiddenReadRefusal, refuseHiddenReads } from "./patch-read-guard.js";
 import { type RawListBody, rawList } from "./raw-list.js";
@@ -62,7 +56,7 @@ export interface StoreDeps {
  * 1. decode and check the body against the endpoint and the schema (admitBody; a body the schema
  *    refuses stops here, with metadata's and the kind's own errors too: schema-refusal.ts);
  * 2. mutating admission (`admission.admit`: plugins may change the object or report field errors);
- * 3. the kind's `strategy.prepareForCreate`/`prepareForUpdate`;
+ * 3. the kind's `strategy.prepareForCreate` (then `issueForCreate`, what costs) or `prepareForUpdate`;
  * 4. metadata and strategy validation (with the field errors of steps 2 and 3: one 422);
  * 5. validating admission (`admission.validate`: plugins refuse, never change);
  * 6. the write (skipped on dry-run), mapping storage errors to API errors (storageToApi).
@@ -330,7 +324,9 @@ export class Store {
     const fieldErrors = await this.deps.admission.admit(
       admissionAttributes("CREATE", this.rt, obj, undefined, ctx, options.dryRun),
     );
-    const prepared = (await this.rt.strategy.prepareForCreate?.(obj, ctx)) ?? undefined;
+    const cheap = (await this.rt.strategy.prepareForCreate?.(obj, ctx)) ?? undefined;
+    const issued = (await this.rt.strategy.issueForCreate?.(obj, ctx)) ?? [];
+    const prepared = issued.length ? { ...cheap, alongside: [...(cheap?.alongside ?? []), ...issued] } : cheap;
     fieldErrors.push(...(prepared?.fieldErrors ?? []));
     if (!options.managedFieldsPrepared) {
       recordUpdateManager(obj, undefined, options.fieldManager, "", now, this.rt);
@@ -362,7 +358,9 @@ export class Store {
     options: WriteOptions,
     subresource: "" | "status" = "",
   ): Promise<KubeObject> {
-    const obj = await this.admitBody(body, namespace, name, options, ctx);
+    const obj = await this.admitBody(body, namespace, name, options, ctx, {
+      stored: subresource === "" ? () => this.read(namespace, name) : undefined,
+    });
     const rv = obj.metadata.resourceVersion;
     if (!rv) {
       // As kube-apiserver, which reads the object first: an update of nothing is NotFound.
@@ -412,9 +410,7 @@ export class Store {
       if (options.managedFieldsPrepared) obj.metadata.managedFields = proposed.metadata.managedFields;
     } else {
       obj = proposed;
-      fieldErrs.push(...mergeUpdateMetadata(obj, old));
-      if (this.rt.hasStatus) obj.status = old.status;
-      fieldErrs.push(...validateTerminatingFinalizers(obj, old));
+      fieldErrs.push(...carryStoredFields(obj, old, this.rt.hasStatus));
     }
     obj.metadata.namespace = old.metadata.namespace;
     if (!this.rt.namespaced) delete obj.metadata.namespace;
@@ -583,7 +579,11 @@ export class Store {
       throw errors.staleObject(this.gr, name);
     }
     // applyMergePatch/applyJsonPatch return a copy that shares nothing: no second clone.
-    const admitted = await this.admitBody(proposed, namespace, name, options, ctx, { owned: true, patched: true });
+    const admitted = await this.admitBody(proposed, namespace, name, options, ctx, {
+      owned: true,
+      patched: true,
+      stored: subresource === "" ? async () => old : undefined,
+    });
     admitted.metadata.resourceVersion = old.metadata.resourceVersion;
     return this.writeUpdate(ctx, old, admitted, options, subresource, cachedCopy);
   }
@@ -745,6 +745,11 @@ export class Store {
       depthChecked?: boolean;
       /** The body is what a JSON or merge patch made: a strict refusal names the patch. */
       patched?: boolean;
+      /**
+       * An update of the main resource: the stored object, read only when the schema refuses the
+       * body, so that its refusal lists the rules that compare with it too (schema-refusal.ts).
+       */
+      stored?: () => Promise<KubeObject | undefined>;
     } = {},
   ): Promise<KubeObject> {
     const { nameOptional = false, owned = false, depthChecked = false, patched = false } = how;
@@ -814,6 +819,7 @@ export class Store {
         ctx,
         create: name === undefined,
         virtual: nameOptional,
+        stored: how.stored,
       });
     }
     return obj;

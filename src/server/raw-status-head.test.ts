@@ -92,7 +92,7 @@ describe("HEAD answers written on the raw socket", () => {
     await assertHeadHasNoBody(
       upgrade("/kubernetes/cluster/gone/api/v1/namespaces/default/pods/p/exec", server.adminKey),
       503,
-      /^ClusterUnreachable: /,
+      /^cluster "gone" cannot be used \(ClusterUnreachable\)/,
     );
   });
 
@@ -100,7 +100,7 @@ describe("HEAD answers written on the raw socket", () => {
     await assertHeadHasNoBody(
       upgrade("/kubernetes/cluster/refusing/api/v1/namespaces/default/pods/p/exec", server.adminKey),
       503,
-      /rejected the platform's credentials/,
+      /^cluster "refusing" cannot be used \(Unauthorized\)/,
     );
   });
 

@@ -14,6 +14,16 @@ import { readVirtualClusterCa } from "./remote.js";
  * controller for itself): at its endpoint, trusting and signing with its CA.
  */
 
+/**
+ * Why a virtual cluster could not be reached, as the gateway tells its users: its name and the
+ * reason only. Its endpoint (the instance's annotation, or its cluster's ingress suffix) and the
+ * server's own words are for those who may read the instance and its cluster, not for every
+ * caller who may `use` it.
+ */
+export function virtualClusterCannotBeUsed(namespace: string, name: string, reason: string): string {
+  return `virtual cluster ${namespace}/${name} cannot be used (${reason})`;
+}
+
 /** The instance's API endpoint: its annotation, else `https://<name>-<project>.<cluster's ingress suffix>`; 503 if neither. */
 export function virtualClusterEndpoint(
   instance: KubeObject,

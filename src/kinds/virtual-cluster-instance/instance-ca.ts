@@ -1,5 +1,5 @@
 import type { KubeObject } from "../../api/object.js";
-import type { KeptWrite, Prepared } from "../../registry/resource-type.js";
+import type { KeptWrite } from "../../registry/resource-type.js";
 import { isDeployed } from "./template-fields.js";
 
 /**
@@ -20,9 +20,9 @@ export interface InstanceCaIssuer {
  * not hand that one its CA). An instance moved between projects arrives with its `status.caID`
  * and keeps that CA.
  */
-export async function instanceCaOnCreate(obj: KubeObject, cas: InstanceCaIssuer): Promise<Prepared | undefined> {
-  if (!isDeployed(obj) || typeof obj.status?.caID === "string") return undefined;
+export async function instanceCaOnCreate(obj: KubeObject, cas: InstanceCaIssuer): Promise<KeptWrite[]> {
+  if (!isDeployed(obj) || typeof obj.status?.caID === "string") return [];
   const { id, keep } = await cas.issue(obj);
   obj.status = { ...(obj.status ?? {}), caID: id };
-  return { alongside: [keep] };
+  return [keep];
 }

@@ -116,8 +116,10 @@ export function virtualClusterInstanceKind(cas?: InstanceCaIssuer): ResourceType
       prepareForCreate(obj) {
         defaultPlacement(obj);
         addCleanupFinalizer(obj);
-        return cas ? instanceCaOnCreate(obj, cas) : undefined;
+        return undefined;
       },
+      // Making a CA costs a key pair: never for a body its schema refuses (schema-refusal.ts).
+      issueForCreate: cas ? (obj) => instanceCaOnCreate(obj, cas) : undefined,
       prepareForUpdate(obj) {
         defaultPlacement(obj);
         return undefined;

@@ -25,7 +25,87 @@ runStorageSuite("etcd (1 member)", async () => {
   return { storage: await openStorage(c.url), cleanup: async () => {} };
 });
 
+/** Bytes etcd has received from and sent to its gRPC clients so far (its own metrics). */
+async function etcdGrpcBytes(c: EtcdCluster): Promise<{ received: number; sent: number }> {
+  const text = await (await fetch(`http://${c.endpoints[0]}/metrics`)).text();
+  const counter = (name: string) => {
+    const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+    assert.ok(line, `etcd reports ${name}`);
+    return Number(line.split(" ")[1]);
+  };
+  return {
+    received: counter("etcd_network_client_grpc_received_bytes_total"),
+    sent: counter("etcd_network_client_grpc_sent_bytes_total"),
+  };
+}
+
 describe("etcd storage", () => {
+  test("a create sends etcd its key twice (the absence compare and the put), with no read for a failure", async () => {
+    const c = await etcd();
+    const storage = new EtcdStorage(parseEtcdUrl(c.url));
+    try {
+      // A long key makes each copy of it in the transaction stand out from the framing.
+      const key = `/lone-create/${Date.now()}/${"k".repeat(8192)}`;
+      const before = await etcdGrpcBytes(c);
+      await storage.create(key, Buffer.from("v"));
+      const sent = (await etcdGrpcBytes(c)).received - before.received;
+      assert.ok(sent > 2 * key.length && sent < 3 * key.length, `${sent} bytes for a ${key.length}-byte key`);
+      await assert.rejects(storage.create(key, Buffer.from("w")), { code: "KeyExists", key });
+    } finally {
+      await storage.close();
+    }
+  });
+
+  test("a refused write names its failing op without etcd sending back a value", async () => {
+    const c = await etcd();
+    const storage = new EtcdStorage(parseEtcdUrl(c.url));
+    try {
+      const p = `/refused/${Date.now()}/`;
+      const value = Buffer.alloc(256 * 1024, "x");
+      const revision = await storage.create(`${p}big`, value);
+      const before = await etcdGrpcBytes(c);
+      await assert.rejects(storage.create(`${p}big`, value), { code: "KeyExists", key: `${p}big` });
+      await assert.rejects(storage.update(`${p}big`, value, revision + 1), { code: "Conflict", key: `${p}big` });
+      await assert.rejects(storage.delete(`${p}big`, revision + 1), { code: "Conflict", key: `${p}big` });
+      await assert.rejects(
+        storage.txn([
+          { type: "create", key: `${p}new`, value },
+          { type: "create", key: `${p}big`, value },
+        ]),
+        { code: "KeyExists", key: `${p}big` },
+      );
+      await assert.rejects(storage.update(`${p}missing`, value, revision), { code: "NotFound", key: `${p}missing` });
+      // Each refusal's answer carries the keys it read, not their values.
+      const answered = (await etcdGrpcBytes(c)).sent - before.sent;
+      assert.ok(answered < value.length, `etcd answered ${answered} bytes`);
+      assert.equal((await storage.get(`${p}big`))?.modRevision, revision, "nothing was written");
+    } finally {
+      await storage.close();
+    }
+  });
+
+  test("a refused write of an object over the client's largest message is a Conflict, not Unavailable", async () => {
+    const c = await etcd();
+    const limit = 64 * 1024;
+    const storage = new EtcdStorage({ ...parseEtcdUrl(c.url), maxReceiveMessageBytes: limit });
+    try {
+      const key = `/over-limit/${Date.now()}`;
+      const revision = await storage.create(key, Buffer.alloc(2 * limit, "x"));
+      await assert.rejects(storage.update(key, Buffer.from("y"), revision + 1), { code: "Conflict", key });
+      const other = `${key}-other`;
+      await assert.rejects(
+        storage.txn([
+          { type: "create", key: other, value: Buffer.from("z") },
+          { type: "delete", key, expectedModRevision: revision + 1 },
+        ]),
+        { code: "Conflict", key },
+      );
+      assert.equal(await storage.get(other), undefined, "nothing of the refused transaction was written");
+    } finally {
+      await storage.close();
+    }
+  });
+
   test("the factory opens etcd:// URLs as EtcdStorage", async () => {
     const c = await etcd();
     const storage = await openStorage(c.url);

@@ -253,7 +253,10 @@ export class EtcdStorage implements Storage {
 
   /**
    * One etcd transaction: compares for every op's precondition, the writes on success, and on
-   * failure a read of every key so the first failing op can be named precisely.
+   * failure a read of every key (keys_only: its existence and mod revision are all that name the
+   * failing op, and a value can be megabytes) so the first failing op can be named precisely. A
+   * lone create reads nothing: its one compare is its key's absence, so a failure can only mean
+   * KeyExists.
    */
   private async runTxn(ops: readonly TxnOp[], prevKv: boolean): Promise<TxnResponse> {
     const compare: Compare[] = [];
@@ -275,7 +278,8 @@ export class EtcdStorage implements Storage {
         success.push({ deleteRange: { key, prev_kv: prevKv } });
       }
     }
-    const failure: RequestOp[] = ops.map((op) => ({ range: { key: op.key } }));
+    const loneCreate = ops.length === 1 && ops[0]!.type === "create";
+    const failure: RequestOp[] = loneCreate ? [] : ops.map((op) => ({ range: { key: op.key, keys_only: true } }));
     let res: TxnResponse;
     try {
       res = await this.kv.txn({ compare, success, failure });
@@ -283,6 +287,7 @@ export class EtcdStorage implements Storage {
       throw storageFailure(err, ops[0]!.key);
     }
     if (res.succeeded) return res;
+    if (loneCreate) throw new StorageError("KeyExists", ops[0]!.key);
     ops.forEach((op, i) => {
       const current = res.responses[i]?.range?.kvs[0];
       if (op.type === "create") {

@@ -73,10 +73,12 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   },
   {
     case: "JSON patch whose test fails",
-    reason: "the Status carries a cause with the failed operation's type; kube-apiserver's has none",
+    reason:
+      "the Status carries a cause on the field `patch` naming the failed operation and why; kube-apiserver's has none",
   },
   {
     case: "JSON patch removing a missing field",
-    reason: "the Status carries a cause with the failed operation's type; kube-apiserver's has none",
+    reason:
+      "the Status carries a cause on the field `patch` naming the failed operation and why; kube-apiserver's has none",
   },
 ];
