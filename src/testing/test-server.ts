@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { API_PREFIX } from "../api/object.js";
 import { type RunningServer, type ServerConfig, startServer } from "../app/start-server.js";
+import { rememberTls, seedTls } from "./tls-seed.js";
 
 /** The management API path of the group, for building request paths in tests. */
 export const GROUP_PATH = `${API_PREFIX}/apis/management.platform/v1`;
@@ -44,6 +45,9 @@ export interface TestServer extends RunningServer {
 /** Starts a real server on 127.0.0.1 with a free port and a fresh data dir. */
 export async function startTestServer(config: Partial<ServerConfig> = {}): Promise<TestServer> {
   const dataDir = config.dataDir ?? mkdtempSync(join(tmpdir(), "platform-test-"));
+  // A fresh data dir gets the run's TLS files (tls-seed.ts); one given is the test's own.
+  const makesTls = config.tlsCertFile === undefined;
+  const seeded = config.dataDir === undefined && makesTls && seedTls(dataDir);
   const server = await startServer({
     host: "127.0.0.1",
     port: 0,
@@ -53,6 +57,7 @@ export async function startTestServer(config: Partial<ServerConfig> = {}): Promi
     dataDir,
   });
   if (!server.adminKey) throw new Error("test server has no admin key");
+  if (config.dataDir === undefined && makesTls && !seeded) rememberTls(dataDir);
   const adminKey = server.adminKey;
   let kubeconfigs = 0;
   return Object.assign(server, {
