@@ -1,6 +1,6 @@
 import { errors } from "../api/errors.js";
 import { GROUP, type KubeObject } from "../api/object.js";
-import type { Authorizer } from "../authz/contract.js";
+import { type Authorizer, platformAttributes } from "../authz/contract.js";
 import {
   claimId,
   type HeldNamespace,
@@ -95,16 +95,10 @@ export class NamespaceClaimsAdmission implements AdmissionPlugin {
 
   private async mayGet(user: UserInfo, holder: Holder): Promise<boolean> {
     const m = holder.object.metadata;
-    const decision = await this.authz.authorize(user, {
-      verb: "get",
-      apiGroup: GROUP,
-      resource: holder.resource,
-      subresource: "",
-      namespace: m.namespace ?? "",
-      name: m.name ?? "",
-      resourceRequest: true,
-      object: holder.object,
-    });
+    const decision = await this.authz.authorize(
+      user,
+      platformAttributes("get", holder.resource, { namespace: m.namespace, name: m.name, object: holder.object }),
+    );
     return decision.allowed;
   }
 }

@@ -1,5 +1,6 @@
 import { errors, isApiError } from "../api/errors.js";
 import { API_VERSION, GROUP, isPlainObject, type KubeObject } from "../api/object.js";
+import { platformAttributes } from "../authz/contract.js";
 import { decodeObjectBody } from "../server/body.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
 import type { ResourcePath } from "../server/resource-path.js";
@@ -81,15 +82,7 @@ export async function isAllowed(authorize: Authorize, attrs: Parameters<Authoriz
 
 /** `use` on a cluster: what reaching into it with its stored credentials needs (import, kube config). */
 export async function authorizeClusterUse(authorize: Authorize, name: string, cluster: KubeObject): Promise<void> {
-  await authorize({
-    verb: "use",
-    apiGroup: GROUP,
-    resource: "clusters",
-    subresource: "",
-    namespace: "",
-    name,
-    object: cluster,
-  });
+  await authorize(platformAttributes("use", "clusters", { name, object: cluster }));
 }
 
 /**
@@ -106,15 +99,7 @@ export async function authorizeClusterAdminister(
   needs: string,
 ): Promise<void> {
   try {
-    await authorize({
-      verb: "administer",
-      apiGroup: GROUP,
-      resource: "clusters",
-      subresource: "",
-      namespace: "",
-      name,
-      object: cluster,
-    });
+    await authorize(platformAttributes("administer", "clusters", { name, object: cluster }));
   } catch (err) {
     if (!isApiError(err, "Forbidden")) throw err;
     throw errors.forbidden({ group: GROUP, resource: "clusters" }, name, `${detailOf(err.message)}, which ${needs}`);
