@@ -8,7 +8,7 @@ import { after, before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { WatchEvent } from "../storage/interface.js";
 import { EtcdCluster } from "../testing/etcd-cluster.js";
-import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { GROUP_PATH, startReplica, type TestServer } from "../testing/test-server.js";
 
 const BOOTSTRAP_KEY = "fault-test-admin-key-0123456789abcdefghijklmn";
 const WRITES_BEFORE = 30;
@@ -31,13 +31,7 @@ test("killing the etcd leader under writes through two replicas loses and repeat
 }, async () => {
   const replicas: TestServer[] = [];
   for (let i = 0; i < 2; i++) {
-    replicas.push(
-      await startTestServer({
-        storage: etcd.url,
-        bootstrapKey: BOOTSTRAP_KEY,
-        leaderElection: { ttlSeconds: 2, retryMs: 100 },
-      }),
-    );
+    replicas.push(await startReplica(etcd.url, BOOTSTRAP_KEY));
   }
   const start = await replicas[0]!.storage.currentRevision();
   // One raw watch per replica: the stream the replica's own watch clients are served from.

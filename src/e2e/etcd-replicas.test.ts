@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Controller } from "../controllers/controller-manager.js";
 import { EtcdCluster } from "../testing/etcd-cluster.js";
 import { spawnReplica } from "../testing/replica-child.js";
-import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { GROUP_PATH, startReplica, type TestServer } from "../testing/test-server.js";
 import { WatchClient } from "../testing/watch-client.js";
 
 const BOOTSTRAP_KEY = "replica-test-admin-key-0123456789abcdefghijkl";
@@ -54,12 +54,7 @@ describe("replicas on one etcd", { timeout: 120_000 }, () => {
     await etcd?.stop();
   });
 
-  const start = (): Promise<TestServer> =>
-    startTestServer({
-      storage: etcd.url,
-      bootstrapKey: BOOTSTRAP_KEY,
-      leaderElection: { ttlSeconds: 2, retryMs: 100 },
-    });
+  const start = (): Promise<TestServer> => startReplica(etcd.url, BOOTSTRAP_KEY);
 
   test("both start on an empty etcd, bootstrap once, and see each other's writes in watches", async () => {
     // Started together: both find the store empty and race to bootstrap.

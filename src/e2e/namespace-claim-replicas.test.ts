@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { EtcdCluster } from "../testing/etcd-cluster.js";
 import { postObject } from "../testing/gateway-fixture.js";
-import { GROUP_PATH, startTestServer, type TestResponse, type TestServer } from "../testing/test-server.js";
+import { GROUP_PATH, startReplica, type TestResponse, type TestServer } from "../testing/test-server.js";
 
 const BOOTSTRAP_KEY = "namespace-claim-replicas-admin-key-0123456789";
 const API = "management.platform/v1";
@@ -29,13 +29,7 @@ describe("namespace claims across replicas on one etcd", { timeout: 120_000 }, (
 
   before(async () => {
     etcd = await EtcdCluster.start(1);
-    const start = () =>
-      startTestServer({
-        storage: etcd.url,
-        bootstrapKey: BOOTSTRAP_KEY,
-        leaderElection: { ttlSeconds: 2, retryMs: 100 },
-      });
-    replicas = [await start(), await start()];
+    replicas = [await startReplica(etcd.url, BOOTSTRAP_KEY), await startReplica(etcd.url, BOOTSTRAP_KEY)];
     const [a] = replicas as [TestServer];
     await postObject(a, "clusters", { metadata: { name: "c1" }, spec: { local: true } });
     for (const name of ["one", "two"]) {

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { EtcdCluster } from "../testing/etcd-cluster.js";
 import { postObject } from "../testing/gateway-fixture.js";
-import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { GROUP_PATH, startReplica, type TestServer } from "../testing/test-server.js";
 
 const BOOTSTRAP_KEY = "quota-replicas-admin-key-0123456789abcdefghij";
 const QUOTA = 4;
@@ -19,13 +19,7 @@ describe("project quotas across replicas on one etcd", { timeout: 120_000 }, () 
   let replicas: TestServer[] = [];
   before(async () => {
     etcd = await EtcdCluster.start(1);
-    const start = () =>
-      startTestServer({
-        storage: etcd.url,
-        bootstrapKey: BOOTSTRAP_KEY,
-        leaderElection: { ttlSeconds: 2, retryMs: 100 },
-      });
-    replicas = [await start(), await start()];
+    replicas = [await startReplica(etcd.url, BOOTSTRAP_KEY), await startReplica(etcd.url, BOOTSTRAP_KEY)];
   });
   after(async () => {
     await Promise.all(replicas.map((r) => r.stop()));

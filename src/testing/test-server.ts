@@ -42,6 +42,14 @@ export interface TestServer extends RunningServer {
   stop(options?: { keepData?: boolean }): Promise<void>;
 }
 
+/**
+ * A replica on a shared etcd: a test server whose leader election takes seconds, not the
+ * production lease, so a test sees a takeover (or one leader of two) without waiting for it.
+ */
+export function startReplica(etcdUrl: string, bootstrapKey: string): Promise<TestServer> {
+  return startTestServer({ storage: etcdUrl, bootstrapKey, leaderElection: { ttlSeconds: 2, retryMs: 100 } });
+}
+
 /** Starts a real server on 127.0.0.1 with a free port and a fresh data dir. */
 export async function startTestServer(config: Partial<ServerConfig> = {}): Promise<TestServer> {
   const dataDir = config.dataDir ?? mkdtempSync(join(tmpdir(), "platform-test-"));
