@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { KubernetesObject } from "@kubernetes/client-node";
+import { isPlainObject } from "../api/object.js";
 import { quantityValue } from "./quantity.js";
 
 /**
@@ -77,7 +78,7 @@ function withoutIdentity(desired: KubernetesObject): Record<string, unknown> {
  */
 function liveView(desired: KubernetesObject, live: KubernetesObject): unknown {
   const stringData = (desired as { stringData?: unknown }).stringData;
-  if (desired.apiVersion !== "v1" || desired.kind !== "Secret" || !isObject(stringData)) return live;
+  if (desired.apiVersion !== "v1" || desired.kind !== "Secret" || !isPlainObject(stringData)) return live;
   const data = ((live as { data?: unknown }).data ?? {}) as Record<string, unknown>;
   const decoded: Record<string, string> = {};
   for (const key of Object.keys(stringData)) {
@@ -90,8 +91,8 @@ function liveView(desired: KubernetesObject, live: KubernetesObject): unknown {
 /** The first field of `desired` not owned as `owned` says or not as on the cluster (`live`). */
 function compare(desired: unknown, live: unknown, owned: Owned, path: string): ApplyReason | undefined {
   if (Array.isArray(desired)) return compareList(desired, live, owned, path);
-  if (isObject(desired)) {
-    if (!isObject(live)) return Object.keys(desired).length > 0 ? { reason: "Differs", path } : undefined;
+  if (isPlainObject(desired)) {
+    if (!isPlainObject(live)) return Object.keys(desired).length > 0 ? { reason: "Differs", path } : undefined;
     for (const [key, value] of Object.entries(desired)) {
       if (value === null || value === undefined) continue;
       const at = path ? `${path}.${key}` : key;
@@ -153,7 +154,7 @@ function compareList(desired: unknown[], live: unknown, owned: Owned, path: stri
 function ownedAs(owned: Owned, value: unknown): Owned {
   if (owned === WHOLE) return WHOLE;
   const below = Object.keys(owned).some((e) => e !== ".");
-  return below || !(isObject(value) || Array.isArray(value)) ? owned : WHOLE;
+  return below || !(isPlainObject(value) || Array.isArray(value)) ? owned : WHOLE;
 }
 
 /** The first field the manager owns that `desired` no longer has: the apply would remove it. */
@@ -164,7 +165,7 @@ function beyond(owned: FieldSet, desired: unknown, path: string): ApplyReason | 
     let at: string;
     if (entry.startsWith("f:")) {
       const name = entry.slice(2);
-      value = isObject(desired) ? desired[name] : undefined;
+      value = isPlainObject(desired) ? desired[name] : undefined;
       at = path ? `${path}.${name}` : name;
     } else if (entry.startsWith("k:")) {
       const key = keyOfEntry(entry);
@@ -191,7 +192,7 @@ function beyond(owned: FieldSet, desired: unknown, path: string): ApplyReason | 
 /** A `k:` entry's key fields; undefined when it does not parse (matches nothing). */
 function keyOfEntry(entry: string): Record<string, unknown> | undefined {
   const key = parseEntry(entry);
-  return isObject(key) ? key : undefined;
+  return isPlainObject(key) ? key : undefined;
 }
 
 function parseEntry(entry: string): unknown {
@@ -208,7 +209,7 @@ function parseEntry(entry: string): unknown {
  * (`strict` false) may leave those out, one on the cluster (`strict` true) has them all.
  */
 function keyFits(key: Record<string, unknown> | undefined, item: unknown, strict: boolean): boolean {
-  if (!key || !isObject(item)) return false;
+  if (!key || !isPlainObject(item)) return false;
   let named = 0;
   for (const [field, value] of Object.entries(key)) {
     if (item[field] === undefined && !strict) continue;
@@ -223,9 +224,5 @@ function hasEntries(owned: FieldSet, prefix: string): boolean {
 }
 
 function isFieldSet(value: unknown): value is FieldSet {
-  return isObject(value) && Object.values(value).every(isFieldSet);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return isPlainObject(value) && Object.values(value).every(isFieldSet);
 }
