@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { X509Certificate } from "node:crypto";
 import { after, before, describe, it } from "node:test";
+import { isDeepStrictEqual } from "node:util";
 import { parse } from "yaml";
 import { errors } from "../api/errors.js";
 import type { UserInfo } from "../registry/request-context.js";
@@ -414,32 +415,34 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
         spec: { displayName: "Mover", clusterRef: { cluster: "c1", namespace: "team-a", virtualCluster: "vc3" } },
       });
       assert.equal(created.status, 201, created.text);
-      // The status controller's first write of the instance, awaited: made while the writes below
-      // are recorded, it would count as a write of the move's (or make the move retry).
-      for (let i = 0; i < 100 && !(await getInstance("p-alpha", "mover")).json.status?.conditions; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      // Only one storage write of the instance may happen: a transaction holding both the delete
-      // and the create. Writes of other keys (the controllers' status writes) are not the move's.
+      // Only one storage write of the instance may be the move's: a transaction holding both the
+      // delete and the create. Writes that took effect are counted; a status controller writing the
+      // instance meanwhile is not the move's (its update changes only status), and a transaction
+      // it made fail is retried by the move and was never applied.
       const storage = server.storage;
       const writes: string[] = [];
       const isMover = (key: string) => key.endsWith("/mover");
       const original = { create: storage.create, update: storage.update, delete: storage.delete, txn: storage.txn };
       storage.create = async (...a) => {
+        const revision = await original.create.apply(storage, a);
         if (isMover(a[0])) writes.push("create");
-        return original.create.apply(storage, a);
+        return revision;
       };
-      storage.update = async (...a) => {
-        if (isMover(a[0])) writes.push("update");
-        return original.update.apply(storage, a);
+      storage.update = async (key, value, expectedModRevision) => {
+        const before = isMover(key) ? await storage.get(key) : undefined;
+        const revision = await original.update.call(storage, key, value, expectedModRevision);
+        if (before && !changesOnlyStatus(before.value, value)) writes.push("update");
+        return revision;
       };
       storage.delete = async (...a) => {
+        const result = await original.delete.apply(storage, a);
         if (isMover(a[0])) writes.push("delete");
-        return original.delete.apply(storage, a);
+        return result;
       };
       storage.txn = async (ops) => {
+        const result = await original.txn.call(storage, ops);
         if (ops.some((o) => isMover(o.key))) writes.push(`txn:${ops.map((o) => o.type).join("+")}`);
-        return original.txn.call(storage, ops);
+        return result;
       };
       let res: Awaited<ReturnType<typeof migrate>>;
       try {
@@ -825,3 +828,13 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
     });
   });
 });
+
+/** Whether a stored object's new bytes differ from the old only in status (a status controller's write). */
+function changesOnlyStatus(before: Buffer, after: Buffer): boolean {
+  const withoutStatus = (bytes: Buffer) => {
+    const { status: _status, ...rest } = JSON.parse(bytes.toString());
+    const { managedFields: _managedFields, ...metadata } = rest.metadata;
+    return { ...rest, metadata };
+  };
+  return isDeepStrictEqual(withoutStatus(before), withoutStatus(after));
+}

@@ -318,12 +318,16 @@ describe("virtual clusters deployed from templates, on a real cluster", () => {
     });
     const failed = await waitForStatus("leak", (s) => s.phase === "Failed");
     assert.equal(failed.message, `Secret leak-ca: ${WITHHELD}`, JSON.stringify(failed));
-    const events = await server.request(
-      "GET",
-      "/kubernetes/management/api/v1/namespaces/p-web/events?fieldSelector=involvedObject.name=leak",
+    // The Event is recorded after the status write: waited for, not read at once.
+    const events = await waitFor(
+      "the instance's Event",
+      () =>
+        server.request(
+          "GET",
+          "/kubernetes/management/api/v1/namespaces/p-web/events?fieldSelector=involvedObject.name=leak",
+        ),
+      (answer) => answer.status === 200 && answer.json.items.length > 0,
     );
-    assert.equal(events.status, 200, events.text);
-    assert.ok(events.json.items.length > 0, events.text);
     for (const text of [JSON.stringify(failed), events.text]) assert.doesNotMatch(text, /PRIVATE KEY|MIG/);
   });
 
