@@ -334,6 +334,12 @@ describe("cluster gateway and virtual clusters on a real Kubernetes cluster", ()
         },
       });
       assert.equal(created.status, 201, created.text);
+      // Its status is the status controller's, written after the create: its first look at the
+      // cluster is waited for (whatever it found), or the checks below could read no status yet.
+      await eventually("the status controller's first look at instance direct", async () => {
+        const direct = await server.request("GET", `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances/direct`);
+        return direct.json.status?.conditions?.some((c: { type: string }) => c.type === "ClusterReachable") === true;
+      });
     });
 
     it("are enough: everything the platform does with the cluster works", async () => {
