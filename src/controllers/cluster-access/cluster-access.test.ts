@@ -11,6 +11,7 @@ import {
   kubectlThroughGateway,
   REAL_CLUSTER_RESYNC_MS,
   refused,
+  waitForAuthorizer,
 } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
 
@@ -176,6 +177,8 @@ describe("ClusterAccess on a real cluster, used through the gateway", () => {
     await eventually("the binding coming back", async () => {
       assert.ok(await exists("rolebinding", "platform:devs-edit:edit", "-n", "team-a"));
     });
+    // Back on the cluster; its authorizer sees the binding a moment later.
+    await waitForAuthorizer(alice, true, "list", "configmaps", "-n", "team-a");
     await alice("get", "configmaps", "-n", "team-a");
   });
 
@@ -186,7 +189,10 @@ describe("ClusterAccess on a real cluster, used through the gateway", () => {
       assert.equal(await exists("rolebinding", "platform:devs-edit:edit", "-n", "team-a"), false);
     });
     assert.ok(await exists("rolebinding", "hand-made", "-n", "team-a"), "a binding the platform did not make stays");
-    // alice keeps what the hand-made binding gives (view) and loses what the grant gave (create).
+    // alice keeps what the hand-made binding gives (view) and loses what the grant gave (create),
+    // once the cluster's authorizer has seen both bindings' changes.
+    await waitForAuthorizer(alice, true, "list", "configmaps", "-n", "team-a");
+    await waitForAuthorizer(alice, false, "create", "configmaps", "-n", "team-a");
     await alice("get", "configmaps", "-n", "team-a");
     assert.match(
       await refused(alice("create", "configmap", "cm2", "-n", "team-a")),
