@@ -397,7 +397,16 @@ describe("cluster gateway and virtual clusters on a real Kubernetes cluster", ()
       } finally {
         await kube.startApiServer();
       }
-      const { stdout } = await kubectl(keys.alice!, "get", "configmaps", "-n", "web", "-o", "name");
+      // Ready (/readyz) is not yet every answer as before: just after a start, the cluster's
+      // authenticator and authorizer may refuse the platform's account for a moment.
+      let stdout = "";
+      await eventually("the gateway forwarding again", async () => {
+        stdout = await kubectl(keys.alice!, "get", "configmaps", "-n", "web", "-o", "name").then(
+          (r) => r.stdout,
+          () => "",
+        );
+        return stdout !== "";
+      });
       assert.match(stdout, /configmap\/kube-root-ca.crt/);
     });
 
