@@ -420,7 +420,8 @@ describe("cluster gateway and virtual clusters on a real Kubernetes cluster", ()
       });
       const get = () =>
         server.request("GET", "/kubernetes/cluster/doomed/api/v1/namespaces/web/configmaps", { token: keys.alice! });
-      assert.equal((await get()).status, 200);
+      // The account's impersonation right reaches the cluster's authorizer through its watch.
+      await eventually("the new account's credentials working", async () => (await get()).status === 200);
       await kube.kubectl("delete", "serviceaccount", "doomed", "-n", "platform");
       // kube-apiserver remembers a token it accepted for a while after it is revoked.
       await eventually("the revoked token is refused", async () => (await get()).status !== 200);
