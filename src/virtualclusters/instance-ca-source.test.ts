@@ -149,7 +149,7 @@ describe("instances without a template stand only for their own project's virtua
     assert.deepEqual(secretReads("team-b"), []);
   });
 
-  it("once the namespace changes hands, its CA is read no more: the kube config is 403", async () => {
+  it("once the namespace changes hands, its CA is read no more: kube config and gateway are 403", async () => {
     await created(createInstance("before-move", teamA, dev));
     assert.equal((await kubeconfig("before-move", dev)).status, 201);
     const moved = await post("projects/shop/migratespaceinstance", {
@@ -161,6 +161,10 @@ describe("instances without a template stand only for their own project's virtua
     const readsBefore = secretReads("team-a").length;
     const message = await refused(kubeconfig("before-move", dev));
     assert.match(message, /runs in a namespace another project holds/);
+    const atGateway = await refused(
+      server.request("GET", "/kubernetes/project/web/virtualcluster/before-move/api", { token: dev }),
+    );
+    assert.match(atGateway, /runs in a namespace another project holds/);
     assert.equal(secretReads("team-a").length, readsBefore, "the CA is not read");
   });
 });
