@@ -4,6 +4,7 @@ import { after, before, describe, it } from "node:test";
 import { parse } from "yaml";
 import { FakeKubeApiServer, type FakeVirtualCluster } from "../testing/fake-kube-apiserver.js";
 import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 
 const API = "management.platform/v1";
 
@@ -147,6 +148,43 @@ describe("instances without a template stand only for their own project's virtua
     await refused(createInstance("ops-taken", teamB, ops));
     await refused(repoint("ops-made", teamB, ops));
     assert.deepEqual(secretReads("team-b"), []);
+  });
+
+  it("a space of the project that only names a namespace, which the platform did not make, does not make it the project's", async () => {
+    await created(
+      server.request("POST", `${GROUP_PATH}/namespaces/p-web/spaceinstances`, {
+        body: {
+          apiVersion: API,
+          kind: "SpaceInstance",
+          metadata: { name: "claims-by-hand" },
+          spec: { clusterRef: { cluster: "c1", namespace: "by-hand" } },
+        },
+        token: dev,
+      }),
+    );
+    // The platform did not make that namespace, so the space records no UID of it once its
+    // controller has looked (on a real cluster: NamespaceNotOwned; the stand-in serves no
+    // discovery, so there it fails before the namespace).
+    const space = await waitFor(
+      "the space controller to look at the space",
+      async () => (await server.request("GET", `${GROUP_PATH}/namespaces/p-web/spaceinstances/claims-by-hand`)).json,
+      (got) => got.status?.phase === "Failed",
+    );
+    assert.equal(space.status.namespaceUID, undefined);
+    const message = await refused(createInstance("through-space", byHand, dev));
+    assert.match(message, /User "dev" cannot administer resource "clusters"/);
+  });
+
+  it("a move to another project is asked too: an instance in the project's space stays where it is", async () => {
+    const moved = await post("projects/shop/migratevirtualclusterinstance", {
+      apiVersion: API,
+      kind: "ProjectMigrateVirtualClusterInstance",
+      sourceVirtualClusterInstance: { name: "in-space", namespace: "p-web" },
+    });
+    assert.equal(moved.status, 403, moved.text);
+    assert.match(moved.json.message, /namespace "team-a" on cluster "c1" belongs to another project/);
+    assert.equal((await server.request("GET", `${instances("web")}/in-space`)).status, 200);
+    assert.equal((await server.request("GET", `${instances("shop")}/in-space`)).status, 404);
   });
 
   it("once the namespace changes hands, its CA is read no more: kube config and gateway are 403", async () => {
