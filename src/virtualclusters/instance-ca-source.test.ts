@@ -130,6 +130,20 @@ describe("instances without a template stand only for their own project's virtua
     assert.match(message, /User "dev" cannot administer resource "clusters" .*\(cluster "c1"\)/);
     assert.match(message, /unless a space of its project holds its namespace "by-hand"/);
     await refused(repoint("mine", byHand, dev));
+    // A status sent with the create is not the platform's: it does not pass for a kept CA.
+    const forged = await refused(
+      server.request("POST", instances("web"), {
+        body: {
+          apiVersion: API,
+          kind: "VirtualClusterInstance",
+          metadata: { name: "forged" },
+          spec: { clusterRef: byHand },
+          status: { serviceUID: "made-up", caID: "made-up" },
+        },
+        token: dev,
+      }),
+    );
+    assert.match(forged, /User "dev" cannot administer resource "clusters"/);
     assert.deepEqual(secretReads("by-hand"), []);
   });
 
