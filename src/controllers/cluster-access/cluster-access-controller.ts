@@ -11,7 +11,7 @@ import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { clusterChangeMatters } from "../cluster-changes.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
-import { ResyncQueue } from "../resync-queue.js";
+import { ControllerWiring } from "../controller-wiring.js";
 import { grantEntry, syncClusterRbac } from "./cluster-rbac-sync.js";
 import { desiredRbac } from "./desired-rbac.js";
 
@@ -34,7 +34,7 @@ export interface ClusterAccessOptions {
  */
 export class ClusterAccessController {
   private readonly timeoutMs: number;
-  private readonly loop: ResyncQueue;
+  private readonly loop: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
@@ -46,7 +46,7 @@ export class ClusterAccessController {
     const clusters = informers.for("clusters");
     const templates = informers.for("clusterroletemplates");
     const accesses = informers.for("clusteraccesses");
-    this.loop = new ResyncQueue({
+    this.loop = new ControllerWiring({
       controller: "cluster-access",
       concurrency: Math.max(1, options.concurrency ?? 4),
       resyncMs: options.resyncMs ?? 60_000,

@@ -15,7 +15,7 @@ import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
-import { ResyncQueue } from "../resync-queue.js";
+import { ControllerWiring } from "../controller-wiring.js";
 
 export interface ClusterHealthOptions {
   /** How often every cluster is checked again (default one minute). */
@@ -46,7 +46,7 @@ const DEFAULT_PROBE_NAMESPACE = DEFAULT_SECRET_NAMESPACE;
  * bumps generation and never triggers itself. start()/stop() let leader election run it
  * on one replica at a time.
  *
- * Each of those asks queues the cluster's name (resync-queue.ts, work-queue.ts): one check per cluster at a
+ * Each of those asks queues the cluster's name (controller-wiring.ts, work-queue.ts): one check per cluster at a
  * time, a request during a check runs it once more after, from the back of the line (checks
  * slower than the interval cannot keep their slots while other clusters wait), and at most
  * `concurrency` checks at once: with thousands of clusters, every interval must not open
@@ -54,7 +54,7 @@ const DEFAULT_PROBE_NAMESPACE = DEFAULT_SECRET_NAMESPACE;
  */
 export class ClusterHealthController {
   private readonly timeoutMs: number;
-  private readonly loop: ResyncQueue;
+  private readonly loop: ControllerWiring;
   private readonly events?: EventRecorder;
 
   constructor(
@@ -67,7 +67,7 @@ export class ClusterHealthController {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     const clusters = informers.for("clusters");
     const secrets = informers.for("sharedsecrets");
-    this.loop = new ResyncQueue({
+    this.loop = new ControllerWiring({
       controller: "cluster-health",
       concurrency: Math.max(1, options.concurrency ?? 16),
       resyncMs: options.intervalMs ?? 60_000,

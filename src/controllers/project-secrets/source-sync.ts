@@ -15,7 +15,7 @@ import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
-import { ResyncQueue } from "../resync-queue.js";
+import { ControllerWiring } from "../controller-wiring.js";
 import { type Condition, withCondition, withoutCondition } from "./conditions.js";
 import { keyOf, splitKey } from "./queue-keys.js";
 import { setterIdentity } from "./setter-identity.js";
@@ -96,7 +96,7 @@ export function sourceOutcome(
  * `resyncMs` (rights change through users, teams and access rules). Elected replica only.
  */
 export class ProjectSecretSourceController {
-  private readonly loop: ResyncQueue;
+  private readonly loop: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
@@ -108,7 +108,7 @@ export class ProjectSecretSourceController {
   ) {
     const secrets = informers.for("projectsecrets");
     const shared = informers.for("sharedsecrets");
-    this.loop = new ResyncQueue({
+    this.loop = new ControllerWiring({
       controller: "project-secret-source",
       concurrency: 1,
       resyncMs: options.resyncMs ?? 60_000,

@@ -13,7 +13,7 @@ import type { InformerEvent } from "../../registry/informer.js";
 import type { Registry } from "../../registry/registry.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
-import { ResyncQueue } from "../resync-queue.js";
+import { ControllerWiring } from "../controller-wiring.js";
 import { keyOf, splitKey } from "./queue-keys.js";
 import { setterIdentity } from "./setter-identity.js";
 import { type SpaceEntry, writeSpaceEntries } from "./space-entries.js";
@@ -48,7 +48,7 @@ function nameOfCluster(cluster: string): string {
  */
 export class ProjectSecretSpaceFillController {
   private readonly timeoutMs: number;
-  private readonly loop: ResyncQueue;
+  private readonly loop: ControllerWiring;
   private readonly reports: SpaceFillReports;
 
   constructor(
@@ -63,7 +63,7 @@ export class ProjectSecretSpaceFillController {
     this.reports = new SpaceFillReports(options.events);
     const spaces = informers.for("spaceinstances");
     const secrets = informers.for("projectsecrets");
-    this.loop = new ResyncQueue({
+    this.loop = new ControllerWiring({
       controller: "project-secret-spaces",
       concurrency: 4,
       resyncMs: options.resyncMs ?? 60_000,

@@ -16,8 +16,8 @@ import type { Registry } from "../../registry/registry.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { clusterChangeMatters } from "../cluster-changes.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
+import { ControllerWiring } from "../controller-wiring.js";
 import { removeFinalizer, updateUnlessGone } from "../kept-object-writes.js";
-import { ResyncQueue } from "../resync-queue.js";
 import { desiredSpace, spaceBody, spaceLabels } from "./desired-space.js";
 import { namespaceClaim } from "./namespace-claim.js";
 import { nextStatus, type SpaceReport } from "./space-status.js";
@@ -45,7 +45,7 @@ export interface SpaceControllerOptions {
 export class SpaceController {
   private readonly timeoutMs: number;
   private readonly namespacePollMs: number;
-  private readonly loop: ResyncQueue;
+  private readonly loop: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
@@ -58,7 +58,7 @@ export class SpaceController {
     const spaces = informers.for("spaceinstances");
     const templates = informers.for("spacetemplates");
     const clusters = informers.for("clusters");
-    this.loop = new ResyncQueue({
+    this.loop = new ControllerWiring({
       controller: "spaces",
       concurrency: Math.max(1, options.concurrency ?? 4),
       resyncMs: options.resyncMs ?? 60_000,

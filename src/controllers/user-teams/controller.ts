@@ -4,9 +4,10 @@ import { type IdentityIndex, stringList, type TeamMembersChange } from "../../au
 import type { TeamSpec } from "../../kinds/team/team.js";
 import type { UserSpec, UserStatus } from "../../kinds/user/user.js";
 import type { Registry } from "../../registry/registry.js";
-import { type ControllerLog, failureLogging, silentLog } from "../controller-log.js";
+import { type ControllerLog, silentLog } from "../controller-log.js";
+import { ControllerWiring } from "../controller-wiring.js";
 import { updateUnlessGone } from "../kept-object-writes.js";
-import { WorkQueue } from "../work-queue.js";
+import type { WorkQueue } from "../work-queue.js";
 
 /**
  * Keeps User status.teams current (docs/permissions.md): a user is in a team when the team's
@@ -17,39 +18,38 @@ import { WorkQueue } from "../work-queue.js";
  * writes settle at once. A failed write is retried with backoff (work-queue.ts).
  */
 export class UserTeamsController {
-  private unsubscribe: Array<() => void> = [];
-  private queue?: WorkQueue<string>;
+  private readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
     private readonly identity: IdentityIndex,
-    private readonly log: ControllerLog = silentLog,
-  ) {}
-
-  /** After the identity index started (its informers have synced). */
-  start(): void {
-    const queue = new WorkQueue<string>({
+    log: ControllerLog = silentLog,
+  ) {
+    this.wiring = new ControllerWiring({
+      controller: "user-teams",
+      log,
       process: (name) => this.reconcile(name),
-      ...failureLogging(this.log, "user-teams"),
+      subscribe: (queue) => [
+        identity.users.onChange((e) => queue.add(e.object.metadata.name ?? "")),
+        // The index hands over the team as it named members before and now, scanned once.
+        identity.onTeamMembersChange((change) => this.onTeamChange(queue, change)),
+      ],
+      keys: () => identity.users.names(),
     });
-    this.queue = queue;
-    this.unsubscribe = [
-      this.identity.users.onChange((e) => queue.add(e.object.metadata.name ?? "")),
-      // The index hands over the team as it named members before and now, scanned once.
-      this.identity.onTeamMembersChange((change) => this.onTeamChange(queue, change)),
-    ];
-    this.addAll(queue);
   }
 
-  async stop(): Promise<void> {
-    for (const u of this.unsubscribe.splice(0)) u();
-    await this.queue?.shutdown();
-    this.queue = undefined;
+  /** After the identity index started (its informers have synced): every user is queued before it returns. */
+  start(): Promise<void> {
+    return this.wiring.start();
+  }
+
+  stop(): Promise<void> {
+    return this.wiring.stop();
   }
 
   /** Resolves when no user waits to be checked: for tests. */
   settled(): Promise<void> {
-    return this.queue?.idle() ?? Promise.resolve();
+    return this.wiring.settled();
   }
 
   private addAll(queue: WorkQueue<string>): void {

@@ -5,8 +5,8 @@ import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-i
 import type { Registry } from "../../registry/registry.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
+import { ControllerWiring } from "../controller-wiring.js";
 import { type ObjectChange, removeFinalizer, updateUnlessGone } from "../kept-object-writes.js";
-import { ResyncQueue } from "../resync-queue.js";
 import { namespaceClaim } from "../spaces/namespace-claim.js";
 import { FIELD_MANAGER } from "./deploy-instance.js";
 import { instanceLabels } from "./desired-instance.js";
@@ -45,7 +45,7 @@ export interface VirtualClusterStatusOptions {
  *
  * An instance is looked at when it is created or its spec changes, when its Cluster is created,
  * deleted, changes its spec or comes back online, when a change of its template changes the
- * version it deploys (instance-triggers.ts), and every `resyncMs` (resync-queue.ts). A cluster
+ * version it deploys (instance-triggers.ts), and every `resyncMs` (controller-wiring.ts). A cluster
  * that cannot be used is written to the status and not retried at once: thousands of instances
  * on a cluster that is down would otherwise each be retried; the resync and the cluster coming
  * back (the health check writes `online`) look again. A status write that fails is retried with backoff.
@@ -60,7 +60,7 @@ export class VirtualClusterStatusController {
   private readonly cas?: InstanceCas;
   /** Instances this replica scaled back up from sleep that are not Ready yet. */
   private readonly waking = new Set<string>();
-  private readonly loop: ResyncQueue;
+  private readonly loop: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
@@ -78,7 +78,7 @@ export class VirtualClusterStatusController {
       clusters: informers.for("clusters"),
       templates: informers.for("virtualclustertemplates"),
     };
-    this.loop = new ResyncQueue({
+    this.loop = new ControllerWiring({
       controller: "virtualcluster-status",
       concurrency: Math.max(1, options.concurrency ?? 8),
       resyncMs: options.resyncMs ?? 60_000,

@@ -6,7 +6,7 @@ import { ClusterConnectionError, classifyError } from "../../clusters/cluster-co
 import { applyClusterObjects, isUnreachable, keyOf, refOf } from "../../clusters/cluster-objects.js";
 import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
 import { type ControllerLog, silentLog } from "../../controllers/controller-log.js";
-import { ResyncQueue } from "../../controllers/resync-queue.js";
+import { ControllerWiring } from "../../controllers/controller-wiring.js";
 import type { VirtualClusterInstanceSpec } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type {
   InsideBinding,
@@ -55,7 +55,7 @@ export interface VirtualClusterAccessOptions {
  */
 export class VirtualClusterAccessController {
   private readonly timeoutMs: number;
-  private readonly loop: ResyncQueue;
+  private readonly loop: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
@@ -68,7 +68,7 @@ export class VirtualClusterAccessController {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     const instances = informers.for("virtualclusterinstances");
     const clusters = informers.for("clusters");
-    this.loop = new ResyncQueue({
+    this.loop = new ControllerWiring({
       controller: "virtualcluster-access",
       concurrency: Math.max(1, options.concurrency ?? 4),
       resyncMs: options.resyncMs ?? 60_000,
