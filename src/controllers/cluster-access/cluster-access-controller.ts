@@ -34,7 +34,7 @@ export interface ClusterAccessOptions {
  */
 export class ClusterAccessController {
   private readonly timeoutMs: number;
-  private readonly loop: ControllerWiring;
+  private readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
@@ -46,7 +46,7 @@ export class ClusterAccessController {
     const clusters = informers.for("clusters");
     const templates = informers.for("clusterroletemplates");
     const accesses = informers.for("clusteraccesses");
-    this.loop = new ControllerWiring({
+    this.wiring = new ControllerWiring({
       controller: "cluster-access",
       concurrency: Math.max(1, options.concurrency ?? 4),
       resyncMs: options.resyncMs ?? 60_000,
@@ -73,11 +73,11 @@ export class ClusterAccessController {
   }
 
   start(): Promise<void> {
-    return this.loop.start();
+    return this.wiring.start();
   }
 
   stop(): Promise<void> {
-    return this.loop.stop();
+    return this.wiring.stop();
   }
 
   private async reconcile(name: string): Promise<void> {
@@ -108,7 +108,7 @@ export class ClusterAccessController {
       // an unreachable cluster is retried with backoff.
       result = { grants, unreachable: isUnreachable(e) ? e : undefined, failedCalls: 0 };
     }
-    if (!this.loop.running) return;
+    if (!this.wiring.running) return;
     await this.writeStatus(name, result.grants);
     // Thrown after the status shows it: the queue retries the cluster with backoff. So too when
     // the cluster refused a call (a right the platform lacks, a namespace not there yet): it may

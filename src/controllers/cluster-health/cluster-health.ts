@@ -54,7 +54,7 @@ const DEFAULT_PROBE_NAMESPACE = DEFAULT_SECRET_NAMESPACE;
  */
 export class ClusterHealthController {
   private readonly timeoutMs: number;
-  private readonly loop: ControllerWiring;
+  private readonly wiring: ControllerWiring;
   private readonly events?: EventRecorder;
 
   constructor(
@@ -67,7 +67,7 @@ export class ClusterHealthController {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     const clusters = informers.for("clusters");
     const secrets = informers.for("sharedsecrets");
-    this.loop = new ControllerWiring({
+    this.wiring = new ControllerWiring({
       controller: "cluster-health",
       concurrency: Math.max(1, options.concurrency ?? 16),
       resyncMs: options.intervalMs ?? 60_000,
@@ -97,11 +97,11 @@ export class ClusterHealthController {
   }
 
   start(): Promise<void> {
-    return this.loop.start();
+    return this.wiring.start();
   }
 
   stop(): Promise<void> {
-    return this.loop.stop();
+    return this.wiring.stop();
   }
 
   private async reconcile(name: string): Promise<void> {
@@ -109,7 +109,7 @@ export class ClusterHealthController {
     const cluster = await store.read(undefined, name);
     if (!cluster || cluster.metadata.deletionTimestamp) return;
     const health = await checkCluster(this.registry, cluster, this.timeoutMs);
-    if (!this.loop.running) return;
+    if (!this.wiring.running) return;
     recordClusterHealth(this.events, cluster, health);
     try {
       await store.guaranteedUpdate(

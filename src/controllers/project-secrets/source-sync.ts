@@ -96,7 +96,7 @@ export function sourceOutcome(
  * `resyncMs` (rights change through users, teams and access rules). Elected replica only.
  */
 export class ProjectSecretSourceController {
-  private readonly loop: ControllerWiring;
+  private readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
@@ -108,7 +108,7 @@ export class ProjectSecretSourceController {
   ) {
     const secrets = informers.for("projectsecrets");
     const shared = informers.for("sharedsecrets");
-    this.loop = new ControllerWiring({
+    this.wiring = new ControllerWiring({
       controller: "project-secret-source",
       concurrency: 1,
       resyncMs: options.resyncMs ?? 60_000,
@@ -143,11 +143,11 @@ export class ProjectSecretSourceController {
   }
 
   start(): Promise<void> {
-    return this.loop.start();
+    return this.wiring.start();
   }
 
   stop(): Promise<void> {
-    return this.loop.stop();
+    return this.wiring.stop();
   }
 
   private async reconcile(key: string): Promise<void> {
@@ -182,7 +182,7 @@ export class ProjectSecretSourceController {
         SOURCE_FIELD_MANAGER,
       );
     }
-    if (!this.loop.running) return;
+    if (!this.wiring.running) return;
     await this.writeCondition(namespace, name, outcome.condition);
   }
 

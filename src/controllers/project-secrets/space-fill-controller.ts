@@ -48,7 +48,7 @@ function nameOfCluster(cluster: string): string {
  */
 export class ProjectSecretSpaceFillController {
   private readonly timeoutMs: number;
-  private readonly loop: ControllerWiring;
+  private readonly wiring: ControllerWiring;
   private readonly reports: SpaceFillReports;
 
   constructor(
@@ -63,7 +63,7 @@ export class ProjectSecretSpaceFillController {
     this.reports = new SpaceFillReports(options.events);
     const spaces = informers.for("spaceinstances");
     const secrets = informers.for("projectsecrets");
-    this.loop = new ControllerWiring({
+    this.wiring = new ControllerWiring({
       controller: "project-secret-spaces",
       concurrency: 4,
       resyncMs: options.resyncMs ?? 60_000,
@@ -90,11 +90,11 @@ export class ProjectSecretSpaceFillController {
   }
 
   start(): Promise<void> {
-    return this.loop.start();
+    return this.wiring.start();
   }
 
   stop(): Promise<void> {
-    return this.loop.stop();
+    return this.wiring.stop();
   }
 
   private async reconcile(key: string): Promise<void> {
@@ -135,7 +135,7 @@ export class ProjectSecretSpaceFillController {
       const e = classifyError(err, nameOfCluster(cluster));
       const message = fillFailureMessage(cluster, e);
       // Those that had Secrets filled there learn the space failed; the space's readers, once.
-      if (this.loop.running) {
+      if (this.wiring.running) {
         await writeSpaceEntries(this.registry, namespace, name, secrets.keys(), failAll(e.reason, message), true);
         this.reports.failed(space, target, message);
       }
@@ -152,7 +152,7 @@ export class ProjectSecretSpaceFillController {
       const message = "the space's owner may not read this project secret's data: its keys were removed there";
       entries.set(ps, entry([], { reason: "OwnerForbidden", message }));
     }
-    if (this.loop.running) await writeSpaceEntries(this.registry, namespace, name, secrets.keys(), entries);
+    if (this.wiring.running) await writeSpaceEntries(this.registry, namespace, name, secrets.keys(), entries);
   }
 
   /** Fills the labelled Secrets of `target` on the cluster (space-secret-fill.ts). */

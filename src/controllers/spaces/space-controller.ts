@@ -45,7 +45,7 @@ export interface SpaceControllerOptions {
 export class SpaceController {
   private readonly timeoutMs: number;
   private readonly namespacePollMs: number;
-  private readonly loop: ControllerWiring;
+  private readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
@@ -58,7 +58,7 @@ export class SpaceController {
     const spaces = informers.for("spaceinstances");
     const templates = informers.for("spacetemplates");
     const clusters = informers.for("clusters");
-    this.loop = new ControllerWiring({
+    this.wiring = new ControllerWiring({
       controller: "spaces",
       concurrency: Math.max(1, options.concurrency ?? 4),
       resyncMs: options.resyncMs ?? 60_000,
@@ -96,11 +96,11 @@ export class SpaceController {
   }
 
   start(): Promise<void> {
-    return this.loop.start();
+    return this.wiring.start();
   }
 
   stop(): Promise<void> {
-    return this.loop.stop();
+    return this.wiring.stop();
   }
 
   private async reconcile(key: string): Promise<void> {
@@ -143,7 +143,7 @@ export class SpaceController {
     );
     // Thrown after the status shows it: the queue retries the space with backoff.
     if (unreachable) throw unreachable;
-    if (waiting) this.loop.addAfter(key, this.namespacePollMs);
+    if (waiting) this.wiring.addAfter(key, this.namespacePollMs);
   }
 
   /** A space being deleted: its namespace goes from the cluster first, then its finalizer. */
@@ -181,7 +181,7 @@ export class SpaceController {
         : `waiting for namespace "${namespace}" to be deleted on the cluster`,
     });
     if (e) throw e; // retried with backoff
-    this.loop.addAfter(key, this.namespacePollMs);
+    this.wiring.addAfter(key, this.namespacePollMs);
   }
 
   /** Which namespace the space holds (namespace-claim.ts), judged against the other spaces. */
@@ -198,7 +198,7 @@ export class SpaceController {
   }
 
   private async dropFinalizer(space: KubeObject): Promise<void> {
-    if (!this.loop.running) return;
+    if (!this.wiring.running) return;
     await updateUnlessGone(
       this.registry.store("spaceinstances"),
       space,
@@ -208,7 +208,7 @@ export class SpaceController {
   }
 
   private async report(space: KubeObject, report: SpaceReport): Promise<void> {
-    if (!this.loop.running) return;
+    if (!this.wiring.running) return;
     await updateUnlessGone(
       this.registry.store("spaceinstances"),
       space,

@@ -60,7 +60,7 @@ export class VirtualClusterStatusController {
   private readonly cas?: InstanceCas;
   /** Instances this replica scaled back up from sleep that are not Ready yet. */
   private readonly waking = new Set<string>();
-  private readonly loop: ControllerWiring;
+  private readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
@@ -78,7 +78,7 @@ export class VirtualClusterStatusController {
       clusters: informers.for("clusters"),
       templates: informers.for("virtualclustertemplates"),
     };
-    this.loop = new ControllerWiring({
+    this.wiring = new ControllerWiring({
       controller: "virtualcluster-status",
       concurrency: Math.max(1, options.concurrency ?? 8),
       resyncMs: options.resyncMs ?? 60_000,
@@ -93,11 +93,11 @@ export class VirtualClusterStatusController {
   }
 
   start(): Promise<void> {
-    return this.loop.start();
+    return this.wiring.start();
   }
 
   stop(): Promise<void> {
-    return this.loop.stop();
+    return this.wiring.stop();
   }
 
   private async reconcile(key: string): Promise<void> {
@@ -112,15 +112,15 @@ export class VirtualClusterStatusController {
     // Deployed before observed: the observation then sees what this deploy made.
     const lifecycle = this.lifecycle();
     const step = lifecycle && isDeployed(instance) ? await deployStep(lifecycle, instance) : {};
-    if (!this.loop.running) return;
+    if (!this.wiring.running) return;
     let observation = await observeInstance(this.registry, instance, this.timeoutMs);
-    if (!this.loop.running) return;
+    if (!this.wiring.running) return;
     const idle = await actOnIdleTime(
       { registry: this.registry, events: this.events, timeoutMs: this.timeoutMs },
       instance,
       observation,
     );
-    if (idle.deleted || !this.loop.running) return;
+    if (idle.deleted || !this.wiring.running) return;
     if (idle.instance) instance = idle.instance;
     if (idle.observation) observation = idle.observation;
     const written = await this.writeStatus(instance, observation, step.outcome);
@@ -131,11 +131,11 @@ export class VirtualClusterStatusController {
     if (status.phase !== "Pending") this.waking.delete(key);
     if (this.waking.has(key) || status.phase === "Deploying") {
       // A deploy's workload readiness is not watched either: looked at until it is Ready.
-      this.loop.addAfter(key, this.wakePollMs);
+      this.wiring.addAfter(key, this.wakePollMs);
     } else if (step.waiting) {
-      this.loop.addAfter(key, this.namespacePollMs);
+      this.wiring.addAfter(key, this.namespacePollMs);
     } else if (idle.recheckInMs !== undefined) {
-      this.loop.addAfter(key, idle.recheckInMs);
+      this.wiring.addAfter(key, idle.recheckInMs);
     }
   }
 
@@ -161,7 +161,7 @@ export class VirtualClusterStatusController {
     const lifecycle = this.lifecycle();
     if (!lifecycle || !(instance.metadata.finalizers ?? []).includes(VIRTUAL_CLUSTER_FINALIZER)) return;
     const step = await deleteStep(lifecycle, instance);
-    if (!this.loop.running) return;
+    if (!this.wiring.running) return;
     if (step.done) {
       await this.dropFinalizer(instance);
       return;
@@ -174,7 +174,7 @@ export class VirtualClusterStatusController {
       return obj;
     });
     if (step.error) throw step.error; // retried with backoff
-    if (step.reason === "NamespaceTerminating") this.loop.addAfter(key, this.namespacePollMs);
+    if (step.reason === "NamespaceTerminating") this.wiring.addAfter(key, this.namespacePollMs);
   }
 
   private dropFinalizer(instance: KubeObject): Promise<KubeObject | undefined> {

@@ -55,7 +55,7 @@ export interface VirtualClusterAccessOptions {
  */
 export class VirtualClusterAccessController {
   private readonly timeoutMs: number;
-  private readonly loop: ControllerWiring;
+  private readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
@@ -68,7 +68,7 @@ export class VirtualClusterAccessController {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     const instances = informers.for("virtualclusterinstances");
     const clusters = informers.for("clusters");
-    this.loop = new ControllerWiring({
+    this.wiring = new ControllerWiring({
       controller: "virtualcluster-access",
       concurrency: Math.max(1, options.concurrency ?? 4),
       resyncMs: options.resyncMs ?? 60_000,
@@ -95,11 +95,11 @@ export class VirtualClusterAccessController {
   }
 
   start(): Promise<void> {
-    return this.loop.start();
+    return this.wiring.start();
   }
 
   stop(): Promise<void> {
-    return this.loop.stop();
+    return this.wiring.stop();
   }
 
   private async reconcile(key: string): Promise<void> {
@@ -163,7 +163,7 @@ export class VirtualClusterAccessController {
       for (const entry of entries) Object.assign(entry, { reason: e.reason, message: e.message });
       retried = isUnreachable(e) || e.reason === "CertificateAuthorityUnavailable" ? e : undefined;
     }
-    if (!this.loop.running) return;
+    if (!this.wiring.running) return;
     await this.writeStatus(namespace, name, entries);
     // Thrown after the status shows it: the queue retries with backoff.
     if (retried) throw retried;
