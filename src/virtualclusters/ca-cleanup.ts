@@ -1,6 +1,7 @@
 import { type KubeObject, statusOf } from "../api/object.js";
 import { type ControllerLog, silentLog } from "../controllers/controller-log.js";
 import { ControllerWiring } from "../controllers/controller-wiring.js";
+import { WiredController } from "../controllers/wired-controller.js";
 import type { VirtualClusterInstanceStatus } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
@@ -23,8 +24,8 @@ const EVERY_CA = "*";
  * no replica was leading) are removed the same way. One key at a time; a failure is retried
  * with backoff (work-queue.ts).
  */
-export class VirtualClusterCaCleanup {
-  private readonly wiring: ControllerWiring;
+export class VirtualClusterCaCleanup extends WiredController {
+  protected readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
@@ -32,6 +33,7 @@ export class VirtualClusterCaCleanup {
     private readonly cas: VirtualClusterCaStore,
     log: ControllerLog = silentLog,
   ) {
+    super();
     const instances = informers.for("virtualclusterinstances");
     this.wiring = new ControllerWiring({
       controller: "virtualcluster-ca-cleanup",
@@ -46,19 +48,6 @@ export class VirtualClusterCaCleanup {
       ],
       keys: () => [EVERY_CA],
     });
-  }
-
-  start(): Promise<void> {
-    return this.wiring.start();
-  }
-
-  stop(): Promise<void> {
-    return this.wiring.stop();
-  }
-
-  /** Resolves when the removals asked for so far are done (tests). */
-  settled(): Promise<void> {
-    return this.wiring.settled();
   }
 
   /** Looks at these service UIDs' CAs (undefined: at every CA kept). */

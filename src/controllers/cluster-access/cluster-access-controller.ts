@@ -12,6 +12,7 @@ import type { SharedInformers } from "../../registry/shared-informers.js";
 import { clusterChangeMatters } from "../cluster-changes.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
 import { ControllerWiring } from "../controller-wiring.js";
+import { WiredController } from "../wired-controller.js";
 import { grantEntry, syncClusterRbac } from "./cluster-rbac-sync.js";
 import { desiredRbac } from "./desired-rbac.js";
 
@@ -32,9 +33,9 @@ export interface ClusterAccessOptions {
  * was applied and what failed goes to Cluster.status.grants; an unreachable cluster is retried
  * with the work queue's backoff. Runs on the elected replica only (start()/stop()).
  */
-export class ClusterAccessController {
+export class ClusterAccessController extends WiredController {
   private readonly timeoutMs: number;
-  private readonly wiring: ControllerWiring;
+  protected readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
@@ -42,6 +43,7 @@ export class ClusterAccessController {
     options: ClusterAccessOptions = {},
     log: ControllerLog = silentLog,
   ) {
+    super();
     this.timeoutMs = options.timeoutMs ?? 10_000;
     const clusters = informers.for("clusters");
     const templates = informers.for("clusterroletemplates");
@@ -70,14 +72,6 @@ export class ClusterAccessController {
         ];
       },
     });
-  }
-
-  start(): Promise<void> {
-    return this.wiring.start();
-  }
-
-  stop(): Promise<void> {
-    return this.wiring.stop();
   }
 
   private async reconcile(name: string): Promise<void> {

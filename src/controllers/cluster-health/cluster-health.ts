@@ -16,6 +16,7 @@ import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
 import { ControllerWiring } from "../controller-wiring.js";
+import { WiredController } from "../wired-controller.js";
 
 export interface ClusterHealthOptions {
   /** How often every cluster is checked again (default one minute). */
@@ -52,9 +53,9 @@ const DEFAULT_PROBE_NAMESPACE = DEFAULT_SECRET_NAMESPACE;
  * `concurrency` checks at once: with thousands of clusters, every interval must not open
  * thousands of connections at the same moment. A failed status write is retried with backoff.
  */
-export class ClusterHealthController {
+export class ClusterHealthController extends WiredController {
   private readonly timeoutMs: number;
-  private readonly wiring: ControllerWiring;
+  protected readonly wiring: ControllerWiring;
   private readonly events?: EventRecorder;
 
   constructor(
@@ -63,6 +64,7 @@ export class ClusterHealthController {
     options: ClusterHealthOptions = {},
     log: ControllerLog = silentLog,
   ) {
+    super();
     this.events = options.events;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     const clusters = informers.for("clusters");
@@ -94,14 +96,6 @@ export class ClusterHealthController {
         }),
       ],
     });
-  }
-
-  start(): Promise<void> {
-    return this.wiring.start();
-  }
-
-  stop(): Promise<void> {
-    return this.wiring.stop();
   }
 
   private async reconcile(name: string): Promise<void> {

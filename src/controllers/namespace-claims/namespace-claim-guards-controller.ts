@@ -11,6 +11,7 @@ import type { Registry } from "../../registry/registry.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
 import { ControllerWiring } from "../controller-wiring.js";
+import { WiredController } from "../wired-controller.js";
 
 /**
  * Removes the guard key of a namespace no space or virtual cluster instance holds any longer
@@ -21,14 +22,15 @@ import { ControllerWiring } from "../controller-wiring.js";
  * another namespace, queues the one it held; at start, every guard is looked at (holders deleted
  * while no replica ran this controller).
  */
-export class NamespaceClaimGuardsController {
-  private readonly wiring: ControllerWiring;
+export class NamespaceClaimGuardsController extends WiredController {
+  protected readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
     informers: SharedInformers,
     log: ControllerLog = silentLog,
   ) {
+    super();
     this.wiring = new ControllerWiring({
       controller: "namespace-claims",
       log,
@@ -43,19 +45,6 @@ export class NamespaceClaimGuardsController {
         ),
       keys: async () => (await this.guards.list()).map(({ id }) => id),
     });
-  }
-
-  start(): Promise<void> {
-    return this.wiring.start();
-  }
-
-  stop(): Promise<void> {
-    return this.wiring.stop();
-  }
-
-  /** For tests: resolves when nothing is queued or in flight. */
-  settled(): Promise<void> {
-    return this.wiring.settled();
   }
 
   private get guards() {

@@ -13,6 +13,7 @@ import type { SharedInformers } from "../../registry/shared-informers.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
 import { ControllerWiring } from "../controller-wiring.js";
 import { updateUnlessGone } from "../kept-object-writes.js";
+import { WiredController } from "../wired-controller.js";
 
 /**
  * Keeps Project status.quotas current (docs/spaces.md#quotas): used and limit of each quota of
@@ -28,14 +29,15 @@ import { updateUnlessGone } from "../kept-object-writes.js";
  * again when an instance write that was in flight during the delete wrote it back (that write
  * queues the project like any instance change).
  */
-export class ProjectQuotasController {
-  private readonly wiring: ControllerWiring;
+export class ProjectQuotasController extends WiredController {
+  protected readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
     private readonly informers: SharedInformers,
     log: ControllerLog = silentLog,
   ) {
+    super();
     const projects = informers.for("projects");
     this.wiring = new ControllerWiring({
       controller: "project-quotas",
@@ -60,19 +62,6 @@ export class ProjectQuotasController {
         return names;
       },
     });
-  }
-
-  start(): Promise<void> {
-    return this.wiring.start();
-  }
-
-  stop(): Promise<void> {
-    return this.wiring.stop();
-  }
-
-  /** For tests: resolves when nothing is queued or in flight. */
-  settled(): Promise<void> {
-    return this.wiring.settled();
   }
 
   /** The quota guard keys, one per project (src/admission/project-quotas.ts). */

@@ -16,6 +16,7 @@ import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
 import { ControllerWiring } from "../controller-wiring.js";
+import { WiredController } from "../wired-controller.js";
 import { type Condition, withCondition, withoutCondition } from "./conditions.js";
 import { keyOf, splitKey } from "./queue-keys.js";
 import { setterIdentity } from "./setter-identity.js";
@@ -95,8 +96,8 @@ export function sourceOutcome(
  * (`namespace/name`): on start, when it changes, when its shared secret changes, and every
  * `resyncMs` (rights change through users, teams and access rules). Elected replica only.
  */
-export class ProjectSecretSourceController {
-  private readonly wiring: ControllerWiring;
+export class ProjectSecretSourceController extends WiredController {
+  protected readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
@@ -106,6 +107,7 @@ export class ProjectSecretSourceController {
     options: SourceSyncOptions = {},
     log: ControllerLog = silentLog,
   ) {
+    super();
     const secrets = informers.for("projectsecrets");
     const shared = informers.for("sharedsecrets");
     this.wiring = new ControllerWiring({
@@ -140,14 +142,6 @@ export class ProjectSecretSourceController {
         }),
       ],
     });
-  }
-
-  start(): Promise<void> {
-    return this.wiring.start();
-  }
-
-  stop(): Promise<void> {
-    return this.wiring.stop();
   }
 
   private async reconcile(key: string): Promise<void> {

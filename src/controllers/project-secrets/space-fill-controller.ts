@@ -14,6 +14,7 @@ import type { Registry } from "../../registry/registry.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
 import { ControllerWiring } from "../controller-wiring.js";
+import { WiredController } from "../wired-controller.js";
 import { keyOf, splitKey } from "./queue-keys.js";
 import { setterIdentity } from "./setter-identity.js";
 import { type SpaceEntry, writeSpaceEntries } from "./space-entries.js";
@@ -46,9 +47,9 @@ function nameOfCluster(cluster: string): string {
  * each project secret's `status.spaces`. An unreachable cluster is retried with the work queue's
  * backoff. Runs on the elected replica only.
  */
-export class ProjectSecretSpaceFillController {
+export class ProjectSecretSpaceFillController extends WiredController {
   private readonly timeoutMs: number;
-  private readonly wiring: ControllerWiring;
+  protected readonly wiring: ControllerWiring;
   private readonly reports: SpaceFillReports;
 
   constructor(
@@ -59,6 +60,7 @@ export class ProjectSecretSpaceFillController {
     options: SpaceFillOptions = {},
     log: ControllerLog = silentLog,
   ) {
+    super();
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.reports = new SpaceFillReports(options.events);
     const spaces = informers.for("spaceinstances");
@@ -87,14 +89,6 @@ export class ProjectSecretSpaceFillController {
         }),
       ],
     });
-  }
-
-  start(): Promise<void> {
-    return this.wiring.start();
-  }
-
-  stop(): Promise<void> {
-    return this.wiring.stop();
   }
 
   private async reconcile(key: string): Promise<void> {

@@ -18,6 +18,7 @@ import { clusterChangeMatters } from "../cluster-changes.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
 import { ControllerWiring } from "../controller-wiring.js";
 import { removeFinalizer, updateUnlessGone } from "../kept-object-writes.js";
+import { WiredController } from "../wired-controller.js";
 import { desiredSpace, spaceBody, spaceLabels } from "./desired-space.js";
 import { namespaceClaim } from "./namespace-claim.js";
 import { nextStatus, type SpaceReport } from "./space-status.js";
@@ -42,10 +43,10 @@ export interface SpaceControllerOptions {
  * its namespace is gone from the cluster. An unreachable cluster is retried with the work
  * queue's backoff. Runs on the elected replica only (start()/stop()).
  */
-export class SpaceController {
+export class SpaceController extends WiredController {
   private readonly timeoutMs: number;
   private readonly namespacePollMs: number;
-  private readonly wiring: ControllerWiring;
+  protected readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
@@ -53,6 +54,7 @@ export class SpaceController {
     options: SpaceControllerOptions = {},
     log: ControllerLog = silentLog,
   ) {
+    super();
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.namespacePollMs = options.namespacePollMs ?? 1_000;
     const spaces = informers.for("spaceinstances");
@@ -93,14 +95,6 @@ export class SpaceController {
         ];
       },
     });
-  }
-
-  start(): Promise<void> {
-    return this.wiring.start();
-  }
-
-  stop(): Promise<void> {
-    return this.wiring.stop();
   }
 
   private async reconcile(key: string): Promise<void> {

@@ -7,6 +7,7 @@ import type { Registry } from "../../registry/registry.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
 import { ControllerWiring } from "../controller-wiring.js";
 import { updateUnlessGone } from "../kept-object-writes.js";
+import { WiredController } from "../wired-controller.js";
 import type { WorkQueue } from "../work-queue.js";
 
 /**
@@ -15,16 +16,18 @@ import type { WorkQueue } from "../work-queue.js";
  * a user change that user; a team change the users its spec.users names (before and after), or
  * every user when it names groups. A team naming neither (most creates) is not even parsed.
  * The queue's keys are user names; a write happens only where the answer changed, so its own
- * writes settle at once. A failed write is retried with backoff (work-queue.ts).
+ * writes settle at once. A failed write is retried with backoff (work-queue.ts). Started after
+ * the identity index (its informers have synced): every user is queued before start() returns.
  */
-export class UserTeamsController {
-  private readonly wiring: ControllerWiring;
+export class UserTeamsController extends WiredController {
+  protected readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
     private readonly identity: IdentityIndex,
     log: ControllerLog = silentLog,
   ) {
+    super();
     this.wiring = new ControllerWiring({
       controller: "user-teams",
       log,
@@ -36,20 +39,6 @@ export class UserTeamsController {
       ],
       keys: () => identity.users.names(),
     });
-  }
-
-  /** After the identity index started (its informers have synced): every user is queued before it returns. */
-  start(): Promise<void> {
-    return this.wiring.start();
-  }
-
-  stop(): Promise<void> {
-    return this.wiring.stop();
-  }
-
-  /** Resolves when no user waits to be checked: for tests. */
-  settled(): Promise<void> {
-    return this.wiring.settled();
   }
 
   private addAll(queue: WorkQueue<string>): void {

@@ -8,6 +8,7 @@ import { type ControllerLog, silentLog } from "../controller-log.js";
 import { ControllerWiring } from "../controller-wiring.js";
 import { type ObjectChange, removeFinalizer, updateUnlessGone } from "../kept-object-writes.js";
 import { namespaceClaim } from "../spaces/namespace-claim.js";
+import { WiredController } from "../wired-controller.js";
 import { FIELD_MANAGER } from "./deploy-instance.js";
 import { instanceLabels } from "./desired-instance.js";
 import { deleteStep, deployStep, type InstanceCas, type LifecycleDeps } from "./instance-lifecycle.js";
@@ -52,7 +53,7 @@ export interface VirtualClusterStatusOptions {
  * Writes go through the status subresource and only when something changed, so a write never
  * queues the instance again. Runs on the elected replica only (start()/stop()).
  */
-export class VirtualClusterStatusController {
+export class VirtualClusterStatusController extends WiredController {
   private readonly timeoutMs: number;
   private readonly events?: EventRecorder;
   private readonly wakePollMs: number;
@@ -60,7 +61,7 @@ export class VirtualClusterStatusController {
   private readonly cas?: InstanceCas;
   /** Instances this replica scaled back up from sleep that are not Ready yet. */
   private readonly waking = new Set<string>();
-  private readonly wiring: ControllerWiring;
+  protected readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
@@ -68,6 +69,7 @@ export class VirtualClusterStatusController {
     options: VirtualClusterStatusOptions = {},
     log: ControllerLog = silentLog,
   ) {
+    super();
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.events = options.events;
     this.wakePollMs = options.wakePollMs ?? 2_000;
@@ -90,14 +92,6 @@ export class VirtualClusterStatusController {
       keys: () => watched.instances.names(),
       subscribe: (queue) => subscribeInstanceTriggers(watched, queue),
     });
-  }
-
-  start(): Promise<void> {
-    return this.wiring.start();
-  }
-
-  stop(): Promise<void> {
-    return this.wiring.stop();
   }
 
   private async reconcile(key: string): Promise<void> {

@@ -7,6 +7,7 @@ import { applyClusterObjects, isUnreachable, keyOf, refOf } from "../../clusters
 import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
 import { type ControllerLog, silentLog } from "../../controllers/controller-log.js";
 import { ControllerWiring } from "../../controllers/controller-wiring.js";
+import { WiredController } from "../../controllers/wired-controller.js";
 import type { VirtualClusterInstanceSpec } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type {
   InsideBinding,
@@ -53,9 +54,9 @@ export interface VirtualClusterAccessOptions {
  * outcome goes to `status.access`, the one status field this controller writes. Runs on the
  * elected replica only (start()/stop()).
  */
-export class VirtualClusterAccessController {
+export class VirtualClusterAccessController extends WiredController {
   private readonly timeoutMs: number;
-  private readonly wiring: ControllerWiring;
+  protected readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
@@ -65,6 +66,7 @@ export class VirtualClusterAccessController {
     options: VirtualClusterAccessOptions = {},
     log: ControllerLog = silentLog,
   ) {
+    super();
     this.timeoutMs = options.timeoutMs ?? 10_000;
     const instances = informers.for("virtualclusterinstances");
     const clusters = informers.for("clusters");
@@ -92,14 +94,6 @@ export class VirtualClusterAccessController {
         }),
       ],
     });
-  }
-
-  start(): Promise<void> {
-    return this.wiring.start();
-  }
-
-  stop(): Promise<void> {
-    return this.wiring.stop();
   }
 
   private async reconcile(key: string): Promise<void> {
