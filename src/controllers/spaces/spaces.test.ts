@@ -29,9 +29,6 @@ const SPACES = `${GROUP_PATH}/namespaces/p-web/spaceinstances`;
 const PLATFORM_USER = "system:serviceaccount:platform:platform";
 const WRITES = new Set(["create", "update", "patch", "delete", "deletecollection"]);
 
-/** Who the platform is on cluster c1. */
-const PLATFORM_USER = "system:serviceaccount:platform:platform";
-
 interface SpaceStatus {
   phase?: string;
   reason?: string;
