@@ -186,7 +186,7 @@ describe("docs/virtual-clusters.md: its shell examples run as written", () => {
   it("the kube config example writes one for dev, at its ingress address, without asking the cluster", async () => {
     await runBlock("/kubeconfig");
     const config = parse(readFileSync(join(workspace.dir, "dev.kubeconfig"), "utf8"));
-    assert.equal(config.clusters[0].cluster.server, "https://dev-web.vcluster.example.com");
+    assert.equal(config.clusters[0].cluster.server, "https://dev.web.vcluster.example.com");
   });
 
   it("a client's status write keeps what the platform deployed, and the controller writes its phase again", async () => {
