@@ -66,7 +66,8 @@ export class SpaceController extends WiredController {
       resyncMs: options.resyncMs ?? 60_000,
       log,
       process: (key) => this.reconcile(key),
-      informers: [spaces, templates, clusters],
+      // The projects: by them a moved space knows its namespace (namespace-claim.ts).
+      informers: [spaces, templates, clusters, informers.for("projects")],
       keys: () => spaces.names(),
       subscribe: (queue) => {
         const queueWhere = (match: (space: KubeObject) => boolean) => {
@@ -181,7 +182,13 @@ export class SpaceController extends WiredController {
   /** Which namespace the space holds (namespace-claim.ts), judged against the other spaces. */
   private claimOf(space: KubeObject) {
     const spaces = this.informers.for("spaceinstances");
-    return namespaceClaim(space, spaceLabels(space), () => spaces.list());
+    const projects = this.informers.for("projects");
+    return namespaceClaim(
+      space,
+      spaceLabels(space),
+      () => spaces.list(),
+      (project) => projects.get(undefined, project)?.metadata.uid,
+    );
   }
 
   /** A client for the space's cluster. */

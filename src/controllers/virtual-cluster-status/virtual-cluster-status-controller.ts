@@ -87,8 +87,9 @@ export class VirtualClusterStatusController extends WiredController {
       log,
       process: (key) => this.reconcile(key),
       // The templates too: a deploy must not find an instance's template missing only because
-      // their informer has not synced yet.
-      informers: Object.values(watched),
+      // their informer has not synced yet; the projects, by which a moved instance knows its
+      // namespace (namespace-claim.ts), likewise.
+      informers: [...Object.values(watched), informers.for("projects")],
       keys: () => watched.instances.names(),
       subscribe: (queue) => subscribeInstanceTriggers(watched, queue),
     });
@@ -137,12 +138,19 @@ export class VirtualClusterStatusController extends WiredController {
     if (!this.cas) return undefined;
     const templates = this.informers.for("virtualclustertemplates");
     const instances = this.informers.for("virtualclusterinstances");
+    const projects = this.informers.for("projects");
     return {
       registry: this.registry,
       cas: this.cas,
       timeoutMs: this.timeoutMs,
       templateOf: (name) => templates.get(undefined, name),
-      claimOf: (instance) => namespaceClaim(instance, instanceLabels(instance), () => instances.list()),
+      claimOf: (instance) =>
+        namespaceClaim(
+          instance,
+          instanceLabels(instance),
+          () => instances.list(),
+          (project) => projects.get(undefined, project)?.metadata.uid,
+        ),
     };
   }
 
