@@ -3,10 +3,13 @@ import { errors } from "../api/errors.js";
 import { type KubeObject, specOf } from "../api/object.js";
 import type { CertificateAndKey } from "../crypto/certificates.js";
 import { connect } from "../instance-actions/cluster-calls.js";
+import { listHolders } from "../kinds/held-namespaces.js";
 import { projectOfNamespace } from "../kinds/project/project.js";
+import { clusterCaSource, namespaceStanding } from "../kinds/virtual-cluster-instance/ca-source.js";
 import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { Registry } from "../registry/registry.js";
 import type { VirtualClusterCaStore } from "./ca-store.js";
+import { ingressEndpoint } from "./ingress-host.js";
 import { readVirtualClusterCa } from "./remote.js";
 
 /**
@@ -24,7 +27,7 @@ export function virtualClusterCannotBeUsed(namespace: string, name: string, reas
   return `virtual cluster ${namespace}/${name} cannot be used (${reason})`;
 }
 
-/** The instance's API endpoint: its annotation, else `https://<name>-<project>.<cluster's ingress suffix>`; 503 if neither. */
+/** The instance's API endpoint: its annotation, else `https://<name>.<project>.<cluster's ingress suffix>`; 503 if neither. */
 export function virtualClusterEndpoint(
   instance: KubeObject,
   cluster: (name: string) => KubeObject | undefined,
@@ -46,16 +49,22 @@ export function findVirtualClusterEndpoint(
   const recorded = instance.metadata.annotations?.[VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION];
   if (recorded) return { endpoint: recorded };
   const name = instance.metadata.name!;
-  const project = projectOfNamespace(instance.metadata.namespace) ?? instance.metadata.namespace;
+  const project = projectOfNamespace(instance.metadata.namespace) ?? instance.metadata.namespace ?? "";
   const clusterName = specOf<VirtualClusterInstanceSpec>(instance).clusterRef?.cluster ?? "";
   const suffix = cluster(clusterName)?.metadata.annotations?.[INGRESS_SUFFIX_ANNOTATION];
-  if (suffix) return { endpoint: `https://${name}-${project}.${suffix}` };
+  if (suffix) return { endpoint: ingressEndpoint(name, project, suffix) };
   return {
-    missing: `virtual cluster ${instance.metadata.namespace}/${name} has no endpoint: set annotation ${VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION} on it to the URL of its API server, or ${INGRESS_SUFFIX_ANNOTATION} on cluster "${clusterName}" (its endpoint is then https://${name}-${project}.<suffix>); neither is set`,
+    missing: `virtual cluster ${instance.metadata.namespace}/${name} has no endpoint: set annotation ${VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION} on it to the URL of its API server, or ${INGRESS_SUFFIX_ANNOTATION} on cluster "${clusterName}" (its endpoint is then ${ingressEndpoint(name, project, "<suffix>")}); neither is set`,
   };
 }
 
-/** The instance's CA: kept by the platform, else read from its `<name>-certs` Secret on its cluster. */
+/**
+ * The instance's CA: kept by the platform, else read from its `<name>-certs` Secret on its
+ * cluster, unless that namespace is held by a space or instance of another project (403, naming
+ * neither it nor its project): an instance stored before the rule of
+ * kinds/virtual-cluster-instance/ca-source.ts, or whose namespace changed hands since it was
+ * admitted, reads nothing there.
+ */
 export async function virtualClusterCa(
   registry: Registry,
   cas: VirtualClusterCaStore,
@@ -64,14 +73,18 @@ export async function virtualClusterCa(
 ): Promise<CertificateAndKey> {
   const kept = await cas.forInstance(instance);
   if (kept) return kept;
-  const ref = specOf<VirtualClusterInstanceSpec>(instance).clusterRef ?? {};
-  const host = cluster(ref.cluster ?? "");
-  if (!host) throw errors.unavailable(`cluster "${ref.cluster ?? ""}" of the virtual cluster does not exist`);
+  const source = clusterCaSource(instance);
+  const host = source && cluster(source.cluster);
+  if (!source || !host)
+    throw errors.unavailable(`cluster "${source?.cluster ?? ""}" of the virtual cluster does not exist`);
+  const { items } = await listHolders(registry, source.cluster);
+  if (namespaceStanding(items, source, instance.metadata.namespace ?? "") === "another project's") {
+    throw errors.forbidden(
+      { group: "", resource: "secrets" },
+      `${source.virtualCluster}-certs`,
+      `virtual cluster ${source.namespace}/${source.virtualCluster} on cluster ${JSON.stringify(source.cluster)} runs in a namespace another project holds: an instance without a template reaches only a virtual cluster in a namespace of its own project`,
+    );
+  }
   const client = await connect(registry, host);
-  return readVirtualClusterCa(
-    client,
-    ref.cluster!,
-    ref.namespace ?? instance.metadata.namespace!,
-    ref.virtualCluster ?? instance.metadata.name!,
-  );
+  return readVirtualClusterCa(client, source.cluster, source.namespace, source.virtualCluster);
 }
