@@ -1,4 +1,4 @@
-import { quotesAnyValue } from "../../support/quoted-values.js";
+import { quotesAnyValue } from "../../clusters/quoted-values.js";
 
 /**
  * A cluster's refusal of a filled Secret may quote the object it refused (an admission webhook or a
@@ -15,7 +15,7 @@ export const DATA_WITHHELD =
 /**
  * `Secret NAME: message` as it may be shown: the whole message when it quotes no value of the
  * given data maps (base64, as a Secret's `data`), as text or base64, even escaped or cut short
- * (support/quoted-values.ts); otherwise `Secret NAME: DATA_WITHHELD`.
+ * (clusters/quoted-values.ts); otherwise `Secret NAME: DATA_WITHHELD`.
  */
 export function secretFailureMessage(
   secret: string,

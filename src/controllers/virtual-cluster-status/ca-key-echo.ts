@@ -1,5 +1,5 @@
+import { quotesAnyValue } from "../../clusters/quoted-values.js";
 import type { CertificateAndKey } from "../../crypto/certificates.js";
-import { quotesAnyValue } from "../../support/quoted-values.js";
 
 /**
  * A cluster's refusal of an object may quote the values it refused (kube-apiserver's field errors
@@ -15,7 +15,7 @@ export const WITHHELD = "the cluster refused it with a message that quotes the v
 /**
  * `message` as it may be shown, `prefix` (what failed: `Kind name`) kept: the whole message when
  * it quotes no part of the CA key, in its PEM form or the base64 of it (a Secret's data), even
- * escaped or cut short as a quoting error cuts values (support/quoted-values.ts); otherwise
+ * escaped or cut short as a quoting error cuts values (clusters/quoted-values.ts); otherwise
  * `prefix: WITHHELD`.
  */
 export function withoutCaKey(message: string, ca: Pick<CertificateAndKey, "keyPem">, prefix: string): string {
