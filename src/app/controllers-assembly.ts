@@ -45,7 +45,11 @@ export function assembleControllers(deps: {
   const clusterHealth = new ClusterHealthController(
     registry,
     informers,
-    { intervalMs: config.clusterCheckIntervalMs, events: events.recorder },
+    {
+      intervalMs: config.clusterCheckIntervalMs,
+      events: events.recorder,
+      endpoints: { allowLocal: config.allowLocalEndpoints === true },
+    },
     log,
   );
   // Grants are applied again at the health check's interval: drift is repaired within one.
