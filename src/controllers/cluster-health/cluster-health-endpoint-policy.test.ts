@@ -1,7 +1,7 @@
 /**
- * The health check applies the endpoint policy the gateway applies (clusters/endpoint-policy.ts,
- * `--allow-local-endpoints`): a cluster whose server the policy forbids reads `EndpointNotAllowed`,
- * not `Connected`, and is never called. On the in-process stand-in
+ * The health check and the controllers apply the endpoint policy the gateway applies
+ * (clusters/endpoint-policy.ts, `--allow-local-endpoints`): a cluster whose server the policy
+ * forbids reads `EndpointNotAllowed`, not `Connected`, and is never called. On the in-process stand-in
  * (src/testing/fake-kube-apiserver.ts), which records every request that reaches it.
  */
 import assert from "node:assert/strict";
@@ -9,12 +9,14 @@ import { after, before, describe, it } from "node:test";
 import { clusterCannotBeUsed } from "../../clusters/cluster-connection.js";
 import { createCluster, putSecret, waitForStatus } from "../../testing/cluster-status.js";
 import { FakeKubeApiServer } from "../../testing/fake-kube-apiserver.js";
-import { startTestServer, type TestServer } from "../../testing/test-server.js";
+import { postObject } from "../../testing/gateway-fixture.js";
+import { eventually } from "../../testing/platform-on-control-plane.js";
+import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
 
 /** Checks every 200 ms: many checks run while the test waits for what it needs. */
 const CHECK_INTERVAL_MS = 200;
 
-describe("the cluster health check and the endpoint policy", () => {
+describe("the cluster health check, the controllers and the endpoint policy", () => {
   let kube: FakeKubeApiServer;
   /** Started without --allow-local-endpoints: the stand-in on 127.0.0.1 is forbidden. */
   let server: TestServer;
@@ -56,6 +58,23 @@ describe("the cluster health check and the endpoint policy", () => {
     assert.equal(forwarded.status, 503, forwarded.text);
     assert.equal(forwarded.json.message, clusterCannotBeUsed("here", "EndpointNotAllowed"));
 
+    assert.deepEqual(kube.requests, []);
+  });
+
+  it("nor does a controller that keeps objects there call it: a space on it is Pending, saying why", async () => {
+    await postObject(server, "users", { metadata: { name: "alice" }, spec: {} });
+    await postObject(server, "projects", { metadata: { name: "web" }, spec: {} });
+    await postObject(server, "namespaces/p-web/spaceinstances", {
+      metadata: { name: "dev" },
+      spec: { owner: { user: "alice" }, clusterRef: { cluster: "here", namespace: "web-dev" } },
+    });
+    const status = await eventually("the space's status", async () => {
+      const res = await server.request("GET", `${GROUP_PATH}/namespaces/p-web/spaceinstances/dev`);
+      assert.equal(res.json?.status?.reason, "EndpointNotAllowed", res.text);
+      return res.json.status;
+    });
+    assert.equal(status.phase, "Pending");
+    assert.equal(status.message, clusterCannotBeUsed("here", "EndpointNotAllowed"));
     assert.deepEqual(kube.requests, []);
   });
 
