@@ -65,7 +65,10 @@ describe("applyJsonPatch", () => {
 
   it("answers paths that do not resolve and unknown ops with 422", () => {
     for (const ops of [
-      [{ op: "replace", path: "/spec/missing", value: 1 }],
+      [{ op: "replace", path: "/spec/roles/2", value: "c" }],
+      [{ op: "replace", path: "/spec/limits/cpu", value: 1 }],
+      [{ op: "replace", path: "/spec/quota/x", value: 1 }],
+      [{ op: "replace", path: "/__proto__/polluted", value: 1 }],
       [{ op: "remove", path: "/metadata/labels/none" }],
       [{ op: "add", path: "/nope/deeper", value: 1 }],
       [{ op: "add", path: "/spec/roles/7", value: "x" }],
@@ -79,6 +82,24 @@ describe("applyJsonPatch", () => {
       assertOnThePatch(err);
     }
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+
+  // kube-apiserver's JSON patch library adds a key a `replace` names on an object that lacks it;
+  // the RFC (and fast-json-patch alone) refuse it. What else is missing is refused by both.
+  it("adds a key that a replace names on an object lacking it, as kube-apiserver does", () => {
+    const input = doc();
+    const out = applyJsonPatch(input, [
+      { op: "replace", path: "/spec/description", value: "new" },
+      { op: "replace", path: "/metadata/annotations", value: { "a~b/c": "1" } },
+      { op: "replace", path: "/metadata/annotations/a~0b~1d", value: "2" },
+      { op: "replace", path: "/top", value: true },
+    ]);
+    assert.deepEqual(out, {
+      metadata: { name: "alice", labels: { app: "web" }, annotations: { "a~b/c": "1", "a~b/d": "2" } },
+      spec: { roles: ["a", "b"], quota: 3, description: "new" },
+      top: true,
+    });
+    assert.deepEqual(input, doc(), "the input is untouched");
   });
 
   it("refuses a body that is not an array of objects with 400", () => {

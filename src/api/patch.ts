@@ -3,6 +3,11 @@
  * Merge Patch (RFC 7396, application/merge-patch+json). Both return a new
  * document and never touch their inputs.
  *
+ * A JSON patch means what it means to kube-apiserver, whose JSON patch library (evanphx/json-patch
+ * v4) is looser than RFC 6902 in one way clients rely on: a `replace` of a key an object lacks
+ * adds it (replaceAddsMissingKey), where the RFC says the target must exist. A missing array
+ * index or a missing parent is still refused, as there.
+ *
  * Refusals follow kube-apiserver (k8s.io/apiserver/pkg/endpoints/handlers/patch.go):
  * - a body that is not an array of objects: 400 BadRequest;
  * - more than 10,000 operations: 413 `Request entity too large: The allowed
@@ -72,7 +77,8 @@ export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
     for (let i = 0; i < operations.length; i++) {
       const op = operations[i]!;
       if (op.op === "copy") copied += copySize(document, op, i, MAX_BODY_BYTES - copied);
-      document = jsonpatch.applyOperation(document, op, validateOperation, true, true, i).newDocument;
+      const applied = replaceAddsMissingKey(document, op);
+      document = jsonpatch.applyOperation(document, applied, validateOperation, true, true, i).newDocument;
     }
     return document;
   } catch (err) {
@@ -88,6 +94,23 @@ export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
     }
     throw err;
   }
+}
+
+/**
+ * `op`, or an `add` in its place when it is a `replace` of a key missing from an object that
+ * exists: kube-apiserver adds the key (its library finds no error in getting a missing key), so
+ * `kubectl patch --type json -p '[{"op":"replace",...}]'` works there on a field not yet set.
+ * Anything else missing (an array index, the parent) is left to the operation's own check: 422.
+ * Whatever replays a patch (patch-read-guard.ts) applies its operations through this too.
+ */
+export function replaceAddsMissingKey(document: unknown, op: JsonPatchOperation): JsonPatchOperation {
+  if (op.op !== "replace" || typeof op.path !== "string") return op;
+  const slash = op.path.lastIndexOf("/");
+  if (slash < 0) return op; // not a pointer: the operation's own check refuses it
+  const parent = valueAt(document, op.path.slice(0, slash));
+  if (!isPlainObject(parent)) return op;
+  const key = jsonpatch.unescapePathComponent(op.path.slice(slash + 1));
+  return Object.hasOwn(parent, key) ? op : { ...op, op: "add" };
 }
 
 /**

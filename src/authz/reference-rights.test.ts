@@ -194,6 +194,16 @@ describe("fields that name other objects need the caller's right on them", () =>
       for (const token of [key.mallory, s.adminKey]) {
         const r = await jsonPatch("ownedaccesskeys/mallory", [{ op: "test", path: "/spec/key", value: "x" }], token);
         assert.equal(r.status, 403, r.text);
+        // A replace of a key the object lacks succeeds (as on kube-apiserver): the reads after it are checked too.
+        const afterReplace = await jsonPatch(
+          "ownedaccesskeys/mallory",
+          [
+            { op: "replace", path: "/spec/description", value: "d" },
+            { op: "test", path: "/spec/key", value: "x" },
+          ],
+          token,
+        );
+        assert.equal(afterReplace.status, 403, afterReplace.text);
         const bad = await jsonPatch(
           "ownedaccesskeys/mallory",
           [{ op: "test", path: "/spec/user", value: "nobody" }],

@@ -194,7 +194,7 @@ describe("applyNeeded: whether a server-side apply would change the object on th
     assert.deepEqual(applyNeeded(image, live, MANAGER), { reason: "Differs", path: "spec.containers[0].image" });
   });
 
-  it("a number given for a quantity matches the string the cluster keeps; a string in another form differs", () => {
+  it("a quantity matches the string the cluster keeps for it: a number, or a string in another form", () => {
     const quota = (hard: Record<string, unknown>) => ({
       apiVersion: "v1",
       kind: "ResourceQuota",
@@ -221,21 +221,87 @@ describe("applyNeeded: whether a server-side apply would change the object on th
       applyNeeded(quota({ pods: 10, "requests.cpu": 0.5, "requests.memory": 2 ** 30 }), live, MANAGER),
       undefined,
     );
+    // As written in a template, kept by kube-apiserver in its canonical form.
+    assert.equal(
+      applyNeeded(quota({ pods: "1e1", "requests.cpu": "0.5", "requests.memory": "1024Mi" }), live, MANAGER),
+      undefined,
+    );
     assert.deepEqual(
       applyNeeded(quota({ pods: 11, "requests.cpu": "500m", "requests.memory": "1Gi" }), live, MANAGER),
-      {
-        reason: "Differs",
-        path: "spec.hard.pods",
-      },
+      { reason: "Differs", path: "spec.hard.pods" },
     );
-    // Strings are compared as written: "0.5" is not read as the "500m" the cluster keeps.
     assert.deepEqual(
-      applyNeeded(quota({ pods: "10", "requests.cpu": "0.5", "requests.memory": "1Gi" }), live, MANAGER),
-      {
-        reason: "Differs",
-        path: "spec.hard.requests.cpu",
-      },
+      applyNeeded(quota({ pods: "10", "requests.cpu": "501m", "requests.memory": "1Gi" }), live, MANAGER),
+      { reason: "Differs", path: "spec.hard.requests.cpu" },
     );
+    assert.deepEqual(
+      applyNeeded(quota({ pods: "10", "requests.cpu": "500m", "requests.memory": "1G" }), live, MANAGER),
+      { reason: "Differs", path: "spec.hard.requests.memory" },
+    );
+  });
+
+  it("a limit range's bounds and a container's resources are quantities; a ConfigMap's value is kept as written", () => {
+    const owner = (fieldsV1: unknown) => [
+      { manager: MANAGER, operation: "Apply", apiVersion: "v1", fieldsType: "FieldsV1", fieldsV1 },
+    ];
+    const limitRange = (cpu: string, memory: string) => ({
+      apiVersion: "v1",
+      kind: "LimitRange",
+      metadata: { name: "limits", namespace: "team" },
+      spec: { limits: [{ type: "Container", default: { cpu, memory }, max: { cpu } }] },
+    });
+    const liveLimitRange = {
+      metadata: { name: "limits", namespace: "team", managedFields: owner({ "f:spec": { "f:limits": {} } }) },
+      spec: {
+        limits: [
+          { type: "Container", default: { cpu: "1", memory: "1Gi" }, defaultRequest: { cpu: "1" }, max: { cpu: "1" } },
+        ],
+      },
+    };
+    assert.equal(applyNeeded(limitRange("1000m", "1024Mi"), liveLimitRange, MANAGER), undefined);
+    assert.deepEqual(applyNeeded(limitRange("1000m", "1000Mi"), liveLimitRange, MANAGER), {
+      reason: "Differs",
+      path: "spec.limits[0].default.memory",
+    });
+
+    const pod = (cpu: string) => ({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "p", namespace: "team" },
+      spec: { containers: [{ name: "main", resources: { limits: { cpu } } }] },
+    });
+    const livePod = {
+      metadata: {
+        name: "p",
+        namespace: "team",
+        managedFields: owner({
+          "f:spec": {
+            "f:containers": {
+              'k:{"name":"main"}': { ".": {}, "f:name": {}, "f:resources": { "f:limits": { "f:cpu": {} } } },
+            },
+          },
+        }),
+      },
+      spec: { containers: [{ name: "main", resources: { limits: { cpu: "1" }, requests: { cpu: "1" } } }] },
+    };
+    assert.equal(applyNeeded(pod("1000m"), livePod, MANAGER), undefined);
+    assert.deepEqual(applyNeeded(pod("2"), livePod, MANAGER), {
+      reason: "Differs",
+      path: "spec.containers[0].resources.limits.cpu",
+    });
+
+    // A string field that is no quantity: "1" on the cluster is not the "1000m" wanted.
+    const configMap = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "settings", namespace: "team" },
+      data: { cpu: "1000m" },
+    };
+    const liveConfigMap = {
+      metadata: { name: "settings", namespace: "team", managedFields: owner({ "f:data": { "f:cpu": {} } }) },
+      data: { cpu: "1" },
+    };
+    assert.deepEqual(applyNeeded(configMap, liveConfigMap, MANAGER), { reason: "Differs", path: "data.cpu" });
   });
 
   it("a Secret's stringData is compared with its data, which is where the cluster keeps it", () => {

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { KubernetesObject } from "@kubernetes/client-node";
 import { isPlainObject } from "../api/object.js";
 import { quantityValue } from "./quantity.js";
+import { isQuantityField } from "./quantity-fields.js";
 
 /**
  * Whether a server-side apply of `desired` under `fieldManager` would change the `live` object
@@ -16,10 +17,10 @@ import { quantityValue } from "./quantity.js";
  *   drift); lists the manager owns element by element (keyed lists, such as containers by name)
  *   are matched by key, other lists element by element with the same length;
  * - the manager owns a field `desired` no longer has: the apply would remove it.
- * A number given for a quantity matches the string the API server keeps ("10", "500m"); a string
- * it keeps in another form than it was given (a quantity "1000m" kept as "1") reads as different,
- * so such an object is applied at every pass, as if there were no compare: correct, only not
- * cheaper.
+ * A quantity is compared by the value it stands for: a number given for one matches the string
+ * the API server keeps ("10", "500m"), and so does a string it keeps in another form ("1000m"
+ * kept as "1", "1024Mi" as "1Gi") where a built-in kind keeps a quantity (quantity-fields.ts).
+ * Elsewhere strings are compared as written.
  */
 
 /** Why an apply is needed, and where: `path` is the field, written `spec.ports[0].port`. */
@@ -30,6 +31,27 @@ export interface ApplyReason {
 
 /** managedFields' FieldsV1: `f:<field>`, `k:<key JSON>` (list element by key), `v:<value JSON>` (set element), `i:<index>`, `.` (the node itself). */
 type FieldSet = { [entry: string]: FieldSet };
+
+/**
+ * Where a compared value is in the object: `path` as a reason names it, `fields` the field
+ * names and map keys leading to it (list elements not counted: quantity-fields.ts), and the
+ * object's type, which tells the fields that hold quantities.
+ */
+interface Place {
+  readonly path: string;
+  readonly fields: readonly string[];
+  readonly type: { readonly apiVersion?: string; readonly kind?: string };
+}
+
+/** The place of field or map key `key` inside `place`. */
+function fieldOf(place: Place, key: string): Place {
+  return { ...place, path: place.path ? `${place.path}.${key}` : key, fields: [...place.fields, key] };
+}
+
+/** The place of list element `i` inside `place` (a list element adds no field name). */
+function elementOf(place: Place, i: number): Place {
+  return { ...place, path: `${place.path}[${i}]` };
+}
 
 /** The fields below are owned as one value (an atomic map or list, or a scalar). */
 const WHOLE = Symbol("whole");
@@ -52,7 +74,8 @@ export function applyNeeded(
   if (!live) return { reason: "Missing", path: "" };
   const owned = ownedFields(live, fieldManager, desired.apiVersion);
   const view = liveView(desired, live);
-  return compare(withoutIdentity(desired), view, owned ?? {}, "") ?? (owned ? beyond(owned, desired, "") : undefined);
+  const root: Place = { path: "", fields: [], type: { apiVersion: desired.apiVersion, kind: desired.kind } };
+  return compare(withoutIdentity(desired), view, owned ?? {}, root) ?? (owned ? beyond(owned, desired, "") : undefined);
 }
 
 /** The fields the manager's apply owns on `live` (for `apiVersion`: another version's are not comparable), if any. */
@@ -89,42 +112,55 @@ function liveView(desired: KubernetesObject, live: KubernetesObject): unknown {
 }
 
 /** The first field of `desired` not owned as `owned` says or not as on the cluster (`live`). */
-function compare(desired: unknown, live: unknown, owned: Owned, path: string): ApplyReason | undefined {
-  if (Array.isArray(desired)) return compareList(desired, live, owned, path);
+function compare(desired: unknown, live: unknown, owned: Owned, place: Place): ApplyReason | undefined {
+  if (Array.isArray(desired)) return compareList(desired, live, owned, place);
   if (isPlainObject(desired)) {
-    if (!isPlainObject(live)) return Object.keys(desired).length > 0 ? { reason: "Differs", path } : undefined;
+    if (!isPlainObject(live)) {
+      return Object.keys(desired).length > 0 ? { reason: "Differs", path: place.path } : undefined;
+    }
     for (const [key, value] of Object.entries(desired)) {
       if (value === null || value === undefined) continue;
-      const at = path ? `${path}.${key}` : key;
+      const at = fieldOf(place, key);
       const child = owned === WHOLE ? WHOLE : owned[`f:${key}`];
-      if (child === undefined) return { reason: "NotOwned", path: at };
+      if (child === undefined) return { reason: "NotOwned", path: at.path };
       const found = compare(value, live[key], ownedAs(child, value), at);
       if (found) return found;
     }
     return undefined;
   }
-  return sameValue(desired, live) ? undefined : { reason: "Differs", path };
+  return sameValue(desired, live, place) ? undefined : { reason: "Differs", path: place.path };
 }
 
 /**
- * Equal, or a number the API server keeps as a quantity string (a quota's `pods: 10` is stored
- * as "10", `cpu: 0.5` as "500m"): only a quantity field takes a number and gives back a string.
+ * Equal, or the same quantity: a number the API server keeps as a quantity string (a quota's
+ * `pods: 10` is stored as "10", `cpu: 0.5` as "500m"; only a quantity field takes a number and
+ * gives back a string), or a quantity string it keeps in its own form ("1000m" as "1") in a
+ * field known to hold quantities.
  */
-function sameValue(desired: unknown, live: unknown): boolean {
+function sameValue(desired: unknown, live: unknown, place: Place): boolean {
   if (typeof desired === "number" && typeof live === "string") return quantityValue(live) === desired;
+  if (
+    typeof desired === "string" &&
+    typeof live === "string" &&
+    desired !== live &&
+    isQuantityField(place.type.apiVersion, place.type.kind, place.fields)
+  ) {
+    const value = quantityValue(desired);
+    return value !== undefined && value === quantityValue(live);
+  }
   return isDeepStrictEqual(desired, live);
 }
 
-function compareList(desired: unknown[], live: unknown, owned: Owned, path: string): ApplyReason | undefined {
+function compareList(desired: unknown[], live: unknown, owned: Owned, place: Place): ApplyReason | undefined {
   const items = Array.isArray(live) ? live : [];
   if (owned !== WHOLE && hasEntries(owned, "k:")) {
     for (const [i, item] of desired.entries()) {
-      const at = `${path}[${i}]`;
+      const at = elementOf(place, i);
       const entry = Object.entries(owned).find(([e]) => e.startsWith("k:") && keyFits(keyOfEntry(e), item, false));
-      if (!entry) return { reason: "NotOwned", path: at };
+      if (!entry) return { reason: "NotOwned", path: at.path };
       const key = keyOfEntry(entry[0]);
       const match = items.find((l) => keyFits(key, l, true));
-      if (match === undefined) return { reason: "Differs", path: at };
+      if (match === undefined) return { reason: "Differs", path: at.path };
       const found = compare(item, match, ownedAs(entry[1], item), at);
       if (found) return found;
     }
@@ -132,7 +168,7 @@ function compareList(desired: unknown[], live: unknown, owned: Owned, path: stri
   }
   if (owned !== WHOLE && hasEntries(owned, "v:")) {
     for (const [i, item] of desired.entries()) {
-      const at = `${path}[${i}]`;
+      const at = elementOf(place, i).path;
       if (!Object.keys(owned).some((e) => e.startsWith("v:") && isDeepStrictEqual(parseEntry(e), item))) {
         return { reason: "NotOwned", path: at };
       }
@@ -142,9 +178,9 @@ function compareList(desired: unknown[], live: unknown, owned: Owned, path: stri
   }
   // Owned whole (atomic): the apply would set it as written.
   if (!Array.isArray(live) && desired.length === 0) return undefined;
-  if (items.length !== desired.length) return { reason: "Differs", path };
+  if (items.length !== desired.length) return { reason: "Differs", path: place.path };
   for (const [i, item] of desired.entries()) {
-    const found = compare(item, items[i], WHOLE, `${path}[${i}]`);
+    const found = compare(item, items[i], WHOLE, elementOf(place, i));
     if (found) return found;
   }
   return undefined;

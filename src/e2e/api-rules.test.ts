@@ -82,11 +82,23 @@ describe("API object rules", () => {
 
     it("name and uid are immutable; creationTimestamp on update is ignored", async () => {
       const created = (await server.request("POST", users, { body: user("immut-1") })).json;
+      // As on kube-apiserver: a replace's uid is a precondition (409), a patch's a change of an immutable field (422).
       const uidChange = await server.request("PUT", `${users}/immut-1`, {
         body: { ...created, metadata: { ...created.metadata, uid: "00000000-0000-0000-0000-000000000000" } },
       });
-      assert.equal(uidChange.status, 422, uidChange.text);
-      assert.match(uidChange.json.message, /field is immutable/);
+      assert.equal(uidChange.status, 409, uidChange.text);
+      assert.equal(
+        uidChange.json.message,
+        `Operation cannot be fulfilled on users.management.platform "immut-1": StorageError: invalid object, Code: 4, ` +
+          "Key: /registry/management.platform/users/immut-1, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: " +
+          `UID in precondition: 00000000-0000-0000-0000-000000000000, UID in object meta: ${created.metadata.uid}`,
+      );
+      const uidPatch = await server.request("PATCH", `${users}/immut-1`, {
+        body: { metadata: { uid: "00000000-0000-0000-0000-000000000000" } },
+        contentType: "application/merge-patch+json",
+      });
+      assert.equal(uidPatch.status, 422, uidPatch.text);
+      assert.match(uidPatch.json.message, /metadata\.uid: Invalid value: .*: field is immutable/);
       // kube-apiserver ignores it on update: the same instant written another way, or another
       // instant altogether, keeps the stored one.
       const sameInstant = created.metadata.creationTimestamp.replace(/Z$/, ".000Z");

@@ -240,6 +240,15 @@ describe("the pages of what the platform does on clusters: their shell examples 
     for (const field of ["phase", "reason", "message"]) assert.equal(printed[field], shown[field], field);
     assert.deepEqual(printed.workload, shown.workload);
 
+    // The Event is recorded after the status write that made it WorkloadReady: waited for before
+    // the page's command reads it once.
+    await waitFor(
+      "the WorkloadReady Event about dev-vc",
+      async () =>
+        (await server.request("GET", "/kubernetes/management/api/v1/namespaces/p-web/events")).json?.items ?? [],
+      (items: { reason: string; involvedObject: { name: string } }[]) =>
+        items.some((e) => e.reason === "WorkloadReady" && e.involvedObject.name === "dev-vc"),
+    );
     const events = await clusters.run("--field-selector involvedObject.name=dev-vc");
     assert.match(events.stdout, /WorkloadReady/);
 

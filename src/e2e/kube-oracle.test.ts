@@ -2,7 +2,7 @@
  * The compatibility oracle: the platform's kinds installed into a real kube-apiserver as CRDs
  * made from the platform's own OpenAPI document and discovery, then the same corpus of requests
  * sent to both (every verb of every stored kind, bad input, request options, the wording of
- * 422s). Answers are compared normalised (src/testing/oracle/normalise.ts). A difference is either
+ * 422s and of refused preconditions, what a JSON patch's replace of a missing target does). Answers are compared normalised (src/testing/oracle/normalise.ts). A difference is either
  * fixed or listed, with its reason, in src/testing/oracle/known-differences.ts and
  * docs/kubernetes-clients.md.
  */
@@ -15,7 +15,9 @@ import { defaultWriteOptions } from "../registry/options.js";
 import { KubeControlPlane } from "../testing/kube-control-plane.js";
 import { NAMESPACE, VERB_CASES } from "../testing/oracle/corpus.js";
 import { BAD_INPUT_CASES } from "../testing/oracle/corpus-bad-input.js";
+import { JSON_PATCH_CASES } from "../testing/oracle/corpus-json-patch.js";
 import { KUBE_WORDS_CASES } from "../testing/oracle/corpus-kube-words.js";
+import { PRECONDITION_CASES } from "../testing/oracle/corpus-preconditions.js";
 import { crdsFromPlatform } from "../testing/oracle/crds.js";
 import { KNOWN_DIFFERENCES } from "../testing/oracle/known-differences.js";
 import { PROBE_COLLECTION, probe, probeCrd, probeStore } from "../testing/oracle/probe-kind.js";
@@ -24,7 +26,7 @@ import { runCase } from "../testing/oracle/run-case.js";
 import { type Target, target } from "../testing/oracle/targets.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 
-const CASES = [...VERB_CASES, ...BAD_INPUT_CASES, ...KUBE_WORDS_CASES];
+const CASES = [...VERB_CASES, ...BAD_INPUT_CASES, ...KUBE_WORDS_CASES, ...PRECONDITION_CASES, ...JSON_PATCH_CASES];
 const known = new Map(KNOWN_DIFFERENCES.map((d) => [d.case, d.reason]));
 
 describe("compatibility oracle: the platform against kube-apiserver serving its kinds as CRDs", () => {

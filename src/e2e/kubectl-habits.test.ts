@@ -105,6 +105,46 @@ describe("kubectl habits", () => {
     assert.equal(same.code, 0, same.stdout + same.stderr);
   });
 
+  // As against kube-apiserver: the uid of the file is a precondition of the replace.
+  it("replace -f of a copy of an object since deleted and made again is a Conflict on its uid", async () => {
+    const file = join(server.dataDir, "ops.yaml");
+    writeFileSync(file, `apiVersion: ${APIV}\nkind: Team\nmetadata:\n  name: ops\nspec:\n  displayName: Ops\n`);
+    await ok(admin, ["create", "-f", file]);
+    const copy = join(server.dataDir, "ops-copy.yaml");
+    const old = await ok(admin, ["get", "team", "ops", "-o", "yaml"]);
+    writeFileSync(copy, old.replace("displayName: Ops", "displayName: Old copy"));
+    const oldUid = await ok(admin, ["get", "team", "ops", "-o", "jsonpath={.metadata.uid}"]);
+    await ok(admin, ["delete", "team", "ops"]);
+    await ok(admin, ["create", "-f", file]);
+    const newUid = await ok(admin, ["get", "team", "ops", "-o", "jsonpath={.metadata.uid}"]);
+    const stale = await kubectl(admin, ["replace", "-f", copy]);
+    assert.equal(stale.code, 1, stale.stdout);
+    assert.match(stale.stderr, /^Error from server \(Conflict\): error when replacing ".*ops-copy\.yaml": /);
+    assert.ok(
+      stale.stderr.includes(
+        'Operation cannot be fulfilled on teams.management.platform "ops": StorageError: invalid object, Code: 4, ' +
+          "Key: /registry/management.platform/teams/ops, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: " +
+          `UID in precondition: ${oldUid}, UID in object meta: ${newUid}`,
+      ),
+      stale.stderr,
+    );
+    assert.equal(await ok(admin, ["get", "team", "ops", "-o", "jsonpath={.spec.displayName}"]), "Ops");
+  });
+
+  it("patch --type json replacing a field the object lacks sets it, as on kube-apiserver", async () => {
+    const replace = '[{"op":"replace","path":"/spec/description","value":"Set by replace"}]';
+    assert.match(await ok(admin, ["patch", "user", "bob", "--type", "json", "-p", replace]), /bob patched/);
+    assert.equal(await ok(admin, ["get", "user", "bob", "-o", "jsonpath={.spec.description}"]), "Set by replace");
+    const missingParent = '[{"op":"replace","path":"/spec/clusterRoles/0/name","value":"x"}]';
+    const refused = await kubectl(admin, ["patch", "user", "bob", "--type", "json", "-p", missingParent]);
+    assert.equal(refused.code, 1);
+    // A missing parent is refused, as there; kubectl prints the platform's cause naming the operation.
+    assert.match(
+      refused.stderr,
+      /^The request is invalid: patch: operation 0 \(replace "\/spec\/clusterRoles\/0\/name"\)/,
+    );
+  });
+
   it("wait --for=jsonpath returns once the field has the value, and times out otherwise", async () => {
     assert.match(
       await ok(admin, ["wait", "--for=jsonpath={.spec.email}=bob@example.com", "user/bob", "--timeout=10s"]),

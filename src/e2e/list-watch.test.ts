@@ -163,10 +163,18 @@ describe("list and watch", () => {
   });
 
   it("watch without resourceVersion starts with ADDED events for what exists, then changes", async () => {
-    const pending = watch(server, `${teams}?watch=true&labelSelector=tier%3Dgold`, (ev) =>
-      ev.some((e) => e.type === "DELETED"),
-    );
-    await new Promise((r) => setTimeout(r, 200));
+    // The changes are made once the watch sent what exists (team-00 is gold): from then on it
+    // streams every change. Made earlier, w-gold could come as one ADDED of its patched state.
+    let listed!: () => void;
+    const sentWhatExists = new Promise<void>((resolve) => {
+      listed = resolve;
+    });
+    const pending = watch(server, `${teams}?watch=true&labelSelector=tier%3Dgold`, (ev) => {
+      if (ev.some((e) => e.type === "ADDED" && e.object.metadata.name === "team-00")) listed();
+      return ev.some((e) => e.type === "DELETED");
+    });
+    // A watch that ends without sending it fails the assertions below instead of waiting here.
+    await Promise.race([sentWhatExists, pending]);
     await server.request("POST", teams, { body: team("w-gold", { tier: "gold" }) });
     await server.request("PATCH", `${teams}/w-gold`, {
       body: { spec: { displayName: "x" } },

@@ -9,7 +9,11 @@ import { DOCUMENTED_ADDRESS, type DocsWorkspace, DocumentedPage, docsWorkspace }
 import type { ShellRun } from "../testing/documented-shell.js";
 import { postObject } from "../testing/gateway-fixture.js";
 import { KubeControlPlane } from "../testing/kube-control-plane.js";
-import { applyDocumentedPlatformRights, REAL_CLUSTER_RESYNC_MS } from "../testing/platform-on-control-plane.js";
+import {
+  applyDocumentedPlatformRights,
+  REAL_CLUSTER_RESYNC_MS,
+  waitForAuthorizer,
+} from "../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
 import { waitFor } from "../testing/wait-for.js";
 
@@ -106,7 +110,16 @@ describe("docs/virtual-clusters.md: its shell examples run as written", () => {
       "the documented deploy rights leave ConfigMaps out",
     );
     await runBlock('"resources": ["configmaps"]', { onCluster: true });
-    assert.equal((await canI()).trim(), "yes");
+    // The cluster's authorizer sees the patched role through its own watch, a moment after the write.
+    await waitForAuthorizer(
+      (...args) => kube.kubectl(...args),
+      true,
+      "patch",
+      "configmaps",
+      "-n",
+      "p-web-v-dev",
+      "--as=system:serviceaccount:platform:platform",
+    );
   });
 
   it("an instance of tiny lands where the page says; as the page warns, it deploys no virtual cluster", async () => {

@@ -334,6 +334,12 @@ describe("cluster gateway and virtual clusters on a real Kubernetes cluster", ()
         },
       });
       assert.equal(created.status, 201, created.text);
+      // Its status is the status controller's, written after the create: its first look at the
+      // cluster is waited for (whatever it found), or the checks below could read no status yet.
+      await eventually("the status controller's first look at instance direct", async () => {
+        const direct = await server.request("GET", `${GROUP_PATH}/namespaces/p-web/virtualclusterinstances/direct`);
+        return direct.json.status?.conditions?.some((c: { type: string }) => c.type === "ClusterReachable") === true;
+      });
     });
 
     it("are enough: everything the platform does with the cluster works", async () => {
@@ -391,7 +397,16 @@ describe("cluster gateway and virtual clusters on a real Kubernetes cluster", ()
       } finally {
         await kube.startApiServer();
       }
-      const { stdout } = await kubectl(keys.alice!, "get", "configmaps", "-n", "web", "-o", "name");
+      // Ready (/readyz) is not yet every answer as before: just after a start, the cluster's
+      // authenticator and authorizer may refuse the platform's account for a moment.
+      let stdout = "";
+      await eventually("the gateway forwarding again", async () => {
+        stdout = await kubectl(keys.alice!, "get", "configmaps", "-n", "web", "-o", "name").then(
+          (r) => r.stdout,
+          () => "",
+        );
+        return stdout !== "";
+      });
       assert.match(stdout, /configmap\/kube-root-ca.crt/);
     });
 
@@ -405,7 +420,8 @@ describe("cluster gateway and virtual clusters on a real Kubernetes cluster", ()
       });
       const get = () =>
         server.request("GET", "/kubernetes/cluster/doomed/api/v1/namespaces/web/configmaps", { token: keys.alice! });
-      assert.equal((await get()).status, 200);
+      // The account's impersonation right reaches the cluster's authorizer through its watch.
+      await eventually("the new account's credentials working", async () => (await get()).status === 200);
       await kube.kubectl("delete", "serviceaccount", "doomed", "-n", "platform");
       // kube-apiserver remembers a token it accepted for a while after it is revoked.
       await eventually("the revoked token is refused", async () => (await get()).status !== 200);

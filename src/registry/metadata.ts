@@ -82,7 +82,8 @@ export function validateObjectMetadata(obj: KubeObject, nameRule: NameRule, maxN
 
 /**
  * Carries server-owned fields from the stored object into an update and reports
- * attempts to change immutable ones (422 "field is immutable").
+ * attempts to change immutable ones (422 "field is immutable"). A PUT's uid never gets here
+ * changed: it is a precondition, refused before (preconditions.ts); a patch's does.
  */
 export function mergeUpdateMetadata(obj: KubeObject, old: KubeObject): FieldError[] {
   const m = obj.metadata;

@@ -109,7 +109,7 @@ function suite(backend: string, open: () => Promise<Storage>): void {
         store.delete(ctx, undefined, name, { dryRun: false, preconditions: { resourceVersion } });
       await assert.rejects(del(padded(obj)), (err: ApiError) => {
         assert.equal(err.code, 409);
-        assert.match(err.status.message, /Precondition failed: ResourceVersion in precondition: 00/);
+        assert.match(err.status.message, /the ResourceVersion in the precondition \(00\d+\) does not match/);
         return true;
       });
       assert.equal((await del(obj.metadata.resourceVersion!)).removed, true);

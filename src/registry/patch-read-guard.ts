@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import jsonpatch from "fast-json-patch";
 import { type ApiError, errors } from "../api/errors.js";
 import { isPlainObject, type KubeObject } from "../api/object.js";
+import { replaceAddsMissingKey } from "../api/patch.js";
 
 /** The JSON patch operations whose outcome depends on a value already in the document, and where they read. */
 const READ_POINTER: Record<string, "path" | "from"> = { test: "path", copy: "from", move: "from" };
@@ -58,8 +59,10 @@ const MISSING = Symbol("missing");
 function applyOne(doc: unknown, op: Record<string, unknown>): unknown {
   if (doc === FAILED) return FAILED;
   try {
-    return jsonpatch.applyOperation(doc, structuredClone(op) as unknown as jsonpatch.Operation, true, true, true)
-      .newDocument;
+    // As applyJsonPatch applies it: a replace of a missing key that the replay refused while the
+    // patch itself succeeds would end the checks before a later read of a hidden value.
+    const operation = replaceAddsMissingKey(doc, structuredClone(op) as unknown as jsonpatch.Operation);
+    return jsonpatch.applyOperation(doc, operation, true, true, true).newDocument;
   } catch {
     return FAILED;
   }

@@ -349,6 +349,51 @@ describe("Store update and patch", () => {
     );
   });
 
+  // kube-apiserver makes the uid a replace carries a precondition, checked on the stored object
+  // before the resourceVersion and the schema: an old copy never overwrites an object made anew.
+  it("an update carrying another uid is a Conflict on the uid, before its resourceVersion and its schema", async () => {
+    const h = harness();
+    const a = await h.store.create(h.ctx(), undefined, widget("a", { size: 1 }), opts());
+    const precondition = (uid: string, dryRun = false) =>
+      `Operation cannot be fulfilled on widgets.management.platform "a": StorageError: invalid object, Code: 4, ` +
+      `Key: ${dryRun ? "" : "/registry"}/management.platform/widgets/a, ResourceVersion: 0, ` +
+      `AdditionalErrorMsg: Precondition failed: UID in precondition: ${uid}, UID in object meta: ${a.metadata.uid}`;
+    const other = (metadata: Record<string, unknown>, spec: Record<string, unknown> = { size: 2 }) => ({
+      ...a,
+      metadata: { ...a.metadata, uid: "other", ...metadata },
+      spec,
+    });
+    const bodies = [
+      other({}),
+      other({ resourceVersion: undefined }),
+      other({ resourceVersion: "1" }),
+      other({}, { size: "two" }),
+    ];
+    for (const body of bodies) {
+      const refused = await rejects(h.store.update(h.ctx(), undefined, "a", body, opts()), "Conflict", 409);
+      assert.equal(refused.message, precondition("other"), JSON.stringify(body));
+    }
+    const dryRun = await rejects(
+      h.store.update(h.ctx(), undefined, "a", other({}), opts({ dryRun: true })),
+      "Conflict",
+    );
+    assert.equal(dryRun.message, precondition("other", true));
+    const status = await rejects(h.store.update(h.ctx(), undefined, "a", other({}), opts(), "status"), "Conflict");
+    assert.equal(status.message, precondition("other"));
+    const same = await h.store.update(h.ctx(), undefined, "a", { ...a, spec: { size: 2 } }, opts());
+    assert.equal(same.spec?.size, 2, "the object's own uid is no obstacle");
+    const patched = await rejects(
+      h.store.patch(h.ctx(), undefined, "a", "merge", { metadata: { uid: "other" } }, opts()),
+      "Invalid",
+      422,
+    );
+    assert.deepEqual(
+      patched.status.details?.causes?.map((c) => c.field),
+      ["metadata.uid"],
+      "a patch changing the uid is refused as changing an immutable field",
+    );
+  });
+
   it("a generateName that makes no valid name is reported on generateName too, as kube does", async () => {
     const h = harness();
     const generated = { ...widget(""), metadata: { generateName: "Bad_" } };
@@ -521,19 +566,26 @@ describe("Store delete", () => {
     assert.equal(await h.store.read(undefined, "b"), undefined);
   });
 
-  it("checks uid and resourceVersion preconditions", async () => {
+  it("checks uid and resourceVersion preconditions, in kube-apiserver's words", async () => {
     const h = harness();
     const a = await h.store.create(h.ctx(), undefined, widget("a"), opts());
-    await rejects(
-      h.store.delete(h.ctx(), undefined, "a", { dryRun: false, preconditions: { uid: "other" } }),
-      "Conflict",
-      409,
-    );
-    await rejects(
-      h.store.delete(h.ctx(), undefined, "a", { dryRun: false, preconditions: { resourceVersion: "999999" } }),
-      "Conflict",
-      409,
-    );
+    const refused = (preconditions: { uid?: string; resourceVersion?: string }) =>
+      rejects(h.store.delete(h.ctx(), undefined, "a", { dryRun: false, preconditions }), "Conflict", 409);
+    const uidRefusal = (uid: string) =>
+      `Operation cannot be fulfilled on Widget.management.platform "a": the UID in the precondition (${uid}) does not ` +
+      `match the UID in record (${a.metadata.uid}). The object might have been deleted and then recreated`;
+    const wrongUid = await refused({ uid: "other", resourceVersion: "999999" });
+    assert.equal(wrongUid.message, uidRefusal("other"), "the uid is checked first");
+    assert.deepEqual(wrongUid.status.details, { name: "a", group: "management.platform", kind: "Widget" });
+    assert.equal((await refused({ uid: "" })).message, uidRefusal(""), "an empty uid is a precondition too");
+    for (const resourceVersion of ["999999", ""]) {
+      assert.equal(
+        (await refused({ resourceVersion })).message,
+        `Operation cannot be fulfilled on Widget.management.platform "a": the ResourceVersion in the precondition ` +
+          `(${resourceVersion}) does not match the ResourceVersion in record (${a.metadata.resourceVersion}). ` +
+          "The object might have been modified",
+      );
+    }
     const ok = await h.store.delete(h.ctx(), undefined, "a", {
       dryRun: false,
       preconditions: { uid: a.metadata.uid, resourceVersion: a.metadata.resourceVersion },

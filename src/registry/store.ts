@@ -20,6 +20,7 @@ import { recordUpdateManager } from "./managed-fields.js";
 import { carryStoredFields, desiredStateOf, prepareCreateMetadata, validateObjectMetadata } from "./metadata.js";
 import type { DeleteOptions, ListOptions, PatchType, WriteOptions } from "./options.js";
 import { hiddenReadRefusal, refuseHiddenReads } from "./patch-read-guard.js";
+import { checkDeletePreconditions, checkUpdateUid, updateUidPrecondition } from "./preconditions.js";
 import { type RawListBody, rawList } from "./raw-list.js";
 import { rawGet, rawGetSoon } from "./raw-read.js";
 import type { RequestContext } from "./request-context.js";
@@ -362,26 +363,36 @@ export class Store {
     options: WriteOptions,
     subresource: "" | "status" = "",
   ): Promise<KubeObject> {
+    // The body's uid is a precondition, checked on the stored object before anything else that
+    // reads it: the resourceVersion, the schema's refusal (preconditions.ts).
+    const uid = updateUidPrecondition(body);
+    const key = this.key(namespace, name);
+    const storedMeetingUid = async () => {
+      const old = await this.read(namespace, name);
+      if (old) checkUpdateUid(this.rt, uid, old, key, options.dryRun);
+      return old;
+    };
     const obj = await this.admitBody(body, namespace, name, options, ctx, {
-      stored: subresource === "" ? () => this.read(namespace, name) : undefined,
+      stored: subresource === "" ? storedMeetingUid : undefined,
     });
     const rv = obj.metadata.resourceVersion;
     if (!rv) {
       // As kube-apiserver, which reads the object first: an update of nothing is NotFound.
-      if (!(await this.read(namespace, name))) throw errors.notFound(this.gr, name);
+      if (!(await storedMeetingUid())) throw errors.notFound(this.gr, name);
       throw errors.invalid(this.rt.kind, this.rt.group, name, [
         fieldError("FieldValueInvalid", "metadata.resourceVersion", "must be specified for an update", 0),
       ]);
     }
     requestedRevision(rv); // 400 for one that is no number, before any read
     const once = (old: KubeObject, cachedCopy: boolean) => {
+      checkUpdateUid(this.rt, uid, old, key, options.dryRun);
       if (!namesRevision(rv, old.metadata.resourceVersion)) throw errors.staleObject(this.gr, name);
       // writeUpdate may change what it is given: an attempt that may be redone gets a copy.
       return this.writeUpdate(ctx, old, cachedCopy ? structuredClone(obj) : obj, options, subresource, cachedCopy);
     };
     const cached = options.dryRun
       ? undefined
-      : await onCachedCopy(this.deps.storage, this.key(namespace, name), ctx, (kv) =>
+      : await onCachedCopy(this.deps.storage, key, ctx, (kv) =>
           once(decodeOrCorrupt(kv, this.decodeKv, this.gr, name), true),
         );
     if (cached) return cached.result;
@@ -648,7 +659,7 @@ export class Store {
     for (let attempt = 0; ; attempt++) {
       const current = await this.read(namespace, name);
       if (!current) throw errors.notFound(this.gr, name);
-      this.checkPreconditions(current, options);
+      checkDeletePreconditions(this.rt, current, options);
       await this.deps.admission.validate(admissionAttributes("DELETE", this.rt, current, current, ctx, options.dryRun));
       const now = this.now();
       const next = planDeletion(current, options, now);
@@ -705,25 +716,6 @@ export class Store {
       }
     }
     return { ...list, items: deleted };
-  }
-
-  private checkPreconditions(obj: KubeObject, options: DeleteOptions): void {
-    const p = options.preconditions;
-    if (!p) return;
-    if (p.uid && p.uid !== obj.metadata.uid) {
-      throw errors.conflict(
-        this.gr,
-        obj.metadata.name!,
-        `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${obj.metadata.uid}`,
-      );
-    }
-    if (p.resourceVersion && p.resourceVersion !== obj.metadata.resourceVersion) {
-      throw errors.conflict(
-        this.gr,
-        obj.metadata.name!,
-        `Precondition failed: ResourceVersion in precondition: ${p.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`,
-      );
-    }
   }
 
   // ---- shared checks ------------------------------------------------------------------------

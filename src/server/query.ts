@@ -10,6 +10,7 @@ import type {
   WriteOptions,
 } from "../registry/options.js";
 import { IGNORE_STORE_READ_ERROR } from "../registry/unsafe-delete.js";
+import { deletePreconditions } from "./delete-preconditions.js";
 import { ignoreStoreReadError } from "./unsafe-delete-option.js";
 
 /** Query parameters as fastify hands them: a value or, when repeated, an array of values. */
@@ -158,7 +159,7 @@ export function deleteOptions(q: Query, body: unknown): DeleteOptions {
     gracePeriodSeconds?: unknown;
     propagationPolicy?: unknown;
     orphanDependents?: unknown;
-    preconditions?: { uid?: unknown; resourceVersion?: unknown };
+    preconditions?: unknown;
     dryRun?: unknown;
   };
   const policy = (b.propagationPolicy as string | undefined) ?? one(q, "propagationPolicy");
@@ -194,13 +195,7 @@ export function deleteOptions(q: Query, body: unknown): DeleteOptions {
   const dryRun = ([] as unknown[]).concat(b.dryRun ?? [], q.dryRun ?? []);
   const dryRunErrs = validateDryRun(dryRun);
   if (dryRunErrs.length) throw errors.invalid("DeleteOptions", "meta.k8s.io", "", dryRunErrs);
-  const preconditions = b.preconditions
-    ? {
-        uid: typeof b.preconditions.uid === "string" ? b.preconditions.uid : undefined,
-        resourceVersion:
-          typeof b.preconditions.resourceVersion === "string" ? b.preconditions.resourceVersion : undefined,
-      }
-    : undefined;
+  const preconditions = deletePreconditions(b.preconditions);
   const parsed: DeleteOptions = {
     dryRun: dryRun.length > 0,
     gracePeriodSeconds: grace as number | undefined,

@@ -150,6 +150,28 @@ export async function eventually<T>(what: string, attempt: () => Promise<T>, att
   assert.fail(`${what} never happened; last: ${String(last)}`);
 }
 
+/**
+ * Waits until the cluster's authorizer answers `kubectl auth can-i ...question` with `allowed`, for
+ * whom `kubectl` runs as. kube-apiserver's RBAC authorizer sees a binding's change through its own
+ * watch, a moment after the write: a request sent as soon as the binding is seen changed may still
+ * be judged by the rights before. Bounded, as a guard against hanging.
+ */
+export async function waitForAuthorizer(
+  kubectl: (...args: string[]) => Promise<string>,
+  allowed: boolean,
+  ...question: string[]
+): Promise<void> {
+  const want = allowed ? "yes" : "no";
+  await eventually(`kubectl auth can-i ${question.join(" ")} answering ${want}`, async () => {
+    // A "no" is exit code 1, its answer on stdout as a "yes" is (a reason may follow it).
+    const answer = await kubectl("auth", "can-i", ...question).catch((err: unknown) => {
+      if (err instanceof KubectlError) return err.stdout;
+      throw err;
+    });
+    assert.equal(answer.trim().split(/\s/)[0], want, answer);
+  });
+}
+
 /** The stderr of a kubectl run that must fail. */
 export async function refused(run: Promise<string>): Promise<string> {
   try {

@@ -11,6 +11,7 @@ import {
   kubectlThroughGateway,
   REAL_CLUSTER_RESYNC_MS,
   refused,
+  waitForAuthorizer,
 } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
 
@@ -37,7 +38,6 @@ describe("ClusterAccess on a real cluster, used through the gateway", () => {
   let kube: KubeControlPlane;
   /** kubectl as alice (team devs) through the gateway. */
   let alice: (...args: string[]) => Promise<string>;
-  const grantsOf = async () => ((await waitForStatus(server, "c1", () => true)).grants ?? []) as Grant[];
   const waitForGrants = (want: (grants: Grant[]) => boolean) =>
     waitForStatus(server, "c1", (s) => want((s.grants ?? []) as Grant[])).then((s) => (s.grants ?? []) as Grant[]);
   const exists = async (...args: string[]) =>
@@ -177,6 +177,8 @@ describe("ClusterAccess on a real cluster, used through the gateway", () => {
     await eventually("the binding coming back", async () => {
       assert.ok(await exists("rolebinding", "platform:devs-edit:edit", "-n", "team-a"));
     });
+    // Back on the cluster; its authorizer sees the binding a moment later.
+    await waitForAuthorizer(alice, true, "list", "configmaps", "-n", "team-a");
     await alice("get", "configmaps", "-n", "team-a");
   });
 
@@ -187,15 +189,20 @@ describe("ClusterAccess on a real cluster, used through the gateway", () => {
       assert.equal(await exists("rolebinding", "platform:devs-edit:edit", "-n", "team-a"), false);
     });
     assert.ok(await exists("rolebinding", "hand-made", "-n", "team-a"), "a binding the platform did not make stays");
-    // alice keeps what the hand-made binding gives (view) and loses what the grant gave (create).
+    // alice keeps what the hand-made binding gives (view) and loses what the grant gave (create),
+    // once the cluster's authorizer has seen both bindings' changes.
+    await waitForAuthorizer(alice, true, "list", "configmaps", "-n", "team-a");
+    await waitForAuthorizer(alice, false, "create", "configmaps", "-n", "team-a");
     await alice("get", "configmaps", "-n", "team-a");
     assert.match(
       await refused(alice("create", "configmap", "cm2", "-n", "team-a")),
       /cannot create resource "configmaps"/,
     );
-    // The template's role stays while the template exists, and goes with it.
+    // The template's role stays while the template exists, and goes with it. The status is
+    // written after the pass removed the binding on the cluster: waited for, not read at once.
+    const left = await waitForGrants((g) => !g.some((x) => x.clusterAccess === "devs-edit"));
     assert.deepEqual(
-      (await grantsOf()).map((g) => g.name),
+      left.map((g) => g.name),
       ["platform:edit"],
     );
     assert.ok(await exists("clusterrole", "platform:edit"));
@@ -253,7 +260,11 @@ describe("ClusterAccess on a real cluster, used through the gateway", () => {
       });
       const grantsOfC2 = (want: (grants: Grant[]) => boolean) =>
         waitForStatus(other, "c2", (s) => want((s.grants ?? []) as Grant[])).then((s) => (s.grants ?? []) as Grant[]);
-      const failed = await grantsOfC2((g) => g.some((x) => !x.applied));
+      // Waited for as asserted: the role applied and the lists refused. A pass before the
+      // cluster's authorizer saw the account's new binding is refused everything.
+      const failed = await grantsOfC2(
+        (g) => g.some((x) => x.check === "List") && g.every((x) => x.applied || x.check === "List"),
+      );
       assert.deepEqual(
         failed.map((g) => `${g.kind} ${g.name} ${g.applied} check=${g.check ?? "-"}`),
         [

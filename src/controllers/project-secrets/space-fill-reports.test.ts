@@ -59,7 +59,12 @@ describe("a space the platform may not fill is reported once", () => {
     (await kube.auditEvents()).filter(
       (e) => e.verb === "list" && e.objectRef?.resource === "secrets" && e.objectRef.namespace === "web-dev",
     );
+  /**
+   * The fill's Events about the space. Called once the cluster saw later passes than the one that
+   * reported: record() was called then, but the Event's write may still be on its way.
+   */
   const eventsOfDev = async (): Promise<Event[]> => {
+    await server.events.recorder.flush();
     const selector = encodeURIComponent("involvedObject.kind=SpaceInstance,involvedObject.name=dev");
     const res = await server.request("GET", `${API_PREFIX}/api/v1/namespaces/p-web/events?fieldSelector=${selector}`);
     assert.equal(res.status, 200, res.text);

@@ -5,7 +5,7 @@ import { waitForStatus } from "../../testing/cluster-status.js";
 import { documentedYamlBlocks, manifests } from "../../testing/documented-rights.js";
 import { postObject } from "../../testing/gateway-fixture.js";
 import { KubectlError } from "../../testing/kube/kubectl.js";
-import { KubeControlPlane } from "../../testing/kube-control-plane.js";
+import { type KubeAuditEvent, KubeControlPlane } from "../../testing/kube-control-plane.js";
 import {
   connectAsServiceAccount,
   documentedPlatformRole,
@@ -25,6 +25,9 @@ import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test
  */
 
 const SPACES = `${GROUP_PATH}/namespaces/p-web/spaceinstances`;
+/** Cluster c1's platform ServiceAccount, as kube-apiserver's audit log names it. */
+const PLATFORM_USER = "system:serviceaccount:platform:platform";
+const WRITES = new Set(["create", "update", "patch", "delete", "deletecollection"]);
 
 interface SpaceStatus {
   phase?: string;
@@ -61,7 +64,7 @@ describe("spaces on a real cluster", () => {
     (await kube.kubectl("get", ...args, "-o", "name")).split("\n").filter(Boolean).sort();
 
   before(async () => {
-    kube = await KubeControlPlane.start();
+    kube = await KubeControlPlane.start({ audit: true });
     server = await startTestServer({ clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS, allowLocalEndpoints: true });
     await kube.kubectl("create", "namespace", "platform");
     const spacesRole = documentedPlatformRole("docs/spaces.md");
@@ -208,6 +211,57 @@ describe("spaces on a real cluster", () => {
       "what the platform did not make stays",
     );
     assert.equal(await onCluster("resourcequota", "quota", "-n", "devs-space"), "resourcequota/quota");
+  });
+
+  it('a space whose quantities the cluster keeps in another form ("1000m" as "1") is applied once, then left alone', async () => {
+    await createSpace("quantities", {
+      owner: { team: "devs" },
+      clusterRef: { cluster: "c1" },
+      template: {
+        objects: [
+          {
+            apiVersion: "v1",
+            kind: "ResourceQuota",
+            metadata: { name: "quota" },
+            spec: { hard: { "limits.cpu": "1000m", "limits.memory": "1024Mi" } },
+          },
+          {
+            apiVersion: "v1",
+            kind: "LimitRange",
+            metadata: { name: "limits" },
+            spec: { limits: [{ type: "Container", max: { cpu: "1000m", memory: "1024Mi" } }] },
+          },
+        ],
+      },
+    });
+    await waitForSpace("quantities", (s) => s.phase === "Ready");
+    const quota = JSON.parse(await kube.kubectl("get", "resourcequota", "quota", "-n", "quantities", "-o", "json"));
+    assert.deepEqual(quota.spec.hard, { "limits.cpu": "1", "limits.memory": "1Gi" }, "kept in the cluster's form");
+
+    const inSpace = (events: KubeAuditEvent[]) =>
+      events.filter((e) => e.user.username === PLATFORM_USER && e.objectRef?.namespace === "quantities");
+    // A pass of the space lists its quotas.
+    const passes = (events: KubeAuditEvent[]) =>
+      inSpace(events).filter((e) => e.verb === "list" && e.objectRef?.resource === "resourcequotas").length;
+    const writes = (events: KubeAuditEvent[]) =>
+      inSpace(events)
+        .filter((e) => WRITES.has(e.verb))
+        .map((e) => `${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name}`);
+    const since = async (from: number) => (await kube.auditEvents()).slice(from);
+    // A pass begun once the space was Ready, then three more: none of them writes.
+    let from = (await kube.auditEvents()).length;
+    await eventually("a pass", async () => assert.ok(passes(await since(from)) >= 1));
+    from = (await kube.auditEvents()).length;
+    const quiet = await eventually("three passes", async () => {
+      const events = await since(from);
+      assert.ok(passes(events) >= 3);
+      return events;
+    });
+    assert.deepEqual(writes(quiet), []);
+    const applied = writes(await kube.auditEvents()).filter((w) => /quota|limits/.test(w));
+    assert.deepEqual(applied.sort(), ["patch limitranges/limits", "patch resourcequotas/quota"], "each applied once");
+    assert.equal((await server.request("DELETE", `${SPACES}/quantities`)).status, 200);
+    await eventually("the space going", async () => assert.equal((await get("quantities")).status, 404));
   });
 
   it("a namespace that exists and is not the platform's is refused, never adopted, and kept when the space goes", async () => {

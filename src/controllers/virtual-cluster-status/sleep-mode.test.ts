@@ -13,6 +13,7 @@ import { importDevVirtualCluster } from "../../testing/imported-virtual-cluster.
 import { KubeControlPlane } from "../../testing/kube-control-plane.js";
 import { applyDocumentedPlatformRights, REAL_CLUSTER_RESYNC_MS } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
+import { waitFor } from "../../testing/wait-for.js";
 import { SLEEPING_REPLICAS_ANNOTATION } from "./sleep-scaling.js";
 
 /**
@@ -244,11 +245,21 @@ describe("sleep mode: idle virtual clusters scaled to zero, woken by a request o
       res = await server.request("GET", `${INSTANCE}/short-lived`);
     }
     assert.equal(res.status, 404, res.text);
-    await server.events.recorder.flush();
-    const events = await server.request("GET", "/kubernetes/management/api/v1/namespaces/p-web/events");
-    const deleted = (
-      events.json.items as Array<{ reason: string; involvedObject: { name: string }; message: string }>
-    ).find((e) => e.reason === "IdleDeleted" && e.involvedObject.name === "short-lived");
-    assert.match(deleted?.message ?? "", /without a request through the gateway \(spec.deleteAfter\)/, events.text);
+    // The Event is recorded after the delete: waited for, not read at once (a flush right after
+    // the 404 may find it not recorded yet).
+    type Event = { reason: string; involvedObject: { name: string }; message: string };
+    const idleDeleted = (items: Event[]) =>
+      items.find((e) => e.reason === "IdleDeleted" && e.involvedObject.name === "short-lived");
+    const events = await waitFor(
+      "the IdleDeleted Event about short-lived",
+      async () =>
+        (await server.request("GET", "/kubernetes/management/api/v1/namespaces/p-web/events")).json?.items ?? [],
+      (items: Event[]) => idleDeleted(items) !== undefined,
+    );
+    assert.match(
+      idleDeleted(events)?.message ?? "",
+      /without a request through the gateway \(spec.deleteAfter\)/,
+      JSON.stringify(events),
+    );
   });
 });

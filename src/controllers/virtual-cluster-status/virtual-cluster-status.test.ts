@@ -14,6 +14,7 @@ import {
 import { KubeControlPlane } from "../../testing/kube-control-plane.js";
 import { applyDocumentedPlatformRights, REAL_CLUSTER_RESYNC_MS } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
+import { waitFor } from "../../testing/wait-for.js";
 
 /**
  * Virtual cluster instance status on a real control plane (docs/clusters.md, "Instance status"):
@@ -96,12 +97,18 @@ describe("virtual cluster instance status, read from a real cluster", () => {
     assert.equal(down.reason, "ScaledToZero");
     assert.deepEqual(down.workload, { kind: "StatefulSet", name: "dev", replicas: 0, readyReplicas: 0 });
     assert.equal(condition(down, "Ready")?.status, "False");
-    await server.events.recorder.flush();
-    const events = await server.request("GET", "/kubernetes/management/api/v1/namespaces/p-web/events");
-    const scaled = (
-      events.json.items as Array<{ reason: string; involvedObject: { name: string }; type: string }>
-    ).find((e) => e.reason === "ScaledToZero" && e.involvedObject.name === "dev");
-    assert.equal(scaled?.type, "Normal", events.text);
+    // The Event is recorded after the status write that changed the reason: waited for, not read
+    // at once (a flush right after seeing the status may find it not recorded yet).
+    type Event = { reason: string; involvedObject: { name: string }; type: string };
+    const scaledToZero = (items: Event[]) =>
+      items.find((e) => e.reason === "ScaledToZero" && e.involvedObject.name === "dev");
+    const events = await waitFor(
+      "the ScaledToZero Event about dev",
+      async () =>
+        (await server.request("GET", "/kubernetes/management/api/v1/namespaces/p-web/events")).json?.items ?? [],
+      (items: Event[]) => scaledToZero(items) !== undefined,
+    );
+    assert.equal(scaledToZero(events)?.type, "Normal", JSON.stringify(events));
 
     await kube.kubectl("scale", "statefulset", "dev", "-n", "team-a", "--replicas=2");
     // On the way up, Pending with the counts (each pod of a StatefulSet starts after the one before).

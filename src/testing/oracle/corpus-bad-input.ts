@@ -100,24 +100,6 @@ const versions: OracleCase[] = [
     }),
   },
   {
-    name: "delete with a stale resourceVersion precondition",
-    setup: (n) => [createTeam(n), { method: "PATCH", path: `teams/${n}`, ...mergeLabel }],
-    request: (n, s) => ({
-      method: "DELETE",
-      path: `teams/${n}`,
-      body: { kind: "DeleteOptions", apiVersion: "v1", preconditions: { resourceVersion: rvOf(s[0]) } },
-    }),
-  },
-  {
-    name: "delete with a wrong uid precondition",
-    setup: (n) => [createTeam(n)],
-    request: (n) => ({
-      method: "DELETE",
-      path: `teams/${n}`,
-      body: { kind: "DeleteOptions", apiVersion: "v1", preconditions: { uid: "00000000-0000-0000-0000-000000000000" } },
-    }),
-  },
-  {
     name: "list with a resourceVersion that is not a number",
     request: () => ({ method: "GET", path: "teams", query: { resourceVersion: "abc" } }),
   },

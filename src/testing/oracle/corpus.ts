@@ -15,6 +15,12 @@ export interface OracleCase {
   statusByController?: boolean;
   /** The answer's messages are compared too (normalise.ts), not only what programs act on. */
   compareMessages?: boolean;
+  /**
+   * With compareMessages: values each server makes its own (an object's uid, its resourceVersion),
+   * read from the setup's answers on the same side, and the placeholder each is compared as, so
+   * that a message quoting them is compared in the rest of its words.
+   */
+  ownValues?: (setup: Answer[]) => Record<string, string>;
 }
 
 /** The namespace the namespaced kinds' cases use (kube needs it created; the platform has no namespaces). */

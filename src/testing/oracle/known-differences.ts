@@ -14,6 +14,8 @@ const KEY_OWNER_AND_TYPE =
   "an access key is owned by its user or team (an ownerReference the server adds, so the garbage collector removes it with them) and gets a spec.type";
 const INSTANCE_OWNED_BY_PROJECT =
   "a virtual cluster instance is owned by its project (an ownerReference the server adds, so it is removed with the project), and created without spec.owner is its creator's";
+const PATCH_OPERATION_CAUSE =
+  "the Status carries a cause on the field `patch` naming the failed operation and why; kube-apiserver's has none";
 
 export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   ...["teams", "users", "clusters", "projects", "sharedsecrets", "ownedaccesskeys", "virtualclusterinstances"].map(
@@ -71,14 +73,23 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     case: "strategic merge patch",
     reason: "the 415 Status carries a cause naming the media type refused; kube-apiserver's has none",
   },
-  {
-    case: "JSON patch whose test fails",
+  ...[
+    "JSON patch whose test fails",
+    "JSON patch removing a missing field",
+    "JSON patch replacing past the end of a list",
+    "JSON patch replacing under a field the object lacks",
+  ].map((name) => ({ case: name, reason: PATCH_OPERATION_CAUSE })),
+  ...[
+    "JSON patch replacing a list item counted from the end",
+    "JSON patch replacing a list item by an index with a leading zero",
+  ].map((name) => ({
+    case: name,
     reason:
-      "the Status carries a cause on the field `patch` naming the failed operation and why; kube-apiserver's has none",
-  },
+      "a list index is read as RFC 6902 writes it (digits, no leading zero): 422; kube-apiserver's JSON patch library also takes a negative index, counted from the end, and leading zeros",
+  })),
   {
-    case: "JSON patch removing a missing field",
+    case: "JSON patch testing that a field the object lacks is null",
     reason:
-      "the Status carries a cause on the field `patch` naming the failed operation and why; kube-apiserver's has none",
+      "a `test` of a missing field fails, as RFC 6902 says (422); kube-apiserver's JSON patch library passes a test for null there",
   },
 ];

@@ -17,8 +17,24 @@ export async function runCase(target: Target, c: OracleCase, n: string): Promise
     }
     setup.push(answer);
   }
-  return normalise(await target.send(c.request(n, setup)), {
+  const answer = normalise(await target.send(c.request(n, setup)), {
     withoutStatus: c.statusByController,
     messages: c.compareMessages,
   });
+  if (answer.message !== undefined) answer.message = withPlaceholders(answer.message, c.ownValues?.(setup) ?? {});
+  return answer;
+}
+
+/**
+ * `text` with each of this side's own values replaced by its placeholder where it stands alone
+ * (a resourceVersion `22` is not replaced inside the name `c122`).
+ */
+function withPlaceholders(text: string, own: Record<string, string>): string {
+  let out = text;
+  for (const [placeholder, value] of Object.entries(own)) {
+    if (value === "") continue;
+    const escaped = value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    out = out.replace(new RegExp(`(?<![\\w-])${escaped}(?![\\w-])`, "g"), placeholder);
+  }
+  return out;
 }

@@ -13,6 +13,7 @@ import {
   REAL_CLUSTER_RESYNC_MS,
   refused,
   eventually as retryUntil,
+  waitForAuthorizer,
 } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
 
@@ -114,6 +115,8 @@ describe("rights inside a virtual cluster, applied through its own API server", 
       },
     );
     assert.equal((await status()).phase, "Ready", "the status controller's fields are kept");
+    // The binding is written; the virtual cluster's authorizer sees it a moment later.
+    await waitForAuthorizer(alice, true, "create", "namespaces");
     await alice("create", "namespace", "made-by-alice");
     assert.match(await inside.kubectl("get", "namespace", "made-by-alice", "-o", "name"), /namespace\/made-by-alice/);
   });
@@ -148,6 +151,9 @@ describe("rights inside a virtual cluster, applied through its own API server", 
       assert.deepEqual(now["platform:vcluster-access:view"], ["User/alice"]);
       assert.ok(!(now["platform:vcluster-access:cluster-admin"] ?? []).includes("User/alice"));
     });
+    // The bindings are changed; the virtual cluster's authorizer sees the change a moment later.
+    await waitForAuthorizer(alice, true, "get", "namespaces");
+    await waitForAuthorizer(alice, false, "create", "namespaces");
     await alice("get", "namespaces");
     assert.match(await refused(alice("create", "namespace", "second")), /cannot create resource "namespaces"/);
 
