@@ -2,12 +2,16 @@ import type { KubernetesObject, KubernetesObjectApi } from "@kubernetes/client-n
 import { applyNeeded } from "../../clusters/apply-needed.js";
 import { classifyError, withDeadline } from "../../clusters/cluster-connection.js";
 import { PROJECT_SECRET_LABEL } from "../../kinds/project-secret/project-secret.js";
+import { secretFailureMessage } from "./quoted-data.js";
 
 /** The field manager of the data the platform applies into Secrets of spaces. */
 export const FILL_FIELD_MANAGER = "platform-project-secrets";
 
 /** What one labelled Secret should hold: the project secret's data, or undefined to hold none of it. */
 export type WantedData = (projectSecret: string) => Record<string, string> | undefined;
+
+/** A Secret as the client lists and applies it: its data base64, as on the wire. */
+type SecretObject = KubernetesObject & { data?: Record<string, string> };
 
 /** How filling one space's namespace went, per project secret its Secrets name. */
 export interface FillOutcome {
@@ -42,11 +46,11 @@ export async function fillSpaceSecrets(
     api.list("v1", "Secret", namespace, undefined, undefined, undefined, undefined, PROJECT_SECRET_LABEL),
   );
   const outcome: FillOutcome = { filled: new Map(), emptied: new Map(), failed: new Map() };
-  for (const secret of labelled.items) {
+  for (const secret of labelled.items as SecretObject[]) {
     const name = secret.metadata?.name ?? "";
     const projectSecret = secret.metadata?.labels?.[PROJECT_SECRET_LABEL] ?? "";
     const data = wanted(projectSecret);
-    const manifest: KubernetesObject & { data?: Record<string, string> } = {
+    const manifest: SecretObject = {
       apiVersion: "v1",
       kind: "Secret",
       metadata: { name, namespace },
@@ -61,7 +65,9 @@ export async function fillSpaceSecrets(
     } catch (err) {
       const e = classifyError(err, where);
       if (!outcome.failed.has(projectSecret)) {
-        outcome.failed.set(projectSecret, { reason: e.reason, message: `Secret ${name}: ${e.message}` });
+        // The cluster's words may quote the object it refused: what was applied and what the Secret held.
+        const message = secretFailureMessage(name, e.message, [data, secret.data]);
+        outcome.failed.set(projectSecret, { reason: e.reason, message });
       }
     }
   }

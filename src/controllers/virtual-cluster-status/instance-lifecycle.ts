@@ -6,6 +6,7 @@ import {
   clusterClient,
 } from "../../clusters/cluster-connection.js";
 import { isUnreachable, type ObjectRef } from "../../clusters/cluster-objects.js";
+import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
 import type { CertificateAndKey } from "../../crypto/certificates.js";
 import { VIRTUAL_CLUSTER_FINALIZER } from "../../kinds/virtual-cluster-instance/template-fields.js";
 import type { VirtualClusterInstanceSpec } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
@@ -33,6 +34,8 @@ export interface LifecycleDeps {
   registry: Registry;
   cas: InstanceCas;
   timeoutMs: number;
+  /** Where the platform may connect: a cluster the policy forbids is never called. */
+  endpoints: EndpointPolicy;
   /** The instance's template, when it names one (from the informer). */
   templateOf(name: string): KubeObject | undefined;
   /** Which namespace the instance holds, judged against the other instances (namespace-claim.ts). */
@@ -58,7 +61,7 @@ export async function deployStep(deps: LifecycleDeps, instance: KubeObject): Pro
   const previous = deployedObjects(instance);
   const where = clusterNamed(clusterName);
   try {
-    const api = await clusterApi(deps.registry, cluster);
+    const api = await clusterApi(deps.registry, cluster, deps.endpoints);
     const result = await deployInstance(
       api,
       where,
@@ -107,7 +110,7 @@ export async function deleteStep(deps: LifecycleDeps, instance: KubeObject): Pro
   }
   const where = clusterNamed(clusterName);
   try {
-    const api = await clusterApi(deps.registry, cluster);
+    const api = await clusterApi(deps.registry, cluster, deps.endpoints);
     const kinds = [...deployedObjects(instance), ...templateKinds(deps, instance)];
     const claim = deps.claimOf(instance);
     const ns = await removeInstance(api, where, instance, claim, namespace, kinds, deps.timeoutMs);
@@ -150,8 +153,8 @@ function templateKinds(deps: LifecycleDeps, instance: KubeObject): ObjectRef[] {
   return kinds;
 }
 
-async function clusterApi(registry: Registry, cluster: KubeObject) {
-  const client = await clusterClient(registry, cluster);
+async function clusterApi(registry: Registry, cluster: KubeObject, endpoints: EndpointPolicy) {
+  const client = await clusterClient(registry, cluster, endpoints);
   const { KubernetesObjectApi } = await import("@kubernetes/client-node");
   return KubernetesObjectApi.makeApiClient(client.kubeConfig);
 }
