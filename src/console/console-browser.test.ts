@@ -334,7 +334,7 @@ describe("web console in Chromium", { timeout: 480_000 }, () => {
     await page.getByRole("button", { name: "Download kube config" }).click();
     const file = await (await download).path();
     const kubeconfig = readFileSync(file, "utf8");
-    assert.match(kubeconfig, /https:\/\/dev-web\.vc\.example\.com/);
+    assert.match(kubeconfig, /https:\/\/dev\.web\.vc\.example\.com/);
     assert.match(kubeconfig, /client-certificate-data/);
     await page.getByLabel("Target project").fill("shop");
     await page.getByRole("button", { name: "Move" }).click();
