@@ -3,15 +3,13 @@ import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION } from "../api/endpoint-annotations.js";
-import { errors } from "../api/errors.js";
 import { clusterCannotBeUsed } from "../clusters/cluster-connection.js";
 import { createCertificateAuthority, createServingCertificate } from "../crypto/certificates.js";
 import { systemContext } from "../registry/request-context.js";
 import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
-import { FakeKubeApiServer, type FakeVirtualCluster } from "../testing/fake-kube-apiserver.js";
+import { FakeKubeApiServer } from "../testing/fake-kube-apiserver.js";
 import { connectCluster, postObject } from "../testing/gateway-fixture.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
-import { VirtualClusterCaStore } from "../virtualclusters/ca-store.js";
 import { virtualClusterCannotBeUsed } from "../virtualclusters/reach.js";
 
 const PODS = "/api/v1/namespaces/default/pods";
@@ -25,32 +23,6 @@ const PODS = "/api/v1/namespaces/default/pods";
  * request never left needs a server that counts what reached it, and a virtual cluster's API
  * server runs in a pod, which never runs on a test machine (no kubelet).
  */
-/**
- * What importing virtual cluster `team-a/vc1` of cluster `host` writes (the instance p-alpha/vc1 and
- * its kept CA), written directly: a server without --allow-local-endpoints does not call a host
- * cluster on 127.0.0.1 to import it (instance-actions/actions-endpoint-policy.test.ts).
- */
-async function writeImported(server: TestServer, vc: FakeVirtualCluster): Promise<void> {
-  await server.registry.transact(systemContext(), [
-    {
-      type: "create",
-      resource: "virtualclusterinstances",
-      namespace: "p-alpha",
-      body: {
-        apiVersion: "management.platform/v1",
-        kind: "VirtualClusterInstance",
-        metadata: { name: "vc1" },
-        spec: { clusterRef: { cluster: "host", namespace: "team-a", virtualCluster: "vc1" }, external: true },
-      },
-      options: { dryRun: false, fieldManager: "platform-import", fieldValidation: "Ignore" },
-      status: { phase: "Ready", serviceUID: vc.serviceUID },
-    },
-    new VirtualClusterCaStore(server.registry).keepOp(vc.serviceUID, vc.ca, () =>
-      errors.conflict({ group: "management.platform", resource: "virtualclusterinstances" }, "vc1", "kept already"),
-    ),
-  ]);
-}
-
 describe("the gateway's endpoint policy", () => {
   let strict: TestServer;
   let open: TestServer;
@@ -103,7 +75,8 @@ describe("the gateway's endpoint policy", () => {
       await connectCluster(server, "by-name", kubeconfigAt(`https://localhost:${port}`));
       await connectCluster(server, "plaintext", kubeconfigAt(`http://localhost:${port}`));
       await connectCluster(server, "redirecting", redirecting);
-      // The instance's CA is kept (as an import keeps it): only the gateway's forwarding is checked.
+      // The instance's CA is kept, so only the gateway's forwarding is checked: imported where
+      // the platform may call the host cluster, else made by the platform (a template instance).
       await connectCluster(server, "host", host);
       await postObject(server, "projects", { metadata: { name: "alpha" }, spec: {} });
       if (server === open) {
@@ -111,7 +84,10 @@ describe("the gateway's endpoint policy", () => {
           sourceVirtualCluster: { name: "vc1", namespace: "team-a", cluster: "host" },
         });
       } else {
-        await writeImported(server, vc);
+        await postObject(server, "namespaces/p-alpha/virtualclusterinstances", {
+          metadata: { name: "vc1" },
+          spec: { clusterRef: { cluster: "host" }, templateRef: { name: "default" } },
+        });
       }
       // A host name is accepted when written: what it resolves to is checked at each connection.
       const annotated = await server.request("PATCH", `${GROUP_PATH}/namespaces/p-alpha/virtualclusterinstances/vc1`, {
@@ -161,6 +137,27 @@ describe("the gateway's endpoint policy", () => {
     const reached = await open.request("GET", `${VC_PODS}/inside-vc`);
     assert.equal(reached.status, 200, reached.text);
     assert.equal(reached.json.metadata.name, "inside-vc");
+  });
+
+  it("reads no CA from a host cluster the policy forbids (an instance without a template): 503 naming the host cluster", async () => {
+    await postObject(strict, "namespaces/p-alpha/virtualclusterinstances", {
+      // An endpoint the policy allows: the refusal is the host cluster's.
+      metadata: {
+        name: "by-hand",
+        annotations: { [VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION]: "https://by-hand.example.test" },
+      },
+      spec: { clusterRef: { cluster: "host", namespace: "team-a", virtualCluster: "vc1" } },
+    });
+    // The import on `open` read the CA before; nothing since (the instances of `open` keep theirs).
+    const seen = host.requests.length;
+    const res = await strict.request("GET", `/kubernetes/project/alpha/virtualcluster/by-hand${PODS}`);
+    assert.equal(res.status, 503, res.text);
+    assert.equal(res.json.kind, "Status");
+    assert.equal(res.json.message, clusterCannotBeUsed("host", "EndpointNotAllowed"));
+    assert.deepEqual(
+      host.requests.slice(seen).filter((r) => r.includes("/secrets")),
+      [],
+    );
   });
 
   it("refuses a virtual cluster endpoint stored before writes were checked (a loopback address, plain http)", async () => {
