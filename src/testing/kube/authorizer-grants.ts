@@ -11,7 +11,15 @@
 import { parseAllDocuments } from "yaml";
 import { waitFor } from "../wait-for.js";
 import type { AdminClient } from "./admin-client.js";
-import type { PolicyRule } from "./users.js";
+
+/** An RBAC policy rule (rbac.authorization.k8s.io/v1 PolicyRule). */
+export interface PolicyRule {
+  readonly apiGroups?: string[];
+  readonly resources?: string[];
+  readonly resourceNames?: string[];
+  readonly nonResourceURLs?: string[];
+  readonly verbs: string[];
+}
 
 /** What of the administrator's client the checks use (a stand-in in unit tests). */
 export type AdminRequests = Pick<AdminClient, "must">;

@@ -7,24 +7,17 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { CertificateAndKey } from "../../crypto/certificates.js";
-import { type AdminRequests, waitUntilBindingGrants } from "./authorizer-grants.js";
+import { type AdminRequests, type PolicyRule, waitUntilBindingGrants } from "./authorizer-grants.js";
 import { type KubeCredentials, kubeconfigYaml } from "./kubeconfig.js";
 import { runKubectl } from "./kubectl.js";
 import { clientCertificate } from "./pki.js";
+
+export type { PolicyRule };
 
 /** An RBAC subject as a RoleBinding lists it. */
 export type RbacSubject =
   | { readonly kind: "User"; readonly name: string; readonly apiGroup: "rbac.authorization.k8s.io" }
   | { readonly kind: "ServiceAccount"; readonly name: string; readonly namespace: string };
-
-/** An RBAC policy rule (rbac.authorization.k8s.io/v1 PolicyRule). */
-export interface PolicyRule {
-  readonly apiGroups?: string[];
-  readonly resources?: string[];
-  readonly resourceNames?: string[];
-  readonly nonResourceURLs?: string[];
-  readonly verbs: string[];
-}
 
 /** What `grant` binds: new rules, or an existing ClusterRole (`view`, `edit`, `admin`, `cluster-admin` …). */
 export type Grant = { readonly rules: PolicyRule[] } | { readonly clusterRole: string };
