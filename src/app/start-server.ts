@@ -147,8 +147,10 @@ async function assembleBeyondTheApi(
   });
   registerConsoleSessionWork(controllers, access, warn);
   const subresources = new Map<string, SubresourceHandler>(accessKeySubresources(registry, identity));
-  registerVirtualClusterActions(subresources, { registry, cas, events: events.recorder });
-  registerSpaceActions(subresources, registry, events.recorder);
+  // The actions that call a cluster during a request connect where the controllers and the gateway may.
+  const endpoints = { allowLocal: config.allowLocalEndpoints === true };
+  registerVirtualClusterActions(subresources, { registry, cas, endpoints, events: events.recorder });
+  registerSpaceActions(subresources, registry, endpoints, events.recorder);
   const gateway = await startGateway(
     registry,
     informers,

@@ -32,11 +32,13 @@ describe("cluster kubeconfigs from shared secrets", () => {
     const secret = { metadata: { name: "kc" }, spec: { data: { config: Buffer.from(kubeconfig).toString("base64") } } };
     return { store: () => ({ read: async () => secret }) } as unknown as Registry;
   };
+  /** The production policy: cluster.example.com is resolved (and checked) only when a connection opens. */
+  const ENDPOINTS = { allowLocal: false };
   const cluster = { metadata: { name: "c" }, spec: { config: { secretName: "kc" } } } as unknown as KubeObject;
 
   for (const field of ["token-file", "tokenFile"]) {
     it(`refuses a user's ${field} as KubeConfigInvalid, without reading the file`, async () => {
-      await assert.rejects(clusterClient(registryWith({ [field]: serverFile }), cluster), (err) => {
+      await assert.rejects(clusterClient(registryWith({ [field]: serverFile }), cluster, ENDPOINTS), (err) => {
         assert.ok(err instanceof ClusterConnectionError);
         assert.equal(err.reason, "KubeConfigInvalid");
         assert.match(err.message, /refers to files on disk/);
@@ -46,7 +48,7 @@ describe("cluster kubeconfigs from shared secrets", () => {
   }
 
   it("accepts an inline token", async () => {
-    const client = await clusterClient(registryWith({ token: "inline" }), cluster);
+    const client = await clusterClient(registryWith({ token: "inline" }), cluster, ENDPOINTS);
     assert.equal(client.server, "https://cluster.example.com");
   });
 
@@ -61,7 +63,7 @@ describe("cluster kubeconfigs from shared secrets", () => {
         },
       }),
     } as unknown as Registry;
-    await assert.rejects(clusterClient(failing, cluster), (err) => {
+    await assert.rejects(clusterClient(failing, cluster, ENDPOINTS), (err) => {
       assert.ok(err instanceof ClusterConnectionError);
       assert.equal(err.reason, "ConfigSecretUnreadable");
       assert.equal(
@@ -74,7 +76,7 @@ describe("cluster kubeconfigs from shared secrets", () => {
 
   it("a Cluster naming no config secret says which Cluster", async () => {
     const none = { metadata: { name: "bare" }, spec: {} } as unknown as KubeObject;
-    await assert.rejects(clusterClient(registryWith({ token: "inline" }), none), (err) => {
+    await assert.rejects(clusterClient(registryWith({ token: "inline" }), none, ENDPOINTS), (err) => {
       assert.ok(err instanceof ClusterConnectionError);
       assert.equal(err.reason, "ConfigSecretNotFound");
       assert.equal(err.message, 'cluster "bare" names no config secret (spec.config.secretName) and is not local');

@@ -80,15 +80,16 @@ export interface ClusterClient {
 
 /**
  * Builds a client for a Cluster object, or throws ClusterConnectionError (secret missing, bad
- * kubeconfig, no in-cluster config). With `endpoints`, the server must be one the platform's
- * endpoint policy allows (endpoint-policy.ts, the gateway's too): a forbidden address or scheme is
- * `EndpointNotAllowed` before anything is sent, a host name resolving to a forbidden address is
- * refused at each connection the client opens.
+ * kubeconfig, no in-cluster config). The server must be one the platform's endpoint policy allows
+ * (endpoint-policy.ts, the gateway's too): a forbidden address or scheme is `EndpointNotAllowed`
+ * before anything is sent, a host name resolving to a forbidden address is refused at each
+ * connection the client opens. `endpoints` is required: every caller connects where a Cluster's
+ * writers point it, with the platform's credentials.
  */
 export async function clusterClient(
   registry: Registry,
   cluster: KubeObject,
-  endpoints?: EndpointPolicy,
+  endpoints: EndpointPolicy,
 ): Promise<ClusterClient> {
   // Loaded on first use: the client library is the largest module of the server and takes
   // seconds to load on a busy machine; a server with no connected cluster never needs it.
@@ -116,7 +117,7 @@ export async function clusterClient(
     }
     loadKubeConfig(kc, Buffer.from(encoded, "base64").toString("utf8"), secret.named);
   }
-  if (endpoints) kc = withinPolicy(kc, endpoints, KubeConfig);
+  kc = withinPolicy(kc, endpoints, KubeConfig);
   const current = kc.getCurrentCluster();
   return {
     kubeConfig: kc,

@@ -50,7 +50,8 @@ describe("kubectl uses a returned virtual cluster kube config (mutual TLS)", () 
     await new Promise<void>((resolve) => vcServer.listen(0, "127.0.0.1", resolve));
     vcPort = (vcServer.address() as AddressInfo).port;
 
-    server = await startTestServer();
+    // The stand-in listens on 127.0.0.1, where the actions connect only with this flag.
+    server = await startTestServer({ allowLocalEndpoints: true });
     const steps: Array<[string, unknown]> = [
       [
         "namespaces/platform/sharedsecrets",

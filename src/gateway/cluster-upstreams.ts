@@ -99,7 +99,7 @@ export class ClusterUpstreams {
   }
 
   private async build(cluster: KubeObject): Promise<Upstream> {
-    const client = await clusterClient(this.registry, cluster);
+    const client = await clusterClient(this.registry, cluster, this.policy);
     try {
       // In-cluster config (spec.local) refers to the service account's token and CA files; the
       // token file is read again when the kubelet rotates it (Upstream.credentialsChanged).

@@ -75,12 +75,20 @@ describe("the gateway's endpoint policy", () => {
       await connectCluster(server, "by-name", kubeconfigAt(`https://localhost:${port}`));
       await connectCluster(server, "plaintext", kubeconfigAt(`http://localhost:${port}`));
       await connectCluster(server, "redirecting", redirecting);
-      // Importing reads the host cluster's kept CA; only the gateway's forwarding is checked.
+      // The instance's CA is kept, so only the gateway's forwarding is checked: imported where
+      // the platform may call the host cluster, else made by the platform (a template instance).
       await connectCluster(server, "host", host);
       await postObject(server, "projects", { metadata: { name: "alpha" }, spec: {} });
-      await postObject(server, "projects/alpha/importvirtualcluster", {
-        sourceVirtualCluster: { name: "vc1", namespace: "team-a", cluster: "host" },
-      });
+      if (server === open) {
+        await postObject(server, "projects/alpha/importvirtualcluster", {
+          sourceVirtualCluster: { name: "vc1", namespace: "team-a", cluster: "host" },
+        });
+      } else {
+        await postObject(server, "namespaces/p-alpha/virtualclusterinstances", {
+          metadata: { name: "vc1" },
+          spec: { clusterRef: { cluster: "host" }, templateRef: { name: "default" } },
+        });
+      }
       // A host name is accepted when written: what it resolves to is checked at each connection.
       const annotated = await server.request("PATCH", `${GROUP_PATH}/namespaces/p-alpha/virtualclusterinstances/vc1`, {
         body: { metadata: { annotations: { [VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION]: vclusterByName } } },
@@ -129,6 +137,27 @@ describe("the gateway's endpoint policy", () => {
     const reached = await open.request("GET", `${VC_PODS}/inside-vc`);
     assert.equal(reached.status, 200, reached.text);
     assert.equal(reached.json.metadata.name, "inside-vc");
+  });
+
+  it("reads no CA from a host cluster the policy forbids (an instance without a template): 503 naming the host cluster", async () => {
+    await postObject(strict, "namespaces/p-alpha/virtualclusterinstances", {
+      // An endpoint the policy allows: the refusal is the host cluster's.
+      metadata: {
+        name: "by-hand",
+        annotations: { [VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION]: "https://by-hand.example.test" },
+      },
+      spec: { clusterRef: { cluster: "host", namespace: "team-a", virtualCluster: "vc1" } },
+    });
+    // The import on `open` read the CA before; nothing since (the instances of `open` keep theirs).
+    const seen = host.requests.length;
+    const res = await strict.request("GET", `/kubernetes/project/alpha/virtualcluster/by-hand${PODS}`);
+    assert.equal(res.status, 503, res.text);
+    assert.equal(res.json.kind, "Status");
+    assert.equal(res.json.message, clusterCannotBeUsed("host", "EndpointNotAllowed"));
+    assert.deepEqual(
+      host.requests.slice(seen).filter((r) => r.includes("/secrets")),
+      [],
+    );
   });
 
   it("refuses a virtual cluster endpoint stored before writes were checked (a loopback address, plain http)", async () => {

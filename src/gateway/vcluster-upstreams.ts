@@ -66,7 +66,7 @@ export class VirtualClusterUpstreams {
   }
 
   private async build(instance: KubeObject, endpoint: string, user: string, groups: readonly string[]) {
-    const ca = await virtualClusterCa(this.registry, this.cas, instance, this.cluster);
+    const ca = await virtualClusterCa(this.registry, this.cas, instance, this.cluster, this.policy);
     const cert = await createClientCertificate(ca, {
       commonName: user,
       organizations: [...groups],

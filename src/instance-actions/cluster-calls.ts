@@ -8,11 +8,14 @@ import {
   clusterClient,
   withDeadline,
 } from "../clusters/cluster-connection.js";
+import type { EndpointPolicy } from "../clusters/endpoint-policy.js";
 import type { Registry } from "../registry/registry.js";
 
 /**
  * How an API request (an import, a kube config) calls a connected cluster: a cluster it cannot
  * use is a 503 with the reason the health check reports, a thing missing there a 404 of our own.
+ * A server the endpoint policy forbids is one such cluster (`EndpointNotAllowed`), as the gateway
+ * answers for it: the caller can do nothing about it, its administrator can.
  */
 
 /** How long one call to a connected cluster may take during an API request. */
@@ -31,9 +34,17 @@ function unavailable(cluster: string, err: ClusterConnectionError): ApiError {
   return errors.unavailable(clusterCannotBeUsed(cluster, err.reason));
 }
 
-export async function connect(registry: Registry, cluster: KubeObject): Promise<ClusterClient> {
+/**
+ * A client of the cluster within the endpoint policy (clusters/endpoint-policy.ts): the request
+ * names the cluster, but whoever writes its kubeconfig chooses where the platform's credentials go.
+ */
+export async function connect(
+  registry: Registry,
+  cluster: KubeObject,
+  endpoints: EndpointPolicy,
+): Promise<ClusterClient> {
   try {
-    return await clusterClient(registry, cluster);
+    return await clusterClient(registry, cluster, endpoints);
   } catch (err) {
     if (err instanceof ClusterConnectionError) throw unavailable(cluster.metadata.name!, err);
     throw err;

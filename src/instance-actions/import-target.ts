@@ -1,6 +1,7 @@
 import { errors, type FieldError, fieldError } from "../api/errors.js";
 import { GROUP, isPlainObject } from "../api/object.js";
 import type { ClusterClient } from "../clusters/cluster-connection.js";
+import type { EndpointPolicy } from "../clusters/endpoint-policy.js";
 import { projectNamespace } from "../kinds/project/project.js";
 import type { Registry } from "../registry/registry.js";
 import { type Authorize, authorizeClusterAdminister, authorizeClusterUse } from "./action-request.js";
@@ -57,10 +58,12 @@ export function readImportSource(body: Record<string, unknown>, request: ImportR
  * project (403). An import hands its caller what the platform finds on the cluster with its own
  * credentials (a namespace to own, a virtual cluster's CA), which nothing on the platform says
  * is theirs: only who administers the cluster may take it (`takesOver` says what, in the 403).
+ * The client connects only where `endpoints` allows (503 `EndpointNotAllowed` otherwise).
  */
 export async function importTarget(
   registry: Registry,
   authorize: Authorize,
+  endpoints: EndpointPolicy,
   target: {
     project: string;
     cluster: string;
@@ -77,5 +80,5 @@ export async function importTarget(
   await authorizeClusterUse(authorize, target.cluster, cluster);
   await authorizeClusterAdminister(authorize, target.cluster, cluster, `importing ${target.takesOver} needs`);
   await authorize({ verb: "create", resource: target.resource, subresource: "", namespace, name: "" });
-  return { namespace, client: await connect(registry, cluster) };
+  return { namespace, client: await connect(registry, cluster, endpoints) };
 }

@@ -1,6 +1,7 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
 import { errors } from "../api/errors.js";
 import { API_VERSION, GROUP, type KubeObject, statusOf } from "../api/object.js";
+import type { EndpointPolicy } from "../clusters/endpoint-policy.js";
 import { SPACE_LABEL } from "../controllers/spaces/desired-space.js";
 import type { EventRecorder } from "../events/event-recorder.js";
 import { type Authorize, decodeBody, isAllowed, refusedMethod } from "../instance-actions/action-request.js";
@@ -30,15 +31,21 @@ const IMPORT_REQUEST: ImportRequest = {
  * a foreign namespace by creating a SpaceInstance that says it was imported.
  *
  * `locks` holds one entry per imported namespace UID, written in the instance's transaction: of
- * two imports of one namespace only the first can write it, however they interleave.
+ * two imports of one namespace only the first can write it, however they interleave. `endpoints`
+ * is where the platform may connect to look for the namespace (the gateway's policy).
  */
-export function importSpaceAction(registry: Registry, locks: KeptKeys, events?: EventRecorder): SubresourceHandler {
+export function importSpaceAction(
+  registry: Registry,
+  locks: KeptKeys,
+  endpoints: EndpointPolicy,
+  events?: EventRecorder,
+): SubresourceHandler {
   return async ({ request, reply, ctx, path, format, raw, authorize }) => {
     if (request.method !== "POST") throw await refusedMethod(path, request.method, authorize);
     const projectName = path.name!;
     const body = decodeBody(request.headers["content-type"], raw, IMPORT_REQUEST.requestKind);
     const source = readImportSource(body, IMPORT_REQUEST, projectName);
-    const { namespace, client } = await importTarget(registry, authorize, {
+    const { namespace, client } = await importTarget(registry, authorize, endpoints, {
       project: projectName,
       cluster: source.cluster,
       resource: "spaceinstances",

@@ -1,3 +1,4 @@
+import type { EndpointPolicy } from "../clusters/endpoint-policy.js";
 import type { EventRecorder } from "../events/event-recorder.js";
 import { type MovableKind, moveToProjectAction } from "../instance-actions/move-to-project.js";
 import { SPACE_FINALIZER } from "../kinds/space-instance/space-instance.js";
@@ -25,14 +26,19 @@ const MOVABLE_SPACES: MovableKind = {
 
 /**
  * Registers the import and move actions of spaces (docs/spaces.md) in the server's subresource
- * map; `events` reports each import and move (space-events.ts).
+ * map; `endpoints` is where an import may connect (the gateway's policy), `events` reports each
+ * import and move (space-events.ts).
  */
 export function registerSpaceActions(
   subresources: Map<string, SubresourceHandler>,
   registry: Registry,
+  endpoints: EndpointPolicy,
   events?: EventRecorder,
 ): void {
-  subresources.set("projects/importspace", importSpaceAction(registry, registry.keptKeys(IMPORT_LOCKS), events));
+  subresources.set(
+    "projects/importspace",
+    importSpaceAction(registry, registry.keptKeys(IMPORT_LOCKS), endpoints, events),
+  );
   subresources.set(
     "projects/migratespaceinstance",
     moveToProjectAction(registry, MOVABLE_SPACES, (left, arrived) => recordSpaceMoved(events, left, arrived)),

@@ -62,7 +62,8 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       "management.platform/virtual-cluster": "db",
     });
     kube.addService("team-a", "not-a-vcluster", { app: "nginx" });
-    server = await startTestServer();
+    // The stand-in listens on 127.0.0.1, where the actions connect only with this flag.
+    server = await startTestServer({ allowLocalEndpoints: true });
     const secret = await post("namespaces/platform/sharedsecrets", {
       metadata: { name: "c1-kubeconfig" },
       spec: { data: { config: Buffer.from(kube.kubeconfig()).toString("base64") } },
@@ -630,6 +631,7 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       registerVirtualClusterActions(handlers, {
         registry: server.registry,
         cas: new VirtualClusterCaStore(server.registry),
+        endpoints: { allowLocal: true },
       });
       const asked: Attrs[] = [];
       let code = 0;

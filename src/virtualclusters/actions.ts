@@ -2,6 +2,7 @@ import { stringify } from "yaml";
 import { INGRESS_SUFFIX_ANNOTATION } from "../api/endpoint-annotations.js";
 import { errors, fieldError } from "../api/errors.js";
 import { API_VERSION, GROUP, isPlainObject, type KubeObject, nowTimestamp } from "../api/object.js";
+import type { EndpointPolicy } from "../clusters/endpoint-policy.js";
 import { createClientCertificate } from "../crypto/certificates.js";
 import type { EventRecorder } from "../events/event-recorder.js";
 import {
@@ -57,6 +58,8 @@ export interface VirtualClusterActionDeps {
   registry: Registry;
   /** The kept CAs of imported virtual clusters. */
   cas: VirtualClusterCaStore;
+  /** Where the import and kube config actions may connect: the gateway's policy (`--allow-local-endpoints`). */
+  endpoints: EndpointPolicy;
   /** Reports imports (src/events). */
   events?: EventRecorder;
 }
@@ -66,9 +69,9 @@ export function registerVirtualClusterActions(
   subresources: Map<string, SubresourceHandler>,
   deps: VirtualClusterActionDeps,
 ): void {
-  const { cas } = deps;
-  subresources.set("virtualclusterinstances/kubeconfig", kubeconfigAction(deps.registry, cas));
-  subresources.set("projects/importvirtualcluster", importAction(deps.registry, cas, deps.events));
+  const { cas, endpoints } = deps;
+  subresources.set("virtualclusterinstances/kubeconfig", kubeconfigAction(deps.registry, cas, endpoints));
+  subresources.set("projects/importvirtualcluster", importAction(deps.registry, cas, endpoints, deps.events));
   subresources.set("projects/migratevirtualclusterinstance", moveToProjectAction(deps.registry, MOVABLE_INSTANCES));
   subresources.set("virtualclusterinstances/sleep", sleepAction(deps.registry, requestSleep, "is going to sleep"));
   subresources.set("virtualclusterinstances/wakeup", sleepAction(deps.registry, wakeUp, "is waking up"));
@@ -76,7 +79,11 @@ export function registerVirtualClusterActions(
 
 // ---- kubeconfig ------------------------------------------------------------------------------
 
-function kubeconfigAction(registry: Registry, cas: VirtualClusterCaStore): SubresourceHandler {
+function kubeconfigAction(
+  registry: Registry,
+  cas: VirtualClusterCaStore,
+  endpoints: EndpointPolicy,
+): SubresourceHandler {
   return async ({ request, reply, ctx, path, format, raw, authorize }) => {
     const name = path.name!;
     let ttlGiven: unknown;
@@ -116,7 +123,13 @@ function kubeconfigAction(registry: Registry, cas: VirtualClusterCaStore): Subre
     }
     // The CA the platform made for the instance or kept when importing it, else the cluster's
     // copy, read as the gateway reads it (never from another project's namespace).
-    const ca = await virtualClusterCa(registry, cas, instance, (n) => (n === ref.cluster ? cluster : undefined));
+    const ca = await virtualClusterCa(
+      registry,
+      cas,
+      instance,
+      (n) => (n === ref.cluster ? cluster : undefined),
+      endpoints,
+    );
     // The same identity the gateway impersonates, so bindings of a team (platform:team:<team>) work here too.
     const identity = impersonationOf(ctx.user);
     const cert = await createClientCertificate(ca, {
@@ -259,14 +272,19 @@ function sleepAction(
 
 // ---- import ----------------------------------------------------------------------------------
 
-function importAction(registry: Registry, cas: VirtualClusterCaStore, events?: EventRecorder): SubresourceHandler {
+function importAction(
+  registry: Registry,
+  cas: VirtualClusterCaStore,
+  endpoints: EndpointPolicy,
+  events?: EventRecorder,
+): SubresourceHandler {
   return async ({ request, reply, ctx, path, format, raw, authorize }) => {
     if (request.method !== "POST") throw await refusedMethod(path, request.method, authorize);
     const projectName = path.name!;
     const body = decodeBody(request.headers["content-type"], raw, IMPORT_REQUEST.requestKind);
     const source = readImportSource(body, IMPORT_REQUEST, projectName);
     const { name: vcName, namespace: vcNamespace, cluster: clusterName, importName: instanceName } = source;
-    const { namespace, client } = await importTarget(registry, authorize, {
+    const { namespace, client } = await importTarget(registry, authorize, endpoints, {
       project: projectName,
       cluster: clusterName,
       resource: "virtualclusterinstances",

@@ -1,6 +1,7 @@
 import { INGRESS_SUFFIX_ANNOTATION, VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION } from "../api/endpoint-annotations.js";
 import { errors } from "../api/errors.js";
 import { type KubeObject, specOf } from "../api/object.js";
+import type { EndpointPolicy } from "../clusters/endpoint-policy.js";
 import type { CertificateAndKey } from "../crypto/certificates.js";
 import { connect } from "../instance-actions/cluster-calls.js";
 import { listHolders } from "../kinds/held-namespaces.js";
@@ -63,13 +64,15 @@ export function findVirtualClusterEndpoint(
  * cluster, unless that namespace is held by a space or instance of another project (403, naming
  * neither it nor its project): an instance stored before the rule of
  * kinds/virtual-cluster-instance/ca-source.ts, or whose namespace changed hands since it was
- * admitted, reads nothing there.
+ * admitted, reads nothing there. The cluster is called only where `endpoints` allows (503
+ * `EndpointNotAllowed` otherwise).
  */
 export async function virtualClusterCa(
   registry: Registry,
   cas: VirtualClusterCaStore,
   instance: KubeObject,
   cluster: (name: string) => KubeObject | undefined,
+  endpoints: EndpointPolicy,
 ): Promise<CertificateAndKey> {
   const kept = await cas.forInstance(instance);
   if (kept) return kept;
@@ -85,6 +88,6 @@ export async function virtualClusterCa(
       `virtual cluster ${source.namespace}/${source.virtualCluster} on cluster ${JSON.stringify(source.cluster)} runs in a namespace another project holds: an instance without a template reaches only a virtual cluster in a namespace of its own project`,
     );
   }
-  const client = await connect(registry, host);
+  const client = await connect(registry, host, endpoints);
   return readVirtualClusterCa(client, source.cluster, source.namespace, source.virtualCluster);
 }

@@ -37,7 +37,7 @@ export async function insideClient(
   // check of what a host name resolves to at each connection.
   const { lookup } = allowedEndpoint(server, policy);
   const ca = await ownStep(instance, "read its certificate authority", () =>
-    virtualClusterCa(registry, cas, instance, cluster),
+    virtualClusterCa(registry, cas, instance, cluster, policy),
   );
   const cert = await ownStep(instance, "sign itself a client certificate with its certificate authority", () =>
     createClientCertificate(ca, {
