@@ -3,6 +3,7 @@ import { ApiError } from "../../api/errors.js";
 import { type KubeObject, specOf, statusOf } from "../../api/object.js";
 import { classifyError, clusterClient } from "../../clusters/cluster-connection.js";
 import { isUnreachable } from "../../clusters/cluster-objects.js";
+import { ClusterObjectClient } from "../../clusters/object-client.js";
 import type { ClusterGrantStatus, ClusterStatus } from "../../kinds/cluster/cluster.js";
 import { ALL_CLUSTERS } from "../../kinds/cluster-selection.js";
 import type { InformerEvent } from "../../registry/informer.js";
@@ -97,8 +98,7 @@ export class ClusterAccessController {
     try {
       const client = await clusterClient(this.registry, cluster);
       called = client.server;
-      const { KubernetesObjectApi } = await import("@kubernetes/client-node");
-      const api = KubernetesObjectApi.makeApiClient(client.kubeConfig);
+      const api = ClusterObjectClient.for(client.kubeConfig);
       result = await syncClusterRbac(api, client.server, desired, this.timeoutMs);
     } catch (err) {
       // Before a client, the error is clusterClient's, which says what it could not read.

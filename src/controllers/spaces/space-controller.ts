@@ -6,6 +6,7 @@ import {
   clusterClient,
 } from "../../clusters/cluster-connection.js";
 import { isUnreachable } from "../../clusters/cluster-objects.js";
+import { ClusterObjectClient } from "../../clusters/object-client.js";
 import {
   SPACE_FINALIZER,
   type SpaceInstanceSpec,
@@ -193,8 +194,7 @@ export class SpaceController {
   /** A client for the space's cluster. */
   private async clusterApi(cluster: KubeObject) {
     const client = await clusterClient(this.registry, cluster);
-    const { KubernetesObjectApi } = await import("@kubernetes/client-node");
-    return KubernetesObjectApi.makeApiClient(client.kubeConfig);
+    return ClusterObjectClient.for(client.kubeConfig);
   }
 
   private async dropFinalizer(space: KubeObject): Promise<void> {

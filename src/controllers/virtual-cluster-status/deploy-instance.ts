@@ -1,4 +1,3 @@
-import type { KubernetesObjectApi } from "@kubernetes/client-node";
 import type { KubeObject } from "../../api/object.js";
 import { type ClusterConnectionError, withDeadline } from "../../clusters/cluster-connection.js";
 import {
@@ -9,6 +8,7 @@ import {
   pruneClusterObjects,
   refOf,
 } from "../../clusters/cluster-objects.js";
+import type { ClusterObjectClient } from "../../clusters/object-client.js";
 import { holdsNamespace, type NamespaceClaim } from "../spaces/namespace-claim.js";
 import { type Call, readNamespace, removeOwnedNamespace } from "../spaces/space-sync.js";
 import { type DesiredInstance, instanceObjectsSelector } from "./desired-instance.js";
@@ -33,7 +33,7 @@ export type DeployResult =
  * leaves what ran before.
  */
 export async function deployInstance(
-  api: KubernetesObjectApi,
+  api: ClusterObjectClient,
   server: string,
   instance: KubeObject,
   claim: NamespaceClaim,
@@ -86,7 +86,7 @@ export async function deployInstance(
 
 /** The UID of a namespace the apply just created; undefined when it cannot be read now (the next deploy records it). */
 async function uidOfNamespace(
-  api: KubernetesObjectApi,
+  api: ClusterObjectClient,
   call: Call,
   server: string,
   name: string,
@@ -101,7 +101,7 @@ async function uidOfNamespace(
  * else why not.
  */
 async function removeInstanceObjects(
-  api: KubernetesObjectApi,
+  api: ClusterObjectClient,
   server: string,
   { namespace, labelSelector }: { namespace: string; labelSelector: string },
   kinds: readonly ObjectRef[],
@@ -144,7 +144,7 @@ function instanceKinds(
  * is left alone with everything in it (another's, or made by hand), and counts as gone.
  */
 export async function removeInstance(
-  api: KubernetesObjectApi,
+  api: ClusterObjectClient,
   server: string,
   instance: KubeObject,
   claim: NamespaceClaim,

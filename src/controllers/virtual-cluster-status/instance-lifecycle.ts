@@ -6,6 +6,7 @@ import {
   clusterClient,
 } from "../../clusters/cluster-connection.js";
 import { isUnreachable, type ObjectRef } from "../../clusters/cluster-objects.js";
+import { ClusterObjectClient } from "../../clusters/object-client.js";
 import type { CertificateAndKey } from "../../crypto/certificates.js";
 import { VIRTUAL_CLUSTER_FINALIZER } from "../../kinds/virtual-cluster-instance/template-fields.js";
 import type { VirtualClusterInstanceSpec } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
@@ -152,8 +153,7 @@ function templateKinds(deps: LifecycleDeps, instance: KubeObject): ObjectRef[] {
 
 async function clusterApi(registry: Registry, cluster: KubeObject) {
   const client = await clusterClient(registry, cluster);
-  const { KubernetesObjectApi } = await import("@kubernetes/client-node");
-  return KubernetesObjectApi.makeApiClient(client.kubeConfig);
+  return ClusterObjectClient.for(client.kubeConfig);
 }
 
 /**
