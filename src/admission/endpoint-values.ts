@@ -41,7 +41,7 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 const MAX_DNS_NAME = 253;
 
 /**
- * Why `value` cannot be the host suffix of ingress endpoints (`<instance>-<project>.<suffix>`), or
+ * Why `value` cannot be the host suffix of ingress endpoints (`<instance>.<project>.<suffix>`), or
  * undefined when it can: a DNS name, nothing else (no scheme, port or path). What the full name
  * resolves to is checked when the gateway connects.
  */

@@ -8,7 +8,7 @@
 /**
  * On a VirtualClusterInstance: the URL of its API server as the platform reaches it (for example
  * an in-cluster service address). Without it the gateway uses the ingress host the kube config
- * action hands out: `https://<instance>-<project>.<ingress-suffix of the cluster>`.
+ * action hands out: `https://<instance>.<project>.<ingress-suffix of the cluster>`.
  */
 export const VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION = "management.platform/virtual-cluster-endpoint";
 

@@ -613,7 +613,7 @@ kind: Config
 clusters:
 - name: vcluster
   cluster:
-    server: https://dev-web.vc.example.com
+    server: https://dev.web.vc.example.com
     certificate-authority-data: Q0E=
 users:
 - name: alice
@@ -688,7 +688,7 @@ current-context: vcluster
     assert.equal((seen[0]!.body as { kind: string }).kind, "VirtualClusterInstanceKubeConfig");
     const kc = parse(readFileSync(join(home, "kubeconfig"), "utf8"));
     assert.equal(kc["current-context"], `platform-web-dev@${new URL(url).host}`);
-    assert.equal(kc.clusters[0].cluster.server, "https://dev-web.vc.example.com");
+    assert.equal(kc.clusters[0].cluster.server, "https://dev.web.vc.example.com");
     assert.equal(kc.users[0].user["client-key-data"], "S0VZ");
 
     const printed = await cli(home, ["connect", "vcluster", "dev", "--print", "--certificate-ttl", "0"]);

@@ -46,6 +46,11 @@ export interface ObjectOutcome extends ObjectRef {
   message?: string;
   /** The labels of an object that could not be removed (they say whose it was). */
   labels?: Record<string, string>;
+  /**
+   * An object applied ok: its UID on the cluster (the apply's answer, or the copy that needed no
+   * apply), so that a caller recording it (a namespace it created) need not read it again.
+   */
+  uid?: string;
 }
 
 export interface ApplyPlan {
@@ -126,10 +131,11 @@ export async function applyClusterObjects(
       }
       const current =
         live.get(keyOf(ref)) ?? (isListed(listed.kinds, ref) ? undefined : await readLive(api, call, obj));
-      if (applyNeeded(obj, current, plan.fieldManager)) {
-        await call(api.apply(obj, plan.fieldManager));
-      }
-      outcomes.push({ ...ref, action: "apply", ok: true });
+      const onCluster: RawObject | undefined = applyNeeded(obj, current, plan.fieldManager)
+        ? await call(api.apply(obj, plan.fieldManager))
+        : current;
+      const uid = onCluster?.metadata?.uid;
+      outcomes.push({ ...ref, action: "apply", ok: true, ...(uid ? { uid } : {}) });
     } catch (err) {
       const e = classifyError(err, server);
       if (isUnreachable(e)) unreachable = e;

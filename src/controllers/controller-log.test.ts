@@ -3,7 +3,7 @@ import { Writable } from "node:stream";
 import { test } from "node:test";
 import { pino } from "pino";
 import { failureLogging } from "./controller-log.js";
-import { ResyncQueue } from "./resync-queue.js";
+import { ControllerWiring } from "./controller-wiring.js";
 import { type QueueTimers, WorkQueue } from "./work-queue.js";
 
 /** Timers that never fire: the test adds the key again by hand, as a resync would. */
@@ -68,7 +68,7 @@ test("a resyncing controller failing the same way at every resync logs it once",
   const done = new Promise<void>((resolve) => {
     enough = resolve;
   });
-  const loop = new ResyncQueue({
+  const loop = new ControllerWiring({
     controller: "project-secret-spaces",
     concurrency: 1,
     // Short resyncs: the test waits for passes, counted, never for a time.

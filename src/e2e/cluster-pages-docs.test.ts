@@ -255,7 +255,7 @@ describe("the pages of what the platform does on clusters: their shell examples 
     await clusters.run("VirtualClusterInstanceKubeConfig", { prelude: setup });
     const kubeconfig = parse(readFileSync(join(workspace.dir, "dev-vc.kubeconfig"), "utf8"));
     // What the block the page does not run would use: the address, the virtual cluster's CA, a certificate for the admin.
-    assert.equal(kubeconfig.clusters[0].cluster.server, "https://dev-vc-web.vcluster.example.com");
+    assert.equal(kubeconfig.clusters[0].cluster.server, "https://dev-vc.web.vcluster.example.com");
     assert.equal(
       Buffer.from(kubeconfig.clusters[0].cluster["certificate-authority-data"], "base64").toString().trim(),
       kube.ca.certPem.trim(),

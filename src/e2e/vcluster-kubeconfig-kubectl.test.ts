@@ -14,7 +14,7 @@ import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-se
 const run = promisify(execFile);
 const KUBECTL = "/usr/bin/kubectl";
 const SUFFIX = "vc.example.test";
-const HOST = `vc1-alpha.${SUFFIX}`;
+const HOST = `vc1.alpha.${SUFFIX}`;
 
 /**
  * The real kubectl, with a kube config the platform returned, against a stand-in for the

@@ -180,6 +180,16 @@ describe("docs/virtual-clusters.md: its shell examples run as written", () => {
     assert.equal(await secretValue("p-web-v-experiment", "experiment-note", "project"), "web");
   });
 
+  it("the default template's images: the page's patch lists the mirror beside the shipped image", async () => {
+    const options = async () => {
+      const template = await server.request("GET", `${GROUP_PATH}/virtualclustertemplates/default`);
+      return template.json.spec.versions[0].parameters.find((p: { name: string }) => p.name === "image").options;
+    };
+    assert.deepEqual(await options(), ["ghcr.io/loft-sh/vcluster-oss"]);
+    await runBlock("kubectl patch virtualclustertemplate default");
+    assert.deepEqual(await options(), ["ghcr.io/loft-sh/vcluster-oss", "registry.example.com/mirror/vcluster-oss"]);
+  });
+
   it("the project's template rules apply, and refuse another template with the page's message", async () => {
     await runBlock("kubectl patch project web");
     const refused = await server.request("POST", INSTANCES, {
@@ -199,7 +209,7 @@ describe("docs/virtual-clusters.md: its shell examples run as written", () => {
   it("the kube config example writes one for dev, at its ingress address, without asking the cluster", async () => {
     await runBlock("/kubeconfig");
     const config = parse(readFileSync(join(workspace.dir, "dev.kubeconfig"), "utf8"));
-    assert.equal(config.clusters[0].cluster.server, "https://dev-web.vcluster.example.com");
+    assert.equal(config.clusters[0].cluster.server, "https://dev.web.vcluster.example.com");
   });
 
   it("a client's status write keeps what the platform deployed, and the controller writes its phase again", async () => {

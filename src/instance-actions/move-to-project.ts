@@ -1,8 +1,8 @@
 import type { ApiError } from "../api/errors.js";
 import { errors, type FieldError, fieldError } from "../api/errors.js";
 import { API_VERSION, GROUP, isPlainObject, type KubeObject } from "../api/object.js";
-import { type ClaimStatus, movedFromProject } from "../controllers/spaces/namespace-claim.js";
-import { projectNamespace } from "../kinds/project/project.js";
+import type { ClaimStatus } from "../controllers/spaces/namespace-claim.js";
+import { projectNamespace, projectOfNamespace } from "../kinds/project/project.js";
 import type { Registry } from "../registry/registry.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
 import { send } from "../server/respond.js";
@@ -68,7 +68,7 @@ export function moveToProjectAction(
               spec: current.spec,
             },
             options: { dryRun: false, fieldManager: "platform-migrate", fieldValidation: "Ignore" },
-            status: movedStatus(current, movable),
+            status: await movedStatus(registry, current, movable),
             // The namespace it holds on its cluster moves with it (src/admission/namespace-claims.ts).
             replacing: current,
           },
@@ -150,13 +150,21 @@ function movedMetadata(current: KubeObject, movable: MovableKind): KubeObject["m
 /**
  * The status the moved instance is created with: the one it had, and when the platform keeps
  * something on the cluster for it (its cleanup finalizer) but it records no namespace UID yet, the
- * project it leaves, whose labels its namespace still carries (namespace-claim.ts): without
- * either, the controller would take that namespace for another's.
+ * UID of the project whose labels its namespace still carries (namespace-claim.ts): without
+ * either, the controller would take that namespace for another's. The UID, not the name: the
+ * readers of the new project are not to learn the old one's. That project is the one it leaves,
+ * or the first it left (a move before recorded it, or, by name, an earlier version did).
  */
-function movedStatus(current: KubeObject, movable: MovableKind): Record<string, unknown> {
+async function movedStatus(registry: Registry, current: KubeObject, movable: MovableKind) {
   const status = { ...((current.status ?? {}) as Record<string, unknown>) };
   if (!(current.metadata.finalizers ?? []).includes(movable.cleanupFinalizer)) return status;
-  const leftProject = movedFromProject(status as ClaimStatus, current.metadata.namespace);
-  if (leftProject !== undefined) status.movedFromProject = leftProject;
+  const claim = status as ClaimStatus;
+  if (claim.namespaceUID !== undefined || claim.movedFromProjectUID !== undefined) return status;
+  const labelled = claim.movedFromProject ?? projectOfNamespace(current.metadata.namespace);
+  const project = labelled === undefined ? undefined : await registry.store("projects").read(undefined, labelled);
+  if (project?.metadata.uid) {
+    status.movedFromProjectUID = project.metadata.uid;
+    delete status.movedFromProject;
+  }
   return status;
 }

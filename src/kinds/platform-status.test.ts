@@ -33,6 +33,7 @@ const CLIENT_FIELDS = {
     objects: [{ apiVersion: "v1", kind: "Secret", name: "someone-elses" }],
   },
   namespaceUID: "uid-of-another-namespace",
+  movedFromProjectUID: "uid-of-another-project",
   movedFromProject: "another-project",
   lastActivity: "2099-01-01T00:00:00Z",
   sleep: { since: "2026-12-07T01:00:00Z", reason: "Requested" },
@@ -48,6 +49,7 @@ const SPACE_FIELDS = {
 
 const SPACE_CLIENT_FIELDS = {
   namespaceUID: "uid-of-another-namespace",
+  movedFromProjectUID: "uid-of-another-project",
   movedFromProject: "another-project",
   imported: true,
   objects: [{ apiVersion: "v1", kind: "Secret", name: "someone-elses", applied: true }],
@@ -109,6 +111,7 @@ describe("status fields only the platform writes", () => {
     }
     assert.equal(written.json.status.sleep, undefined, "status.sleep: absent as stored");
     assert.equal(written.json.status.movedFromProject, undefined, "status.movedFromProject: absent as stored");
+    assert.equal(written.json.status.movedFromProjectUID, undefined, "status.movedFromProjectUID: absent as stored");
     const dropped = await mergeStatus(
       "virtualclusterinstances",
       "dev",
@@ -143,5 +146,6 @@ describe("status fields only the platform writes", () => {
     assert.deepEqual(written.json.status.objects, SPACE_FIELDS.objects);
     assert.equal(written.json.status.imported, undefined);
     assert.equal(written.json.status.movedFromProject, undefined);
+    assert.equal(written.json.status.movedFromProjectUID, undefined);
   });
 });

@@ -106,11 +106,24 @@ export class FakeClusterApiServer {
     return next;
   }
 
-  static async start(options: { ca?: CertificateAndKey; clientCa?: CertificateAndKey; port?: number } = {}) {
+  /**
+   * `address` (default 127.0.0.1) and `port` (default: a free one) are where it listens;
+   * `dnsNames` are host names its serving certificate names besides localhost (an ingress host).
+   */
+  static async start(
+    options: {
+      ca?: CertificateAndKey;
+      clientCa?: CertificateAndKey;
+      port?: number;
+      address?: string;
+      dnsNames?: string[];
+    } = {},
+  ) {
     const ca = options.ca ?? (await createCertificateAuthority("fake-cluster-ca", 1));
+    const address = options.address ?? "127.0.0.1";
     const serving = await createServingCertificate(ca, {
-      dnsNames: ["localhost"],
-      ipAddresses: ["127.0.0.1"],
+      dnsNames: ["localhost", ...(options.dnsNames ?? [])],
+      ipAddresses: [address],
       validityDays: 1,
     });
     let self: FakeClusterApiServer | undefined;
@@ -123,9 +136,12 @@ export class FakeClusterApiServer {
       (req, res) => self!.delayed(() => self!.handle(req, res)),
     );
     server.on("upgrade", (req, socket, head) => self!.upgrade(req, socket, head));
-    await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port ?? 0, address, resolve);
+    });
     const { port } = server.address() as AddressInfo;
-    self = new FakeClusterApiServer(server, `https://127.0.0.1:${port}`, ca, options.clientCa);
+    self = new FakeClusterApiServer(server, `https://${address}:${port}`, ca, options.clientCa);
     self.wss.on("headers", (headers: string[]) => {
       const i = headers.indexOf(`Sec-WebSocket-Protocol: ${PORT_FORWARD_TOKEN}`);
       if (i >= 0) headers[i] = `Sec-WebSocket-Protocol: ${PORT_FORWARD_PROTOCOL}`;

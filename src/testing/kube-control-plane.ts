@@ -76,7 +76,7 @@ export interface KubeControlPlaneOptions {
   readonly dir?: string;
   /** Where the binaries are (default: the cache tools/kube/build.sh fills). */
   readonly binDir?: string;
-  /** Keep kube-apiserver's audit log of every write (kube/audit-log.ts), read with auditEvents(). */
+  /** Keep kube-apiserver's audit log of every write and list (kube/audit-log.ts), read with auditEvents(). */
   readonly audit?: boolean;
 }
 
@@ -187,8 +187,9 @@ export class KubeControlPlane {
   }
 
   /**
-   * Every write the API server answered, oldest first, who made it and its answer's code, across
-   * restarts (started with `audit: true`; else an error).
+   * Every write and list the API server answered (and the platform's reads of a Namespace),
+   * oldest first, who made it and its answer's code, across restarts (started with `audit: true`;
+   * else an error).
    */
   async auditEvents(): Promise<KubeAuditEvent[]> {
     if (!this.audit) throw new Error("the control plane was started without audit: true");

@@ -2,12 +2,13 @@ import assert from "node:assert/strict";
 import { rewriteStoredObject } from "./damage-stored-values.js";
 import type { KubeControlPlane } from "./kube-control-plane.js";
 import { REAL_CLUSTER_RESYNC_MS } from "./platform-on-control-plane.js";
-import { startTestServer, type TestServer } from "./test-server.js";
+import { GROUP_PATH, startTestServer, type TestServer } from "./test-server.js";
 
 /** The status fields of an instance (a space, a virtual cluster instance) that a move concerns. */
 interface MoveStatus {
   reason?: string;
   namespaceUID?: string;
+  movedFromProjectUID?: string;
   movedFromProject?: string;
 }
 
@@ -32,7 +33,7 @@ export interface StoredBeforeMove {
  * `status.namespaceUID`, and the cluster's API server stopped, so that no pass records the UID
  * before the move. Once each of `names` was looked at since the restart (ClusterUnreachable), and
  * the UID is seen still absent, all are moved from project `from` to `to`, the first then naming
- * the project it left; the API server is started again after, whether that failed or not.
+ * the project it left by its UID, not its name; the API server is started again after, whether that failed or not.
  * `server` is stopped keeping its data; the restarted server is handed to `restarted` before
  * anything else happens, for the caller to use and stop.
  */
@@ -51,14 +52,20 @@ export async function moveStoredBeforeNamespaceUID<S extends MoveStatus>(
   });
   await kube.stopApiServer();
   try {
-    restarted(
-      await startTestServer({ dataDir, clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS, allowLocalEndpoints: true }),
-    );
+    const again = await startTestServer({
+      dataDir,
+      clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS,
+      allowLocalEndpoints: true,
+    });
+    restarted(again);
     // Each looked at since the restart: the reason of the next look shows it was after the move.
     for (const name of names) await instances.waitForStatus(from, name, (s) => s.reason === "ClusterUnreachable");
     assert.equal((await instances.statusOf(from, names[0])).namespaceUID, undefined);
     for (const name of names) await instances.move(name, from, to);
-    assert.equal((await instances.statusOf(to, names[0])).movedFromProject, from);
+    const left = await again.request("GET", `${GROUP_PATH}/projects/${from}`);
+    const moved = await instances.statusOf(to, names[0]);
+    assert.equal(moved.movedFromProjectUID, left.json.metadata.uid);
+    assert.equal(moved.movedFromProject, undefined);
   } finally {
     await kube.startApiServer();
   }

@@ -268,7 +268,7 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       assert.equal(res.json.kind, "VirtualClusterInstanceKubeConfig");
       assert.equal(res.json.spec.certificateTTL, 3600);
       const k = await certOf(res.json.status.kubeConfig);
-      assert.equal(k.server, `https://vc1-alpha.${SUFFIX}`);
+      assert.equal(k.server, `https://vc1.alpha.${SUFFIX}`);
       assert.equal(k.ca, vc1.ca.certPem);
       assert.ok(k.cert.checkIssued(new X509Certificate(vc1.ca.certPem)));
       assert.ok(k.cert.verify(new X509Certificate(vc1.ca.certPem).publicKey));
@@ -472,7 +472,7 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       assert.equal(moved.json.status.movedFromProject, undefined);
       const kc = await kubeconfig("p-gamma", "vc1");
       assert.equal(kc.status, 201, kc.text);
-      assert.match(kc.json.status.kubeConfig, /server: https:\/\/vc1-gamma\.vcluster\.example\.test/);
+      assert.match(kc.json.status.kubeConfig, /server: https:\/\/vc1\.gamma\.vcluster\.example\.test/);
     });
 
     it("every error case: 422 missing fields, 404 source or project, 400 same project, 409 name taken (source kept)", async () => {

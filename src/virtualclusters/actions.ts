@@ -23,6 +23,7 @@ import { systemContext } from "../registry/request-context.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
 import { send } from "../server/respond.js";
 import type { VirtualClusterCaStore } from "./ca-store.js";
+import { ingressEndpoint } from "./ingress-host.js";
 import { findVirtualClusterService, readVirtualClusterCa } from "./remote.js";
 import { requestSleep, wakeUp } from "./sleep-state.js";
 
@@ -135,7 +136,7 @@ function kubeconfigAction(registry: Registry, cas: VirtualClusterCaStore): Subre
         {
           name: contextName,
           cluster: {
-            server: `https://${name}-${project}.${suffix}`,
+            server: ingressEndpoint(name, project, suffix),
             "certificate-authority-data": Buffer.from(ca.certPem).toString("base64"),
           },
         },

@@ -1,6 +1,7 @@
 import { type KubeObject, statusOf } from "../api/object.js";
-import { type ControllerLog, failureLogging, silentLog } from "../controllers/controller-log.js";
-import { WorkQueue } from "../controllers/work-queue.js";
+import { type ControllerLog, silentLog } from "../controllers/controller-log.js";
+import { ControllerWiring } from "../controllers/controller-wiring.js";
+import { WiredController } from "../controllers/wired-controller.js";
 import type { VirtualClusterInstanceStatus } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { Registry } from "../registry/registry.js";
 import { systemContext } from "../registry/request-context.js";
@@ -23,40 +24,30 @@ const EVERY_CA = "*";
  * no replica was leading) are removed the same way. One key at a time; a failure is retried
  * with backoff (work-queue.ts).
  */
-export class VirtualClusterCaCleanup {
-  private unsubscribe?: () => void;
-  private queue?: WorkQueue<string>;
+export class VirtualClusterCaCleanup extends WiredController {
+  protected readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
-    private readonly informers: SharedInformers,
+    informers: SharedInformers,
     private readonly cas: VirtualClusterCaStore,
-    private readonly log: ControllerLog = silentLog,
-  ) {}
-
-  async start(): Promise<void> {
-    const queue = new WorkQueue<string>({
+    log: ControllerLog = silentLog,
+  ) {
+    super();
+    const instances = informers.for("virtualclusterinstances");
+    this.wiring = new ControllerWiring({
+      controller: "virtualcluster-ca-cleanup",
+      log,
       process: (uid) => this.removeUnused(uid === EVERY_CA ? undefined : [uid]),
-      ...failureLogging(this.log, "virtualcluster-ca-cleanup"),
+      informers: [instances],
+      subscribe: (queue) => [
+        instances.onChange((e) => {
+          if (e.type !== "delete") return;
+          for (const id of keptIdsOf(e.object)) if (id !== EVERY_CA) queue.add(id);
+        }),
+      ],
+      keys: () => [EVERY_CA],
     });
-    this.queue = queue;
-    const instances = this.informers.for("virtualclusterinstances");
-    this.unsubscribe = instances.onChange((e) => {
-      if (e.type !== "delete") return;
-      for (const id of keptIdsOf(e.object)) if (id !== EVERY_CA) queue.add(id);
-    });
-    await instances.synced();
-    queue.add(EVERY_CA);
-  }
-
-  async stop(): Promise<void> {
-    this.unsubscribe?.();
-    await this.queue?.shutdown();
-  }
-
-  /** Resolves when the removals asked for so far are done (tests). */
-  settled(): Promise<void> {
-    return this.queue?.idle() ?? Promise.resolve();
   }
 
   /** Looks at these service UIDs' CAs (undefined: at every CA kept). */

@@ -7,6 +7,9 @@ import { systemContext } from "../registry/request-context.js";
 /** The template the platform ships (docs/virtual-clusters.md, "The default template"). */
 export const DEFAULT_TEMPLATE_NAME = "default";
 
+/** vCluster's published image (its tag is the `version` parameter). */
+const VCLUSTER_IMAGE = "ghcr.io/loft-sh/vcluster-oss";
+
 /**
  * One virtual cluster as vCluster deploys it by default, written from its public documentation:
  * a StatefulSet `<name>` of one pod running the control plane (container `syncer`, HTTPS on
@@ -154,7 +157,15 @@ export function defaultTemplateObject(): KubeObject {
           version: "1.0.0",
           parameters: [
             { name: "version", description: "vCluster version (the image tag).", default: "0.21.0" },
-            { name: "image", description: "vCluster image, without its tag.", default: "ghcr.io/loft-sh/vcluster-oss" },
+            // The image runs as the ServiceAccount that reads the namespace's Secrets and makes its
+            // pods: whoever may create an instance picks one of the images listed here, and only
+            // who may write the template's versions (template-authoring.ts) lists another.
+            {
+              name: "image",
+              description: "vCluster image, without its tag: one of the images the template lists.",
+              default: VCLUSTER_IMAGE,
+              options: [VCLUSTER_IMAGE],
+            },
             {
               name: "serviceType",
               description: "How the virtual cluster's Service is exposed.",

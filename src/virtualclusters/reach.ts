@@ -7,6 +7,7 @@ import { projectOfNamespace } from "../kinds/project/project.js";
 import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { Registry } from "../registry/registry.js";
 import type { VirtualClusterCaStore } from "./ca-store.js";
+import { ingressEndpoint } from "./ingress-host.js";
 import { readVirtualClusterCa } from "./remote.js";
 
 /**
@@ -24,7 +25,7 @@ export function virtualClusterCannotBeUsed(namespace: string, name: string, reas
   return `virtual cluster ${namespace}/${name} cannot be used (${reason})`;
 }
 
-/** The instance's API endpoint: its annotation, else `https://<name>-<project>.<cluster's ingress suffix>`; 503 if neither. */
+/** The instance's API endpoint: its annotation, else `https://<name>.<project>.<cluster's ingress suffix>`; 503 if neither. */
 export function virtualClusterEndpoint(
   instance: KubeObject,
   cluster: (name: string) => KubeObject | undefined,
@@ -46,12 +47,12 @@ export function findVirtualClusterEndpoint(
   const recorded = instance.metadata.annotations?.[VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION];
   if (recorded) return { endpoint: recorded };
   const name = instance.metadata.name!;
-  const project = projectOfNamespace(instance.metadata.namespace) ?? instance.metadata.namespace;
+  const project = projectOfNamespace(instance.metadata.namespace) ?? instance.metadata.namespace ?? "";
   const clusterName = specOf<VirtualClusterInstanceSpec>(instance).clusterRef?.cluster ?? "";
   const suffix = cluster(clusterName)?.metadata.annotations?.[INGRESS_SUFFIX_ANNOTATION];
-  if (suffix) return { endpoint: `https://${name}-${project}.${suffix}` };
+  if (suffix) return { endpoint: ingressEndpoint(name, project, suffix) };
   return {
-    missing: `virtual cluster ${instance.metadata.namespace}/${name} has no endpoint: set annotation ${VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION} on it to the URL of its API server, or ${INGRESS_SUFFIX_ANNOTATION} on cluster "${clusterName}" (its endpoint is then https://${name}-${project}.<suffix>); neither is set`,
+    missing: `virtual cluster ${instance.metadata.namespace}/${name} has no endpoint: set annotation ${VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION} on it to the URL of its API server, or ${INGRESS_SUFFIX_ANNOTATION} on cluster "${clusterName}" (its endpoint is then ${ingressEndpoint(name, project, "<suffix>")}); neither is set`,
   };
 }
 

@@ -12,7 +12,8 @@ import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { clusterChangeMatters } from "../cluster-changes.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
-import { ResyncQueue } from "../resync-queue.js";
+import { ControllerWiring } from "../controller-wiring.js";
+import { WiredController } from "../wired-controller.js";
 import { grantEntry, syncClusterRbac } from "./cluster-rbac-sync.js";
 import { desiredRbac } from "./desired-rbac.js";
 
@@ -33,9 +34,9 @@ export interface ClusterAccessOptions {
  * was applied and what failed goes to Cluster.status.grants; an unreachable cluster is retried
  * with the work queue's backoff. Runs on the elected replica only (start()/stop()).
  */
-export class ClusterAccessController {
+export class ClusterAccessController extends WiredController {
   private readonly timeoutMs: number;
-  private readonly loop: ResyncQueue;
+  protected readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
@@ -43,11 +44,12 @@ export class ClusterAccessController {
     options: ClusterAccessOptions = {},
     log: ControllerLog = silentLog,
   ) {
+    super();
     this.timeoutMs = options.timeoutMs ?? 10_000;
     const clusters = informers.for("clusters");
     const templates = informers.for("clusterroletemplates");
     const accesses = informers.for("clusteraccesses");
-    this.loop = new ResyncQueue({
+    this.wiring = new ControllerWiring({
       controller: "cluster-access",
       concurrency: Math.max(1, options.concurrency ?? 4),
       resyncMs: options.resyncMs ?? 60_000,
@@ -71,14 +73,6 @@ export class ClusterAccessController {
         ];
       },
     });
-  }
-
-  start(): Promise<void> {
-    return this.loop.start();
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop();
   }
 
   private async reconcile(name: string): Promise<void> {
@@ -108,7 +102,7 @@ export class ClusterAccessController {
       // an unreachable cluster is retried with backoff.
       result = { grants, unreachable: isUnreachable(e) ? e : undefined, failedCalls: 0 };
     }
-    if (!this.loop.running) return;
+    if (!this.wiring.running) return;
     await this.writeStatus(name, result.grants);
     // Thrown after the status shows it: the queue retries the cluster with backoff. So too when
     // the cluster refused a call (a right the platform lacks, a namespace not there yet): it may

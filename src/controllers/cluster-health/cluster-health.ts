@@ -15,7 +15,8 @@ import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
-import { ResyncQueue } from "../resync-queue.js";
+import { ControllerWiring } from "../controller-wiring.js";
+import { WiredController } from "../wired-controller.js";
 
 export interface ClusterHealthOptions {
   /** How often every cluster is checked again (default one minute). */
@@ -46,15 +47,15 @@ const DEFAULT_PROBE_NAMESPACE = DEFAULT_SECRET_NAMESPACE;
  * bumps generation and never triggers itself. start()/stop() let leader election run it
  * on one replica at a time.
  *
- * Each of those asks queues the cluster's name (resync-queue.ts, work-queue.ts): one check per cluster at a
+ * Each of those asks queues the cluster's name (controller-wiring.ts, work-queue.ts): one check per cluster at a
  * time, a request during a check runs it once more after, from the back of the line (checks
  * slower than the interval cannot keep their slots while other clusters wait), and at most
  * `concurrency` checks at once: with thousands of clusters, every interval must not open
  * thousands of connections at the same moment. A failed status write is retried with backoff.
  */
-export class ClusterHealthController {
+export class ClusterHealthController extends WiredController {
   private readonly timeoutMs: number;
-  private readonly loop: ResyncQueue;
+  protected readonly wiring: ControllerWiring;
   private readonly events?: EventRecorder;
 
   constructor(
@@ -63,11 +64,12 @@ export class ClusterHealthController {
     options: ClusterHealthOptions = {},
     log: ControllerLog = silentLog,
   ) {
+    super();
     this.events = options.events;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     const clusters = informers.for("clusters");
     const secrets = informers.for("sharedsecrets");
-    this.loop = new ResyncQueue({
+    this.wiring = new ControllerWiring({
       controller: "cluster-health",
       concurrency: Math.max(1, options.concurrency ?? 16),
       resyncMs: options.intervalMs ?? 60_000,
@@ -96,20 +98,12 @@ export class ClusterHealthController {
     });
   }
 
-  start(): Promise<void> {
-    return this.loop.start();
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop();
-  }
-
   private async reconcile(name: string): Promise<void> {
     const store = this.registry.store("clusters");
     const cluster = await store.read(undefined, name);
     if (!cluster || cluster.metadata.deletionTimestamp) return;
     const health = await checkCluster(this.registry, cluster, this.timeoutMs);
-    if (!this.loop.running) return;
+    if (!this.wiring.running) return;
     recordClusterHealth(this.events, cluster, health);
     try {
       await store.guaranteedUpdate(

@@ -9,8 +9,9 @@ import {
 import type { InformerEvent } from "../../registry/informer.js";
 import type { Registry } from "../../registry/registry.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
-import { type ControllerLog, failureLogging, silentLog } from "../controller-log.js";
-import { WorkQueue } from "../work-queue.js";
+import { type ControllerLog, silentLog } from "../controller-log.js";
+import { ControllerWiring } from "../controller-wiring.js";
+import { WiredController } from "../wired-controller.js";
 
 /**
  * Removes the guard key of a namespace no space or virtual cluster instance holds any longer
@@ -21,41 +22,29 @@ import { WorkQueue } from "../work-queue.js";
  * another namespace, queues the one it held; at start, every guard is looked at (holders deleted
  * while no replica ran this controller).
  */
-export class NamespaceClaimGuardsController {
-  private unsubscribe: Array<() => void> = [];
-  private queue?: WorkQueue<string>;
+export class NamespaceClaimGuardsController extends WiredController {
+  protected readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
-    private readonly informers: SharedInformers,
-    private readonly log: ControllerLog = silentLog,
-  ) {}
-
-  async start(): Promise<void> {
-    const queue = new WorkQueue<string>({
+    informers: SharedInformers,
+    log: ControllerLog = silentLog,
+  ) {
+    super();
+    this.wiring = new ControllerWiring({
+      controller: "namespace-claims",
+      log,
       process: (id) => this.reconcile(id),
-      ...failureLogging(this.log, "namespace-claims"),
+      informers: HOLDING_RESOURCES.map((r) => informers.for(r)),
+      subscribe: (queue) =>
+        HOLDING_RESOURCES.map((resource) =>
+          informers.for(resource).onChange((e) => {
+            const released = releasedClaim(resource, e);
+            if (released) queue.add(released);
+          }),
+        ),
+      keys: async () => (await this.guards.list()).map(({ id }) => id),
     });
-    this.queue = queue;
-    this.unsubscribe = HOLDING_RESOURCES.map((resource) =>
-      this.informers.for(resource).onChange((e) => {
-        const released = releasedClaim(resource, e);
-        if (released) queue.add(released);
-      }),
-    );
-    await Promise.all(HOLDING_RESOURCES.map((r) => this.informers.for(r).synced()));
-    for (const { id } of await this.guards.list()) queue.add(id);
-  }
-
-  async stop(): Promise<void> {
-    for (const u of this.unsubscribe.splice(0)) u();
-    await this.queue?.shutdown();
-    this.queue = undefined;
-  }
-
-  /** For tests: resolves when nothing is queued or in flight. */
-  settled(): Promise<void> {
-    return this.queue?.idle() ?? Promise.resolve();
   }
 
   private get guards() {

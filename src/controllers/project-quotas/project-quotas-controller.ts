@@ -10,9 +10,10 @@ import {
 } from "../../kinds/project/project-quotas.js";
 import type { Registry } from "../../registry/registry.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
-import { type ControllerLog, failureLogging, silentLog } from "../controller-log.js";
+import { type ControllerLog, silentLog } from "../controller-log.js";
+import { ControllerWiring } from "../controller-wiring.js";
 import { updateUnlessGone } from "../kept-object-writes.js";
-import { WorkQueue } from "../work-queue.js";
+import { WiredController } from "../wired-controller.js";
 
 /**
  * Keeps Project status.quotas current (docs/spaces.md#quotas): used and limit of each quota of
@@ -28,49 +29,39 @@ import { WorkQueue } from "../work-queue.js";
  * again when an instance write that was in flight during the delete wrote it back (that write
  * queues the project like any instance change).
  */
-export class ProjectQuotasController {
-  private unsubscribe: Array<() => void> = [];
-  private queue?: WorkQueue<string>;
+export class ProjectQuotasController extends WiredController {
+  protected readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
     private readonly informers: SharedInformers,
-    private readonly log: ControllerLog = silentLog,
-  ) {}
-
-  async start(): Promise<void> {
-    const queue = new WorkQueue<string>({
+    log: ControllerLog = silentLog,
+  ) {
+    super();
+    const projects = informers.for("projects");
+    this.wiring = new ControllerWiring({
+      controller: "project-quotas",
+      log,
       process: (name) => this.reconcile(name),
-      ...failureLogging(this.log, "project-quotas"),
+      informers: [projects, ...QUOTA_RESOURCES.map((r) => informers.for(r))],
+      subscribe: (queue) => [
+        projects.onChange((e) => queue.add(e.object.metadata.name ?? "")),
+        ...QUOTA_RESOURCES.map((resource) =>
+          informers.for(resource).onChange((e) => {
+            for (const obj of [e.old, e.object]) {
+              const project = projectOfNamespace(obj?.metadata.namespace);
+              if (project) queue.add(project);
+            }
+          }),
+        ),
+      ],
+      keys: async () => {
+        const names = projects.list().map((project) => project.metadata.name ?? "");
+        // Guards of projects deleted while no replica ran this controller.
+        for (const { id } of await this.guards.list()) if (!projects.get(undefined, id)) names.push(id);
+        return names;
+      },
     });
-    this.queue = queue;
-    const projects = this.informers.for("projects");
-    this.unsubscribe = [projects.onChange((e) => queue.add(e.object.metadata.name ?? ""))];
-    for (const resource of QUOTA_RESOURCES) {
-      this.unsubscribe.push(
-        this.informers.for(resource).onChange((e) => {
-          for (const obj of [e.old, e.object]) {
-            const project = projectOfNamespace(obj?.metadata.namespace);
-            if (project) queue.add(project);
-          }
-        }),
-      );
-    }
-    await Promise.all([projects, ...QUOTA_RESOURCES.map((r) => this.informers.for(r))].map((i) => i.synced()));
-    for (const project of projects.list()) queue.add(project.metadata.name ?? "");
-    // Guards of projects deleted while no replica ran this controller.
-    for (const { id } of await this.guards.list()) if (!projects.get(undefined, id)) queue.add(id);
-  }
-
-  async stop(): Promise<void> {
-    for (const u of this.unsubscribe.splice(0)) u();
-    await this.queue?.shutdown();
-    this.queue = undefined;
-  }
-
-  /** For tests: resolves when nothing is queued or in flight. */
-  settled(): Promise<void> {
-    return this.queue?.idle() ?? Promise.resolve();
   }
 
   /** The quota guard keys, one per project (src/admission/project-quotas.ts). */

@@ -15,7 +15,8 @@ import type { Registry } from "../../registry/registry.js";
 import { systemContext } from "../../registry/request-context.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
-import { ResyncQueue } from "../resync-queue.js";
+import { ControllerWiring } from "../controller-wiring.js";
+import { WiredController } from "../wired-controller.js";
 import { type Condition, withCondition, withoutCondition } from "./conditions.js";
 import { keyOf, splitKey } from "./queue-keys.js";
 import { setterIdentity } from "./setter-identity.js";
@@ -95,8 +96,8 @@ export function sourceOutcome(
  * (`namespace/name`): on start, when it changes, when its shared secret changes, and every
  * `resyncMs` (rights change through users, teams and access rules). Elected replica only.
  */
-export class ProjectSecretSourceController {
-  private readonly loop: ResyncQueue;
+export class ProjectSecretSourceController extends WiredController {
+  protected readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
@@ -106,9 +107,10 @@ export class ProjectSecretSourceController {
     options: SourceSyncOptions = {},
     log: ControllerLog = silentLog,
   ) {
+    super();
     const secrets = informers.for("projectsecrets");
     const shared = informers.for("sharedsecrets");
-    this.loop = new ResyncQueue({
+    this.wiring = new ControllerWiring({
       controller: "project-secret-source",
       concurrency: 1,
       resyncMs: options.resyncMs ?? 60_000,
@@ -140,14 +142,6 @@ export class ProjectSecretSourceController {
         }),
       ],
     });
-  }
-
-  start(): Promise<void> {
-    return this.loop.start();
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop();
   }
 
   private async reconcile(key: string): Promise<void> {
@@ -182,7 +176,7 @@ export class ProjectSecretSourceController {
         SOURCE_FIELD_MANAGER,
       );
     }
-    if (!this.loop.running) return;
+    if (!this.wiring.running) return;
     await this.writeCondition(namespace, name, outcome.condition);
   }
 

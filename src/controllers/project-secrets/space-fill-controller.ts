@@ -14,7 +14,8 @@ import type { InformerEvent } from "../../registry/informer.js";
 import type { Registry } from "../../registry/registry.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
-import { ResyncQueue } from "../resync-queue.js";
+import { ControllerWiring } from "../controller-wiring.js";
+import { WiredController } from "../wired-controller.js";
 import { keyOf, splitKey } from "./queue-keys.js";
 import { setterIdentity } from "./setter-identity.js";
 import { type SpaceEntry, writeSpaceEntries } from "./space-entries.js";
@@ -47,9 +48,9 @@ function nameOfCluster(cluster: string): string {
  * each project secret's `status.spaces`. An unreachable cluster is retried with the work queue's
  * backoff. Runs on the elected replica only.
  */
-export class ProjectSecretSpaceFillController {
+export class ProjectSecretSpaceFillController extends WiredController {
   private readonly timeoutMs: number;
-  private readonly loop: ResyncQueue;
+  protected readonly wiring: ControllerWiring;
   private readonly reports: SpaceFillReports;
 
   constructor(
@@ -60,11 +61,12 @@ export class ProjectSecretSpaceFillController {
     options: SpaceFillOptions = {},
     log: ControllerLog = silentLog,
   ) {
+    super();
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.reports = new SpaceFillReports(options.events);
     const spaces = informers.for("spaceinstances");
     const secrets = informers.for("projectsecrets");
-    this.loop = new ResyncQueue({
+    this.wiring = new ControllerWiring({
       controller: "project-secret-spaces",
       concurrency: 4,
       resyncMs: options.resyncMs ?? 60_000,
@@ -88,14 +90,6 @@ export class ProjectSecretSpaceFillController {
         }),
       ],
     });
-  }
-
-  start(): Promise<void> {
-    return this.loop.start();
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop();
   }
 
   private async reconcile(key: string): Promise<void> {
@@ -136,7 +130,7 @@ export class ProjectSecretSpaceFillController {
       const e = classifyError(err, nameOfCluster(cluster));
       const message = fillFailureMessage(cluster, e);
       // Those that had Secrets filled there learn the space failed; the space's readers, once.
-      if (this.loop.running) {
+      if (this.wiring.running) {
         await writeSpaceEntries(this.registry, namespace, name, secrets.keys(), failAll(e.reason, message), true);
         this.reports.failed(space, target, message);
       }
@@ -153,7 +147,7 @@ export class ProjectSecretSpaceFillController {
       const message = "the space's owner may not read this project secret's data: its keys were removed there";
       entries.set(ps, entry([], { reason: "OwnerForbidden", message }));
     }
-    if (this.loop.running) await writeSpaceEntries(this.registry, namespace, name, secrets.keys(), entries);
+    if (this.wiring.running) await writeSpaceEntries(this.registry, namespace, name, secrets.keys(), entries);
   }
 
   /** Fills the labelled Secrets of `target` on the cluster (space-secret-fill.ts). */

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { KubeObject } from "../../api/object.js";
 import { spaceLabels } from "./desired-space.js";
-import { holdsNamespace, movedFromProject, namespaceClaim } from "./namespace-claim.js";
+import { holdsNamespace, namespaceClaim } from "./namespace-claim.js";
 
 const PROJECT = "management.platform/project";
 
@@ -13,7 +13,15 @@ const space = (uid: string, project: string, status: Record<string, unknown> = {
   spec: {},
   status,
 });
-const claimOf = (s: KubeObject, others: KubeObject[] = []) => namespaceClaim(s, spaceLabels(s), () => others);
+/** The projects that exist, by name: their UIDs. */
+const PROJECT_UIDS: Record<string, string> = { web: "uid-web", shop: "uid-shop", other: "uid-other" };
+const claimOf = (s: KubeObject, others: KubeObject[] = [], projects = PROJECT_UIDS) =>
+  namespaceClaim(
+    s,
+    spaceLabels(s),
+    () => others,
+    (name) => projects[name],
+  );
 const namespace = (uid: string, labels: Record<string, string>) => ({ metadata: { uid, labels } });
 
 describe("which namespace a space or instance holds", () => {
@@ -31,14 +39,23 @@ describe("which namespace a space or instance holds", () => {
     assert.ok(!holdsNamespace({ metadata: { uid: "ns-3" } }, claimOf(recorded)));
   });
 
-  it("moved before a UID was recorded: the labels of the project it left, and of no other", () => {
-    const moved = space("s-1", "shop", { movedFromProject: "web" });
+  it("moved before a UID was recorded: the labels of the project of the UID it left, and of no other", () => {
+    const moved = space("s-1", "shop", { movedFromProjectUID: "uid-web" });
     assert.ok(holdsNamespace(namespace("ns-1", leftWeb), claimOf(moved)));
     assert.ok(holdsNamespace(namespace("ns-1", own), claimOf(moved)), "once labelled for its new project");
     assert.ok(!holdsNamespace(namespace("ns-1", { ...own, [PROJECT]: "other" }), claimOf(moved)));
     assert.ok(!holdsNamespace(namespace("ns-1", { [PROJECT]: "web" }), claimOf(moved)), "made by hand");
-    const recordedSince = space("s-1", "shop", { movedFromProject: "web", namespaceUID: "ns-9" });
+    const recordedSince = space("s-1", "shop", { movedFromProjectUID: "uid-web", namespaceUID: "ns-9" });
     assert.ok(!holdsNamespace(namespace("ns-1", leftWeb), claimOf(recordedSince)), "the UID recorded decides");
+    // Project web deleted since, and made again: another project of that name is not the one left.
+    assert.ok(!holdsNamespace(namespace("ns-1", leftWeb), claimOf(moved, [], { web: "uid-web-2" })));
+    assert.ok(!holdsNamespace(namespace("ns-1", leftWeb), claimOf(moved, [], {})), "project web gone");
+  });
+
+  it("moved by an earlier version, which recorded the project's name: that name's labels", () => {
+    const moved = space("s-1", "shop", { movedFromProject: "web" });
+    assert.ok(holdsNamespace(namespace("ns-1", leftWeb), claimOf(moved)));
+    assert.ok(!holdsNamespace(namespace("ns-1", { ...own, [PROJECT]: "other" }), claimOf(moved)));
   });
 
   it("never one whose UID another of its kind recorded, though its labels name this one", () => {
@@ -55,11 +72,5 @@ describe("which namespace a space or instance holds", () => {
     const recordedCopy = space("s-2", "web", { namespaceUID: "ns-1" });
     assert.ok(holdsNamespace(labelledWeb, claimOf(newcomer, [recordedCopy])));
     assert.ok(holdsNamespace(namespace("ns-5", spaceLabels(newcomer)), claimOf(newcomer, [newcomer, movedAway])));
-  });
-
-  it("a move records the project it leaves only while no UID is recorded, and the first of several", () => {
-    assert.equal(movedFromProject({}, "p-web"), "web");
-    assert.equal(movedFromProject({ movedFromProject: "first" }, "p-web"), "first");
-    assert.equal(movedFromProject({ namespaceUID: "ns-1" }, "p-web"), undefined);
   });
 });

@@ -1,6 +1,5 @@
 import { type KubeObject, statusOf } from "../../api/object.js";
 import type { RawObject } from "../../clusters/object-client.js";
-import { projectOfNamespace } from "../../kinds/project/project.js";
 import { PROJECT_LABEL } from "./desired-space.js";
 
 /**
@@ -10,18 +9,20 @@ import { PROJECT_LABEL } from "./desired-space.js";
  * A move to another project keeps the status, but the namespace's labels still name the old
  * project until it is applied again: the recorded UID says it is theirs all the same. One moved
  * before any UID was recorded (stored by an older version, or moved while the cluster could not
- * be reached after its first deploy) knows it by the old project's labels instead, which the move
- * wrote down (status.movedFromProject). A namespace someone else made has none of these, and is
- * never taken over; nor is one another instance of the same name, made in the old project after
- * the move, would find labelled as its own.
+ * be reached after its first deploy) knows it by the old project's labels instead: the move
+ * wrote down that project's UID (status.movedFromProjectUID), not its name, which the readers of
+ * the new project are not to learn; the project the labels name must be the one of that UID.
+ * An earlier version wrote the name (status.movedFromProject), which is still read. A namespace
+ * someone else made has none of these, and is never taken over; nor is one another instance of
+ * the same name, made in the old project after the move, would find labelled as its own.
  */
 export interface NamespaceClaim {
   /** The labels they put on their namespace and objects now. */
   ownerLabels: Record<string, string>;
   /** The namespace UID their status recorded. */
   namespaceUID?: string;
-  /** The project they were moved from before a UID was recorded. */
-  movedFromProject?: string;
+  /** Whether they were moved from `project` (a name) before a UID was recorded. */
+  movedFrom(project: string): boolean;
   /** Whether another space or instance of their kind recorded this UID as its namespace's. */
   recordedByAnother(uid: string): boolean;
 }
@@ -29,20 +30,30 @@ export interface NamespaceClaim {
 /** The status fields a claim reads: the same names on SpaceInstance and VirtualClusterInstance. */
 export interface ClaimStatus {
   namespaceUID?: string;
+  movedFromProjectUID?: string;
+  /** Written by earlier versions instead of movedFromProjectUID. */
   movedFromProject?: string;
 }
 
-/** The claim of a space or instance, judged against the others of its kind (`others`, e.g. an informer's list). */
+/**
+ * The claim of a space or instance, judged against the others of its kind (`others`, e.g. an
+ * informer's list); `projectUID` is the UID of the project of a name, undefined when there is
+ * none (a project deleted since the move: the namespace is no longer known as theirs).
+ */
 export function namespaceClaim(
   owner: KubeObject,
   ownerLabels: Record<string, string>,
   others: () => Iterable<KubeObject>,
+  projectUID: (project: string) => string | undefined,
 ): NamespaceClaim {
-  const { namespaceUID, movedFromProject } = statusOf<ClaimStatus>(owner);
+  const { namespaceUID, movedFromProjectUID, movedFromProject } = statusOf<ClaimStatus>(owner);
   return {
     ownerLabels,
     namespaceUID,
-    movedFromProject,
+    movedFrom(project) {
+      if (movedFromProjectUID !== undefined) return projectUID(project) === movedFromProjectUID;
+      return movedFromProject !== undefined && movedFromProject === project;
+    },
     recordedByAnother(uid) {
       for (const other of others()) {
         // By the object's uid, not its name: a newer copy of the same object (a cache's) is no
@@ -63,16 +74,7 @@ export function holdsNamespace(namespace: RawObject, claim: NamespaceClaim): boo
   const labels = namespace.metadata?.labels ?? {};
   const carries = (wanted: Record<string, string>) => Object.entries(wanted).every(([k, v]) => labels[k] === v);
   if (carries(claim.ownerLabels)) return true;
-  if (claim.namespaceUID !== undefined || claim.movedFromProject === undefined) return false;
-  return carries({ ...claim.ownerLabels, [PROJECT_LABEL]: claim.movedFromProject });
-}
-
-/**
- * The project a move records on the moved space or instance (status.movedFromProject): the one it
- * leaves, when its status has no namespace UID yet (a move before it keeps the first); undefined
- * when the UID says which namespace is its own.
- */
-export function movedFromProject(status: ClaimStatus, leftNamespace: string | undefined): string | undefined {
-  if (status.namespaceUID !== undefined) return undefined;
-  return status.movedFromProject ?? projectOfNamespace(leftNamespace);
+  const labelled = labels[PROJECT_LABEL];
+  if (claim.namespaceUID !== undefined || labelled === undefined || !claim.movedFrom(labelled)) return false;
+  return carries({ ...claim.ownerLabels, [PROJECT_LABEL]: labelled });
 }

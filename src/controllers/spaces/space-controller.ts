@@ -17,8 +17,9 @@ import type { Registry } from "../../registry/registry.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { clusterChangeMatters } from "../cluster-changes.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
+import { ControllerWiring } from "../controller-wiring.js";
 import { removeFinalizer, updateUnlessGone } from "../kept-object-writes.js";
-import { ResyncQueue } from "../resync-queue.js";
+import { WiredController } from "../wired-controller.js";
 import { desiredSpace, spaceBody, spaceLabels } from "./desired-space.js";
 import { namespaceClaim } from "./namespace-claim.js";
 import { nextStatus, type SpaceReport } from "./space-status.js";
@@ -43,10 +44,10 @@ export interface SpaceControllerOptions {
  * its namespace is gone from the cluster. An unreachable cluster is retried with the work
  * queue's backoff. Runs on the elected replica only (start()/stop()).
  */
-export class SpaceController {
+export class SpaceController extends WiredController {
   private readonly timeoutMs: number;
   private readonly namespacePollMs: number;
-  private readonly loop: ResyncQueue;
+  protected readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
@@ -54,18 +55,20 @@ export class SpaceController {
     options: SpaceControllerOptions = {},
     log: ControllerLog = silentLog,
   ) {
+    super();
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.namespacePollMs = options.namespacePollMs ?? 1_000;
     const spaces = informers.for("spaceinstances");
     const templates = informers.for("spacetemplates");
     const clusters = informers.for("clusters");
-    this.loop = new ResyncQueue({
+    this.wiring = new ControllerWiring({
       controller: "spaces",
       concurrency: Math.max(1, options.concurrency ?? 4),
       resyncMs: options.resyncMs ?? 60_000,
       log,
       process: (key) => this.reconcile(key),
-      informers: [spaces, templates, clusters],
+      // The projects: by them a moved space knows its namespace (namespace-claim.ts).
+      informers: [spaces, templates, clusters, informers.for("projects")],
       keys: () => spaces.names(),
       subscribe: (queue) => {
         const queueWhere = (match: (space: KubeObject) => boolean) => {
@@ -94,14 +97,6 @@ export class SpaceController {
         ];
       },
     });
-  }
-
-  start(): Promise<void> {
-    return this.loop.start();
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop();
   }
 
   private async reconcile(key: string): Promise<void> {
@@ -144,7 +139,7 @@ export class SpaceController {
     );
     // Thrown after the status shows it: the queue retries the space with backoff.
     if (unreachable) throw unreachable;
-    if (waiting) this.loop.addAfter(key, this.namespacePollMs);
+    if (waiting) this.wiring.addAfter(key, this.namespacePollMs);
   }
 
   /** A space being deleted: its namespace goes from the cluster first, then its finalizer. */
@@ -182,13 +177,19 @@ export class SpaceController {
         : `waiting for namespace "${namespace}" to be deleted on the cluster`,
     });
     if (e) throw e; // retried with backoff
-    this.loop.addAfter(key, this.namespacePollMs);
+    this.wiring.addAfter(key, this.namespacePollMs);
   }
 
   /** Which namespace the space holds (namespace-claim.ts), judged against the other spaces. */
   private claimOf(space: KubeObject) {
     const spaces = this.informers.for("spaceinstances");
-    return namespaceClaim(space, spaceLabels(space), () => spaces.list());
+    const projects = this.informers.for("projects");
+    return namespaceClaim(
+      space,
+      spaceLabels(space),
+      () => spaces.list(),
+      (project) => projects.get(undefined, project)?.metadata.uid,
+    );
   }
 
   /** A client for the space's cluster. */
@@ -198,7 +199,7 @@ export class SpaceController {
   }
 
   private async dropFinalizer(space: KubeObject): Promise<void> {
-    if (!this.loop.running) return;
+    if (!this.wiring.running) return;
     await updateUnlessGone(
       this.registry.store("spaceinstances"),
       space,
@@ -208,7 +209,7 @@ export class SpaceController {
   }
 
   private async report(space: KubeObject, report: SpaceReport): Promise<void> {
-    if (!this.loop.running) return;
+    if (!this.wiring.running) return;
     await updateUnlessGone(
       this.registry.store("spaceinstances"),
       space,

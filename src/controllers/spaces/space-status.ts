@@ -43,7 +43,10 @@ export function nextStatus(space: KubeObject, report: SpaceReport, now: Date): S
   const uid = report.namespaceUID ?? before.namespaceUID;
   if (uid) next.namespaceUID = uid;
   // How a space moved before its UID was recorded knows its namespace (namespace-claim.ts), until then.
-  else if (before.movedFromProject) next.movedFromProject = before.movedFromProject;
+  else {
+    if (before.movedFromProjectUID) next.movedFromProjectUID = before.movedFromProjectUID;
+    if (before.movedFromProject) next.movedFromProject = before.movedFromProject;
+  }
   // Written once, by the import (or carried by a move); no pass of the controller changes it.
   if (before.imported) next.imported = true;
   const objects = report.objects ?? before.objects;

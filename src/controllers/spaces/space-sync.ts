@@ -85,8 +85,8 @@ export async function syncSpace(
     };
   }
   const failed = result.outcomes.find((o) => !o.ok);
-  const after = failed ? undefined : await readNamespace(api, call, server, desired.namespace);
-  const namespaceUID = after && "namespace" in after ? after.namespace?.metadata?.uid : existing?.metadata?.uid;
+  // The namespace as the pass left it (one it created included), from the apply's own answer.
+  const namespaceUID = appliedNamespaceUID(result.outcomes, desired.namespace) ?? existing?.metadata?.uid;
   if (failed) {
     const what = `${failed.kind} ${failed.name}`;
     return { phase: "Failed", reason: failed.reason, message: `${what}: ${failed.message}`, namespaceUID, objects };
@@ -169,6 +169,11 @@ export async function readNamespace(
     const e = classifyError(err, server);
     return e.httpStatus === 404 ? { namespace: undefined } : { error: e };
   }
+}
+
+/** The UID of namespace `name` as a pass applied it (applyClusterObjects reports it); undefined when it did not. */
+export function appliedNamespaceUID(outcomes: readonly ObjectOutcome[], name: string): string | undefined {
+  return outcomes.find((o) => o.kind === "Namespace" && o.name === name && o.action === "apply" && o.ok)?.uid;
 }
 
 function failedRead(e: ClusterConnectionError): SpaceSyncResult {

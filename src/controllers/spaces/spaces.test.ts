@@ -150,6 +150,29 @@ describe("spaces on a real cluster", () => {
     );
   });
 
+  it("a pass over a space that is as desired reads its namespace once: its own apply answers the rest", async () => {
+    const byPlatform = (e: KubeAuditEvent) => e.user.username === PLATFORM_USER;
+    // Each pass lists the space's quotas (what it keeps), and reads its namespace first.
+    const isPass = (e: KubeAuditEvent) =>
+      byPlatform(e) &&
+      e.verb === "list" &&
+      e.objectRef?.resource === "resourcequotas" &&
+      e.objectRef.namespace === "devs-space";
+    const isRead = (e: KubeAuditEvent) =>
+      byPlatform(e) && e.verb === "get" && e.objectRef?.resource === "namespaces" && e.objectRef.name === "devs-space";
+    const from = (await kube.auditEvents()).length;
+    const events = await eventually("four passes over the space", async () => {
+      const since = (await kube.auditEvents()).slice(from);
+      assert.ok(since.filter(isPass).length >= 4);
+      return since;
+    });
+    const marks = events.filter((e) => isPass(e) || isRead(e)).map((e) => (isPass(e) ? "list" : "get"));
+    // From one pass's list to the next's: the next pass's read, and no read again after the apply.
+    const between = marks.slice(marks.indexOf("list"), marks.lastIndexOf("list") + 1);
+    const alternating = between.map((_, i) => (i % 2 === 0 ? "list" : "get"));
+    assert.deepEqual(between, alternating, marks.join(" "));
+  });
+
   it("a team member's kubectl through the gateway creates a Deployment in the team's space, and is refused in another team's", async () => {
     await createSpace("ops-space", {
       owner: { team: "ops" },

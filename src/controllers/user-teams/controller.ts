@@ -4,9 +4,11 @@ import { type IdentityIndex, stringList, type TeamMembersChange } from "../../au
 import type { TeamSpec } from "../../kinds/team/team.js";
 import type { UserSpec, UserStatus } from "../../kinds/user/user.js";
 import type { Registry } from "../../registry/registry.js";
-import { type ControllerLog, failureLogging, silentLog } from "../controller-log.js";
+import { type ControllerLog, silentLog } from "../controller-log.js";
+import { ControllerWiring } from "../controller-wiring.js";
 import { updateUnlessGone } from "../kept-object-writes.js";
-import { WorkQueue } from "../work-queue.js";
+import { WiredController } from "../wired-controller.js";
+import type { WorkQueue } from "../work-queue.js";
 
 /**
  * Keeps User status.teams current (docs/permissions.md): a user is in a team when the team's
@@ -14,42 +16,29 @@ import { WorkQueue } from "../work-queue.js";
  * a user change that user; a team change the users its spec.users names (before and after), or
  * every user when it names groups. A team naming neither (most creates) is not even parsed.
  * The queue's keys are user names; a write happens only where the answer changed, so its own
- * writes settle at once. A failed write is retried with backoff (work-queue.ts).
+ * writes settle at once. A failed write is retried with backoff (work-queue.ts). Started after
+ * the identity index (its informers have synced): every user is queued before start() returns.
  */
-export class UserTeamsController {
-  private unsubscribe: Array<() => void> = [];
-  private queue?: WorkQueue<string>;
+export class UserTeamsController extends WiredController {
+  protected readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
     private readonly identity: IdentityIndex,
-    private readonly log: ControllerLog = silentLog,
-  ) {}
-
-  /** After the identity index started (its informers have synced). */
-  start(): void {
-    const queue = new WorkQueue<string>({
+    log: ControllerLog = silentLog,
+  ) {
+    super();
+    this.wiring = new ControllerWiring({
+      controller: "user-teams",
+      log,
       process: (name) => this.reconcile(name),
-      ...failureLogging(this.log, "user-teams"),
+      subscribe: (queue) => [
+        identity.users.onChange((e) => queue.add(e.object.metadata.name ?? "")),
+        // The index hands over the team as it named members before and now, scanned once.
+        identity.onTeamMembersChange((change) => this.onTeamChange(queue, change)),
+      ],
+      keys: () => identity.users.names(),
     });
-    this.queue = queue;
-    this.unsubscribe = [
-      this.identity.users.onChange((e) => queue.add(e.object.metadata.name ?? "")),
-      // The index hands over the team as it named members before and now, scanned once.
-      this.identity.onTeamMembersChange((change) => this.onTeamChange(queue, change)),
-    ];
-    this.addAll(queue);
-  }
-
-  async stop(): Promise<void> {
-    for (const u of this.unsubscribe.splice(0)) u();
-    await this.queue?.shutdown();
-    this.queue = undefined;
-  }
-
-  /** Resolves when no user waits to be checked: for tests. */
-  settled(): Promise<void> {
-    return this.queue?.idle() ?? Promise.resolve();
   }
 
   private addAll(queue: WorkQueue<string>): void {

@@ -10,7 +10,7 @@ import {
 } from "../../clusters/cluster-objects.js";
 import type { ClusterObjectClient } from "../../clusters/object-client.js";
 import { holdsNamespace, type NamespaceClaim } from "../spaces/namespace-claim.js";
-import { type Call, readNamespace, removeOwnedNamespace } from "../spaces/space-sync.js";
+import { appliedNamespaceUID, type Call, readNamespace, removeOwnedNamespace } from "../spaces/space-sync.js";
 import { type DesiredInstance, instanceObjectsSelector } from "./desired-instance.js";
 
 /** The one field manager of everything the platform applies into clusters for virtual clusters. */
@@ -80,19 +80,9 @@ export async function deployInstance(
       message: `${failed.kind} ${failed.name}: ${failed.message}`,
     };
   }
-  const namespaceUID = existing?.metadata?.uid ?? (await uidOfNamespace(api, call, server, desired.namespace));
+  // One the apply created: its UID is in the apply's answer, not read again.
+  const namespaceUID = existing?.metadata?.uid ?? appliedNamespaceUID(applied.outcomes, desired.namespace);
   return { ok: true, objects, namespaceUID };
-}
-
-/** The UID of a namespace the apply just created; undefined when it cannot be read now (the next deploy records it). */
-async function uidOfNamespace(
-  api: ClusterObjectClient,
-  call: Call,
-  server: string,
-  name: string,
-): Promise<string | undefined> {
-  const found = await readNamespace(api, call, server, name);
-  return "namespace" in found ? found.namespace?.metadata?.uid : undefined;
 }
 
 /**

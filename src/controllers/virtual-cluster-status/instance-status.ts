@@ -196,6 +196,7 @@ export function nextStatus(
   if (deploy?.ok && deploy.namespaceUID) {
     next.namespaceUID = deploy.namespaceUID;
     // The UID says which namespace is the instance's from now on (namespace-claim.ts).
+    delete next.movedFromProjectUID;
     delete next.movedFromProject;
   }
   if (o.found === "Workload") next.workload = o.workload;

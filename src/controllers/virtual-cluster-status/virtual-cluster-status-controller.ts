@@ -5,9 +5,10 @@ import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-i
 import type { Registry } from "../../registry/registry.js";
 import type { SharedInformers } from "../../registry/shared-informers.js";
 import { type ControllerLog, silentLog } from "../controller-log.js";
+import { ControllerWiring } from "../controller-wiring.js";
 import { type ObjectChange, removeFinalizer, updateUnlessGone } from "../kept-object-writes.js";
-import { ResyncQueue } from "../resync-queue.js";
 import { namespaceClaim } from "../spaces/namespace-claim.js";
+import { WiredController } from "../wired-controller.js";
 import { FIELD_MANAGER } from "./deploy-instance.js";
 import { instanceLabels } from "./desired-instance.js";
 import { deleteStep, deployStep, type InstanceCas, type LifecycleDeps } from "./instance-lifecycle.js";
@@ -45,14 +46,14 @@ export interface VirtualClusterStatusOptions {
  *
  * An instance is looked at when it is created or its spec changes, when its Cluster is created,
  * deleted, changes its spec or comes back online, when a change of its template changes the
- * version it deploys (instance-triggers.ts), and every `resyncMs` (resync-queue.ts). A cluster
+ * version it deploys (instance-triggers.ts), and every `resyncMs` (controller-wiring.ts). A cluster
  * that cannot be used is written to the status and not retried at once: thousands of instances
  * on a cluster that is down would otherwise each be retried; the resync and the cluster coming
  * back (the health check writes `online`) look again. A status write that fails is retried with backoff.
  * Writes go through the status subresource and only when something changed, so a write never
  * queues the instance again. Runs on the elected replica only (start()/stop()).
  */
-export class VirtualClusterStatusController {
+export class VirtualClusterStatusController extends WiredController {
   private readonly timeoutMs: number;
   private readonly events?: EventRecorder;
   private readonly wakePollMs: number;
@@ -60,7 +61,7 @@ export class VirtualClusterStatusController {
   private readonly cas?: InstanceCas;
   /** Instances this replica scaled back up from sleep that are not Ready yet. */
   private readonly waking = new Set<string>();
-  private readonly loop: ResyncQueue;
+  protected readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
@@ -68,6 +69,7 @@ export class VirtualClusterStatusController {
     options: VirtualClusterStatusOptions = {},
     log: ControllerLog = silentLog,
   ) {
+    super();
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.events = options.events;
     this.wakePollMs = options.wakePollMs ?? 2_000;
@@ -78,26 +80,19 @@ export class VirtualClusterStatusController {
       clusters: informers.for("clusters"),
       templates: informers.for("virtualclustertemplates"),
     };
-    this.loop = new ResyncQueue({
+    this.wiring = new ControllerWiring({
       controller: "virtualcluster-status",
       concurrency: Math.max(1, options.concurrency ?? 8),
       resyncMs: options.resyncMs ?? 60_000,
       log,
       process: (key) => this.reconcile(key),
       // The templates too: a deploy must not find an instance's template missing only because
-      // their informer has not synced yet.
-      informers: Object.values(watched),
+      // their informer has not synced yet; the projects, by which a moved instance knows its
+      // namespace (namespace-claim.ts), likewise.
+      informers: [...Object.values(watched), informers.for("projects")],
       keys: () => watched.instances.names(),
       subscribe: (queue) => subscribeInstanceTriggers(watched, queue),
     });
-  }
-
-  start(): Promise<void> {
-    return this.loop.start();
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop();
   }
 
   private async reconcile(key: string): Promise<void> {
@@ -112,15 +107,15 @@ export class VirtualClusterStatusController {
     // Deployed before observed: the observation then sees what this deploy made.
     const lifecycle = this.lifecycle();
     const step = lifecycle && isDeployed(instance) ? await deployStep(lifecycle, instance) : {};
-    if (!this.loop.running) return;
+    if (!this.wiring.running) return;
     let observation = await observeInstance(this.registry, instance, this.timeoutMs);
-    if (!this.loop.running) return;
+    if (!this.wiring.running) return;
     const idle = await actOnIdleTime(
       { registry: this.registry, events: this.events, timeoutMs: this.timeoutMs },
       instance,
       observation,
     );
-    if (idle.deleted || !this.loop.running) return;
+    if (idle.deleted || !this.wiring.running) return;
     if (idle.instance) instance = idle.instance;
     if (idle.observation) observation = idle.observation;
     const written = await this.writeStatus(instance, observation, step.outcome);
@@ -131,11 +126,11 @@ export class VirtualClusterStatusController {
     if (status.phase !== "Pending") this.waking.delete(key);
     if (this.waking.has(key) || status.phase === "Deploying") {
       // A deploy's workload readiness is not watched either: looked at until it is Ready.
-      this.loop.addAfter(key, this.wakePollMs);
+      this.wiring.addAfter(key, this.wakePollMs);
     } else if (step.waiting) {
-      this.loop.addAfter(key, this.namespacePollMs);
+      this.wiring.addAfter(key, this.namespacePollMs);
     } else if (idle.recheckInMs !== undefined) {
-      this.loop.addAfter(key, idle.recheckInMs);
+      this.wiring.addAfter(key, idle.recheckInMs);
     }
   }
 
@@ -143,12 +138,19 @@ export class VirtualClusterStatusController {
     if (!this.cas) return undefined;
     const templates = this.informers.for("virtualclustertemplates");
     const instances = this.informers.for("virtualclusterinstances");
+    const projects = this.informers.for("projects");
     return {
       registry: this.registry,
       cas: this.cas,
       timeoutMs: this.timeoutMs,
       templateOf: (name) => templates.get(undefined, name),
-      claimOf: (instance) => namespaceClaim(instance, instanceLabels(instance), () => instances.list()),
+      claimOf: (instance) =>
+        namespaceClaim(
+          instance,
+          instanceLabels(instance),
+          () => instances.list(),
+          (project) => projects.get(undefined, project)?.metadata.uid,
+        ),
     };
   }
 
@@ -161,7 +163,7 @@ export class VirtualClusterStatusController {
     const lifecycle = this.lifecycle();
     if (!lifecycle || !(instance.metadata.finalizers ?? []).includes(VIRTUAL_CLUSTER_FINALIZER)) return;
     const step = await deleteStep(lifecycle, instance);
-    if (!this.loop.running) return;
+    if (!this.wiring.running) return;
     if (step.done) {
       await this.dropFinalizer(instance);
       return;
@@ -174,7 +176,7 @@ export class VirtualClusterStatusController {
       return obj;
     });
     if (step.error) throw step.error; // retried with backoff
-    if (step.reason === "NamespaceTerminating") this.loop.addAfter(key, this.namespacePollMs);
+    if (step.reason === "NamespaceTerminating") this.wiring.addAfter(key, this.namespacePollMs);
   }
 
   private dropFinalizer(instance: KubeObject): Promise<KubeObject | undefined> {

@@ -115,7 +115,7 @@ export const clusterResource = defineKind({
         annotation: "management.platform/ingress-suffix",
         label: "Ingress suffix for virtual clusters",
         type: "text",
-        help: "kube config downloads of its virtual clusters point at https://INSTANCE-PROJECT.SUFFIX (needed for them)",
+        help: "kube config downloads of its virtual clusters point at https://INSTANCE.PROJECT.SUFFIX (needed for them)",
       },
       {
         path: "metadata.annotations",

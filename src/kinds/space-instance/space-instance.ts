@@ -89,10 +89,16 @@ const SpaceInstanceStatus = Type.Object(
     message: Type.Optional(Type.String()),
     conditions: Type.Optional(ConditionsSchema),
     namespaceUID: Type.Optional(Type.String({ description: "UID of the namespace on its cluster." })),
+    movedFromProjectUID: Type.Optional(
+      Type.String({
+        description:
+          "Set by a move before the namespace's UID was recorded: the UID of the project the namespace's labels still name, by which the space knows it as its own until the UID is recorded.",
+      }),
+    ),
     movedFromProject: Type.Optional(
       Type.String({
         description:
-          "Set by a move before the namespace's UID was recorded: the project the namespace's labels still name, by which the space knows it as its own until the UID is recorded.",
+          "What an earlier version of the platform recorded instead of movedFromProjectUID: the name of that project. Dropped once the UID is recorded.",
       }),
     ),
     imported: Type.Optional(
@@ -112,7 +118,13 @@ const SpaceInstanceStatus = Type.Object(
  * labels of the project a move left), whether a delete leaves that namespace (imported), and the
  * objects it prunes.
  */
-export const PLATFORM_STATUS_FIELDS = ["namespaceUID", "movedFromProject", "imported", "objects"] as const;
+export const PLATFORM_STATUS_FIELDS = [
+  "namespaceUID",
+  "movedFromProjectUID",
+  "movedFromProject",
+  "imported",
+  "objects",
+] as const;
 
 export type SpaceInstanceSpec = Static<typeof SpaceInstanceSpec>;
 export type SpaceInstanceStatus = Static<typeof SpaceInstanceStatus>;

@@ -94,10 +94,16 @@ export const VirtualClusterInstanceStatusSchema = Type.Object(
           "UID of the namespace the platform deployed the instance into on its cluster: how the instance knows that namespace is its own after a move to another project.",
       }),
     ),
+    movedFromProjectUID: Type.Optional(
+      Type.String({
+        description:
+          "Set by a move before namespaceUID was recorded: the UID of the project the namespace's labels still name, by which the instance knows it as its own until a deploy records its UID.",
+      }),
+    ),
     movedFromProject: Type.Optional(
       Type.String({
         description:
-          "Set by a move before namespaceUID was recorded: the project the namespace's labels still name, by which the instance knows it as its own until a deploy records its UID.",
+          "What an earlier version of the platform recorded instead of movedFromProjectUID: the name of that project. Dropped once a deploy records namespaceUID.",
       }),
     ),
   },
@@ -112,6 +118,7 @@ export const VirtualClusterInstanceStatusSchema = Type.Object(
 export const PLATFORM_STATUS_FIELDS = [
   "deployed",
   "namespaceUID",
+  "movedFromProjectUID",
   "movedFromProject",
   "sleep",
   "lastActivity",

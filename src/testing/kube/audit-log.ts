@@ -3,8 +3,10 @@
  * user created, patched or deleted an object, and what it answered), as the API server saw it
  * rather than as the platform says it did. Only writes are logged, and lists (each pass of a
  * controller that keeps objects on the cluster lists them, the project secrets' fill lists a
- * space's Secrets: a test counts passes by them), at the Metadata level (no bodies: a Secret's
- * data never reaches the log), each once, when its answer is complete.
+ * space's Secrets: a test counts passes by them), and the reads of a Namespace by the platform's
+ * ServiceAccounts (namespace `platform`, as tests connect the platform: a pass reads its
+ * namespace, a test counts those reads), at the Metadata level (no bodies: a Secret's data never
+ * reaches the log), each once, when its answer is complete.
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -17,6 +19,12 @@ rules:
     verbs: ["create", "update", "patch", "delete", "deletecollection"]
   - level: Metadata
     verbs: ["list"]
+  - level: Metadata
+    verbs: ["get"]
+    userGroups: ["system:serviceaccounts:platform"]
+    resources:
+      - group: ""
+        resources: ["namespaces"]
   - level: None
 `;
 

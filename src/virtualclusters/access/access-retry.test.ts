@@ -93,10 +93,10 @@ describe("the access controller's next pass after a failure", () => {
     // Which is missing, and how to set it.
     assert.equal(
       binding?.message,
-      `virtual cluster p-web/bare has no endpoint: set annotation ${VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION} on it to the URL of its API server, or ${INGRESS_SUFFIX_ANNOTATION} on cluster "c1" (its endpoint is then https://bare-web.<suffix>); neither is set`,
+      `virtual cluster p-web/bare has no endpoint: set annotation ${VIRTUAL_CLUSTER_ENDPOINT_ANNOTATION} on it to the URL of its API server, or ${INGRESS_SUFFIX_ANNOTATION} on cluster "c1" (its endpoint is then https://bare.web.<suffix>); neither is set`,
     );
 
-    // The suffix on the cluster queues its instances: the endpoint is https://bare-web.<suffix>
+    // The suffix on the cluster queues its instances: the endpoint is https://bare.web.<suffix>
     // now, whose name does not resolve here.
     const cluster = await server.request("PATCH", `${GROUP_PATH}/clusters/c1`, {
       contentType: "application/merge-patch+json",
@@ -108,6 +108,6 @@ describe("the access controller's next pass after a failure", () => {
       () => fixture.accessOf("bare"),
       (access) => access[0]?.reason !== undefined && access[0].reason !== "EndpointNotSet",
     );
-    assert.match(after?.message ?? "", /https:\/\/bare-web\.vc\.invalid/);
+    assert.match(after?.message ?? "", /https:\/\/bare\.web\.vc\.invalid/);
   });
 });

@@ -6,7 +6,8 @@ import { ClusterConnectionError, classifyError } from "../../clusters/cluster-co
 import { applyClusterObjects, isUnreachable, keyOf, refOf } from "../../clusters/cluster-objects.js";
 import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
 import { type ControllerLog, silentLog } from "../../controllers/controller-log.js";
-import { ResyncQueue } from "../../controllers/resync-queue.js";
+import { ControllerWiring } from "../../controllers/controller-wiring.js";
+import { WiredController } from "../../controllers/wired-controller.js";
 import type { VirtualClusterInstanceSpec } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type {
   InsideBinding,
@@ -53,9 +54,9 @@ export interface VirtualClusterAccessOptions {
  * outcome goes to `status.access`, the one status field this controller writes. Runs on the
  * elected replica only (start()/stop()).
  */
-export class VirtualClusterAccessController {
+export class VirtualClusterAccessController extends WiredController {
   private readonly timeoutMs: number;
-  private readonly loop: ResyncQueue;
+  protected readonly wiring: ControllerWiring;
 
   constructor(
     private readonly registry: Registry,
@@ -65,10 +66,11 @@ export class VirtualClusterAccessController {
     options: VirtualClusterAccessOptions = {},
     log: ControllerLog = silentLog,
   ) {
+    super();
     this.timeoutMs = options.timeoutMs ?? 10_000;
     const instances = informers.for("virtualclusterinstances");
     const clusters = informers.for("clusters");
-    this.loop = new ResyncQueue({
+    this.wiring = new ControllerWiring({
       controller: "virtualcluster-access",
       concurrency: Math.max(1, options.concurrency ?? 4),
       resyncMs: options.resyncMs ?? 60_000,
@@ -92,14 +94,6 @@ export class VirtualClusterAccessController {
         }),
       ],
     });
-  }
-
-  start(): Promise<void> {
-    return this.loop.start();
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop();
   }
 
   private async reconcile(key: string): Promise<void> {
@@ -163,7 +157,7 @@ export class VirtualClusterAccessController {
       for (const entry of entries) Object.assign(entry, { reason: e.reason, message: e.message });
       retried = isUnreachable(e) || e.reason === "CertificateAuthorityUnavailable" ? e : undefined;
     }
-    if (!this.loop.running) return;
+    if (!this.wiring.running) return;
     await this.writeStatus(namespace, name, entries);
     // Thrown after the status shows it: the queue retries with backoff.
     if (retried) throw retried;
