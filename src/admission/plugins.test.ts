@@ -63,6 +63,7 @@ describe("the plugin list", () => {
       "SpaceInstances",
       "InstanceInsideRoles",
       "VirtualClusterTemplates",
+      "VirtualClusterCaSource",
       "TemplateAuthoring",
       "ProjectSecretSource",
       "NamespaceClaims",

@@ -17,6 +17,7 @@ import { ProjectSecretSourceAdmission } from "./project-secret-source.js";
 import { type ObjectReader, ReferenceAdmission } from "./references.js";
 import { SpaceInstancesAdmission } from "./space-instances.js";
 import { TemplateAuthoringAdmission } from "./template-authoring.js";
+import { VirtualClusterCaSourceAdmission } from "./virtual-cluster-ca-source.js";
 import { VirtualClusterTemplatesAdmission } from "./virtual-cluster-templates.js";
 
 export interface AdmissionDeps {
@@ -53,7 +54,9 @@ export interface AdmissionDeps {
  * filled in: naming a user one may not read stays References' 403. Spaces come after references, so only who may use a template learns whether it exists. The
  * project's default virtual cluster template is filled in (VirtualClusterTemplates' admit)
  * before the kind places the instance (strategy), so an instance given only its project is
- * placed as one deployed from a template. The namespace an
+ * placed as one deployed from a template, and is not asked who may point an instance without
+ * a template at a virtual cluster (VirtualClusterCaSource, after References' `use` of the
+ * cluster). The namespace an
  * instance holds on its cluster is checked once the caller is known to may `use` that cluster
  * (References), and before quotas. Quotas come
  * last: an instance refused for any other reason is never counted, and an instance's owner (its
@@ -74,6 +77,7 @@ export function admissionPlugins(deps: AdmissionDeps): AdmissionPlugin[] {
     new SpaceInstancesAdmission(deps.authorizer, deps.read),
     new InstanceInsideRolesAdmission(deps.authorizer),
     new VirtualClusterTemplatesAdmission(deps.authorizer, deps.read, deps.projects),
+    new VirtualClusterCaSourceAdmission(deps.authorizer, deps.read, deps.claims),
     new TemplateAuthoringAdmission(deps.authorizer),
     new ProjectSecretSourceAdmission(deps.authorizer, deps.read),
     new NamespaceClaimsAdmission(deps.authorizer, deps.claims),

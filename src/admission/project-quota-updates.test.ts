@@ -234,7 +234,9 @@ describe("project quotas on wake-ups and owner changes", () => {
     });
     await postObject(server, "clusters", {
       metadata: { name: "reds-cluster" },
-      spec: { local: true, access: [{ verbs: ["use"], teams: ["red"] }] },
+      // The team's own cluster, which it administers: its instance names a virtual cluster it runs
+      // there without a template, which `use` alone may not (kinds/virtual-cluster-instance/ca-source.ts).
+      spec: { local: true, access: [{ verbs: ["use", "administer"], teams: ["red"] }] },
     });
     const key = (await postObject(server, "ownedaccesskeys", { metadata: { name: "red-key" }, spec: { team: "red" } }))
       .spec.key as string;

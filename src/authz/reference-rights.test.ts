@@ -61,7 +61,10 @@ describe("fields that name other objects need the caller's right on them", () =>
     });
     await create("clusters", {
       metadata: { name: "prod" },
-      spec: { local: true, access: [{ verbs: ["use", "delete"], users: ["alice"] }] },
+      // alice administers prod: the instances here are not deployed from a template and name
+      // namespaces made by hand there, which only who administers the cluster may point one at
+      // (kinds/virtual-cluster-instance/ca-source.ts). What is under test is bob's missing use.
+      spec: { local: true, access: [{ verbs: ["use", "delete", "administer"], users: ["alice"] }] },
     });
     await create("clusters", {
       metadata: { name: "dev" },

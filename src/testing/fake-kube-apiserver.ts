@@ -14,7 +14,7 @@ import {
 /**
  * A stand-in for a Kubernetes API server, for tests: real HTTPS with its own CA, a
  * bearer token check, and the few calls the platform makes (`/version`, services by
- * label selector, one service, one secret, one StatefulSet) answered in the wire shapes
+ * label selector, one service, one secret, one StatefulSet, one namespace) answered in the wire shapes
  * kube-apiserver uses, errors as `Status` objects. The product talks to it through an ordinary
  * kubeconfig and `@kubernetes/client-node`, exactly as to a real cluster.
  */
@@ -54,6 +54,7 @@ export class FakeKubeApiServer {
   private readonly services = new Map<string, StoredObject>();
   private readonly secrets = new Map<string, StoredObject>();
   private readonly statefulSets = new Map<string, StoredObject>();
+  private readonly namespaces = new Map<string, Record<string, unknown>>();
   private revision = 1;
 
   private constructor(
@@ -122,6 +123,13 @@ export class FakeKubeApiServer {
       status: { loadBalancer: {} },
     });
     return uid;
+  }
+
+  /** A namespace (what an import of a space reads); returns its UID. */
+  addNamespace(name: string): string {
+    const { namespace: _, ...metadata } = this.meta("", name, randomUUID());
+    this.namespaces.set(name, { apiVersion: "v1", kind: "Namespace", metadata, spec: { finalizers: ["kubernetes"] } });
+    return metadata.uid;
   }
 
   /** Data values are plain text here; the wire carries them base64 as Kubernetes does. */
@@ -204,6 +212,12 @@ export class FakeKubeApiServer {
         compiler: "gc",
         platform: "linux/amd64",
       });
+    }
+    const ns = /^\/api\/v1\/namespaces\/([^/]+)$/.exec(url.pathname);
+    if (ns) {
+      const found = this.namespaces.get(decodeURIComponent(ns[1]!));
+      if (!found) return fail(404, "NotFound", `namespaces "${ns[1]}" not found`, { name: ns[1], kind: "namespaces" });
+      return send(200, { ...found, status: { phase: "Active" } });
     }
     const m =
       /^\/(?:api\/v1|apis\/(apps)\/v1)\/namespaces\/([^/]+)\/(services|secrets|statefulsets)(?:\/([^/]+))?$/.exec(

@@ -12,7 +12,7 @@ import {
   isAllowed,
   refusedMethod,
 } from "../instance-actions/action-request.js";
-import { connect, notFoundOnCluster } from "../instance-actions/cluster-calls.js";
+import { notFoundOnCluster } from "../instance-actions/cluster-calls.js";
 import { type ImportRequest, importTarget, readImportSource } from "../instance-actions/import-target.js";
 import { type MovableKind, moveToProjectAction } from "../instance-actions/move-to-project.js";
 import { projectOfNamespace } from "../kinds/project/project.js";
@@ -24,6 +24,7 @@ import type { SubresourceHandler } from "../server/resource-handler.js";
 import { send } from "../server/respond.js";
 import type { VirtualClusterCaStore } from "./ca-store.js";
 import { ingressEndpoint } from "./ingress-host.js";
+import { virtualClusterCa } from "./reach.js";
 import { findVirtualClusterService, readVirtualClusterCa } from "./remote.js";
 import { requestSleep, wakeUp } from "./sleep-state.js";
 
@@ -113,13 +114,9 @@ function kubeconfigAction(registry: Registry, cas: VirtualClusterCaStore): Subre
         `cluster "${ref.cluster}" has no ingress suffix (annotation ${INGRESS_SUFFIX_ANNOTATION}), so virtual cluster ${namespace}/${name} has no endpoint a kube config could point to`,
       );
     }
-    // The CA the platform made for the instance, or kept when importing it.
-    let ca = await cas.forInstance(instance);
-    if (!ca) {
-      // Neither (imported before CAs were kept, or created before the platform made them): ask the cluster.
-      const client = await connect(registry, cluster);
-      ca = await readVirtualClusterCa(client, ref.cluster, ref.namespace ?? namespace, ref.virtualCluster ?? name);
-    }
+    // The CA the platform made for the instance or kept when importing it, else the cluster's
+    // copy, read as the gateway reads it (never from another project's namespace).
+    const ca = await virtualClusterCa(registry, cas, instance, (n) => (n === ref.cluster ? cluster : undefined));
     // The same identity the gateway impersonates, so bindings of a team (platform:team:<team>) work here too.
     const identity = impersonationOf(ctx.user);
     const cert = await createClientCertificate(ca, {

@@ -3,7 +3,9 @@ import { errors } from "../api/errors.js";
 import { type KubeObject, specOf } from "../api/object.js";
 import type { CertificateAndKey } from "../crypto/certificates.js";
 import { connect } from "../instance-actions/cluster-calls.js";
+import { listHolders } from "../kinds/held-namespaces.js";
 import { projectOfNamespace } from "../kinds/project/project.js";
+import { clusterCaSource, namespaceStanding } from "../kinds/virtual-cluster-instance/ca-source.js";
 import type { VirtualClusterInstanceSpec } from "../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type { Registry } from "../registry/registry.js";
 import type { VirtualClusterCaStore } from "./ca-store.js";
@@ -56,7 +58,13 @@ export function findVirtualClusterEndpoint(
   };
 }
 
-/** The instance's CA: kept by the platform, else read from its `<name>-certs` Secret on its cluster. */
+/**
+ * The instance's CA: kept by the platform, else read from its `<name>-certs` Secret on its
+ * cluster, unless that namespace is held by a space or instance of another project (403, naming
+ * neither it nor its project): an instance stored before the rule of
+ * kinds/virtual-cluster-instance/ca-source.ts, or whose namespace changed hands since it was
+ * admitted, reads nothing there.
+ */
 export async function virtualClusterCa(
   registry: Registry,
   cas: VirtualClusterCaStore,
@@ -65,14 +73,18 @@ export async function virtualClusterCa(
 ): Promise<CertificateAndKey> {
   const kept = await cas.forInstance(instance);
   if (kept) return kept;
-  const ref = specOf<VirtualClusterInstanceSpec>(instance).clusterRef ?? {};
-  const host = cluster(ref.cluster ?? "");
-  if (!host) throw errors.unavailable(`cluster "${ref.cluster ?? ""}" of the virtual cluster does not exist`);
+  const source = clusterCaSource(instance);
+  const host = source && cluster(source.cluster);
+  if (!source || !host)
+    throw errors.unavailable(`cluster "${source?.cluster ?? ""}" of the virtual cluster does not exist`);
+  const { items } = await listHolders(registry, source.cluster);
+  if (namespaceStanding(items, source, instance.metadata.namespace ?? "") === "another project's") {
+    throw errors.forbidden(
+      { group: "", resource: "secrets" },
+      `${source.virtualCluster}-certs`,
+      `virtual cluster ${source.namespace}/${source.virtualCluster} on cluster ${JSON.stringify(source.cluster)} runs in a namespace another project holds: an instance without a template reaches only a virtual cluster in a namespace of its own project`,
+    );
+  }
   const client = await connect(registry, host);
-  return readVirtualClusterCa(
-    client,
-    ref.cluster!,
-    ref.namespace ?? instance.metadata.namespace!,
-    ref.virtualCluster ?? instance.metadata.name!,
-  );
+  return readVirtualClusterCa(client, source.cluster, source.namespace, source.virtualCluster);
 }
