@@ -127,6 +127,11 @@ describe("spaces on a real cluster", () => {
       ),
     );
     assert.equal(await onCluster("limitrange", "limits", "-n", "devs-space"), "limitrange/limits");
+    // As docs/clusters.md shows it ("What the platform writes to a cluster").
+    assert.equal(
+      await kube.kubectl("get", "limitrange", "limits", "-n", "devs-space", "-o", "jsonpath={.spec.limits[0].default}"),
+      '{"memory":"256Mi"}',
+    );
     const owner = JSON.parse(
       await kube.kubectl("get", "rolebinding", "platform:space-owner", "-n", "devs-space", "-o", "json"),
     );
