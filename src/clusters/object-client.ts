@@ -1,4 +1,5 @@
 import type { Configuration, HttpMethod, KubeConfig, RequestContext } from "@kubernetes/client-node";
+import { errors } from "../api/errors.js";
 
 /**
  * The platform's one client for objects on a connected cluster (or inside a virtual cluster): any
@@ -147,13 +148,13 @@ export class ClusterObjectClient {
   }
 
   private async objectPath(ref: ObjectName): Promise<string> {
+    // A URL's dot segments would name another path (".." the collection): never sent.
+    if (["", ".", ".."].includes(ref.name))
+      throw errors.badRequest(`${ref.kind} name ${JSON.stringify(ref.name)} is not valid`);
     const resource = await this.servedOrNotFound(ref.apiVersion, ref.kind);
     if (resource.namespaced && !ref.namespace) {
       // Never the context's namespace, as the library would: the caller names where each object goes.
-      throw new ClusterAnswerError(
-        400,
-        JSON.stringify({ kind: "Status", message: `${ref.kind} ${ref.name} is namespaced: it needs a namespace` }),
-      );
+      throw errors.badRequest(`${ref.kind} ${ref.name} is namespaced: it needs a namespace`);
     }
     const scope = resource.namespaced ? `/namespaces/${encodeURIComponent(ref.namespace ?? "")}` : "";
     return `${groupVersionPath(ref.apiVersion)}${scope}/${resource.name}/${encodeURIComponent(ref.name)}`;

@@ -403,6 +403,13 @@ describe("spaces on a real cluster", () => {
             subjects: [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "alice" }],
           },
           { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w" } },
+          // Not a group version: in a URL it would walk to another API's path.
+          {
+            apiVersion: "../../api/v1",
+            kind: "ResourceQuota",
+            metadata: { name: "dotted" },
+            spec: { hard: { pods: "1" } },
+          },
           { apiVersion: "v1", kind: "ResourceQuota", metadata: { name: "fine" }, spec: { hard: { pods: "1" } } },
           // The platform's documented rights do not cover ConfigMaps: the cluster's refusal shows.
           { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "unlisted" } },
@@ -414,6 +421,7 @@ describe("spaces on a real cluster", () => {
     assert.equal(byName["ClusterRoleBinding/sneaky"]?.applied, false);
     assert.equal(byName["ClusterRoleBinding/sneaky"]?.reason, "NotNamespaced");
     assert.equal(byName["Widget/w"]?.reason, "KindNotFound");
+    assert.equal(byName["ResourceQuota/dotted"]?.reason, "KindNotFound");
     assert.equal(byName["ResourceQuota/fine"]?.applied, true);
     assert.equal(byName["ConfigMap/unlisted"]?.reason, "Forbidden");
     assert.match(
