@@ -41,18 +41,20 @@ export function assembleControllers(deps: {
   const controllers = new ControllerManager(deps.elector, {
     onError: (controller, err) => log.error({ err, controller }, `controller ${controller} failed to start or stop`),
   });
+  // Where every controller may connect: the gateway's policy (clusters/endpoint-policy.ts).
+  const endpoints = { allowLocal: config.allowLocalEndpoints === true };
   const garbageCollector = new GarbageCollector(registry, informers, { log, events: events.recorder });
   const clusterHealth = new ClusterHealthController(
     registry,
     informers,
-    { intervalMs: config.clusterCheckIntervalMs, events: events.recorder },
+    { intervalMs: config.clusterCheckIntervalMs, events: events.recorder, endpoints },
     log,
   );
   // Grants are applied again at the health check's interval: drift is repaired within one.
   const clusterAccess = new ClusterAccessController(
     registry,
     informers,
-    { resyncMs: config.clusterCheckIntervalMs },
+    { resyncMs: config.clusterCheckIntervalMs, endpoints },
     log,
   );
   // A setter's lost right is noticed at the same interval.
@@ -70,17 +72,17 @@ export function assembleControllers(deps: {
     informers,
     deps.identity,
     deps.authorizer,
-    { resyncMs: config.clusterCheckIntervalMs, events: events.recorder },
+    { resyncMs: config.clusterCheckIntervalMs, events: events.recorder, endpoints },
     log,
   );
   // Spaces too: a quota deleted by hand is back within one check interval.
-  const spaces = new SpaceController(registry, informers, { resyncMs: config.clusterCheckIntervalMs }, log);
+  const spaces = new SpaceController(registry, informers, { resyncMs: config.clusterCheckIntervalMs, endpoints }, log);
   // Instances are looked at again at the health check's interval too: a change on the cluster
   // shows within one.
   const virtualClusterStatus = new VirtualClusterStatusController(
     registry,
     informers,
-    { resyncMs: config.clusterCheckIntervalMs, events: events.recorder, cas: deps.cas },
+    { resyncMs: config.clusterCheckIntervalMs, events: events.recorder, cas: deps.cas, endpoints },
     log,
   );
   // Rights inside virtual clusters too: a binding deleted by hand inside is back within one.
@@ -88,7 +90,7 @@ export function assembleControllers(deps: {
     registry,
     informers,
     deps.cas,
-    { allowLocal: config.allowLocalEndpoints === true },
+    endpoints,
     { resyncMs: config.clusterCheckIntervalMs },
     log,
   );

@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { setTimeout } from "node:timers/promises";
 import { accessKey, postObject } from "../testing/gateway-fixture.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 
 const G = GROUP_PATH;
 /** Request level for Teams: the events keep the request's body too, which a fast create reads itself. */
@@ -35,19 +35,18 @@ describe("audit log and the fast branches", () => {
   let s: TestServer;
   let dir: string;
   let logFile: string;
-  const eventsOf = async (id: string): Promise<AuditEvent[]> => {
-    // ResponseComplete is written once the answer is out, which may be just after the client read it.
-    for (let i = 0; i < 100; i++) {
-      const mine = readFileSync(logFile, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as AuditEvent)
-        .filter((e) => e.auditID === id);
-      if (mine.some((e) => e.stage === "ResponseComplete")) return mine;
-      await setTimeout(20);
-    }
-    assert.fail(`no ResponseComplete event for ${id}`);
-  };
+  // ResponseComplete is written once the answer is out, which may be just after the client read it.
+  const eventsOf = (id: string): Promise<AuditEvent[]> =>
+    waitFor(
+      `the ResponseComplete event of ${id}`,
+      async () =>
+        readFileSync(logFile, "utf8")
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as AuditEvent)
+          .filter((e) => e.auditID === id),
+      (mine) => mine.some((e) => e.stage === "ResponseComplete"),
+    );
   /** What may differ between two requests: their id and timestamps, and the name `name` stands for. */
   const comparable = (events: AuditEvent[], name: string) =>
     events.map((e) => {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 import { WatchClient } from "../testing/watch-client.js";
 import { parseAuditPolicy } from "./audit-policy.js";
 import { RotatingFile } from "./rotating-file.js";
@@ -262,14 +263,16 @@ describe("audit log", () => {
     s = await startTestServer({ auditLog: logFile });
     const w = new WatchClient(s, `${G}/teams?watch=true`, s.adminKey);
     await w.until(() => true);
-    for (let i = 0; i < 100 && !events().some((e) => e.verb === "watch" && e.stage === "ResponseStarted"); i++) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const watchAt = (stage: string) =>
+      waitFor(
+        `the watch's ${stage} line`,
+        async () => events(),
+        (logged) => logged.some((e) => e.verb === "watch" && e.stage === stage),
+      );
+    await watchAt("ResponseStarted");
     w.close();
     // The server sees the client go: ResponseComplete (a watch never "finishes", it closes).
-    for (let i = 0; i < 100 && !events().some((e) => e.verb === "watch" && e.stage === "ResponseComplete"); i++) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await watchAt("ResponseComplete");
     await s.close();
     const watch = events().filter((e) => e.verb === "watch");
     assert.ok(watch.some((e) => e.stage === "ResponseStarted" && e.level === "Metadata"));

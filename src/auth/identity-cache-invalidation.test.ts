@@ -18,6 +18,7 @@ import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { flakyRegistry } from "../testing/flaky-registry.js";
 import { object, token } from "../testing/identity-objects.js";
 import { storageWith } from "../testing/storage-with.js";
+import { waitFor } from "../testing/wait-for.js";
 import { AccessKeyAuthenticator } from "./authenticator.js";
 import { IdentityIndex } from "./identity-index.js";
 
@@ -236,9 +237,12 @@ describe("identity cache: a relist after a compacted watch", () => {
     assert.ok(prefix, "the teams informer watches");
     const watchesBefore = watchCalls;
     watches.get(prefix)!.onError(new StorageError("Compacted", prefix, "required revision has been compacted"));
-    // The relist ends with a new watch (a hang guard, not a timing assertion).
-    for (let i = 0; i < 500 && watchCalls === watchesBefore; i++) await new Promise((r) => setTimeout(r, 10));
-    assert.ok(watchCalls > watchesBefore, "the informer listed again and watches anew");
+    // The relist ends with a new watch.
+    await waitFor(
+      "the informer listing again and watching anew",
+      async () => watchCalls,
+      (calls) => calls > watchesBefore,
+    );
     await identity.sync();
     assert.equal(auth.cachedIdentity(token("k")), undefined, "dropped by the relist");
     const again = await auth.authenticate(token("k"));

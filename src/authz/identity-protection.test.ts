@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { generateEncryptionKeySecret } from "../crypto/secret-box.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 
 const G = GROUP_PATH;
 const SECRET_VALUE = "correct-horse-battery-staple-4711";
@@ -49,19 +50,12 @@ describe("identity and protection", () => {
   it("User status.teams follows team changes, both membership paths", async () => {
     await s.request("POST", `${G}/teams`, { body: { metadata: { name: "eng" }, spec: { groups: ["eng"] } } });
     await s.request("POST", `${G}/teams`, { body: { metadata: { name: "named" }, spec: { users: ["alice"] } } });
-    let teams: string[] = [];
-    for (let i = 0; i < 100; i++) {
-      teams = (await s.request("GET", `${G}/users/alice`)).json.status?.teams ?? [];
-      if (teams.length === 2) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const aliceTeams = async (): Promise<string[]> =>
+      (await s.request("GET", `${G}/users/alice`)).json.status?.teams ?? [];
+    let teams = await waitFor("alice's two teams", aliceTeams, (t) => t.length === 2);
     assert.deepEqual(teams, ["eng", "named"]);
     await s.request("DELETE", `${G}/teams/named`);
-    for (let i = 0; i < 100; i++) {
-      teams = (await s.request("GET", `${G}/users/alice`)).json.status?.teams ?? [];
-      if (teams.length === 1) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    teams = await waitFor("alice's one team", aliceTeams, (t) => t.length === 1);
     assert.deepEqual(teams, ["eng"]);
     // A changed membership (not only a deleted team) is seen too.
     await s.request("PATCH", `${G}/teams/eng`, {
@@ -72,22 +66,17 @@ describe("identity and protection", () => {
       body: { spec: { users: ["bob"] } },
       contentType: "application/merge-patch+json",
     });
-    for (let i = 0; i < 100; i++) {
-      teams = (await s.request("GET", `${G}/users/alice`)).json.status?.teams ?? [];
-      if (teams.length === 0) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    teams = await waitFor("alice without teams", aliceTeams, (t) => t.length === 0);
     assert.deepEqual(teams, []);
   });
 
   it("User status.teams follows a team naming only users, and the user's own groups", async () => {
     const teamsOfAlice = async (want: string[]) => {
-      let teams: string[] = [];
-      for (let i = 0; i < 100; i++) {
-        teams = (await s.request("GET", `${G}/users/alice`)).json.status?.teams ?? [];
-        if (teams.join() === want.join()) break;
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      const teams = await waitFor(
+        `alice's teams ${want.join()}`,
+        async (): Promise<string[]> => (await s.request("GET", `${G}/users/alice`)).json.status?.teams ?? [],
+        (t) => t.join() === want.join(),
+      );
       assert.deepEqual(teams, want);
     };
     // Teams with no groups: only the users they name (before and after a change) are re-checked.
@@ -146,12 +135,11 @@ describe("identity and protection", () => {
     });
     const token = k.json.spec.key;
     await s.request("POST", `${G}/selves`, { token, body: { metadata: {} } });
-    let obj = (await s.request("GET", `${G}/ownedaccesskeys/act`)).json;
-    for (let i = 0; i < 100 && !obj.status?.lastActivity; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      obj = (await s.request("GET", `${G}/ownedaccesskeys/act`)).json;
-    }
-    assert.ok(obj.status.lastActivity, "lastActivity recorded");
+    const obj = await waitFor(
+      "lastActivity recorded",
+      async () => (await s.request("GET", `${G}/ownedaccesskeys/act`)).json,
+      (key) => Boolean(key.status?.lastActivity),
+    );
     for (let i = 0; i < 5; i++) await s.request("POST", `${G}/selves`, { token, body: { metadata: {} } });
     const again = (await s.request("GET", `${G}/ownedaccesskeys/act`)).json;
     assert.equal(again.metadata.resourceVersion, obj.metadata.resourceVersion, "no second write within a minute");
@@ -167,11 +155,11 @@ describe("identity and protection", () => {
       contentType: "application/merge-patch+json",
       body: { spec: { disabled: true } },
     });
-    let code = 0;
-    for (let i = 0; i < 100 && code !== 401; i++) {
-      code = (await s.request("POST", `${G}/selves`, { token, body: { metadata: {} } })).status;
-    }
-    assert.equal(code, 401);
+    await waitFor(
+      "the disabled key refused",
+      async () => (await s.request("POST", `${G}/selves`, { token, body: { metadata: {} } })).status,
+      (code) => code === 401,
+    );
   });
 
   it("a direct cluster endpoint token is a bearer token within its scope", async () => {
@@ -227,11 +215,11 @@ describe("identity and protection", () => {
 
   it("the audit log records requests and never a key or secret value", async () => {
     await s.request("GET", `${G}/users/bob`, { token: aliceKey });
-    let text = "";
-    for (let i = 0; i < 100 && !text.includes('"code":403'); i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      text = readFileSync(auditFile(), "utf8");
-    }
+    const text = await waitFor(
+      "the refusal in the audit log",
+      async () => readFileSync(auditFile(), "utf8"),
+      (logged) => logged.includes('"code":403'),
+    );
     // audit.k8s.io/v1 Events, one per line (docs/operations.md).
     const lines = text
       .trim()

@@ -20,6 +20,7 @@ import { parse } from "yaml";
 import { type CliRun, PLATFORM_BIN, runCli } from "../testing/cli-run.js";
 import { kubectlBinaries } from "../testing/kubectl-binaries.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 
 /** bin/platform.js of this checkout (dist/cli/ → repo root). */
 const BIN = PLATFORM_BIN;
@@ -337,17 +338,17 @@ describe("platform CLI against a real server", () => {
     assert.equal(created.status, 201);
     const key = created.json.spec.key as string;
     // Wait (bounded) until the server itself considers the key expired; ttl counts in whole seconds.
-    let status = 200;
-    for (let i = 0; i < 100 && status !== 401; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      status = (
-        await server.request("POST", `${GROUP_PATH}/selves`, {
-          token: key,
-          body: { apiVersion: "management.platform/v1", kind: "Self", metadata: {} },
-        })
-      ).status;
-    }
-    assert.equal(status, 401);
+    await waitFor(
+      "the expired key refused",
+      async () =>
+        (
+          await server.request("POST", `${GROUP_PATH}/selves`, {
+            token: key,
+            body: { apiVersion: "management.platform/v1", kind: "Self", metadata: {} },
+          })
+        ).status,
+      (status) => status === 401,
+    );
     const h = newHome();
     homes.push(h);
     writeFileSync(

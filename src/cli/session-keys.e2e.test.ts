@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type CliRun, runCli } from "../testing/cli-run.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 
 function assertOk(r: CliRun): void {
   assert.equal(r.code, 0, `exit code; stderr: ${r.stderr}`);
@@ -55,13 +56,13 @@ describe("platform login session keys", () => {
     assert.equal(key.json.spec.ttlAfterLastActivity, true);
     // A use records the key's last activity, from which its lifetime counts (bounded wait: the write is async).
     assertOk(await runCli(h, ["whoami"]));
-    let lastActivity: string | undefined;
-    for (let i = 0; i < 100 && !lastActivity; i++) {
-      const seen = await server.request("GET", `${GROUP_PATH}/ownedaccesskeys/${storedLogin(h).accessKeyName}`);
-      lastActivity = seen.json.status?.lastActivity;
-      if (!lastActivity) await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.ok(lastActivity, "status.lastActivity is set by the use");
+    await waitFor(
+      "status.lastActivity set by the use",
+      async () =>
+        (await server.request("GET", `${GROUP_PATH}/ownedaccesskeys/${storedLogin(h).accessKeyName}`)).json.status
+          ?.lastActivity,
+      (seen) => Boolean(seen),
+    );
 
     const shorter = newHome();
     assertOk(await login(shorter, server, ["--session-ttl", "12h"]));

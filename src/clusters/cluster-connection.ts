@@ -6,7 +6,9 @@ import { DecryptionError } from "../crypto/secret-box.js";
 import type { ClusterSpec } from "../kinds/cluster/cluster.js";
 import type { SharedSecretSpec } from "../kinds/shared-secret/shared-secret.js";
 import type { Registry } from "../registry/registry.js";
-import { EndpointNotAllowedError } from "../support/guarded-lookup.js";
+import { ENDPOINT_NOT_ALLOWED_CODE, EndpointNotAllowedError } from "../support/guarded-lookup.js";
+import { allowedEndpoint, type EndpointPolicy } from "./endpoint-policy.js";
+import { guardedKubeConfig } from "./guarded-kube-config.js";
 import { tokenFilesOf } from "./kubeconfig-token-file.js";
 
 /**
@@ -76,13 +78,23 @@ export interface ClusterClient {
   server: string;
 }
 
-/** Builds a client for a Cluster object, or throws ClusterConnectionError (secret missing, bad kubeconfig, no in-cluster config). */
-export async function clusterClient(registry: Registry, cluster: KubeObject): Promise<ClusterClient> {
+/**
+ * Builds a client for a Cluster object, or throws ClusterConnectionError (secret missing, bad
+ * kubeconfig, no in-cluster config). With `endpoints`, the server must be one the platform's
+ * endpoint policy allows (endpoint-policy.ts, the gateway's too): a forbidden address or scheme is
+ * `EndpointNotAllowed` before anything is sent, a host name resolving to a forbidden address is
+ * refused at each connection the client opens.
+ */
+export async function clusterClient(
+  registry: Registry,
+  cluster: KubeObject,
+  endpoints?: EndpointPolicy,
+): Promise<ClusterClient> {
   // Loaded on first use: the client library is the largest module of the server and takes
   // seconds to load on a busy machine; a server with no connected cluster never needs it.
   const { CoreV1Api, KubeConfig, VersionApi } = await import("@kubernetes/client-node");
   const spec = specOf<ClusterSpec>(cluster);
-  const kc = new KubeConfig();
+  let kc = new KubeConfig();
   if (spec.local === true && !spec.config?.secretName) {
     // loadFromCluster does not check that it is inside a pod; it would build a client for
     // "https://undefined:undefined". Check the two things it needs first.
@@ -104,6 +116,7 @@ export async function clusterClient(registry: Registry, cluster: KubeObject): Pr
     }
     loadKubeConfig(kc, Buffer.from(encoded, "base64").toString("utf8"), secret.named);
   }
+  if (endpoints) kc = withinPolicy(kc, endpoints, KubeConfig);
   const current = kc.getCurrentCluster();
   return {
     kubeConfig: kc,
@@ -111,6 +124,31 @@ export async function clusterClient(registry: Registry, cluster: KubeObject): Pr
     version: kc.makeApiClient(VersionApi),
     server: current?.server ?? "",
   };
+}
+
+/**
+ * `kc` when the policy allows its server as it is written, a copy that checks what a host name
+ * resolves to at each connection when that is needed; otherwise throws `EndpointNotAllowed` with
+ * the policy's words (the server's address or host name and why, which the Cluster's readers see
+ * in its kubeconfig anyway).
+ */
+function withinPolicy(kc: KubeConfig, endpoints: EndpointPolicy, Base: typeof KubeConfig): KubeConfig {
+  let lookup: ReturnType<typeof allowedEndpoint>["lookup"];
+  try {
+    ({ lookup } = allowedEndpoint(kc.getCurrentCluster()?.server ?? "", endpoints));
+  } catch (err) {
+    if (err instanceof EndpointNotAllowedError) throw new ClusterConnectionError("EndpointNotAllowed", err.message);
+    throw err;
+  }
+  if (!lookup) return kc;
+  const guarded = new (guardedKubeConfig(Base))(lookup);
+  guarded.loadFromOptions({
+    clusters: kc.clusters,
+    users: kc.users,
+    contexts: kc.contexts,
+    currentContext: kc.currentContext,
+  });
+  return guarded;
 }
 
 /**
@@ -206,6 +244,16 @@ export function classifyError(err: unknown, server: string): ClusterConnectionEr
   if (err instanceof ClusterConnectionError) return err;
   // Refused before connecting, by the address policy (support/guarded-lookup.ts).
   if (err instanceof EndpointNotAllowedError) return new ClusterConnectionError("EndpointNotAllowed", err.message);
+  // The same refusal at connect time (a host name resolving to a forbidden address), as the
+  // client's fetch wraps it: its code kept, its words after "reason: ".
+  if (errorCode(err) === ENDPOINT_NOT_ALLOWED_CODE) {
+    const words = String((err as Error)?.message ?? "");
+    const reason = words.indexOf("reason: ");
+    return new ClusterConnectionError(
+      "EndpointNotAllowed",
+      reason < 0 ? words : words.slice(reason + "reason: ".length),
+    );
+  }
   // The platform's own error on the way (a host cluster it could not use, a CA it could not read),
   // not the cluster's answer: its message already names what was called.
   if (err instanceof ApiError) return new ClusterConnectionError("ClusterError", err.message, err.code);

@@ -31,7 +31,7 @@ describe("web console in Chromium", { timeout: 480_000 }, () => {
   before(async () => {
     kube = await FakeKubeApiServer.start();
     await kube.addVirtualCluster("team-a", "dev");
-    server = await startTestServer({ clusterCheckIntervalMs: 1000 });
+    server = await startTestServer({ clusterCheckIntervalMs: 1000, allowLocalEndpoints: true });
     browser = await launchChromium();
     context = await newConsoleContext(browser);
     page = await context.newPage();

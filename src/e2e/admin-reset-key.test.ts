@@ -9,6 +9,7 @@ import { runCli } from "../testing/cli-run.js";
 import { EtcdCluster } from "../testing/etcd-cluster.js";
 import { startServerProcess } from "../testing/server-process.js";
 import { GROUP_PATH, startTestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 
 const KUBECTL = process.env.KUBECTL ?? "/usr/bin/kubectl";
 
@@ -115,17 +116,18 @@ describe("platform admin reset-key", () => {
         assert.equal(r.code, 0, r.stderr);
         assert.match(r.stdout, /revoked: +admin-bootstrap/);
         const key = readFileSync(join(localDir, "admin-access-key"), "utf8").trim();
-        let status = 0;
-        for (let i = 0; i < 50 && status !== 200; i++) {
-          status = (await server.request("GET", `${GROUP_PATH}/users/admin`, { token: key })).status;
-          if (status !== 200) await new Promise((done) => setTimeout(done, 100));
-        }
-        assert.equal(status, 200, "the new key authenticates on the running server");
-        for (let i = 0; i < 50 && status !== 401; i++) {
-          status = (await server.request("GET", `${GROUP_PATH}/users/admin`, { token: server.adminKey })).status;
-          if (status !== 401) await new Promise((done) => setTimeout(done, 100));
-        }
-        assert.equal(status, 401, "the bootstrap key is revoked");
+        const statusWith = async (token: string) =>
+          (await server.request("GET", `${GROUP_PATH}/users/admin`, { token })).status;
+        await waitFor(
+          "the new key authenticating on the running server",
+          () => statusWith(key),
+          (status) => status === 200,
+        );
+        await waitFor(
+          "the bootstrap key revoked",
+          () => statusWith(server.adminKey),
+          (status) => status === 401,
+        );
       } finally {
         await server.stop();
       }

@@ -7,7 +7,6 @@
 import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { after, before, describe, test } from "node:test";
-import { setTimeout } from "node:timers/promises";
 import { SYSTEM_USER } from "../registry/request-context.js";
 import { fastGet } from "../server/fast-get.js";
 import { RequestPipeline } from "../server/request-pipeline.js";
@@ -16,6 +15,7 @@ import { EtcdStorage } from "../storage/etcd/etcd-storage.js";
 import type { Storage } from "../storage/interface.js";
 import { EtcdCluster } from "../testing/etcd-cluster.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 
 const BOOTSTRAP_KEY = "consistent-reads-admin-key-0123456789abcdef";
 const ROUNDS = 1000;
@@ -126,7 +126,11 @@ describe("consistent reads across replicas on etcd", { timeout: 300_000 }, () =>
     const missing = { ...req, url: `${GROUP_PATH}/teams/nope` } as IncomingMessage;
     out.status = undefined;
     assert.equal(hot(missing, res, normalPath), true);
-    for (let i = 0; i < 50 && handedOn.length === 0; i++) await setTimeout(100);
+    await waitFor(
+      "the missing object handed on",
+      async () => handedOn.length,
+      (n) => n > 0,
+    );
     assert.deepEqual(handedOn, [`${GROUP_PATH}/teams/nope`]);
     assert.equal(out.status, undefined);
   });

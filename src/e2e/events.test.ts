@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { after, before, describe, it } from "node:test";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 
 const KUBECTL = process.env.KUBECTL ?? "/usr/bin/kubectl";
 const EVENTS = "/kubernetes/management/api/v1/events";
@@ -55,13 +56,6 @@ describe("core v1 Events", () => {
     assert.equal(res.status, 200, res.text);
     return res.json.items;
   };
-  const waitFor = async (check: () => Promise<boolean>) => {
-    for (let i = 0; i < 100; i++) {
-      if (await check()) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.fail("timed out");
-  };
 
   before(async () => {
     server = await startTestServer();
@@ -79,7 +73,11 @@ describe("core v1 Events", () => {
 
   it("a disabled key is an Event its owner and admins see, and nobody else", async () => {
     await disable("bob-ci");
-    await waitFor(async () => (await eventsOf(undefined)).some((e) => e.reason === "Disabled"));
+    await waitFor(
+      "the Disabled Event",
+      () => eventsOf(undefined),
+      (events) => events.some((e) => e.reason === "Disabled"),
+    );
     const admin = await eventsOf(undefined);
     const event = admin.find((e) => e.involvedObject.name === "bob-ci" && e.reason === "Disabled");
     assert.ok(event);
@@ -116,11 +114,15 @@ describe("core v1 Events", () => {
       body: { metadata: { name: "bob-short" }, spec: { user: "bob", ttl: 1 } },
     });
     assert.equal(res.status, 201, res.text);
-    await waitFor(async () => {
-      // The controller looks every 30 s; ask it now once the key's second is over.
-      server.events.accessKeys.checkExpiries();
-      return (await eventsOf(undefined)).some((e) => e.reason === "Expired");
-    });
+    await waitFor(
+      "the Expired Event",
+      () => {
+        // The controller looks every 30 s; ask it now once the key's second is over.
+        server.events.accessKeys.checkExpiries();
+        return eventsOf(undefined);
+      },
+      (events) => events.some((e) => e.reason === "Expired"),
+    );
     const expired = (await eventsOf(bobKey)).find((e) => e.reason === "Expired");
     assert.match(expired?.message ?? "", /bob-short of user bob expired at /);
   });
@@ -217,7 +219,11 @@ describe("core v1 Events", () => {
     });
     assert.equal(dependent.status, 201, dependent.text);
     assert.equal((await server.request("DELETE", `${GROUP_PATH}/teams/owners`)).status, 200);
-    await waitFor(async () => (await eventsOf(undefined)).some((e) => e.reason === "GarbageCollected"));
+    await waitFor(
+      "the GarbageCollected Event",
+      () => eventsOf(undefined),
+      (events) => events.some((e) => e.reason === "GarbageCollected"),
+    );
     const gc = (await eventsOf(undefined)).find((e) => e.reason === "GarbageCollected")!;
     assert.equal(gc.involvedObject.name, "owned-by-team");
     assert.match(gc.message, /its owner Team owners is gone/);
@@ -253,9 +259,12 @@ describe("core v1 Events", () => {
       out += d.toString();
     });
     try {
-      await waitFor(async () => out.includes("bob-ci"));
+      const watched = async () => out;
+      await waitFor("kubectl events -w showing bob-ci's Event", watched, (o) => o.includes("bob-ci"));
       await disable("bob-main");
-      await waitFor(async () => /Disabled\s+OwnedAccessKey\/bob-main/.test(out));
+      await waitFor("kubectl events -w showing bob-main disabled", watched, (o) =>
+        /Disabled\s+OwnedAccessKey\/bob-main/.test(o),
+      );
     } finally {
       watch.kill();
     }

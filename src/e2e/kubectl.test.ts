@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type KubectlBinary, kubectlBinaries } from "../testing/kubectl-binaries.js";
 import { startTestServer, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 
 /**
  * Every kubectl from 1.20 to the newest one here (src/testing/kubectl-binaries.ts) against a
@@ -307,16 +308,18 @@ function kubectlSuite({ minor, path: KUBECTL }: KubectlBinary): void {
     child.stdout?.on("data", (c: Buffer) => {
       out += c.toString();
     });
-    const waitFor = async (re: RegExp) => {
-      for (let i = 0; i < 200 && !re.test(out); i++) await new Promise((r) => setTimeout(r, 50));
-      assert.match(out, re);
-    };
+    const watched = (re: RegExp) =>
+      waitFor(
+        `kubectl get -w printing ${re}`,
+        async () => out,
+        (o) => re.test(o),
+      );
     try {
-      await waitFor(/^ADDED\s+devs\s+Devs/m);
+      await watched(/^ADDED\s+devs\s+Devs/m);
       await ok(["label", "teams", "devs", "watched=yes"]);
-      await waitFor(/^MODIFIED\s+devs\s+Devs/m);
+      await watched(/^MODIFIED\s+devs\s+Devs/m);
       await ok(["delete", "teams", "devs"]);
-      await waitFor(/^DELETED\s+devs\s+Devs/m);
+      await watched(/^DELETED\s+devs\s+Devs/m);
     } finally {
       child.kill();
     }

@@ -1,19 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 
 const JSON_PATCH = "application/json-patch+json";
 const MERGE_PATCH = "application/merge-patch+json";
-
-/** Polls until `check` returns a truthy value (bounded: about 10 s). */
-async function eventually<T>(what: string, check: () => Promise<T | undefined | false>): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const v = await check();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 async function createUser(server: TestServer, name: string) {
   const res = await server.request("POST", `${GROUP_PATH}/users`, {
@@ -31,8 +22,13 @@ async function createKey(server: TestServer, name: string, user: string, finaliz
   return res.json;
 }
 
-const gone = (server: TestServer, path: string) => async () =>
-  (await server.request("GET", `${GROUP_PATH}/${path}`)).status === 404;
+/** Waits until GET of `path` (below the group's path) answers 404. */
+const waitGone = (server: TestServer, what: string, path: string) =>
+  waitFor(
+    what,
+    () => server.request("GET", `${GROUP_PATH}/${path}`),
+    (r) => r.status === 404,
+  );
 
 describe("object lifecycle: finalizers, propagation, garbage collection", () => {
   let server: TestServer;
@@ -70,7 +66,7 @@ describe("object lifecycle: finalizers, propagation, garbage collection", () => 
     assert.equal(vci.json.metadata.ownerReferences[0].uid, project.json.metadata.uid);
     assert.equal(vci.json.metadata.ownerReferences[0].kind, "Project");
     assert.equal((await server.request("DELETE", `${GROUP_PATH}/projects/gc`)).status, 200);
-    await eventually("the instance to be collected", gone(server, "namespaces/p-gc/virtualclusterinstances/one"));
+    await waitGone(server, "the instance to be collected", "namespaces/p-gc/virtualclusterinstances/one");
   });
 
   it("foreground: the user stays terminating until its keys are gone, then goes", async () => {
@@ -87,12 +83,13 @@ describe("object lifecycle: finalizers, propagation, garbage collection", () => 
     assert.ok(del.json.metadata.deletionTimestamp);
     assert.deepEqual(del.json.metadata.finalizers, ["foregroundDeletion"]);
 
-    await eventually("fg-1 gone", gone(server, "ownedaccesskeys/fg-1"));
-    await eventually("fg-2 gone", gone(server, "ownedaccesskeys/fg-2"));
-    const held = await eventually("fg-3 terminating", async () => {
-      const r = await server.request("GET", `${GROUP_PATH}/ownedaccesskeys/fg-3`);
-      return r.json.metadata.deletionTimestamp ? r : undefined;
-    });
+    await waitGone(server, "fg-1 gone", "ownedaccesskeys/fg-1");
+    await waitGone(server, "fg-2 gone", "ownedaccesskeys/fg-2");
+    const held = await waitFor(
+      "fg-3 terminating",
+      () => server.request("GET", `${GROUP_PATH}/ownedaccesskeys/fg-3`),
+      (r) => Boolean(r.json.metadata.deletionTimestamp),
+    );
     assert.equal(held.status, 200);
     const user = await server.request("GET", `${GROUP_PATH}/users/fg`);
     assert.equal(user.status, 200, "the user waits for its blocking dependents");
@@ -103,8 +100,8 @@ describe("object lifecycle: finalizers, propagation, garbage collection", () => 
       contentType: JSON_PATCH,
     });
     assert.equal(release.status, 200, release.text);
-    await eventually("fg-3 gone", gone(server, "ownedaccesskeys/fg-3"));
-    await eventually("the user gone", gone(server, "users/fg"));
+    await waitGone(server, "fg-3 gone", "ownedaccesskeys/fg-3");
+    await waitGone(server, "the user gone", "users/fg");
   });
 
   it("orphan: the keys stay and lose the ownerReference", async () => {
@@ -114,7 +111,7 @@ describe("object lifecycle: finalizers, propagation, garbage collection", () => 
     const del = await server.request("DELETE", `${GROUP_PATH}/users/orph?propagationPolicy=Orphan`);
     assert.equal(del.status, 200, del.text);
     assert.deepEqual(del.json.metadata.finalizers, ["orphan"]);
-    await eventually("the user gone", gone(server, "users/orph"));
+    await waitGone(server, "the user gone", "users/orph");
     for (const k of ["orph-1", "orph-2"]) {
       const key = await server.request("GET", `${GROUP_PATH}/ownedaccesskeys/${k}`);
       assert.equal(key.status, 200);
@@ -139,13 +136,13 @@ describe("object lifecycle: finalizers, propagation, garbage collection", () => 
     const del = await server.request("DELETE", `${GROUP_PATH}/users/bg`);
     assert.equal(del.status, 200);
     assert.equal((await server.request("GET", `${GROUP_PATH}/users/bg`)).status, 404);
-    await eventually("bg-1 collected", gone(server, "ownedaccesskeys/bg-1"));
+    await waitGone(server, "bg-1 collected", "ownedaccesskeys/bg-1");
   });
 
   it("collects by uid: an owner recreated under the same name does not keep old dependents", async () => {
     const old = await createUser(server, "reborn");
     await server.request("DELETE", `${GROUP_PATH}/users/reborn?propagationPolicy=Orphan`);
-    await eventually("old user gone", gone(server, "users/reborn"));
+    await waitGone(server, "old user gone", "users/reborn");
     await createUser(server, "reborn");
     // A dependent still naming the old uid: its owner is gone although the name exists.
     const stale = await server.request("POST", `${GROUP_PATH}/ownedaccesskeys`, {
@@ -161,7 +158,7 @@ describe("object lifecycle: finalizers, propagation, garbage collection", () => 
     });
     assert.equal(stale.status, 201, stale.text);
     const live = await createKey(server, "reborn-live", "reborn");
-    await eventually("stale key collected", gone(server, "ownedaccesskeys/reborn-stale"));
+    await waitGone(server, "stale key collected", "ownedaccesskeys/reborn-stale");
     const still = await server.request("GET", `${GROUP_PATH}/ownedaccesskeys/reborn-live`);
     assert.equal(still.status, 200, "a dependent whose owner exists under the same uid stays");
     assert.equal(still.json.metadata.uid, live.metadata.uid);
@@ -181,10 +178,11 @@ describe("object lifecycle: finalizers, propagation, garbage collection", () => 
     });
     assert.equal(created.status, 201, created.text);
     await server.request("DELETE", `${GROUP_PATH}/users/two-a`);
-    const after = await eventually("the reference to two-a dropped", async () => {
-      const r = await server.request("GET", `${GROUP_PATH}/ownedaccesskeys/two-owners`);
-      return r.json.metadata.ownerReferences?.length === 1 ? r : undefined;
-    });
+    const after = await waitFor(
+      "the reference to two-a dropped",
+      () => server.request("GET", `${GROUP_PATH}/ownedaccesskeys/two-owners`),
+      (r) => r.json.metadata.ownerReferences?.length === 1,
+    );
     assert.equal(after.json.metadata.ownerReferences[0].uid, b.metadata.uid);
   });
 
@@ -288,7 +286,7 @@ describe("object lifecycle: finalizers, propagation, garbage collection", () => 
     const meanwhile = await server.request("GET", `${GROUP_PATH}/teams/grace`);
     assert.equal(meanwhile.status, 200, "the deadline has not passed yet");
     assert.deepEqual(meanwhile.json.metadata.finalizers ?? [], []);
-    await eventually("the team removed at its deadline", gone(server, "teams/grace"));
+    await waitGone(server, "the team removed at its deadline", "teams/grace");
   });
 
   it("dryRun delete changes nothing; preconditions are checked", async () => {
@@ -317,10 +315,11 @@ describe("garbage collection across a restart", () => {
       await createKey(server, "restart-2", "restart", ["example.com/hold"]);
       const del = await server.request("DELETE", `${GROUP_PATH}/users/restart?propagationPolicy=Foreground`);
       assert.equal(del.status, 200);
-      await eventually("keys terminating", async () => {
-        const r = await server.request("GET", `${GROUP_PATH}/ownedaccesskeys/restart-2`);
-        return r.json.metadata.deletionTimestamp ? r : undefined;
-      });
+      await waitFor(
+        "keys terminating",
+        () => server.request("GET", `${GROUP_PATH}/ownedaccesskeys/restart-2`),
+        (r) => Boolean(r.json.metadata.deletionTimestamp),
+      );
       await server.stop({ keepData: true });
 
       server = await startTestServer({ dataDir });
@@ -334,7 +333,7 @@ describe("garbage collection across a restart", () => {
         });
         assert.equal(r.status, 200, r.text);
       }
-      await eventually("the user gone after the restart", gone(server, "users/restart"));
+      await waitGone(server, "the user gone after the restart", "users/restart");
     } finally {
       await server.stop();
     }

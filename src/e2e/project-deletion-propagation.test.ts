@@ -1,17 +1,13 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { after, before, describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { EtcdCluster } from "../testing/etcd-cluster.js";
 import { postObject } from "../testing/gateway-fixture.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 
 const run = promisify(execFile);
-
-/** Polling bound (a hang guard; the tests assert on values, not time). */
-const POLLS = 400;
-const POLL_MS = 25;
 
 /**
  * Deleting a project with each propagation policy (docs/object-lifecycle.md, "Deleting a
@@ -24,14 +20,12 @@ for (const backend of ["sqlite", "etcd"] as const) {
     let etcd: EtcdCluster | undefined;
     let server: TestServer;
     const get = (path: string) => server.request("GET", `${GROUP_PATH}/${path}`);
-    const until = async (what: string, check: () => Promise<boolean>) => {
-      for (let i = 0; i < POLLS; i++) {
-        if (await check()) return;
-        await sleep(POLL_MS);
-      }
-      assert.fail(`never: ${what}`);
-    };
-    const gone = (path: string) => until(`${path} gone`, async () => (await get(path)).status === 404);
+    const gone = (path: string) =>
+      waitFor(
+        `${path} gone`,
+        () => get(path),
+        (r) => r.status === 404,
+      );
     /** A project `name` holding a virtual cluster instance, a space and a project secret. */
     const projectWithDependents = async (name: string) => {
       const project = await postObject(server, "projects", { metadata: { name }, spec: {} });

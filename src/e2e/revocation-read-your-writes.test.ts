@@ -19,6 +19,7 @@ import type { EtcdStorage } from "../storage/etcd/etcd-storage.js";
 import type { Storage } from "../storage/interface.js";
 import { suiteServer } from "../testing/suite-server.js";
 import { GROUP_PATH } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 
 const ROUNDS = 30;
 const VIEW = [{ name: "platform-management-view" }];
@@ -75,22 +76,19 @@ describe("a revocation is in force from the next request on the replica that wro
   const readAdmin = async (key: string) => (await send("GET", `users/${ADMIN_USER}`, key)).status;
   /** A grant is not what is tested here: waits until `ask` answers `status`, then asks once more (cached). */
   const until = async (ask: () => Promise<number>, status: number) => {
-    for (let i = 0; (await ask()) !== status; i++) {
-      assert.ok(i < 200, `never answered ${status}`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await waitFor(`the answer ${status}`, ask, (answered) => answered === status);
     await ask();
   };
   /**
    * Waits until the first use of key `name` has been recorded (key-activity.ts writes it in the
    * background): a write in flight would make the revoking write's own read wait for the watch.
    */
-  const activityRecorded = async (name: string) => {
-    for (let i = 0; !(await send("GET", `ownedaccesskeys/${name}`)).text.includes("lastActivity"); i++) {
-      assert.ok(i < 200, `the use of ${name} was never recorded`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  };
+  const activityRecorded = (name: string) =>
+    waitFor(
+      `the use of ${name} recorded`,
+      async () => (await send("GET", `ownedaccesskeys/${name}`)).text,
+      (key) => key.includes("lastActivity"),
+    );
   /**
    * Runs the rounds: each revokes through `revoke` (after breaking the replica's watch on even
    * rounds) and returns the status of the request right after it.

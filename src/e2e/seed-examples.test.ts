@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 
 /** The seed's examples, as curl would send them: YAML create, PUT of the object as retrieved, JSON patch, get, list, delete. */
 const kinds = [
@@ -46,15 +47,14 @@ describe("seed examples over HTTPS", () => {
       assert.match(created.json.metadata.uid, /^[0-9a-f-]{36}$/);
       assert.equal(created.json.metadata.generation, 1);
 
-      let got = await server.request("GET", `${GROUP_PATH}/${k.plural}/${name}`);
+      const read = () => server.request("GET", `${GROUP_PATH}/${k.plural}/${name}`);
       // The cluster health controller writes a Cluster's status right after creation, the
       // virtual cluster status controller an instance's (a new resourceVersion): wait for that,
       // as a client editing one would.
       const statusWritten = k.kind === "Cluster" || k.kind === "VirtualClusterInstance";
-      for (let i = 0; statusWritten && !got.json.status?.phase && i < 100; i++) {
-        await new Promise((r) => setTimeout(r, 50));
-        got = await server.request("GET", `${GROUP_PATH}/${k.plural}/${name}`);
-      }
+      const got = statusWritten
+        ? await waitFor(`${k.kind} ${name}'s status written`, read, (r) => Boolean(r.json.status?.phase))
+        : await read();
       assert.equal(got.status, 200);
       if (!statusWritten) assert.equal(got.json.metadata.resourceVersion, created.json.metadata.resourceVersion);
 

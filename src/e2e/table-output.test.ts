@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 import { type StreamedEvent, WatchClient } from "../testing/watch-client.js";
 
 /** What kubectl sends for `kubectl get` (it adds plain JSON as a fallback). */
@@ -81,13 +82,14 @@ describe("Table output (kubectl get)", () => {
     });
     await create(keys, { metadata: { name: "tbl-key" }, spec: { displayName: "CI", user: "tbl-alice", ttl: 3600 } });
     // status.teams and the cluster's phase are written by controllers after the creates.
-    for (let i = 0; i < 200; i++) {
-      const alice = await server.request("GET", `${users}/tbl-alice`);
-      const prod = await server.request("GET", `${clusters}/tbl-prod`);
-      if (alice.json.status?.teams?.includes("tbl-devs") && prod.json.status?.phase) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error("controllers did not settle the fixtures");
+    await waitFor(
+      "the controllers settling the fixtures",
+      async () => ({
+        alice: (await server.request("GET", `${users}/tbl-alice`)).json.status,
+        prod: (await server.request("GET", `${clusters}/tbl-prod`)).json.status,
+      }),
+      ({ alice, prod }) => Boolean(alice?.teams?.includes("tbl-devs") && prod?.phase),
+    );
   });
   after(async () => {
     await server.stop();

@@ -7,6 +7,7 @@ import type { KubeObject } from "../api/object.js";
 import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
 import { accessKey, connectCluster, postObject } from "../testing/gateway-fixture.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 
 /**
  * With an audit log, the gateway still answers a known key from memory (its own audit line is
@@ -66,17 +67,16 @@ describe("cluster gateway with an audit log", () => {
     // The first request authenticates the key and builds the upstream; recording the key's
     // activity (once) changes the key, and the next one authenticates again. Then memory answers.
     assert.equal((await get(keys.alice!)).status, 200);
-    for (let i = 0; !(await aliceKeyUsed()); i++) {
-      assert.ok(i < 500, "the key's activity was never recorded");
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    for (let i = 0; ; i++) {
-      const before = server.gateway.answeredFromMemory;
-      assert.equal((await get(keys.alice!)).status, 200);
-      if (server.gateway.answeredFromMemory > before) break;
-      assert.ok(i < 100, "the gateway never answered from memory with an audit log on");
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor("the key's activity recorded", aliceKeyUsed, (used) => used);
+    await waitFor(
+      "the gateway answering from memory with an audit log on",
+      async () => {
+        const before = server.gateway.answeredFromMemory;
+        assert.equal((await get(keys.alice!)).status, 200);
+        return server.gateway.answeredFromMemory > before;
+      },
+      (fromMemory) => fromMemory,
+    );
     const fromMemory = server.gateway.answeredFromMemory;
     const N = 5;
     // The list of pods, a path only these requests take.

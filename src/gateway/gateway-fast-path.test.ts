@@ -4,6 +4,7 @@ import { after, before, describe, it } from "node:test";
 import { FakeClusterApiServer } from "../testing/fake-cluster-apiserver.js";
 import { connectCluster, postObject } from "../testing/gateway-fixture.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 
 /**
  * The gateway answers a key it knows, on a cluster whose upstream is built, from memory (no
@@ -43,11 +44,11 @@ describe("cluster gateway: requests answered from memory", () => {
    */
   const warm = async (key: { key: string; name: string }) => {
     assert.equal((await get(key.key)).status, 200);
-    for (let i = 0; i < 100; i++) {
-      const res = await server.request("GET", `${GROUP_PATH}/ownedaccesskeys/${key.name}`);
-      if (res.json.status?.lastActivity) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor(
+      `${key.name}'s activity recorded`,
+      () => server.request("GET", `${GROUP_PATH}/ownedaccesskeys/${key.name}`),
+      (res) => Boolean(res.json.status?.lastActivity),
+    );
     for (let i = 0; i < 2; i++) assert.equal((await get(key.key)).status, 200);
   };
 

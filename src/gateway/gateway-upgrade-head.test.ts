@@ -11,6 +11,7 @@ import { stringify } from "yaml";
 import { createCertificateAuthority, createServingCertificate } from "../crypto/certificates.js";
 import { connectCluster } from "../testing/gateway-fixture.js";
 import { startTestServer, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 
 /**
  * A cluster may send bytes in the same TCP segment as its `101 Switching Protocols`, right after
@@ -125,15 +126,18 @@ describe("gateway upgrades: bytes sent with the 101", () => {
       const got = await upgradeThrough(server, path, protocol, "from the client\n", LATER);
       assert.equal(got.status, 101);
       assert.equal(got.text, EARLY + LATER);
-      const deadline = Date.now() + 10_000;
-      while (!cluster.received.includes("from the client\n") && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await waitFor(
+        "the client's bytes at the cluster",
+        async () => cluster.received,
+        (received) => received.includes("from the client\n"),
+      );
       assert.equal(cluster.received, "from the client\n");
       // The audit line counts every byte the client got after the 101, those that came with it too.
-      while (!(existsSync(auditFile) && execLines().length > audited) && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await waitFor(
+        "the exec's audit line",
+        async () => (existsSync(auditFile) ? execLines().length : 0),
+        (lines) => lines > audited,
+      );
       assert.equal(execLines()[audited]?.bytes, Buffer.byteLength(EARLY + LATER));
     });
   }

@@ -7,6 +7,7 @@ import { SharedInformers } from "../registry/shared-informers.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { flakyStorage } from "../testing/flaky-storage.js";
 import { startTestServer, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 import { countInformerRelist, registerInformerSource } from "./informer-metrics.js";
 
 /** The value of the sample `name{…labels…}`; undefined when there is none. */
@@ -51,16 +52,8 @@ describe("informer metrics", () => {
     assert.equal(r.status, 200, r.text);
     return r.text;
   };
-  /** Scrapes until `done` holds (a hang guard, not a timing assertion: retries come every 20 ms at most). */
-  const scrapeUntil = async (done: (text: string) => boolean, what: string) => {
-    let text = await scrape();
-    for (let i = 0; i < 200 && !done(text); i++) {
-      await new Promise((r) => setTimeout(r, 25));
-      text = await scrape();
-    }
-    assert.ok(done(text), what);
-    return text;
-  };
+  /** Scrapes until `done` holds (bounded by waitFor, a hang guard, not a timing assertion). */
+  const scrapeUntil = (done: (text: string) => boolean, what: string) => waitFor(what, scrape, done);
   before(async () => {
     s = await startTestServer();
   });

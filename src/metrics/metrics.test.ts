@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 import { WatchClient } from "../testing/watch-client.js";
 import { startMetricsListener } from "./metrics-endpoint.js";
 
@@ -98,7 +99,7 @@ describe("metrics", () => {
     const settled = (t: string) =>
       sample(t, "apiserver_registered_watchers", labels) === 0 &&
       sample(t, "apiserver_longrunning_requests", { verb: "WATCH", resource: "teams" }) === 0;
-    for (let i = 0; i < 50 && !settled(await scrape()); i++) await new Promise((r) => setTimeout(r, 50));
+    await waitFor("the watch gauges back down", () => scrape(), settled);
     const closed = await scrape();
     assert.equal(sample(closed, "apiserver_registered_watchers", labels), 0);
     assert.equal(sample(closed, "apiserver_longrunning_requests", { verb: "WATCH", resource: "teams" }), 0);

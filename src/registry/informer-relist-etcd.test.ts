@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { KubeObject } from "../api/object.js";
 import { EtcdStorage } from "../storage/etcd/etcd-storage.js";
 import { parseEtcdUrl } from "../storage/etcd/etcd-url.js";
 import { EtcdCluster } from "../testing/etcd-cluster.js";
 import { flakyStorage } from "../testing/flaky-storage.js";
 import { createGadget, gadgetKind } from "../testing/gadget-kind.js";
+import { waitFor } from "../testing/wait-for.js";
 import { AdmissionChain } from "./admission.js";
 import { Informer } from "./informer.js";
 import type { InformerOutage } from "./informer-relist.js";
@@ -56,13 +56,12 @@ test("an informer whose relists fail while etcd is down recovers by itself once 
 
     await cluster.restart(0);
     // The storage's client reconnects in its own time: its first calls may still be refused.
-    let b: KubeObject | undefined;
-    for (let i = 0; i < 100 && !b; i++)
-      b = await create("b").catch(async () => {
-        await new Promise((r) => setTimeout(r, 100));
-        return undefined;
-      });
-    assert.ok(b, "etcd answers again");
+    const b = await waitFor(
+      "etcd answering again",
+      () => create("b").catch(() => undefined),
+      (created) => created !== undefined,
+    );
+    assert.ok(b);
     assert.equal(await informer.reach(Number(b.metadata.resourceVersion), 60_000), true, "caught up by itself");
     assert.deepEqual(informer.names().sort(), ["a", "b"]);
     assert.equal(informer.watching, true);

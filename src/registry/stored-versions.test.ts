@@ -7,6 +7,7 @@ import { defineKind } from "../kinds/define.js";
 import { CachedStorage } from "../storage/cache/cached-storage.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { createGadget, gadgetKind } from "../testing/gadget-kind.js";
+import { waitFor } from "../testing/wait-for.js";
 import { AdmissionChain } from "./admission.js";
 import { registryPartition } from "./keys.js";
 import { Registry } from "./registry.js";
@@ -84,7 +85,11 @@ describe("StoredVersions", () => {
         );
       const handles = [await watch(plain, seen.plain!), await watch(resized, seen.resized!)];
       await createGadget(plain, "g");
-      for (let i = 0; i < 200 && seen.resized!.length < 1; i++) await new Promise((r) => setTimeout(r, 5));
+      await waitFor(
+        "the resized watch's event",
+        async () => seen.resized!.length,
+        (count) => count >= 1,
+      );
       for (const h of handles) h.close();
       assert.deepEqual(seen, { plain: [{}], resized: [{ size: 99 }] });
     } finally {

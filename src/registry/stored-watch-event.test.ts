@@ -5,6 +5,7 @@ import { WatchFrames } from "../server/watch-frame.js";
 import { CachedStorage } from "../storage/cache/cached-storage.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { gadgetKind } from "../testing/gadget-kind.js";
+import { waitFor } from "../testing/wait-for.js";
 import { AdmissionChain } from "./admission.js";
 import { registryPartition } from "./keys.js";
 import { defaultWriteOptions } from "./options.js";
@@ -58,7 +59,11 @@ async function watchLifecycle(store: Store, labelSelector?: string): Promise<Api
   await store.create(ctx(), undefined, gadget("g", { tier: "a" }), options);
   await store.patch(ctx(), undefined, "g", "merge", { spec: { size: 4 } }, options);
   await store.delete(ctx(), undefined, "g", options);
-  for (let i = 0; i < 200 && events.length < 3; i++) await new Promise((r) => setTimeout(r, 5));
+  await waitFor(
+    "the three events",
+    async () => events.length,
+    (count) => count >= 3,
+  );
   handle.close();
   return events;
 }
@@ -177,7 +182,11 @@ describe("storedEvents", () => {
       store.create(ctx(), undefined, gadget("a"), options),
       store.create(ctx(), undefined, gadget("b"), options),
     ]);
-    for (let i = 0; i < 200 && seen[1]!.length < 2; i++) await new Promise((r) => setTimeout(r, 5));
+    await waitFor(
+      "the second watch's two events",
+      async () => seen[1]!.length,
+      (count) => count >= 2,
+    );
     for (const h of handles) h.close();
     const [one, two] = seen as [ApiWatchEvent[], ApiWatchEvent[]];
     assert.deepEqual(

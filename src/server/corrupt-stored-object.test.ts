@@ -5,6 +5,7 @@ import { after, before, describe, it } from "node:test";
 import { parse as parseYaml } from "yaml";
 import { suiteServer } from "../testing/suite-server.js";
 import { GROUP_PATH, startTestServer, type TestResponse, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 
 /**
  * A value in the store that is not an object this server wrote (written there by hand, or
@@ -204,12 +205,14 @@ describe("the stored-bytes fast paths check a stored value before sending it (et
     for (const [how, value] of damagedTeams("damaged")) {
       await etcd.post(0, "/v3/kv/put", { key: etcdKey, value: b64(value) });
       // The server learns of the put through its watch of etcd: bounded wait for the GET to say so.
-      let got: TestResponse | undefined;
-      for (let i = 0; i < 200 && got?.status !== 500; i++) {
-        if (i) await new Promise((r) => setTimeout(r, 50));
-        got = await server.request("GET", `${GROUP_PATH}/teams/damaged`);
-        assert.ok(!got.text.includes(MARK), `${how}: the stored bytes are never sent`);
-      }
+      await waitFor(
+        `${how}: the GET to answer the damaged object`,
+        () => server.request("GET", `${GROUP_PATH}/teams/damaged`),
+        (got) => {
+          assert.ok(!got.text.includes(MARK), `${how}: the stored bytes are never sent`);
+          return got.status === 500;
+        },
+      );
       await assertRefusedEverywhere(server, "damaged", how);
     }
     await etcd.post(0, "/v3/kv/deleterange", { key: etcdKey });

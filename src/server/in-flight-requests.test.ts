@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { createServer, type ServerResponse } from "node:http";
 import { connect, type Socket } from "node:net";
 import { describe, it } from "node:test";
+import { waitFor } from "../testing/wait-for.js";
 import { InFlightRequests } from "./in-flight-requests.js";
 
 /**
@@ -50,11 +51,13 @@ async function rawConnection(port: number) {
   return conn;
 }
 
+/** Waits until `check` holds (the shared waitFor: a hang guard, not a timing assertion). */
 async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; !check(); i++) {
-    if (i > 2000) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await waitFor(
+    String(check),
+    async () => check(),
+    (ok) => ok,
+  );
 }
 
 /** The last chunk of a chunked response: the end of the stream. */

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { freePort } from "../testing/server-process.js";
 import { GROUP_PATH } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 
 describe("logs of a running server", () => {
   let child: ChildProcess;
@@ -95,9 +96,11 @@ describe("logs of a running server", () => {
     // The fast GET branch did answer one, and it has its line below all the same.
     const metrics = await call("/metrics", { accept: "text/plain" });
     assert.match(metrics.text, /^platform_fast_path_requests_total\{path="get"\} [1-9]/m);
-    for (let i = 0; i < 100 && stderr.split("\n").filter((l) => l.includes('"path":"')).length < 3; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitFor(
+      "the three requests' access lines",
+      async () => stderr,
+      (logged) => logged.split("\n").filter((l) => l.includes('"path":"')).length >= 3,
+    );
     const lines = stderr.split("\n").filter(Boolean);
     const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>); // every line is JSON
     const access = records.filter((r) => r.msg === "request");

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { TestIdentityProvider } from "../testing/oidc-test-provider.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 
 /**
  * `--trusted-proxies` on a running server: 127.0.0.10 plays the load balancer (trusted), 127.0.0.20
@@ -122,11 +123,11 @@ describe("a server behind trusted proxies", () => {
         .map((line) => JSON.parse(line) as { requestURI?: string; stage?: string; sourceIPs?: string[] })
         .filter((e) => e.stage === "ResponseComplete");
     // The log is appended as the responses end: wait (bounded) for both lines.
-    let events = completed();
-    for (let i = 0; i < 100 && events.filter((e) => e.requestURI?.includes("limit=")).length < 4; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      events = completed();
-    }
+    const events = await waitFor(
+      "the four requests' audit lines",
+      async () => completed(),
+      (logged) => logged.filter((e) => e.requestURI?.includes("limit=")).length >= 4,
+    );
     const of = (uri: string) => events.find((e) => e.requestURI === uri)?.sourceIPs;
     assert.deepEqual(of(`${path}?limit=1`), ["1.1.1.1", "203.0.113.9", PROXY]);
     assert.deepEqual(of(`${path}?limit=2`), ["203.0.113.10", DIRECT]);

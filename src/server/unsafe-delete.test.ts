@@ -5,6 +5,7 @@ import { API_PREFIX } from "../api/object.js";
 import { damageStoredValues } from "../testing/damage-stored-values.js";
 import { suiteServer } from "../testing/suite-server.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 import { WatchClient } from "../testing/watch-client.js";
 
 /**
@@ -334,12 +335,12 @@ describe("unsafe deletion of corrupt objects (etcd, damaged while the server run
       value: b64(TRUNCATED),
     });
     // The server learns of the put through its watch of etcd: bounded wait for the GET to say so.
-    let got: Res | undefined;
-    for (let i = 0; i < 200 && got?.status !== 500; i++) {
-      if (i) await new Promise((r) => setTimeout(r, 50));
-      got = await server.request("GET", `${GROUP_PATH}/teams/etcd-bad`);
-    }
-    assertCorrupt(got!, 'teams.management.platform "etcd-bad"');
+    const got = await waitFor(
+      "the GET to answer the corrupt object",
+      () => server.request("GET", `${GROUP_PATH}/teams/etcd-bad`),
+      (res) => res.status === 500,
+    );
+    assertCorrupt(got, 'teams.management.platform "etcd-bad"');
     const list = await server.request("GET", `${GROUP_PATH}/teams`);
     assert.equal(list.json.reason, "StorageReadError", list.text);
     assertCorrupt(await server.request("DELETE", `${GROUP_PATH}/teams/etcd-bad`), '"etcd-bad"');

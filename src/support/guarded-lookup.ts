@@ -2,9 +2,12 @@ import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from "
 import type { LookupFunction } from "node:net";
 import { localAddressKind } from "./local-addresses.js";
 
+/** The `code` of an EndpointNotAllowedError, which is all of it a client library's wrapping error may keep. */
+export const ENDPOINT_NOT_ALLOWED_CODE = "ERR_ENDPOINT_NOT_ALLOWED";
+
 /** What the platform refused to connect to, and why (the gateway answers it as 503 EndpointNotAllowed). */
 export class EndpointNotAllowedError extends Error {
-  readonly code = "ERR_ENDPOINT_NOT_ALLOWED";
+  readonly code = ENDPOINT_NOT_ALLOWED_CODE;
 }
 
 /** The hint every refusal ends with: what the operator can do about it. */

@@ -73,6 +73,53 @@ describe("the tests' real Kubernetes control plane", () => {
     );
   });
 
+  it("grant and an applied binding return once the authorizer grants them: the next request is allowed", async () => {
+    await kube.kubectl("create", "namespace", "granted");
+    const granted = await kube.serviceAccount("granted", "granted");
+    await kube.grant(granted, { rules: [{ apiGroups: [""], resources: ["secrets"], verbs: ["list"] }] }, "granted");
+    assert.equal((await granted.kubectl("auth", "can-i", "list", "secrets", "-n", "granted")).trim(), "yes");
+
+    const applied = await kube.serviceAccount("granted", "applied");
+    await kube.apply(`apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: applied-view
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: system:discovery
+subjects:
+  - kind: ServiceAccount
+    name: applied
+    namespace: granted
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: applied-pods
+  namespace: granted
+rules:
+  - apiGroups: [""]
+    resources: ["pods"]
+    verbs: ["watch"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: applied-pods
+  namespace: granted
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: applied-pods
+subjects:
+  - kind: ServiceAccount
+    name: applied
+    namespace: granted
+`);
+    assert.equal((await applied.kubectl("auth", "can-i", "watch", "pods", "-n", "granted")).trim(), "yes");
+  });
+
   it("the API server alone stops and starts again at the same URL, with its data", async () => {
     const url = kube.url;
     await kube.kubectl("create", "namespace", "kept");

@@ -26,6 +26,7 @@ import type { CertificateAndKey } from "../crypto/certificates.js";
 import { EtcdCluster } from "./etcd-cluster.js";
 import { AdminClient } from "./kube/admin-client.js";
 import { auditLogFlags, type KubeAuditEvent, readAuditLog } from "./kube/audit-log.js";
+import { bindingsIn, waitUntilBindingGrants } from "./kube/authorizer-grants.js";
 import { findKubeBinaries, type KubeBinaries } from "./kube/binaries.js";
 import { kubeconfigYaml } from "./kube/kubeconfig.js";
 import { runKubectl } from "./kube/kubectl.js";
@@ -155,9 +156,15 @@ export class KubeControlPlane {
     return runKubectl(this.adminKubeconfig, args);
   }
 
-  /** `kubectl apply -f -` of a YAML or JSON manifest, as the administrator. */
-  apply(manifest: string): Promise<string> {
-    return runKubectl(this.adminKubeconfig, ["apply", "-f", "-"], manifest);
+  /**
+   * `kubectl apply -f -` of a YAML or JSON manifest, as the administrator. With RoleBindings or
+   * ClusterRoleBindings in it, resolves once the API server's authorizer grants what each binds
+   * (kube/authorizer-grants.ts), so a request made next is judged by them.
+   */
+  async apply(manifest: string): Promise<string> {
+    const out = await runKubectl(this.adminKubeconfig, ["apply", "-f", "-"], manifest);
+    for (const binding of bindingsIn(manifest)) await waitUntilBindingGrants(this.requireAdmin(), binding);
+    return out;
   }
 
   /** A person with a client certificate (CN = name, O = groups) and no rights yet. */
@@ -170,7 +177,10 @@ export class KubeControlPlane {
     return this.requireUsers().serviceAccount(namespace, name, options);
   }
 
-  /** Binds `user` new rules or an existing ClusterRole, in `namespace` or (without one) cluster-wide. */
+  /**
+   * Binds `user` new rules or an existing ClusterRole, in `namespace` or (without one)
+   * cluster-wide; resolves once the API server's authorizer grants them.
+   */
   grant(user: KubeUser, grant: Grant, namespace?: string): Promise<void> {
     return this.requireUsers().grant(user, grant, namespace);
   }

@@ -27,7 +27,9 @@ export const HEALTH_CHECK_RIGHTS: PolicyRule[] = [{ apiGroups: [""], resources: 
 /**
  * Connects the control plane as Cluster `cluster` (spec `spec`, its config secret added) through
  * ServiceAccount platform/`account`, which holds each of `roles` cluster-wide and the health
- * check's right in namespace platform (which must exist). Returns the ServiceAccount.
+ * check's right in namespace platform (which must exist), once kube-apiserver's authorizer grants
+ * them (kube.grant waits for it), so the platform's first request is judged by them. Returns the
+ * ServiceAccount.
  */
 export async function connectAsServiceAccount(
   server: TestServer,
@@ -48,7 +50,9 @@ export async function connectAsServiceAccount(
 /**
  * Applies the rights docs/gateway.md tells a cluster admin to grant the platform, as written
  * (with `deploy`, also those to deploy virtual clusters), to ServiceAccount platform/platform;
- * namespaces platform and team-a are made first, since the rights name them. Returns the account.
+ * namespaces platform and team-a are made first, since the rights name them. Returns the account
+ * once kube-apiserver's authorizer grants them (kube.apply waits for each binding it applies), so
+ * the platform's first request, a deploy's included, is judged by them.
  */
 export async function applyDocumentedPlatformRights(kube: KubeControlPlane, deploy: boolean): Promise<KubeUser> {
   for (const ns of ["platform", "team-a"]) await kube.kubectl("create", "namespace", ns);

@@ -8,6 +8,7 @@ import type { UserInfo } from "../registry/request-context.js";
 import type { SubresourceHandler } from "../server/resource-handler.js";
 import { FakeKubeApiServer, type FakeVirtualCluster } from "../testing/fake-kube-apiserver.js";
 import { GROUP_PATH, startTestServer, type TestServer, userWithKey } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 import { registerVirtualClusterActions } from "./actions.js";
 import { VirtualClusterCaCleanup } from "./ca-cleanup.js";
 import { CA_KEY_PREFIX, VirtualClusterCaStore } from "./ca-store.js";
@@ -531,13 +532,6 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
 
   describe("kept CAs", () => {
     const caKey = (uid: string) => `${CA_KEY_PREFIX}${uid}`;
-    const until = async (what: string, check: () => Promise<boolean>) => {
-      for (let i = 0; i < 100; i++) {
-        if (await check()) return;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      assert.fail(`timed out waiting for ${what}`);
-    };
 
     it("two imports of one virtual cluster at the same moment: one instance, the other import 409", async () => {
       const vc = await kube.addVirtualCluster("team-a", "vc-race");
@@ -573,14 +567,33 @@ describe("virtual cluster actions: import, kubeconfig, migrate", () => {
       const imported = await importVc("alpha", { name: "vc-ca", namespace: "team-a", cluster: "c1" });
       assert.equal(imported.status, 201, imported.text);
       assert.ok(await server.storage.get(caKey(vc.serviceUID)), "kept at import");
-      const moved = await migrate("gamma", { name: "vc-ca", namespace: "p-alpha" });
-      assert.equal(moved.status, 201, moved.text);
-      // The move deleted the old instance: the CA must stay for the new one.
-      await new Promise((r) => setTimeout(r, 300));
-      assert.ok(await server.storage.get(caKey(vc.serviceUID)), "kept across the move");
+      // A cleanup of the test's own beside the server's, the same class on the same informers: its
+      // pass over the CA after the move is awaited, where the server's could only be waited a time for.
+      const cleanup = new VirtualClusterCaCleanup(
+        server.registry,
+        server.informers,
+        new VirtualClusterCaStore(server.registry),
+      );
+      try {
+        await cleanup.start();
+        await cleanup.settled();
+        const moved = await migrate("gamma", { name: "vc-ca", namespace: "p-alpha" });
+        assert.equal(moved.status, 201, moved.text);
+        // The move deleted the old instance. Once the informer has applied that delete, its
+        // listener has queued the CA; once the queue is idle, the pass that looked at it is done.
+        await server.informers.for("virtualclusterinstances").sync();
+        await cleanup.settled();
+        assert.ok(await server.storage.get(caKey(vc.serviceUID)), "kept across the move");
+      } finally {
+        await cleanup.stop();
+      }
       const deleted = await server.request("DELETE", `${GROUP_PATH}/namespaces/p-gamma/virtualclusterinstances/vc-ca`);
       assert.equal(deleted.status, 200, deleted.text);
-      await until("the CA to be removed", async () => !(await server.storage.get(caKey(vc.serviceUID))));
+      await waitFor(
+        "the server's CA cleanup removing the CA",
+        () => server.storage.get(caKey(vc.serviceUID)),
+        (kept) => kept === undefined,
+      );
     });
 
     it("at start, CAs without an instance are removed and the others kept", async () => {

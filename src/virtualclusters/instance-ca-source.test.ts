@@ -79,7 +79,9 @@ describe("instances without a template stand only for their own project's virtua
     vcA = await kube.addVirtualCluster("team-a", "vc-a");
     await kube.addVirtualCluster("team-b", "vc-b");
     vcH = await kube.addVirtualCluster("by-hand", "vc-h");
-    server = await startTestServer();
+    // The stand-in listens on 127.0.0.1, where the platform connects only with this flag (its
+    // controllers look at the spaces there).
+    server = await startTestServer({ allowLocalEndpoints: true });
     dev = await userWithKey(server, "dev");
     ops = await userWithKey(server, "ops");
     await created(

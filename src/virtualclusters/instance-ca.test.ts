@@ -8,6 +8,7 @@ import { renderTemplate } from "../kinds/virtual-cluster-template/render.js";
 import type { TemplateVersion } from "../kinds/virtual-cluster-template/virtual-cluster-template.js";
 import { systemContext } from "../registry/request-context.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../testing/test-server.js";
+import { waitFor } from "../testing/wait-for.js";
 import { CA_KEY_PREFIX, VirtualClusterCaStore } from "./ca-store.js";
 import { defaultTemplateObject } from "./default-template.js";
 
@@ -51,13 +52,6 @@ describe("a created virtual cluster instance has a CA of its own", () => {
     };
   };
   const keptCas = async () => (await server.storage.list(CA_KEY_PREFIX)).items.map((kv) => kv.key);
-  const until = async (what: string, check: () => Promise<boolean>) => {
-    for (let i = 0; i < 200; i++) {
-      if (await check()) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.fail(`timed out waiting for ${what}`);
-  };
 
   before(async () => {
     server = await startTestServer();
@@ -219,6 +213,10 @@ describe("a created virtual cluster instance has a CA of its own", () => {
       body: { metadata: { finalizers: null } },
     });
     assert.equal(forced.status, 200, forced.text);
-    await until("the CA to go with its instance", async () => !(await server.storage.get(`${CA_KEY_PREFIX}${caID}`)));
+    await waitFor(
+      "the CA to go with its instance",
+      () => server.storage.get(`${CA_KEY_PREFIX}${caID}`),
+      (kept) => !kept,
+    );
   });
 });

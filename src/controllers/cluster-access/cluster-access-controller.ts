@@ -3,6 +3,7 @@ import { ApiError } from "../../api/errors.js";
 import { type KubeObject, specOf, statusOf } from "../../api/object.js";
 import { classifyError, clusterClient } from "../../clusters/cluster-connection.js";
 import { isUnreachable } from "../../clusters/cluster-objects.js";
+import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
 import { ClusterObjectClient } from "../../clusters/object-client.js";
 import type { ClusterGrantStatus, ClusterStatus } from "../../kinds/cluster/cluster.js";
 import { ALL_CLUSTERS } from "../../kinds/cluster-selection.js";
@@ -18,6 +19,11 @@ import { grantEntry, syncClusterRbac } from "./cluster-rbac-sync.js";
 import { desiredRbac } from "./desired-rbac.js";
 
 export interface ClusterAccessOptions {
+  /**
+   * Where the platform may connect (`--allow-local-endpoints`, clusters/endpoint-policy.ts): a
+   * cluster whose server it forbids is never called, as the gateway and the health check refuse it.
+   */
+  endpoints: EndpointPolicy;
   /** How often every cluster's grants are applied again, repairing drift (default one minute). */
   resyncMs?: number;
   /** How long one call to a cluster may take (default 10 s). */
@@ -37,15 +43,17 @@ export interface ClusterAccessOptions {
 export class ClusterAccessController extends WiredController {
   private readonly timeoutMs: number;
   protected readonly wiring: ControllerWiring;
+  private readonly endpoints: EndpointPolicy;
 
   constructor(
     private readonly registry: Registry,
     private readonly informers: SharedInformers,
-    options: ClusterAccessOptions = {},
+    options: ClusterAccessOptions,
     log: ControllerLog = silentLog,
   ) {
     super();
     this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.endpoints = options.endpoints;
     const clusters = informers.for("clusters");
     const templates = informers.for("clusterroletemplates");
     const accesses = informers.for("clusteraccesses");
@@ -90,7 +98,7 @@ export class ClusterAccessController extends WiredController {
     // Cluster's status, which its readers see with the address, as the health check's).
     let called = "";
     try {
-      const client = await clusterClient(this.registry, cluster);
+      const client = await clusterClient(this.registry, cluster, this.endpoints);
       called = client.server;
       const api = ClusterObjectClient.for(client.kubeConfig);
       result = await syncClusterRbac(api, client.server, desired, this.timeoutMs);

@@ -15,7 +15,7 @@ describe("cluster health controller concurrency", () => {
   let kube: FakeKubeApiServer;
   before(async () => {
     kube = await FakeKubeApiServer.start();
-    server = await startTestServer({ clusterCheckIntervalMs: 200 });
+    server = await startTestServer({ clusterCheckIntervalMs: 200, allowLocalEndpoints: true });
   });
   after(async () => {
     await server.stop();

@@ -16,7 +16,7 @@ describe("cluster health controller against a real Kubernetes API server", () =>
   let reader: KubeUser;
   before(async () => {
     kube = await KubeControlPlane.start();
-    server = await startTestServer({ clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS });
+    server = await startTestServer({ clusterCheckIntervalMs: REAL_CLUSTER_RESYNC_MS, allowLocalEndpoints: true });
     await kube.kubectl("create", "namespace", "platform");
     reader = await kube.serviceAccount("platform", "reader");
     await kube.grant(reader, { rules: CHECK_RIGHTS }, "platform");

@@ -8,6 +8,7 @@ import {
   DEFAULT_SECRET_NAMESPACE,
   withDeadline,
 } from "../../clusters/cluster-connection.js";
+import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
 import type { EventRecorder } from "../../events/event-recorder.js";
 import { recordClusterHealth } from "../../events/messages.js";
 import type { ClusterSpec, ClusterStatus } from "../../kinds/cluster/cluster.js";
@@ -19,6 +20,12 @@ import { ControllerWiring } from "../controller-wiring.js";
 import { WiredController } from "../wired-controller.js";
 
 export interface ClusterHealthOptions {
+  /**
+   * Where the platform may connect (`--allow-local-endpoints`, clusters/endpoint-policy.ts): a
+   * cluster whose server it forbids is `EndpointNotAllowed` and never called, as the gateway
+   * refuses it.
+   */
+  endpoints: EndpointPolicy;
   /** How often every cluster is checked again (default one minute). */
   intervalMs?: number;
   /** How long one check may take before the cluster counts as unreachable (default 10 s). */
@@ -57,15 +64,17 @@ export class ClusterHealthController extends WiredController {
   private readonly timeoutMs: number;
   protected readonly wiring: ControllerWiring;
   private readonly events?: EventRecorder;
+  private readonly endpoints: EndpointPolicy;
 
   constructor(
     private readonly registry: Registry,
     informers: SharedInformers,
-    options: ClusterHealthOptions = {},
+    options: ClusterHealthOptions,
     log: ControllerLog = silentLog,
   ) {
     super();
     this.events = options.events;
+    this.endpoints = options.endpoints;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     const clusters = informers.for("clusters");
     const secrets = informers.for("sharedsecrets");
@@ -102,7 +111,7 @@ export class ClusterHealthController extends WiredController {
     const store = this.registry.store("clusters");
     const cluster = await store.read(undefined, name);
     if (!cluster || cluster.metadata.deletionTimestamp) return;
-    const health = await checkCluster(this.registry, cluster, this.timeoutMs);
+    const health = await checkCluster(this.registry, cluster, this.endpoints, this.timeoutMs);
     if (!this.wiring.running) return;
     recordClusterHealth(this.events, cluster, health);
     try {
@@ -127,11 +136,16 @@ export class ClusterHealthController extends WiredController {
   }
 }
 
-/** Connects to a cluster once and reports what happened. Never throws. */
-export async function checkCluster(registry: Registry, cluster: KubeObject, timeoutMs: number): Promise<ClusterHealth> {
+/** Connects to a cluster once, where the endpoint policy allows it, and reports what happened. Never throws. */
+export async function checkCluster(
+  registry: Registry,
+  cluster: KubeObject,
+  endpoints: EndpointPolicy,
+  timeoutMs: number,
+): Promise<ClusterHealth> {
   let server = "";
   try {
-    const client = await clusterClient(registry, cluster);
+    const client = await clusterClient(registry, cluster, endpoints);
     server = client.server;
     const version = await withDeadline(client.version.getCode(), timeoutMs, server);
     // /version is open to everyone on a real API server; listing services proves the

@@ -2,6 +2,7 @@ import { type KubeObject, specOf, statusOf } from "../../api/object.js";
 import type { IdentityIndex } from "../../auth/identity-index.js";
 import type { PlatformAuthorizer } from "../../authz/authorizer.js";
 import { classifyError, clusterClient } from "../../clusters/cluster-connection.js";
+import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
 import { ClusterObjectClient } from "../../clusters/object-client.js";
 import type { EventRecorder } from "../../events/event-recorder.js";
 import type { ProjectSecretSpec } from "../../kinds/project-secret/project-secret.js";
@@ -23,6 +24,11 @@ import { fillFailureMessage, SpaceFillReports } from "./space-fill-reports.js";
 import { type FillOutcome, fillSpaceSecrets, type WantedData } from "./space-secret-fill.js";
 
 export interface SpaceFillOptions {
+  /**
+   * Where the platform may connect (`--allow-local-endpoints`, clusters/endpoint-policy.ts): a
+   * cluster whose server it forbids is never called, as the gateway and the health check refuse it.
+   */
+  endpoints: EndpointPolicy;
   /** How often every space is filled again, repairing drift and filling Secrets labelled since (default one minute). */
   resyncMs?: number;
   /** How long one call to a cluster may take (default 10 s). */
@@ -52,17 +58,19 @@ export class ProjectSecretSpaceFillController extends WiredController {
   private readonly timeoutMs: number;
   protected readonly wiring: ControllerWiring;
   private readonly reports: SpaceFillReports;
+  private readonly endpoints: EndpointPolicy;
 
   constructor(
     private readonly registry: Registry,
     private readonly informers: SharedInformers,
     private readonly identity: Pick<IdentityIndex, "user" | "team" | "teamsOfUser">,
     private readonly authorizer: Pick<PlatformAuthorizer, "canReadSecretData">,
-    options: SpaceFillOptions = {},
+    options: SpaceFillOptions,
     log: ControllerLog = silentLog,
   ) {
     super();
     this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.endpoints = options.endpoints;
     this.reports = new SpaceFillReports(options.events);
     const spaces = informers.for("spaceinstances");
     const secrets = informers.for("projectsecrets");
@@ -152,7 +160,7 @@ export class ProjectSecretSpaceFillController extends WiredController {
 
   /** Fills the labelled Secrets of `target` on the cluster (space-secret-fill.ts). */
   private async fill(cluster: KubeObject, target: string, wanted: WantedData): Promise<FillOutcome> {
-    const client = await clusterClient(this.registry, cluster);
+    const client = await clusterClient(this.registry, cluster, this.endpoints);
     const api = ClusterObjectClient.for(client.kubeConfig);
     return fillSpaceSecrets(api, nameOfCluster(cluster.metadata.name ?? ""), target, wanted, this.timeoutMs);
   }

@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { API_PREFIX } from "../../api/object.js";
 import { createCluster, putSecret } from "../../testing/cluster-status.js";
 import { documentedYamlBlocks, manifests } from "../../testing/documented-rights.js";
 import { accessKey, postObject } from "../../testing/gateway-fixture.js";
 import { type KubeAuditEvent, KubeControlPlane, type PolicyRule } from "../../testing/kube-control-plane.js";
 import { REAL_CLUSTER_RESYNC_MS, eventually as retryUntil } from "../../testing/platform-on-control-plane.js";
 import { GROUP_PATH, startTestServer, type TestServer } from "../../testing/test-server.js";
+import { DATA_WITHHELD } from "./quoted-data.js";
 
 /**
  * Project secrets filled into Secrets inside spaces, end to end on a real control plane
@@ -40,6 +42,7 @@ interface SpaceEntry {
   secrets: string[];
   synced: boolean;
   reason?: string;
+  message?: string;
 }
 
 describe("project secrets filled into spaces on a real cluster", () => {
@@ -201,6 +204,67 @@ describe("project secrets filled into spaces on a real cluster", () => {
       assert.equal(entry?.reason, "OwnerForbidden");
     });
     assert.deepEqual(await secretData("web-guest", "wants-db"), { own: "kept" });
+  });
+
+  it("a refusal quoting the Secret's data is withheld from the project secret's status and Events", async () => {
+    // The cluster refuses the fill with a message that quotes the value, as an admission webhook may.
+    const value = "the-token-only-members-read";
+    await kube.apply(
+      JSON.stringify({
+        apiVersion: "admissionregistration.k8s.io/v1",
+        kind: "ValidatingAdmissionPolicy",
+        metadata: { name: "quote-api" },
+        spec: {
+          failurePolicy: "Fail",
+          matchConstraints: {
+            namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "web-leak" } },
+            resourceRules: [
+              { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["secrets"] },
+            ],
+          },
+          validations: [
+            {
+              expression: "!has(object.data) || !('api' in object.data)",
+              messageExpression: "'api may not be ' + string(object.data['api'])",
+              reason: "Invalid",
+            },
+          ],
+        },
+      }),
+    );
+    await kube.apply(
+      JSON.stringify({
+        apiVersion: "admissionregistration.k8s.io/v1",
+        kind: "ValidatingAdmissionPolicyBinding",
+        metadata: { name: "quote-api" },
+        spec: { policyName: "quote-api", validationActions: ["Deny"] },
+      }),
+    );
+    await readySpace("leak", "alice", "web-leak");
+    // The policy is in force once it refuses a Secret with that key: only then is one labelled.
+    await eventually("the policy refuses", async () => {
+      const probe = ["create", "secret", "generic", "probe", "-n", "web-leak", "--from-literal=api=x"];
+      await assert.rejects(kube.kubectl(...probe, "--dry-run=server"), /api may not be/);
+    });
+    await postObject(server, "namespaces/p-web/projectsecrets", {
+      metadata: { name: "token" },
+      spec: { data: { api: b64(value) } },
+    });
+    await labelledSecret("web-leak", "app-token", "token", { own: "kept" });
+    const entry = await eventually("the refusal reported", async () => {
+      const found = (await spacesOf("token")).find((s) => s.space === "leak");
+      assert.equal(found?.synced, false, JSON.stringify(found));
+      return found;
+    });
+    assert.equal(entry?.reason, "ClusterError", JSON.stringify(entry));
+    assert.equal(entry?.message, `Secret app-token: ${DATA_WITHHELD}`);
+    const status = (await server.request("GET", `${PS}/token`)).json?.status;
+    const events = await server.request("GET", `${API_PREFIX}/api/v1/namespaces/p-web/events`);
+    assert.equal(events.status, 200, events.text);
+    for (const text of [JSON.stringify(status), events.text]) {
+      assert.ok(!text.includes(value) && !text.includes(b64(value)), text);
+    }
+    assert.deepEqual(await secretData("web-leak", "app-token"), { own: "kept" });
   });
 
   it("removes its keys from the Secrets once the project secret is deleted", async () => {

@@ -1,13 +1,17 @@
 import { applyNeeded } from "../../clusters/apply-needed.js";
 import { classifyError, withDeadline } from "../../clusters/cluster-connection.js";
-import type { ClusterObjectClient } from "../../clusters/object-client.js";
+import type { ClusterObjectClient, RawObject } from "../../clusters/object-client.js";
 import { PROJECT_SECRET_LABEL } from "../../kinds/project-secret/project-secret.js";
+import { secretFailureMessage } from "./quoted-data.js";
 
 /** The field manager of the data the platform applies into Secrets of spaces. */
 export const FILL_FIELD_MANAGER = "platform-project-secrets";
 
 /** What one labelled Secret should hold: the project secret's data, or undefined to hold none of it. */
 export type WantedData = (projectSecret: string) => Record<string, string> | undefined;
+
+/** A Secret as the client lists and applies it: its data base64, as on the wire. */
+type SecretObject = RawObject & { data?: Record<string, string> };
 
 /** How filling one space's namespace went, per project secret its Secrets name. */
 export interface FillOutcome {
@@ -40,7 +44,7 @@ export async function fillSpaceSecrets(
   const call = <T>(p: Promise<T>) => withDeadline(p, timeoutMs, where);
   const labelled = await call(api.list("v1", "Secret", { namespace, labelSelector: PROJECT_SECRET_LABEL }));
   const outcome: FillOutcome = { filled: new Map(), emptied: new Map(), failed: new Map() };
-  for (const secret of labelled) {
+  for (const secret of labelled as SecretObject[]) {
     const name = secret.metadata?.name ?? "";
     const projectSecret = secret.metadata?.labels?.[PROJECT_SECRET_LABEL] ?? "";
     const data = wanted(projectSecret);
@@ -59,7 +63,9 @@ export async function fillSpaceSecrets(
     } catch (err) {
       const e = classifyError(err, where);
       if (!outcome.failed.has(projectSecret)) {
-        outcome.failed.set(projectSecret, { reason: e.reason, message: `Secret ${name}: ${e.message}` });
+        // The cluster's words may quote the object it refused: what was applied and what the Secret held.
+        const message = secretFailureMessage(name, e.message, [data, secret.data]);
+        outcome.failed.set(projectSecret, { reason: e.reason, message });
       }
     }
   }

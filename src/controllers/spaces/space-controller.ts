@@ -6,6 +6,7 @@ import {
   clusterClient,
 } from "../../clusters/cluster-connection.js";
 import { isUnreachable } from "../../clusters/cluster-objects.js";
+import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
 import { ClusterObjectClient } from "../../clusters/object-client.js";
 import {
   SPACE_FINALIZER,
@@ -26,6 +27,11 @@ import { nextStatus, type SpaceReport } from "./space-status.js";
 import { FIELD_MANAGER, releaseImportedNamespace, removeOwnedNamespace, syncSpace } from "./space-sync.js";
 
 export interface SpaceControllerOptions {
+  /**
+   * Where the platform may connect (`--allow-local-endpoints`, clusters/endpoint-policy.ts): a
+   * cluster whose server it forbids is never called, as the gateway and the health check refuse it.
+   */
+  endpoints: EndpointPolicy;
   /** How often every space is applied again, repairing drift (default one minute). */
   resyncMs?: number;
   /** How long one call to a cluster may take (default 10 s). */
@@ -48,15 +54,17 @@ export class SpaceController extends WiredController {
   private readonly timeoutMs: number;
   private readonly namespacePollMs: number;
   protected readonly wiring: ControllerWiring;
+  private readonly endpoints: EndpointPolicy;
 
   constructor(
     private readonly registry: Registry,
     private readonly informers: SharedInformers,
-    options: SpaceControllerOptions = {},
+    options: SpaceControllerOptions,
     log: ControllerLog = silentLog,
   ) {
     super();
     this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.endpoints = options.endpoints;
     this.namespacePollMs = options.namespacePollMs ?? 1_000;
     const spaces = informers.for("spaceinstances");
     const templates = informers.for("spacetemplates");
@@ -194,7 +202,7 @@ export class SpaceController extends WiredController {
 
   /** A client for the space's cluster. */
   private async clusterApi(cluster: KubeObject) {
-    const client = await clusterClient(this.registry, cluster);
+    const client = await clusterClient(this.registry, cluster, this.endpoints);
     return ClusterObjectClient.for(client.kubeConfig);
   }
 

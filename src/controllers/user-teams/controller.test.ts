@@ -9,6 +9,7 @@ import { defaultWriteOptions } from "../../registry/options.js";
 import { systemContext } from "../../registry/request-context.js";
 import { SharedInformers } from "../../registry/shared-informers.js";
 import { flakyRegistry } from "../../testing/flaky-registry.js";
+import { waitFor } from "../../testing/wait-for.js";
 import { UserTeamsController } from "./controller.js";
 
 const object = (kind: string, name: string, spec: Record<string, unknown>): KubeObject => ({
@@ -37,11 +38,11 @@ test("user-teams: a status write that fails is logged once with its retry, and t
     failNextUpdates(2);
     controller.start();
     // Bounded: two retries (250 ms, then 500 ms) and the write.
-    let teams: unknown;
-    for (let i = 0; i < 100 && teams === undefined; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      teams = (await registry.store("users").read(undefined, "alice"))?.status?.teams;
-    }
+    const teams = await waitFor(
+      "alice's teams written",
+      async () => (await registry.store("users").read(undefined, "alice"))?.status?.teams,
+      (written) => written !== undefined,
+    );
     assert.deepEqual(teams, ["devs"]);
     await controller.settled();
     // The second failure is the first again: not logged; the success after both is.

@@ -1,3 +1,4 @@
+import { quotesAnyValue } from "../../clusters/quoted-values.js";
 import type { CertificateAndKey } from "../../crypto/certificates.js";
 
 /**
@@ -11,26 +12,14 @@ import type { CertificateAndKey } from "../../crypto/certificates.js";
 /** How a refusal that quotes the CA key is told instead: what failed, never what was quoted. */
 export const WITHHELD = "the cluster refused it with a message that quotes the virtual cluster's CA key, withheld here";
 
-/** Lines of the key shorter than this are not looked for: too short to say anything of the key. */
-const MIN_PIECE = 16;
-
 /**
  * `message` as it may be shown, `prefix` (what failed: `Kind name`) kept: the whole message when
  * it quotes no part of the CA key, in its PEM form or the base64 of it (a Secret's data), even
- * escaped or cut short as a quoting error cuts values; otherwise `prefix: WITHHELD`.
+ * escaped or cut short as a quoting error cuts values (clusters/quoted-values.ts); otherwise
+ * `prefix: WITHHELD`.
  */
 export function withoutCaKey(message: string, ca: Pick<CertificateAndKey, "keyPem">, prefix: string): string {
   if (!ca.keyPem) return message;
-  const pieces = keyPieces(ca.keyPem);
-  const quoted = /PRIVATE KEY/.test(message) || pieces.some((p) => message.includes(p));
+  const quoted = /PRIVATE KEY/.test(message) || quotesAnyValue(message, [Buffer.from(ca.keyPem, "utf8")]);
   return quoted ? `${prefix}: ${WITHHELD}` : message;
-}
-
-/** The key's base64 lines (its PEM body) and the base64 of the whole PEM in lines of the same length. */
-function keyPieces(keyPem: string): string[] {
-  const body = keyPem.split("\n").filter((l) => l && !l.startsWith("-----"));
-  const encoded = Buffer.from(keyPem, "utf8").toString("base64");
-  const chunks: string[] = [];
-  for (let i = 0; i < encoded.length; i += 64) chunks.push(encoded.slice(i, i + 64));
-  return [...body, ...chunks].filter((p) => p.length >= MIN_PIECE);
 }

@@ -6,6 +6,7 @@ import {
   clusterClient,
 } from "../../clusters/cluster-connection.js";
 import { isUnreachable, type ObjectRef } from "../../clusters/cluster-objects.js";
+import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
 import { ClusterObjectClient } from "../../clusters/object-client.js";
 import type { CertificateAndKey } from "../../crypto/certificates.js";
 import { VIRTUAL_CLUSTER_FINALIZER } from "../../kinds/virtual-cluster-instance/template-fields.js";
@@ -34,6 +35,8 @@ export interface LifecycleDeps {
   registry: Registry;
   cas: InstanceCas;
   timeoutMs: number;
+  /** Where the platform may connect: a cluster the policy forbids is never called. */
+  endpoints: EndpointPolicy;
   /** The instance's template, when it names one (from the informer). */
   templateOf(name: string): KubeObject | undefined;
   /** Which namespace the instance holds, judged against the other instances (namespace-claim.ts). */
@@ -59,7 +62,7 @@ export async function deployStep(deps: LifecycleDeps, instance: KubeObject): Pro
   const previous = deployedObjects(instance);
   const where = clusterNamed(clusterName);
   try {
-    const api = await clusterApi(deps.registry, cluster);
+    const api = await clusterApi(deps.registry, cluster, deps.endpoints);
     const result = await deployInstance(
       api,
       where,
@@ -108,7 +111,7 @@ export async function deleteStep(deps: LifecycleDeps, instance: KubeObject): Pro
   }
   const where = clusterNamed(clusterName);
   try {
-    const api = await clusterApi(deps.registry, cluster);
+    const api = await clusterApi(deps.registry, cluster, deps.endpoints);
     const kinds = [...deployedObjects(instance), ...templateKinds(deps, instance)];
     const claim = deps.claimOf(instance);
     const ns = await removeInstance(api, where, instance, claim, namespace, kinds, deps.timeoutMs);
@@ -151,8 +154,8 @@ function templateKinds(deps: LifecycleDeps, instance: KubeObject): ObjectRef[] {
   return kinds;
 }
 
-async function clusterApi(registry: Registry, cluster: KubeObject) {
-  const client = await clusterClient(registry, cluster);
+async function clusterApi(registry: Registry, cluster: KubeObject, endpoints: EndpointPolicy) {
+  const client = await clusterClient(registry, cluster, endpoints);
   return ClusterObjectClient.for(client.kubeConfig);
 }
 

@@ -7,6 +7,7 @@ import {
   clusterClient,
   withDeadline,
 } from "../../clusters/cluster-connection.js";
+import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
 import type { VirtualClusterInstanceSpec } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
 import type {
   InstanceWorkload,
@@ -26,6 +27,7 @@ import { sleepingReplicasOf } from "./sleep-scaling.js";
 export async function observeInstance(
   registry: Registry,
   instance: KubeObject,
+  endpoints: EndpointPolicy,
   timeoutMs: number,
 ): Promise<Observation> {
   const ref = specOf<VirtualClusterInstanceSpec>(instance).clusterRef ?? {};
@@ -40,7 +42,7 @@ export async function observeInstance(
   };
   let server = "";
   try {
-    const client = await clusterClient(registry, cluster);
+    const client = await clusterClient(registry, cluster, endpoints);
     server = client.server;
     const imported = statusOf<VirtualClusterInstanceStatus>(instance).serviceUID;
     return await observeOnCluster(client, where, imported, timeoutMs);

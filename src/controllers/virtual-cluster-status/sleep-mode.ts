@@ -1,5 +1,6 @@
 import { ApiError } from "../../api/errors.js";
 import { type KubeObject, nowTimestamp, statusOf } from "../../api/object.js";
+import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
 import type { EventRecorder } from "../../events/event-recorder.js";
 import { idleVerdict } from "../../kinds/virtual-cluster-instance/idle-deadlines.js";
 import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
@@ -27,6 +28,8 @@ export interface SleepModeDeps {
   readonly registry: Registry;
   readonly events?: EventRecorder;
   readonly timeoutMs: number;
+  /** Where the platform may connect: a cluster the policy forbids is never called. */
+  readonly endpoints: EndpointPolicy;
 }
 
 /**
@@ -56,16 +59,16 @@ export async function actOnIdleTime(
   }
   const asleep = statusOf<VirtualClusterInstanceStatus>(current).sleep !== undefined;
   const { workload, where, sleepingReplicas } = observation;
-  let change: Parameters<typeof scaleForSleep>[4] | undefined;
+  let change: Parameters<typeof scaleForSleep>[5] | undefined;
   if (asleep && workload.replicas > 0) change = { asleep: true };
   else if (!asleep && sleepingReplicas !== undefined) change = { asleep: false, replicas: sleepingReplicas };
   if (!change) return { instance: current, recheckInMs };
   const cluster = await deps.registry.store("clusters").read(undefined, where.cluster);
   if (!cluster) return { instance: current, recheckInMs };
-  await scaleForSleep(deps.registry, cluster, where, workload, change, deps.timeoutMs);
+  await scaleForSleep(deps.registry, cluster, deps.endpoints, where, workload, change, deps.timeoutMs);
   return {
     instance: current,
-    observation: await observeInstance(deps.registry, current, deps.timeoutMs),
+    observation: await observeInstance(deps.registry, current, deps.endpoints, deps.timeoutMs),
     wokeUp: !change.asleep,
     recheckInMs,
   };

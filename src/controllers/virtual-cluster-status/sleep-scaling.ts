@@ -1,6 +1,7 @@
 import type { AppsV1Api } from "@kubernetes/client-node";
 import type { KubeObject } from "../../api/object.js";
 import { clusterClient, withDeadline } from "../../clusters/cluster-connection.js";
+import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
 import type { InstanceWorkload } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
 import type { Registry } from "../../registry/registry.js";
 import type { VirtualClusterPlace } from "./observation.js";
@@ -28,12 +29,13 @@ export function sleepingReplicasOf(annotations: Record<string, string> | undefin
 export async function scaleForSleep(
   registry: Registry,
   cluster: KubeObject,
+  endpoints: EndpointPolicy,
   where: VirtualClusterPlace,
   workload: InstanceWorkload,
   change: { readonly asleep: true } | { readonly asleep: false; readonly replicas: number },
   timeoutMs: number,
 ): Promise<void> {
-  const client = await clusterClient(registry, cluster);
+  const client = await clusterClient(registry, cluster, endpoints);
   const body = change.asleep
     ? {
         metadata: { annotations: { [SLEEPING_REPLICAS_ANNOTATION]: String(workload.replicas) } },

@@ -1,4 +1,5 @@
 import { type KubeObject, nowTimestamp, statusOf } from "../../api/object.js";
+import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
 import type { EventRecorder } from "../../events/event-recorder.js";
 import { isDeployed, VIRTUAL_CLUSTER_FINALIZER } from "../../kinds/virtual-cluster-instance/template-fields.js";
 import type { VirtualClusterInstanceStatus } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance-status.js";
@@ -19,6 +20,11 @@ import { observeInstance } from "./observe-instance.js";
 import { actOnIdleTime } from "./sleep-mode.js";
 
 export interface VirtualClusterStatusOptions {
+  /**
+   * Where the platform may connect (`--allow-local-endpoints`, clusters/endpoint-policy.ts): a
+   * cluster whose server it forbids is never called, as the gateway and the health check refuse it.
+   */
+  endpoints: EndpointPolicy;
   /** How often every instance is looked at again on its cluster (default one minute). */
   resyncMs?: number;
   /** How long one call to a cluster may take before it counts as unreachable (default 10 s). */
@@ -59,6 +65,7 @@ export class VirtualClusterStatusController extends WiredController {
   private readonly wakePollMs: number;
   private readonly namespacePollMs: number;
   private readonly cas?: InstanceCas;
+  private readonly endpoints: EndpointPolicy;
   /** Instances this replica scaled back up from sleep that are not Ready yet. */
   private readonly waking = new Set<string>();
   protected readonly wiring: ControllerWiring;
@@ -66,7 +73,7 @@ export class VirtualClusterStatusController extends WiredController {
   constructor(
     private readonly registry: Registry,
     private readonly informers: SharedInformers,
-    options: VirtualClusterStatusOptions = {},
+    options: VirtualClusterStatusOptions,
     log: ControllerLog = silentLog,
   ) {
     super();
@@ -75,6 +82,7 @@ export class VirtualClusterStatusController extends WiredController {
     this.wakePollMs = options.wakePollMs ?? 2_000;
     this.namespacePollMs = options.namespacePollMs ?? 1_000;
     this.cas = options.cas;
+    this.endpoints = options.endpoints;
     const watched = {
       instances: informers.for("virtualclusterinstances"),
       clusters: informers.for("clusters"),
@@ -108,10 +116,10 @@ export class VirtualClusterStatusController extends WiredController {
     const lifecycle = this.lifecycle();
     const step = lifecycle && isDeployed(instance) ? await deployStep(lifecycle, instance) : {};
     if (!this.wiring.running) return;
-    let observation = await observeInstance(this.registry, instance, this.timeoutMs);
+    let observation = await observeInstance(this.registry, instance, this.endpoints, this.timeoutMs);
     if (!this.wiring.running) return;
     const idle = await actOnIdleTime(
-      { registry: this.registry, events: this.events, timeoutMs: this.timeoutMs },
+      { registry: this.registry, events: this.events, timeoutMs: this.timeoutMs, endpoints: this.endpoints },
       instance,
       observation,
     );
@@ -143,6 +151,7 @@ export class VirtualClusterStatusController extends WiredController {
       registry: this.registry,
       cas: this.cas,
       timeoutMs: this.timeoutMs,
+      endpoints: this.endpoints,
       templateOf: (name) => templates.get(undefined, name),
       claimOf: (instance) =>
         namespaceClaim(

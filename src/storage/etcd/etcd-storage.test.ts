@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { EtcdCluster } from "../../testing/etcd-cluster.js";
 import { runStorageSuite } from "../../testing/storage-suite.js";
+import { waitFor } from "../../testing/wait-for.js";
 import { openStorage } from "../factory.js";
 import { EtcdClient } from "./client/index.js";
 import { EtcdStorage } from "./etcd-storage.js";
@@ -142,7 +143,11 @@ describe("etcd storage", () => {
         // Break the watch's gRPC stream now and then: it must resume from the last delivered revision.
         if (i % 5 === 2) storage.hub.breakStream();
       }
-      for (let i = 0; i < 400 && revs.length < written.length; i++) await new Promise((r) => setTimeout(r, 25));
+      await waitFor(
+        "every write's event",
+        async () => revs.length,
+        (count) => count >= written.length,
+      );
       assert.deepEqual(revs, written);
       assert.ok(progressed >= written.at(-1)!);
       watcher.close();

@@ -8,6 +8,7 @@ import { after, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { EtcdCluster } from "../../testing/etcd-cluster.js";
 import { startTestServer } from "../../testing/test-server.js";
+import { waitFor } from "../../testing/wait-for.js";
 import type { WatchEvent } from "../interface.js";
 import { EtcdStorage } from "./etcd-storage.js";
 import { parseEtcdUrl } from "./etcd-url.js";
@@ -30,12 +31,13 @@ async function etcdWatchers(c: EtcdCluster): Promise<number> {
   return Number(line.split(" ")[1]);
 }
 
+/** Waits until `check` holds (the shared waitFor: a hang guard, not a timing assertion). */
 async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await check()) return;
-    await sleep(25);
-  }
-  assert.fail(`timed out waiting for ${what}`);
+  await waitFor(
+    what,
+    async () => await check(),
+    (ok) => ok,
+  );
 }
 
 const recorder = () => {

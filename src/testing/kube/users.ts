@@ -7,24 +7,17 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { CertificateAndKey } from "../../crypto/certificates.js";
-import type { AdminClient } from "./admin-client.js";
+import { type AdminRequests, type PolicyRule, waitUntilBindingGrants } from "./authorizer-grants.js";
 import { type KubeCredentials, kubeconfigYaml } from "./kubeconfig.js";
 import { runKubectl } from "./kubectl.js";
 import { clientCertificate } from "./pki.js";
+
+export type { PolicyRule };
 
 /** An RBAC subject as a RoleBinding lists it. */
 export type RbacSubject =
   | { readonly kind: "User"; readonly name: string; readonly apiGroup: "rbac.authorization.k8s.io" }
   | { readonly kind: "ServiceAccount"; readonly name: string; readonly namespace: string };
-
-/** An RBAC policy rule (rbac.authorization.k8s.io/v1 PolicyRule). */
-export interface PolicyRule {
-  readonly apiGroups?: string[];
-  readonly resources?: string[];
-  readonly resourceNames?: string[];
-  readonly nonResourceURLs?: string[];
-  readonly verbs: string[];
-}
 
 /** What `grant` binds: new rules, or an existing ClusterRole (`view`, `edit`, `admin`, `cluster-admin` …). */
 export type Grant = { readonly rules: PolicyRule[] } | { readonly clusterRole: string };
@@ -58,7 +51,7 @@ export class KubeUsers {
   private files = 0;
 
   constructor(
-    private readonly admin: AdminClient,
+    private readonly admin: AdminRequests,
     private readonly server: { url: string; caPem: string; ca: CertificateAndKey },
     private readonly dir: string,
   ) {}
@@ -93,8 +86,9 @@ export class KubeUsers {
   /**
    * Gives `user` the rights of `grant`: in `namespace` only (a Role or ClusterRole bound by a
    * RoleBinding there), or cluster-wide when no namespace is given (a ClusterRoleBinding).
+   * Resolves once the API server's authorizer grants them (authorizer-grants.ts).
    */
-  async grant(user: KubeUser, grant: Grant, namespace?: string): Promise<void> {
+  async grant(user: Pick<KubeUser, "subject">, grant: Grant, namespace?: string): Promise<void> {
     const name = `platform-test-grant-${++this.grants}`;
     const rbac = "/apis/rbac.authorization.k8s.io/v1";
     const scope = namespace === undefined ? "" : `/namespaces/${encodeURIComponent(namespace)}`;
@@ -119,6 +113,7 @@ export class KubeUsers {
       roleRef,
       subjects: [user.subject],
     });
+    await waitUntilBindingGrants(this.admin, { name, namespace, roleRef, subjects: [user.subject] });
   }
 
   private async make(name: string, subject: RbacSubject, credentials: KubeCredentials): Promise<KubeUser> {

@@ -1,11 +1,9 @@
-import https from "node:https";
-import type { LookupFunction } from "node:net";
-import type { RequestContext } from "@kubernetes/client-node";
 import { ApiError } from "../../api/errors.js";
 import type { KubeObject } from "../../api/object.js";
 import { ClusterConnectionError } from "../../clusters/cluster-connection.js";
 import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
 import { allowedEndpoint } from "../../clusters/endpoint-policy.js";
+import { guardedKubeConfig } from "../../clusters/guarded-kube-config.js";
 import { ClusterObjectClient } from "../../clusters/object-client.js";
 import { createClientCertificate } from "../../crypto/certificates.js";
 import { DecryptionError } from "../../crypto/secret-box.js";
@@ -86,24 +84,4 @@ function stepFailure(err: unknown): string {
   if (err instanceof DecryptionError)
     return "the copy the platform keeps does not decrypt with the server's encryption keys";
   return `what is stored is not a certificate authority it can use (${(err as Error)?.name ?? "Error"})`;
-}
-
-type KubeConfigClass = typeof import("@kubernetes/client-node").KubeConfig;
-
-/**
- * A KubeConfig whose connections resolve host names with `lookup`: the client builds a new
- * https.Agent for each request, so it is rebuilt here with the same TLS options plus the lookup.
- */
-function guardedKubeConfig(Base: KubeConfigClass) {
-  return class GuardedKubeConfig extends Base {
-    constructor(private readonly lookup: LookupFunction) {
-      super();
-    }
-
-    override async applySecurityAuthentication(context: RequestContext): Promise<void> {
-      await super.applySecurityAuthentication(context);
-      const agent = context.getAgent() as https.Agent | undefined;
-      context.setAgent(new https.Agent({ ...agent?.options, lookup: this.lookup }));
-    }
-  };
 }

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { EtcdCluster } from "../../../testing/etcd-cluster.js";
 import { type EtcdTlsFiles, writeEtcdTls } from "../../../testing/etcd-tls.js";
 import { runStorageSuite } from "../../../testing/storage-suite.js";
+import { waitFor } from "../../../testing/wait-for.js";
 import { isStorageError } from "../../errors.js";
 import { openStorage } from "../../factory.js";
 import type { WatchEvent } from "../../interface.js";
@@ -201,7 +202,7 @@ describe("etcd KV over gRPC on the client's own HTTP/2 connections", () => {
   });
 });
 
-/** A watch of `prefix` from the store's current revision; keysSeen(n) waits (up to 5 s) for n events and gives their keys. */
+/** A watch of `prefix` from the store's current revision; keysSeen(n) waits (waitFor) for n events and gives their keys. */
 async function watchFromNow(storage: EtcdStorage, prefix: string) {
   const seen: WatchEvent[] = [];
   const watcher = storage.watch(
@@ -210,7 +211,11 @@ async function watchFromNow(storage: EtcdStorage, prefix: string) {
     { onEvents: (events) => seen.push(...events), onError: (err) => assert.fail(err) },
   );
   const keysSeen = async (n: number): Promise<string[]> => {
-    for (let i = 0; i < 200 && seen.length < n; i++) await sleep(25);
+    await waitFor(
+      `${n} events`,
+      async () => seen.length,
+      (count) => count >= n,
+    );
     return seen.map((e) => e.kv.key);
   };
   return { keysSeen, watcher };

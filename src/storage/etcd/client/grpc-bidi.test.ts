@@ -5,6 +5,7 @@ import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { EtcdCluster } from "../../../testing/etcd-cluster.js";
 import { loadEtcdProto } from "../../../testing/etcd-rpc-proto.js";
+import { waitFor } from "../../../testing/wait-for.js";
 import { EtcdClient } from "./etcd-client.js";
 import type { EtcdRequestError } from "./kv-calls.js";
 
@@ -30,9 +31,13 @@ function watchOf(kv: EtcdClient, key: string) {
   return { messages, ended, opened, create: WatchRequest.encode(create).finish() };
 }
 
+/** Waits until `check` holds (the shared waitFor: a hang guard, not a timing assertion). */
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400 && !check(); i++) await sleep(10);
-  assert.ok(check(), what);
+  await waitFor(
+    what,
+    async () => check(),
+    (ok) => ok,
+  );
 }
 
 describe("a gRPC bidirectional stream on the etcd client's HTTP/2 session", () => {

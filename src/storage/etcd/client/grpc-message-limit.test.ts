@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, describe, mock, test } from "node:test";
+import { waitFor } from "../../../testing/wait-for.js";
 import { CallDeadlines } from "./call-deadlines.js";
 import { EtcdClient } from "./etcd-client.js";
 import { type BidiHandlers, GrpcBidiStream } from "./grpc-bidi.js";
@@ -46,8 +47,13 @@ async function peerSending(data: Buffer, end: boolean) {
   return { peer, resets };
 }
 
+/** Waits until `check` holds (the shared waitFor: a hang guard, not a timing assertion). */
 async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  await waitFor(
+    String(check),
+    async () => check(),
+    (ok) => ok,
+  );
 }
 
 describe("the etcd client's largest message", () => {

@@ -17,9 +17,9 @@ import { createServer as createNetServer, type Server as NetServer } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { createServer as createTlsServer, type Server as TlsServer } from "node:tls";
 import { writeEtcdTls } from "../../../../testing/etcd-tls.js";
+import { waitFor } from "../../../../testing/wait-for.js";
 import { type ConnectionEvents, H2Connection, type H2ConnectOptions } from "./connection.js";
 import { CLIENT_PREFACE, ErrorCode, FrameReader, FrameType, settingsFrame } from "./frames.js";
 import type { HeaderFields } from "./hpack-decoder.js";
@@ -28,9 +28,13 @@ import type { StreamEnd } from "./stream.js";
 
 type AnyServer = Http2Server | Http2SecureServer | NetServer | TlsServer;
 
+/** Waits until `check` holds (the shared waitFor: a hang guard, not a timing assertion). */
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await sleep(10);
-  assert.ok(check(), what);
+  await waitFor(
+    what,
+    async () => check(),
+    (ok) => ok,
+  );
 }
 
 async function listen<S extends AnyServer>(server: S): Promise<{ server: S; port: number }> {

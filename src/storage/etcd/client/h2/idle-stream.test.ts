@@ -1,13 +1,19 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { waitFor } from "../../../../testing/wait-for.js";
 import { H2Connection } from "./connection.js";
 import { ErrorCode, Flag, FrameType, frameOf } from "./frames.js";
 import { RequestHeaderBlocks } from "./hpack-request.js";
 import { rawPeer, TRAILERS_ONLY } from "./raw-h2-peer.js";
 import type { StreamEnd } from "./stream.js";
 
+/** Waits until `check` holds (the shared waitFor: a hang guard, not a timing assertion). */
 async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  await waitFor(
+    String(check),
+    async () => check(),
+    (ok) => ok,
+  );
 }
 
 /** One call on a fresh connection to `port`: how it ended. */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { Socket } from "node:net";
 import { describe, test } from "node:test";
+import { waitFor } from "../../../../testing/wait-for.js";
 import { H2Connection, type H2ConnectOptions } from "./connection.js";
 import { ErrorCode, Flag, FrameType, frameOf, goawayFrame, Setting } from "./frames.js";
 import type { HeaderFields } from "./hpack-decoder.js";
@@ -8,8 +9,13 @@ import { RequestHeaderBlocks } from "./hpack-request.js";
 import { rawPeer, TRAILERS_ONLY } from "./raw-h2-peer.js";
 import type { StreamEnd } from "./stream.js";
 
+/** Waits until `check` holds (the shared waitFor: a hang guard, not a timing assertion). */
 async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  await waitFor(
+    String(check),
+    async () => check(),
+    (ok) => ok,
+  );
 }
 
 function connect(port: number, windows: Partial<Pick<H2ConnectOptions, "streamWindow" | "connectionWindow">> = {}) {
