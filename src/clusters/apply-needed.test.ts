@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { KubernetesObject } from "@kubernetes/client-node";
 import { applyNeeded } from "./apply-needed.js";
+import type { RawObject } from "./object-client.js";
 
 /**
  * The resync's compare against objects as kube-apiserver returns them after a server-side apply
@@ -13,13 +13,13 @@ import { applyNeeded } from "./apply-needed.js";
 const MANAGER = "platform";
 
 /** The Service the platform applies, and the same Service as the cluster holds it. */
-const service = (): KubernetesObject & Record<string, unknown> => ({
+const service = (): RawObject => ({
   apiVersion: "v1",
   kind: "Service",
   metadata: { name: "vc", namespace: "team", labels: { app: "vcluster" } },
   spec: { ports: [{ name: "https", port: 443, targetPort: 8443 }], selector: { app: "vc" } },
 });
-const liveService = (): KubernetesObject & Record<string, unknown> => ({
+const liveService = (): RawObject => ({
   metadata: {
     name: "vc",
     namespace: "team",
@@ -56,7 +56,7 @@ const liveService = (): KubernetesObject & Record<string, unknown> => ({
   },
 });
 
-const rolebinding = (): KubernetesObject & Record<string, unknown> => ({
+const rolebinding = (): RawObject => ({
   apiVersion: "rbac.authorization.k8s.io/v1",
   kind: "RoleBinding",
   metadata: { name: "owner", namespace: "team" },
@@ -146,12 +146,12 @@ describe("applyNeeded: whether a server-side apply would change the object on th
 
   it("an object the manager never applied is applied once its desired fields are not the manager's", () => {
     const other = liveService();
-    const fields = other.metadata!.managedFields!;
+    const fields = other.metadata!.managedFields as Array<{ manager: string }>;
     fields[0]!.manager = "kubectl";
     assert.deepEqual(applyNeeded(service(), other, MANAGER), { reason: "NotOwned", path: "spec" });
     // Applied under another version of the kind: not comparable, applied again.
     const older = liveService();
-    older.metadata!.managedFields![0]!.apiVersion = "v1beta1";
+    (older.metadata!.managedFields as Array<{ apiVersion: string }>)[0]!.apiVersion = "v1beta1";
     assert.equal(applyNeeded(service(), older, MANAGER)?.reason, "NotOwned");
   });
 

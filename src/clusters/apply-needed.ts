@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
-import type { KubernetesObject } from "@kubernetes/client-node";
 import { isPlainObject } from "../api/object.js";
+import type { RawObject } from "./object-client.js";
 import { quantityValue } from "./quantity.js";
 import { isQuantityField } from "./quantity-fields.js";
 
@@ -67,8 +67,8 @@ interface ManagedFieldsEntry {
 }
 
 export function applyNeeded(
-  desired: KubernetesObject,
-  live: KubernetesObject | undefined,
+  desired: RawObject,
+  live: RawObject | undefined,
   fieldManager: string,
 ): ApplyReason | undefined {
   if (!live) return { reason: "Missing", path: "" };
@@ -79,7 +79,7 @@ export function applyNeeded(
 }
 
 /** The fields the manager's apply owns on `live` (for `apiVersion`: another version's are not comparable), if any. */
-function ownedFields(live: KubernetesObject, manager: string, apiVersion: string | undefined): FieldSet | undefined {
+function ownedFields(live: RawObject, manager: string, apiVersion: string | undefined): FieldSet | undefined {
   const entries = (live.metadata?.managedFields ?? []) as ManagedFieldsEntry[];
   const entry = entries.find(
     (e) => e.manager === manager && e.operation === "Apply" && !e.subresource && e.apiVersion === apiVersion,
@@ -89,7 +89,7 @@ function ownedFields(live: KubernetesObject, manager: string, apiVersion: string
 }
 
 /** What names the object rather than sets its fields: matched by the caller, never in managedFields. */
-function withoutIdentity(desired: KubernetesObject): Record<string, unknown> {
+function withoutIdentity(desired: RawObject): Record<string, unknown> {
   const { apiVersion: _v, kind: _k, metadata, ...rest } = desired as Record<string, unknown>;
   const { name: _n, namespace: _ns, ...meta } = (metadata ?? {}) as Record<string, unknown>;
   return Object.keys(meta).length > 0 ? { ...rest, metadata: meta } : rest;
@@ -99,7 +99,7 @@ function withoutIdentity(desired: KubernetesObject): Record<string, unknown> {
  * The live object as `desired` is written. A Secret's `stringData` is write-only: the API server
  * merges it into `data` (base64), so its keys are read back from there.
  */
-function liveView(desired: KubernetesObject, live: KubernetesObject): unknown {
+function liveView(desired: RawObject, live: RawObject): unknown {
   const stringData = (desired as { stringData?: unknown }).stringData;
   if (desired.apiVersion !== "v1" || desired.kind !== "Secret" || !isPlainObject(stringData)) return live;
   const data = ((live as { data?: unknown }).data ?? {}) as Record<string, unknown>;

@@ -1,6 +1,6 @@
-import type { KubernetesObject, KubernetesObjectApi } from "@kubernetes/client-node";
 import { applyNeeded } from "./apply-needed.js";
 import { type ClusterConnectionError, classifyError, withDeadline } from "./cluster-connection.js";
+import type { ClusterObjectClient, RawObject } from "./object-client.js";
 
 /**
  * The one way the platform keeps a set of objects on a connected cluster (cluster access,
@@ -15,7 +15,7 @@ import { type ClusterConnectionError, classifyError, withDeadline } from "./clus
  */
 
 /** A manifest as server-side apply takes it: any kind, namespaced (metadata.namespace) or not. */
-export interface ClusterObject extends KubernetesObject {
+export interface ClusterObject extends RawObject {
   apiVersion: string;
   kind: string;
   metadata: { name: string; namespace?: string; labels?: Record<string, string>; [field: string]: unknown };
@@ -63,7 +63,7 @@ export interface ApplyPlan {
    */
   owned: readonly OwnedKind[];
   /** Objects the caller has just read from the cluster (a namespace it checked): compared as they are, not read again. */
-  live?: readonly KubernetesObject[];
+  live?: readonly RawObject[];
   /** When an apply fails, nothing is pruned: a failed upgrade keeps the objects that ran before. */
   keepAllIfApplyFails?: boolean;
   /** How long one call to the cluster may take. */
@@ -106,7 +106,7 @@ export function keyOf(ref: ObjectRef): string {
 }
 
 export async function applyClusterObjects(
-  api: KubernetesObjectApi,
+  api: ClusterObjectClient,
   server: string,
   plan: ApplyPlan,
 ): Promise<ApplyResult> {
@@ -114,7 +114,7 @@ export async function applyClusterObjects(
   const listed = await listOwned(api, call, server, plan.owned);
   const outcomes: ObjectOutcome[] = [];
   let unreachable = listed.unreachable;
-  const live = new Map<string, KubernetesObject>();
+  const live = new Map<string, RawObject>();
   for (const kind of listed.kinds) for (const obj of kind.items) live.set(keyOf(refOf(obj)), obj);
   for (const obj of plan.live ?? []) live.set(keyOf(refOf(obj)), obj);
   for (const obj of plan.desired) {
@@ -131,8 +131,8 @@ export async function applyClusterObjects(
       }
       const current =
         live.get(keyOf(ref)) ?? (isListed(listed.kinds, ref) ? undefined : await readLive(api, call, obj));
-      const onCluster: KubernetesObject | undefined = applyNeeded(obj, current, plan.fieldManager)
-        ? await call(api.patch(obj, undefined, undefined, plan.fieldManager, true, "application/apply-patch+yaml"))
+      const onCluster: RawObject | undefined = applyNeeded(obj, current, plan.fieldManager)
+        ? await call(api.apply(obj, plan.fieldManager))
         : current;
       const uid = onCluster?.metadata?.uid;
       outcomes.push({ ...ref, action: "apply", ok: true, ...(uid ? { uid } : {}) });
@@ -155,13 +155,13 @@ export async function applyClusterObjects(
 /** One owned kind as listed: its labelled objects, or why they could not be listed. */
 interface ListedKind {
   owned: OwnedKind;
-  items: KubernetesObject[];
+  items: RawObject[];
   failure?: ObjectOutcome;
 }
 
 /** The labelled objects of each owned kind, in order; stops at a cluster that cannot be used at all. */
 async function listOwned(
-  api: KubernetesObjectApi,
+  api: ClusterObjectClient,
   call: <T>(p: Promise<T>) => Promise<T>,
   server: string,
   owned: readonly OwnedKind[],
@@ -170,24 +170,15 @@ async function listOwned(
   for (const kind of owned) {
     try {
       // A kind the cluster no longer serves has no objects left to remove.
-      if (!(await call(discover(api, kind.apiVersion, kind.kind)))) {
+      if (!(await call(api.resource(kind.apiVersion, kind.kind)))) {
         kinds.push({ owned: kind, items: [] });
         continue;
       }
       const list = await call(
-        api.list(
-          kind.apiVersion,
-          kind.kind,
-          kind.namespace,
-          undefined,
-          undefined,
-          undefined,
-          undefined,
-          kind.labelSelector,
-        ),
+        api.list(kind.apiVersion, kind.kind, { namespace: kind.namespace, labelSelector: kind.labelSelector }),
       );
       // A list's items carry no apiVersion and kind.
-      const items = list.items.map((obj) => ({ ...obj, apiVersion: kind.apiVersion, kind: kind.kind }));
+      const items = list.map((obj) => ({ ...obj, apiVersion: kind.apiVersion, kind: kind.kind }));
       kinds.push({ owned: kind, items });
     } catch (err) {
       const e = classifyError(err, server);
@@ -223,18 +214,12 @@ function isListed(kinds: readonly ListedKind[], ref: ObjectRef): boolean {
 
 /** The object as the cluster has it; undefined when it is missing or cannot be read (the apply then decides). */
 async function readLive(
-  api: KubernetesObjectApi,
+  api: ClusterObjectClient,
   call: <T>(p: Promise<T>) => Promise<T>,
   obj: ClusterObject,
-): Promise<KubernetesObject | undefined> {
+): Promise<RawObject | undefined> {
   try {
-    return await call(
-      api.read({
-        apiVersion: obj.apiVersion,
-        kind: obj.kind,
-        metadata: { name: obj.metadata.name, namespace: obj.metadata.namespace },
-      }),
-    );
+    return await call(api.get(refOf(obj)));
   } catch (err) {
     // Unreachable: the apply meets it too, and reports it.
     if (isUnreachable(classifyError(err, ""))) throw err;
@@ -248,12 +233,12 @@ async function readLive(
  * names a namespace cluster-wide).
  */
 async function scopeProblem(
-  api: KubernetesObjectApi,
+  api: ClusterObjectClient,
   call: <T>(p: Promise<T>) => Promise<T>,
   obj: ClusterObject,
 ): Promise<{ reason: string; message: string } | undefined> {
-  // The client's discovery lookup, cached per client; protected in its typings only.
-  const resource = await call(discover(api, obj.apiVersion, obj.kind));
+  // Asked first: a kind the cluster does not serve must not read as a missing namespace (a 404).
+  const resource = await call(api.resource(obj.apiVersion, obj.kind));
   if (!resource) {
     return { reason: "KindNotFound", message: `the cluster serves no kind ${obj.kind} in ${obj.apiVersion}` };
   }
@@ -265,34 +250,11 @@ async function scopeProblem(
 }
 
 /**
- * The cluster's resource for a kind, undefined when it serves none: the client's own discovery
- * lookup (cached per client), protected in its typings only. Asked first because the client
- * reports an unknown kind as a plain Error, which would read as an unreachable cluster, and an
- * unknown group as a 404, which would read as a missing namespace.
- */
-async function discover(
-  api: KubernetesObjectApi,
-  apiVersion: string,
-  kind: string,
-): Promise<{ namespaced: boolean } | undefined> {
-  const discovery = api as unknown as {
-    resource(apiVersion: string, kind: string): Promise<{ namespaced: boolean } | undefined>;
-  };
-  try {
-    return await discovery.resource(apiVersion, kind);
-  } catch (err) {
-    // A group or version the cluster does not serve at all.
-    if ((err as { code?: unknown }).code === 404) return undefined;
-    throw err;
-  }
-}
-
-/**
  * The prune half alone: deletes the objects carrying the owner labels of `plan.owned` that are
  * not in `plan.desired`, which is not applied: for removing everything (no desired).
  */
 export async function pruneClusterObjects(
-  api: KubernetesObjectApi,
+  api: ClusterObjectClient,
   server: string,
   plan: ApplyPlan,
 ): Promise<ApplyResult> {
@@ -306,7 +268,7 @@ export async function pruneClusterObjects(
 
 /** Deletes the listed objects not in `desired`, kind by kind; a kind that could not be listed reports it. */
 async function removeUndesired(
-  api: KubernetesObjectApi,
+  api: ClusterObjectClient,
   call: <T>(p: Promise<T>) => Promise<T>,
   server: string,
   desired: readonly ClusterObject[],
@@ -321,13 +283,7 @@ async function removeUndesired(
       const ref = refOf(obj);
       if (keep.has(keyOf(ref))) continue;
       try {
-        await call(
-          api.delete({
-            apiVersion: ref.apiVersion,
-            kind: ref.kind,
-            metadata: { name: ref.name, namespace: ref.namespace },
-          }),
-        );
+        await call(api.delete(ref));
         removed.push(ref);
       } catch (err) {
         const e = classifyError(err, server);

@@ -4,6 +4,7 @@ import { type KubeObject, specOf, statusOf } from "../../api/object.js";
 import { classifyError, clusterClient } from "../../clusters/cluster-connection.js";
 import { isUnreachable } from "../../clusters/cluster-objects.js";
 import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
+import { ClusterObjectClient } from "../../clusters/object-client.js";
 import type { ClusterGrantStatus, ClusterStatus } from "../../kinds/cluster/cluster.js";
 import { ALL_CLUSTERS } from "../../kinds/cluster-selection.js";
 import type { InformerEvent } from "../../registry/informer.js";
@@ -99,8 +100,7 @@ export class ClusterAccessController extends WiredController {
     try {
       const client = await clusterClient(this.registry, cluster, this.endpoints);
       called = client.server;
-      const { KubernetesObjectApi } = await import("@kubernetes/client-node");
-      const api = KubernetesObjectApi.makeApiClient(client.kubeConfig);
+      const api = ClusterObjectClient.for(client.kubeConfig);
       result = await syncClusterRbac(api, client.server, desired, this.timeoutMs);
     } catch (err) {
       // Before a client, the error is clusterClient's, which says what it could not read.

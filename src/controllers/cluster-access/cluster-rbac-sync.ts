@@ -1,6 +1,6 @@
-import type { KubernetesObjectApi } from "@kubernetes/client-node";
 import type { ClusterConnectionError } from "../../clusters/cluster-connection.js";
 import { applyClusterObjects, type ClusterObject, keyOf, refOf } from "../../clusters/cluster-objects.js";
+import type { ClusterObjectClient } from "../../clusters/object-client.js";
 import { type ClusterGrantStatus, LIST_CHECK } from "../../kinds/cluster/cluster.js";
 import {
   ACCESS_LABEL,
@@ -29,7 +29,7 @@ export interface SyncResult {
  * before roles). Never throws: each object's outcome is a status entry.
  */
 export async function syncClusterRbac(
-  api: KubernetesObjectApi,
+  api: ClusterObjectClient,
   server: string,
   desired: DesiredObject[],
   timeoutMs: number,

@@ -3,6 +3,7 @@ import type { IdentityIndex } from "../../auth/identity-index.js";
 import type { PlatformAuthorizer } from "../../authz/authorizer.js";
 import { classifyError, clusterClient } from "../../clusters/cluster-connection.js";
 import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
+import { ClusterObjectClient } from "../../clusters/object-client.js";
 import type { EventRecorder } from "../../events/event-recorder.js";
 import type { ProjectSecretSpec } from "../../kinds/project-secret/project-secret.js";
 import {
@@ -160,8 +161,7 @@ export class ProjectSecretSpaceFillController extends WiredController {
   /** Fills the labelled Secrets of `target` on the cluster (space-secret-fill.ts). */
   private async fill(cluster: KubeObject, target: string, wanted: WantedData): Promise<FillOutcome> {
     const client = await clusterClient(this.registry, cluster, this.endpoints);
-    const { KubernetesObjectApi } = await import("@kubernetes/client-node");
-    const api = KubernetesObjectApi.makeApiClient(client.kubeConfig);
+    const api = ClusterObjectClient.for(client.kubeConfig);
     return fillSpaceSecrets(api, nameOfCluster(cluster.metadata.name ?? ""), target, wanted, this.timeoutMs);
   }
 

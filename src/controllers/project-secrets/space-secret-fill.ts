@@ -1,6 +1,6 @@
-import type { KubernetesObject, KubernetesObjectApi } from "@kubernetes/client-node";
 import { applyNeeded } from "../../clusters/apply-needed.js";
 import { classifyError, withDeadline } from "../../clusters/cluster-connection.js";
+import type { ClusterObjectClient, RawObject } from "../../clusters/object-client.js";
 import { PROJECT_SECRET_LABEL } from "../../kinds/project-secret/project-secret.js";
 import { secretFailureMessage } from "./quoted-data.js";
 
@@ -11,7 +11,7 @@ export const FILL_FIELD_MANAGER = "platform-project-secrets";
 export type WantedData = (projectSecret: string) => Record<string, string> | undefined;
 
 /** A Secret as the client lists and applies it: its data base64, as on the wire. */
-type SecretObject = KubernetesObject & { data?: Record<string, string> };
+type SecretObject = RawObject & { data?: Record<string, string> };
 
 /** How filling one space's namespace went, per project secret its Secrets name. */
 export interface FillOutcome {
@@ -35,22 +35,20 @@ export interface FillOutcome {
  * is how messages name the cluster (its name: they reach the project secrets' readers).
  */
 export async function fillSpaceSecrets(
-  api: KubernetesObjectApi,
+  api: ClusterObjectClient,
   where: string,
   namespace: string,
   wanted: WantedData,
   timeoutMs: number,
 ): Promise<FillOutcome> {
   const call = <T>(p: Promise<T>) => withDeadline(p, timeoutMs, where);
-  const labelled = await call(
-    api.list("v1", "Secret", namespace, undefined, undefined, undefined, undefined, PROJECT_SECRET_LABEL),
-  );
+  const labelled = await call(api.list("v1", "Secret", { namespace, labelSelector: PROJECT_SECRET_LABEL }));
   const outcome: FillOutcome = { filled: new Map(), emptied: new Map(), failed: new Map() };
-  for (const secret of labelled.items as SecretObject[]) {
+  for (const secret of labelled as SecretObject[]) {
     const name = secret.metadata?.name ?? "";
     const projectSecret = secret.metadata?.labels?.[PROJECT_SECRET_LABEL] ?? "";
     const data = wanted(projectSecret);
-    const manifest: SecretObject = {
+    const manifest = {
       apiVersion: "v1",
       kind: "Secret",
       metadata: { name, namespace },
@@ -58,7 +56,7 @@ export async function fillSpaceSecrets(
     };
     try {
       if (applyNeeded(manifest, secret, FILL_FIELD_MANAGER)) {
-        await call(api.patch(manifest, undefined, undefined, FILL_FIELD_MANAGER, true, "application/apply-patch+yaml"));
+        await call(api.apply(manifest, FILL_FIELD_MANAGER));
       }
       const done = data ? outcome.filled : outcome.emptied;
       done.set(projectSecret, [...(done.get(projectSecret) ?? []), name]);

@@ -1,5 +1,5 @@
-import type { KubernetesObject } from "@kubernetes/client-node";
 import { type KubeObject, statusOf } from "../../api/object.js";
+import type { RawObject } from "../../clusters/object-client.js";
 import { PROJECT_LABEL } from "./desired-space.js";
 
 /**
@@ -67,7 +67,7 @@ export function namespaceClaim(
 }
 
 /** Whether the claim holds the namespace (NamespaceClaim). */
-export function holdsNamespace(namespace: KubernetesObject, claim: NamespaceClaim): boolean {
+export function holdsNamespace(namespace: RawObject, claim: NamespaceClaim): boolean {
   const uid = namespace.metadata?.uid;
   if (claim.namespaceUID !== undefined && claim.namespaceUID === uid) return true;
   if (uid !== undefined && claim.recordedByAnother(uid)) return false;

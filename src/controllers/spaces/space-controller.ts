@@ -7,6 +7,7 @@ import {
 } from "../../clusters/cluster-connection.js";
 import { isUnreachable } from "../../clusters/cluster-objects.js";
 import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
+import { ClusterObjectClient } from "../../clusters/object-client.js";
 import {
   SPACE_FINALIZER,
   type SpaceInstanceSpec,
@@ -202,8 +203,7 @@ export class SpaceController extends WiredController {
   /** A client for the space's cluster. */
   private async clusterApi(cluster: KubeObject) {
     const client = await clusterClient(this.registry, cluster, this.endpoints);
-    const { KubernetesObjectApi } = await import("@kubernetes/client-node");
-    return KubernetesObjectApi.makeApiClient(client.kubeConfig);
+    return ClusterObjectClient.for(client.kubeConfig);
   }
 
   private async dropFinalizer(space: KubeObject): Promise<void> {

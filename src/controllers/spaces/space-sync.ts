@@ -1,4 +1,3 @@
-import type { KubernetesObject, KubernetesObjectApi } from "@kubernetes/client-node";
 import { type KubeObject, statusOf } from "../../api/object.js";
 import { type ClusterConnectionError, classifyError, withDeadline } from "../../clusters/cluster-connection.js";
 import {
@@ -7,6 +6,7 @@ import {
   type ObjectOutcome,
   type OwnedKind,
 } from "../../clusters/cluster-objects.js";
+import type { ClusterObjectClient, RawObject } from "../../clusters/object-client.js";
 import type { SpaceInstanceStatus, SpaceObjectOutcome } from "../../kinds/space-instance/space-instance.js";
 import { type DesiredSpace, spaceObjectsSelector } from "./desired-space.js";
 import { holdsNamespace, type NamespaceClaim } from "./namespace-claim.js";
@@ -36,7 +36,7 @@ export type Call = <T>(p: Promise<T>) => Promise<T>;
  * desired, of the kinds it applies now or applied before (`previous`, from its status).
  */
 export async function syncSpace(
-  api: KubernetesObjectApi,
+  api: ClusterObjectClient,
   /** How messages name the cluster. */
   server: string,
   space: KubeObject,
@@ -100,7 +100,7 @@ export async function syncSpace(
  * namespace: an apply of the bare Namespace by the same field manager drops the fields it owned).
  */
 export async function releaseImportedNamespace(
-  api: KubernetesObjectApi,
+  api: ClusterObjectClient,
   server: string,
   space: KubeObject,
   claim: NamespaceClaim,
@@ -135,7 +135,7 @@ export async function releaseImportedNamespace(
  * holds it (holdsNamespace); one it does not is left alone and counts as gone.
  */
 export async function removeOwnedNamespace(
-  api: KubernetesObjectApi,
+  api: ClusterObjectClient,
   server: string,
   namespace: string,
   timeoutMs: number,
@@ -148,7 +148,7 @@ export async function removeOwnedNamespace(
   if (!existing || !holdsNamespace(existing, claim)) return { gone: true };
   if (existing.metadata?.deletionTimestamp) return { gone: false };
   try {
-    await call(api.delete({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }));
+    await call(api.delete({ apiVersion: "v1", kind: "Namespace", name: namespace }));
     return { gone: false };
   } catch (err) {
     const e = classifyError(err, server);
@@ -158,13 +158,13 @@ export async function removeOwnedNamespace(
 
 /** The namespace of that name on the cluster (undefined: there is none), or why it could not be read. */
 export async function readNamespace(
-  api: KubernetesObjectApi,
+  api: ClusterObjectClient,
   call: Call,
   server: string,
   name: string,
-): Promise<{ namespace: KubernetesObject | undefined } | { error: ClusterConnectionError }> {
+): Promise<{ namespace: RawObject | undefined } | { error: ClusterConnectionError }> {
   try {
-    return { namespace: await call(api.read({ apiVersion: "v1", kind: "Namespace", metadata: { name } })) };
+    return { namespace: await call(api.get({ apiVersion: "v1", kind: "Namespace", name })) };
   } catch (err) {
     const e = classifyError(err, server);
     return e.httpStatus === 404 ? { namespace: undefined } : { error: e };

@@ -127,6 +127,11 @@ describe("spaces on a real cluster", () => {
       ),
     );
     assert.equal(await onCluster("limitrange", "limits", "-n", "devs-space"), "limitrange/limits");
+    // As docs/clusters.md shows it ("What the platform writes to a cluster").
+    assert.equal(
+      await kube.kubectl("get", "limitrange", "limits", "-n", "devs-space", "-o", "jsonpath={.spec.limits[0].default}"),
+      '{"memory":"256Mi"}',
+    );
     const owner = JSON.parse(
       await kube.kubectl("get", "rolebinding", "platform:space-owner", "-n", "devs-space", "-o", "json"),
     );
@@ -287,6 +292,77 @@ describe("spaces on a real cluster", () => {
     await eventually("the space going", async () => assert.equal((await get("quantities")).status, 404));
   });
 
+  it("a LimitRange's default and a NetworkPolicy's from and to are on the cluster as written, each applied once", async () => {
+    // Field names the client library's typed models rename (`default`, `from`): written and read
+    // back as plain JSON, they reach the cluster and compare equal on later passes.
+    const limits = {
+      type: "Container",
+      default: { cpu: "500m", memory: "256Mi" },
+      defaultRequest: { cpu: "250m", memory: "128Mi" },
+    };
+    const policy = {
+      podSelector: { matchLabels: { app: "api" } },
+      policyTypes: ["Ingress", "Egress"],
+      ingress: [
+        {
+          from: [
+            { podSelector: { matchLabels: { role: "frontend" } } },
+            { namespaceSelector: { matchLabels: { team: "web" } } },
+          ],
+          ports: [{ protocol: "TCP", port: 8080 }],
+        },
+      ],
+      egress: [
+        {
+          to: [
+            { namespaceSelector: { matchLabels: { team: "db" } }, podSelector: { matchLabels: { role: "postgres" } } },
+          ],
+          ports: [{ protocol: "TCP", port: 5432 }],
+        },
+      ],
+    };
+    await createSpace("fenced", {
+      owner: { team: "devs" },
+      clusterRef: { cluster: "c1" },
+      template: {
+        objects: [
+          { apiVersion: "v1", kind: "LimitRange", metadata: { name: "defaults" }, spec: { limits: [limits] } },
+          { apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", metadata: { name: "api" }, spec: policy },
+        ],
+      },
+    });
+    await waitForSpace("fenced", (s) => s.phase === "Ready");
+    const onKube = async (kind: string, name: string) =>
+      JSON.parse(await kube.kubectl("get", kind, name, "-n", "fenced", "-o", "json"));
+    assert.deepEqual((await onKube("limitrange", "defaults")).spec.limits, [limits]);
+    assert.deepEqual((await onKube("networkpolicy", "api")).spec, policy);
+
+    const inSpace = (events: KubeAuditEvent[]) =>
+      events.filter((e) => e.user.username === PLATFORM_USER && e.objectRef?.namespace === "fenced");
+    // A pass of the space lists its limit ranges.
+    const passes = (events: KubeAuditEvent[]) =>
+      inSpace(events).filter((e) => e.verb === "list" && e.objectRef?.resource === "limitranges").length;
+    const writes = (events: KubeAuditEvent[]) =>
+      inSpace(events)
+        .filter((e) => WRITES.has(e.verb) && e.objectRef?.resource !== "namespaces")
+        .map((e) => `${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name}`);
+    const since = async (from: number) => (await kube.auditEvents()).slice(from);
+    // A pass begun once the space was Ready, then three more: none of them writes.
+    let from = (await kube.auditEvents()).length;
+    await eventually("a pass", async () => assert.ok(passes(await since(from)) >= 1));
+    from = (await kube.auditEvents()).length;
+    const quiet = await eventually("three passes", async () => {
+      const events = await since(from);
+      assert.ok(passes(events) >= 3);
+      return events;
+    });
+    assert.deepEqual(writes(quiet), []);
+    const applied = writes(await kube.auditEvents()).filter((w) => !w.startsWith("patch rolebindings/"));
+    assert.deepEqual(applied.sort(), ["patch limitranges/defaults", "patch networkpolicies/api"], "each applied once");
+    assert.equal((await server.request("DELETE", `${SPACES}/fenced`)).status, 200);
+    await eventually("the space going", async () => assert.equal((await get("fenced")).status, 404));
+  });
+
   it("a namespace that exists and is not the platform's is refused, never adopted, and kept when the space goes", async () => {
     await kube.kubectl("create", "namespace", "taken");
     await createSpace("grab", { clusterRef: { cluster: "c1", namespace: "taken" }, templateRef: { name: "small" } });
@@ -327,6 +403,13 @@ describe("spaces on a real cluster", () => {
             subjects: [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "alice" }],
           },
           { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w" } },
+          // Not a group version: in a URL it would walk to another API's path.
+          {
+            apiVersion: "../../api/v1",
+            kind: "ResourceQuota",
+            metadata: { name: "dotted" },
+            spec: { hard: { pods: "1" } },
+          },
           { apiVersion: "v1", kind: "ResourceQuota", metadata: { name: "fine" }, spec: { hard: { pods: "1" } } },
           // The platform's documented rights do not cover ConfigMaps: the cluster's refusal shows.
           { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "unlisted" } },
@@ -338,6 +421,7 @@ describe("spaces on a real cluster", () => {
     assert.equal(byName["ClusterRoleBinding/sneaky"]?.applied, false);
     assert.equal(byName["ClusterRoleBinding/sneaky"]?.reason, "NotNamespaced");
     assert.equal(byName["Widget/w"]?.reason, "KindNotFound");
+    assert.equal(byName["ResourceQuota/dotted"]?.reason, "KindNotFound");
     assert.equal(byName["ResourceQuota/fine"]?.applied, true);
     assert.equal(byName["ConfigMap/unlisted"]?.reason, "Forbidden");
     assert.match(

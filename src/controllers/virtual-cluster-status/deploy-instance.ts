@@ -1,4 +1,3 @@
-import type { KubernetesObjectApi } from "@kubernetes/client-node";
 import type { KubeObject } from "../../api/object.js";
 import { type ClusterConnectionError, withDeadline } from "../../clusters/cluster-connection.js";
 import {
@@ -9,6 +8,7 @@ import {
   pruneClusterObjects,
   refOf,
 } from "../../clusters/cluster-objects.js";
+import type { ClusterObjectClient } from "../../clusters/object-client.js";
 import { holdsNamespace, type NamespaceClaim } from "../spaces/namespace-claim.js";
 import { appliedNamespaceUID, type Call, readNamespace, removeOwnedNamespace } from "../spaces/space-sync.js";
 import { type DesiredInstance, instanceObjectsSelector } from "./desired-instance.js";
@@ -33,7 +33,7 @@ export type DeployResult =
  * leaves what ran before.
  */
 export async function deployInstance(
-  api: KubernetesObjectApi,
+  api: ClusterObjectClient,
   server: string,
   instance: KubeObject,
   claim: NamespaceClaim,
@@ -91,7 +91,7 @@ export async function deployInstance(
  * else why not.
  */
 async function removeInstanceObjects(
-  api: KubernetesObjectApi,
+  api: ClusterObjectClient,
   server: string,
   { namespace, labelSelector }: { namespace: string; labelSelector: string },
   kinds: readonly ObjectRef[],
@@ -134,7 +134,7 @@ function instanceKinds(
  * is left alone with everything in it (another's, or made by hand), and counts as gone.
  */
 export async function removeInstance(
-  api: KubernetesObjectApi,
+  api: ClusterObjectClient,
   server: string,
   instance: KubeObject,
   claim: NamespaceClaim,

@@ -7,6 +7,7 @@ import {
 } from "../../clusters/cluster-connection.js";
 import { isUnreachable, type ObjectRef } from "../../clusters/cluster-objects.js";
 import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
+import { ClusterObjectClient } from "../../clusters/object-client.js";
 import type { CertificateAndKey } from "../../crypto/certificates.js";
 import { VIRTUAL_CLUSTER_FINALIZER } from "../../kinds/virtual-cluster-instance/template-fields.js";
 import type { VirtualClusterInstanceSpec } from "../../kinds/virtual-cluster-instance/virtual-cluster-instance.js";
@@ -155,8 +156,7 @@ function templateKinds(deps: LifecycleDeps, instance: KubeObject): ObjectRef[] {
 
 async function clusterApi(registry: Registry, cluster: KubeObject, endpoints: EndpointPolicy) {
   const client = await clusterClient(registry, cluster, endpoints);
-  const { KubernetesObjectApi } = await import("@kubernetes/client-node");
-  return KubernetesObjectApi.makeApiClient(client.kubeConfig);
+  return ClusterObjectClient.for(client.kubeConfig);
 }
 
 /**

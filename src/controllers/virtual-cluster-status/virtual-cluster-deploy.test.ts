@@ -377,6 +377,61 @@ describe("virtual clusters deployed from templates, on a real cluster", () => {
     );
   });
 
+  it("a template's NetworkPolicy is deployed as written: its ingress `from` is kept, never widened to allow-all", async () => {
+    // `from` is a field the client library's typed models rename: sent through them, it was dropped.
+    await kube.grant(platform, {
+      rules: [
+        {
+          apiGroups: ["networking.k8s.io"],
+          resources: ["networkpolicies"],
+          verbs: ["list", "create", "patch", "delete"],
+        },
+      ],
+    });
+    const policy = {
+      podSelector: { matchLabels: { app: "vc-fenced" } },
+      policyTypes: ["Ingress"],
+      ingress: [
+        {
+          from: [
+            { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "ingress" } } },
+            { podSelector: { matchLabels: { role: "gateway" } } },
+          ],
+          ports: [{ protocol: "TCP", port: 8443 }],
+        },
+      ],
+    };
+    await postObject(server, "virtualclustertemplates", {
+      metadata: { name: "fenced" },
+      spec: {
+        versions: [
+          {
+            version: "1.0.0",
+            objects: [
+              ...STAND_IN_WORKLOAD,
+              { apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", metadata: { name: "api" }, spec: policy },
+            ],
+          },
+        ],
+      },
+    });
+    await postObject(server, "namespaces/p-web/virtualclusterinstances", {
+      metadata: { name: "fenced" },
+      spec: { clusterRef: { cluster: "prod" }, templateRef: { name: "fenced" } },
+    });
+    const deployed = await waitForStatus("fenced", (s) => s.deployed?.template === "fenced" || s.phase === "Failed");
+    assert.notEqual(deployed.phase, "Failed", JSON.stringify(deployed));
+    const onKube = JSON.parse(await kube.kubectl("get", "networkpolicy", "api", "-n", "p-web-v-fenced", "-o", "json"));
+    assert.deepEqual(onKube.spec, policy);
+    const res = await server.request("DELETE", `${INSTANCES}/fenced`);
+    assert.equal(res.status, 200, res.text);
+    await waitFor(
+      "the instance to go",
+      async () => (await server.request("GET", `${INSTANCES}/fenced`)).status,
+      (status) => status === 404,
+    );
+  });
+
   it("with spaces, instances and cluster access in place, resyncs write nothing; drift and a removed field are still applied", async () => {
     // Spaces and cluster access too: the platform holds the roles their docs show.
     await kube.grant(platform, { rules: documentedPlatformRole("docs/spaces.md") });

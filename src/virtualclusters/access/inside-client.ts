@@ -1,10 +1,10 @@
-import type { KubernetesObjectApi } from "@kubernetes/client-node";
 import { ApiError } from "../../api/errors.js";
 import type { KubeObject } from "../../api/object.js";
 import { ClusterConnectionError } from "../../clusters/cluster-connection.js";
 import type { EndpointPolicy } from "../../clusters/endpoint-policy.js";
 import { allowedEndpoint } from "../../clusters/endpoint-policy.js";
 import { guardedKubeConfig } from "../../clusters/guarded-kube-config.js";
+import { ClusterObjectClient } from "../../clusters/object-client.js";
 import { createClientCertificate } from "../../crypto/certificates.js";
 import { DecryptionError } from "../../crypto/secret-box.js";
 import type { Registry } from "../../registry/registry.js";
@@ -32,7 +32,7 @@ export async function insideClient(
   server: string,
   cluster: (name: string) => KubeObject | undefined,
   policy: EndpointPolicy,
-): Promise<KubernetesObjectApi> {
+): Promise<ClusterObjectClient> {
   // Who administers the instance chooses the endpoint: the same limits as the gateway's, with its
   // check of what a host name resolves to at each connection.
   const { lookup } = allowedEndpoint(server, policy);
@@ -46,7 +46,7 @@ export async function insideClient(
       validitySeconds: CERT_VALIDITY_SECONDS,
     }),
   );
-  const { KubeConfig, KubernetesObjectApi } = await import("@kubernetes/client-node");
+  const { KubeConfig } = await import("@kubernetes/client-node");
   const kc = lookup ? new (guardedKubeConfig(KubeConfig))(lookup) : new KubeConfig();
   const data = (pem: string) => Buffer.from(pem).toString("base64");
   kc.loadFromOptions({
@@ -55,7 +55,7 @@ export async function insideClient(
     contexts: [{ name: "vcluster", cluster: "vcluster", user: "platform" }],
     currentContext: "vcluster",
   });
-  return KubernetesObjectApi.makeApiClient(kc);
+  return ClusterObjectClient.for(kc);
 }
 
 /**
