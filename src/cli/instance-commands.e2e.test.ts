@@ -37,6 +37,15 @@ describe("platform create|delete|list vcluster and space", () => {
     };
     await post("projects", { metadata: { name: "web" }, spec: { members: [{ kind: "User", name: "alice" }] } });
     await post("projects", { metadata: { name: "shop" }, spec: {} });
+    // A namespace project web holds as a space (made by hand, imported by the admin): alice may
+    // point an instance without a template there (docs/virtual-clusters.md, "Instances without a
+    // template"); anywhere else that needs `administer` on the cluster.
+    await kube.kubectl("create", "namespace", "vc-home");
+    await post("projects/web/importspace", {
+      apiVersion: "management.platform/v1",
+      kind: "ProjectImportSpace",
+      sourceSpace: { name: "vc-home", cluster: "c1", importName: "vc-home" },
+    });
     // A number parameter for each template kind, which alice may use.
     const replicas = { name: "replicas", type: "number", default: "1" };
     await post("virtualclustertemplates", {
@@ -90,14 +99,14 @@ describe("platform create|delete|list vcluster and space", () => {
   });
 
   it("create vcluster gives up after --timeout with the last phase and its reason, and keeps the instance", async () => {
-    const r = await createInWeb("vcluster", "ghost", "--namespace", "team-a", "--timeout", "3s");
+    const r = await createInWeb("vcluster", "ghost", "--namespace", "vc-home", "--timeout", "3s");
     assert.equal(r.code, 1, r.stdout);
     assert.match(r.stderr, /gave up waiting after 3s, the last phase seen: vcluster ghost: (Pending|Failed)/);
     assert.equal((await get("namespaces/p-web/virtualclusterinstances/ghost")).status, 200);
   });
 
   it("create vcluster --no-wait returns at once; a bad parameter is the server's field error", async () => {
-    const r = await createInWeb("vcluster", "quick", "--no-wait", "-o", "json");
+    const r = await createInWeb("vcluster", "quick", "--namespace", "vc-home", "--no-wait", "-o", "json");
     assert.equal(r.code, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).metadata.name, "quick");
     assert.equal(r.stderr, "");
