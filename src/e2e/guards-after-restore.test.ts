@@ -22,6 +22,7 @@ import { openStorage } from "../storage/factory.js";
 import type { Storage } from "../storage/interface.js";
 import { EtcdCluster } from "../testing/etcd-cluster.js";
 import { postObject } from "../testing/gateway-fixture.js";
+import { raceMoveAgainstSameNameCreate, spaceOnC1 } from "../testing/space-claim-race.js";
 import {
   GROUP_PATH,
   startReplica,
@@ -50,12 +51,6 @@ describe("write guards after a restore, on two replicas", { timeout: 180_000 }, 
     const lists = await Promise.all(prefixes.map((prefix) => storage.list(prefix)));
     return lists.flatMap((l) => l.items.map((kv) => kv.key)).sort();
   };
-  const space = (name: string, namespace?: string) => ({
-    apiVersion: API,
-    kind: "SpaceInstance",
-    metadata: { name },
-    spec: { clusterRef: { cluster: "c1", ...(namespace ? { namespace } : {}) } },
-  });
   const instance = (name: string) => ({
     apiVersion: API,
     kind: "VirtualClusterInstance",
@@ -75,8 +70,8 @@ describe("write guards after a restore, on two replicas", { timeout: 180_000 }, 
         await postObject(source, "projects", { metadata: { name }, spec: { allowedClusters: [{ name: "*" }] } });
       }
       for (let round = 0; round < ROUNDS; round++) {
-        await postObject(source, "namespaces/p-one/spaceinstances", space(`twin-${round}`));
-        await postObject(source, "namespaces/p-one/spaceinstances", space(`held-${round}`, `restored-${round}`));
+        await postObject(source, "namespaces/p-one/spaceinstances", spaceOnC1(`twin-${round}`));
+        await postObject(source, "namespaces/p-one/spaceinstances", spaceOnC1(`held-${round}`, `restored-${round}`));
       }
       await postObject(source, "projects", {
         metadata: { name: "race" },
@@ -127,7 +122,7 @@ describe("write guards after a restore, on two replicas", { timeout: 180_000 }, 
       const results = await Promise.all(
         Array.from({ length: RACERS }, (_, i) =>
           replicas[i % 2]!.request("POST", `${GROUP_PATH}/namespaces/p-two/spaceinstances`, {
-            body: space(`claim-${round}-${i}`, namespace),
+            body: spaceOnC1(`claim-${round}-${i}`, namespace),
           }),
         ),
       );
@@ -147,21 +142,7 @@ describe("write guards after a restore, on two replicas", { timeout: 180_000 }, 
       const name = `twin-${round}`;
       // The create does not count the space it would replace as a holder (before the move
       // commits, it is AlreadyExists): only the guard keeps the two from both committing.
-      const [moved, newcomer] = await Promise.all([
-        a.request("POST", `${GROUP_PATH}/projects/two/migratespaceinstance`, {
-          body: {
-            apiVersion: API,
-            kind: "ProjectMigrateSpaceInstance",
-            sourceSpaceInstance: { name, namespace: "p-one" },
-          },
-        }),
-        b.request("POST", `${GROUP_PATH}/namespaces/p-one/spaceinstances`, { body: space(name) }),
-      ]);
-      assert.equal(moved.status, 201, moved.text);
-      assert.equal(newcomer.status, 409, newcomer.text);
-      const kept = await b.request("GET", `${GROUP_PATH}/namespaces/p-two/spaceinstances/${name}`);
-      assert.equal(kept.json.spec.clusterRef.namespace, name);
-      assert.equal((await b.request("GET", `${GROUP_PATH}/namespaces/p-one/spaceinstances/${name}`)).status, 404);
+      await raceMoveAgainstSameNameCreate(a, b, name);
     }
   });
 

@@ -9,22 +9,16 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { EtcdCluster } from "../testing/etcd-cluster.js";
 import { postObject } from "../testing/gateway-fixture.js";
+import { raceMoveAgainstSameNameCreate, spaceOnC1 } from "../testing/space-claim-race.js";
 import { GROUP_PATH, startReplica, type TestResponse, type TestServer } from "../testing/test-server.js";
 
 const BOOTSTRAP_KEY = "namespace-claim-replicas-admin-key-0123456789";
-const API = "management.platform/v1";
 const ROUNDS = 4;
 const RACERS = 8;
 
 describe("namespace claims across replicas on one etcd", { timeout: 120_000 }, () => {
   let etcd: EtcdCluster;
   let replicas: TestServer[] = [];
-  const space = (name: string, namespace?: string) => ({
-    apiVersion: API,
-    kind: "SpaceInstance",
-    metadata: { name },
-    spec: { clusterRef: { cluster: "c1", ...(namespace ? { namespace } : {}) } },
-  });
   const detail = (results: TestResponse[]) => results.map((r) => `${r.status} ${r.text}`).join("\n");
 
   before(async () => {
@@ -53,7 +47,7 @@ describe("namespace claims across replicas on one etcd", { timeout: 120_000 }, (
       const results = await Promise.all(
         Array.from({ length: RACERS }, (_, i) =>
           replicas[i % 2]!.request("POST", `${GROUP_PATH}/namespaces/p-${i % 4 < 2 ? "one" : "two"}/spaceinstances`, {
-            body: space(`s${round}-${i}`, namespace),
+            body: spaceOnC1(`s${round}-${i}`, namespace),
           }),
         ),
       );
@@ -79,23 +73,8 @@ describe("namespace claims across replicas on one etcd", { timeout: 120_000 }, (
     const [a, b] = replicas as [TestServer, TestServer];
     for (let round = 0; round < ROUNDS; round++) {
       const name = `twin-${round}`;
-      await postObject(a, "namespaces/p-one/spaceinstances", space(name));
-      const [moved, newcomer] = await Promise.all([
-        a.request("POST", `${GROUP_PATH}/projects/two/migratespaceinstance`, {
-          body: {
-            apiVersion: API,
-            kind: "ProjectMigrateSpaceInstance",
-            sourceSpaceInstance: { name, namespace: "p-one" },
-          },
-        }),
-        // Before the move commits it finds the source (AlreadyExists), after it the moved one.
-        b.request("POST", `${GROUP_PATH}/namespaces/p-one/spaceinstances`, { body: space(name) }),
-      ]);
-      assert.equal(moved.status, 201, moved.text);
-      assert.equal(newcomer.status, 409, newcomer.text);
-      const kept = await b.request("GET", `${GROUP_PATH}/namespaces/p-two/spaceinstances/${name}`);
-      assert.equal(kept.json.spec.clusterRef.namespace, name);
-      assert.equal((await b.request("GET", `${GROUP_PATH}/namespaces/p-one/spaceinstances/${name}`)).status, 404);
+      await postObject(a, "namespaces/p-one/spaceinstances", spaceOnC1(name));
+      await raceMoveAgainstSameNameCreate(a, b, name);
     }
   });
 });
