@@ -1,6 +1,6 @@
 import { applyNeeded } from "./apply-needed.js";
 import { type ClusterConnectionError, classifyError, withDeadline } from "./cluster-connection.js";
-import type { ClusterObjectClient, RawObject } from "./object-client.js";
+import type { ClusterObjectClient, ObjectName, RawObject } from "./object-client.js";
 
 /**
  * The one way the platform keeps a set of objects on a connected cluster (cluster access,
@@ -30,12 +30,8 @@ export interface OwnedKind {
   labelSelector: string;
 }
 
-export interface ObjectRef {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  namespace?: string;
-}
+/** Which object an outcome is about: the object client's name of it. */
+export type ObjectRef = ObjectName;
 
 /** What happened to one object. */
 export interface ObjectOutcome extends ObjectRef {
